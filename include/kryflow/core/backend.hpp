@@ -1,0 +1,69 @@
+// Where memory lives and kernels run: the reference oracle, OpenMP on the host, or one CUDA device.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace kryflow {
+
+namespace kernels::cuda {
+struct Context;
+}
+
+enum class BackendKind { reference, cpu, cuda };
+
+/// Parses "reference", "cpu" or "cuda"; throws InvalidInput on anything else.
+BackendKind parse_backend_kind(const std::string& name);
+const char* to_string(BackendKind kind);
+
+/// A backend handle. Cheap to copy: copies share one execution context (for CUDA: the device,
+/// its stream, the lazily created cuBLAS/cuSPARSE handles and the stream-ordered memory pool).
+/// Passed as `const Backend&`; never global.
+class Backend {
+ public:
+  /// The single-threaded oracle every other backend is tested against.
+  static Backend reference();
+  /// OpenMP on the host; `num_threads` 0 means the OpenMP default.
+  static Backend cpu(int num_threads = 0);
+  /// CUDA device `device`. Throws NotCompiled without CUDA support and BackendError when the
+  /// device cannot be opened.
+  static Backend cuda(int device = 0);
+  /// One of the above by kind.
+  static Backend create(BackendKind kind);
+
+  BackendKind kind() const noexcept { return kind_; }
+  bool is_device() const noexcept { return kind_ == BackendKind::cuda; }
+  int num_threads() const noexcept { return num_threads_; }
+  /// "reference", "cpu (16 threads)" or "cuda:0 (NVIDIA H100 80GB HBM3)".
+  std::string name() const;
+  /// The device's name for cuda, the host's description otherwise.
+  std::string device_name() const;
+
+  /// Allocates `bytes` on this backend. Throws OutOfMemory (with bytes requested and free).
+  void* allocate(std::size_t bytes) const;
+  void deallocate(void* pointer) const noexcept;
+  /// Waits until all work queued on this backend has finished.
+  void synchronize() const;
+
+  /// The CUDA context; null for host backends. Only kernels/ code dereferences it.
+  kernels::cuda::Context* cuda_context() const noexcept { return cuda_.get(); }
+
+  bool operator==(const Backend& other) const noexcept {
+    return kind_ == other.kind_ && cuda_ == other.cuda_;
+  }
+
+ private:
+  Backend(BackendKind kind, int num_threads, std::shared_ptr<kernels::cuda::Context> cuda)
+      : kind_(kind), num_threads_(num_threads), cuda_(std::move(cuda)) {}
+  BackendKind kind_ = BackendKind::reference;
+  int num_threads_ = 1;
+  std::shared_ptr<kernels::cuda::Context> cuda_;
+};
+
+/// Copies `bytes` from `src` (memory of `src_backend`) to `dst` (memory of `dst_backend`).
+/// Returns when the data has arrived.
+void copy_bytes(const Backend& dst_backend, void* dst, const Backend& src_backend, const void* src,
+                std::size_t bytes);
+
+}  // namespace kryflow

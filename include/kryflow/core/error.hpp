@@ -1,0 +1,108 @@
+// Typed exceptions for misuse and environment failures; numerical outcomes go into SolveReport.
+#pragma once
+
+#include <cstddef>
+#include <source_location>
+#include <stdexcept>
+#include <string>
+
+namespace kryflow {
+
+/// Base of every exception kryflow throws. `what()` holds the message; `where()` the place in
+/// kryflow's sources that raised it.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message,
+                 std::source_location where = std::source_location::current())
+      : std::runtime_error(message), where_(where) {}
+  const std::source_location& where() const noexcept { return where_; }
+
+ private:
+  std::source_location where_;
+};
+
+/// The caller passed data kryflow cannot use (zero diagonal, NaN, bad sizes, ...).
+class InvalidInput : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A malformed input file. The message names the file and the (1-based) line or record.
+class ParseError : public InvalidInput {
+ public:
+  ParseError(std::string file, long long line, const std::string& problem,
+             std::source_location where = std::source_location::current())
+      : InvalidInput(file + ":" + std::to_string(line) + ": " + problem, where),
+        file_(std::move(file)),
+        line_(line) {}
+  const std::string& file() const noexcept { return file_; }
+  /// 1-based line number (or record/byte offset for binary formats, as the message says).
+  long long line() const noexcept { return line_; }
+
+ private:
+  std::string file_;
+  long long line_;
+};
+
+/// Operand shapes do not agree (e.g. a vector of the wrong length).
+class DimensionMismatch : public InvalidInput {
+ public:
+  using InvalidInput::InvalidInput;
+};
+
+/// A configuration key or value is unknown or invalid; the message names its JSON path.
+class ConfigError : public Error {
+ public:
+  ConfigError(std::string path, const std::string& problem,
+              std::source_location where = std::source_location::current())
+      : Error(path + ": " + problem, where), path_(std::move(path)) {}
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;
+};
+
+/// The request is valid but this combination is not implemented.
+class NotSupported : public Error {
+ public:
+  using Error::Error;
+};
+
+/// The request needs a component (e.g. the CUDA backend) this build does not contain.
+class NotCompiled : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A backend (CUDA runtime, cuBLAS, cuSPARSE, ...) call failed.
+class BackendError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A device allocation failed. The process survives; the caller may free memory and retry.
+class OutOfMemory : public BackendError {
+ public:
+  OutOfMemory(std::size_t bytes_requested, std::size_t bytes_free, const std::string& backend,
+              std::source_location where = std::source_location::current())
+      : BackendError("out of memory on " + backend + ": requested " +
+                         std::to_string(bytes_requested) + " bytes, " +
+                         std::to_string(bytes_free) + " bytes free",
+                     where),
+        bytes_requested_(bytes_requested),
+        bytes_free_(bytes_free) {}
+  std::size_t bytes_requested() const noexcept { return bytes_requested_; }
+  std::size_t bytes_free() const noexcept { return bytes_free_; }
+
+ private:
+  std::size_t bytes_requested_;
+  std::size_t bytes_free_;
+};
+
+/// An MPI operation failed.
+class CommunicationError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace kryflow

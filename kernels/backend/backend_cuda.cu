@@ -1,0 +1,116 @@
+// CUDA context, stream-ordered memory pool and copies for the cuda Backend.
+#include <cstdint>
+#include <string>
+
+#include "kernels/backend/cuda_context.cuh"
+#include "kernels/backend/cuda_runtime.hpp"
+
+namespace kryflow::kernels::cuda {
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) {
+    throw BackendError(std::string(what) + ": " + cudaGetErrorName(status) + ": " +
+                       cudaGetErrorString(status));
+  }
+}
+
+void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+
+Context::~Context() {
+  if (cublas != nullptr) cublasDestroy(cublas);
+  if (cusparse != nullptr) cusparseDestroy(cusparse);
+  if (stream != nullptr) {
+    cudaStreamSynchronize(stream);
+    cudaStreamDestroy(stream);
+  }
+}
+
+std::shared_ptr<Context> create_context(int device) {
+  int count = 0;
+  cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    throw BackendError("no CUDA device available (" + std::string(cudaGetErrorString(status)) +
+                       ")");
+  }
+  if (device < 0 || device >= count) {
+    throw BackendError("CUDA device " + std::to_string(device) + " does not exist (" +
+                       std::to_string(count) + " found)");
+  }
+  auto context = std::make_shared<Context>();
+  context->device = device;
+  KRYFLOW_CUDA_CHECK(cudaSetDevice(device));
+  KRYFLOW_CUDA_CHECK(cudaGetDeviceProperties(&context->properties, device));
+  KRYFLOW_CUDA_CHECK(cudaStreamCreateWithFlags(&context->stream, cudaStreamNonBlocking));
+  KRYFLOW_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&context->pool, device));
+  // Keep freed blocks in the pool instead of returning them to the driver at each sync.
+  std::uint64_t threshold = UINT64_MAX;
+  KRYFLOW_CUDA_CHECK(
+      cudaMemPoolSetAttribute(context->pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  return context;
+}
+
+std::string device_name(const Context& context) { return context.properties.name; }
+
+void* allocate(Context& context, std::size_t bytes) {
+  KRYFLOW_CUDA_CHECK(cudaSetDevice(context.device));
+  void* pointer = nullptr;
+  cudaError_t status = cudaMallocAsync(&pointer, bytes, context.stream);
+  if (status == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // clear the error so the context stays usable
+    // Give cached pool blocks back and try once more before reporting.
+    cudaStreamSynchronize(context.stream);
+    cudaMemPoolTrimTo(context.pool, 0);
+    status = cudaMallocAsync(&pointer, bytes, context.stream);
+    if (status == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      std::size_t free_bytes = 0;
+      std::size_t total_bytes = 0;
+      cudaMemGetInfo(&free_bytes, &total_bytes);
+      throw OutOfMemory(bytes, free_bytes, "cuda:" + std::to_string(context.device));
+    }
+  }
+  check(status, "cudaMallocAsync");
+  return pointer;
+}
+
+void deallocate(Context& context, void* pointer) noexcept {
+  cudaSetDevice(context.device);
+  cudaFreeAsync(pointer, context.stream);
+}
+
+void synchronize(Context& context) {
+  KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+}
+
+void copy(Context& context, void* dst, bool dst_on_device, const void* src, bool src_on_device,
+          std::size_t bytes) {
+  cudaMemcpyKind kind = cudaMemcpyDefault;
+  if (dst_on_device && src_on_device) kind = cudaMemcpyDeviceToDevice;
+  if (dst_on_device && !src_on_device) kind = cudaMemcpyHostToDevice;
+  if (!dst_on_device && src_on_device) kind = cudaMemcpyDeviceToHost;
+  KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, context.stream));
+  KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+}
+
+cublasHandle_t cublas_handle(Context& context) {
+  if (context.cublas == nullptr) {
+    if (cublasCreate(&context.cublas) != CUBLAS_STATUS_SUCCESS) {
+      throw BackendError("cublasCreate failed");
+    }
+    cublasSetStream(context.cublas, context.stream);
+  }
+  return context.cublas;
+}
+
+cusparseHandle_t cusparse_handle(Context& context) {
+  if (context.cusparse == nullptr) {
+    if (cusparseCreate(&context.cusparse) != CUSPARSE_STATUS_SUCCESS) {
+      throw BackendError("cusparseCreate failed");
+    }
+    cusparseSetStream(context.cusparse, context.stream);
+  }
+  return context.cusparse;
+}
+
+}  // namespace kryflow::kernels::cuda

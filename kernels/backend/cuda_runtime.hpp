@@ -1,0 +1,23 @@
+// Host-visible entry points of the CUDA runtime layer; no CUDA header is needed to include this.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace kryflow::kernels::cuda {
+
+struct Context;
+
+/// Opens `device`, creates its stream and configures its stream-ordered memory pool.
+std::shared_ptr<Context> create_context(int device);
+std::string device_name(const Context& context);
+/// Stream-ordered allocation from the pool; throws OutOfMemory with bytes requested and free.
+void* allocate(Context& context, std::size_t bytes);
+void deallocate(Context& context, void* pointer) noexcept;
+void synchronize(Context& context);
+/// Copies between host and device or within a device, ordered on the stream, and waits.
+void copy(Context& context, void* dst, bool dst_on_device, const void* src, bool src_on_device,
+          std::size_t bytes);
+
+}  // namespace kryflow::kernels::cuda

@@ -1,0 +1,67 @@
+// Contract of the vector kernels (the axpby family, reductions, fused Krylov updates).
+//
+// Every function exists in namespaces reference (the oracle), cpu (OpenMP) and cuda, with the
+// same signature and the backend as first argument; the unqualified functions dispatch on
+// `backend.kind()`. All spans live on that backend and have equal lengths (checked by callers).
+//
+// Reductions have a fixed order: for the same input and backend they return the same bits, run
+// after run, whatever the thread count. reference sums sequentially; cpu sums blocks of
+// kReductionBlock elements and then the block sums in order; cuda uses a fixed grid and tree.
+#pragma once
+
+#include "kryflow/core/array.hpp"
+
+namespace kryflow::kernels::blas {
+
+inline constexpr std::size_t kReductionBlock = 8192;
+
+/// r·(D^-1 r) and r·r after the fused PCG-Jacobi update.
+struct CgJacobiDots {
+  double rz = 0.0;
+  double rr = 0.0;
+};
+
+#define KRYFLOW_BLAS_DECLARATIONS                                                                  \
+  /** x_i = value */                                                                              \
+  void fill(const Backend& backend, Span<double> x, double value);                                \
+  /** y_i = x_i */                                                                                \
+  void copy(const Backend& backend, Span<const double> x, Span<double> y);                        \
+  /** y = alpha x + beta y; y is not read when beta == 0 */                                       \
+  void axpby(const Backend& backend, double alpha, Span<const double> x, double beta,             \
+             Span<double> y);                                                                     \
+  /** z = alpha x + beta y + gamma z; z is not read when gamma == 0 */                            \
+  void axpbypcz(const Backend& backend, double alpha, Span<const double> x, double beta,          \
+                Span<const double> y, double gamma, Span<double> z);                              \
+  /** y_i = d_i x_i */                                                                            \
+  void pointwise_multiply(const Backend& backend, Span<const double> d, Span<const double> x,     \
+                          Span<double> y);                                                        \
+  /** sum_i x_i y_i in the fixed order described above */                                         \
+  double dot(const Backend& backend, Span<const double> x, Span<const double> y);                 \
+  /** sqrt(sum_i x_i^2) */                                                                        \
+  double norm2(const Backend& backend, Span<const double> x);                                     \
+  /** x += alpha p; r -= alpha q; returns r.(dinv r) and r.r of the updated r (one pass) */       \
+  CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,       \
+                                Span<const double> q, Span<const double> inverse_diagonal,        \
+                                Span<double> x, Span<double> r);                                  \
+  /** p = dinv r + beta p (p not read when beta == 0) */                                          \
+  void cg_jacobi_direction(const Backend& backend, double beta,                                   \
+                           Span<const double> inverse_diagonal, Span<const double> r,             \
+                           Span<double> p);                                                       \
+  /** dinv_i = 1 / d_i; returns the first (0-based) i with d_i zero or not finite, or -1 */       \
+  index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv);
+
+KRYFLOW_BLAS_DECLARATIONS
+
+namespace reference {
+KRYFLOW_BLAS_DECLARATIONS
+}
+namespace cpu {
+KRYFLOW_BLAS_DECLARATIONS
+}
+namespace cuda {
+KRYFLOW_BLAS_DECLARATIONS
+}
+
+#undef KRYFLOW_BLAS_DECLARATIONS
+
+}  // namespace kryflow::kernels::blas

@@ -1,0 +1,127 @@
+// Backend construction, allocation and cross-backend copies.
+#include "kryflow/core/backend.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "kernels/backend/cuda_runtime.hpp"
+#include "kryflow/core/error.hpp"
+
+#ifdef KRYFLOW_WITH_OPENMP
+#include <omp.h>
+#endif
+
+namespace kryflow {
+
+BackendKind parse_backend_kind(const std::string& name) {
+  if (name == "reference") return BackendKind::reference;
+  if (name == "cpu") return BackendKind::cpu;
+  if (name == "cuda") return BackendKind::cuda;
+  throw InvalidInput("unknown backend '" + name + "' (valid: reference, cpu, cuda)");
+}
+
+const char* to_string(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::reference: return "reference";
+    case BackendKind::cpu: return "cpu";
+    case BackendKind::cuda: return "cuda";
+  }
+  return "?";
+}
+
+Backend Backend::reference() { return Backend(BackendKind::reference, 1, nullptr); }
+
+Backend Backend::cpu(int num_threads) {
+#ifdef KRYFLOW_WITH_OPENMP
+  if (num_threads <= 0) num_threads = omp_get_max_threads();
+#else
+  num_threads = 1;
+#endif
+  return Backend(BackendKind::cpu, num_threads, nullptr);
+}
+
+Backend Backend::cuda(int device) {
+#ifdef KRYFLOW_WITH_CUDA
+  return Backend(BackendKind::cuda, 1, kernels::cuda::create_context(device));
+#else
+  (void)device;
+  throw NotCompiled("the cuda backend is not compiled into this build (configure with nvcc)");
+#endif
+}
+
+Backend Backend::create(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::reference: return reference();
+    case BackendKind::cpu: return cpu();
+    case BackendKind::cuda: return cuda();
+  }
+  throw InvalidInput("unknown backend kind");
+}
+
+std::string Backend::name() const {
+  switch (kind_) {
+    case BackendKind::reference: return "reference";
+    case BackendKind::cpu: return "cpu (" + std::to_string(num_threads_) + " threads)";
+    case BackendKind::cuda:
+#ifdef KRYFLOW_WITH_CUDA
+      return "cuda:0 (" + kernels::cuda::device_name(*cuda_) + ")";
+#else
+      return "cuda";
+#endif
+  }
+  return "?";
+}
+
+std::string Backend::device_name() const {
+#ifdef KRYFLOW_WITH_CUDA
+  if (cuda_) return kernels::cuda::device_name(*cuda_);
+#endif
+  return "host CPU";
+}
+
+void* Backend::allocate(std::size_t bytes) const {
+  if (bytes == 0) return nullptr;
+#ifdef KRYFLOW_WITH_CUDA
+  if (cuda_) return kernels::cuda::allocate(*cuda_, bytes);
+#endif
+  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (p == nullptr) throw OutOfMemory(bytes, 0, "host");
+  return p;
+}
+
+void Backend::deallocate(void* pointer) const noexcept {
+  if (pointer == nullptr) return;
+#ifdef KRYFLOW_WITH_CUDA
+  if (cuda_) {
+    kernels::cuda::deallocate(*cuda_, pointer);
+    return;
+  }
+#endif
+  std::free(pointer);
+}
+
+void Backend::synchronize() const {
+#ifdef KRYFLOW_WITH_CUDA
+  if (cuda_) kernels::cuda::synchronize(*cuda_);
+#endif
+}
+
+void copy_bytes(const Backend& dst_backend, void* dst, const Backend& src_backend, const void* src,
+                std::size_t bytes) {
+  if (bytes == 0) return;
+#ifdef KRYFLOW_WITH_CUDA
+  kernels::cuda::Context* context = dst_backend.cuda_context();
+  if (context == nullptr) context = src_backend.cuda_context();
+  if (context != nullptr) {
+    kernels::cuda::copy(*context, dst, dst_backend.is_device(), src, src_backend.is_device(),
+                        bytes);
+    return;
+  }
+#endif
+  (void)dst_backend;
+  (void)src_backend;
+  std::memcpy(dst, src, bytes);
+}
+
+}  // namespace kryflow

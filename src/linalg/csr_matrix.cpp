@@ -1,0 +1,191 @@
+// CsrMatrix: validation, compression from triplets, copies and the SpMV entry points.
+#include "kryflow/linalg/csr_matrix.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "kernels/spmv/spmv.hpp"
+#include "kryflow/core/error.hpp"
+
+namespace kryflow {
+namespace {
+
+RowLengthStats compute_stats(index_t num_rows, const std::vector<index_t>& row_ptr) {
+  RowLengthStats s;
+  if (num_rows == 0) return s;
+  s.min = std::numeric_limits<index_t>::max();
+  for (index_t i = 0; i < num_rows; ++i) {
+    const index_t len = row_ptr[i + 1] - row_ptr[i];
+    s.min = std::min(s.min, len);
+    s.max = std::max(s.max, len);
+    if (len == 0) ++s.empty_rows;
+  }
+  s.mean = static_cast<double>(row_ptr[num_rows]) / num_rows;
+  return s;
+}
+
+void check_index_range(std::size_t count, const char* what) {
+  if (count > static_cast<std::size_t>(std::numeric_limits<index_t>::max())) {
+    throw NotSupported(std::string("CSR matrix with ") + std::to_string(count) + " " + what +
+                       " exceeds the 32-bit index range");
+  }
+}
+
+}  // namespace
+
+CsrMatrix::CsrMatrix(index_t num_rows, index_t num_cols, Array<index_t> row_ptr,
+                     Array<index_t> col_idx, Array<double> values, RowLengthStats stats)
+    : num_rows_(num_rows),
+      num_cols_(num_cols),
+      row_ptr_(std::move(row_ptr)),
+      col_idx_(std::move(col_idx)),
+      values_(std::move(values)),
+      stats_(stats),
+      threads_per_row_(kernels::spmv::choose_threads_per_row(stats.mean, stats.max)) {}
+
+CsrMatrix CsrMatrix::from_host(const Backend& backend, index_t num_rows, index_t num_cols,
+                               std::vector<index_t> row_ptr, std::vector<index_t> col_idx,
+                               std::vector<double> values) {
+  if (num_rows < 0 || num_cols < 0) throw InvalidInput("CSR matrix with negative dimensions");
+  check_index_range(values.size(), "stored entries");
+  if (row_ptr.size() != static_cast<std::size_t>(num_rows) + 1) {
+    throw InvalidInput("CSR row_ptr has " + std::to_string(row_ptr.size()) + " entries, expected " +
+                       std::to_string(num_rows + 1));
+  }
+  if (col_idx.size() != values.size()) {
+    throw InvalidInput("CSR col_idx and values differ in length");
+  }
+  if (row_ptr[0] != 0 || static_cast<std::size_t>(row_ptr[num_rows]) != values.size()) {
+    throw InvalidInput("CSR row_ptr must run from 0 to nnz");
+  }
+  for (index_t i = 0; i < num_rows; ++i) {
+    if (row_ptr[i + 1] < row_ptr[i]) {
+      throw InvalidInput("CSR row_ptr decreases at row " + std::to_string(i + 1));
+    }
+    for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+      if (col_idx[k] < 0 || col_idx[k] >= num_cols) {
+        throw InvalidInput("CSR column index " + std::to_string(col_idx[k] + 1) + " in row " +
+                           std::to_string(i + 1) + " is out of range 1.." +
+                           std::to_string(num_cols));
+      }
+      if (k > row_ptr[i] && col_idx[k] <= col_idx[k - 1]) {
+        throw InvalidInput("CSR columns of row " + std::to_string(i + 1) +
+                           " are unsorted or duplicated");
+      }
+    }
+  }
+  const RowLengthStats stats = compute_stats(num_rows, row_ptr);
+  return CsrMatrix(num_rows, num_cols, Array<index_t>::from_host(backend, row_ptr),
+                   Array<index_t>::from_host(backend, col_idx),
+                   Array<double>::from_host(backend, values), stats);
+}
+
+CsrMatrix CsrMatrix::from_coo(const Backend& backend, const CooMatrix& coo) {
+  const std::size_t n = coo.num_entries();
+  if (coo.row_idx.size() != n || coo.col_idx.size() != n) {
+    throw InvalidInput("COO arrays differ in length");
+  }
+  // Counting sort by row, then sort each row by column and sum duplicates.
+  std::vector<std::size_t> count(static_cast<std::size_t>(coo.num_rows) + 1, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    const index_t i = coo.row_idx[k];
+    const index_t j = coo.col_idx[k];
+    if (i < 0 || i >= coo.num_rows || j < 0 || j >= coo.num_cols) {
+      throw InvalidInput("COO entry " + std::to_string(k + 1) + " (" + std::to_string(i + 1) +
+                         ", " + std::to_string(j + 1) + ") is outside the " +
+                         std::to_string(coo.num_rows) + " x " + std::to_string(coo.num_cols) +
+                         " matrix");
+    }
+    ++count[static_cast<std::size_t>(i) + 1];
+  }
+  std::partial_sum(count.begin(), count.end(), count.begin());
+  std::vector<std::pair<index_t, double>> entries(n);
+  {
+    std::vector<std::size_t> next(count.begin(), count.end() - 1);
+    for (std::size_t k = 0; k < n; ++k) {
+      entries[next[coo.row_idx[k]]++] = {coo.col_idx[k], coo.values[k]};
+    }
+  }
+  std::vector<index_t> row_ptr(static_cast<std::size_t>(coo.num_rows) + 1, 0);
+  std::vector<index_t> col_idx;
+  std::vector<double> values;
+  col_idx.reserve(n);
+  values.reserve(n);
+  for (index_t i = 0; i < coo.num_rows; ++i) {
+    auto first = entries.begin() + static_cast<std::ptrdiff_t>(count[i]);
+    auto last = entries.begin() + static_cast<std::ptrdiff_t>(count[i + 1]);
+    std::stable_sort(first, last, [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto it = first; it != last; ++it) {
+      if (!col_idx.empty() && static_cast<index_t>(col_idx.size()) > row_ptr[i] &&
+          col_idx.back() == it->first) {
+        values.back() += it->second;
+      } else {
+        col_idx.push_back(it->first);
+        values.push_back(it->second);
+      }
+    }
+    check_index_range(values.size(), "stored entries");
+    row_ptr[i + 1] = static_cast<index_t>(values.size());
+  }
+  return from_host(backend, coo.num_rows, coo.num_cols, std::move(row_ptr), std::move(col_idx),
+                   std::move(values));
+}
+
+CsrMatrix CsrMatrix::copy_to(const Backend& target) const {
+  return CsrMatrix(num_rows_, num_cols_, row_ptr_.copy_to(target), col_idx_.copy_to(target),
+                   values_.copy_to(target), stats_);
+}
+
+void CsrMatrix::update_values(const Array<double>& values) {
+  if (values.size() != values_.size()) {
+    throw DimensionMismatch("CsrMatrix::update_values: expected " +
+                            std::to_string(values_.size()) + " values, got " +
+                            std::to_string(values.size()));
+  }
+  copy_bytes(values_.backend(), values_.data(), values.backend(), values.data(), values.bytes());
+}
+
+kernels::spmv::CsrView CsrMatrix::view() const {
+  kernels::spmv::CsrView v;
+  v.num_rows = num_rows_;
+  v.num_cols = num_cols_;
+  v.nnz = nnz();
+  v.row_ptr = row_ptr_.data();
+  v.col_idx = col_idx_.data();
+  v.values = values_.data();
+  v.threads_per_row = threads_per_row_;
+  return v;
+}
+
+void CsrMatrix::apply(const Vector& x, Vector& y) const {
+  check_apply_shapes(x, y, "CsrMatrix::apply");
+  kernels::spmv::csr_spmv(backend(), view(), x.span(), y.span());
+}
+
+void CsrMatrix::residual(const Vector& b, const Vector& x, Vector& r) const {
+  check_apply_shapes(x, r, "CsrMatrix::residual");
+  if (b.size() != r.size()) throw DimensionMismatch("CsrMatrix::residual: b and r differ in size");
+  kernels::spmv::csr_residual(backend(), view(), b.span(), x.span(), r.span());
+}
+
+double CsrMatrix::apply_dot(const Vector& x, Vector& y) const {
+  check_apply_shapes(x, y, "CsrMatrix::apply_dot");
+  if (num_rows_ != num_cols_) throw DimensionMismatch("CsrMatrix::apply_dot needs a square matrix");
+  return kernels::spmv::csr_spmv_dot(backend(), view(), x.span(), y.span());
+}
+
+void CsrMatrix::diagonal(Vector& d) const {
+  if (d.size() != static_cast<std::size_t>(num_rows_)) {
+    throw DimensionMismatch("CsrMatrix::diagonal: d must have num_rows entries");
+  }
+  kernels::spmv::csr_diagonal(backend(), view(), d.span());
+}
+
+double CsrMatrix::spmv_bytes() const noexcept {
+  return 12.0 * static_cast<double>(nnz()) + 4.0 * (num_rows_ + 1) + 8.0 * num_cols_ +
+         8.0 * num_rows_;
+}
+
+}  // namespace kryflow

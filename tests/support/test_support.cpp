@@ -1,0 +1,100 @@
+// Shared helpers of the test suite.
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#ifndef KRYFLOW_TEST_BACKEND
+#define KRYFLOW_TEST_BACKEND "cpu"
+#endif
+#ifndef KRYFLOW_DEFAULT_DATA_DIR
+#define KRYFLOW_DEFAULT_DATA_DIR "../shared/data"
+#endif
+
+namespace kryflow::test {
+
+Backend backend_under_test() { return Backend::create(parse_backend_kind(KRYFLOW_TEST_BACKEND)); }
+
+std::filesystem::path data_dir() {
+  const char* env = std::getenv("KRYFLOW_DATA_DIR");
+  std::filesystem::path dir = env != nullptr ? env : KRYFLOW_DEFAULT_DATA_DIR;
+  if (!std::filesystem::is_directory(dir)) {
+    ADD_FAILURE() << "corpus folder '" << dir.string()
+                  << "' not found: set the environment variable KRYFLOW_DATA_DIR to the folder "
+                     "holding matrices/ and meshes/ (e.g. export KRYFLOW_DATA_DIR=/path/to/data)";
+    return {};
+  }
+  return dir;
+}
+
+std::filesystem::path data_file(const std::string& relative) {
+  const std::filesystem::path dir = data_dir();
+  if (dir.empty()) return {};
+  std::filesystem::path file = dir / relative;
+  if (!std::filesystem::exists(file)) {
+    ADD_FAILURE() << "corpus file '" << file.string()
+                  << "' not found (KRYFLOW_DATA_DIR points to the corpus folder)";
+    return {};
+  }
+  return file;
+}
+
+std::uint64_t fresh_seed() {
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
+std::vector<double> random_vector(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed != 0 ? seed : fresh_seed());
+  std::uniform_real_distribution<double> magnitude(0.1, 1.0);
+  std::bernoulli_distribution sign(0.5);
+  std::vector<double> v(n);
+  for (double& x : v) x = sign(rng) ? magnitude(rng) : -magnitude(rng);
+  return v;
+}
+
+CooMatrix random_sparse(index_t num_rows, index_t num_cols, index_t max_row_length, bool long_row,
+                        std::uint64_t seed) {
+  std::mt19937_64 rng(seed != 0 ? seed : fresh_seed());
+  std::uniform_real_distribution<double> value(0.1, 1.0);
+  std::uniform_int_distribution<index_t> column(0, std::max<index_t>(num_cols - 1, 0));
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  CooMatrix coo;
+  coo.num_rows = num_rows;
+  coo.num_cols = num_cols;
+  const index_t long_row_index = num_rows / 3;
+  for (index_t i = 0; i < num_rows; ++i) {
+    index_t length = 0;
+    const double u = unit(rng);
+    if (u < 0.1) {
+      length = 0;  // empty row
+    } else {
+      // skewed: most rows short, some up to max_row_length
+      length = 1 + static_cast<index_t>(std::pow(unit(rng), 3.0) * max_row_length);
+    }
+    if (long_row && i == long_row_index) length = std::max<index_t>(num_cols / 2, 1);
+    length = std::min(length, num_cols);
+    std::set<index_t> cols;
+    while (static_cast<index_t>(cols.size()) < length) cols.insert(column(rng));
+    for (index_t j : cols) coo.push_back(i, j, (unit(rng) < 0.5 ? -1.0 : 1.0) * value(rng));
+  }
+  return coo;
+}
+
+double relative_max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double diff = 0.0;
+  double scale = 1.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) != std::isnan(b[i])) return INFINITY;
+    diff = std::max(diff, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return diff / scale;
+}
+
+}  // namespace kryflow::test

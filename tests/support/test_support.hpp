@@ -1,0 +1,41 @@
+// Shared helpers of the test suite: the backend under test, random data, the corpus folder.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kryflow/core/backend.hpp"
+#include "kryflow/linalg/coo_matrix.hpp"
+
+namespace kryflow::test {
+
+/// The backend this test executable checks against the reference: set at compile time by
+/// KRYFLOW_TEST_BACKEND ("cpu" or "cuda"). Creating it throws when no device is present, so a
+/// GPU test without a GPU fails; it never skips.
+Backend backend_under_test();
+
+/// The corpus folder: $KRYFLOW_DATA_DIR, else the configured default. Calls ADD_FAILURE with a
+/// message saying how to set it (and returns an empty path) when it does not exist.
+std::filesystem::path data_dir();
+/// data_dir() / relative; fails the test when the file is missing.
+std::filesystem::path data_file(const std::string& relative);
+
+/// Uniform random doubles in [-1, -0.1] u [0.1, 1] (never zero), from a fresh seed per call
+/// unless `seed` is given.
+std::vector<double> random_vector(std::size_t n, std::uint64_t seed = 0);
+
+/// A random square or rectangular sparse matrix with skewed row lengths: empty rows, rows of
+/// up to `max_row_length` entries, and (when long_row) one row with about half the columns.
+CooMatrix random_sparse(index_t num_rows, index_t num_cols, index_t max_row_length, bool long_row,
+                        std::uint64_t seed = 0);
+
+/// max_i |a_i - b_i| / max(1, max_i |b_i|).
+double relative_max_difference(const std::vector<double>& a, const std::vector<double>& b);
+
+/// A fresh seed (from std::random_device), printed through SCOPED_TRACE by callers.
+std::uint64_t fresh_seed();
+
+}  // namespace kryflow::test
