@@ -1,1 +1,116 @@
-// placeholder
+// KrylovSolver: shape checks, timing, the stopping test and the final true residual.
+#include "kryflow/solvers/krylov_solver.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "kryflow/core/error.hpp"
+
+namespace kryflow {
+namespace {
+
+void check_problem(const LinearOperator& A, const Preconditioner& M, const Vector& b,
+                   const Vector& x) {
+  if (A.num_rows() != A.num_cols()) {
+    throw DimensionMismatch("Krylov solvers need a square operator, got " +
+                            std::to_string(A.num_rows()) + " x " + std::to_string(A.num_cols()));
+  }
+  const auto n = static_cast<std::size_t>(A.num_rows());
+  if (b.size() != n || x.size() != n) {
+    throw DimensionMismatch("operator has " + std::to_string(n) + " rows but b has " +
+                            std::to_string(b.size()) + " and x " + std::to_string(x.size()) +
+                            " entries");
+  }
+  if (M.num_rows() != A.num_rows()) {
+    throw DimensionMismatch("preconditioner size " + std::to_string(M.num_rows()) +
+                            " differs from the operator's " + std::to_string(A.num_rows()) +
+                            " (was setup(A) called?)");
+  }
+  if (!(b.backend() == A.backend()) || !(x.backend() == A.backend()) ||
+      !(M.backend() == A.backend())) {
+    throw InvalidInput("operator, preconditioner, b and x must live on one backend");
+  }
+}
+
+}  // namespace
+
+SolveReport KrylovSolver::solve(const LinearOperator& A, const Preconditioner& M, const Vector& b,
+                                Vector& x) const {
+  check_problem(A, M, b, x);
+  SolveReport report;
+  report.residual_history.reserve(static_cast<std::size_t>(criteria_.max_iterations) + 1);
+  const auto start = std::chrono::steady_clock::now();
+  report.rhs_norm = norm2(b);
+  iterate(A, M, b, x, report);
+  // The true residual, recomputed independently of the iteration's recursion.
+  Vector r(A.backend(), b.size());
+  A.residual(b, x, r);
+  report.true_residual_norm = norm2(r);
+  A.backend().synchronize();
+  report.solve_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (report.status == SolveStatus::converged && !std::isfinite(report.true_residual_norm)) {
+    report.status = SolveStatus::nan_detected;
+    report.reason = "the true residual is not finite";
+  }
+  return report;
+}
+
+bool KrylovSolver::check(int iteration, double residual_norm, SolveReport& report) const {
+  report.iterations = iteration;
+  report.residual_norm = residual_norm;
+  report.residual_history.push_back(residual_norm);
+  if (iteration == 0) report.initial_residual_norm = residual_norm;
+  if (monitor_) monitor_(iteration, residual_norm, report.rhs_norm);
+
+  if (!std::isfinite(residual_norm)) {
+    report.status = SolveStatus::nan_detected;
+    report.reason = "the residual norm became " + std::to_string(residual_norm) +
+                    " at iteration " + std::to_string(iteration);
+    return true;
+  }
+  const double target =
+      std::max(criteria_.relative_tolerance * report.rhs_norm, criteria_.absolute_tolerance);
+  if (residual_norm <= target) {
+    report.status = SolveStatus::converged;
+    report.reason = "residual norm " + std::to_string(residual_norm) + " <= target " +
+                    std::to_string(target);
+    return true;
+  }
+  if (report.initial_residual_norm > 0.0 &&
+      residual_norm > criteria_.divergence_factor * report.initial_residual_norm) {
+    report.status = SolveStatus::diverged;
+    report.reason = "the residual grew by more than divergence_factor = " +
+                    std::to_string(criteria_.divergence_factor);
+    return true;
+  }
+  // Stagnation: the residual has not fallen below (1 - stagnation_factor) times the last
+  // significant low for stagnation_window iterations.
+  if (iteration == 0 || residual_norm < (1.0 - criteria_.stagnation_factor) * report.progress.anchor) {
+    report.progress.anchor = residual_norm;
+    report.progress.anchor_iteration = iteration;
+  }
+  const int window = criteria_.stagnation_window;
+  if (window > 0 && criteria_.stagnation_factor > 0.0 &&
+      iteration - report.progress.anchor_iteration >= window) {
+    report.status = SolveStatus::stagnated;
+    report.reason = "the residual fell by less than a factor " +
+                    std::to_string(criteria_.stagnation_factor) + " over the last " +
+                    std::to_string(window) + " iterations";
+    return true;
+  }
+  if (iteration >= criteria_.max_iterations) {
+    report.status = SolveStatus::max_iterations;
+    report.reason = "reached max_iterations = " + std::to_string(criteria_.max_iterations);
+    return true;
+  }
+  return false;
+}
+
+void KrylovSolver::breakdown(SolveReport& report, const std::string& reason) {
+  report.status = SolveStatus::breakdown;
+  report.reason = reason + " at iteration " + std::to_string(report.iterations);
+}
+
+}  // namespace kryflow

@@ -98,3 +98,23 @@ double relative_max_difference(const std::vector<double>& a, const std::vector<d
 }
 
 }  // namespace kryflow::test
+
+namespace kryflow::test {
+
+double true_relative_residual(const CooMatrix& A, const std::vector<double>& x,
+                              const std::vector<double>& b) {
+  std::vector<long double> r(b.begin(), b.end());
+  for (std::size_t k = 0; k < A.num_entries(); ++k) {
+    r[static_cast<std::size_t>(A.row_idx[k])] -=
+        static_cast<long double>(A.values[k]) * x[static_cast<std::size_t>(A.col_idx[k])];
+  }
+  long double rr = 0.0L;
+  long double bb = 0.0L;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    rr += r[i] * r[i];
+    bb += static_cast<long double>(b[i]) * b[i];
+  }
+  return static_cast<double>(std::sqrt(rr / (bb > 0.0L ? bb : 1.0L)));
+}
+
+}  // namespace kryflow::test

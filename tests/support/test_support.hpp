@@ -39,3 +39,11 @@ double relative_max_difference(const std::vector<double>& a, const std::vector<d
 std::uint64_t fresh_seed();
 
 }  // namespace kryflow::test
+
+namespace kryflow::test {
+
+/// ||b - A x||_2 / ||b||_2 computed on the host from the triplets, independently of any kernel.
+double true_relative_residual(const CooMatrix& A, const std::vector<double>& x,
+                              const std::vector<double>& b);
+
+}  // namespace kryflow::test

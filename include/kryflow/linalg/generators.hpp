@@ -12,8 +12,8 @@ CooMatrix poisson2d(index_t n);
 /// As poisson2d on n^3 interior points of the unit cube, 7-point stencil: diagonal 6,
 /// neighbours -1 (scaled by h^2).
 CooMatrix poisson3d(index_t n);
-/// 27-point stencil on the unit cube (trilinear finite elements, scaled by 3h): diagonal 26,
-/// all 26 neighbours -1. SPD.
+/// 27-point stencil on n^3 interior points of the unit cube (unscaled): diagonal 26,
+/// all 26 neighbours -1; irreducibly diagonally dominant, hence SPD.
 CooMatrix poisson3d27(index_t n);
 
 }  // namespace kryflow

@@ -15,7 +15,9 @@ class JacobiPreconditioner final : public Preconditioner {
   struct Parameters {
     double omega = 1.0;  ///< damping factor, > 0
   };
-  explicit JacobiPreconditioner(Parameters parameters = {});
+  JacobiPreconditioner();
+  /// Throws ConfigError when omega <= 0.
+  explicit JacobiPreconditioner(Parameters parameters);
 
   /// A must be a CsrMatrix. Throws InvalidInput naming the first (1-based) row whose diagonal
   /// is zero, missing or not finite; DimensionMismatch when A is not square; NotSupported for

@@ -13,8 +13,9 @@ struct StopCriteria {
   double relative_tolerance = 1e-8;   ///< relative to ||b||_2 (>= 0)
   double absolute_tolerance = 0.0;    ///< on ||r_k||_2 (>= 0)
   double divergence_factor = 1e10;    ///< diverged when ||r_k|| > factor * ||r_0|| (> 1)
-  int stagnation_window = 100;        ///< stagnated when the best residual fell by less than
-  double stagnation_factor = 1e-3;    ///< factor (relative) over this many iterations; 0 = off
+  int stagnation_window = 500;        ///< stagnated when the residual has not fallen below
+  double stagnation_factor = 1e-3;    ///< (1 - factor) x its last low for this many iterations
+                                      ///< (window 0 or factor 0: test off)
 
   /// Throws ConfigError naming the field when a value is out of range.
   void validate() const;
@@ -35,6 +36,11 @@ struct SolveReport {
   std::vector<double> residual_history;  ///< recursive residual norm per iteration, [0] = r0
   double setup_seconds = 0.0;
   double solve_seconds = 0.0;
+  /// Bookkeeping of the stagnation test: the last significant residual low and its iteration.
+  struct Progress {
+    double anchor = 0.0;
+    int anchor_iteration = 0;
+  } progress;
 
   bool converged() const noexcept { return status == SolveStatus::converged; }
   /// residual_norm / rhs_norm (or residual_norm when b = 0).
