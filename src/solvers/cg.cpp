@@ -47,20 +47,29 @@ void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector&
     copy(z, p);  // p0 = z0
   }
 
+  // A and M may both be negative definite (e.g. a finite-volume Laplacian as assembled):
+  // CG then runs on -A, -M unchanged. `sign` is fixed by the first r·z.
+  const double sign = rz < 0.0 ? -1.0 : 1.0;
   for (int k = 1;; ++k) {
-    if (!(rz > 0.0)) {
+    if (std::isnan(rz)) {
+      report.status = SolveStatus::nan_detected;
+      report.reason = "r·z is NaN at iteration " + std::to_string(k);
+      return;
+    }
+    if (!(sign * rz > 0.0)) {
       breakdown(report, "r·z = " + number(rz) +
-                            " is not positive: the preconditioner is not positive definite");
+                            " changed sign or vanished: the preconditioner is not definite");
       return;
     }
     const double pq = A.apply_dot(p, q);  // q = A p, pq = p·A p
-    if (!(pq > 0.0)) {
+    if (!(sign * pq > 0.0)) {
       if (std::isnan(pq)) {
         report.status = SolveStatus::nan_detected;
         report.reason = "p·Ap is NaN at iteration " + std::to_string(k);
         return;
       }
-      breakdown(report, "p·Ap = " + number(pq) + " is not positive: A is not positive definite");
+      breakdown(report, "p·Ap = " + number(pq) +
+                            " has the wrong sign: A is not positive (or negative) definite");
       return;
     }
     const double alpha = rz / pq;

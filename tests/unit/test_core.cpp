@@ -1,1 +1,128 @@
+// Core API behaviour on tiny hand-checked data: errors, arrays, backends, CSR construction.
 #include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kryflow/core/array.hpp"
+#include "kryflow/core/error.hpp"
+#include "kryflow/linalg/csr_matrix.hpp"
+#include "kryflow/linalg/generators.hpp"
+#include "kryflow/linalg/matrix_analysis.hpp"
+
+namespace kryflow {
+namespace {
+
+TEST(Errors, ParseErrorNamesFileAndLine) {
+  const ParseError e("a.mtx", 12, "expected 3 tokens");
+  EXPECT_EQ(std::string(e.what()), "a.mtx:12: expected 3 tokens");
+  EXPECT_EQ(e.file(), "a.mtx");
+  EXPECT_EQ(e.line(), 12);
+}
+
+TEST(Errors, OutOfMemoryCarriesBytes) {
+  const OutOfMemory e(1000, 10, "cuda:0");
+  EXPECT_EQ(e.bytes_requested(), 1000u);
+  EXPECT_EQ(e.bytes_free(), 10u);
+  EXPECT_NE(std::string(e.what()).find("1000"), std::string::npos);
+}
+
+TEST(Backend, ParsesNamesAndRejectsUnknown) {
+  EXPECT_EQ(parse_backend_kind("cpu"), BackendKind::cpu);
+  EXPECT_EQ(parse_backend_kind("cuda"), BackendKind::cuda);
+  EXPECT_THROW(parse_backend_kind("opencl"), InvalidInput);
+}
+
+TEST(Backend, HostAllocationFailureIsOutOfMemory) {
+  const Backend cpu = Backend::cpu();
+  EXPECT_THROW(cpu.allocate(std::size_t{1} << 62), OutOfMemory);
+}
+
+TEST(Array, CopiesRoundTripExactly) {
+  const std::vector<double> host = {1.5, -2.25, 3.0};
+  const Array<double> a = Array<double>::from_host(Backend::cpu(), host);
+  const Array<double> b = a.copy_to(Backend::reference());
+  EXPECT_EQ(b.to_host(), host);
+  Array<double> moved = std::move(const_cast<Array<double>&>(a));
+  EXPECT_EQ(moved.size(), 3u);
+}
+
+TEST(CsrMatrix, FromCooSortsAndSumsDuplicates) {
+  CooMatrix coo;
+  coo.num_rows = 2;
+  coo.num_cols = 3;
+  coo.push_back(1, 2, 1.0);
+  coo.push_back(0, 1, 2.0);
+  coo.push_back(1, 0, 3.0);
+  coo.push_back(1, 2, 4.0);  // duplicate of (1, 2)
+  const CsrMatrix A = CsrMatrix::from_coo(Backend::reference(), coo);
+  EXPECT_EQ(A.row_ptr().to_host(), (std::vector<index_t>{0, 1, 3}));
+  EXPECT_EQ(A.col_idx().to_host(), (std::vector<index_t>{1, 0, 2}));
+  EXPECT_EQ(A.values().to_host(), (std::vector<double>{2.0, 3.0, 5.0}));
+}
+
+TEST(CsrMatrix, RejectsOutOfRangeAndUnsortedColumns) {
+  EXPECT_THROW(CsrMatrix::from_host(Backend::reference(), 1, 2, {0, 1}, {2}, {1.0}), InvalidInput);
+  EXPECT_THROW(CsrMatrix::from_host(Backend::reference(), 1, 3, {0, 2}, {2, 1}, {1.0, 1.0}),
+               InvalidInput);
+  EXPECT_THROW(CsrMatrix::from_host(Backend::reference(), 2, 2, {0, 1}, {0}, {1.0}), InvalidInput);
+}
+
+TEST(CsrMatrix, AppliesHandCheckedProduct) {
+  // [2 -1; -1 2] * [1; 3] = [-1; 5]
+  const CsrMatrix A = CsrMatrix::from_host(Backend::reference(), 2, 2, {0, 2, 4}, {0, 1, 0, 1},
+                                           {2.0, -1.0, -1.0, 2.0});
+  const Vector x = Vector::from_host(A.backend(), {1.0, 3.0});
+  Vector y(A.backend(), 2);
+  A.apply(x, y);
+  EXPECT_EQ(y.to_host(), (std::vector<double>{-1.0, 5.0}));
+  EXPECT_DOUBLE_EQ(A.apply_dot(x, y), 14.0);
+  Vector wrong(A.backend(), 3);
+  EXPECT_THROW(A.apply(x, wrong), DimensionMismatch);
+}
+
+TEST(Generators, Poisson3dHasSevenPointStencil) {
+  const CooMatrix coo = poisson3d(3);
+  EXPECT_EQ(coo.num_rows, 27);
+  // 27 diagonals + 6 directions * (3*3*2) neighbour pairs
+  EXPECT_EQ(coo.num_entries(), 27u + 6u * 18u);
+  const CsrMatrix A = CsrMatrix::from_coo(Backend::reference(), coo);
+  const MatrixProperties p = analyse(A);
+  EXPECT_TRUE(p.numerically_symmetric());
+  EXPECT_EQ(p.positive_diagonal, 27);
+  EXPECT_EQ(p.diagonally_dominant_rows, 27);
+  EXPECT_EQ(p.suggested_solver, "pcg_jacobi");
+  EXPECT_THROW(poisson3d(0), InvalidInput);
+}
+
+TEST(Generators, Poisson3d27HasTwentySevenPointStencil) {
+  const CooMatrix coo = poisson3d27(3);
+  // the centre point couples to all 27 points; 8 corners to 8 each
+  const CsrMatrix A = CsrMatrix::from_coo(Backend::reference(), coo);
+  EXPECT_EQ(A.row_length_stats().max, 27);
+  EXPECT_EQ(A.row_length_stats().min, 8);
+}
+
+TEST(MatrixAnalysis, DetectsAsymmetryAndMissingDiagonal) {
+  const CsrMatrix A = CsrMatrix::from_host(Backend::reference(), 2, 2, {0, 1, 3}, {1, 0, 1},
+                                           {1.0, 2.0, 3.0});
+  const MatrixProperties p = analyse(A);
+  EXPECT_FALSE(p.numerically_symmetric());
+  EXPECT_EQ(p.missing_diagonal, 1);
+  EXPECT_EQ(p.suggested_solver, "gmres");
+}
+
+TEST(PinUnknown, RemovesRowAndColumnAndSetsUnitDiagonal) {
+  CooMatrix coo = poisson2d(2);  // 4 x 4
+  std::vector<double> b = {1.0, 2.0, 3.0, 4.0};
+  pin_unknown(coo, &b, 0);
+  const CsrMatrix A = CsrMatrix::from_coo(Backend::reference(), coo);
+  EXPECT_EQ(A.row_ptr().to_host()[1], 1);  // row 0 holds only the diagonal
+  EXPECT_EQ(b[0], 0.0);
+  for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+    if (coo.col_idx[k] == 0) EXPECT_EQ(coo.row_idx[k], 0);
+  }
+  EXPECT_THROW(pin_unknown(coo, &b, 4), InvalidInput);
+}
+
+}  // namespace
+}  // namespace kryflow

@@ -49,7 +49,8 @@ class KrylovSolver {
 
 /// Preconditioned conjugate gradients for SPD A and M (Saad, Iterative Methods, 2nd ed.,
 /// Algorithm 9.1). With point Jacobi the preconditioner is fused into the vector updates.
-/// Reports breakdown when p·Ap <= 0 (A not positive definite) or r·z <= 0 (M indefinite).
+/// A and M must be both positive definite or both negative definite (the sign is taken from
+/// the first r·z). Reports breakdown when p·Ap or r·z has the wrong sign or vanishes.
 class Cg final : public KrylovSolver {
  public:
   using KrylovSolver::KrylovSolver;

@@ -1,0 +1,37 @@
+// Operations on host triplets.
+#include "kryflow/linalg/coo_matrix.hpp"
+
+#include <string>
+
+#include "kryflow/core/error.hpp"
+
+namespace kryflow {
+
+void pin_unknown(CooMatrix& A, std::vector<double>* b, index_t row) {
+  if (A.num_rows != A.num_cols) throw InvalidInput("pin_unknown needs a square matrix");
+  if (row < 0 || row >= A.num_rows) {
+    throw InvalidInput("pin_unknown: row " + std::to_string(row + 1) + " is outside 1.." +
+                       std::to_string(A.num_rows));
+  }
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < A.num_entries(); ++k) {
+    if (A.row_idx[k] == row || A.col_idx[k] == row) continue;
+    A.row_idx[kept] = A.row_idx[k];
+    A.col_idx[kept] = A.col_idx[k];
+    A.values[kept] = A.values[k];
+    ++kept;
+  }
+  A.row_idx.resize(kept);
+  A.col_idx.resize(kept);
+  A.values.resize(kept);
+  A.push_back(row, row, 1.0);
+  if (b != nullptr) {
+    if (b->size() != static_cast<std::size_t>(A.num_rows)) {
+      throw DimensionMismatch("pin_unknown: b has " + std::to_string(b->size()) +
+                              " entries, the matrix " + std::to_string(A.num_rows) + " rows");
+    }
+    (*b)[static_cast<std::size_t>(row)] = 0.0;
+  }
+}
+
+}  // namespace kryflow
