@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU: builds kryflow for sm_90, runs every test (GPU tests
+# included), the benchmarks and the CLI on the corpus, and prints a short summary table last.
+#
+#   scripts/device_run.sh [results-dir]
+#
+# Environment: KRYFLOW_DATA_DIR (matrix corpus; default .data if present, else ../shared/data).
+# Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
+# .deps/root and used when the system lacks them.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+results=${1:-${OUT:-$root/build-device/results}}
+mkdir -p "$results"
+build=$root/build-device
+log=$results/device_log.txt
+: >"$log"
+say() { echo "$@" | tee -a "$log"; }
+
+if [[ -z "${KRYFLOW_DATA_DIR:-}" ]]; then
+  if [[ -d $root/.data ]]; then export KRYFLOW_DATA_DIR=$root/.data; else export KRYFLOW_DATA_DIR=$root/../shared/data; fi
+fi
+export PATH=/usr/local/cuda/bin:$PATH
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+export KRYFLOW_COMMIT=$commit
+
+cmake_args=(-DCMAKE_BUILD_TYPE=Release -DKRYFLOW_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
+if [[ -d .deps/debs ]] && ! [[ -f /usr/include/nlohmann/json.hpp && -f /usr/include/gtest/gtest.h ]]; then
+  mkdir -p .deps/root
+  for f in .deps/debs/*.deb; do dpkg -x "$f" .deps/root; done
+  prefix=$root/.deps/root/usr
+  cmake_args+=(-DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_INCLUDE_PATH="$prefix/include")
+  if ! [[ -f /usr/include/zlib.h ]]; then
+    libz=$(ldconfig -p | awk '/libz\.so\.1 /{print $NF; exit}')
+    cmake_args+=(-DZLIB_INCLUDE_DIR="$prefix/include" -DZLIB_LIBRARY="${libz:-$prefix/lib/x86_64-linux-gnu/libz.a}")
+  fi
+fi
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+
+say "== device"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader | tee -a "$log"
+say "commit $commit, $(date -u +%Y-%m-%dT%H:%M:%SZ), nvcc $(nvcc --version | tail -1)"
+
+say "== build"
+cmake -S "$root" -B "$build" "${generator[@]}" "${cmake_args[@]}" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
+cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1 || { grep -E "error|Error" "$log" | head -40; exit 1; }
+
+say "== tests (all labels)"
+ctest --test-dir "$build" --output-on-failure -j 4 --timeout 900 2>&1 | tee "$results/ctest.txt" | tail -30
+test_summary=$(grep -E "tests passed|tests failed" "$results/ctest.txt" | tail -1)
+
+kryflow=$build/apps/kryflow/kryflow
+say "== CLI on the corpus (cuda and cpu)"
+cli_table=$results/cli_table.txt
+: >"$cli_table"
+run_cli() {  # name backend args...
+  local name=$1 backend=$2; shift 2
+  local out
+  out=$("$kryflow" solve --backend "$backend" --report json "$@" 2>>"$log")
+  local rc=$?
+  echo "$out" >"$results/cli_${name}_${backend}.json"
+  python3 - "$name" "$backend" "$rc" "$results/cli_${name}_${backend}.json" >>"$cli_table" <<'PY'
+import json, sys
+name, backend, rc, path = sys.argv[1:5]
+try:
+    r = json.load(open(path))
+    s = r.get("solve", r)
+    print(f"{name:18s} {backend:5s} rc={rc} it={s.get('iterations','?'):>5} "
+          f"true_rel={s.get('true_relative_residual', float('nan')):.2e} "
+          f"solve={s.get('solve_seconds', float('nan')):.3f}s status={s.get('status','?')}")
+except Exception as e:
+    print(f"{name:18s} {backend:5s} rc={rc} (no JSON report: {e})")
+PY
+}
+m=$KRYFLOW_DATA_DIR/matrices
+for backend in cuda cpu; do
+  run_cli ex10hs $backend -A "$m/suitesparse/ex10hs/ex10hs.mtx.gz" --preset pcg_jacobi -p solver.relative_tolerance=1e-11 -p solver.max_iterations=20000
+  run_cli openfoam_p $backend -A "$m/openfoam/pressure_23325/openfoam_p_23325.mtx.gz" --preset pcg_jacobi --pin-unknown 1 -p solver.relative_tolerance=1e-10
+  run_cli airfoil_2d $backend -A "$m/suitesparse/airfoil_2d/airfoil_2d.mtx.gz" --preset bicgstab_jacobi -p solver.relative_tolerance=1e-10
+  run_cli 2dcyl1 $backend -A "$m/fvens/2dcyl1/2dcyl1.mtx.gz" -b "$m/fvens/2dcyl1/2dcyl1_b.mtx.gz" --preset gmres_jacobi -p solver.restart=100 -p solver.relative_tolerance=1e-10
+  run_cli ex19_cavity_33 $backend -A "$m/petsc_ex19/ex19_cavity_33.mtx.gz" --preset gmres_jacobi -p solver.restart=100 -p solver.relative_tolerance=1e-10 -p solver.max_iterations=20000
+  run_cli ex19_cavity_129 $backend -A "$m/petsc_ex19/ex19_cavity_129.mtx.gz" --preset gmres_jacobi -p solver.restart=100 -p solver.relative_tolerance=1e-10 -p solver.max_iterations=20000
+done
+cat "$cli_table" | tee -a "$log"
+
+say "== benchmarks"
+for b in "$build"/bench/kryflow_bench_*; do
+  [[ -x $b ]] || continue
+  name=$(basename "$b")
+  "$b" --json "$results/${name#kryflow_}.json" 2>&1 | tee "$results/${name#kryflow_}.txt" | tail -25
+done
+
+say ""
+say "================ summary ================"
+say "tests: $test_summary"
+cat "$cli_table"
+for t in "$results"/bench_*.txt; do [[ -f $t ]] && { echo "-- $(basename "$t")"; grep -E "^\|" "$t" | head -20; }; done
