@@ -76,8 +76,10 @@ int main(int argc, char** argv) {
   std::vector<int> sizes = {100, 200};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--backend" && i + 1 < argc) backend_name = argv[++i];
-    else if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
+    if (arg == "--backend" && i + 1 < argc)
+      backend_name = argv[++i];
+    else if (arg == "--json" && i + 1 < argc)
+      json_path = argv[++i];
     else if (arg == "--sizes" && i + 1 < argc) {
       sizes.clear();
       std::string list = argv[++i];

@@ -14,7 +14,9 @@ void check(cudaError_t status, const char* what) {
   }
 }
 
-void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+void check_launch(const char* kernel) {
+  check(cudaGetLastError(), kernel);
+}
 
 Context::~Context() {
   if (cublas != nullptr) cublasDestroy(cublas);
@@ -50,7 +52,9 @@ std::shared_ptr<Context> create_context(int device) {
   return context;
 }
 
-std::string device_name(const Context& context) { return context.properties.name; }
+std::string device_name(const Context& context) {
+  return context.properties.name;
+}
 
 void* allocate(Context& context, std::size_t bytes) {
   KRYFLOW_CUDA_CHECK(cudaSetDevice(context.device));

@@ -7,8 +7,10 @@ namespace kryflow::kernels::blas {
 
 void fill(const Backend& backend, Span<double> x, double value) {
   switch (backend.kind()) {
-    case BackendKind::reference: return reference::fill(backend, x, value);
-    case BackendKind::cpu: return cpu::fill(backend, x, value);
+    case BackendKind::reference:
+      return reference::fill(backend, x, value);
+    case BackendKind::cpu:
+      return cpu::fill(backend, x, value);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return cuda::fill(backend, x, value);
@@ -21,8 +23,10 @@ void fill(const Backend& backend, Span<double> x, double value) {
 
 void copy(const Backend& backend, Span<const double> x, Span<double> y) {
   switch (backend.kind()) {
-    case BackendKind::reference: return reference::copy(backend, x, y);
-    case BackendKind::cpu: return cpu::copy(backend, x, y);
+    case BackendKind::reference:
+      return reference::copy(backend, x, y);
+    case BackendKind::cpu:
+      return cpu::copy(backend, x, y);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return cuda::copy(backend, x, y);
@@ -33,10 +37,13 @@ void copy(const Backend& backend, Span<const double> x, Span<double> y) {
   throw NotSupported("blas::copy: unknown backend");
 }
 
-void axpby(const Backend& backend, double alpha, Span<const double> x, double beta, Span<double> y) {
+void axpby(const Backend& backend, double alpha, Span<const double> x, double beta,
+           Span<double> y) {
   switch (backend.kind()) {
-    case BackendKind::reference: return reference::axpby(backend, alpha, x, beta, y);
-    case BackendKind::cpu: return cpu::axpby(backend, alpha, x, beta, y);
+    case BackendKind::reference:
+      return reference::axpby(backend, alpha, x, beta, y);
+    case BackendKind::cpu:
+      return cpu::axpby(backend, alpha, x, beta, y);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return cuda::axpby(backend, alpha, x, beta, y);
@@ -47,10 +54,13 @@ void axpby(const Backend& backend, double alpha, Span<const double> x, double be
   throw NotSupported("blas::axpby: unknown backend");
 }
 
-void axpbypcz(const Backend& backend, double alpha, Span<const double> x, double beta, Span<const double> y, double gamma, Span<double> z) {
+void axpbypcz(const Backend& backend, double alpha, Span<const double> x, double beta,
+              Span<const double> y, double gamma, Span<double> z) {
   switch (backend.kind()) {
-    case BackendKind::reference: return reference::axpbypcz(backend, alpha, x, beta, y, gamma, z);
-    case BackendKind::cpu: return cpu::axpbypcz(backend, alpha, x, beta, y, gamma, z);
+    case BackendKind::reference:
+      return reference::axpbypcz(backend, alpha, x, beta, y, gamma, z);
+    case BackendKind::cpu:
+      return cpu::axpbypcz(backend, alpha, x, beta, y, gamma, z);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return cuda::axpbypcz(backend, alpha, x, beta, y, gamma, z);
@@ -61,10 +71,13 @@ void axpbypcz(const Backend& backend, double alpha, Span<const double> x, double
   throw NotSupported("blas::axpbypcz: unknown backend");
 }
 
-void pointwise_multiply(const Backend& backend, Span<const double> d, Span<const double> x, Span<double> y) {
+void pointwise_multiply(const Backend& backend, Span<const double> d, Span<const double> x,
+                        Span<double> y) {
   switch (backend.kind()) {
-    case BackendKind::reference: return reference::pointwise_multiply(backend, d, x, y);
-    case BackendKind::cpu: return cpu::pointwise_multiply(backend, d, x, y);
+    case BackendKind::reference:
+      return reference::pointwise_multiply(backend, d, x, y);
+    case BackendKind::cpu:
+      return cpu::pointwise_multiply(backend, d, x, y);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return cuda::pointwise_multiply(backend, d, x, y);
@@ -77,8 +90,10 @@ void pointwise_multiply(const Backend& backend, Span<const double> d, Span<const
 
 double dot(const Backend& backend, Span<const double> x, Span<const double> y) {
   switch (backend.kind()) {
-    case BackendKind::reference: return reference::dot(backend, x, y);
-    case BackendKind::cpu: return cpu::dot(backend, x, y);
+    case BackendKind::reference:
+      return reference::dot(backend, x, y);
+    case BackendKind::cpu:
+      return cpu::dot(backend, x, y);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return cuda::dot(backend, x, y);
@@ -91,8 +106,10 @@ double dot(const Backend& backend, Span<const double> x, Span<const double> y) {
 
 double norm2(const Backend& backend, Span<const double> x) {
   switch (backend.kind()) {
-    case BackendKind::reference: return reference::norm2(backend, x);
-    case BackendKind::cpu: return cpu::norm2(backend, x);
+    case BackendKind::reference:
+      return reference::norm2(backend, x);
+    case BackendKind::cpu:
+      return cpu::norm2(backend, x);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return cuda::norm2(backend, x);
@@ -103,10 +120,14 @@ double norm2(const Backend& backend, Span<const double> x) {
   throw NotSupported("blas::norm2: unknown backend");
 }
 
-CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p, Span<const double> q, Span<const double> inverse_diagonal, Span<double> x, Span<double> r) {
+CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,
+                              Span<const double> q, Span<const double> inverse_diagonal,
+                              Span<double> x, Span<double> r) {
   switch (backend.kind()) {
-    case BackendKind::reference: return reference::cg_jacobi_update(backend, alpha, p, q, inverse_diagonal, x, r);
-    case BackendKind::cpu: return cpu::cg_jacobi_update(backend, alpha, p, q, inverse_diagonal, x, r);
+    case BackendKind::reference:
+      return reference::cg_jacobi_update(backend, alpha, p, q, inverse_diagonal, x, r);
+    case BackendKind::cpu:
+      return cpu::cg_jacobi_update(backend, alpha, p, q, inverse_diagonal, x, r);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return cuda::cg_jacobi_update(backend, alpha, p, q, inverse_diagonal, x, r);
@@ -117,10 +138,13 @@ CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const d
   throw NotSupported("blas::cg_jacobi_update: unknown backend");
 }
 
-void cg_jacobi_direction(const Backend& backend, double beta, Span<const double> inverse_diagonal, Span<const double> r, Span<double> p) {
+void cg_jacobi_direction(const Backend& backend, double beta, Span<const double> inverse_diagonal,
+                         Span<const double> r, Span<double> p) {
   switch (backend.kind()) {
-    case BackendKind::reference: return reference::cg_jacobi_direction(backend, beta, inverse_diagonal, r, p);
-    case BackendKind::cpu: return cpu::cg_jacobi_direction(backend, beta, inverse_diagonal, r, p);
+    case BackendKind::reference:
+      return reference::cg_jacobi_direction(backend, beta, inverse_diagonal, r, p);
+    case BackendKind::cpu:
+      return cpu::cg_jacobi_direction(backend, beta, inverse_diagonal, r, p);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return cuda::cg_jacobi_direction(backend, beta, inverse_diagonal, r, p);
@@ -133,8 +157,10 @@ void cg_jacobi_direction(const Backend& backend, double beta, Span<const double>
 
 index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv) {
   switch (backend.kind()) {
-    case BackendKind::reference: return reference::invert_diagonal(backend, d, dinv);
-    case BackendKind::cpu: return cpu::invert_diagonal(backend, d, dinv);
+    case BackendKind::reference:
+      return reference::invert_diagonal(backend, d, dinv);
+    case BackendKind::cpu:
+      return cpu::invert_diagonal(backend, d, dinv);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return cuda::invert_diagonal(backend, d, dinv);

@@ -21,33 +21,33 @@ struct CgJacobiDots {
   double rr = 0.0;
 };
 
-#define KRYFLOW_BLAS_DECLARATIONS                                                                  \
-  /** x_i = value */                                                                              \
-  void fill(const Backend& backend, Span<double> x, double value);                                \
-  /** y_i = x_i */                                                                                \
-  void copy(const Backend& backend, Span<const double> x, Span<double> y);                        \
-  /** y = alpha x + beta y; y is not read when beta == 0 */                                       \
-  void axpby(const Backend& backend, double alpha, Span<const double> x, double beta,             \
-             Span<double> y);                                                                     \
-  /** z = alpha x + beta y + gamma z; z is not read when gamma == 0 */                            \
-  void axpbypcz(const Backend& backend, double alpha, Span<const double> x, double beta,          \
-                Span<const double> y, double gamma, Span<double> z);                              \
-  /** y_i = d_i x_i */                                                                            \
-  void pointwise_multiply(const Backend& backend, Span<const double> d, Span<const double> x,     \
-                          Span<double> y);                                                        \
-  /** sum_i x_i y_i in the fixed order described above */                                         \
-  double dot(const Backend& backend, Span<const double> x, Span<const double> y);                 \
-  /** sqrt(sum_i x_i^2) */                                                                        \
-  double norm2(const Backend& backend, Span<const double> x);                                     \
-  /** x += alpha p; r -= alpha q; returns r.(dinv r) and r.r of the updated r (one pass) */       \
-  CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,       \
-                                Span<const double> q, Span<const double> inverse_diagonal,        \
-                                Span<double> x, Span<double> r);                                  \
-  /** p = dinv r + beta p (p not read when beta == 0) */                                          \
-  void cg_jacobi_direction(const Backend& backend, double beta,                                   \
-                           Span<const double> inverse_diagonal, Span<const double> r,             \
-                           Span<double> p);                                                       \
-  /** dinv_i = 1 / d_i; returns the first (0-based) i with d_i zero or not finite, or -1 */       \
+#define KRYFLOW_BLAS_DECLARATIONS                                                             \
+  /** x_i = value */                                                                          \
+  void fill(const Backend& backend, Span<double> x, double value);                            \
+  /** y_i = x_i */                                                                            \
+  void copy(const Backend& backend, Span<const double> x, Span<double> y);                    \
+  /** y = alpha x + beta y; y is not read when beta == 0 */                                   \
+  void axpby(const Backend& backend, double alpha, Span<const double> x, double beta,         \
+             Span<double> y);                                                                 \
+  /** z = alpha x + beta y + gamma z; z is not read when gamma == 0 */                        \
+  void axpbypcz(const Backend& backend, double alpha, Span<const double> x, double beta,      \
+                Span<const double> y, double gamma, Span<double> z);                          \
+  /** y_i = d_i x_i */                                                                        \
+  void pointwise_multiply(const Backend& backend, Span<const double> d, Span<const double> x, \
+                          Span<double> y);                                                    \
+  /** sum_i x_i y_i in the fixed order described above */                                     \
+  double dot(const Backend& backend, Span<const double> x, Span<const double> y);             \
+  /** sqrt(sum_i x_i^2) */                                                                    \
+  double norm2(const Backend& backend, Span<const double> x);                                 \
+  /** x += alpha p; r -= alpha q; returns r.(dinv r) and r.r of the updated r (one pass) */   \
+  CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,   \
+                                Span<const double> q, Span<const double> inverse_diagonal,    \
+                                Span<double> x, Span<double> r);                              \
+  /** p = dinv r + beta p (p not read when beta == 0) */                                      \
+  void cg_jacobi_direction(const Backend& backend, double beta,                               \
+                           Span<const double> inverse_diagonal, Span<const double> r,         \
+                           Span<double> p);                                                   \
+  /** dinv_i = 1 / d_i; returns the first (0-based) i with d_i zero or not finite, or -1 */   \
   index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv);
 
 KRYFLOW_BLAS_DECLARATIONS

@@ -11,7 +11,9 @@ namespace {
 
 using size_type = std::int64_t;
 
-size_type ssize(Span<const double> x) { return static_cast<size_type>(x.size()); }
+size_type ssize(Span<const double> x) {
+  return static_cast<size_type>(x.size());
+}
 
 /// Sums f(i) over [0, n) block by block: deterministic whatever the number of threads.
 template <class Result, class Term>
@@ -90,7 +92,9 @@ double dot(const Backend& backend, Span<const double> x, Span<const double> y) {
   return blocked_sum<double>(backend, ssize(x), [&](size_type i, double& s) { s += x[i] * y[i]; });
 }
 
-double norm2(const Backend& backend, Span<const double> x) { return std::sqrt(dot(backend, x, x)); }
+double norm2(const Backend& backend, Span<const double> x) {
+  return std::sqrt(dot(backend, x, x));
+}
 
 CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,
                               Span<const double> q, Span<const double> inverse_diagonal,
@@ -120,7 +124,9 @@ void cg_jacobi_direction(const Backend& backend, double beta, Span<const double>
 index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv) {
   const size_type n = ssize(d);
   size_type first_bad = n;
-#pragma omp parallel for schedule(static) reduction(min : first_bad) num_threads(backend.num_threads())
+#pragma omp parallel for schedule(static) reduction(min          \
+                                                    : first_bad) \
+    num_threads(backend.num_threads())
   for (size_type i = 0; i < n; ++i) {
     if (d[i] == 0.0 || !std::isfinite(d[i])) {
       dinv[i] = 0.0;

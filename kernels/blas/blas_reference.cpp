@@ -19,8 +19,8 @@ void axpby(const Backend&, double alpha, Span<const double> x, double beta, Span
   }
 }
 
-void axpbypcz(const Backend&, double alpha, Span<const double> x, double beta,
-              Span<const double> y, double gamma, Span<double> z) {
+void axpbypcz(const Backend&, double alpha, Span<const double> x, double beta, Span<const double> y,
+              double gamma, Span<double> z) {
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double v = alpha * x[i] + beta * y[i];
     z[i] = gamma == 0.0 ? v : v + gamma * z[i];
@@ -38,7 +38,9 @@ double dot(const Backend&, Span<const double> x, Span<const double> y) {
   return sum;
 }
 
-double norm2(const Backend& backend, Span<const double> x) { return std::sqrt(dot(backend, x, x)); }
+double norm2(const Backend& backend, Span<const double> x) {
+  return std::sqrt(dot(backend, x, x));
+}
 
 CgJacobiDots cg_jacobi_update(const Backend&, double alpha, Span<const double> p,
                               Span<const double> q, Span<const double> inverse_diagonal,

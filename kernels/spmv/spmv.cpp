@@ -14,8 +14,10 @@ int choose_threads_per_row(double mean_row_length, index_t max_row_length) {
 
 void csr_spmv(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y) {
   switch (backend.kind()) {
-    case BackendKind::reference: return reference::csr_spmv(backend, a, x, y);
-    case BackendKind::cpu: return cpu::csr_spmv(backend, a, x, y);
+    case BackendKind::reference:
+      return reference::csr_spmv(backend, a, x, y);
+    case BackendKind::cpu:
+      return cpu::csr_spmv(backend, a, x, y);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return cuda::csr_spmv(backend, a, x, y);
@@ -26,10 +28,13 @@ void csr_spmv(const Backend& backend, const CsrView& a, Span<const double> x, Sp
   throw NotSupported("spmv::csr_spmv: unknown backend");
 }
 
-void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b, Span<const double> x, Span<double> r) {
+void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b,
+                  Span<const double> x, Span<double> r) {
   switch (backend.kind()) {
-    case BackendKind::reference: return reference::csr_residual(backend, a, b, x, r);
-    case BackendKind::cpu: return cpu::csr_residual(backend, a, b, x, r);
+    case BackendKind::reference:
+      return reference::csr_residual(backend, a, b, x, r);
+    case BackendKind::cpu:
+      return cpu::csr_residual(backend, a, b, x, r);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return cuda::csr_residual(backend, a, b, x, r);
@@ -40,10 +45,13 @@ void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b
   throw NotSupported("spmv::csr_residual: unknown backend");
 }
 
-double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y) {
+double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,
+                    Span<double> y) {
   switch (backend.kind()) {
-    case BackendKind::reference: return reference::csr_spmv_dot(backend, a, x, y);
-    case BackendKind::cpu: return cpu::csr_spmv_dot(backend, a, x, y);
+    case BackendKind::reference:
+      return reference::csr_spmv_dot(backend, a, x, y);
+    case BackendKind::cpu:
+      return cpu::csr_spmv_dot(backend, a, x, y);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return cuda::csr_spmv_dot(backend, a, x, y);
@@ -56,8 +64,10 @@ double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double>
 
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {
   switch (backend.kind()) {
-    case BackendKind::reference: return reference::csr_diagonal(backend, a, d);
-    case BackendKind::cpu: return cpu::csr_diagonal(backend, a, d);
+    case BackendKind::reference:
+      return reference::csr_diagonal(backend, a, d);
+    case BackendKind::cpu:
+      return cpu::csr_diagonal(backend, a, d);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return cuda::csr_diagonal(backend, a, d);

@@ -1,4 +1,5 @@
-// Contract of the CSR sparse matrix-vector kernels: y = A x, r = b - A x, and y = A x fused with x·y.
+// Contract of the CSR sparse matrix-vector kernels: y = A x, r = b - A x, and y = A x fused with
+// x·y.
 //
 // Same layout as kernels/blas: namespaces reference, cpu and cuda with identical signatures, and
 // unqualified functions that dispatch on the backend. Column indices within a row need not be
@@ -28,15 +29,15 @@ struct CsrView {
 int choose_threads_per_row(double mean_row_length, index_t max_row_length);
 
 #define KRYFLOW_SPMV_DECLARATIONS                                                                \
-  /** y = A x */                                                                                \
+  /** y = A x */                                                                                 \
   void csr_spmv(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y); \
-  /** r = b - A x */                                                                            \
-  void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b,             \
-                    Span<const double> x, Span<double> r);                                      \
+  /** r = b - A x */                                                                             \
+  void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b,              \
+                    Span<const double> x, Span<double> r);                                       \
   /** y = A x and returns x·y (square A); deterministic like blas::dot */                       \
-  double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,           \
-                      Span<double> y);                                                          \
-  /** d_i = a_ii (sum of duplicates; 0 where the row stores no diagonal entry) */               \
+  double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,            \
+                      Span<double> y);                                                           \
+  /** d_i = a_ii (sum of duplicates; 0 where the row stores no diagonal entry) */                \
   void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d);
 
 KRYFLOW_SPMV_DECLARATIONS

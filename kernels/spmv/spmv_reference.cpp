@@ -6,7 +6,8 @@ namespace {
 
 double row_product(const CsrView& a, index_t row, Span<const double> x) {
   double sum = 0.0;
-  for (index_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k) sum += a.values[k] * x[a.col_idx[k]];
+  for (index_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k)
+    sum += a.values[k] * x[a.col_idx[k]];
   return sum;
 }
 

@@ -23,14 +23,19 @@ BackendKind parse_backend_kind(const std::string& name) {
 
 const char* to_string(BackendKind kind) {
   switch (kind) {
-    case BackendKind::reference: return "reference";
-    case BackendKind::cpu: return "cpu";
-    case BackendKind::cuda: return "cuda";
+    case BackendKind::reference:
+      return "reference";
+    case BackendKind::cpu:
+      return "cpu";
+    case BackendKind::cuda:
+      return "cuda";
   }
   return "?";
 }
 
-Backend Backend::reference() { return Backend(BackendKind::reference, 1, nullptr); }
+Backend Backend::reference() {
+  return Backend(BackendKind::reference, 1, nullptr);
+}
 
 Backend Backend::cpu(int num_threads) {
 #ifdef KRYFLOW_WITH_OPENMP
@@ -52,17 +57,22 @@ Backend Backend::cuda(int device) {
 
 Backend Backend::create(BackendKind kind) {
   switch (kind) {
-    case BackendKind::reference: return reference();
-    case BackendKind::cpu: return cpu();
-    case BackendKind::cuda: return cuda();
+    case BackendKind::reference:
+      return reference();
+    case BackendKind::cpu:
+      return cpu();
+    case BackendKind::cuda:
+      return cuda();
   }
   throw InvalidInput("unknown backend kind");
 }
 
 std::string Backend::name() const {
   switch (kind_) {
-    case BackendKind::reference: return "reference";
-    case BackendKind::cpu: return "cpu (" + std::to_string(num_threads_) + " threads)";
+    case BackendKind::reference:
+      return "reference";
+    case BackendKind::cpu:
+      return "cpu (" + std::to_string(num_threads_) + " threads)";
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       return "cuda:0 (" + kernels::cuda::device_name(*cuda_) + ")";

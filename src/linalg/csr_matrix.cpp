@@ -140,9 +140,8 @@ CsrMatrix CsrMatrix::copy_to(const Backend& target) const {
 
 void CsrMatrix::update_values(const Array<double>& values) {
   if (values.size() != values_.size()) {
-    throw DimensionMismatch("CsrMatrix::update_values: expected " +
-                            std::to_string(values_.size()) + " values, got " +
-                            std::to_string(values.size()));
+    throw DimensionMismatch("CsrMatrix::update_values: expected " + std::to_string(values_.size()) +
+                            " values, got " + std::to_string(values.size()));
   }
   copy_bytes(values_.backend(), values_.data(), values.backend(), values.data(), values.bytes());
 }

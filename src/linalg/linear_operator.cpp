@@ -21,10 +21,10 @@ void LinearOperator::check_apply_shapes(const Vector& x, const Vector& y,
                                         const char* operation) const {
   if (x.size() != static_cast<std::size_t>(num_cols()) ||
       y.size() != static_cast<std::size_t>(num_rows())) {
-    throw DimensionMismatch(std::string(operation) + ": operator is " +
-                            std::to_string(num_rows()) + " x " + std::to_string(num_cols()) +
-                            ", vectors have " + std::to_string(x.size()) + " (input) and " +
-                            std::to_string(y.size()) + " (output) entries");
+    throw DimensionMismatch(std::string(operation) + ": operator is " + std::to_string(num_rows()) +
+                            " x " + std::to_string(num_cols()) + ", vectors have " +
+                            std::to_string(x.size()) + " (input) and " + std::to_string(y.size()) +
+                            " (output) entries");
   }
   if (!(x.backend() == backend()) || !(y.backend() == backend())) {
     throw InvalidInput(std::string(operation) + ": vectors must live on the operator's backend (" +

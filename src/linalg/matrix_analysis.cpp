@@ -7,9 +7,8 @@
 namespace kryflow {
 
 MatrixProperties analyse(const CsrMatrix& A) {
-  const CsrMatrix host = A.backend().kind() == BackendKind::reference
-                             ? CsrMatrix()
-                             : A.copy_to(Backend::reference());
+  const CsrMatrix host =
+      A.backend().kind() == BackendKind::reference ? CsrMatrix() : A.copy_to(Backend::reference());
   const CsrMatrix& M = A.backend().kind() == BackendKind::reference ? A : host;
   const index_t* row_ptr = M.row_ptr().data();
   const index_t* col = M.col_idx().data();

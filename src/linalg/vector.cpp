@@ -28,7 +28,9 @@ Vector Vector::constant(const Backend& backend, std::size_t size, double value) 
   return v;
 }
 
-void fill(Vector& x, double value) { kernels::blas::fill(x.backend(), x.span(), value); }
+void fill(Vector& x, double value) {
+  kernels::blas::fill(x.backend(), x.span(), value);
+}
 
 void copy(const Vector& x, Vector& y) {
   check_same(x, y, "copy");
@@ -58,6 +60,8 @@ double dot(const Vector& x, const Vector& y) {
   return kernels::blas::dot(x.backend(), x.span(), y.span());
 }
 
-double norm2(const Vector& x) { return kernels::blas::norm2(x.backend(), x.span()); }
+double norm2(const Vector& x) {
+  return kernels::blas::norm2(x.backend(), x.span());
+}
 
 }  // namespace kryflow

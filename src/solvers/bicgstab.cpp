@@ -7,8 +7,8 @@
 
 namespace kryflow {
 
-void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const Vector& b,
-                       Vector& x, SolveReport& report) const {
+void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const Vector& b, Vector& x,
+                       SolveReport& report) const {
   const Backend& backend = A.backend();
   const std::size_t n = b.size();
   Vector r(backend, n);
@@ -49,8 +49,8 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
     alpha = rho / r_hat_v;
     axpbypcz(1.0, r, -alpha, v, 0.0, s);  // s = r - alpha v
     const double s_norm = norm2(s);
-    const double target = std::max(criteria().relative_tolerance * report.rhs_norm,
-                                   criteria().absolute_tolerance);
+    const double target =
+        std::max(criteria().relative_tolerance * report.rhs_norm, criteria().absolute_tolerance);
     if (s_norm <= target) {
       axpby(alpha, p_hat, 1.0, x);  // x += alpha p^ (converged at the half step)
       check(k, s_norm, report);

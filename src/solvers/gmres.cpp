@@ -52,8 +52,8 @@ void Gmres::iterate(const LinearOperator& A, const Preconditioner& M, const Vect
     for (; j < m; ++j) {
       Vector& zj = flexible_ ? Z[static_cast<std::size_t>(j)] : z;
       M.apply(V[static_cast<std::size_t>(j)], zj);  // z_j = M^-1 v_j
-      A.apply(zj, w);                                // w = A z_j
-      for (int i = 0; i <= j; ++i) {                 // modified Gram-Schmidt
+      A.apply(zj, w);                               // w = A z_j
+      for (int i = 0; i <= j; ++i) {                // modified Gram-Schmidt
         h(i, j) = dot(w, V[static_cast<std::size_t>(i)]);
         axpby(-h(i, j), V[static_cast<std::size_t>(i)], 1.0, w);
       }

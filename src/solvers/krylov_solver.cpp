@@ -66,16 +66,16 @@ bool KrylovSolver::check(int iteration, double residual_norm, SolveReport& repor
 
   if (!std::isfinite(residual_norm)) {
     report.status = SolveStatus::nan_detected;
-    report.reason = "the residual norm became " + std::to_string(residual_norm) +
-                    " at iteration " + std::to_string(iteration);
+    report.reason = "the residual norm became " + std::to_string(residual_norm) + " at iteration " +
+                    std::to_string(iteration);
     return true;
   }
   const double target =
       std::max(criteria_.relative_tolerance * report.rhs_norm, criteria_.absolute_tolerance);
   if (residual_norm <= target) {
     report.status = SolveStatus::converged;
-    report.reason = "residual norm " + std::to_string(residual_norm) + " <= target " +
-                    std::to_string(target);
+    report.reason =
+        "residual norm " + std::to_string(residual_norm) + " <= target " + std::to_string(target);
     return true;
   }
   if (report.initial_residual_norm > 0.0 &&
@@ -87,7 +87,8 @@ bool KrylovSolver::check(int iteration, double residual_norm, SolveReport& repor
   }
   // Stagnation: the residual has not fallen below (1 - stagnation_factor) times the last
   // significant low for stagnation_window iterations.
-  if (iteration == 0 || residual_norm < (1.0 - criteria_.stagnation_factor) * report.progress.anchor) {
+  if (iteration == 0 ||
+      residual_norm < (1.0 - criteria_.stagnation_factor) * report.progress.anchor) {
     report.progress.anchor = residual_norm;
     report.progress.anchor_iteration = iteration;
   }

@@ -23,12 +23,18 @@ void StopCriteria::validate() const {
 
 const char* to_string(SolveStatus status) {
   switch (status) {
-    case SolveStatus::converged: return "converged";
-    case SolveStatus::max_iterations: return "max_iterations";
-    case SolveStatus::breakdown: return "breakdown";
-    case SolveStatus::diverged: return "diverged";
-    case SolveStatus::stagnated: return "stagnated";
-    case SolveStatus::nan_detected: return "nan_detected";
+    case SolveStatus::converged:
+      return "converged";
+    case SolveStatus::max_iterations:
+      return "max_iterations";
+    case SolveStatus::breakdown:
+      return "breakdown";
+    case SolveStatus::diverged:
+      return "diverged";
+    case SolveStatus::stagnated:
+      return "stagnated";
+    case SolveStatus::nan_detected:
+      return "nan_detected";
   }
   return "?";
 }

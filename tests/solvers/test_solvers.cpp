@@ -19,10 +19,14 @@ enum class Method { cg, bicgstab, gmres, fgmres };
 
 std::unique_ptr<KrylovSolver> make_solver(Method method, StopCriteria criteria) {
   switch (method) {
-    case Method::cg: return std::make_unique<Cg>(criteria);
-    case Method::bicgstab: return std::make_unique<Bicgstab>(criteria);
-    case Method::gmres: return std::make_unique<Gmres>(criteria, 30, false);
-    case Method::fgmres: return std::make_unique<Gmres>(criteria, 30, true);
+    case Method::cg:
+      return std::make_unique<Cg>(criteria);
+    case Method::bicgstab:
+      return std::make_unique<Bicgstab>(criteria);
+    case Method::gmres:
+      return std::make_unique<Gmres>(criteria, 30, false);
+    case Method::fgmres:
+      return std::make_unique<Gmres>(criteria, 30, true);
   }
   return nullptr;
 }
@@ -76,11 +80,10 @@ TEST_P(SolverOnPoisson, ReachesTrueResidualAndMatchesReferenceIterations) {
             static_cast<std::size_t>(tested.report.iterations) + 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllMethods, SolverOnPoisson,
-    ::testing::Combine(::testing::Values(Method::cg, Method::bicgstab, Method::gmres,
-                                         Method::fgmres),
-                       ::testing::Bool()));
+INSTANTIATE_TEST_SUITE_P(AllMethods, SolverOnPoisson,
+                         ::testing::Combine(::testing::Values(Method::cg, Method::bicgstab,
+                                                              Method::gmres, Method::fgmres),
+                                            ::testing::Bool()));
 
 TEST(Cg, IterationCountOnPoisson2dIsInTheExpectedBand) {
   // Unpreconditioned CG on the 5-point Laplacian needs O(n) iterations: for n = 32 and a
@@ -197,6 +200,26 @@ TEST(Solvers, RejectNonSquareAndMismatchedSizes) {
   Vector x = Vector::constant(backend, 3, 0.0);
   EXPECT_THROW(Cg(StopCriteria{}).solve(A, M, b, x), DimensionMismatch);
   EXPECT_THROW(JacobiPreconditioner().setup(A), DimensionMismatch);
+}
+
+}  // namespace
+}  // namespace kryflow
+
+namespace kryflow {
+namespace {
+
+TEST(Backend, OutOfMemoryIsCatchableAndBackendStaysUsable) {
+  // Arrange: a request far beyond any device or host memory (2^50 doubles = 8 PiB).
+  const Backend backend = test::backend_under_test();
+  // Act / Assert: a typed, catchable error carrying the request; the backend still works.
+  try {
+    Array<double> huge(backend, std::size_t{1} << 50);
+    FAIL() << "expected OutOfMemory";
+  } catch (const OutOfMemory& e) {
+    EXPECT_EQ(e.bytes_requested(), (std::size_t{1} << 50) * sizeof(double));
+  }
+  const Vector v = Vector::constant(backend, 1000, 2.0);
+  EXPECT_DOUBLE_EQ(norm2(v), std::sqrt(4000.0));
 }
 
 }  // namespace

@@ -17,7 +17,9 @@
 
 namespace kryflow::test {
 
-Backend backend_under_test() { return Backend::create(parse_backend_kind(KRYFLOW_TEST_BACKEND)); }
+Backend backend_under_test() {
+  return Backend::create(parse_backend_kind(KRYFLOW_TEST_BACKEND));
+}
 
 std::filesystem::path data_dir() {
   const char* env = std::getenv("KRYFLOW_DATA_DIR");

@@ -103,8 +103,8 @@ TEST(Generators, Poisson3d27HasTwentySevenPointStencil) {
 }
 
 TEST(MatrixAnalysis, DetectsAsymmetryAndMissingDiagonal) {
-  const CsrMatrix A = CsrMatrix::from_host(Backend::reference(), 2, 2, {0, 1, 3}, {1, 0, 1},
-                                           {1.0, 2.0, 3.0});
+  const CsrMatrix A =
+      CsrMatrix::from_host(Backend::reference(), 2, 2, {0, 1, 3}, {1, 0, 1}, {1.0, 2.0, 3.0});
   const MatrixProperties p = analyse(A);
   EXPECT_FALSE(p.numerically_symmetric());
   EXPECT_EQ(p.missing_diagonal, 1);

@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kryflow/core/backend.hpp"

@@ -86,8 +86,8 @@ class OutOfMemory : public BackendError {
   OutOfMemory(std::size_t bytes_requested, std::size_t bytes_free, const std::string& backend,
               std::source_location where = std::source_location::current())
       : BackendError("out of memory on " + backend + ": requested " +
-                         std::to_string(bytes_requested) + " bytes, " +
-                         std::to_string(bytes_free) + " bytes free",
+                         std::to_string(bytes_requested) + " bytes, " + std::to_string(bytes_free) +
+                         " bytes free",
                      where),
         bytes_requested_(bytes_requested),
         bytes_free_(bytes_free) {}

@@ -14,10 +14,10 @@ struct MatrixProperties {
   std::int64_t nnz = 0;
   RowLengthStats row_lengths;
   bool pattern_symmetric = false;
-  double asymmetry = 0.0;         ///< max |a_ij - a_ji| / max |a_ij|; 0 means symmetric
-  index_t missing_diagonal = 0;   ///< rows with no stored or a zero diagonal entry
-  index_t positive_diagonal = 0;  ///< rows with a_ii > 0
-  index_t negative_diagonal = 0;  ///< rows with a_ii < 0
+  double asymmetry = 0.0;                ///< max |a_ij - a_ji| / max |a_ij|; 0 means symmetric
+  index_t missing_diagonal = 0;          ///< rows with no stored or a zero diagonal entry
+  index_t positive_diagonal = 0;         ///< rows with a_ii > 0
+  index_t negative_diagonal = 0;         ///< rows with a_ii < 0
   index_t diagonally_dominant_rows = 0;  ///< |a_ii| >= sum_{j != i} |a_ij|
   bool has_nonfinite = false;
   std::string suggested_solver;   ///< a preset name: "pcg_jacobi", "bicgstab_jacobi", ...

@@ -33,8 +33,8 @@ class KrylovSolver {
 
  protected:
   /// The method itself: fills status, reason, iterations, residual_norm and residual_history.
-  virtual void iterate(const LinearOperator& A, const Preconditioner& M, const Vector& b,
-                       Vector& x, SolveReport& report) const = 0;
+  virtual void iterate(const LinearOperator& A, const Preconditioner& M, const Vector& b, Vector& x,
+                       SolveReport& report) const = 0;
 
   /// Records ||r_k|| for iteration k, calls the monitor and decides whether to stop.
   /// Returns true (and sets report.status / reason) when the iteration must end.

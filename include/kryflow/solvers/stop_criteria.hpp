@@ -9,13 +9,13 @@ namespace kryflow {
 /// Stopping rules shared by every Krylov solver. The iteration converges when the residual norm
 /// ||r_k||_2 <= max(relative_tolerance * ||b||_2, absolute_tolerance).
 struct StopCriteria {
-  int max_iterations = 1000;          ///< iteration limit (>= 0)
-  double relative_tolerance = 1e-8;   ///< relative to ||b||_2 (>= 0)
-  double absolute_tolerance = 0.0;    ///< on ||r_k||_2 (>= 0)
-  double divergence_factor = 1e10;    ///< diverged when ||r_k|| > factor * ||r_0|| (> 1)
-  int stagnation_window = 500;        ///< stagnated when the residual has not fallen below
-  double stagnation_factor = 1e-3;    ///< (1 - factor) x its last low for this many iterations
-                                      ///< (window 0 or factor 0: test off)
+  int max_iterations = 1000;         ///< iteration limit (>= 0)
+  double relative_tolerance = 1e-8;  ///< relative to ||b||_2 (>= 0)
+  double absolute_tolerance = 0.0;   ///< on ||r_k||_2 (>= 0)
+  double divergence_factor = 1e10;   ///< diverged when ||r_k|| > factor * ||r_0|| (> 1)
+  int stagnation_window = 500;       ///< stagnated when the residual has not fallen below
+  double stagnation_factor = 1e-3;   ///< (1 - factor) x its last low for this many iterations
+                                     ///< (window 0 or factor 0: test off)
 
   /// Throws ConfigError naming the field when a value is out of range.
   void validate() const;
@@ -27,12 +27,12 @@ const char* to_string(SolveStatus status);
 /// What a solve did. Norms are 2-norms; times in seconds.
 struct SolveReport {
   SolveStatus status = SolveStatus::max_iterations;
-  std::string reason;                  ///< one sentence on why the iteration stopped
+  std::string reason;  ///< one sentence on why the iteration stopped
   int iterations = 0;
-  double rhs_norm = 0.0;               ///< ||b||
-  double initial_residual_norm = 0.0;  ///< ||b - A x0||
-  double residual_norm = 0.0;          ///< the solver's recursive (or preconditioned) estimate
-  double true_residual_norm = 0.0;     ///< ||b - A x|| recomputed after the iteration
+  double rhs_norm = 0.0;                 ///< ||b||
+  double initial_residual_norm = 0.0;    ///< ||b - A x0||
+  double residual_norm = 0.0;            ///< the solver's recursive (or preconditioned) estimate
+  double true_residual_norm = 0.0;       ///< ||b - A x|| recomputed after the iteration
   std::vector<double> residual_history;  ///< recursive residual norm per iteration, [0] = r0
   double setup_seconds = 0.0;
   double solve_seconds = 0.0;
