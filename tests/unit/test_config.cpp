@@ -1,1 +1,474 @@
+// Configuration: defaults, strict reading with JSON paths, presets, overrides, round trips and
+// the generated reference docs/config.md.
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kryflow/config/parameters.hpp"
+#include "kryflow/config/registry.hpp"
+#include "kryflow/core/error.hpp"
+#include "kryflow/linalg/csr_matrix.hpp"
+#include "kryflow/linalg/generators.hpp"
+
+#ifndef KRYFLOW_TEST_SOURCE_DIR
+#define KRYFLOW_TEST_SOURCE_DIR "."
+#endif
+
+namespace kryflow::config {
+namespace {
+
+using nlohmann::json;
+
+const std::filesystem::path kSourceRoot = std::filesystem::path(KRYFLOW_TEST_SOURCE_DIR) / "..";
+
+/// Runs `action`, expects a ConfigError and returns it (or a default one after a failure).
+template <class Action>
+ConfigError expect_config_error(Action action) {
+  try {
+    action();
+  } catch (const ConfigError& e) {
+    return e;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected ConfigError, got another exception: " << e.what();
+    return ConfigError("", "");
+  }
+  ADD_FAILURE() << "expected ConfigError, nothing was thrown";
+  return ConfigError("", "");
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::filesystem::path write_temp_file(const std::string& name, const std::string& content) {
+  const std::filesystem::path file = std::filesystem::path(testing::TempDir()) / name;
+  std::ofstream(file) << content;
+  return file;
+}
+
+TEST(ConfigDefaults, EmptyObjectBuildsPcgWithJacobi) {
+  const SolverSetup setup = build_solver(json::object());
+
+  EXPECT_EQ(setup.solver->name(), "pcg");
+  EXPECT_EQ(setup.preconditioner->name(), "jacobi");
+  const StopCriteria defaults;
+  EXPECT_EQ(setup.solver->criteria().max_iterations, defaults.max_iterations);
+  EXPECT_EQ(setup.solver->criteria().relative_tolerance, defaults.relative_tolerance);
+  EXPECT_EQ(setup.solver->criteria().stagnation_window, defaults.stagnation_window);
+}
+
+TEST(ConfigDefaults, ResolvedConfigNamesEveryKeyWithItsDefault) {
+  const json resolved = build_solver(json::object()).resolved;
+
+  const StopCriteria d;
+  const json expected = {{"solver",
+                          {{"type", "pcg"},
+                           {"max_iterations", d.max_iterations},
+                           {"relative_tolerance", d.relative_tolerance},
+                           {"absolute_tolerance", d.absolute_tolerance},
+                           {"divergence_factor", d.divergence_factor},
+                           {"stagnation_window", d.stagnation_window},
+                           {"stagnation_factor", d.stagnation_factor},
+                           {"preconditioner", {{"type", "jacobi"}, {"omega", 1.0}}}}}};
+  EXPECT_EQ(resolved, expected) << resolved.dump(2);
+  EXPECT_EQ(default_config(), expected);
+}
+
+TEST(ConfigDefaults, GmresAndFgmresRestartDefaultsTo30) {
+  for (const char* type : {"gmres", "fgmres"}) {
+    const SolverSetup setup = build_solver({{"solver", {{"type", type}}}});
+
+    const auto* gmres = dynamic_cast<const Gmres*>(setup.solver.get());
+    ASSERT_NE(gmres, nullptr) << type;
+    EXPECT_EQ(gmres->name(), type);
+    EXPECT_EQ(gmres->restart(), 30);
+    EXPECT_EQ(setup.resolved["solver"]["restart"], 30);
+  }
+}
+
+TEST(ConfigValues, ConfiguredValuesReachTheSolver) {
+  const json config = {{"solver",
+                        {{"type", "bicgstab"},
+                         {"max_iterations", 77},
+                         {"relative_tolerance", 1e-5},
+                         {"absolute_tolerance", 1e-12},
+                         {"divergence_factor", 1e6},
+                         {"stagnation_window", 12},
+                         {"stagnation_factor", 0.25}}}};
+
+  const SolverSetup setup = build_solver(config);
+
+  EXPECT_EQ(setup.solver->name(), "bicgstab");
+  const StopCriteria& c = setup.solver->criteria();
+  EXPECT_EQ(c.max_iterations, 77);
+  EXPECT_EQ(c.relative_tolerance, 1e-5);
+  EXPECT_EQ(c.absolute_tolerance, 1e-12);
+  EXPECT_EQ(c.divergence_factor, 1e6);
+  EXPECT_EQ(c.stagnation_window, 12);
+  EXPECT_EQ(c.stagnation_factor, 0.25);
+}
+
+TEST(ConfigValues, JacobiOmegaScalesTheInverseDiagonal) {
+  // poisson2d has diagonal 4, so M^-1 = omega / 4 exactly (a power of two times omega).
+  const SolverSetup setup =
+      build_solver({{"solver", {{"preconditioner", {{"type", "jacobi"}, {"omega", 0.5}}}}}});
+  const CsrMatrix A = CsrMatrix::from_coo(Backend::reference(), poisson2d(3));
+
+  setup.preconditioner->setup(A);
+
+  ASSERT_NE(setup.preconditioner->inverse_diagonal(), nullptr);
+  for (double d : setup.preconditioner->inverse_diagonal()->to_host()) EXPECT_EQ(d, 0.125);
+}
+
+TEST(ConfigValues, IdentityPreconditionerIsSelectable) {
+  const SolverSetup setup =
+      build_solver({{"solver", {{"type", "gmres"}, {"preconditioner", {{"type", "identity"}}}}}});
+
+  EXPECT_EQ(setup.preconditioner->name(), "identity");
+  EXPECT_EQ(setup.resolved["solver"]["preconditioner"], json({{"type", "identity"}}));
+}
+
+TEST(ConfigValues, IntegerAcceptsIntegralFloatingPointNumbers) {
+  const SolverSetup setup = build_solver(json::parse(R"({"solver": {"max_iterations": 1e4}})"));
+
+  EXPECT_EQ(setup.solver->criteria().max_iterations, 10000);
+  EXPECT_TRUE(setup.resolved["solver"]["max_iterations"].is_number_integer());
+}
+
+TEST(ConfigErrors, UnknownTopLevelKeyNamesItAndTheValidKeys) {
+  const ConfigError e = expect_config_error([] { build_solver({{"solvr", json::object()}}); });
+
+  EXPECT_EQ(e.path(), "solvr");
+  EXPECT_TRUE(contains(e.what(), "valid keys: solver")) << e.what();
+}
+
+TEST(ConfigErrors, UnknownSolverKeyListsTheSolversKeys) {
+  const ConfigError e = expect_config_error(
+      [] { build_solver({{"solver", {{"type", "pcg"}, {"max_iteration", 5}}}}); });
+
+  EXPECT_EQ(e.path(), "solver.max_iteration");
+  for (const char* key : {"type", "max_iterations", "relative_tolerance", "absolute_tolerance",
+                          "divergence_factor", "stagnation_window", "stagnation_factor",
+                          "preconditioner"}) {
+    EXPECT_TRUE(contains(e.what(), key)) << key << " missing from: " << e.what();
+  }
+}
+
+TEST(ConfigErrors, UnknownPreconditionerKeyListsTheValidKeys) {
+  const ConfigError e = expect_config_error([] {
+    build_solver({{"solver", {{"preconditioner", {{"type", "jacobi"}, {"omgea", 1.0}}}}}});
+  });
+
+  EXPECT_EQ(e.path(), "solver.preconditioner.omgea");
+  EXPECT_TRUE(contains(e.what(), "valid keys: type, omega")) << e.what();
+}
+
+TEST(ConfigErrors, KeyOfAnotherTypeIsUnknown) {
+  // restart belongs to gmres/fgmres; omega to jacobi.
+  const ConfigError restart = expect_config_error(
+      [] { build_solver({{"solver", {{"type", "pcg"}, {"restart", 30}}}}); });
+  const ConfigError omega = expect_config_error([] {
+    build_solver({{"solver", {{"preconditioner", {{"type", "identity"}, {"omega", 1.0}}}}}});
+  });
+
+  EXPECT_EQ(restart.path(), "solver.restart");
+  EXPECT_TRUE(contains(restart.what(), "type 'pcg'")) << restart.what();
+  EXPECT_EQ(omega.path(), "solver.preconditioner.omega");
+  EXPECT_TRUE(contains(omega.what(), "valid keys: type)")) << omega.what();
+}
+
+TEST(ConfigErrors, UnknownSolverTypeListsTheChoices) {
+  const ConfigError e =
+      expect_config_error([] { build_solver({{"solver", {{"type", "cgs"}}}}); });
+
+  EXPECT_EQ(e.path(), "solver.type");
+  EXPECT_TRUE(contains(e.what(), "'cgs'")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "pcg, bicgstab, gmres, fgmres")) << e.what();
+}
+
+TEST(ConfigErrors, UnknownPreconditionerTypeListsTheChoices) {
+  const ConfigError e = expect_config_error(
+      [] { build_solver({{"solver", {{"preconditioner", {{"type", "ilu0"}}}}}}); });
+
+  EXPECT_EQ(e.path(), "solver.preconditioner.type");
+  EXPECT_TRUE(contains(e.what(), "jacobi, identity")) << e.what();
+}
+
+struct BadValue {
+  const char* config;
+  const char* path;
+  const char* message_part;
+};
+
+class ConfigBadValues : public testing::TestWithParam<BadValue> {};
+
+TEST_P(ConfigBadValues, ThrowConfigErrorWithPathAndValidValues) {
+  const BadValue& bad = GetParam();
+  const json config = json::parse(bad.config);
+
+  const ConfigError e = expect_config_error([&] { build_solver(config); });
+
+  EXPECT_EQ(e.path(), bad.path) << bad.config;
+  EXPECT_TRUE(contains(e.what(), bad.message_part)) << e.what();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    WrongTypes, ConfigBadValues,
+    testing::Values(
+        BadValue{R"([1, 2])", "(top level)", "expected a JSON object"},
+        BadValue{R"({"solver": 3})", "solver", "valid types: pcg, bicgstab, gmres, fgmres"},
+        BadValue{R"({"solver": {"type": 5}})", "solver.type", "expected a string"},
+        BadValue{R"({"solver": {"max_iterations": "100"}})", "solver.max_iterations",
+                 "expected an integer, got string"},
+        BadValue{R"({"solver": {"max_iterations": 10.5}})", "solver.max_iterations",
+                 "expected an integer"},
+        BadValue{R"({"solver": {"relative_tolerance": true}})", "solver.relative_tolerance",
+                 "expected a number, got boolean"},
+        BadValue{R"({"solver": {"relative_tolerance": null}})", "solver.relative_tolerance",
+                 "expected a number, got null"},
+        BadValue{R"({"solver": {"preconditioner": "jacobi"}})", "solver.preconditioner",
+                 "valid types: jacobi, identity"},
+        BadValue{R"({"solver": {"preconditioner": {"omega": [1]}}})",
+                 "solver.preconditioner.omega", "expected a number, got array"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    OutOfRange, ConfigBadValues,
+    testing::Values(
+        BadValue{R"({"solver": {"max_iterations": -1}})", "solver.max_iterations", "valid: >= 0"},
+        BadValue{R"({"solver": {"max_iterations": 1e10}})", "solver.max_iterations",
+                 "32-bit integer"},
+        BadValue{R"({"solver": {"relative_tolerance": -1e-3}})", "solver.relative_tolerance",
+                 "valid: >= 0"},
+        BadValue{R"({"solver": {"absolute_tolerance": -1}})", "solver.absolute_tolerance",
+                 "valid: >= 0"},
+        BadValue{R"({"solver": {"divergence_factor": 1}})", "solver.divergence_factor",
+                 "valid: > 1"},
+        BadValue{R"({"solver": {"stagnation_window": -5}})", "solver.stagnation_window",
+                 "valid: >= 0"},
+        BadValue{R"({"solver": {"stagnation_factor": 1.0}})", "solver.stagnation_factor",
+                 "valid: [0, 1)"},
+        BadValue{R"({"solver": {"type": "gmres", "restart": 0}})", "solver.restart",
+                 "valid: >= 1"},
+        BadValue{R"({"solver": {"preconditioner": {"omega": 0}}})", "solver.preconditioner.omega",
+                 "valid: > 0"},
+        // Checked across fields by StopCriteria::validate; the path gets its JSON prefix.
+        BadValue{R"({"solver": {"max_iterations": 0, "relative_tolerance": 0}})",
+                 "solver.relative_tolerance", "a tolerance or an iteration limit is needed"}));
+
+TEST(ConfigPresets, EveryPresetInTheFolderLoadsAndBuilds) {
+  const std::filesystem::path folder = kSourceRoot / "configs";
+  int count = 0;
+
+  for (const auto& item : std::filesystem::directory_iterator(folder)) {
+    SCOPED_TRACE(item.path().string());
+    ASSERT_EQ(item.path().extension(), ".json") << "configs/ holds only presets";
+    const std::string name = item.path().stem().string();
+
+    const SolverSetup setup = build_solver(load_preset(name));
+    ++count;
+
+    // The name states the composition: <solver>[_<preconditioner>], identity when absent.
+    const std::size_t underscore = name.find('_');
+    const std::string solver = name.substr(0, underscore);
+    const std::string preconditioner =
+        underscore == std::string::npos ? "identity" : name.substr(underscore + 1);
+    EXPECT_EQ(setup.solver->name(), solver);
+    EXPECT_EQ(setup.preconditioner->name(), preconditioner);
+  }
+  EXPECT_GE(count, 5);
+}
+
+TEST(ConfigPresets, ShippedPresetsAreListed) {
+  const std::vector<std::string> names = preset_names();
+
+  for (const char* name :
+       {"pcg_jacobi", "bicgstab_jacobi", "gmres_jacobi", "fgmres_jacobi", "pcg"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+}
+
+TEST(ConfigPresets, UnknownPresetListsTheAvailableOnes) {
+  const ConfigError e = expect_config_error([] { load_preset("pcg_ilu"); });
+
+  EXPECT_EQ(e.path(), "preset");
+  EXPECT_TRUE(contains(e.what(), "'pcg_ilu'")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "pcg_jacobi")) << e.what();
+}
+
+TEST(ConfigPresets, PathLikeNamesAreRejected) {
+  EXPECT_THROW(load_preset("../configs/pcg"), ConfigError);
+  EXPECT_THROW(load_preset(""), ConfigError);
+}
+
+TEST(ConfigPresets, EnvironmentVariableOverridesTheFolder) {
+  const std::filesystem::path folder = std::filesystem::path(testing::TempDir()) / "presets_env";
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder / "mine.json") << R"({"solver": {"type": "bicgstab"}})";
+  const char* previous = std::getenv("KRYFLOW_PRESET_DIR");
+  const std::string saved = previous != nullptr ? previous : "";
+
+  setenv("KRYFLOW_PRESET_DIR", folder.c_str(), 1);
+  const json loaded = load_preset("mine");
+  const std::vector<std::string> names = preset_names();
+  if (previous != nullptr) {
+    setenv("KRYFLOW_PRESET_DIR", saved.c_str(), 1);
+  } else {
+    unsetenv("KRYFLOW_PRESET_DIR");
+  }
+
+  EXPECT_EQ(loaded["solver"]["type"], "bicgstab");
+  EXPECT_EQ(names, std::vector<std::string>{"mine"});
+}
+
+TEST(ConfigOverrides, SetNestedValuesParsedAsJsonOrString) {
+  json config = json::object();
+
+  apply_override(config, "solver.relative_tolerance=1e-10");
+  apply_override(config, "solver.preconditioner.type=identity");
+  apply_override(config, "solver.max_iterations=50");
+  apply_override(config, "solver.type=\"bicgstab\"");
+
+  const json expected = {{"solver",
+                          {{"relative_tolerance", 1e-10},
+                           {"max_iterations", 50},
+                           {"type", "bicgstab"},
+                           {"preconditioner", {{"type", "identity"}}}}}};
+  EXPECT_EQ(config, expected) << config.dump();
+  EXPECT_TRUE(config["solver"]["max_iterations"].is_number_integer());
+}
+
+TEST(ConfigOverrides, ReplaceValuesOfALoadedPreset) {
+  json config = load_preset("pcg_jacobi");
+
+  apply_override(config, "solver.preconditioner.type=identity");
+  apply_override(config, "solver.max_iterations=2");
+  const SolverSetup setup = build_solver(config);
+
+  EXPECT_EQ(setup.preconditioner->name(), "identity");
+  EXPECT_EQ(setup.solver->criteria().max_iterations, 2);
+}
+
+TEST(ConfigOverrides, MalformedAssignmentsAreConfigErrors) {
+  for (const char* bad : {"solver.max_iterations", "=3", "solver..type=pcg", ".type=pcg",
+                          "solver.=pcg", ""}) {
+    json config = json::object();
+    EXPECT_THROW(apply_override(config, bad), ConfigError) << "'" << bad << "'";
+  }
+}
+
+TEST(ConfigOverrides, DescendingIntoANonObjectIsAConfigError) {
+  json config = {{"solver", {{"max_iterations", 10}}}};
+
+  const ConfigError e =
+      expect_config_error([&] { apply_override(config, "solver.max_iterations.value=3"); });
+
+  EXPECT_EQ(e.path(), "solver.max_iterations");
+}
+
+TEST(ConfigOverrides, UnknownKeysAreCaughtWhenBuilding) {
+  json config = json::object();
+  apply_override(config, "solver.tolerance=1e-6");
+
+  const ConfigError e = expect_config_error([&] { build_solver(config); });
+
+  EXPECT_EQ(e.path(), "solver.tolerance");
+}
+
+TEST(ConfigFiles, SyntaxErrorNamesTheFileLineAndColumn) {
+  const std::filesystem::path file =
+      write_temp_file("syntax_error.json", "{\n  \"solver\": {\n    \"type\": \"pcg\",\n  }\n}\n");
+
+  const ConfigError e = expect_config_error([&] { load_config_file(file); });
+
+  EXPECT_EQ(e.path(), file.string());
+  EXPECT_TRUE(contains(e.what(), "line 4, column 3")) << e.what();
+}
+
+TEST(ConfigFiles, MissingFileIsInvalidInputNamingIt) {
+  const std::filesystem::path file = std::filesystem::path(testing::TempDir()) / "absent.json";
+
+  try {
+    load_config_file(file);
+    FAIL() << "expected InvalidInput";
+  } catch (const ConfigError& e) {
+    FAIL() << "expected InvalidInput, got ConfigError: " << e.what();
+  } catch (const InvalidInput& e) {
+    EXPECT_TRUE(contains(e.what(), file.string())) << e.what();
+  }
+}
+
+TEST(ConfigFiles, ValidFileLoadsAsWritten) {
+  const std::filesystem::path file =
+      write_temp_file("valid.json", R"({"solver": {"type": "fgmres", "restart": 5}})");
+
+  const json config = load_config_file(file);
+
+  EXPECT_EQ(config, json({{"solver", {{"type", "fgmres"}, {"restart", 5}}}}));
+}
+
+TEST(ConfigRoundTrip, ResolvedConfigurationRebuildsItself) {
+  std::vector<json> configs = {
+      json::object(),
+      {{"solver", {{"type", "fgmres"}, {"restart", 7}, {"relative_tolerance", 3.3e-7}}}},
+      {{"solver", {{"preconditioner", {{"omega", 0.6666666666666666}}}}}},
+  };
+  for (const std::string& name : preset_names()) configs.push_back(load_preset(name));
+
+  for (const json& config : configs) {
+    const json resolved = build_solver(config).resolved;
+
+    EXPECT_EQ(build_solver(resolved).resolved, resolved) << config.dump();
+    // Also through text, as a report echoes it.
+    EXPECT_EQ(build_solver(json::parse(resolved.dump())).resolved, resolved) << config.dump();
+  }
+}
+
+TEST(ConfigReference, DocsConfigMdIsUpToDate) {
+  const std::filesystem::path file = kSourceRoot / "docs" / "config.md";
+  std::ifstream in(file);
+  ASSERT_TRUE(in) << "missing " << file.string();
+  std::stringstream text;
+  text << in.rdbuf();
+
+  EXPECT_EQ(text.str(), config_reference_markdown())
+      << "docs/config.md is stale: regenerate it with `kryflow config-doc > docs/config.md` "
+         "(or the build target config_doc)";
+}
+
+TEST(ConfigReference, DocumentsEveryTypeAndEveryKey) {
+  const std::string markdown = config_reference_markdown();
+
+  for (const char* solver : {"pcg", "bicgstab", "gmres", "fgmres"}) {
+    const json resolved = build_solver({{"solver", {{"type", solver}}}}).resolved;
+    EXPECT_TRUE(contains(markdown, std::string("`solver.type = \"") + solver + "\"`")) << solver;
+    for (const auto& [key, value] : resolved["solver"].items()) {
+      if (key != "type") EXPECT_TRUE(contains(markdown, "| `" + key + "` |")) << key;
+    }
+  }
+  for (const char* preconditioner : {"jacobi", "identity"}) {
+    EXPECT_TRUE(contains(markdown, std::string("`solver.preconditioner.type = \"") +
+                                       preconditioner + "\"`"))
+        << preconditioner;
+  }
+  EXPECT_TRUE(contains(markdown, "| `omega` |"));
+}
+
+TEST(ConfigRange, DescribesAndChecksItsEnds) {
+  const Range half_open = Range::closed_open(0, 1);
+
+  EXPECT_TRUE(half_open.contains(0.0));
+  EXPECT_FALSE(half_open.contains(1.0));
+  EXPECT_FALSE(Range::greater_than(1).contains(1.0));
+  EXPECT_TRUE(Range::at_least(1).contains(1.0));
+  EXPECT_TRUE(Range::any().contains(-1e300));
+  EXPECT_EQ(Range::greater_than(0).describe(), "> 0");
+  EXPECT_EQ(Range::any().describe(), "any");
+}
+
+}  // namespace
+}  // namespace kryflow::config
