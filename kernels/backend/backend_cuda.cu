@@ -25,6 +25,10 @@ Context::~Context() {
     cudaStreamSynchronize(stream);
     cudaStreamDestroy(stream);
   }
+  if (reduction_partials != nullptr) cudaFree(reduction_partials);
+  if (reduction_counter != nullptr) cudaFree(reduction_counter);
+  if (first_index != nullptr) cudaFree(first_index);
+  if (host_results != nullptr) cudaFreeHost(host_results);
 }
 
 std::shared_ptr<Context> create_context(int device) {
@@ -49,6 +53,19 @@ std::shared_ptr<Context> create_context(int device) {
   std::uint64_t threshold = UINT64_MAX;
   KRYFLOW_CUDA_CHECK(
       cudaMemPoolSetAttribute(context->pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  // Reduction buffers: partial sums per block, the block counter (starts at 0 and is reset by
+  // the last block of every reduction) and mapped pinned memory the final block writes into.
+  KRYFLOW_CUDA_CHECK(cudaMalloc(&context->reduction_partials,
+                                sizeof(double) * kMaxReductionValues * kMaxReductionBlocks));
+  KRYFLOW_CUDA_CHECK(cudaMalloc(&context->reduction_counter, sizeof(unsigned int)));
+  KRYFLOW_CUDA_CHECK(
+      cudaMemsetAsync(context->reduction_counter, 0, sizeof(unsigned int), context->stream));
+  KRYFLOW_CUDA_CHECK(cudaMalloc(&context->first_index, sizeof(unsigned int)));
+  KRYFLOW_CUDA_CHECK(cudaHostAlloc(&context->host_results,
+                                   sizeof(double) * (kMaxReductionValues + 1),
+                                   cudaHostAllocMapped));
+  KRYFLOW_CUDA_CHECK(cudaHostGetDevicePointer(
+      reinterpret_cast<void**>(&context->host_results_on_device), context->host_results, 0));
   return context;
 }
 

@@ -11,6 +11,11 @@
 
 namespace kryflow::kernels::cuda {
 
+/// Most blocks a deterministic reduction launches, and most sums one reduction returns: they
+/// size the persistent reduction buffers below.
+inline constexpr int kMaxReductionBlocks = 1024;
+inline constexpr int kMaxReductionValues = 2;
+
 struct Context {
   int device = 0;
   cudaStream_t stream = nullptr;
@@ -18,6 +23,13 @@ struct Context {
   cudaDeviceProp properties{};
   cublasHandle_t cublas = nullptr;      // created on first use by cublas_handle()
   cusparseHandle_t cusparse = nullptr;  // created on first use by cusparse_handle()
+  // Persistent buffers of the deterministic reductions, allocated by create_context. Kernels
+  // on the one stream use them in turn; a reduction waits for its result before returning.
+  double* reduction_partials = nullptr;  // device: kMaxReductionValues * kMaxReductionBlocks
+  unsigned int* reduction_counter = nullptr;  // device: blocks done; the last block resets it
+  unsigned int* first_index = nullptr;        // device: smallest index found (invert_diagonal)
+  double* host_results = nullptr;  // pinned, mapped: kMaxReductionValues final sums + 1 index
+  double* host_results_on_device = nullptr;  // the device's address of host_results
   ~Context();
 };
 

@@ -171,4 +171,20 @@ index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<doubl
   throw NotSupported("blas::invert_diagonal: unknown backend");
 }
 
+double copy_bandwidth(const Backend& backend, std::size_t bytes) {
+  switch (backend.kind()) {
+    case BackendKind::reference:
+      return reference::copy_bandwidth(backend, bytes);
+    case BackendKind::cpu:
+      return cpu::copy_bandwidth(backend, bytes);
+    case BackendKind::cuda:
+#ifdef KRYFLOW_WITH_CUDA
+      return cuda::copy_bandwidth(backend, bytes);
+#else
+      throw NotCompiled("blas::copy_bandwidth: cuda backend not compiled");
+#endif
+  }
+  throw NotSupported("blas::copy_bandwidth: unknown backend");
+}
+
 }  // namespace kryflow::kernels::blas

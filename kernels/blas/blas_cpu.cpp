@@ -1,10 +1,12 @@
 // OpenMP vector kernels; reductions sum fixed blocks of kReductionBlock, then the blocks in order.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "kernels/blas/blas.hpp"
+#include "kryflow/core/error.hpp"
 
 namespace kryflow::kernels::blas::cpu {
 namespace {
@@ -136,6 +138,35 @@ index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<doubl
     }
   }
   return first_bad == n ? -1 : static_cast<index_t>(first_bad);
+}
+
+double copy_bandwidth(const Backend& backend, std::size_t bytes) {
+  if (bytes == 0) throw InvalidInput("copy_bandwidth: bytes must be positive");
+  const size_type n = static_cast<size_type>((bytes + sizeof(double) - 1) / sizeof(double));
+  Array<double> source(backend, static_cast<std::size_t>(n));
+  Array<double> target(backend, static_cast<std::size_t>(n));
+  double* src = source.data();
+  double* dst = target.data();
+  // First touch with the schedule of the copy, so pages sit near the threads that use them.
+#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
+  for (size_type i = 0; i < n; ++i) {
+    src[i] = 1.0;
+    dst[i] = 0.0;
+  }
+  auto copy_once = [&] {
+#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
+    for (size_type i = 0; i < n; ++i) dst[i] = src[i];
+  };
+  copy_once();  // warm-up
+  std::vector<double> seconds;
+  for (int repeat = 0; repeat < 11; ++repeat) {
+    const auto start = std::chrono::steady_clock::now();
+    copy_once();
+    const auto stop = std::chrono::steady_clock::now();
+    seconds.push_back(std::chrono::duration<double>(stop - start).count());
+  }
+  std::nth_element(seconds.begin(), seconds.begin() + 5, seconds.end());
+  return 2.0 * static_cast<double>(n) * sizeof(double) / seconds[5];
 }
 
 }  // namespace kryflow::kernels::blas::cpu

@@ -1,1 +1,433 @@
-// placeholder
+// CUDA vector kernels: grid-stride maps over element pairs and deterministic fixed-grid sums.
+//
+// Every kernel walks the vectors in pairs of consecutive elements (16-byte loads and stores when
+// all its pointers are 16-byte aligned, two 8-byte accesses otherwise; the pairing, and hence
+// the summation order, is the same either way), plus the last element when the length is odd.
+// Reductions run on min(ceil(n / 1024), kMaxReductionBlocks) blocks of 256 threads: a fixed
+// function of n, so a sum has the same bits on every run (see kernels/backend/reduction.cuh).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "kernels/backend/cuda_context.cuh"
+#include "kernels/backend/reduction.cuh"
+#include "kernels/blas/blas.hpp"
+
+namespace kryflow::kernels::blas::cuda {
+namespace {
+
+using kernels::cuda::check_launch;
+using kernels::cuda::Context;
+using kernels::cuda::kMaxReductionBlocks;
+using size_type = long long;
+
+constexpr int kBlock = 256;
+/// Elements each thread of a reduction handles at least (sets the grid size for small n).
+constexpr size_type kReductionElementsPerThread = 4;
+/// Grid cap of the maps; larger vectors are covered by the grid-stride loop.
+constexpr size_type kMaxMapBlocks = size_type{1} << 20;
+
+struct Pair {
+  double a = 0.0;
+  double b = 0.0;
+};
+
+/// Elements 2p and 2p+1 of a vector the kernel only reads (read-only data path).
+template <bool kAligned>
+__device__ __forceinline__ Pair load_input(const double* p, size_type pair) {
+  if constexpr (kAligned) {
+    const double2 v = __ldg(reinterpret_cast<const double2*>(p) + pair);
+    return {v.x, v.y};
+  } else {
+    return {__ldg(p + 2 * pair), __ldg(p + 2 * pair + 1)};
+  }
+}
+
+/// Elements 2p and 2p+1 of a vector the kernel also writes.
+template <bool kAligned>
+__device__ __forceinline__ Pair load_output(const double* p, size_type pair) {
+  if constexpr (kAligned) {
+    const double2 v = reinterpret_cast<const double2*>(p)[pair];
+    return {v.x, v.y};
+  } else {
+    return {p[2 * pair], p[2 * pair + 1]};
+  }
+}
+
+template <bool kAligned>
+__device__ __forceinline__ void store(double* p, size_type pair, Pair v) {
+  if constexpr (kAligned) {
+    reinterpret_cast<double2*>(p)[pair] = make_double2(v.a, v.b);
+  } else {
+    p[2 * pair] = v.a;
+    p[2 * pair + 1] = v.b;
+  }
+}
+
+bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
+
+cudaStream_t stream_of(const Backend& backend) {
+  return backend.cuda_context()->stream;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Maps: out_i = f(in0_i, in1_i, out_i), with kInputs inputs read and out_i read only when
+// kReadsOutput (so a NaN already in `out` never leaks when its coefficient is zero).
+
+struct Fill {
+  double value;
+  __device__ double operator()(double, double, double) const { return value; }
+};
+struct Scale {  // y = alpha x
+  double alpha;
+  __device__ double operator()(double x, double, double) const { return alpha * x; }
+};
+struct Axpby {  // y = alpha x + beta y
+  double alpha, beta;
+  __device__ double operator()(double x, double, double y) const { return alpha * x + beta * y; }
+};
+struct Axpy2 {  // z = alpha x + beta y
+  double alpha, beta;
+  __device__ double operator()(double x, double y, double) const { return alpha * x + beta * y; }
+};
+struct Axpbypcz {  // z = alpha x + beta y + gamma z
+  double alpha, beta, gamma;
+  __device__ double operator()(double x, double y, double z) const {
+    const double v = alpha * x + beta * y;
+    return v + gamma * z;
+  }
+};
+struct Multiply {  // y = d x
+  __device__ double operator()(double d, double x, double) const { return d * x; }
+};
+struct JacobiDirection {  // p = dinv r + beta p
+  double beta;
+  __device__ double operator()(double dinv, double r, double p) const {
+    return dinv * r + beta * p;
+  }
+};
+
+template <int kInputs, bool kReadsOutput, bool kAligned, class F>
+__global__ void __launch_bounds__(kBlock)
+    map_kernel(size_type n, F f, const double* in0, const double* in1, double* out) {
+  const size_type num_pairs = n / 2;
+  const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
+  for (size_type p = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x; p < num_pairs;
+       p += stride) {
+    Pair a;
+    Pair b;
+    Pair o;
+    if constexpr (kInputs >= 1) a = load_input<kAligned>(in0, p);
+    if constexpr (kInputs >= 2) b = load_input<kAligned>(in1, p);
+    if constexpr (kReadsOutput) o = load_output<kAligned>(out, p);
+    store<kAligned>(out, p, {f(a.a, b.a, o.a), f(a.b, b.b, o.b)});
+  }
+  if (n % 2 == 1 && blockIdx.x == 0 && threadIdx.x == 0) {
+    const size_type i = n - 1;
+    const double a = kInputs >= 1 ? in0[i] : 0.0;
+    const double b = kInputs >= 2 ? in1[i] : 0.0;
+    const double o = kReadsOutput ? out[i] : 0.0;
+    out[i] = f(a, b, o);
+  }
+}
+
+template <int kInputs, bool kReadsOutput, class F>
+void launch_map(const Backend& backend, std::size_t size, F f, const double* in0,
+                const double* in1, double* out, const char* name) {
+  const auto n = static_cast<size_type>(size);
+  if (n == 0) return;
+  const size_type num_pairs = std::max<size_type>(n / 2, 1);
+  const auto blocks =
+      static_cast<unsigned int>(std::min((num_pairs + kBlock - 1) / kBlock, kMaxMapBlocks));
+  const bool aligned = aligned16(out) && (kInputs < 1 || aligned16(in0)) &&
+                       (kInputs < 2 || aligned16(in1));
+  if (aligned) {
+    map_kernel<kInputs, kReadsOutput, true>
+        <<<blocks, kBlock, 0, stream_of(backend)>>>(n, f, in0, in1, out);
+  } else {
+    map_kernel<kInputs, kReadsOutput, false>
+        <<<blocks, kBlock, 0, stream_of(backend)>>>(n, f, in0, in1, out);
+  }
+  check_launch(name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reductions: each Term adds the contribution of one pair (or one element) to K sums.
+
+struct DotTerm {
+  const double* x;
+  const double* y;
+  template <bool kAligned>
+  __device__ void pair(size_type p, double (&sum)[1]) const {
+    const Pair xp = load_input<kAligned>(x, p);
+    const Pair yp = load_input<kAligned>(y, p);
+    sum[0] += xp.a * yp.a;
+    sum[0] += xp.b * yp.b;
+  }
+  __device__ void single(size_type i, double (&sum)[1]) const { sum[0] += x[i] * y[i]; }
+  bool aligned() const { return aligned16(x) && aligned16(y); }
+};
+
+struct SquareTerm {
+  const double* x;
+  template <bool kAligned>
+  __device__ void pair(size_type p, double (&sum)[1]) const {
+    const Pair xp = load_input<kAligned>(x, p);
+    sum[0] += xp.a * xp.a;
+    sum[0] += xp.b * xp.b;
+  }
+  __device__ void single(size_type i, double (&sum)[1]) const { sum[0] += x[i] * x[i]; }
+  bool aligned() const { return aligned16(x); }
+};
+
+/// x += alpha p; r -= alpha q; sums r (dinv r) and r r of the new r.
+struct CgJacobiUpdateTerm {
+  double alpha;
+  const double* p;
+  const double* q;
+  const double* dinv;
+  double* x;
+  double* r;
+  __device__ static void element(double alpha, double pi, double qi, double di, double& xi,
+                                 double& ri, double (&sum)[2]) {
+    xi += alpha * pi;
+    ri -= alpha * qi;
+    sum[0] += ri * di * ri;
+    sum[1] += ri * ri;
+  }
+  template <bool kAligned>
+  __device__ void pair(size_type k, double (&sum)[2]) const {
+    const Pair pk = load_input<kAligned>(p, k);
+    const Pair qk = load_input<kAligned>(q, k);
+    const Pair dk = load_input<kAligned>(dinv, k);
+    Pair xk = load_output<kAligned>(x, k);
+    Pair rk = load_output<kAligned>(r, k);
+    element(alpha, pk.a, qk.a, dk.a, xk.a, rk.a, sum);
+    element(alpha, pk.b, qk.b, dk.b, xk.b, rk.b, sum);
+    store<kAligned>(x, k, xk);
+    store<kAligned>(r, k, rk);
+  }
+  __device__ void single(size_type i, double (&sum)[2]) const {
+    element(alpha, p[i], q[i], dinv[i], x[i], r[i], sum);
+  }
+  bool aligned() const {
+    return aligned16(p) && aligned16(q) && aligned16(dinv) && aligned16(x) && aligned16(r);
+  }
+};
+
+template <int K, bool kAligned, class Term>
+__global__ void __launch_bounds__(kBlock)
+    reduce_kernel(size_type n, Term term, double* partials, unsigned int* counter,
+                  double* result) {
+  double sum[K];
+  for (int k = 0; k < K; ++k) sum[k] = 0.0;
+  const size_type num_pairs = n / 2;
+  const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
+  for (size_type p = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x; p < num_pairs;
+       p += stride) {
+    term.template pair<kAligned>(p, sum);
+  }
+  if (n % 2 == 1 && blockIdx.x == 0 && threadIdx.x == 0) term.single(n - 1, sum);
+  kernels::cuda::grid_sum<kBlock, K>(sum, partials, counter, result);
+}
+
+/// Runs a reduction of K sums over n elements and waits for its result.
+template <int K, class Term>
+void launch_reduction(const Backend& backend, std::size_t size, const Term& term, double* out,
+                      const char* name) {
+  const auto n = static_cast<size_type>(size);
+  if (n == 0) {
+    for (int k = 0; k < K; ++k) out[k] = 0.0;
+    return;
+  }
+  Context& context = *backend.cuda_context();
+  const size_type per_block = kBlock * kReductionElementsPerThread;
+  const auto blocks = static_cast<unsigned int>(
+      std::min<size_type>((n + per_block - 1) / per_block, kMaxReductionBlocks));
+  if (term.aligned()) {
+    reduce_kernel<K, true><<<blocks, kBlock, 0, context.stream>>>(
+        n, term, context.reduction_partials, context.reduction_counter,
+        context.host_results_on_device);
+  } else {
+    reduce_kernel<K, false><<<blocks, kBlock, 0, context.stream>>>(
+        n, term, context.reduction_partials, context.reduction_counter,
+        context.host_results_on_device);
+  }
+  check_launch(name);
+  KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+  for (int k = 0; k < K; ++k) out[k] = context.host_results[k];
+}
+
+// ---------------------------------------------------------------------------------------------
+
+__device__ __forceinline__ double invert_entry(double d, size_type i, unsigned int* first_bad) {
+  if (d == 0.0 || !isfinite(d)) {
+    atomicMin(first_bad, static_cast<unsigned int>(i));
+    return 0.0;
+  }
+  return 1.0 / d;
+}
+
+template <bool kAligned>
+__global__ void __launch_bounds__(kBlock)
+    invert_diagonal_kernel(size_type n, const double* d, double* dinv, unsigned int* first_bad) {
+  const size_type num_pairs = n / 2;
+  const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
+  for (size_type p = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x; p < num_pairs;
+       p += stride) {
+    const Pair dp = load_input<kAligned>(d, p);
+    store<kAligned>(dinv, p,
+                    {invert_entry(dp.a, 2 * p, first_bad), invert_entry(dp.b, 2 * p + 1, first_bad)});
+  }
+  if (n % 2 == 1 && blockIdx.x == 0 && threadIdx.x == 0) {
+    dinv[n - 1] = invert_entry(d[n - 1], n - 1, first_bad);
+  }
+}
+
+/// Owns one event; destroys it on scope exit.
+struct Event {
+  cudaEvent_t event = nullptr;
+  Event() { KRYFLOW_CUDA_CHECK(cudaEventCreate(&event)); }
+  ~Event() { cudaEventDestroy(event); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+};
+
+}  // namespace
+
+void fill(const Backend& backend, Span<double> x, double value) {
+  launch_map<0, false>(backend, x.size(), Fill{value}, nullptr, nullptr, x.data(), "blas::fill");
+}
+
+void copy(const Backend& backend, Span<const double> x, Span<double> y) {
+  if (x.empty() || x.data() == y.data()) return;
+  KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(y.data(), x.data(), x.size_bytes(), cudaMemcpyDeviceToDevice,
+                                     stream_of(backend)));
+}
+
+void axpby(const Backend& backend, double alpha, Span<const double> x, double beta,
+           Span<double> y) {
+  if (beta == 0.0) {
+    launch_map<1, false>(backend, x.size(), Scale{alpha}, x.data(), nullptr, y.data(),
+                         "blas::axpby");
+  } else {
+    launch_map<1, true>(backend, x.size(), Axpby{alpha, beta}, x.data(), nullptr, y.data(),
+                        "blas::axpby");
+  }
+}
+
+void axpbypcz(const Backend& backend, double alpha, Span<const double> x, double beta,
+              Span<const double> y, double gamma, Span<double> z) {
+  if (gamma == 0.0) {
+    launch_map<2, false>(backend, x.size(), Axpy2{alpha, beta}, x.data(), y.data(), z.data(),
+                         "blas::axpbypcz");
+  } else {
+    launch_map<2, true>(backend, x.size(), Axpbypcz{alpha, beta, gamma}, x.data(), y.data(),
+                        z.data(), "blas::axpbypcz");
+  }
+}
+
+void pointwise_multiply(const Backend& backend, Span<const double> d, Span<const double> x,
+                        Span<double> y) {
+  launch_map<2, false>(backend, x.size(), Multiply{}, d.data(), x.data(), y.data(),
+                       "blas::pointwise_multiply");
+}
+
+double dot(const Backend& backend, Span<const double> x, Span<const double> y) {
+  double result = 0.0;
+  launch_reduction<1>(backend, x.size(), DotTerm{x.data(), y.data()}, &result, "blas::dot");
+  return result;
+}
+
+double norm2(const Backend& backend, Span<const double> x) {
+  double result = 0.0;
+  launch_reduction<1>(backend, x.size(), SquareTerm{x.data()}, &result, "blas::norm2");
+  return std::sqrt(result);
+}
+
+CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,
+                              Span<const double> q, Span<const double> inverse_diagonal,
+                              Span<double> x, Span<double> r) {
+  double sums[2] = {0.0, 0.0};
+  launch_reduction<2>(
+      backend, x.size(),
+      CgJacobiUpdateTerm{alpha, p.data(), q.data(), inverse_diagonal.data(), x.data(), r.data()},
+      sums, "blas::cg_jacobi_update");
+  return {sums[0], sums[1]};
+}
+
+void cg_jacobi_direction(const Backend& backend, double beta, Span<const double> inverse_diagonal,
+                         Span<const double> r, Span<double> p) {
+  if (beta == 0.0) {
+    launch_map<2, false>(backend, r.size(), Multiply{}, inverse_diagonal.data(), r.data(),
+                         p.data(), "blas::cg_jacobi_direction");
+  } else {
+    launch_map<2, true>(backend, r.size(), JacobiDirection{beta}, inverse_diagonal.data(),
+                        r.data(), p.data(), "blas::cg_jacobi_direction");
+  }
+}
+
+index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv) {
+  const auto n = static_cast<size_type>(d.size());
+  if (n == 0) return -1;
+  Context& context = *backend.cuda_context();
+  // 0xffffffff: nothing found yet (indices are below 2^31).
+  KRYFLOW_CUDA_CHECK(
+      cudaMemsetAsync(context.first_index, 0xff, sizeof(unsigned int), context.stream));
+  const size_type num_pairs = std::max<size_type>(n / 2, 1);
+  const auto blocks =
+      static_cast<unsigned int>(std::min((num_pairs + kBlock - 1) / kBlock, kMaxMapBlocks));
+  if (aligned16(d.data()) && aligned16(dinv.data())) {
+    invert_diagonal_kernel<true>
+        <<<blocks, kBlock, 0, context.stream>>>(n, d.data(), dinv.data(), context.first_index);
+  } else {
+    invert_diagonal_kernel<false>
+        <<<blocks, kBlock, 0, context.stream>>>(n, d.data(), dinv.data(), context.first_index);
+  }
+  check_launch("blas::invert_diagonal");
+  auto* staged = reinterpret_cast<unsigned char*>(context.host_results) +
+                 sizeof(double) * kernels::cuda::kMaxReductionValues;
+  KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(staged, context.first_index, sizeof(unsigned int),
+                                     cudaMemcpyDeviceToHost, context.stream));
+  KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+  unsigned int first_bad = 0;
+  std::memcpy(&first_bad, staged, sizeof first_bad);
+  return first_bad == 0xffffffffu ? index_t{-1} : static_cast<index_t>(first_bad);
+}
+
+double copy_bandwidth(const Backend& backend, std::size_t bytes) {
+  if (bytes == 0) throw InvalidInput("copy_bandwidth: bytes must be positive");
+  Context& context = *backend.cuda_context();
+  Array<unsigned char> source(backend, bytes);
+  Array<unsigned char> target(backend, bytes);
+  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(source.data(), 1, bytes, context.stream));
+  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(target.data(), 0, bytes, context.stream));
+  auto copy_once = [&] {
+    KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(target.data(), source.data(), bytes,
+                                       cudaMemcpyDeviceToDevice, context.stream));
+  };
+  copy_once();  // warm-up
+  copy_once();
+  Event start;
+  Event stop;
+  std::vector<double> seconds;
+  for (int repeat = 0; repeat < 11; ++repeat) {
+    KRYFLOW_CUDA_CHECK(cudaEventRecord(start.event, context.stream));
+    copy_once();
+    KRYFLOW_CUDA_CHECK(cudaEventRecord(stop.event, context.stream));
+    KRYFLOW_CUDA_CHECK(cudaEventSynchronize(stop.event));
+    float milliseconds = 0.0f;
+    KRYFLOW_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start.event, stop.event));
+    seconds.push_back(1e-3 * milliseconds);
+  }
+  std::nth_element(seconds.begin(), seconds.begin() + 5, seconds.end());
+  return 2.0 * static_cast<double>(bytes) / seconds[5];
+}
+
+}  // namespace kryflow::kernels::blas::cuda

@@ -1,7 +1,12 @@
 // Reference (oracle) vector kernels: single-threaded, sequential summation order.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "kernels/blas/blas.hpp"
+#include "kryflow/core/error.hpp"
 
 namespace kryflow::kernels::blas::reference {
 
@@ -73,6 +78,23 @@ index_t invert_diagonal(const Backend&, Span<const double> d, Span<double> dinv)
     }
   }
   return first_bad;
+}
+
+double copy_bandwidth(const Backend&, std::size_t bytes) {
+  if (bytes == 0) throw InvalidInput("copy_bandwidth: bytes must be positive");
+  std::vector<unsigned char> source(bytes, 1);
+  std::vector<unsigned char> target(bytes, 0);
+  std::memcpy(target.data(), source.data(), bytes);  // warm-up
+  std::vector<double> seconds;
+  for (int repeat = 0; repeat < 11; ++repeat) {
+    const auto start = std::chrono::steady_clock::now();
+    std::memcpy(target.data(), source.data(), bytes);
+    const auto stop = std::chrono::steady_clock::now();
+    seconds.push_back(std::chrono::duration<double>(stop - start).count());
+    source[repeat % bytes] = target[(repeat + 1) % bytes];  // keeps the copies observable
+  }
+  std::nth_element(seconds.begin(), seconds.begin() + 5, seconds.end());
+  return 2.0 * static_cast<double>(bytes) / seconds[5];
 }
 
 }  // namespace kryflow::kernels::blas::reference

@@ -27,7 +27,9 @@ std::string json_type_name(const nlohmann::json& value) {
   return value.is_number() ? "number" : std::string(value.type_name());
 }
 
-std::string number_text(double value) { return nlohmann::json(value).dump(); }
+std::string number_text(double value) {
+  return nlohmann::json(value).dump();
+}
 
 /// Range ends: integral values without a fraction ("0", "1"), others as JSON writes them.
 std::string bound_text(double value) {
@@ -65,10 +67,9 @@ class JsonReader final : public ParameterVisitor {
     const nlohmann::json* item = find(name);
     if (item == nullptr) return;
     const std::string path = join_path(prefix_, name);
-    const bool integral =
-        item->is_number_integer() || item->is_number_unsigned() ||
-        (item->is_number_float() && std::isfinite(item->get<double>()) &&
-         std::floor(item->get<double>()) == item->get<double>());
+    const bool integral = item->is_number_integer() || item->is_number_unsigned() ||
+                          (item->is_number_float() && std::isfinite(item->get<double>()) &&
+                           std::floor(item->get<double>()) == item->get<double>());
     if (!integral) {
       throw ConfigError(path, "expected an integer, got " + json_type_name(*item) + " " +
                                   show(*item) + " (valid: " + range.describe() + ")");
@@ -93,8 +94,8 @@ class JsonReader final : public ParameterVisitor {
     }
     const double x = item->get<double>();
     if (!std::isfinite(x) || !range.contains(x)) {
-      throw ConfigError(path,
-                        "value " + show(*item) + " is out of range (valid: " + range.describe() + ")");
+      throw ConfigError(
+          path, "value " + show(*item) + " is out of range (valid: " + range.describe() + ")");
     }
     value = x;
   }
@@ -107,7 +108,8 @@ class JsonReader final : public ParameterVisitor {
   }
 
   /// Throws ConfigError for the first key of the object that `declare` did not visit.
-  void reject_unknown_keys(const std::vector<std::string>& valid, const std::string& context) const {
+  void reject_unknown_keys(const std::vector<std::string>& valid,
+                           const std::string& context) const {
     for (const auto& [key, item] : object_.items()) {
       (void)item;
       if (visited_.count(key) == 0) {
@@ -131,8 +133,8 @@ class JsonReader final : public ParameterVisitor {
     if (const auto it = item.find("type"); it != item.end()) {
       if (!it->is_string()) {
         throw ConfigError(path + ".type", "expected a string, got " + json_type_name(*it) + " " +
-                                              show(*it) + " (valid choices: " +
-                                              family.type_list() + ")");
+                                              show(*it) + " (valid choices: " + family.type_list() +
+                                              ")");
       }
       type = it->get<std::string>();
       if (family.find(type) == nullptr) {
@@ -207,8 +209,17 @@ class MarkdownTable final : public ParameterVisitor {
  private:
   void row(const char* name, const char* type, const std::string& default_value,
            const std::string& valid, const char* description) {
-    rows_ += "| `" + std::string(name) + "` | " + type + " | " + default_value + " | " + valid +
-             " | " + description + " |\n";
+    rows_ += "| `" + std::string(name) + "` | " + type + " | " + default_value + " | " +
+             escape(valid) + " | " + escape(description) + " |\n";
+  }
+  /// A '|' would end the table cell.
+  static std::string escape(const std::string& text) {
+    std::string escaped;
+    for (char c : text) {
+      if (c == '|') escaped += '\\';
+      escaped += c;
+    }
+    return escaped;
   }
   std::string prefix_;
   std::string rows_;
@@ -224,8 +235,8 @@ bool Range::contains(double value) const noexcept {
 
 std::string Range::describe() const {
   if (lower && upper) {
-    return std::string(lower_closed ? "[" : "(") + bound_text(*lower) + ", " +
-           bound_text(*upper) + (upper_closed ? "]" : ")");
+    return std::string(lower_closed ? "[" : "(") + bound_text(*lower) + ", " + bound_text(*upper) +
+           (upper_closed ? "]" : ")");
   }
   if (lower) return std::string(lower_closed ? ">= " : "> ") + bound_text(*lower);
   if (upper) return std::string(upper_closed ? "<= " : "< ") + bound_text(*upper);
@@ -294,8 +305,8 @@ std::string write_markdown(ComponentParameters& root, int title_level) {
     const ComponentFamily& family = *next.family;
     if (!first) out << "\n";
     first = false;
-    out << family_heading << " `" << next.path << "`\n\n" << family.description << " Selected by `"
-        << next.path << ".type`: ";
+    out << family_heading << " `" << next.path << "`\n\n"
+        << family.description << " Selected by `" << next.path << ".type`: ";
     for (std::size_t i = 0; i < family.types.size(); ++i) {
       out << (i == 0 ? "" : ", ") << "`" << family.types[i].name << "`"
           << (family.types[i].name == family.default_type ? " (default)" : "");

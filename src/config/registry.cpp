@@ -238,8 +238,8 @@ nlohmann::json load_config_file(const std::filesystem::path& file) {
   } catch (const nlohmann::json::parse_error& e) {
     // Position of the offending character (e.byte is 1-based, or 0 when unknown).
     const std::size_t at = e.byte > 0 ? std::min<std::size_t>(e.byte - 1, text.size()) : 0;
-    const std::size_t line = 1 + static_cast<std::size_t>(
-                                     std::count(text.begin(), text.begin() + at, '\n'));
+    const std::size_t line =
+        1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + at, '\n'));
     const std::size_t line_start = text.rfind('\n', at == 0 ? 0 : at - 1);
     const std::size_t column =
         line_start == std::string::npos || at == 0 ? at + 1 : at - line_start;

@@ -30,7 +30,7 @@ namespace {
 constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
 /// A line longer than this is taken as a sign of a file that is not Matrix Market text.
 constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
-/// Internal zlib input buffer (the default 8 KiB makes gzread slow).
+/// zlib's internal buffer for gzwrite (the default 8 KiB makes small writes slow).
 constexpr unsigned kGzipBufferBytes = 1u << 18;
 constexpr std::int64_t kMaxIndex = std::numeric_limits<index_t>::max();
 
@@ -40,8 +40,12 @@ std::string system_message() {
   return std::strerror(errno);
 }
 
-/// Splits a file into lines: reads large chunks (fread, or gzread after the gzip magic bytes),
-/// hands out complete lines as views into the chunk and counts them (1-based).
+/// Splits a file into lines: reads large chunks (fread; after the gzip magic bytes 1f 8b the
+/// chunks are inflated with zlib), hands out complete lines as views into the chunk and counts
+/// them (1-based). zlib's inflate is driven directly rather than through gzread, because gzread
+/// discards the text it inflated in a call that ends in an error, so a damaged stream could
+/// only be blamed on the line where that call began, up to a whole chunk early; here the text
+/// inflated before the damage is parsed first and the error names the line where it stops.
 class LineReader {
  public:
   explicit LineReader(const std::filesystem::path& file) : name_(file.string()) {
@@ -49,33 +53,30 @@ class LineReader {
     if (std::filesystem::is_directory(file, ec)) {
       throw InvalidInput("cannot open Matrix Market file '" + name_ + "': it is a directory");
     }
-    std::FILE* f = std::fopen(name_.c_str(), "rb");
-    if (f == nullptr) {
+    file_ = std::fopen(name_.c_str(), "rb");
+    if (file_ == nullptr) {
       throw InvalidInput("cannot open Matrix Market file '" + name_ + "': " + system_message());
     }
     unsigned char magic[2] = {0, 0};
-    const std::size_t got = std::fread(magic, 1, 2, f);
+    const std::size_t got = std::fread(magic, 1, 2, file_);
     gzip_ = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-    if (std::fseek(f, 0, SEEK_END) == 0) {
-      const long size = std::ftell(f);
+    if (std::fseek(file_, 0, SEEK_END) == 0) {
+      const long size = std::ftell(file_);
       if (size > 0) bytes_on_disk_ = static_cast<std::uint64_t>(size);
     }
+    std::rewind(file_);
     if (gzip_) {
-      std::fclose(f);
-      gz_ = gzopen(name_.c_str(), "rb");
-      if (gz_ == nullptr) {
-        throw InvalidInput("cannot open gzip Matrix Market file '" + name_ + "'");
+      if (inflateInit2(&stream_, 16 + MAX_WBITS) != Z_OK) {  // 16: gzip wrapper only
+        std::fclose(file_);
+        throw InvalidInput("cannot start zlib to read '" + name_ + "'");
       }
-      gzbuffer(gz_, kGzipBufferBytes);
-    } else {
-      std::rewind(f);
-      plain_ = f;
+      compressed_.reset(new unsigned char[kCompressedChunkBytes]);
     }
     buffer_.reset(new char[kChunkBytes]);
   }
   ~LineReader() {
-    if (plain_ != nullptr) std::fclose(plain_);
-    if (gz_ != nullptr) gzclose(gz_);
+    if (gzip_) inflateEnd(&stream_);
+    std::fclose(file_);
   }
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
@@ -123,42 +124,74 @@ class LineReader {
   }
 
  private:
-  /// Moves the unfinished line to the front of the buffer and reads after it.
+  /// Compressed bytes read per fread when inflating.
+  static constexpr std::size_t kCompressedChunkBytes = std::size_t{1} << 20;
+
+  /// Moves the unfinished line to the front of the buffer and reads (or inflates) after it.
   void fill() {
     const std::size_t keep = end_ - begin_;
+    if (!stream_error_.empty()) {
+      // The text before the damage has been handed out: blame the line where it stops.
+      if (keep > 0) fail_at(line_ + 1, stream_error_ + "; the text stops inside this line");
+      if (line_ == 0) fail_at(1, stream_error_ + "; no text could be read");
+      fail_at(line_, stream_error_ + "; the text stops after this line");
+    }
     if (begin_ > 0 && keep > 0) std::memmove(buffer_.get(), buffer_.get() + begin_, keep);
     begin_ = 0;
     end_ = keep;
     char* dst = buffer_.get() + end_;
     const std::size_t room = kChunkBytes - end_;  // >= kChunkBytes - kMaxLineBytes
-    if (gz_ != nullptr) {
-      const int n = gzread(gz_, dst, static_cast<unsigned>(room));
-      int code = Z_OK;
-      const char* message = gzerror(gz_, &code);
-      if (n < 0 || (n == 0 && code != Z_OK)) {
-        const std::string zlib = message != nullptr ? message : "unknown error";
-        if (code == Z_BUF_ERROR) {
-          fail_at(line_ + 1, "truncated gzip stream (zlib: " + zlib + ") while reading this line");
-        }
-        fail_at(line_ + 1, "corrupt gzip stream (zlib: " + zlib + ") while reading this line");
-      }
-      if (n == 0) eof_ = true;
-      end_ += static_cast<std::size_t>(n);
-    } else {
-      const std::size_t n = std::fread(dst, 1, room, plain_);
-      if (n == 0) {
-        if (std::ferror(plain_) != 0) {
-          fail_at(line_ + 1, "read error (" + system_message() + ") while reading this line");
-        }
-        eof_ = true;
-      }
-      end_ += n;
+    const std::size_t n = gzip_ ? inflate_into(dst, room) : read_into(dst, room);
+    end_ += n;
+    if (n == 0 && stream_error_.empty()) eof_ = true;
+  }
+
+  std::size_t read_into(void* dst, std::size_t room) {
+    const std::size_t n = std::fread(dst, 1, room, file_);
+    if (n == 0 && std::ferror(file_) != 0) {
+      fail_at(line_ + 1, "read error (" + system_message() + ") while reading this line");
     }
+    return n;
+  }
+
+  /// Inflates up to `room` bytes into dst. A damaged stream sets stream_error_ (raised by the
+  /// next fill, once the text before it is parsed). Concatenated gzip members are read in turn;
+  /// bytes after the last member that do not start another one are ignored, as gzip does.
+  std::size_t inflate_into(char* dst, std::size_t room) {
+    stream_.next_out = reinterpret_cast<Bytef*>(dst);
+    stream_.avail_out = static_cast<uInt>(room);
+    while (stream_.avail_out > 0) {
+      if (stream_.avail_in == 0 && !input_eof_) {
+        const std::size_t n = read_into(compressed_.get(), kCompressedChunkBytes);
+        input_eof_ = n == 0;
+        stream_.next_in = compressed_.get();
+        stream_.avail_in = static_cast<uInt>(n);
+      }
+      if (stream_.avail_in == 0) {
+        if (!member_done_) {
+          stream_error_ = "truncated gzip stream (zlib: unexpected end of file)";
+        }
+        break;
+      }
+      if (member_done_) {
+        if (stream_.next_in[0] != 0x1f) break;  // trailing bytes, not another member
+        inflateReset(&stream_);
+        member_done_ = false;
+      }
+      const int rc = inflate(&stream_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        member_done_ = true;
+      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        stream_error_ = std::string("corrupt gzip stream (zlib: ") +
+                        (stream_.msg != nullptr ? stream_.msg : zError(rc)) + ")";
+        break;
+      }
+    }
+    return room - stream_.avail_out;
   }
 
   std::string name_;
-  std::FILE* plain_ = nullptr;
-  gzFile gz_ = nullptr;
+  std::FILE* file_ = nullptr;
   bool gzip_ = false;
   std::uint64_t bytes_on_disk_ = 0;
   std::unique_ptr<char[]> buffer_;
@@ -166,6 +199,12 @@ class LineReader {
   std::size_t end_ = 0;
   bool eof_ = false;
   long long line_ = 0;
+  // gzip state
+  z_stream stream_{};
+  std::unique_ptr<unsigned char[]> compressed_;
+  bool input_eof_ = false;
+  bool member_done_ = false;
+  std::string stream_error_;
 };
 
 // ---- Tokenizer -------------------------------------------------------------------------------

@@ -148,13 +148,14 @@ TEST(ConfigErrors, UnknownTopLevelKeyNamesItAndTheValidKeys) {
 }
 
 TEST(ConfigErrors, UnknownSolverKeyListsTheSolversKeys) {
-  const ConfigError e = expect_config_error(
-      [] { build_solver({{"solver", {{"type", "pcg"}, {"max_iteration", 5}}}}); });
+  const ConfigError e = expect_config_error([] {
+    build_solver({{"solver", {{"type", "pcg"}, {"max_iteration", 5}}}});
+  });
 
   EXPECT_EQ(e.path(), "solver.max_iteration");
-  for (const char* key : {"type", "max_iterations", "relative_tolerance", "absolute_tolerance",
-                          "divergence_factor", "stagnation_window", "stagnation_factor",
-                          "preconditioner"}) {
+  for (const char* key :
+       {"type", "max_iterations", "relative_tolerance", "absolute_tolerance", "divergence_factor",
+        "stagnation_window", "stagnation_factor", "preconditioner"}) {
     EXPECT_TRUE(contains(e.what(), key)) << key << " missing from: " << e.what();
   }
 }
@@ -170,8 +171,9 @@ TEST(ConfigErrors, UnknownPreconditionerKeyListsTheValidKeys) {
 
 TEST(ConfigErrors, KeyOfAnotherTypeIsUnknown) {
   // restart belongs to gmres/fgmres; omega to jacobi.
-  const ConfigError restart = expect_config_error(
-      [] { build_solver({{"solver", {{"type", "pcg"}, {"restart", 30}}}}); });
+  const ConfigError restart = expect_config_error([] {
+    build_solver({{"solver", {{"type", "pcg"}, {"restart", 30}}}});
+  });
   const ConfigError omega = expect_config_error([] {
     build_solver({{"solver", {{"preconditioner", {{"type", "identity"}, {"omega", 1.0}}}}}});
   });
@@ -183,8 +185,7 @@ TEST(ConfigErrors, KeyOfAnotherTypeIsUnknown) {
 }
 
 TEST(ConfigErrors, UnknownSolverTypeListsTheChoices) {
-  const ConfigError e =
-      expect_config_error([] { build_solver({{"solver", {{"type", "cgs"}}}}); });
+  const ConfigError e = expect_config_error([] { build_solver({{"solver", {{"type", "cgs"}}}}); });
 
   EXPECT_EQ(e.path(), "solver.type");
   EXPECT_TRUE(contains(e.what(), "'cgs'")) << e.what();
@@ -192,8 +193,9 @@ TEST(ConfigErrors, UnknownSolverTypeListsTheChoices) {
 }
 
 TEST(ConfigErrors, UnknownPreconditionerTypeListsTheChoices) {
-  const ConfigError e = expect_config_error(
-      [] { build_solver({{"solver", {{"preconditioner", {{"type", "ilu0"}}}}}}); });
+  const ConfigError e = expect_config_error([] {
+    build_solver({{"solver", {{"preconditioner", {{"type", "ilu0"}}}}}});
+  });
 
   EXPECT_EQ(e.path(), "solver.preconditioner.type");
   EXPECT_TRUE(contains(e.what(), "jacobi, identity")) << e.what();
@@ -219,22 +221,22 @@ TEST_P(ConfigBadValues, ThrowConfigErrorWithPathAndValidValues) {
 
 INSTANTIATE_TEST_SUITE_P(
     WrongTypes, ConfigBadValues,
-    testing::Values(
-        BadValue{R"([1, 2])", "(top level)", "expected a JSON object"},
-        BadValue{R"({"solver": 3})", "solver", "valid types: pcg, bicgstab, gmres, fgmres"},
-        BadValue{R"({"solver": {"type": 5}})", "solver.type", "expected a string"},
-        BadValue{R"({"solver": {"max_iterations": "100"}})", "solver.max_iterations",
-                 "expected an integer, got string"},
-        BadValue{R"({"solver": {"max_iterations": 10.5}})", "solver.max_iterations",
-                 "expected an integer"},
-        BadValue{R"({"solver": {"relative_tolerance": true}})", "solver.relative_tolerance",
-                 "expected a number, got boolean"},
-        BadValue{R"({"solver": {"relative_tolerance": null}})", "solver.relative_tolerance",
-                 "expected a number, got null"},
-        BadValue{R"({"solver": {"preconditioner": "jacobi"}})", "solver.preconditioner",
-                 "valid types: jacobi, identity"},
-        BadValue{R"({"solver": {"preconditioner": {"omega": [1]}}})",
-                 "solver.preconditioner.omega", "expected a number, got array"}));
+    testing::Values(BadValue{R"([1, 2])", "(top level)", "expected a JSON object"},
+                    BadValue{R"({"solver": 3})", "solver",
+                             "valid types: pcg, bicgstab, gmres, fgmres"},
+                    BadValue{R"({"solver": {"type": 5}})", "solver.type", "expected a string"},
+                    BadValue{R"({"solver": {"max_iterations": "100"}})", "solver.max_iterations",
+                             "expected an integer, got string"},
+                    BadValue{R"({"solver": {"max_iterations": 10.5}})", "solver.max_iterations",
+                             "expected an integer"},
+                    BadValue{R"({"solver": {"relative_tolerance": true}})",
+                             "solver.relative_tolerance", "expected a number, got boolean"},
+                    BadValue{R"({"solver": {"relative_tolerance": null}})",
+                             "solver.relative_tolerance", "expected a number, got null"},
+                    BadValue{R"({"solver": {"preconditioner": "jacobi"}})", "solver.preconditioner",
+                             "valid types: jacobi, identity"},
+                    BadValue{R"({"solver": {"preconditioner": {"omega": [1]}}})",
+                             "solver.preconditioner.omega", "expected a number, got array"}));
 
 INSTANTIATE_TEST_SUITE_P(
     OutOfRange, ConfigBadValues,
@@ -252,8 +254,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "valid: >= 0"},
         BadValue{R"({"solver": {"stagnation_factor": 1.0}})", "solver.stagnation_factor",
                  "valid: [0, 1)"},
-        BadValue{R"({"solver": {"type": "gmres", "restart": 0}})", "solver.restart",
-                 "valid: >= 1"},
+        BadValue{R"({"solver": {"type": "gmres", "restart": 0}})", "solver.restart", "valid: >= 1"},
         BadValue{R"({"solver": {"preconditioner": {"omega": 0}}})", "solver.preconditioner.omega",
                  "valid: > 0"},
         // Checked across fields by StopCriteria::validate; the path gets its JSON prefix.
@@ -354,8 +355,8 @@ TEST(ConfigOverrides, ReplaceValuesOfALoadedPreset) {
 }
 
 TEST(ConfigOverrides, MalformedAssignmentsAreConfigErrors) {
-  for (const char* bad : {"solver.max_iterations", "=3", "solver..type=pcg", ".type=pcg",
-                          "solver.=pcg", ""}) {
+  for (const char* bad :
+       {"solver.max_iterations", "=3", "solver..type=pcg", ".type=pcg", "solver.=pcg", ""}) {
     json config = json::object();
     EXPECT_THROW(apply_override(config, bad), ConfigError) << "'" << bad << "'";
   }
@@ -451,8 +452,8 @@ TEST(ConfigReference, DocumentsEveryTypeAndEveryKey) {
     }
   }
   for (const char* preconditioner : {"jacobi", "identity"}) {
-    EXPECT_TRUE(contains(markdown, std::string("`solver.preconditioner.type = \"") +
-                                       preconditioner + "\"`"))
+    EXPECT_TRUE(contains(markdown,
+                         std::string("`solver.preconditioner.type = \"") + preconditioner + "\"`"))
         << preconditioner;
   }
   EXPECT_TRUE(contains(markdown, "| `omega` |"));

@@ -1,0 +1,43 @@
+// The kryflow subcommands: their options (filled in by main.cpp's command-line parser) and runners.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kryflow::cli {
+
+/// `kryflow solve`: see main.cpp for the option help texts.
+struct SolveOptions {
+  std::string matrix;                  ///< -A; empty: the built-in poisson3d(64)
+  std::string rhs;                     ///< -b; empty: b = A * 1
+  std::string initial_guess;           ///< -x; empty: x0 = 0
+  std::string config_file;             ///< -c
+  std::string preset;                  ///< --preset
+  std::vector<std::string> overrides;  ///< -p key=value, applied in order
+  std::string backend;  ///< empty: cuda when compiled and a device is present, else cpu
+  std::optional<long long> pin_unknown;  ///< 1-based row fixed to 0
+  std::string output;                    ///< -o: the solution vector
+  std::string report = "text";           ///< "text" or "json"
+};
+
+/// `kryflow gen`.
+struct GenOptions {
+  std::string problem;  ///< poisson2d, poisson3d or poisson3d27
+  int n = 0;
+  std::string output;
+};
+
+/// `kryflow info`.
+struct InfoOptions {
+  std::string matrix;
+  std::string report = "text";
+};
+
+/// Each runner returns the process exit status (0 success; solve: 2 when not converged) and
+/// throws kryflow::Error or std::exception on errors (main prints them and exits with 1).
+int run_solve(const SolveOptions& options);
+int run_gen(const GenOptions& options);
+int run_info(const InfoOptions& options);
+
+}  // namespace kryflow::cli

@@ -1,0 +1,125 @@
+// The kryflow command-line tool: parses the command line and runs one subcommand. Exit status:
+// 0 success (solve: converged), 2 solve not converged, 1 any error.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "commands.hpp"
+#include "kryflow/config/registry.hpp"
+#include "kryflow/core/error.hpp"
+
+namespace {
+
+int print_error(const std::string& message) {
+  std::fprintf(stderr, "kryflow: error: %s\n", message.c_str());
+  return 1;
+}
+
+int run_config_doc(const std::string& output) {
+  const std::string markdown = kryflow::config::config_reference_markdown();
+  if (output.empty()) {
+    std::cout << markdown;
+    return 0;
+  }
+  std::ofstream out(output, std::ios::binary);
+  out << markdown;
+  out.close();
+  if (!out) throw kryflow::InvalidInput("cannot write '" + output + "'");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace kryflow::cli;
+  CLI::App app{"kryflow: sparse linear solvers for CFD (GPU first; cpu and reference backends)",
+               "kryflow"};
+  app.set_version_flag("--version", std::string("kryflow ") + KRYFLOW_VERSION);
+  app.require_subcommand(1);
+
+  SolveOptions solve;
+  CLI::App* solve_command = app.add_subcommand(
+      "solve", "Solve A x = b. Exit status 0 when converged, 2 when not converged, 1 on errors.");
+  solve_command->add_option("-A,--matrix", solve.matrix,
+                            "Matrix Market file (.mtx or .mtx.gz); default: 3D Poisson, n = 64");
+  solve_command->add_option("-b,--rhs", solve.rhs,
+                            "right-hand side vector file; default b = A * 1 (error vs x = 1 is "
+                            "reported)");
+  solve_command->add_option("-x,--initial-guess", solve.initial_guess,
+                            "initial guess vector file; default 0");
+  auto* config_option =
+      solve_command->add_option("-c,--config", solve.config_file, "JSON configuration file");
+  std::string presets;
+  for (const std::string& name : kryflow::config::preset_names()) {
+    presets += (presets.empty() ? "" : ", ") + name;
+  }
+  solve_command
+      ->add_option(
+          "--preset", solve.preset,
+          "shipped preset (" + presets + ") from " + kryflow::config::preset_directory().string())
+      ->excludes(config_option);
+  solve_command->add_option("-p,--parameter", solve.overrides,
+                            "override, applied in order: solver.relative_tolerance=1e-10");
+  solve_command
+      ->add_option("--backend", solve.backend,
+                   "cuda, cpu or reference; default cuda when compiled and a device is present, "
+                   "else cpu")
+      ->check(CLI::IsMember({"cuda", "cpu", "reference"}));
+  solve_command->add_option("--pin-unknown", solve.pin_unknown,
+                            "fix unknown I (1-based) to 0, for singular pure-Neumann pressure "
+                            "systems");
+  solve_command->add_option("-o,--output", solve.output,
+                            "write the solution vector (Matrix Market array; gzip if .gz)");
+  solve_command->add_option("--report", solve.report, "text (default) or json (one object)")
+      ->check(CLI::IsMember({"text", "json"}));
+
+  GenOptions gen;
+  CLI::App* gen_command =
+      app.add_subcommand("gen", "Write a finite-difference Poisson matrix (Matrix Market).");
+  gen_command->add_option("problem", gen.problem, "poisson2d, poisson3d or poisson3d27")
+      ->required()
+      ->check(CLI::IsMember({"poisson2d", "poisson3d", "poisson3d27"}));
+  gen_command->add_option("--n", gen.n, "grid points per direction")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  gen_command->add_option("-o,--output", gen.output, "output file (.mtx or .mtx.gz)")->required();
+
+  InfoOptions info;
+  CLI::App* info_command = app.add_subcommand(
+      "info", "Print a matrix's structure, symmetry, diagonal and the suggested preset.");
+  info_command->add_option("matrix", info.matrix, "Matrix Market file (.mtx or .mtx.gz)")
+      ->required();
+  info_command->add_option("--report", info.report, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+
+  std::string config_doc_output;
+  CLI::App* config_doc_command = app.add_subcommand(
+      "config-doc", "Print the configuration reference (Markdown; docs/config.md).");
+  config_doc_command->add_option("-o,--output", config_doc_output,
+                                 "write to this file instead of stdout");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    print_error(e.what());
+    std::fprintf(stderr, "run 'kryflow --help' or 'kryflow <command> --help' for usage\n");
+    return 1;
+  }
+
+  try {
+    if (solve_command->parsed()) return run_solve(solve);
+    if (gen_command->parsed()) return run_gen(gen);
+    if (info_command->parsed()) return run_info(info);
+    if (config_doc_command->parsed()) return run_config_doc(config_doc_output);
+    return print_error("no command given");
+  } catch (const kryflow::Error& e) {
+    return print_error(e.what());
+  } catch (const std::exception& e) {
+    return print_error(e.what());
+  }
+}

@@ -1,0 +1,193 @@
+// Text and JSON summaries of solves and matrix analyses, and the live progress line.
+#include "report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace kryflow::cli {
+namespace {
+
+/// printf-style formatting into a std::string.
+template <class... Args>
+std::string format(const char* pattern, Args... args) {
+  const int size = std::snprintf(nullptr, 0, pattern, args...);
+  std::string text(static_cast<std::size_t>(size > 0 ? size : 0), '\0');
+  std::snprintf(text.data(), text.size() + 1, pattern, args...);
+  return text;
+}
+
+std::string line(const char* key, const std::string& value) {
+  return format("  %-19s", key) + value + "\n";
+}
+
+std::string seconds_text(double seconds) {
+  if (seconds < 1e-3) return format("%.1f us", seconds * 1e6);
+  if (seconds < 1.0) return format("%.2f ms", seconds * 1e3);
+  return format("%.3f s", seconds);
+}
+
+double seconds_per_iteration(const SolveReport& r) {
+  return r.iterations > 0 ? r.solve_seconds / r.iterations : 0.0;
+}
+
+double spmv_bandwidth(const SolveSummary& s) {
+  return s.spmv_seconds > 0.0 ? s.spmv_bytes / s.spmv_seconds : 0.0;
+}
+
+/// NaN and Inf have no JSON form; they become null.
+nlohmann::json finite_or_null(double value) {
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+std::string declared_text(const std::string& declared) {
+  return declared.empty() ? "" : " (" + declared + ")";
+}
+
+}  // namespace
+
+std::string symmetry_text(const MatrixProperties& p) {
+  if (p.num_rows != p.num_cols) return "not square";
+  if (p.asymmetry == 0.0) return "symmetric";
+  if (p.numerically_symmetric()) return format("symmetric (asymmetry %.1e)", p.asymmetry);
+  return format("nonsymmetric%s (asymmetry %.2e)",
+                p.pattern_symmetric ? " values on a symmetric pattern" : "", p.asymmetry);
+}
+
+std::string solve_text(const SolveSummary& s) {
+  const SolveReport& r = s.report;
+  const MatrixProperties& p = s.properties;
+  std::string text = "kryflow solve\n";
+  text += line("matrix", s.matrix +
+                             format(": %d x %d, %lld nonzeros, ", p.num_rows, p.num_cols,
+                                    static_cast<long long>(p.nnz)) +
+                             symmetry_text(p));
+  text += line("right-hand side", s.rhs == "A * 1" ? "b = A * 1 (exact solution x = 1)" : s.rhs);
+  text += line("backend", s.backend + ", device: " + s.device);
+  text += line("configuration", s.config.dump());
+  text += line("setup", seconds_text(r.setup_seconds));
+  text += line("solve", seconds_text(r.solve_seconds) + format(", %d iterations, ", r.iterations) +
+                            seconds_text(seconds_per_iteration(r)) + " per iteration");
+  text += line("status", std::string(to_string(r.status)) + ": " + r.reason);
+  text += line("residual", format("recursive %.3e, true %.3e (relative to ||b|| = %.3e); "
+                                  "convergence rate %.4f per iteration",
+                                  r.relative_residual(), r.true_relative_residual(), r.rhs_norm,
+                                  r.convergence_rate()));
+  if (s.max_error) text += line("error", format("max |x_i - 1| = %.3e", *s.max_error));
+  const double spmv = spmv_bandwidth(s);
+  std::string spmv_line = format("%.1f GB/s (%.1f MB in %s)", spmv / 1e9, s.spmv_bytes / 1e6,
+                                 seconds_text(s.spmv_seconds).c_str());
+  if (s.copy_bandwidth > 0.0) {
+    spmv_line += format(", %.0f%% of the %.1f GB/s copy bandwidth", 100.0 * spmv / s.copy_bandwidth,
+                        s.copy_bandwidth / 1e9);
+  }
+  text += line("SpMV", spmv_line);
+  return text;
+}
+
+nlohmann::json solve_json(const SolveSummary& s) {
+  const SolveReport& r = s.report;
+  const MatrixProperties& p = s.properties;
+  const double spmv = spmv_bandwidth(s);
+  nlohmann::json j;
+  j["matrix"] = {{"source", s.matrix},
+                 {"rows", p.num_rows},
+                 {"cols", p.num_cols},
+                 {"nnz", p.nnz},
+                 {"symmetric", p.numerically_symmetric()},
+                 {"symmetry", symmetry_text(p)}};
+  j["rhs"] = s.rhs;
+  j["backend"] = s.backend;
+  j["device"] = s.device;
+  j["config"] = s.config;
+  j["setup_seconds"] = r.setup_seconds;
+  j["solve_seconds"] = r.solve_seconds;
+  j["iterations"] = r.iterations;
+  j["seconds_per_iteration"] = seconds_per_iteration(r);
+  j["status"] = to_string(r.status);
+  j["converged"] = r.converged();
+  j["reason"] = r.reason;
+  j["rhs_norm"] = finite_or_null(r.rhs_norm);
+  j["relative_residual"] = finite_or_null(r.relative_residual());
+  j["true_relative_residual"] = finite_or_null(r.true_relative_residual());
+  j["convergence_rate"] = finite_or_null(r.convergence_rate());
+  j["max_error"] = s.max_error ? finite_or_null(*s.max_error) : nlohmann::json(nullptr);
+  j["spmv"] = {{"bytes", s.spmv_bytes},
+               {"seconds", s.spmv_seconds},
+               {"gb_per_s", spmv / 1e9},
+               {"copy_gb_per_s", s.copy_bandwidth / 1e9},
+               {"fraction_of_copy", s.copy_bandwidth > 0.0 ? spmv / s.copy_bandwidth : 0.0}};
+  nlohmann::json history = nlohmann::json::array();
+  for (double norm : r.residual_history) history.push_back(finite_or_null(norm));
+  j["residual_history"] = std::move(history);
+  return j;
+}
+
+std::string info_text(const std::string& file, const std::string& declared,
+                      const MatrixProperties& p) {
+  const auto& rows = p.row_lengths;
+  std::string text = "kryflow info\n";
+  text += line("file", file + declared_text(declared));
+  text += line("size", format("%d rows x %d columns, %lld nonzeros", p.num_rows, p.num_cols,
+                              static_cast<long long>(p.nnz)));
+  text += line("row lengths", format("min %d, mean %.2f, max %d; %d empty rows", rows.min,
+                                     rows.mean, rows.max, rows.empty_rows));
+  text += line("symmetry", symmetry_text(p) + (p.pattern_symmetric ? ", pattern symmetric"
+                                                                   : ", pattern nonsymmetric"));
+  text += line("diagonal", format("%d positive, %d negative, %d zero or missing; %d of %d rows "
+                                  "diagonally dominant",
+                                  p.positive_diagonal, p.negative_diagonal, p.missing_diagonal,
+                                  p.diagonally_dominant_rows, p.num_rows));
+  text += line("non-finite values", p.has_nonfinite ? "present (NaN or Inf)" : "none");
+  text += line("suggested preset", p.suggested_solver + ": " + p.suggestion_reason);
+  return text;
+}
+
+nlohmann::json info_json(const std::string& file, const std::string& declared,
+                         const MatrixProperties& p) {
+  return {{"file", file},
+          {"declared", declared},
+          {"rows", p.num_rows},
+          {"cols", p.num_cols},
+          {"nnz", p.nnz},
+          {"row_lengths",
+           {{"min", p.row_lengths.min},
+            {"mean", p.row_lengths.mean},
+            {"max", p.row_lengths.max},
+            {"empty_rows", p.row_lengths.empty_rows}}},
+          {"pattern_symmetric", p.pattern_symmetric},
+          {"asymmetry", finite_or_null(p.asymmetry)},
+          {"symmetric", p.numerically_symmetric()},
+          {"positive_diagonal", p.positive_diagonal},
+          {"negative_diagonal", p.negative_diagonal},
+          {"missing_diagonal", p.missing_diagonal},
+          {"diagonally_dominant_rows", p.diagonally_dominant_rows},
+          {"has_nonfinite", p.has_nonfinite},
+          {"suggested_preset", p.suggested_solver},
+          {"suggestion_reason", p.suggestion_reason}};
+}
+
+void ProgressLine::update(int iteration, double residual_norm, double rhs_norm) {
+  if (!enabled_) return;
+  if (iteration == 0) initial_residual_ = residual_norm;
+  const auto now = std::chrono::steady_clock::now();
+  if (drawn_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
+  last_draw_ = now;
+  drawn_ = true;
+  const double relative = rhs_norm > 0.0 ? residual_norm / rhs_norm : residual_norm;
+  const double rate = iteration > 0 && initial_residual_ > 0.0
+                          ? std::pow(residual_norm / initial_residual_, 1.0 / iteration)
+                          : 0.0;
+  std::fprintf(stderr, "\r  iteration %7d   relative residual %.3e   rate %.4f  ", iteration,
+               relative, rate);
+  std::fflush(stderr);
+}
+
+void ProgressLine::finish() {
+  if (!enabled_ || !drawn_) return;
+  std::fprintf(stderr, "\r%70s\r", "");
+  std::fflush(stderr);
+  drawn_ = false;
+}
+
+}  // namespace kryflow::cli

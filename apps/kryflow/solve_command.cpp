@@ -1,0 +1,181 @@
+// `kryflow solve`: load or generate a system, build the configured solver, solve, report.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "kernels/blas/blas.hpp"
+#include "kryflow/config/registry.hpp"
+#include "kryflow/core/error.hpp"
+#include "kryflow/io/matrix_market.hpp"
+#include "kryflow/linalg/generators.hpp"
+#include "kryflow/linalg/matrix_analysis.hpp"
+#include "report.hpp"
+
+namespace kryflow::cli {
+namespace {
+
+constexpr index_t kDefaultPoissonSize = 64;
+constexpr int kBandwidthRepetitions = 20;
+constexpr std::size_t kCopyBytesMin = std::size_t{256} << 20;
+constexpr std::size_t kCopyBytesMax = std::size_t{1} << 30;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// The configuration: a preset or a file (or the defaults), then the overrides in order.
+nlohmann::json resolve_configuration(const SolveOptions& options) {
+  nlohmann::json config = nlohmann::json::object();
+  if (!options.preset.empty()) {
+    config = config::load_preset(options.preset);
+  } else if (!options.config_file.empty()) {
+    config = config::load_config_file(options.config_file);
+  }
+  for (const std::string& assignment : options.overrides)
+    config::apply_override(config, assignment);
+  return config;
+}
+
+/// The requested backend; by default cuda when compiled and a device opens, else cpu.
+Backend choose_backend(const std::string& name) {
+  if (!name.empty()) return Backend::create(parse_backend_kind(name));
+#ifdef KRYFLOW_WITH_CUDA
+  try {
+    return Backend::cuda();
+  } catch (const Error&) {
+    // no usable device: fall back to the host
+  }
+#endif
+  return Backend::cpu();
+}
+
+/// A vector file of the matrix's size. Throws DimensionMismatch naming the file otherwise.
+std::vector<double> read_sized_vector(const std::string& file, const char* what, index_t n) {
+  std::vector<double> v = io::read_vector(file);
+  if (v.size() != static_cast<std::size_t>(n)) {
+    throw DimensionMismatch(file + ": " + what + " has " + std::to_string(v.size()) +
+                            " entries but the matrix has " + std::to_string(n) + " rows");
+  }
+  return v;
+}
+
+}  // namespace
+
+int run_solve(const SolveOptions& options) {
+  // Configuration first, so a typo fails before a large matrix is read.
+  SolveSummary summary;
+  config::SolverSetup setup = config::build_solver(resolve_configuration(options));
+  summary.config = setup.resolved;
+  const Backend backend = choose_backend(options.backend);
+  summary.backend = backend.name();
+  summary.device = backend.device_name();
+
+  // The system on the host.
+  CooMatrix coo;
+  if (options.matrix.empty()) {
+    coo = poisson3d(kDefaultPoissonSize);
+    summary.matrix = "poisson3d(" + std::to_string(kDefaultPoissonSize) + "), built in";
+  } else {
+    coo = io::read_matrix_market(options.matrix);
+    summary.matrix = options.matrix;
+  }
+  if (coo.num_rows != coo.num_cols) {
+    throw DimensionMismatch(summary.matrix + ": the matrix is " + std::to_string(coo.num_rows) +
+                            " x " + std::to_string(coo.num_cols) +
+                            "; kryflow solve needs a square matrix");
+  }
+  const index_t n = coo.num_rows;
+  std::optional<std::vector<double>> b_host;
+  if (!options.rhs.empty()) b_host = read_sized_vector(options.rhs, "b", n);
+  std::optional<std::vector<double>> x0_host;
+  if (!options.initial_guess.empty()) {
+    x0_host = read_sized_vector(options.initial_guess, "x0", n);
+  }
+  if (options.pin_unknown) {
+    if (*options.pin_unknown < 1 || *options.pin_unknown > n) {
+      throw InvalidInput("--pin-unknown " + std::to_string(*options.pin_unknown) +
+                         " is outside 1.." + std::to_string(n));
+    }
+    pin_unknown(coo, b_host ? &*b_host : nullptr, static_cast<index_t>(*options.pin_unknown - 1));
+    if (x0_host) (*x0_host)[static_cast<std::size_t>(*options.pin_unknown - 1)] = 0.0;
+  }
+  summary.rhs = b_host ? options.rhs : "A * 1";
+
+  // Compress on the reference backend, analyse there, then copy explicitly to the chosen one.
+  CsrMatrix host = CsrMatrix::from_coo(Backend::reference(), coo);
+  coo = CooMatrix();
+  summary.properties = analyse(host);
+  CsrMatrix A = backend.kind() == BackendKind::reference ? std::move(host) : host.copy_to(backend);
+  host = CsrMatrix();
+
+  Vector b;
+  if (b_host) {
+    b = Vector::from_host(backend, *b_host);
+  } else {
+    const Vector ones = Vector::constant(backend, static_cast<std::size_t>(n), 1.0);
+    b = Vector(backend, static_cast<std::size_t>(n));
+    A.apply(ones, b);
+  }
+  Vector x = x0_host ? Vector::from_host(backend, *x0_host)
+                     : Vector::constant(backend, static_cast<std::size_t>(n), 0.0);
+
+  // Setup and solve.
+  const auto setup_start = std::chrono::steady_clock::now();
+  setup.preconditioner->setup(A);
+  backend.synchronize();
+  const double setup_seconds = seconds_since(setup_start);
+
+  ProgressLine progress(isatty(2) == 1);
+  if (progress.enabled()) {
+    setup.solver->set_monitor([&progress](int iteration, double residual_norm, double rhs_norm) {
+      progress.update(iteration, residual_norm, rhs_norm);
+    });
+  }
+  summary.report = setup.solver->solve(A, *setup.preconditioner, b, x);
+  summary.report.setup_seconds = setup_seconds;
+  progress.finish();
+
+  const std::vector<double> x_host = x.to_host();
+  if (!b_host) {
+    double error = 0.0;
+    for (double xi : x_host) error = std::max(error, std::isnan(xi) ? INFINITY : std::abs(xi - 1));
+    summary.max_error = error;
+  }
+  if (!options.output.empty()) io::write_vector(options.output, Span<const double>(x_host));
+
+  // Achieved SpMV bandwidth, against the backend's measured copy bandwidth.
+  Vector y(backend, static_cast<std::size_t>(n));
+  A.apply(x, y);
+  backend.synchronize();
+  const auto spmv_start = std::chrono::steady_clock::now();
+  for (int k = 0; k < kBandwidthRepetitions; ++k) A.apply(x, y);
+  backend.synchronize();
+  summary.spmv_seconds = seconds_since(spmv_start) / kBandwidthRepetitions;
+  summary.spmv_bytes = A.spmv_bytes();
+  // The copy runs on buffers well above the caches (at least 256 MiB each), as the roofline
+  // of a matrix streamed from memory; a matrix that fits in cache may exceed it.
+  const auto copy_bytes = std::clamp<std::size_t>(static_cast<std::size_t>(summary.spmv_bytes),
+                                                  kCopyBytesMin, kCopyBytesMax);
+  try {
+    summary.copy_bandwidth = kernels::blas::copy_bandwidth(backend, copy_bytes);
+  } catch (const OutOfMemory&) {
+    summary.copy_bandwidth = 0.0;  // not measured: the report leaves the fraction out
+  }
+
+  if (options.report == "json") {
+    std::cout << solve_json(summary).dump() << "\n";
+  } else {
+    std::cout << solve_text(summary);
+  }
+  return summary.report.converged() ? 0 : 2;
+}
+
+}  // namespace kryflow::cli

@@ -1,0 +1,78 @@
+// Deterministic block and grid sums for the CUDA kernels: fixed trees, no floating-point atomics.
+//
+// A reduction kernel runs on a grid whose size is a fixed function of the problem size. Each
+// thread accumulates its own terms in a fixed order, each block adds its threads with a fixed
+// warp-shuffle tree, writes its sums to the context's partials and counts itself done; the last
+// block to finish adds the partials in block order and writes the results. The same input on the
+// same grid therefore gives the same bits on every run, whatever the scheduling.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "kernels/backend/cuda_context.cuh"
+
+namespace kryflow::kernels::cuda {
+
+/// Sum over the 32 lanes of a warp by a fixed shuffle tree; lane 0 holds the result.
+__device__ __forceinline__ double warp_sum(double value) {
+  for (int offset = 16; offset > 0; offset /= 2) {
+    value += __shfl_down_sync(0xffffffffu, value, offset);
+  }
+  return value;
+}
+
+/// Sums each of the K values over the kBlock threads of the block (fixed order); thread 0 holds
+/// the results. Every thread of the block must call it (it synchronises the block).
+template <int kBlock, int K>
+__device__ __forceinline__ void block_sum(double (&values)[K]) {
+  static_assert(kBlock % 32 == 0 && kBlock <= 1024, "block size: a multiple of 32, <= 1024");
+  constexpr int kWarps = kBlock / 32;
+  __shared__ double warp_sums[K][kWarps];
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  for (int k = 0; k < K; ++k) {
+    values[k] = warp_sum(values[k]);
+    if (lane == 0) warp_sums[k][warp] = values[k];
+  }
+  __syncthreads();
+  if (warp == 0) {
+    for (int k = 0; k < K; ++k) values[k] = warp_sum(lane < kWarps ? warp_sums[k][lane] : 0.0);
+  }
+  __syncthreads();  // warp_sums may be reused by a second call
+}
+
+/// Grid-wide sums of K values per thread (K <= kMaxReductionValues, gridDim.x <=
+/// kMaxReductionBlocks). Every thread of every block calls it once, at the end of the kernel.
+/// `partials` and `counter` are the context's reduction buffers (the counter is 0 on entry and
+/// is 0 again when the kernel ends); `result` receives the K sums (written by one thread).
+template <int kBlock, int K>
+__device__ void grid_sum(double (&values)[K], double* partials, unsigned int* counter,
+                         double* result) {
+  static_assert(K <= kMaxReductionValues, "too many sums for the reduction buffers");
+  __shared__ bool is_last_block;
+  block_sum<kBlock, K>(values);
+  if (threadIdx.x == 0) {
+    for (int k = 0; k < K; ++k) partials[k * kMaxReductionBlocks + blockIdx.x] = values[k];
+    __threadfence();  // the partials are visible before the count says so
+    const unsigned int done = atomicAdd(counter, 1u);
+    is_last_block = done == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last_block) return;
+  __threadfence();
+  double total[K];
+  for (int k = 0; k < K; ++k) {
+    total[k] = 0.0;
+    // __ldcg reads through L2, where the other blocks' partials are.
+    for (unsigned int b = threadIdx.x; b < gridDim.x; b += kBlock) {
+      total[k] += __ldcg(partials + k * kMaxReductionBlocks + b);
+    }
+  }
+  block_sum<kBlock, K>(total);
+  if (threadIdx.x == 0) {
+    for (int k = 0; k < K; ++k) result[k] = total[k];
+    *counter = 0u;
+  }
+}
+
+}  // namespace kryflow::kernels::cuda
