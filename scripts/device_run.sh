@@ -75,7 +75,7 @@ PY
 }
 m=$KRYFLOW_DATA_DIR/matrices
 for backend in cuda cpu; do
-  run_cli ex10hs $backend -A "$m/suitesparse/ex10hs/ex10hs.mtx.gz" --preset pcg_jacobi -p solver.relative_tolerance=1e-9 -p solver.max_iterations=20000
+  run_cli ex10hs $backend -A "$m/suitesparse/ex10hs/ex10hs.mtx.gz" --preset pcg_jacobi -p solver.relative_tolerance=1e-9 -p solver.max_iterations=30000 -p solver.stagnation_window=5000
   run_cli openfoam_p $backend -A "$m/openfoam/pressure_23325/openfoam_p_23325.mtx.gz" --preset pcg_jacobi --pin-unknown 1 -p solver.relative_tolerance=1e-9
   run_cli airfoil_2d $backend -A "$m/suitesparse/airfoil_2d/airfoil_2d.mtx.gz" --preset bicgstab_jacobi -p solver.relative_tolerance=1e-10
   run_cli 2dcyl1 $backend -A "$m/fvens/2dcyl1/2dcyl1.mtx.gz" -b "$m/fvens/2dcyl1/2dcyl1_b.mtx.gz" --preset bicgstab_jacobi -p solver.relative_tolerance=1e-10

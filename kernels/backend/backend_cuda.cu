@@ -61,9 +61,8 @@ std::shared_ptr<Context> create_context(int device) {
   KRYFLOW_CUDA_CHECK(
       cudaMemsetAsync(context->reduction_counter, 0, sizeof(unsigned int), context->stream));
   KRYFLOW_CUDA_CHECK(cudaMalloc(&context->first_index, sizeof(unsigned int)));
-  KRYFLOW_CUDA_CHECK(cudaHostAlloc(&context->host_results,
-                                   sizeof(double) * (kMaxReductionValues + 1),
-                                   cudaHostAllocMapped));
+  KRYFLOW_CUDA_CHECK(cudaHostAlloc(
+      &context->host_results, sizeof(double) * (kMaxReductionValues + 1), cudaHostAllocMapped));
   KRYFLOW_CUDA_CHECK(cudaHostGetDevicePointer(
       reinterpret_cast<void**>(&context->host_results_on_device), context->host_results, 0));
   return context;

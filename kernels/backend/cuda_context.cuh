@@ -25,7 +25,7 @@ struct Context {
   cusparseHandle_t cusparse = nullptr;  // created on first use by cusparse_handle()
   // Persistent buffers of the deterministic reductions, allocated by create_context. Kernels
   // on the one stream use them in turn; a reduction waits for its result before returning.
-  double* reduction_partials = nullptr;  // device: kMaxReductionValues * kMaxReductionBlocks
+  double* reduction_partials = nullptr;       // device: kMaxReductionValues * kMaxReductionBlocks
   unsigned int* reduction_counter = nullptr;  // device: blocks done; the last block resets it
   unsigned int* first_index = nullptr;        // device: smallest index found (invert_diagonal)
   double* host_results = nullptr;  // pinned, mapped: kMaxReductionValues final sums + 1 index

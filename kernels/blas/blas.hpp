@@ -51,10 +51,10 @@ struct CgJacobiDots {
                            Span<double> p);                                                   \
   /** dinv_i = 1 / d_i; returns the first (0-based) i with d_i zero or not finite, or -1 */   \
   index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv);   \
-  /** Measured copy bandwidth of the backend's memory in bytes/s, counting bytes read plus   \
+  /** Measured copy bandwidth of the backend's memory in bytes/s, counting bytes read plus    \
       bytes written (2 * bytes per copy): the roofline of the memory-bound kernels. Copies    \
       `bytes` (> 0; use well above the caches, e.g. 1 GiB) between two fresh buffers after a  \
-      warm-up and returns the median of 11 timed repeats. cuda: cudaMemcpyAsync device to    \
+      warm-up and returns the median of 11 timed repeats. cuda: cudaMemcpyAsync device to     \
       device timed with events; cpu: an OpenMP parallel copy loop (buffers first touched by   \
       the same static schedule); reference: single-threaded std::memcpy. Takes seconds for    \
       large sizes; for benchmarks, not solvers. Throws InvalidInput when bytes is 0 and       \

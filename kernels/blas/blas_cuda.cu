@@ -26,6 +26,8 @@ using kernels::cuda::kMaxReductionBlocks;
 using size_type = long long;
 
 constexpr int kBlock = 256;
+/// 8 resident blocks of 256 threads fill an sm_90 SM (at most 32 registers per thread).
+constexpr int kMinBlocksPerSm = 8;
 /// Elements each thread of a reduction handles at least (sets the grid size for small n).
 constexpr size_type kReductionElementsPerThread = 4;
 /// Grid cap of the maps; larger vectors are covered by the grid-stride loop.
@@ -114,7 +116,7 @@ struct JacobiDirection {  // p = dinv r + beta p
 };
 
 template <int kInputs, bool kReadsOutput, bool kAligned, class F>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
     map_kernel(size_type n, F f, const double* in0, const double* in1, double* out) {
   const size_type num_pairs = n / 2;
   const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
@@ -138,15 +140,15 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 template <int kInputs, bool kReadsOutput, class F>
-void launch_map(const Backend& backend, std::size_t size, F f, const double* in0,
-                const double* in1, double* out, const char* name) {
+void launch_map(const Backend& backend, std::size_t size, F f, const double* in0, const double* in1,
+                double* out, const char* name) {
   const auto n = static_cast<size_type>(size);
   if (n == 0) return;
   const size_type num_pairs = std::max<size_type>(n / 2, 1);
   const auto blocks =
       static_cast<unsigned int>(std::min((num_pairs + kBlock - 1) / kBlock, kMaxMapBlocks));
-  const bool aligned = aligned16(out) && (kInputs < 1 || aligned16(in0)) &&
-                       (kInputs < 2 || aligned16(in1));
+  const bool aligned =
+      aligned16(out) && (kInputs < 1 || aligned16(in0)) && (kInputs < 2 || aligned16(in1));
   if (aligned) {
     map_kernel<kInputs, kReadsOutput, true>
         <<<blocks, kBlock, 0, stream_of(backend)>>>(n, f, in0, in1, out);
@@ -222,9 +224,8 @@ struct CgJacobiUpdateTerm {
 };
 
 template <int K, bool kAligned, class Term>
-__global__ void __launch_bounds__(kBlock)
-    reduce_kernel(size_type n, Term term, double* partials, unsigned int* counter,
-                  double* result) {
+__global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
+    reduce_kernel(size_type n, Term term, double* partials, unsigned int* counter, double* result) {
   double sum[K];
   for (int k = 0; k < K; ++k) sum[k] = 0.0;
   const size_type num_pairs = n / 2;
@@ -275,15 +276,15 @@ __device__ __forceinline__ double invert_entry(double d, size_type i, unsigned i
 }
 
 template <bool kAligned>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
     invert_diagonal_kernel(size_type n, const double* d, double* dinv, unsigned int* first_bad) {
   const size_type num_pairs = n / 2;
   const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
   for (size_type p = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x; p < num_pairs;
        p += stride) {
     const Pair dp = load_input<kAligned>(d, p);
-    store<kAligned>(dinv, p,
-                    {invert_entry(dp.a, 2 * p, first_bad), invert_entry(dp.b, 2 * p + 1, first_bad)});
+    store<kAligned>(
+        dinv, p, {invert_entry(dp.a, 2 * p, first_bad), invert_entry(dp.b, 2 * p + 1, first_bad)});
   }
   if (n % 2 == 1 && blockIdx.x == 0 && threadIdx.x == 0) {
     dinv[n - 1] = invert_entry(d[n - 1], n - 1, first_bad);
@@ -365,11 +366,11 @@ CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const d
 void cg_jacobi_direction(const Backend& backend, double beta, Span<const double> inverse_diagonal,
                          Span<const double> r, Span<double> p) {
   if (beta == 0.0) {
-    launch_map<2, false>(backend, r.size(), Multiply{}, inverse_diagonal.data(), r.data(),
-                         p.data(), "blas::cg_jacobi_direction");
+    launch_map<2, false>(backend, r.size(), Multiply{}, inverse_diagonal.data(), r.data(), p.data(),
+                         "blas::cg_jacobi_direction");
   } else {
-    launch_map<2, true>(backend, r.size(), JacobiDirection{beta}, inverse_diagonal.data(),
-                        r.data(), p.data(), "blas::cg_jacobi_direction");
+    launch_map<2, true>(backend, r.size(), JacobiDirection{beta}, inverse_diagonal.data(), r.data(),
+                        p.data(), "blas::cg_jacobi_direction");
   }
 }
 

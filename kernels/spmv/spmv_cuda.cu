@@ -51,6 +51,7 @@ __device__ __forceinline__ double lane_row_sum(size_type row, size_type begin, s
     }
   } else {
     // Long rows: four entries per lane per step, so several gathers are in flight at once.
+#pragma unroll 1
     for (; k + 3 * kLanes < end; k += 4 * kLanes) {
       const index_t c0 = __ldg(col_idx + k);
       const index_t c1 = __ldg(col_idx + k + kLanes);
@@ -118,8 +119,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
 }
 
 template <int kLanes, Mode kMode>
-void launch_lanes(Context& context, const CsrView& a, const double* x, const double* b,
-                  double* y) {
+void launch_lanes(Context& context, const CsrView& a, const double* x, const double* b, double* y) {
   constexpr int kRowsPerBlock = kBlock / kLanes;
   const size_type needed = (static_cast<size_type>(a.num_rows) + kRowsPerBlock - 1) / kRowsPerBlock;
   const size_type cap = kMode == Mode::product_dot ? size_type{kMaxReductionBlocks} : kMaxBlocks;
@@ -155,7 +155,8 @@ void launch(const Backend& backend, const CsrView& a, const double* x, const dou
       launch_lanes<32, kMode>(context, a, x, b, y);
       break;
     default:
-      throw InvalidInput(std::string(name) + ": threads_per_row must be 1, 2, 4, 8, 16 or 32, got " +
+      throw InvalidInput(std::string(name) +
+                         ": threads_per_row must be 1, 2, 4, 8, 16 or 32, got " +
                          std::to_string(a.threads_per_row));
   }
   check_launch(name);

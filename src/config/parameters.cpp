@@ -256,7 +256,7 @@ std::string ComponentFamily::type_list() const {
   return key_list(names);
 }
 
-ComponentSlot::ComponentSlot(const ComponentFamily& family_) : family(&family_) {
+ComponentSlot::ComponentSlot(const ComponentFamily& of) : family(&of) {
   select(family->default_type);
 }
 

@@ -3,12 +3,19 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "kryflow/core/error.hpp"
 
 namespace kryflow {
 namespace {
+
+std::string number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3e", v);
+  return buffer;
+}
 
 void check_problem(const LinearOperator& A, const Preconditioner& M, const Vector& b,
                    const Vector& x) {
@@ -66,7 +73,7 @@ bool KrylovSolver::check(int iteration, double residual_norm, SolveReport& repor
 
   if (!std::isfinite(residual_norm)) {
     report.status = SolveStatus::nan_detected;
-    report.reason = "the residual norm became " + std::to_string(residual_norm) + " at iteration " +
+    report.reason = "the residual norm became " + number(residual_norm) + " at iteration " +
                     std::to_string(iteration);
     return true;
   }
@@ -75,14 +82,14 @@ bool KrylovSolver::check(int iteration, double residual_norm, SolveReport& repor
   if (residual_norm <= target) {
     report.status = SolveStatus::converged;
     report.reason =
-        "residual norm " + std::to_string(residual_norm) + " <= target " + std::to_string(target);
+        "residual norm " + number(residual_norm) + " <= target " + number(target);
     return true;
   }
   if (report.initial_residual_norm > 0.0 &&
       residual_norm > criteria_.divergence_factor * report.initial_residual_norm) {
     report.status = SolveStatus::diverged;
-    report.reason = "the residual grew by more than divergence_factor = " +
-                    std::to_string(criteria_.divergence_factor);
+    report.reason =
+        "the residual grew by more than divergence_factor = " + number(criteria_.divergence_factor);
     return true;
   }
   // Stagnation: the residual has not fallen below (1 - stagnation_factor) times the last
@@ -97,7 +104,7 @@ bool KrylovSolver::check(int iteration, double residual_norm, SolveReport& repor
       iteration - report.progress.anchor_iteration >= window) {
     report.status = SolveStatus::stagnated;
     report.reason = "the residual fell by less than a factor " +
-                    std::to_string(criteria_.stagnation_factor) + " over the last " +
+                    number(criteria_.stagnation_factor) + " over the last " +
                     std::to_string(window) + " iterations";
     return true;
   }

@@ -1,1 +1,476 @@
+// Vector kernels of the backend under test against the reference oracle on fresh random data.
+//
+// Tolerances:
+// - elementwise ops with one rounding (copy, fill, d*x, 1/d) must match bit for bit;
+// - elementwise ops with several terms: |a - e| <= 1e-14 * (sum of the terms' magnitudes), which
+//   allows a fused multiply-add to round differently from the reference's separate operations;
+// - reductions: two summation orders of n terms differ by at most n * eps * sum |term_i|
+//   (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5, twice γ_n).
+// Outputs are filled with NaN before each kernel, so an element the kernel skips is caught.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/blas/blas.hpp"
+#include "test_support.hpp"
+
+namespace kryflow {
+namespace {
+
+namespace blas = kernels::blas;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+constexpr double kElementwiseTolerance = 1e-14;
+const std::vector<std::size_t> kSizes = {0, 1, 31, 1000, 100003};
+
+/// Fresh random data for one test case, with its seed in the failure message.
+struct RandomSource {
+  std::uint64_t seed = test::fresh_seed();
+  std::vector<double> vector(std::size_t n) { return test::random_vector(n, seed++); }
+};
+
+std::vector<double> poison(std::size_t n) {
+  return std::vector<double>(n, kNaN);
+}
+
+Array<double> on(const Backend& backend, const std::vector<double>& host) {
+  return Array<double>::from_host(backend, host);
+}
+
+Span<const double> cspan(const std::vector<double>& v) {
+  return {v.data(), v.size()};
+}
+
+Span<double> span(std::vector<double>& v) {
+  return {v.data(), v.size()};
+}
+
+/// Every element written, and equal to the expected one bit for bit.
+void expect_identical(const std::vector<double>& actual, const std::vector<double>& expected) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    ASSERT_FALSE(std::isnan(actual[i])) << "element " << i << " not written";
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(actual[i]), std::bit_cast<std::uint64_t>(expected[i]))
+        << "element " << i << ": " << actual[i] << " vs " << expected[i];
+  }
+}
+
+/// Every element written, and |actual_i - expected_i| <= 1e-14 * scale_i.
+void expect_close(const std::vector<double>& actual, const std::vector<double>& expected,
+                  const std::vector<double>& scale) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    ASSERT_FALSE(std::isnan(actual[i])) << "element " << i << " not written";
+    ASSERT_LE(std::abs(actual[i] - expected[i]), kElementwiseTolerance * scale[i])
+        << "element " << i << ": " << actual[i] << " vs " << expected[i];
+  }
+}
+
+double sum_abs_products(const std::vector<double>& x, const std::vector<double>& y) {
+  double sum = 0.0;
+  for (std::size_t i = 0; i < x.size(); ++i) sum += std::abs(x[i] * y[i]);
+  return sum;
+}
+
+/// The bound on |sum_1 - sum_2| for two summation orders of n terms with sum |terms| = magnitude.
+double reduction_tolerance(std::size_t n, double magnitude) {
+  return static_cast<double>(n + 2) * kEps * magnitude;
+}
+
+class BlasTest : public ::testing::Test {
+ protected:
+  Backend backend = test::backend_under_test();
+  Backend reference = Backend::reference();
+  RandomSource random;
+  void SetUp() override { RecordProperty("seed", std::to_string(random.seed)); }
+};
+
+TEST_F(BlasTest, FillWritesTheValueToEveryElement) {
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    Array<double> x = on(backend, poison(n));
+
+    blas::fill(backend, x.span(), -0.375);
+
+    expect_identical(x.to_host(), std::vector<double>(n, -0.375));
+  }
+}
+
+TEST_F(BlasTest, CopyReproducesTheSourceExactly) {
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));
+    const std::vector<double> x = random.vector(n);
+    const Array<double> x_d = on(backend, x);
+    Array<double> y_d = on(backend, poison(n));
+
+    blas::copy(backend, x_d.span(), y_d.span());
+
+    expect_identical(y_d.to_host(), x);
+  }
+}
+
+TEST_F(BlasTest, AxpbyMatchesReference) {
+  const double alpha = 1.75;
+  const double beta = -0.625;
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));
+    const std::vector<double> x = random.vector(n);
+    std::vector<double> y = random.vector(n);
+    const Array<double> x_d = on(backend, x);
+    Array<double> y_d = on(backend, y);
+    std::vector<double> scale(n);
+    for (std::size_t i = 0; i < n; ++i) scale[i] = std::abs(alpha * x[i]) + std::abs(beta * y[i]);
+
+    blas::axpby(backend, alpha, x_d.span(), beta, y_d.span());
+    blas::reference::axpby(reference, alpha, cspan(x), beta, span(y));
+
+    expect_close(y_d.to_host(), y, scale);
+  }
+}
+
+TEST_F(BlasTest, AxpbyDoesNotReadYWhenBetaIsZero) {
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));
+    const std::vector<double> x = random.vector(n);
+    const Array<double> x_d = on(backend, x);
+    Array<double> y_d = on(backend, poison(n));  // NaN * 0 would leak NaN if y were read
+    std::vector<double> expected(n);
+    for (std::size_t i = 0; i < n; ++i) expected[i] = 3.0 * x[i];
+
+    blas::axpby(backend, 3.0, x_d.span(), 0.0, y_d.span());
+
+    expect_identical(y_d.to_host(), expected);
+  }
+}
+
+TEST_F(BlasTest, AxpbypczMatchesReference) {
+  const double alpha = 0.5;
+  const double beta = -1.25;
+  const double gamma = 2.0;
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));
+    const std::vector<double> x = random.vector(n);
+    const std::vector<double> y = random.vector(n);
+    std::vector<double> z = random.vector(n);
+    const Array<double> x_d = on(backend, x);
+    const Array<double> y_d = on(backend, y);
+    Array<double> z_d = on(backend, z);
+    std::vector<double> scale(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      scale[i] = std::abs(alpha * x[i]) + std::abs(beta * y[i]) + std::abs(gamma * z[i]);
+    }
+
+    blas::axpbypcz(backend, alpha, x_d.span(), beta, y_d.span(), gamma, z_d.span());
+    blas::reference::axpbypcz(reference, alpha, cspan(x), beta, cspan(y), gamma, span(z));
+
+    expect_close(z_d.to_host(), z, scale);
+  }
+}
+
+TEST_F(BlasTest, AxpbypczDoesNotReadZWhenGammaIsZero) {
+  const double alpha = -0.75;
+  const double beta = 1.5;
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));
+    const std::vector<double> x = random.vector(n);
+    const std::vector<double> y = random.vector(n);
+    std::vector<double> z(n, 0.0);
+    const Array<double> x_d = on(backend, x);
+    const Array<double> y_d = on(backend, y);
+    Array<double> z_d = on(backend, poison(n));
+    std::vector<double> scale(n);
+    for (std::size_t i = 0; i < n; ++i) scale[i] = std::abs(alpha * x[i]) + std::abs(beta * y[i]);
+
+    blas::axpbypcz(backend, alpha, x_d.span(), beta, y_d.span(), 0.0, z_d.span());
+    blas::reference::axpbypcz(reference, alpha, cspan(x), beta, cspan(y), 0.0, span(z));
+
+    expect_close(z_d.to_host(), z, scale);
+  }
+}
+
+TEST_F(BlasTest, PointwiseMultiplyMatchesReferenceExactly) {
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));
+    const std::vector<double> d = random.vector(n);
+    const std::vector<double> x = random.vector(n);
+    std::vector<double> y(n);
+    const Array<double> d_d = on(backend, d);
+    const Array<double> x_d = on(backend, x);
+    Array<double> y_d = on(backend, poison(n));
+
+    blas::pointwise_multiply(backend, d_d.span(), x_d.span(), y_d.span());
+    blas::reference::pointwise_multiply(reference, cspan(d), cspan(x), span(y));
+
+    expect_identical(y_d.to_host(), y);
+  }
+}
+
+TEST_F(BlasTest, DotMatchesReferenceWithinTheSummationBound) {
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));
+    const std::vector<double> x = random.vector(n);
+    const std::vector<double> y = random.vector(n);
+    const Array<double> x_d = on(backend, x);
+    const Array<double> y_d = on(backend, y);
+
+    const double actual = blas::dot(backend, x_d.span(), y_d.span());
+    const double expected = blas::reference::dot(reference, cspan(x), cspan(y));
+
+    EXPECT_LE(std::abs(actual - expected), reduction_tolerance(n, sum_abs_products(x, y)))
+        << actual << " vs " << expected;
+  }
+}
+
+TEST_F(BlasTest, DotGivesIdenticalBitsOnRepeatedCalls) {
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));
+    const Array<double> x_d = on(backend, random.vector(n));
+    const Array<double> y_d = on(backend, random.vector(n));
+
+    const double first = blas::dot(backend, x_d.span(), y_d.span());
+    const double second = blas::dot(backend, x_d.span(), y_d.span());
+
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(first), std::bit_cast<std::uint64_t>(second));
+  }
+}
+
+TEST_F(BlasTest, DotGivesIdenticalBitsWhateverTheAlignment) {
+  // The same values once at the start of a buffer and once one element in (an 8-byte but not
+  // 16-byte aligned address): the summation order must not depend on the address.
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));
+    const std::vector<double> x = random.vector(n);
+    const std::vector<double> y = random.vector(n);
+    std::vector<double> x_shifted(n + 1, 0.25);
+    std::vector<double> y_shifted(n + 1, 0.25);
+    std::copy(x.begin(), x.end(), x_shifted.begin() + 1);
+    std::copy(y.begin(), y.end(), y_shifted.begin() + 1);
+    const Array<double> x_d = on(backend, x);
+    const Array<double> y_d = on(backend, y);
+    const Array<double> xs_d = on(backend, x_shifted);
+    const Array<double> ys_d = on(backend, y_shifted);
+
+    const double aligned = blas::dot(backend, x_d.span(), y_d.span());
+    const double shifted = blas::dot(backend, xs_d.span().subspan(1), ys_d.span().subspan(1));
+
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(aligned), std::bit_cast<std::uint64_t>(shifted));
+  }
+}
+
+TEST_F(BlasTest, Norm2MatchesReferenceWithinTheSummationBound) {
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));
+    const std::vector<double> x = random.vector(n);
+    const Array<double> x_d = on(backend, x);
+
+    const double actual = blas::norm2(backend, x_d.span());
+    const double expected = blas::reference::norm2(reference, cspan(x));
+
+    // sqrt halves the relative error of the sum of squares; one more eps for the sqrt itself.
+    EXPECT_LE(std::abs(actual - expected), (static_cast<double>(n) + 2.0) * kEps * expected)
+        << actual << " vs " << expected;
+  }
+}
+
+TEST_F(BlasTest, CgJacobiUpdateMatchesReference) {
+  const double alpha = 0.8125;
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));
+    const std::vector<double> p = random.vector(n);
+    const std::vector<double> q = random.vector(n);
+    std::vector<double> dinv = random.vector(n);
+    for (double& d : dinv) d = std::abs(d);  // a Jacobi preconditioner of an SPD matrix
+    std::vector<double> x = random.vector(n);
+    std::vector<double> r = random.vector(n);
+    const Array<double> p_d = on(backend, p);
+    const Array<double> q_d = on(backend, q);
+    const Array<double> dinv_d = on(backend, dinv);
+    Array<double> x_d = on(backend, x);
+    Array<double> r_d = on(backend, r);
+    std::vector<double> x_scale(n);
+    std::vector<double> r_scale(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      x_scale[i] = std::abs(x[i]) + std::abs(alpha * p[i]);
+      r_scale[i] = std::abs(r[i]) + std::abs(alpha * q[i]);
+    }
+
+    const blas::CgJacobiDots actual = blas::cg_jacobi_update(backend, alpha, p_d.span(), q_d.span(),
+                                                             dinv_d.span(), x_d.span(), r_d.span());
+    const blas::CgJacobiDots expected = blas::reference::cg_jacobi_update(
+        reference, alpha, cspan(p), cspan(q), cspan(dinv), span(x), span(r));
+
+    expect_close(x_d.to_host(), x, x_scale);
+    const std::vector<double> r_actual = r_d.to_host();
+    expect_close(r_actual, r, r_scale);
+    // The dots see r_i that may differ by the elementwise tolerance dr_i: |d(r_i^2 w_i)| is at
+    // most 2 |r_i| w_i dr_i (w = dinv, or 1 for r.r); that slack comes on top of the bound.
+    double rz_magnitude = 0.0;
+    double rr_magnitude = 0.0;
+    double rz_slack = 0.0;
+    double rr_slack = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double dr = kElementwiseTolerance * r_scale[i];
+      rz_magnitude += std::abs(r[i] * dinv[i] * r[i]);
+      rr_magnitude += r[i] * r[i];
+      rz_slack += 2.0 * (std::abs(r[i]) + dr) * dinv[i] * dr;
+      rr_slack += 2.0 * (std::abs(r[i]) + dr) * dr;
+    }
+    EXPECT_LE(std::abs(actual.rz - expected.rz), reduction_tolerance(n, rz_magnitude) + rz_slack)
+        << actual.rz << " vs " << expected.rz;
+    EXPECT_LE(std::abs(actual.rr - expected.rr), reduction_tolerance(n, rr_magnitude) + rr_slack)
+        << actual.rr << " vs " << expected.rr;
+  }
+}
+
+TEST_F(BlasTest, CgJacobiUpdateGivesIdenticalDotsOnRepeatedCalls) {
+  const std::size_t n = 100003;
+  SCOPED_TRACE("seed " + std::to_string(random.seed));
+  const Array<double> p_d = on(backend, random.vector(n));
+  const Array<double> q_d = on(backend, random.vector(n));
+  const Array<double> dinv_d = on(backend, random.vector(n));
+  const std::vector<double> x = random.vector(n);
+  const std::vector<double> r = random.vector(n);
+  Array<double> x1 = on(backend, x);
+  Array<double> r1 = on(backend, r);
+  Array<double> x2 = on(backend, x);
+  Array<double> r2 = on(backend, r);
+
+  const blas::CgJacobiDots first = blas::cg_jacobi_update(backend, 0.5, p_d.span(), q_d.span(),
+                                                          dinv_d.span(), x1.span(), r1.span());
+  const blas::CgJacobiDots second = blas::cg_jacobi_update(backend, 0.5, p_d.span(), q_d.span(),
+                                                           dinv_d.span(), x2.span(), r2.span());
+
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(first.rz), std::bit_cast<std::uint64_t>(second.rz));
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(first.rr), std::bit_cast<std::uint64_t>(second.rr));
+}
+
+TEST_F(BlasTest, CgJacobiDirectionMatchesReference) {
+  const double beta = 0.4375;
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));
+    const std::vector<double> dinv = random.vector(n);
+    const std::vector<double> r = random.vector(n);
+    std::vector<double> p = random.vector(n);
+    const Array<double> dinv_d = on(backend, dinv);
+    const Array<double> r_d = on(backend, r);
+    Array<double> p_d = on(backend, p);
+    std::vector<double> scale(n);
+    for (std::size_t i = 0; i < n; ++i) scale[i] = std::abs(dinv[i] * r[i]) + std::abs(beta * p[i]);
+
+    blas::cg_jacobi_direction(backend, beta, dinv_d.span(), r_d.span(), p_d.span());
+    blas::reference::cg_jacobi_direction(reference, beta, cspan(dinv), cspan(r), span(p));
+
+    expect_close(p_d.to_host(), p, scale);
+  }
+}
+
+TEST_F(BlasTest, CgJacobiDirectionDoesNotReadPWhenBetaIsZero) {
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));
+    const std::vector<double> dinv = random.vector(n);
+    const std::vector<double> r = random.vector(n);
+    std::vector<double> p(n, 0.0);
+    const Array<double> dinv_d = on(backend, dinv);
+    const Array<double> r_d = on(backend, r);
+    Array<double> p_d = on(backend, poison(n));
+
+    blas::cg_jacobi_direction(backend, 0.0, dinv_d.span(), r_d.span(), p_d.span());
+    blas::reference::cg_jacobi_direction(reference, 0.0, cspan(dinv), cspan(r), span(p));
+
+    expect_identical(p_d.to_host(), p);  // one rounding: d * r
+  }
+}
+
+TEST_F(BlasTest, InvertDiagonalMatchesReferenceAndReportsNoBadEntry) {
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));
+    const std::vector<double> d = random.vector(n);
+    std::vector<double> dinv(n);
+    const Array<double> d_d = on(backend, d);
+    Array<double> dinv_d = on(backend, poison(n));
+
+    const index_t bad = blas::invert_diagonal(backend, d_d.span(), dinv_d.span());
+    blas::reference::invert_diagonal(reference, cspan(d), span(dinv));
+
+    EXPECT_EQ(bad, -1);
+    expect_identical(dinv_d.to_host(), dinv);  // 1 / d is correctly rounded everywhere
+  }
+}
+
+TEST_F(BlasTest, InvertDiagonalReturnsTheFirstZeroNanOrInfEntry) {
+  const std::vector<double> bad_values = {0.0, -0.0, kNaN, std::numeric_limits<double>::infinity(),
+                                          -std::numeric_limits<double>::infinity()};
+  for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{1000}, std::size_t{100003}}) {
+    // Three bad entries at increasing positions; each kind of bad value comes first once.
+    const std::vector<std::size_t> positions =
+        n == 1 ? std::vector<std::size_t>{0} : std::vector<std::size_t>{n / 7, n / 2, n - 1};
+    for (std::size_t first_kind = 0; first_kind < bad_values.size(); ++first_kind) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", first bad value " +
+                   std::to_string(bad_values[first_kind]) + ", seed " +
+                   std::to_string(random.seed));
+      std::vector<double> d = random.vector(n);
+      for (std::size_t j = 0; j < positions.size(); ++j) {
+        d[positions[j]] = bad_values[(first_kind + j) % bad_values.size()];
+      }
+      std::vector<double> dinv(n);
+      const Array<double> d_d = on(backend, d);
+      Array<double> dinv_d = on(backend, poison(n));
+
+      const index_t bad = blas::invert_diagonal(backend, d_d.span(), dinv_d.span());
+      const index_t expected_bad =
+          blas::reference::invert_diagonal(reference, cspan(d), span(dinv));
+
+      EXPECT_EQ(bad, static_cast<index_t>(positions[0]));
+      EXPECT_EQ(bad, expected_bad);
+      expect_identical(dinv_d.to_host(), dinv);  // bad entries give 0
+    }
+  }
+}
+
+TEST_F(BlasTest, KernelsMatchReferenceOnSpansNotAlignedTo16Bytes) {
+  // Subspans starting one element into their buffers take the kernels' unaligned path.
+  const std::size_t n = 1001;
+  SCOPED_TRACE("seed " + std::to_string(random.seed));
+  const std::vector<double> x = random.vector(n + 1);
+  const std::vector<double> y = random.vector(n + 1);
+  std::vector<double> z = random.vector(n + 1);
+  const Array<double> x_d = on(backend, x);
+  const Array<double> y_d = on(backend, y);
+  Array<double> z_d = on(backend, z);
+  Array<double> w_d = on(backend, poison(n + 1));
+  std::vector<double> w(n + 1, kNaN);
+  std::vector<double> scale(n + 1, 0.0);
+  for (std::size_t i = 1; i <= n; ++i) {
+    scale[i] = std::abs(2.0 * x[i]) + std::abs(3.0 * y[i]) + std::abs(0.5 * z[i]);
+  }
+
+  blas::axpbypcz(backend, 2.0, x_d.span().subspan(1), 3.0, y_d.span().subspan(1), 0.5,
+                 z_d.span().subspan(1));
+  blas::pointwise_multiply(backend, x_d.span().subspan(1), y_d.span().subspan(1),
+                           w_d.span().subspan(1));
+  blas::reference::axpbypcz(reference, 2.0, cspan(x).subspan(1), 3.0, cspan(y).subspan(1), 0.5,
+                            span(z).subspan(1));
+  blas::reference::pointwise_multiply(reference, cspan(x).subspan(1), cspan(y).subspan(1),
+                                      span(w).subspan(1));
+
+  const std::vector<double> z_actual = z_d.to_host();
+  const std::vector<double> w_actual = w_d.to_host();
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(z_actual[0]), std::bit_cast<std::uint64_t>(z[0]))
+      << "element before the span was written";
+  EXPECT_TRUE(std::isnan(w_actual[0])) << "element before the span was written";
+  expect_close(std::vector<double>(z_actual.begin() + 1, z_actual.end()),
+               std::vector<double>(z.begin() + 1, z.end()),
+               std::vector<double>(scale.begin() + 1, scale.end()));
+  expect_identical(std::vector<double>(w_actual.begin() + 1, w_actual.end()),
+                   std::vector<double>(w.begin() + 1, w.end()));
+}
+
+}  // namespace
+}  // namespace kryflow
