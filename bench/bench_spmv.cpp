@@ -1,0 +1,317 @@
+// CSR SpMV throughput (y = A x) on 3D Poisson and the real corpus against the copy bandwidth and,
+// on the cuda backend, against cusparseSpMV on the same matrix in the same run.
+//
+// Bytes per product: 12 per stored entry (value and column index), 4 per row pointer, x read
+// once and y written once (8 per column and 8 per row): CsrMatrix::spmv_bytes(). GB/s is that
+// over the median time per product. Matrices whose bytes fit in the cache (L2 on the GPU, L3 on
+// the host) are marked: repeated products then measure the cache, not the memory.
+//
+//   kryflow_bench_spmv [--backend cuda|cpu] [--data-dir DIR] [--sizes 100,200] [--json out.json]
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/blas/blas.hpp"
+#include "kryflow/core/error.hpp"
+#include "kryflow/io/matrix_market.hpp"
+#include "kryflow/linalg/csr_matrix.hpp"
+#include "kryflow/linalg/generators.hpp"
+#include "kryflow/linalg/vector.hpp"
+
+#ifdef KRYFLOW_WITH_CUDA
+#include "bench/cusparse_spmv.hpp"
+#endif
+
+#ifndef KRYFLOW_BENCH_DATA_DIR
+#define KRYFLOW_BENCH_DATA_DIR "../shared/data"
+#endif
+
+namespace {
+
+using namespace kryflow;
+
+/// Agreement required between kryflow's y and the comparison's y: max |a - b| / max |b|.
+constexpr double kAgreementTolerance = 1e-12;
+/// Each timed batch of products lasts about this long, so event resolution and launch gaps vanish.
+constexpr double kBatchSeconds = 5e-3;
+constexpr int kBatches = 11;
+
+const std::vector<std::string> kCorpus = {
+    "matrices/suitesparse/ex10hs/ex10hs.mtx.gz",
+    "matrices/openfoam/pressure_23325/openfoam_p_23325.mtx.gz",
+    "matrices/suitesparse/airfoil_2d/airfoil_2d.mtx.gz",
+    "matrices/fvens/2dcyl1/2dcyl1.mtx.gz",
+    "matrices/petsc_ex19/ex19_cavity_33.mtx.gz",
+    "matrices/petsc_ex19/ex19_cavity_129.mtx.gz",
+    "matrices/petsc_ex19/ex19_cavity_257.mtx.gz",
+};
+
+struct Options {
+  std::string backend = "cuda";
+  std::filesystem::path data_dir;
+  std::vector<int> sizes = {100, 200};
+  std::string json_path;
+};
+
+struct Record {
+  std::string name;
+  long long rows = 0;
+  long long nnz = 0;
+  int threads_per_row = 0;
+  double bytes = 0.0;
+  bool cache_resident = false;
+  double seconds = 0.0;
+  double comparison_seconds = 0.0;  // cuSPARSE; 0 when not measured
+  double max_relative_difference = 0.0;
+  std::string compared_with;
+};
+
+/// Median seconds per call of `enqueue` over kBatches batches sized to last ~kBatchSeconds,
+/// after a warm-up. Device work is timed with events, host work with a steady clock.
+double time_per_call(const Backend& backend, const std::function<void()>& enqueue) {
+  for (int i = 0; i < 3; ++i) enqueue();  // warm-up: code loaded, caches and pools settled
+  backend.synchronize();
+  auto measure = [&](int batch_size, int batches) {
+#ifdef KRYFLOW_WITH_CUDA
+    if (backend.is_device()) {
+      return bench::median_seconds_per_call(backend, enqueue, batch_size, batches);
+    }
+#endif
+    std::vector<double> samples;
+    for (int b = 0; b < batches; ++b) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < batch_size; ++i) enqueue();
+      backend.synchronize();
+      const auto stop = std::chrono::steady_clock::now();
+      samples.push_back(std::chrono::duration<double>(stop - start).count() / batch_size);
+    }
+    std::sort(samples.begin(), samples.end());
+    return samples[samples.size() / 2];
+  };
+  const double estimate = measure(4, 1);
+  const int batch_size =
+      static_cast<int>(std::clamp(std::ceil(kBatchSeconds / estimate), 1.0, 2000.0));
+  return measure(batch_size, kBatches);
+}
+
+/// max_i |a_i - b_i| / max_i |b_i| (0 for empty or all-zero b equal to a).
+double max_relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double difference = 0.0;
+  double scale = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) || std::isnan(b[i])) return INFINITY;
+    difference = std::max(difference, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return scale > 0.0 ? difference / scale : difference;
+}
+
+std::size_t cache_bytes(const Backend& backend) {
+#ifdef KRYFLOW_WITH_CUDA
+  if (backend.is_device()) return bench::l2_cache_bytes(backend);
+#endif
+  (void)backend;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (l3 > 0) return static_cast<std::size_t>(l3);
+#endif
+  return 0;
+}
+
+Record run(const Backend& backend, const std::string& name, const CooMatrix& coo,
+           std::size_t cache) {
+  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+  std::mt19937_64 rng(20240601);
+  std::uniform_real_distribution<double> value(0.1, 1.0);
+  std::vector<double> x_host(static_cast<std::size_t>(A.num_cols()));
+  for (double& v : x_host) v = value(rng);
+  const Vector x = Vector::from_host(backend, x_host);
+  Vector y = Vector::constant(backend, static_cast<std::size_t>(A.num_rows()), 0.0);
+
+  Record r;
+  r.name = name;
+  r.rows = A.num_rows();
+  r.nnz = A.nnz();
+  r.threads_per_row = A.threads_per_row();
+  r.bytes = A.spmv_bytes();
+  r.cache_resident = cache > 0 && r.bytes <= static_cast<double>(cache);
+  r.seconds = time_per_call(backend, [&] { A.apply(x, y); });
+  A.apply(x, y);
+  const std::vector<double> y_kryflow = y.to_host();
+
+#ifdef KRYFLOW_WITH_CUDA
+  if (backend.is_device()) {
+    Vector y_cusparse = Vector::constant(backend, static_cast<std::size_t>(A.num_rows()), 0.0);
+    bench::CusparseSpmv cusparse(A, x.span().data(), y_cusparse.span().data());
+    r.comparison_seconds = time_per_call(backend, [&] { cusparse.apply(); });
+    cusparse.apply();
+    r.max_relative_difference = max_relative_difference(y_kryflow, y_cusparse.to_host());
+    r.compared_with = "cusparse";
+    return r;
+  }
+#endif
+  // Host backends: check against the reference oracle instead.
+  const CsrMatrix A_ref = A.copy_to(Backend::reference());
+  const Vector x_ref = x.copy_to(Backend::reference());
+  Vector y_ref = Vector::constant(Backend::reference(), static_cast<std::size_t>(A.num_rows()), 0.0);
+  A_ref.apply(x_ref, y_ref);
+  r.max_relative_difference = max_relative_difference(y_kryflow, y_ref.to_host());
+  r.compared_with = "reference";
+  return r;
+}
+
+std::vector<int> parse_sizes(const std::string& list) {
+  std::vector<int> sizes;
+  for (std::size_t pos = 0; pos < list.size();) {
+    const std::size_t comma = list.find(',', pos);
+    const std::string item = list.substr(pos, comma - pos);
+    if (!item.empty()) sizes.push_back(std::stoi(item));
+    pos = comma == std::string::npos ? list.size() : comma + 1;
+  }
+  return sizes;
+}
+
+void usage(const char* program) {
+  std::fprintf(stderr,
+               "usage: %s [--backend cuda|cpu] [--data-dir DIR] [--sizes 100,200] "
+               "[--json out.json]\n",
+               program);
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return date;
+}
+
+void write_json(const std::string& path, const Backend& backend, const Options& options,
+                double bandwidth, std::size_t cache, const std::vector<Record>& records) {
+  const char* commit = std::getenv("KRYFLOW_COMMIT");
+  nlohmann::json out;
+  out["benchmark"] = "csr_spmv";
+  out["device"] = backend.device_name();
+  out["backend"] = options.backend;
+  out["commit"] = commit != nullptr ? commit : "unknown";
+  out["date"] = utc_now();
+  out["copy_bandwidth_bytes_per_s"] = bandwidth;
+  out["cache_bytes"] = cache;
+  out["bytes_model"] = "12 B/nnz + 4 B/(rows+1) + 8 B/col (x) + 8 B/row (y)";
+  out["records"] = nlohmann::json::array();
+  for (const Record& r : records) {
+    nlohmann::json j;
+    j["matrix"] = r.name;
+    j["rows"] = r.rows;
+    j["nnz"] = r.nnz;
+    j["threads_per_row"] = r.threads_per_row;
+    j["bytes"] = r.bytes;
+    j["cache_resident"] = r.cache_resident;
+    j["kryflow_seconds"] = r.seconds;
+    j["kryflow_bytes_per_s"] = r.bytes / r.seconds;
+    j["fraction_of_copy_bandwidth"] = r.bytes / r.seconds / bandwidth;
+    if (r.comparison_seconds > 0.0) {
+      j["cusparse_seconds"] = r.comparison_seconds;
+      j["cusparse_bytes_per_s"] = r.bytes / r.comparison_seconds;
+      j["speedup_over_cusparse"] = r.comparison_seconds / r.seconds;
+    }
+    j["compared_with"] = r.compared_with;
+    j["max_relative_difference"] = r.max_relative_difference;
+    out["records"].push_back(j);
+  }
+  std::ofstream file(path);
+  if (!file) throw InvalidInput("cannot write '" + path + "'");
+  file << out.dump(2) << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  const char* env_data = std::getenv("KRYFLOW_DATA_DIR");
+  options.data_dir = env_data != nullptr ? env_data : KRYFLOW_BENCH_DATA_DIR;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--backend" && has_value) {
+      options.backend = argv[++i];
+    } else if (arg == "--data-dir" && has_value) {
+      options.data_dir = argv[++i];
+    } else if (arg == "--sizes" && has_value) {
+      options.sizes = parse_sizes(argv[++i]);
+    } else if (arg == "--json" && has_value) {
+      options.json_path = argv[++i];
+    } else {
+      usage(argv[0]);
+      return 1;
+    }
+  }
+  try {
+    const Backend backend = Backend::create(parse_backend_kind(options.backend));
+    const double bandwidth = kernels::blas::copy_bandwidth(backend, std::size_t{1} << 30);
+    const std::size_t cache = cache_bytes(backend);
+    std::printf("CSR SpMV, %s, copy bandwidth %.1f GB/s (read + write), cache %.1f MB\n",
+                backend.name().c_str(), bandwidth / 1e9, static_cast<double>(cache) / 1e6);
+    std::printf("| matrix | rows | nnz | lanes | kryflow GB/s | of copy | cuSPARSE GB/s | speedup "
+                "| max rel diff | note |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
+
+    std::vector<Record> records;
+    bool all_agree = true;
+    auto report = [&](const Record& r) {
+      const double gbps = r.bytes / r.seconds / 1e9;
+      char comparison[64] = "-";
+      char speedup[32] = "-";
+      if (r.comparison_seconds > 0.0) {
+        std::snprintf(comparison, sizeof comparison, "%.1f", r.bytes / r.comparison_seconds / 1e9);
+        std::snprintf(speedup, sizeof speedup, "%.2f", r.comparison_seconds / r.seconds);
+      }
+      const bool agree = r.max_relative_difference < kAgreementTolerance;
+      all_agree = all_agree && agree;
+      std::string note = r.cache_resident ? "fits in cache: measures cache" : "";
+      if (!agree) note += (note.empty() ? "" : "; ") + std::string("MISMATCH vs ") + r.compared_with;
+      std::printf("| %s | %lld | %lld | %d | %.1f | %.2f | %s | %s | %.1e | %s |\n", r.name.c_str(),
+                  r.rows, r.nnz, r.threads_per_row, gbps, r.bytes / r.seconds / bandwidth,
+                  comparison, speedup, r.max_relative_difference, note.c_str());
+      std::fflush(stdout);
+      records.push_back(r);
+    };
+
+    for (int n : options.sizes) {
+      report(run(backend, "poisson3d_" + std::to_string(n), poisson3d(n), cache));
+    }
+    for (const std::string& relative : kCorpus) {
+      const std::filesystem::path file = options.data_dir / relative;
+      const std::string name = std::filesystem::path(relative).stem().stem().string();
+      if (!std::filesystem::exists(file)) {
+        std::printf("| %s | - | - | - | - | - | - | - | - | skipped: %s not found |\n",
+                    name.c_str(), file.string().c_str());
+        continue;
+      }
+      report(run(backend, name, io::read_matrix_market(file), cache));
+    }
+    std::printf("max rel diff: max|y - y_%s| / max|y_%s|, required < %.0e: %s\n",
+                records.empty() ? "ref" : records.front().compared_with.c_str(),
+                records.empty() ? "ref" : records.front().compared_with.c_str(),
+                kAgreementTolerance, all_agree ? "all agree" : "MISMATCH");
+    if (!options.json_path.empty()) {
+      write_json(options.json_path, backend, options, bandwidth, cache, records);
+    }
+    return all_agree ? 0 : 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kryflow_bench_spmv: error: %s\n", e.what());
+    return 1;
+  }
+}
