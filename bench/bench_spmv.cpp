@@ -166,7 +166,8 @@ Record run(const Backend& backend, const std::string& name, const CooMatrix& coo
   // Host backends: check against the reference oracle instead.
   const CsrMatrix A_ref = A.copy_to(Backend::reference());
   const Vector x_ref = x.copy_to(Backend::reference());
-  Vector y_ref = Vector::constant(Backend::reference(), static_cast<std::size_t>(A.num_rows()), 0.0);
+  Vector y_ref =
+      Vector::constant(Backend::reference(), static_cast<std::size_t>(A.num_rows()), 0.0);
   A_ref.apply(x_ref, y_ref);
   r.max_relative_difference = max_relative_difference(y_kryflow, y_ref.to_host());
   r.compared_with = "reference";
@@ -264,8 +265,9 @@ int main(int argc, char** argv) {
     const std::size_t cache = cache_bytes(backend);
     std::printf("CSR SpMV, %s, copy bandwidth %.1f GB/s (read + write), cache %.1f MB\n",
                 backend.name().c_str(), bandwidth / 1e9, static_cast<double>(cache) / 1e6);
-    std::printf("| matrix | rows | nnz | lanes | kryflow GB/s | of copy | cuSPARSE GB/s | speedup "
-                "| max rel diff | note |\n");
+    std::printf(
+        "| matrix | rows | nnz | lanes | kryflow GB/s | of copy | cuSPARSE GB/s | speedup "
+        "| max rel diff | note |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
 
     std::vector<Record> records;
@@ -281,7 +283,8 @@ int main(int argc, char** argv) {
       const bool agree = r.max_relative_difference < kAgreementTolerance;
       all_agree = all_agree && agree;
       std::string note = r.cache_resident ? "fits in cache: measures cache" : "";
-      if (!agree) note += (note.empty() ? "" : "; ") + std::string("MISMATCH vs ") + r.compared_with;
+      if (!agree)
+        note += (note.empty() ? "" : "; ") + std::string("MISMATCH vs ") + r.compared_with;
       std::printf("| %s | %lld | %lld | %d | %.1f | %.2f | %s | %s | %.1e | %s |\n", r.name.c_str(),
                   r.rows, r.nnz, r.threads_per_row, gbps, r.bytes / r.seconds / bandwidth,
                   comparison, speedup, r.max_relative_difference, note.c_str());

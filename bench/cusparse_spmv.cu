@@ -46,24 +46,24 @@ CusparseSpmv::CusparseSpmv(const CsrMatrix& A, const double* x, double* y)
   s.context = A.backend().cuda_context();
   if (s.context == nullptr) throw InvalidInput("CusparseSpmv: the matrix is not on a cuda backend");
   s.handle = kernels::cuda::cusparse_handle(*s.context);
-  check_cusparse(cusparseCreateConstCsr(&s.matrix, A.num_rows(), A.num_cols(), A.nnz(),
-                                        A.row_ptr().data(), A.col_idx().data(),
-                                        A.values().data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
-                 "cusparseCreateConstCsr");
+  check_cusparse(
+      cusparseCreateConstCsr(&s.matrix, A.num_rows(), A.num_cols(), A.nnz(), A.row_ptr().data(),
+                             A.col_idx().data(), A.values().data(), CUSPARSE_INDEX_32I,
+                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+      "cusparseCreateConstCsr");
   check_cusparse(cusparseCreateConstDnVec(&s.x, A.num_cols(), x, CUDA_R_64F),
                  "cusparseCreateConstDnVec");
   check_cusparse(cusparseCreateDnVec(&s.y, A.num_rows(), y, CUDA_R_64F), "cusparseCreateDnVec");
   std::size_t bytes = 0;
-  check_cusparse(cusparseSpMV_bufferSize(s.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &s.alpha,
-                                         s.matrix, s.x, &s.beta, s.y, CUDA_R_64F,
-                                         CUSPARSE_SPMV_ALG_DEFAULT, &bytes),
-                 "cusparseSpMV_bufferSize");
+  check_cusparse(
+      cusparseSpMV_bufferSize(s.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &s.alpha, s.matrix, s.x,
+                              &s.beta, s.y, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &bytes),
+      "cusparseSpMV_bufferSize");
   if (bytes > 0) KRYFLOW_CUDA_CHECK(cudaMalloc(&s.workspace, bytes));
-  check_cusparse(cusparseSpMV_preprocess(s.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &s.alpha,
-                                         s.matrix, s.x, &s.beta, s.y, CUDA_R_64F,
-                                         CUSPARSE_SPMV_ALG_DEFAULT, s.workspace),
-                 "cusparseSpMV_preprocess");
+  check_cusparse(
+      cusparseSpMV_preprocess(s.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &s.alpha, s.matrix, s.x,
+                              &s.beta, s.y, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, s.workspace),
+      "cusparseSpMV_preprocess");
   KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(s.context->stream));
 }
 

@@ -24,7 +24,9 @@ class Error : public std::runtime_error {
 /// The caller passed data kryflow cannot use (zero diagonal, NaN, bad sizes, ...).
 class InvalidInput : public Error {
  public:
-  using Error::Error;
+  explicit InvalidInput(const std::string& message,
+                        std::source_location where = std::source_location::current())
+      : Error(message, where) {}
 };
 
 /// A malformed input file. The message names the file and the (1-based) line or record.
@@ -47,7 +49,9 @@ class ParseError : public InvalidInput {
 /// Operand shapes do not agree (e.g. a vector of the wrong length).
 class DimensionMismatch : public InvalidInput {
  public:
-  using InvalidInput::InvalidInput;
+  explicit DimensionMismatch(const std::string& message,
+                             std::source_location where = std::source_location::current())
+      : InvalidInput(message, where) {}
 };
 
 /// A configuration key or value is unknown or invalid; the message names its JSON path.
@@ -65,19 +69,25 @@ class ConfigError : public Error {
 /// The request is valid but this combination is not implemented.
 class NotSupported : public Error {
  public:
-  using Error::Error;
+  explicit NotSupported(const std::string& message,
+                        std::source_location where = std::source_location::current())
+      : Error(message, where) {}
 };
 
 /// The request needs a component (e.g. the CUDA backend) this build does not contain.
 class NotCompiled : public Error {
  public:
-  using Error::Error;
+  explicit NotCompiled(const std::string& message,
+                       std::source_location where = std::source_location::current())
+      : Error(message, where) {}
 };
 
 /// A backend (CUDA runtime, cuBLAS, cuSPARSE, ...) call failed.
 class BackendError : public Error {
  public:
-  using Error::Error;
+  explicit BackendError(const std::string& message,
+                        std::source_location where = std::source_location::current())
+      : Error(message, where) {}
 };
 
 /// A device allocation failed. The process survives; the caller may free memory and retry.
@@ -102,7 +112,9 @@ class OutOfMemory : public BackendError {
 /// An MPI operation failed.
 class CommunicationError : public Error {
  public:
-  using Error::Error;
+  explicit CommunicationError(const std::string& message,
+                              std::source_location where = std::source_location::current())
+      : Error(message, where) {}
 };
 
 }  // namespace kryflow
