@@ -40,14 +40,14 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 
 say "== device"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader | tee -a "$log"
-say "commit $commit, $(date -u +%Y-%m-%dT%H:%M:%SZ), nvcc $(nvcc --version | tail -1)"
+say "commit $commit, $(date -u +%Y-%m-%dT%H:%M:%SZ), nvcc $(nvcc --version | tail -1), $(cmake --version | head -1), $(g++ --version | head -1)"
 
 say "== build"
 cmake -S "$root" -B "$build" "${generator[@]}" "${cmake_args[@]}" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1 || { grep -E "error|Error" "$log" | head -40; exit 1; }
 
 say "== tests (all labels)"
-ctest --test-dir "$build" --output-on-failure -j 4 --timeout 900 2>&1 | tee "$results/ctest.txt" | tail -30
+ctest --test-dir "$build" --output-on-failure -j 8 --timeout 600 2>&1 | tee "$results/ctest.txt" | tail -30
 test_summary=$(grep -E "tests passed|tests failed" "$results/ctest.txt" | tail -1)
 
 kryflow=$build/apps/kryflow/kryflow
