@@ -82,11 +82,15 @@ void* allocate(Context& context, std::size_t bytes) {
     cudaStreamSynchronize(context.stream);
     cudaMemPoolTrimTo(context.pool, 0);
     status = cudaMallocAsync(&pointer, bytes, context.stream);
-    if (status == cudaErrorMemoryAllocation) {
-      cudaGetLastError();
-      std::size_t free_bytes = 0;
-      std::size_t total_bytes = 0;
-      cudaMemGetInfo(&free_bytes, &total_bytes);
+  }
+  if (status != cudaSuccess) {
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    cudaGetLastError();
+    cudaMemGetInfo(&free_bytes, &total_bytes);
+    // A request beyond the device's memory may be refused as an invalid value: still OOM.
+    if (status == cudaErrorMemoryAllocation ||
+        (status == cudaErrorInvalidValue && bytes > free_bytes)) {
       throw OutOfMemory(bytes, free_bytes, "cuda:" + std::to_string(context.device));
     }
   }

@@ -7,14 +7,15 @@
 
 #include <string>
 
+#include "kernels/backend/reduction_order.hpp"
 #include "kryflow/core/error.hpp"
 
 namespace kryflow::kernels::cuda {
 
 /// Most blocks a deterministic reduction launches, and most sums one reduction returns: they
-/// size the persistent reduction buffers below.
-inline constexpr int kMaxReductionBlocks = 1024;
-inline constexpr int kMaxReductionValues = 2;
+/// size the persistent reduction buffers below (see reduction_order.hpp).
+using kernels::kMaxReductionBlocks;
+using kernels::kMaxReductionValues;
 
 struct Context {
   int device = 0;

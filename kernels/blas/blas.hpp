@@ -4,9 +4,10 @@
 // same signature and the backend as first argument; the unqualified functions dispatch on
 // `backend.kind()`. All spans live on that backend and have equal lengths (checked by callers).
 //
-// Reductions have a fixed order: for the same input and backend they return the same bits, run
-// after run, whatever the thread count. reference sums sequentially; cpu sums blocks of
-// kReductionBlock elements and then the block sums in order; cuda uses a fixed grid and tree.
+// Reductions have a fixed order: for the same input they return the same bits, run after run,
+// whatever the thread count. reference sums sequentially; cuda uses the fixed grid and trees of
+// kernels/backend/reduction_order.hpp and cpu emulates exactly that order, so cpu and cuda give
+// bit-identical results (fused multiply-add is disabled on both sides).
 #pragma once
 
 #include <cstddef>

@@ -1,10 +1,12 @@
-// OpenMP vector kernels; reductions sum fixed blocks of kReductionBlock, then the blocks in order.
+// OpenMP vector kernels; reductions add in exactly the order of the cuda kernels.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
+#include "kernels/backend/reduction_emulation.hpp"
 #include "kernels/blas/blas.hpp"
 #include "kryflow/core/error.hpp"
 
@@ -17,33 +19,47 @@ size_type ssize(Span<const double> x) {
   return static_cast<size_type>(x.size());
 }
 
-/// Sums f(i) over [0, n) block by block: deterministic whatever the number of threads.
-template <class Result, class Term>
-Result blocked_sum(const Backend& backend, size_type n, Term term) {
-  const size_type block = static_cast<size_type>(kReductionBlock);
-  const size_type num_blocks = (n + block - 1) / block;
-  std::vector<Result> partial(static_cast<std::size_t>(num_blocks));
+/// Sums the K-valued terms term(i), i in [0, n), in exactly the order of the cuda reduction
+/// (kernels/backend/reduction_order.hpp): emulated blocks run in parallel, each with its
+/// kReductionThreads emulated threads; the result does not depend on the OpenMP thread count.
+template <int K, class Term>
+std::array<double, K> ordered_sum(const Backend& backend, size_type n, Term term) {
+  std::array<double, K> result{};
+  if (n == 0) return result;
+  constexpr size_type threads = kReductionThreads;
+  const size_type per_block = threads * kReductionElementsPerThread;
+  const size_type blocks =
+      std::min<size_type>((n + per_block - 1) / per_block, kMaxReductionBlocks);
+  const size_type num_pairs = n / 2;
+  const size_type stride = blocks * threads;
+  std::vector<double> partial(static_cast<std::size_t>(blocks * K));
 #pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (size_type b = 0; b < num_blocks; ++b) {
-    Result sum{};
-    const size_type end = std::min(n, (b + 1) * block);
-    for (size_type i = b * block; i < end; ++i) term(i, sum);
-    partial[static_cast<std::size_t>(b)] = sum;
+  for (size_type b = 0; b < blocks; ++b) {
+    double sums[K][threads] = {};
+    for (size_type first = b * threads; first < num_pairs; first += stride) {
+      const size_type count = std::min(threads, num_pairs - first);
+      for (size_type j = 0; j < count; ++j) {
+        const std::array<double, K> t0 = term(2 * (first + j));
+        const std::array<double, K> t1 = term(2 * (first + j) + 1);
+        for (int k = 0; k < K; ++k) sums[k][j] = (sums[k][j] + t0[k]) + t1[k];
+      }
+    }
+    if (b == 0 && n % 2 == 1) {
+      const std::array<double, K> t = term(n - 1);
+      for (int k = 0; k < K; ++k) sums[k][0] = sums[k][0] + t[k];
+    }
+    for (int k = 0; k < K; ++k) partial[b * K + k] = emulation::block_sum(sums[k]);
   }
-  Result total{};
-  for (const Result& p : partial) total += p;
-  return total;
+  for (int k = 0; k < K; ++k) {
+    double totals[threads] = {};
+    for (size_type j = 0; j < threads; ++j) {
+      for (size_type bb = j; bb < blocks; bb += threads)
+        totals[j] = totals[j] + partial[bb * K + k];
+    }
+    result[k] = emulation::block_sum(totals);
+  }
+  return result;
 }
-
-struct DotPair {
-  double rz = 0.0;
-  double rr = 0.0;
-  DotPair& operator+=(const DotPair& o) {
-    rz += o.rz;
-    rr += o.rr;
-    return *this;
-  }
-};
 
 }  // namespace
 
@@ -91,7 +107,8 @@ void pointwise_multiply(const Backend& backend, Span<const double> d, Span<const
 }
 
 double dot(const Backend& backend, Span<const double> x, Span<const double> y) {
-  return blocked_sum<double>(backend, ssize(x), [&](size_type i, double& s) { s += x[i] * y[i]; });
+  return ordered_sum<1>(backend, ssize(x),
+                        [&](size_type i) { return std::array<double, 1>{x[i] * y[i]}; })[0];
 }
 
 double norm2(const Backend& backend, Span<const double> x) {
@@ -101,14 +118,13 @@ double norm2(const Backend& backend, Span<const double> x) {
 CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,
                               Span<const double> q, Span<const double> inverse_diagonal,
                               Span<double> x, Span<double> r) {
-  const DotPair dots = blocked_sum<DotPair>(backend, ssize(p), [&](size_type i, DotPair& s) {
+  const auto dots = ordered_sum<2>(backend, ssize(p), [&](size_type i) {
     x[i] += alpha * p[i];
-    const double ri = r[i] - alpha * q[i];
-    r[i] = ri;
-    s.rz += ri * inverse_diagonal[i] * ri;
-    s.rr += ri * ri;
+    r[i] -= alpha * q[i];
+    const double ri = r[i];
+    return std::array<double, 2>{ri * inverse_diagonal[i] * ri, ri * ri};
   });
-  return {dots.rz, dots.rr};
+  return {dots[0], dots[1]};
 }
 
 void cg_jacobi_direction(const Backend& backend, double beta, Span<const double> inverse_diagonal,

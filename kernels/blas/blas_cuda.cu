@@ -15,6 +15,7 @@
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/reduction.cuh"
+#include "kernels/backend/reduction_order.hpp"
 #include "kernels/blas/blas.hpp"
 
 namespace kryflow::kernels::blas::cuda {
@@ -25,11 +26,11 @@ using kernels::cuda::Context;
 using kernels::cuda::kMaxReductionBlocks;
 using size_type = long long;
 
-constexpr int kBlock = 256;
+constexpr int kBlock = kernels::kReductionThreads;
 /// 8 resident blocks of 256 threads fill an sm_90 SM (at most 32 registers per thread).
 constexpr int kMinBlocksPerSm = 8;
 /// Elements each thread of a reduction handles at least (sets the grid size for small n).
-constexpr size_type kReductionElementsPerThread = 4;
+constexpr size_type kReductionElementsPerThread = kernels::kReductionElementsPerThread;
 /// Grid cap of the maps; larger vectors are covered by the grid-stride loop.
 constexpr size_type kMaxMapBlocks = size_type{1} << 20;
 

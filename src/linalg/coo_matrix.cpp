@@ -14,7 +14,9 @@ void pin_unknown(CooMatrix& A, std::vector<double>* b, index_t row) {
                        std::to_string(A.num_rows));
   }
   std::size_t kept = 0;
+  double diagonal = 0.0;
   for (std::size_t k = 0; k < A.num_entries(); ++k) {
+    if (A.row_idx[k] == row && A.col_idx[k] == row) diagonal += A.values[k];
     if (A.row_idx[k] == row || A.col_idx[k] == row) continue;
     A.row_idx[kept] = A.row_idx[k];
     A.col_idx[kept] = A.col_idx[k];
@@ -24,7 +26,8 @@ void pin_unknown(CooMatrix& A, std::vector<double>* b, index_t row) {
   A.row_idx.resize(kept);
   A.col_idx.resize(kept);
   A.values.resize(kept);
-  A.push_back(row, row, 1.0);
+  // Keep a_ii (its sign keeps a negative definite matrix negative definite); 1 if it was 0.
+  A.push_back(row, row, diagonal != 0.0 ? diagonal : 1.0);
   if (b != nullptr) {
     if (b->size() != static_cast<std::size_t>(A.num_rows)) {
       throw DimensionMismatch("pin_unknown: b has " + std::to_string(b->size()) +

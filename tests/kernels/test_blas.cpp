@@ -13,8 +13,10 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernels/blas/blas.hpp"
@@ -471,6 +473,50 @@ TEST_F(BlasTest, KernelsMatchReferenceOnSpansNotAlignedTo16Bytes) {
   expect_identical(std::vector<double>(w_actual.begin() + 1, w_actual.end()),
                    std::vector<double>(w.begin() + 1, w.end()));
 }
+
+#ifdef KRYFLOW_TEST_BACKEND_IS_CUDA
+// The cpu backend emulates the cuda reduction order and neither side fuses multiply-adds, so
+// every vector kernel gives the same bits on both (tolerance: none).
+TEST(BlasCrossBackend, CudaAndCpuGiveIdenticalBits) {
+  const Backend cuda = test::backend_under_test();
+  const Backend cpu = Backend::cpu();
+  for (std::size_t n :
+       {std::size_t{1}, std::size_t{1001}, std::size_t{262145}, std::size_t{3000001}}) {
+    SCOPED_TRACE(n);
+    const std::vector<double> a = test::random_vector(n);
+    const std::vector<double> b = test::random_vector(n);
+    const std::vector<double> c = test::random_vector(n);
+    const std::vector<double> d = test::random_vector(n);
+    auto on = [&](const Backend& backend) {
+      Vector p = Vector::from_host(backend, a);
+      Vector q = Vector::from_host(backend, b);
+      Vector x = Vector::from_host(backend, c);
+      Vector r = Vector::from_host(backend, d);
+      const Vector inverse_diagonal = Vector::from_host(backend, c);
+      std::vector<double> scalars;
+      scalars.push_back(dot(p, q));
+      scalars.push_back(norm2(r));
+      const auto dots = blas::cg_jacobi_update(backend, 0.37, p.span(), q.span(),
+                                               inverse_diagonal.span(), x.span(), r.span());
+      scalars.push_back(dots.rz);
+      scalars.push_back(dots.rr);
+      axpbypcz(0.3, p, -1.7, q, 0.9, x);
+      blas::cg_jacobi_direction(backend, 0.61, q.span(), r.span(), p.span());
+      return std::make_tuple(scalars, x.to_host(), r.to_host(), p.to_host());
+    };
+    const auto [scalars_cuda, x_cuda, r_cuda, p_cuda] = on(cuda);
+    const auto [scalars_cpu, x_cpu, r_cpu, p_cpu] = on(cpu);
+    ASSERT_EQ(scalars_cuda.size(), scalars_cpu.size());
+    for (std::size_t k = 0; k < scalars_cpu.size(); ++k) {
+      EXPECT_EQ(std::memcmp(&scalars_cuda[k], &scalars_cpu[k], sizeof(double)), 0)
+          << "scalar " << k << ": " << scalars_cuda[k] << " vs " << scalars_cpu[k];
+    }
+    EXPECT_TRUE(x_cuda == x_cpu);
+    EXPECT_TRUE(r_cuda == r_cpu);
+    EXPECT_TRUE(p_cuda == p_cpu);
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace kryflow

@@ -224,3 +224,32 @@ TEST(Backend, OutOfMemoryIsCatchableAndBackendStaysUsable) {
 
 }  // namespace
 }  // namespace kryflow
+
+#ifdef KRYFLOW_TEST_BACKEND_IS_CUDA
+namespace kryflow {
+namespace {
+
+TEST(SolversCrossBackend, CudaAndCpuTakeIdenticalIterationsAndGiveIdenticalBits) {
+  // Every kernel gives the same bits on cpu and cuda, so whole solves must agree exactly.
+  CooMatrix nonsymmetric = poisson3d(20);
+  for (std::size_t k = 0; k < nonsymmetric.num_entries(); ++k) {
+    if (nonsymmetric.col_idx[k] == nonsymmetric.row_idx[k] + 1) nonsymmetric.values[k] = -1.4;
+  }
+  const CooMatrix spd = poisson3d(20);
+  const std::vector<double> b = test::random_vector(static_cast<std::size_t>(spd.num_rows));
+  StopCriteria criteria;
+  criteria.relative_tolerance = 1e-10;
+  for (Method method : {Method::cg, Method::bicgstab, Method::gmres}) {
+    const CooMatrix& coo = method == Method::cg ? spd : nonsymmetric;
+    const Outcome cuda = run(test::backend_under_test(), coo, b, method, true, criteria);
+    const Outcome cpu = run(Backend::cpu(), coo, b, method, true, criteria);
+    EXPECT_EQ(cuda.report.status, SolveStatus::converged);
+    EXPECT_EQ(cuda.report.iterations, cpu.report.iterations);
+    EXPECT_TRUE(cuda.x == cpu.x) << "solutions differ in their bits";
+    EXPECT_TRUE(cuda.report.residual_history == cpu.report.residual_history);
+  }
+}
+
+}  // namespace
+}  // namespace kryflow
+#endif

@@ -111,12 +111,13 @@ TEST(MatrixAnalysis, DetectsAsymmetryAndMissingDiagonal) {
   EXPECT_EQ(p.suggested_solver, "gmres");
 }
 
-TEST(PinUnknown, RemovesRowAndColumnAndSetsUnitDiagonal) {
+TEST(PinUnknown, RemovesRowAndColumnAndKeepsDiagonal) {
   CooMatrix coo = poisson2d(2);  // 4 x 4
   std::vector<double> b = {1.0, 2.0, 3.0, 4.0};
   pin_unknown(coo, &b, 0);
   const CsrMatrix A = CsrMatrix::from_coo(Backend::reference(), coo);
-  EXPECT_EQ(A.row_ptr().to_host()[1], 1);  // row 0 holds only the diagonal
+  EXPECT_EQ(A.row_ptr().to_host()[1], 1);  // row 0 holds only the diagonal, unchanged
+  EXPECT_EQ(A.values().to_host()[0], 4.0);
   EXPECT_EQ(b[0], 0.0);
   for (std::size_t k = 0; k < coo.num_entries(); ++k) {
     if (coo.col_idx[k] == 0) EXPECT_EQ(coo.row_idx[k], 0);
