@@ -21,7 +21,7 @@ if [[ -z "${KRYFLOW_DATA_DIR:-}" ]]; then
   if [[ -d $root/.data ]]; then export KRYFLOW_DATA_DIR=$root/.data; else export KRYFLOW_DATA_DIR=$root/../shared/data; fi
 fi
 export PATH=/usr/local/cuda/bin:$PATH
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+commit=${KRYFLOW_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 export KRYFLOW_COMMIT=$commit
 
 cmake_args=(-DCMAKE_BUILD_TYPE=Release -DKRYFLOW_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
