@@ -81,8 +81,7 @@ bool KrylovSolver::check(int iteration, double residual_norm, SolveReport& repor
       std::max(criteria_.relative_tolerance * report.rhs_norm, criteria_.absolute_tolerance);
   if (residual_norm <= target) {
     report.status = SolveStatus::converged;
-    report.reason =
-        "residual norm " + number(residual_norm) + " <= target " + number(target);
+    report.reason = "residual norm " + number(residual_norm) + " <= target " + number(target);
     return true;
   }
   if (report.initial_residual_norm > 0.0 &&

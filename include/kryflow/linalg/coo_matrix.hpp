@@ -35,10 +35,10 @@ namespace kryflow {
 
 /// Fixes unknown `row` (0-based) of a singular system whose null space is the constants (a
 /// pure-Neumann pressure Laplacian), the way finite-volume codes set a reference cell: every
-/// entry of row and column `row` is removed except the diagonal a_ii (1 when a_ii is 0) and, when `b` is not
-/// null, b[row] is set to 0, so the solution has x[row] = 0. Symmetry and definiteness (on the
-/// complement of the constants) are kept. Throws InvalidInput when `row` is out of range or A is
-/// not square.
+/// entry of row and column `row` is removed except the diagonal a_ii (1 when a_ii is 0) and, when
+/// `b` is not null, b[row] is set to 0, so the solution has x[row] = 0. Symmetry and definiteness
+/// (on the complement of the constants) are kept. Throws InvalidInput when `row` is out of range or
+/// A is not square.
 void pin_unknown(CooMatrix& A, std::vector<double>* b, index_t row);
 
 }  // namespace kryflow
