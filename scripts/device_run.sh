@@ -84,6 +84,14 @@ for backend in cuda cpu; do
 done
 cat "$cli_table" | tee -a "$log"
 
+say "== CLI session"
+{ echo "\$ kryflow solve"; "$kryflow" solve; echo "(exit $?)"
+  echo "\$ kryflow info ex19_cavity_129.mtx.gz"; "$kryflow" info "$m/petsc_ex19/ex19_cavity_129.mtx.gz"
+  echo "\$ kryflow solve -A ex19_cavity_129.mtx.gz --preset bicgstab_jacobi"
+  "$kryflow" solve -A "$m/petsc_ex19/ex19_cavity_129.mtx.gz" --preset bicgstab_jacobi; echo "(exit $?)"
+} >"$results/cli_session.txt" 2>&1
+tail -n 25 "$results/cli_session.txt"
+
 say "== benchmarks"
 for b in "$build"/bench/kryflow_bench_*; do
   [[ -x $b ]] || continue
@@ -92,8 +100,8 @@ for b in "$build"/bench/kryflow_bench_*; do
 done
 
 # Few files come back from some machines: bundle the per-run outputs.
-tar -czf "$results/details.tar.gz" -C "$results" $(cd "$results" && ls cli_*.json ctest.txt device_log.txt cli_table.txt 2>/dev/null) \
-  && (cd "$results" && rm -f cli_*.json)
+tar -czf "$results/details.tar.gz" -C "$results" $(cd "$results" && ls cli_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt 2>/dev/null) \
+  && (cd "$results" && rm -f cli_*.json ctest.txt device_log.txt)
 
 say ""
 say "================ summary ================"
