@@ -99,13 +99,14 @@ for b in "$build"/bench/kryflow_bench_*; do
   "$b" --json "$results/${name#kryflow_}.json" 2>&1 | tee "$results/${name#kryflow_}.txt" | tail -25
 done
 
-# Few files come back from some machines: bundle the per-run outputs.
-tar -czf "$results/details.tar.gz" -C "$results" $(cd "$results" && ls cli_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt 2>/dev/null) \
-  && (cd "$results" && rm -f cli_*.json ctest.txt device_log.txt)
-
 say ""
 say "================ summary ================"
 say "tests: $test_summary"
 grep -E "^\[  FAILED  \]|Failure$|^.*error: " "$results/ctest.txt" | sort -u | head -20
 cat "$cli_table"
 for t in "$results"/bench_*.txt; do [[ -f $t ]] && { echo "-- $(basename "$t")"; grep -E "^\|" "$t" | head -20; }; done
+
+# Few files come back from some machines: bundle the per-run outputs.
+tar -czf "$results/details.tar.gz" -C "$results" $(cd "$results" && ls cli_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt 2>/dev/null) \
+  && (cd "$results" && rm -f cli_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt)
+
