@@ -6,7 +6,11 @@
 // over the median time per product. Matrices whose bytes fit in the cache (L2 on the GPU, L3 on
 // the host) are marked: repeated products then measure the cache, not the memory.
 //
-//   kryflow_bench_spmv [--backend cuda|cpu] [--data-dir DIR] [--sizes 100,200] [--json out.json]
+// The tile column is the row-block size of the CSR-stream kernels (kernels/spmv/spmv.hpp);
+// --tiles measures several on every matrix (one line each; "auto" is the matrix's default).
+//
+//   kryflow_bench_spmv [--backend cuda|cpu] [--data-dir DIR] [--sizes 100,200]
+//                      [--tiles auto,1024,2048,4096] [--json out.json]
 #include <unistd.h>
 
 #include <algorithm>
@@ -63,6 +67,7 @@ struct Options {
   std::string backend = "cuda";
   std::filesystem::path data_dir;
   std::vector<int> sizes = {100, 200};
+  std::vector<int> tiles = {0};  // 0: the matrix's default tile
   std::string json_path;
 };
 
@@ -70,7 +75,7 @@ struct Record {
   std::string name;
   long long rows = 0;
   long long nnz = 0;
-  int threads_per_row = 0;
+  int tile = 0;
   double bytes = 0.0;
   bool cache_resident = false;
   double seconds = 0.0;
@@ -131,9 +136,11 @@ std::size_t cache_bytes(const Backend& backend) {
   return 0;
 }
 
-Record run(const Backend& backend, const std::string& name, const CooMatrix& coo,
-           std::size_t cache) {
-  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+/// One record per tile (0: the default tile); cuSPARSE is timed once and shared by the records.
+std::vector<Record> run(const Backend& backend, const std::string& name, const CooMatrix& coo,
+                        std::size_t cache, const std::vector<int>& tiles) {
+  CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+  const int default_tile = A.spmv_tile();
   std::mt19937_64 rng(20240601);
   std::uniform_real_distribution<double> value(0.1, 1.0);
   std::vector<double> x_host(static_cast<std::size_t>(A.num_cols()));
@@ -141,45 +148,60 @@ Record run(const Backend& backend, const std::string& name, const CooMatrix& coo
   const Vector x = Vector::from_host(backend, x_host);
   Vector y = Vector::constant(backend, static_cast<std::size_t>(A.num_rows()), 0.0);
 
-  Record r;
-  r.name = name;
-  r.rows = A.num_rows();
-  r.nnz = A.nnz();
-  r.threads_per_row = A.threads_per_row();
-  r.bytes = A.spmv_bytes();
-  r.cache_resident = cache > 0 && r.bytes <= static_cast<double>(cache);
-  r.seconds = time_per_call(backend, [&] { A.apply(x, y); });
-  A.apply(x, y);
-  const std::vector<double> y_kryflow = y.to_host();
-
+  // The comparison: cuSPARSE on the device, the reference oracle on the host.
+  std::vector<double> y_comparison;
+  double comparison_seconds = 0.0;
+  std::string compared_with = "reference";
 #ifdef KRYFLOW_WITH_CUDA
   if (backend.is_device()) {
     Vector y_cusparse = Vector::constant(backend, static_cast<std::size_t>(A.num_rows()), 0.0);
     bench::CusparseSpmv cusparse(A, x.span().data(), y_cusparse.span().data());
-    r.comparison_seconds = time_per_call(backend, [&] { cusparse.apply(); });
+    comparison_seconds = time_per_call(backend, [&] { cusparse.apply(); });
     cusparse.apply();
-    r.max_relative_difference = max_relative_difference(y_kryflow, y_cusparse.to_host());
-    r.compared_with = "cusparse";
-    return r;
+    y_comparison = y_cusparse.to_host();
+    compared_with = "cusparse";
   }
 #endif
-  // Host backends: check against the reference oracle instead.
-  const CsrMatrix A_ref = A.copy_to(Backend::reference());
-  const Vector x_ref = x.copy_to(Backend::reference());
-  Vector y_ref =
-      Vector::constant(Backend::reference(), static_cast<std::size_t>(A.num_rows()), 0.0);
-  A_ref.apply(x_ref, y_ref);
-  r.max_relative_difference = max_relative_difference(y_kryflow, y_ref.to_host());
-  r.compared_with = "reference";
-  return r;
+  if (y_comparison.empty()) {
+    const CsrMatrix A_ref = A.copy_to(Backend::reference());
+    const Vector x_ref = x.copy_to(Backend::reference());
+    Vector y_ref =
+        Vector::constant(Backend::reference(), static_cast<std::size_t>(A.num_rows()), 0.0);
+    A_ref.apply(x_ref, y_ref);
+    y_comparison = y_ref.to_host();
+  }
+
+  std::vector<Record> records;
+  for (int tile : tiles) {
+    A.set_spmv_tile(tile == 0 ? default_tile : tile);
+    Record r;
+    r.name = name;
+    r.rows = A.num_rows();
+    r.nnz = A.nnz();
+    r.tile = A.spmv_tile();
+    r.bytes = A.spmv_bytes();
+    r.cache_resident = cache > 0 && r.bytes <= static_cast<double>(cache);
+    r.seconds = time_per_call(backend, [&] { A.apply(x, y); });
+    A.apply(x, y);
+    r.comparison_seconds = comparison_seconds;
+    r.max_relative_difference = max_relative_difference(y.to_host(), y_comparison);
+    r.compared_with = compared_with;
+    records.push_back(r);
+  }
+  return records;
 }
 
+/// A comma-separated list of integers; "auto" reads as 0.
 std::vector<int> parse_sizes(const std::string& list) {
   std::vector<int> sizes;
   for (std::size_t pos = 0; pos < list.size();) {
     const std::size_t comma = list.find(',', pos);
     const std::string item = list.substr(pos, comma - pos);
-    if (!item.empty()) sizes.push_back(std::stoi(item));
+    if (item == "auto") {
+      sizes.push_back(0);
+    } else if (!item.empty()) {
+      sizes.push_back(std::stoi(item));
+    }
     pos = comma == std::string::npos ? list.size() : comma + 1;
   }
   return sizes;
@@ -188,7 +210,7 @@ std::vector<int> parse_sizes(const std::string& list) {
 void usage(const char* program) {
   std::fprintf(stderr,
                "usage: %s [--backend cuda|cpu] [--data-dir DIR] [--sizes 100,200] "
-               "[--json out.json]\n",
+               "[--tiles auto,1024,2048,4096] [--json out.json]\n",
                program);
 }
 
@@ -217,7 +239,7 @@ void write_json(const std::string& path, const Backend& backend, const Options& 
     j["matrix"] = r.name;
     j["rows"] = r.rows;
     j["nnz"] = r.nnz;
-    j["threads_per_row"] = r.threads_per_row;
+    j["tile"] = r.tile;
     j["bytes"] = r.bytes;
     j["cache_resident"] = r.cache_resident;
     j["kryflow_seconds"] = r.seconds;
@@ -252,6 +274,8 @@ int main(int argc, char** argv) {
       options.data_dir = argv[++i];
     } else if (arg == "--sizes" && has_value) {
       options.sizes = parse_sizes(argv[++i]);
+    } else if (arg == "--tiles" && has_value) {
+      options.tiles = parse_sizes(argv[++i]);
     } else if (arg == "--json" && has_value) {
       options.json_path = argv[++i];
     } else {
@@ -266,7 +290,7 @@ int main(int argc, char** argv) {
     std::printf("CSR SpMV, %s, copy bandwidth %.1f GB/s (read + write), cache %.1f MB\n",
                 backend.name().c_str(), bandwidth / 1e9, static_cast<double>(cache) / 1e6);
     std::printf(
-        "| matrix | rows | nnz | lanes | kryflow GB/s | of copy | cuSPARSE GB/s | speedup "
+        "| matrix | rows | nnz | tile | kryflow GB/s | of copy | cuSPARSE GB/s | speedup "
         "| max rel diff | note |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
 
@@ -286,14 +310,17 @@ int main(int argc, char** argv) {
       if (!agree)
         note += (note.empty() ? "" : "; ") + std::string("MISMATCH vs ") + r.compared_with;
       std::printf("| %s | %lld | %lld | %d | %.1f | %.2f | %s | %s | %.1e | %s |\n", r.name.c_str(),
-                  r.rows, r.nnz, r.threads_per_row, gbps, r.bytes / r.seconds / bandwidth,
+                  r.rows, r.nnz, r.tile, gbps, r.bytes / r.seconds / bandwidth,
                   comparison, speedup, r.max_relative_difference, note.c_str());
       std::fflush(stdout);
       records.push_back(r);
     };
 
     for (int n : options.sizes) {
-      report(run(backend, "poisson3d_" + std::to_string(n), poisson3d(n), cache));
+      for (const Record& r :
+           run(backend, "poisson3d_" + std::to_string(n), poisson3d(n), cache, options.tiles)) {
+        report(r);
+      }
     }
     for (const std::string& relative : kCorpus) {
       const std::filesystem::path file = options.data_dir / relative;
@@ -303,7 +330,9 @@ int main(int argc, char** argv) {
                     name.c_str(), file.string().c_str());
         continue;
       }
-      report(run(backend, name, io::read_matrix_market(file), cache));
+      for (const Record& r : run(backend, name, io::read_matrix_market(file), cache, options.tiles)) {
+        report(r);
+      }
     }
     std::printf("max rel diff: max|y - y_%s| / max|y_%s|, required < %.0e: %s\n",
                 records.empty() ? "ref" : records.front().compared_with.c_str(),

@@ -1,19 +1,47 @@
-// Contract of the CSR sparse matrix-vector kernels: y = A x, r = b - A x, and y = A x fused with
-// x·y.
+// Contract of the CSR sparse matrix-vector kernels: y = A x, r = b - A x, y = A x fused with x·y,
+// and the diagonal; and the row-block partition the cpu and cuda kernels share.
 //
 // Same layout as kernels/blas: namespaces reference, cpu and cuda with identical signatures, and
 // unqualified functions that dispatch on the backend. Column indices within a row need not be
 // sorted; rows may be empty. Spans live on the backend and have the lengths the matrix implies.
+//
+// Order of operations (CSR-stream, Greathouse and Daga, "Efficient sparse matrix-vector
+// multiplication on GPUs using the CSR storage format", SC'14). Rows are split once, on the
+// host, into row blocks of at most kRowBlockRows rows and at most `tile` stored entries; a row
+// with more than `tile` entries (a long row) is a row block of its own. With fused multiply-add
+// disabled on both sides (--fmad=false, -ffp-contract=off) the cpu and cuda kernels add in the
+// same order and give the same bits:
+//  - ordinary row i: y_i = 0; y_i = y_i + a_ik * x_k over the stored entries in stored order,
+//    exactly as the reference does;
+//  - long row i: its entries are cut into chunks of kLongRowChunk; in chunk c, lane l
+//    (0 <= l < kRowBlockRows) adds the products of entries c_begin + l, c_begin + l + 256, ...
+//    in order from 0; the lane sums are added by block_sum (kernels/backend/reduction.cuh); then
+//    lane l adds the chunk sums l, l + 256, ... in order from 0 and block_sum gives y_i;
+//  - residual: r_i = b_i - y_i with y_i as above;
+//  - diagonal: as the product with a_ik x_k replaced by a_ik where k == i (other entries skipped);
+//  - x·y of csr_spmv_dot: row block g sums t_j = x_i y_i (i = first row of g + j, j <
+//    kRowBlockRows; t_j = 0 for j past the block's rows) by block_sum into p_g; then lane l adds
+//    p_l, p_{l+256}, ... in order from 0 and block_sum gives x·y (the order of grid_sum).
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "kryflow/core/array.hpp"
 
 namespace kryflow::kernels::spmv {
 
-/// A CSR matrix as the kernels see it. `threads_per_row` selects the CUDA kernel: 1 is
-/// row-per-thread, 2..32 (powers of two) a sub-warp of that many lanes per row.
+/// Threads of a cuda row block, and the most rows one row block holds.
+inline constexpr int kRowBlockThreads = 256;
+inline constexpr int kRowBlockRows = kRowBlockThreads;
+/// Stored entries per chunk of a long row (one cuda block of kRowBlockThreads threads each).
+inline constexpr int kLongRowChunk = 4096;
+/// The tiles (most stored entries of a row block) the kernels are compiled for.
+inline constexpr int kTiles[] = {1024, 2048, 4096};
+
+/// A CSR matrix as the kernels see it, with its row-block partition (see the file comment).
+/// The partition arrays and the scratch live on the same backend as the matrix; the reference
+/// kernels read only the first six fields.
 struct CsrView {
   index_t num_rows = 0;
   index_t num_cols = 0;
@@ -21,12 +49,44 @@ struct CsrView {
   const index_t* row_ptr = nullptr;  // num_rows + 1 entries
   const index_t* col_idx = nullptr;  // nnz entries
   const double* values = nullptr;    // nnz entries
-  int threads_per_row = 1;
+
+  int tile = 0;                              // most stored entries of an ordinary row block
+  index_t num_row_blocks = 0;                // 0 only when num_rows == 0
+  const index_t* row_blocks = nullptr;       // num_row_blocks + 1 first rows (last: num_rows)
+  index_t num_long_rows = 0;                 // rows with more than `tile` entries
+  const index_t* long_rows = nullptr;        // num_long_rows rows, increasing
+  const index_t* long_row_chunks = nullptr;  // num_long_rows + 1 offsets into the chunks
+  index_t num_chunks = 0;                    // chunks of kLongRowChunk entries over all long rows
+  const index_t* chunk_long_row = nullptr;   // num_chunks: the long row (its slot) of each chunk
+
+  // Scratch of the cuda kernels (one call at a time per matrix): sums per row block and per
+  // chunk, and completion counters (counters[0] for x·y, counters[1 + s] for long row s) that
+  // are 0 between calls. The cpu kernels use the partial sums only.
+  double* block_partials = nullptr;  // num_row_blocks
+  double* chunk_partials = nullptr;  // num_chunks
+  unsigned int* counters = nullptr;  // 1 + num_long_rows
 };
 
-/// The CUDA lanes per row for a row-length distribution: the smallest power of two (1..32) not
-/// below the mean row length, and 32 when the longest row is very long. Host-only helper.
-int choose_threads_per_row(double mean_row_length, index_t max_row_length);
+/// The row-block partition of a CSR pattern, built on the host (fields as in CsrView).
+struct RowPartition {
+  int tile = 0;
+  std::vector<index_t> row_blocks;
+  std::vector<index_t> long_rows;
+  std::vector<index_t> long_row_chunks;
+  std::vector<index_t> chunk_long_row;
+};
+
+/// Splits rows 0..num_rows-1 greedily into row blocks of at most kRowBlockRows rows and `tile`
+/// entries; a row longer than `tile` is a block of its own and is cut into chunks of
+/// kLongRowChunk entries. `row_ptr` has num_rows + 1 non-decreasing entries. Throws InvalidInput
+/// when `tile` is not one of kTiles. O(num_rows).
+RowPartition partition_rows(Span<const index_t> row_ptr, int tile);
+
+/// The default tile for a mean row length: 1024 when kRowBlockRows rows of mean length fit in
+/// it, 2048 otherwise. Not 4096: its 32 KiB of staged products leave room for 6 instead of 8
+/// resident blocks per sm_90 SM, and on matrices of a few tens of MB its larger blocks leave
+/// a longer tail (bench_spmv --tiles measures all three).
+int default_tile(double mean_row_length);
 
 #define KRYFLOW_SPMV_DECLARATIONS                                                                \
   /** y = A x */                                                                                 \
@@ -40,6 +100,8 @@ int choose_threads_per_row(double mean_row_length, index_t max_row_length);
   /** d_i = a_ii (sum of duplicates; 0 where the row stores no diagonal entry) */                \
   void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d);
 
+/// Dispatch. The cpu and cuda kernels need the partition: they throw InvalidInput when a view
+/// with rows has none.
 KRYFLOW_SPMV_DECLARATIONS
 
 namespace reference {

@@ -1,67 +1,140 @@
-// OpenMP CSR kernels: static row partition; the fused dot sums fixed blocks of rows in order.
+// OpenMP CSR kernels that add in exactly the order of the cuda kernels (spmv.hpp, file comment).
+//
+// Ordinary rows are summed in stored order, the reference order, so they need no emulation.
+// Long rows and the fused x·y follow the cuda reduction trees, emulated with
+// kernels/backend/reduction_emulation.hpp; the emulated blocks run in parallel, and the result
+// does not depend on the OpenMP thread count.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
 
-#include "kernels/blas/blas.hpp"
+#include "kernels/backend/reduction_emulation.hpp"
 #include "kernels/spmv/spmv.hpp"
 
 namespace kryflow::kernels::spmv::cpu {
 namespace {
 
-inline double row_product(const CsrView& a, index_t row, const double* x) {
+using size_type = std::int64_t;
+constexpr int kThreads = kRowBlockThreads;
+static_assert(kThreads == kReductionThreads, "block_sum emulation is for 256 threads");
+
+enum class Mode { product, residual, diagonal };
+
+inline index_t row_length(const CsrView& a, index_t i) {
+  return a.row_ptr[i + 1] - a.row_ptr[i];
+}
+
+/// An ordinary row in stored order: sum = 0; sum = sum + a_ik x_k (or + a_ii for the diagonal).
+template <Mode kMode>
+inline double row_sum(const CsrView& a, index_t i, const double* x) {
   double sum = 0.0;
-  const index_t end = a.row_ptr[row + 1];
-  for (index_t k = a.row_ptr[row]; k < end; ++k) sum += a.values[k] * x[a.col_idx[k]];
+  const index_t end = a.row_ptr[i + 1];
+  for (index_t k = a.row_ptr[i]; k < end; ++k) {
+    if constexpr (kMode == Mode::diagonal) {
+      if (a.col_idx[k] == i) sum = sum + a.values[k];
+    } else {
+      sum = sum + a.values[k] * x[a.col_idx[k]];
+    }
+  }
   return sum;
+}
+
+/// Thread 0's result of `total_l = 0; total_l += v[l], v[l + 256], ...; block_sum(total)`: the
+/// second stage of the cuda grid sums.
+double emulate_grid_sum(const double* v, size_type n) {
+  std::array<double, kThreads> lanes{};
+  for (size_type q = 0; q < n; ++q) lanes[q % kThreads] = lanes[q % kThreads] + v[q];
+  return emulation::block_sum(lanes.data());
+}
+
+/// The long rows (more than a.tile entries), written to y (b - sum for the residual): chunk
+/// sums by emulated blocks, then each row's chunk sums by an emulated grid sum.
+template <Mode kMode>
+void long_rows(const Backend& backend, const CsrView& a, const double* x, const double* b,
+               double* y) {
+  if (a.num_long_rows == 0) return;
+  std::vector<double> chunk_sums(static_cast<std::size_t>(a.num_chunks));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(backend.num_threads())
+  for (index_t c = 0; c < a.num_chunks; ++c) {
+    const index_t slot = a.chunk_long_row[c];
+    const index_t row = a.long_rows[slot];
+    const size_type begin =
+        a.row_ptr[row] + static_cast<size_type>(c - a.long_row_chunks[slot]) * kLongRowChunk;
+    const size_type end = std::min<size_type>(a.row_ptr[row + 1], begin + kLongRowChunk);
+    // Lane l of the cuda block adds entries begin + l, begin + l + 256, ... in order.
+    std::array<double, kThreads> lanes{};
+    for (size_type k = begin; k < end; ++k) {
+      double& lane = lanes[(k - begin) % kThreads];
+      if constexpr (kMode == Mode::diagonal) {
+        if (a.col_idx[k] == row) lane = lane + a.values[k];
+      } else {
+        lane = lane + a.values[k] * x[a.col_idx[k]];
+      }
+    }
+    chunk_sums[static_cast<std::size_t>(c)] = emulation::block_sum(lanes.data());
+  }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(backend.num_threads())
+  for (index_t s = 0; s < a.num_long_rows; ++s) {
+    const index_t first = a.long_row_chunks[s];
+    const double sum =
+        emulate_grid_sum(chunk_sums.data() + first, a.long_row_chunks[s + 1] - first);
+    const index_t row = a.long_rows[s];
+    y[row] = kMode == Mode::residual ? b[row] - sum : sum;
+  }
+}
+
+/// Ordinary rows (long rows are left to long_rows) in a static row partition.
+template <Mode kMode>
+void ordinary_rows(const Backend& backend, const CsrView& a, const double* x, const double* b,
+                   double* y) {
+#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    if (row_length(a, i) > a.tile) continue;
+    const double sum = row_sum<kMode>(a, i, x);
+    y[i] = kMode == Mode::residual ? b[i] - sum : sum;
+  }
 }
 
 }  // namespace
 
 void csr_spmv(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y) {
-  const double* xp = x.data();
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (index_t i = 0; i < a.num_rows; ++i) y[i] = row_product(a, i, xp);
+  long_rows<Mode::product>(backend, a, x.data(), nullptr, y.data());
+  ordinary_rows<Mode::product>(backend, a, x.data(), nullptr, y.data());
 }
 
 void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b,
                   Span<const double> x, Span<double> r) {
-  const double* xp = x.data();
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (index_t i = 0; i < a.num_rows; ++i) r[i] = b[i] - row_product(a, i, xp);
+  long_rows<Mode::residual>(backend, a, x.data(), b.data(), r.data());
+  ordinary_rows<Mode::residual>(backend, a, x.data(), b.data(), r.data());
 }
 
 double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,
                     Span<double> y) {
-  const std::int64_t block = static_cast<std::int64_t>(blas::kReductionBlock);
-  const std::int64_t num_blocks = (a.num_rows + block - 1) / block;
-  std::vector<double> partial(static_cast<std::size_t>(num_blocks));
+  if (a.num_rows == 0) return 0.0;
   const double* xp = x.data();
+  double* yp = y.data();
+  long_rows<Mode::product>(backend, a, xp, nullptr, yp);
+  // Row block g: thread j's term x_i y_i (0 past the block's rows), added by block_sum.
+  std::vector<double> block_sums(static_cast<std::size_t>(a.num_row_blocks));
 #pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (std::int64_t b = 0; b < num_blocks; ++b) {
-    double sum = 0.0;
-    const std::int64_t end = std::min<std::int64_t>(a.num_rows, (b + 1) * block);
-    for (std::int64_t i = b * block; i < end; ++i) {
-      const double yi = row_product(a, static_cast<index_t>(i), xp);
-      y[i] = yi;
-      sum += xp[i] * yi;
+  for (index_t g = 0; g < a.num_row_blocks; ++g) {
+    const index_t first = a.row_blocks[g];
+    const index_t rows = a.row_blocks[g + 1] - first;
+    std::array<double, kThreads> terms{};
+    for (index_t j = 0; j < rows; ++j) {
+      const index_t i = first + j;
+      if (row_length(a, i) <= a.tile) yp[i] = row_sum<Mode::product>(a, i, xp);
+      terms[static_cast<std::size_t>(j)] = xp[i] * yp[i];
     }
-    partial[static_cast<std::size_t>(b)] = sum;
+    block_sums[static_cast<std::size_t>(g)] = emulation::block_sum(terms.data());
   }
-  double total = 0.0;
-  for (double p : partial) total += p;
-  return total;
+  return emulate_grid_sum(block_sums.data(), a.num_row_blocks);
 }
 
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (index_t i = 0; i < a.num_rows; ++i) {
-    double sum = 0.0;
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      if (a.col_idx[k] == i) sum += a.values[k];
-    }
-    d[i] = sum;
-  }
+  long_rows<Mode::diagonal>(backend, a, nullptr, nullptr, d.data());
+  ordinary_rows<Mode::diagonal>(backend, a, nullptr, nullptr, d.data());
 }
 
 }  // namespace kryflow::kernels::spmv::cpu

@@ -1,11 +1,17 @@
-// CUDA CSR kernels: a sub-warp of kLanes lanes per row (kLanes = 1: a thread per row).
+// CUDA CSR kernels: CSR-stream row blocks (Greathouse and Daga, SC'14) and chunked long rows.
 //
-// Lane j of a row's sub-warp handles entries begin + j, begin + j + kLanes, ...: with 8 lanes a
-// warp covers 4 consecutive rows, whose entries are contiguous, so value and index loads are
-// coalesced; x is gathered through the read-only cache. The lanes' partial sums are added by a
-// fixed xor-shuffle tree. Blocks of 256 threads walk the rows with a grid-stride loop; the fused
-// x·y reduction runs on min(ceil(rows / rows_per_block), kMaxReductionBlocks) blocks, a fixed
-// function of the matrix, and is deterministic (kernels/backend/reduction.cuh).
+// One block of 256 threads per row block (spmv.hpp): the threads load the block's values and
+// column indices with coalesced streaming loads (thread t takes entries t, t + 256, ... of the
+// block's contiguous range, four at a time so several loads are in flight), multiply by the
+// gathered x and stage the products in shared memory; after one barrier, thread j adds row j's
+// products in stored order, the order of the plain sequential loop, so the cpu backend needs no
+// emulation for ordinary rows. Rows longer than the tile are computed first by a second kernel,
+// one block per chunk of kLongRowChunk entries, whose last block to finish adds the chunk sums
+// with a fixed tree; the row block of a long row then only reads its result. The fused x·y adds
+// one block_sum per row block and, in the last block to finish, the block sums in the order of
+// grid_sum (kernels/backend/reduction.cuh), in per-matrix buffers (CsrView scratch).
+// Multiplications and additions use the _rn intrinsics, so no fused multiply-add can change the
+// rounding whatever the compiler flags.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -18,18 +24,18 @@
 namespace kryflow::kernels::spmv::cuda {
 namespace {
 
+using kernels::cuda::block_sum;
 using kernels::cuda::check_launch;
 using kernels::cuda::Context;
-using kernels::cuda::kMaxReductionBlocks;
 using size_type = long long;
 
-constexpr int kBlock = 256;
-/// Resident blocks per SM the kernels are compiled for: 8 x 256 threads fill an sm_90 SM
-/// (2048 threads), which caps registers at 32 per thread. Memory-bound kernels need the
-/// occupancy for enough loads in flight.
+constexpr int kBlock = kRowBlockThreads;
+/// Resident blocks per SM the row-block kernels are compiled for: 8 x 256 threads fill an sm_90
+/// SM (2048 threads), which caps registers at 32 per thread; with tile 4096 the 32 KiB of
+/// staged products allow only 6 resident blocks.
 constexpr int kMinBlocksPerSm = 8;
-/// Grid cap of the kernels without a reduction; the grid-stride loop covers larger matrices.
-constexpr size_type kMaxBlocks = size_type{1} << 30;
+/// Entries each thread loads before it uses them (independent loads in flight per thread).
+constexpr int kLoadBatch = 4;
 
 enum class Mode {
   product,      // y = A x
@@ -38,126 +44,212 @@ enum class Mode {
   diagonal,     // y_i = sum of the stored a_ii
 };
 
-/// The sum of the lane's share of row entries [begin, end): a_ik x_k (or the diagonal entries).
-template <int kLanes, Mode kMode>
-__device__ __forceinline__ double lane_row_sum(size_type row, size_type begin, size_type end,
-                                               int lane, const index_t* col_idx,
-                                               const double* values, const double* x) {
-  double sum = 0.0;
-  size_type k = begin + lane;
-  if constexpr (kMode == Mode::diagonal) {
-    for (; k < end; k += kLanes) {
-      if (__ldg(col_idx + k) == row) sum += __ldg(values + k);
-    }
-  } else {
-    // Long rows: four entries per lane per step, so several gathers are in flight at once.
-#pragma unroll 1
-    for (; k + 3 * kLanes < end; k += 4 * kLanes) {
-      const index_t c0 = __ldg(col_idx + k);
-      const index_t c1 = __ldg(col_idx + k + kLanes);
-      const index_t c2 = __ldg(col_idx + k + 2 * kLanes);
-      const index_t c3 = __ldg(col_idx + k + 3 * kLanes);
-      const double v0 = __ldg(values + k);
-      const double v1 = __ldg(values + k + kLanes);
-      const double v2 = __ldg(values + k + 2 * kLanes);
-      const double v3 = __ldg(values + k + 3 * kLanes);
-      const double x0 = __ldg(x + c0);
-      const double x1 = __ldg(x + c1);
-      const double x2 = __ldg(x + c2);
-      const double x3 = __ldg(x + c3);
-      sum += v0 * x0;
-      sum += v1 * x1;
-      sum += v2 * x2;
-      sum += v3 * x3;
-    }
-#pragma unroll 1
-    for (; k < end; k += kLanes) sum += __ldg(values + k) * __ldg(x + __ldg(col_idx + k));
+/// Thread 0 receives v[0] + ... in the fixed order of grid_sum's second stage: thread j adds
+/// v[j], v[j + 256], ... in order from 0 (read through L2, where other blocks wrote them;
+/// loaded eight at a time, added in order), then block_sum. Every thread of the block calls it.
+__device__ double ordered_sum(const double* v, size_type n) {
+  double total = 0.0;
+  size_type q = threadIdx.x;
+  for (; q + 7 * kBlock < n; q += 8 * kBlock) {
+    double p[8];
+#pragma unroll
+    for (int u = 0; u < 8; ++u) p[u] = __ldcg(v + q + u * kBlock);
+#pragma unroll
+    for (int u = 0; u < 8; ++u) total = __dadd_rn(total, p[u]);
   }
-  return sum;
+  for (; q < n; q += kBlock) total = __dadd_rn(total, __ldcg(v + q));
+  double sums[1] = {total};
+  block_sum<kBlock, 1>(sums);
+  return sums[0];
 }
 
-/// One kernel for the four modes. `b` is read only for the residual; `partials`, `counter` and
-/// `result` are used only for product_dot.
-template <int kLanes, Mode kMode>
+/// Thread 0 stores `value` to partials[index] and counts the block done in *counter; returns
+/// true, in every thread, in the block that completes the count to `expected`, which then sees
+/// all partials. Every thread of the block calls it.
+__device__ bool publish_partial(double value, double* partials, size_type index,
+                                unsigned int* counter, unsigned int expected) {
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) {
+    partials[index] = value;
+    __threadfence();  // the partial is visible before the count says so
+    is_last = atomicAdd(counter, 1u) == expected - 1;
+  }
+  __syncthreads();
+  const bool last = is_last;
+  if (last) __threadfence();
+  return last;
+}
+
+/// The row block blockIdx.x: stage the products, add each row's in order, write y (or r, or
+/// the diagonal); for product_dot also the x·y grid sum into *result. Long rows were written by
+/// long_row_kernel; their block only reads y for x·y.
+template <int kTile, Mode kMode>
 __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
-    csr_kernel(index_t num_rows, const index_t* __restrict__ row_ptr,
-               const index_t* __restrict__ col_idx, const double* __restrict__ values,
-               const double* __restrict__ x, const double* b, double* y, double* partials,
-               unsigned int* counter, double* result) {
-  static_assert(kLanes >= 1 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0,
-                "lanes per row: a power of two up to 32");
-  constexpr int kRowsPerBlock = kBlock / kLanes;
-  const int lane = static_cast<int>(threadIdx.x) % kLanes;
-  const int row_in_block = static_cast<int>(threadIdx.x) / kLanes;
-  const size_type stride = static_cast<size_type>(gridDim.x) * kRowsPerBlock;
-  double dot = 0.0;
-  // row0 is uniform over the block, so every lane takes part in every shuffle below.
-  for (size_type row0 = static_cast<size_type>(blockIdx.x) * kRowsPerBlock; row0 < num_rows;
-       row0 += stride) {
-    const size_type row = row0 + row_in_block;
-    double sum = 0.0;
-    if (row < num_rows) {
-      const size_type begin = __ldg(row_ptr + row);
-      const size_type end = __ldg(row_ptr + row + 1);
-      sum = lane_row_sum<kLanes, kMode>(row, begin, end, lane, col_idx, values, x);
-    }
-    if constexpr (kLanes > 1) {
-      for (int offset = kLanes / 2; offset > 0; offset /= 2) {
-        sum += __shfl_xor_sync(0xffffffffu, sum, offset, kLanes);
+    row_block_kernel(const CsrView a, const double* __restrict__ x, const double* b, double* y,
+                     double* result) {
+  static_assert(kTile % (kLoadBatch * kBlock) == 0, "tile: a multiple of 1024");
+  __shared__ double products[kMode == Mode::diagonal ? 1 : kTile];
+  const int t = static_cast<int>(threadIdx.x);
+  const index_t first_row = __ldg(a.row_blocks + blockIdx.x);
+  const int rows = __ldg(a.row_blocks + blockIdx.x + 1) - first_row;
+  const index_t begin = __ldg(a.row_ptr + first_row);
+  const int count = __ldg(a.row_ptr + first_row + rows) - begin;
+  const bool long_row = count > kTile;  // then the block is that row alone (uniform)
+  const index_t row = first_row + t;
+  const bool mine = t < rows && !long_row;
+  index_t row_begin = 0;
+  index_t row_end = 0;
+  if (mine) {
+    row_begin = __ldg(a.row_ptr + row);
+    row_end = __ldg(a.row_ptr + row + 1);
+  }
+
+  double sum = 0.0;
+  if constexpr (kMode == Mode::diagonal) {
+    if (mine) {
+      for (index_t k = row_begin; k < row_end; ++k) {
+        if (__ldg(a.col_idx + k) == row) sum = __dadd_rn(sum, __ldg(a.values + k));
       }
     }
-    if (lane == 0 && row < num_rows) {
-      if constexpr (kMode == Mode::residual) sum = b[row] - sum;
-      y[row] = sum;
-      if constexpr (kMode == Mode::product_dot) dot += __ldg(x + row) * sum;
+  } else if (!long_row) {
+    const index_t* cols = a.col_idx + begin;
+    const double* vals = a.values + begin;
+#pragma unroll
+    for (int g = 0; g < kTile / kBlock; g += kLoadBatch) {
+      if (g * kBlock >= count) break;
+      // Unconditional loads (past the end: the last entry again, a cached broadcast) so that
+      // all of them are issued before the first is used; only the stores are guarded.
+      index_t c[kLoadBatch];
+      double v[kLoadBatch];
+#pragma unroll
+      for (int u = 0; u < kLoadBatch; ++u) {
+        const int k = min(t + (g + u) * kBlock, count - 1);
+        c[u] = __ldcs(cols + k);  // streamed once: evict first, keep x in the caches
+        v[u] = __ldcs(vals + k);
+      }
+      double p[kLoadBatch];
+#pragma unroll
+      for (int u = 0; u < kLoadBatch; ++u) p[u] = __dmul_rn(v[u], __ldg(x + c[u]));
+#pragma unroll
+      for (int u = 0; u < kLoadBatch; ++u) {
+        const int k = t + (g + u) * kBlock;
+        if (k < count) products[k] = p[u];
+      }
+    }
+    __syncthreads();
+    if (mine) {
+      const int end = row_end - begin;
+#pragma unroll 4
+      for (int k = row_begin - begin; k < end; ++k) sum = __dadd_rn(sum, products[k]);
     }
   }
+  if (mine) y[row] = kMode == Mode::residual ? __dsub_rn(b[row], sum) : sum;
+
   if constexpr (kMode == Mode::product_dot) {
-    double sums[1] = {dot};
-    kernels::cuda::grid_sum<kBlock, 1>(sums, partials, counter, result);
+    double term[1] = {0.0};
+    if (mine) {
+      term[0] = __dmul_rn(__ldg(x + row), sum);
+    } else if (long_row && t == 0) {
+      term[0] = __dmul_rn(__ldg(x + row), y[row]);
+    }
+    block_sum<kBlock, 1>(term);
+    if (publish_partial(term[0], a.block_partials, blockIdx.x, a.counters, gridDim.x)) {
+      const double total = ordered_sum(a.block_partials, gridDim.x);
+      if (t == 0) {
+        *result = total;
+        a.counters[0] = 0u;
+      }
+    }
   }
 }
 
-template <int kLanes, Mode kMode>
-void launch_lanes(Context& context, const CsrView& a, const double* x, const double* b, double* y) {
-  constexpr int kRowsPerBlock = kBlock / kLanes;
-  const size_type needed = (static_cast<size_type>(a.num_rows) + kRowsPerBlock - 1) / kRowsPerBlock;
-  const size_type cap = kMode == Mode::product_dot ? size_type{kMaxReductionBlocks} : kMaxBlocks;
-  const auto blocks = static_cast<unsigned int>(std::min(needed, cap));
-  csr_kernel<kLanes, kMode><<<blocks, kBlock, 0, context.stream>>>(
-      a.num_rows, a.row_ptr, a.col_idx, a.values, x, b, y, context.reduction_partials,
-      context.reduction_counter, context.host_results_on_device);
+/// Chunk blockIdx.x of a long row: lane t adds the products of entries t, t + 256, ... of the
+/// chunk in order, block_sum adds the lanes; the row's last chunk to finish adds the chunk sums
+/// (ordered_sum) and writes y (b - sum for the residual). kMode is product, residual or
+/// diagonal.
+template <Mode kMode>
+__global__ void __launch_bounds__(kBlock)
+    long_row_kernel(const CsrView a, const double* __restrict__ x, const double* b, double* y) {
+  const int t = static_cast<int>(threadIdx.x);
+  const index_t chunk = static_cast<index_t>(blockIdx.x);
+  const index_t slot = __ldg(a.chunk_long_row + chunk);
+  const index_t row = __ldg(a.long_rows + slot);
+  const index_t first_chunk = __ldg(a.long_row_chunks + slot);
+  const index_t num_chunks = __ldg(a.long_row_chunks + slot + 1) - first_chunk;
+  const size_type begin =
+      __ldg(a.row_ptr + row) + static_cast<size_type>(chunk - first_chunk) * kLongRowChunk;
+  const size_type end = std::min<size_type>(__ldg(a.row_ptr + row + 1), begin + kLongRowChunk);
+
+  double sum = 0.0;
+  size_type k = begin + t;
+  if constexpr (kMode == Mode::diagonal) {
+    for (; k < end; k += kBlock) {
+      if (__ldg(a.col_idx + k) == row) sum = __dadd_rn(sum, __ldg(a.values + k));
+    }
+  } else {
+#pragma unroll 1
+    for (; k + (kLoadBatch - 1) * kBlock < end; k += kLoadBatch * kBlock) {
+      index_t c[kLoadBatch];
+      double v[kLoadBatch];
+#pragma unroll
+      for (int u = 0; u < kLoadBatch; ++u) {
+        c[u] = __ldcs(a.col_idx + k + u * kBlock);
+        v[u] = __ldcs(a.values + k + u * kBlock);
+      }
+#pragma unroll
+      for (int u = 0; u < kLoadBatch; ++u) sum = __dadd_rn(sum, __dmul_rn(v[u], __ldg(x + c[u])));
+    }
+    for (; k < end; k += kBlock) {
+      sum = __dadd_rn(sum, __dmul_rn(__ldcs(a.values + k), __ldg(x + __ldcs(a.col_idx + k))));
+    }
+  }
+  double lanes[1] = {sum};
+  block_sum<kBlock, 1>(lanes);
+  unsigned int* counter = a.counters + 1 + slot;
+  if (publish_partial(lanes[0], a.chunk_partials, chunk, counter,
+                      static_cast<unsigned int>(num_chunks))) {
+    const double total = ordered_sum(a.chunk_partials + first_chunk, num_chunks);
+    if (t == 0) {
+      y[row] = kMode == Mode::residual ? __dsub_rn(b[row], total) : total;
+      *counter = 0u;
+    }
+  }
 }
 
-/// Launches the kernel for a.threads_per_row; does nothing for a matrix without rows.
+template <int kTile, Mode kMode>
+void launch_row_blocks(Context& context, const CsrView& a, const double* x, const double* b,
+                       double* y) {
+  row_block_kernel<kTile, kMode>
+      <<<static_cast<unsigned int>(a.num_row_blocks), kBlock, 0, context.stream>>>(
+          a, x, b, y, context.host_results_on_device);
+}
+
+/// Launches the long-row kernel (when the matrix has long rows), then the row-block kernel for
+/// a.tile; does nothing for a matrix without rows.
 template <Mode kMode>
 void launch(const Backend& backend, const CsrView& a, const double* x, const double* b, double* y,
             const char* name) {
   if (a.num_rows == 0) return;
   Context& context = *backend.cuda_context();
-  switch (a.threads_per_row) {
-    case 1:
-      launch_lanes<1, kMode>(context, a, x, b, y);
+  if (a.num_chunks > 0) {
+    constexpr Mode kLongMode = kMode == Mode::product_dot ? Mode::product : kMode;
+    long_row_kernel<kLongMode>
+        <<<static_cast<unsigned int>(a.num_chunks), kBlock, 0, context.stream>>>(a, x, b, y);
+    check_launch(name);
+  }
+  switch (a.tile) {
+    case 1024:
+      launch_row_blocks<1024, kMode>(context, a, x, b, y);
       break;
-    case 2:
-      launch_lanes<2, kMode>(context, a, x, b, y);
+    case 2048:
+      launch_row_blocks<2048, kMode>(context, a, x, b, y);
       break;
-    case 4:
-      launch_lanes<4, kMode>(context, a, x, b, y);
-      break;
-    case 8:
-      launch_lanes<8, kMode>(context, a, x, b, y);
-      break;
-    case 16:
-      launch_lanes<16, kMode>(context, a, x, b, y);
-      break;
-    case 32:
-      launch_lanes<32, kMode>(context, a, x, b, y);
+    case 4096:
+      launch_row_blocks<4096, kMode>(context, a, x, b, y);
       break;
     default:
-      throw InvalidInput(std::string(name) +
-                         ": threads_per_row must be 1, 2, 4, 8, 16 or 32, got " +
-                         std::to_string(a.threads_per_row));
+      throw InvalidInput(std::string(name) + ": tile must be 1024, 2048 or 4096, got " +
+                         std::to_string(a.tile));
   }
   check_launch(name);
 }

@@ -42,8 +42,25 @@ CsrMatrix::CsrMatrix(index_t num_rows, index_t num_cols, Array<index_t> row_ptr,
       row_ptr_(std::move(row_ptr)),
       col_idx_(std::move(col_idx)),
       values_(std::move(values)),
-      stats_(stats),
-      threads_per_row_(kernels::spmv::choose_threads_per_row(stats.mean, stats.max)) {}
+      stats_(stats) {}
+
+void CsrMatrix::build_partition(const std::vector<index_t>& host_row_ptr, int tile) {
+  const Backend& target = row_ptr_.backend();
+  kernels::spmv::RowPartition p = kernels::spmv::partition_rows(host_row_ptr, tile);
+  tile_ = p.tile;
+  row_blocks_ = Array<index_t>::from_host(target, p.row_blocks);
+  long_rows_ = Array<index_t>::from_host(target, p.long_rows);
+  long_row_chunks_ = Array<index_t>::from_host(target, p.long_row_chunks);
+  chunk_long_row_ = Array<index_t>::from_host(target, p.chunk_long_row);
+  block_partials_ = Array<double>(target, p.row_blocks.size() - 1);
+  chunk_partials_ = Array<double>(target, p.chunk_long_row.size());
+  counters_ =
+      Array<unsigned int>::from_host(target, std::vector<unsigned int>(p.long_rows.size() + 1, 0u));
+}
+
+void CsrMatrix::set_spmv_tile(int tile) {
+  build_partition(row_ptr_.to_host(), tile);
+}
 
 CsrMatrix CsrMatrix::from_host(const Backend& backend, index_t num_rows, index_t num_cols,
                                std::vector<index_t> row_ptr, std::vector<index_t> col_idx,
@@ -77,9 +94,11 @@ CsrMatrix CsrMatrix::from_host(const Backend& backend, index_t num_rows, index_t
     }
   }
   const RowLengthStats stats = compute_stats(num_rows, row_ptr);
-  return CsrMatrix(num_rows, num_cols, Array<index_t>::from_host(backend, row_ptr),
-                   Array<index_t>::from_host(backend, col_idx),
-                   Array<double>::from_host(backend, values), stats);
+  CsrMatrix A(num_rows, num_cols, Array<index_t>::from_host(backend, row_ptr),
+              Array<index_t>::from_host(backend, col_idx),
+              Array<double>::from_host(backend, values), stats);
+  A.build_partition(row_ptr, kernels::spmv::default_tile(stats.mean));
+  return A;
 }
 
 CsrMatrix CsrMatrix::from_coo(const Backend& backend, const CooMatrix& coo) {
@@ -134,8 +153,18 @@ CsrMatrix CsrMatrix::from_coo(const Backend& backend, const CooMatrix& coo) {
 }
 
 CsrMatrix CsrMatrix::copy_to(const Backend& target) const {
-  return CsrMatrix(num_rows_, num_cols_, row_ptr_.copy_to(target), col_idx_.copy_to(target),
-                   values_.copy_to(target), stats_);
+  CsrMatrix A(num_rows_, num_cols_, row_ptr_.copy_to(target), col_idx_.copy_to(target),
+              values_.copy_to(target), stats_);
+  A.tile_ = tile_;
+  A.row_blocks_ = row_blocks_.copy_to(target);
+  A.long_rows_ = long_rows_.copy_to(target);
+  A.long_row_chunks_ = long_row_chunks_.copy_to(target);
+  A.chunk_long_row_ = chunk_long_row_.copy_to(target);
+  A.block_partials_ = Array<double>(target, block_partials_.size());
+  A.chunk_partials_ = Array<double>(target, chunk_partials_.size());
+  A.counters_ =
+      Array<unsigned int>::from_host(target, std::vector<unsigned int>(counters_.size(), 0u));
+  return A;
 }
 
 void CsrMatrix::update_values(const Array<double>& values) {
@@ -154,7 +183,17 @@ kernels::spmv::CsrView CsrMatrix::view() const {
   v.row_ptr = row_ptr_.data();
   v.col_idx = col_idx_.data();
   v.values = values_.data();
-  v.threads_per_row = threads_per_row_;
+  v.tile = tile_;
+  v.num_row_blocks = num_row_blocks();
+  v.row_blocks = row_blocks_.data();
+  v.num_long_rows = static_cast<index_t>(long_rows_.size());
+  v.long_rows = long_rows_.data();
+  v.long_row_chunks = long_row_chunks_.data();
+  v.num_chunks = static_cast<index_t>(chunk_long_row_.size());
+  v.chunk_long_row = chunk_long_row_.data();
+  v.block_partials = block_partials_.data();
+  v.chunk_partials = chunk_partials_.data();
+  v.counters = counters_.data();
   return v;
 }
 

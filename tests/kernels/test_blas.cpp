@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kernels/blas/blas.hpp"
+#include "kryflow/linalg/vector.hpp"
 #include "test_support.hpp"
 
 namespace kryflow {

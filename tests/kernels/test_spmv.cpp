@@ -1,15 +1,18 @@
-// CSR kernels of the backend under test against the reference oracle on fresh random matrices.
+// CSR kernels of the backend under test against the reference oracle, against a lane-by-lane
+// model of the cuda summation order, and (cuda build) against the cpu backend bit for bit.
 //
-// Every kernel runs with each threads_per_row value (1, 2, 4, 8, 16, 32) on matrices with empty
-// rows, skewed row lengths and very long rows. Tolerances: row i of A x summed in two orders
-// differs by at most (len_i + 1) * eps * sum_k |a_ik x_k| (Higham, Accuracy and Stability of
-// Numerical Algorithms, 2nd ed., eq. 3.5, twice γ_len), |b_i| joining the sum for the residual;
-// x·y adds n * eps * sum |x_i y_i| plus sum |x_i| times the row bounds. The diagonal (a copy of
-// one stored value per row) must match bit for bit. Outputs start as NaN, so a skipped row
-// shows up.
+// Every kernel runs with each tile (1024, 2048, 4096) on matrices with empty rows, skewed row
+// lengths and very long rows. Tolerances against the reference: row i of A x summed in two
+// orders differs by at most (len_i + 1) * eps * sum_k |a_ik x_k| (Higham, Accuracy and Stability
+// of Numerical Algorithms, 2nd ed., eq. 3.5, twice γ_len), |b_i| joining the sum for the
+// residual; x·y adds (n + 2) * eps * sum |x_i y_i| plus sum |x_i| times the row bounds. Rows no
+// longer than the tile are added in stored order on every backend, so they and the diagonal
+// must match the reference bit for bit; long rows and x·y must match the model (and the cpu
+// backend) bit for bit. Outputs start as NaN, so a skipped row shows up.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -19,6 +22,7 @@
 
 #include "kernels/spmv/spmv.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
+#include "kryflow/linalg/generators.hpp"
 #include "kryflow/linalg/vector.hpp"
 #include "test_support.hpp"
 
@@ -29,35 +33,27 @@ namespace spmv = kernels::spmv;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kEps = std::numeric_limits<double>::epsilon();
-constexpr int kAllThreadsPerRow[] = {1, 2, 4, 8, 16, 32};
+constexpr int kAllTiles[] = {1024, 2048, 4096};
 
-/// One test matrix: its triplets, CSR on the reference (host) and on the backend under test.
+std::uint64_t bits(double v) {
+  return std::bit_cast<std::uint64_t>(v);
+}
+
+/// One test matrix: CSR on the reference (host) and on the backend under test.
 struct TestMatrix {
   std::string name;
-  CooMatrix coo;
   CsrMatrix host;
   CsrMatrix device;
 };
 
-TestMatrix make_matrix(const Backend& backend, std::string name, CooMatrix coo) {
+TestMatrix make_matrix(const Backend& backend, std::string name, const CooMatrix& coo) {
   CsrMatrix host = CsrMatrix::from_coo(Backend::reference(), coo);
   CsrMatrix device = host.copy_to(backend);
-  return {std::move(name), std::move(coo), std::move(host), std::move(device)};
+  return {std::move(name), std::move(host), std::move(device)};
 }
 
-spmv::CsrView view_of(const CsrMatrix& A, int threads_per_row) {
-  spmv::CsrView v;
-  v.num_rows = A.num_rows();
-  v.num_cols = A.num_cols();
-  v.nnz = A.nnz();
-  v.row_ptr = A.row_ptr().data();
-  v.col_idx = A.col_idx().data();
-  v.values = A.values().data();
-  v.threads_per_row = threads_per_row;
-  return v;
-}
-
-/// A matrix with rows of `length` entries at every other column, all other rows empty.
+/// A square matrix with rows of `length` entries at every other column, all other rows empty
+/// but the last.
 CooMatrix long_row_matrix(index_t num_rows, index_t num_cols, index_t long_row, index_t length,
                           std::uint64_t seed) {
   const std::vector<double> values = test::random_vector(static_cast<std::size_t>(length), seed);
@@ -66,6 +62,27 @@ CooMatrix long_row_matrix(index_t num_rows, index_t num_cols, index_t long_row, 
   coo.num_cols = num_cols;
   for (index_t k = 0; k < length; ++k) coo.push_back(long_row, (2 * k) % num_cols, values[k]);
   if (num_rows > 1) coo.push_back(num_rows - 1, 0, 2.5);  // and one short row after it
+  return coo;
+}
+
+/// Rows of lengths just around the tiles and the chunk size, between short rows: the
+/// boundaries of the partition and of the long-row chunks.
+CooMatrix boundary_lengths_matrix(std::uint64_t seed) {
+  const std::vector<index_t> lengths = {3,    1024, 1025, 0, 2048, 2049, 7,   4096,
+                                        4097, 8192, 8193, 1, 5000, 300,  300, 300};
+  const index_t n = 9001;
+  CooMatrix coo;
+  coo.num_rows = n;
+  coo.num_cols = n;
+  const std::vector<double> values = test::random_vector(60000, seed);
+  std::size_t v = 0;
+  for (index_t i = 0; i < static_cast<index_t>(lengths.size()); ++i) {
+    for (index_t k = 0; k < lengths[i]; ++k) coo.push_back(i, (i + k) % n, values[v++]);
+  }
+  for (index_t i = static_cast<index_t>(lengths.size()); i < n; ++i) {
+    coo.push_back(i, i, values[v++]);
+    coo.push_back(i, (7 * i) % n == i ? (i + 1) % n : (7 * i) % n, values[v++]);
+  }
   return coo;
 }
 
@@ -81,14 +98,17 @@ std::vector<TestMatrix> test_matrices(const Backend& backend, std::uint64_t seed
   m.push_back(make_matrix(backend, "1000x333", test::random_sparse(1000, 333, 9, false, seed + 6)));
   m.push_back(make_matrix(backend, "100003x100003 with a long row",
                           test::random_sparse(100003, 100003, 24, true, seed + 7)));
+  m.push_back(make_matrix(backend, "9001x9001 rows at the tile boundaries",
+                          boundary_lengths_matrix(seed + 8)));
+  m.push_back(make_matrix(backend, "poisson3d 17^3", poisson3d(17)));
   CooMatrix empty;
   empty.num_rows = 77;
   empty.num_cols = 77;
-  m.push_back(make_matrix(backend, "77x77 without entries", std::move(empty)));
+  m.push_back(make_matrix(backend, "77x77 without entries", empty));
   return m;
 }
 
-double row_length(const CsrMatrix& A, index_t i) {
+index_t row_length(const CsrMatrix& A, index_t i) {
   return A.row_ptr().data()[i + 1] - A.row_ptr().data()[i];
 }
 
@@ -104,14 +124,19 @@ std::vector<double> row_magnitudes(const CsrMatrix& A, const std::vector<double>
   return m;
 }
 
-/// Every row written and within its bound (a tolerance per row).
-void expect_rows_close(const std::vector<double>& actual, const std::vector<double>& expected,
-                       const std::vector<double>& tolerance) {
+/// Every row written, within its tolerance, and bit for bit equal where the row is no longer
+/// than `tile` (added in stored order on every backend).
+void expect_rows_match(const CsrMatrix& A, int tile, const std::vector<double>& actual,
+                       const std::vector<double>& expected, const std::vector<double>& tolerance) {
   ASSERT_EQ(actual.size(), expected.size());
   for (std::size_t i = 0; i < actual.size(); ++i) {
     ASSERT_FALSE(std::isnan(actual[i])) << "row " << i << " not written";
     ASSERT_LE(std::abs(actual[i] - expected[i]), tolerance[i])
         << "row " << i << ": " << actual[i] << " vs " << expected[i];
+    if (row_length(A, static_cast<index_t>(i)) <= tile) {
+      ASSERT_EQ(bits(actual[i]), bits(expected[i]))
+          << "row " << i << " (not longer than the tile): " << actual[i] << " vs " << expected[i];
+    }
   }
 }
 
@@ -124,6 +149,86 @@ std::vector<double> product_tolerance(const CsrMatrix& A, const std::vector<doub
   return tol;
 }
 
+// ---- A model of the cuda kernels' summation order, simulated thread by thread ----
+
+/// Lane 0 of `for (offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(~0u, v, offset)`:
+/// every lane adds the value of lane + offset, or its own where that lane does not exist.
+double model_warp_sum(std::array<double, 32> v) {
+  for (int offset = 16; offset > 0; offset /= 2) {
+    std::array<double, 32> next{};
+    for (int l = 0; l < 32; ++l) next[l] = v[l] + v[l + offset < 32 ? l + offset : l];
+    v = next;
+  }
+  return v[0];
+}
+
+/// Thread 0 of block_sum over 256 threads: each warp's shuffle sum, then warp 0 sums the eight
+/// warp sums (lanes 8..31 contribute 0).
+double model_block_sum(const std::array<double, 256>& threads) {
+  std::array<double, 32> warp_sums{};
+  for (int w = 0; w < 8; ++w) {
+    std::array<double, 32> lanes{};
+    std::copy_n(threads.begin() + 32 * w, 32, lanes.begin());
+    warp_sums[w] = model_warp_sum(lanes);
+  }
+  return model_warp_sum(warp_sums);
+}
+
+/// Thread j adds v[j], v[j + 256], ... starting from 0.0, then block_sum.
+double model_grid_sum(const std::vector<double>& v) {
+  std::array<double, 256> threads{};
+  for (std::size_t q = 0; q < v.size(); ++q) threads[q % 256] = threads[q % 256] + v[q];
+  return model_block_sum(threads);
+}
+
+/// Row i of A x as the cuda kernels add it: stored order for rows up to `tile` entries,
+/// otherwise chunks of 4096 entries over 256 lanes, block sums, then a grid sum of the chunks.
+double model_row(const CsrMatrix& A, index_t i, const std::vector<double>& x, int tile) {
+  const index_t* row_ptr = A.row_ptr().data();
+  const index_t* col = A.col_idx().data();
+  const double* val = A.values().data();
+  if (row_length(A, i) <= tile) {
+    double sum = 0.0;
+    for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) sum = sum + val[k] * x[col[k]];
+    return sum;
+  }
+  std::vector<double> chunk_sums;
+  for (index_t begin = row_ptr[i]; begin < row_ptr[i + 1]; begin += 4096) {
+    std::array<double, 256> lanes{};
+    for (index_t k = begin; k < std::min(begin + 4096, row_ptr[i + 1]); ++k) {
+      lanes[(k - begin) % 256] = lanes[(k - begin) % 256] + val[k] * x[col[k]];
+    }
+    chunk_sums.push_back(model_block_sum(lanes));
+  }
+  return model_grid_sum(chunk_sums);
+}
+
+/// x·y as the cuda csr_spmv_dot adds it: greedy row blocks (at most 256 rows and `tile`
+/// entries; a longer row alone), block sums of x_i y_i, then a grid sum of the blocks.
+double model_dot(const CsrMatrix& A, const std::vector<double>& x, const std::vector<double>& y,
+                 int tile) {
+  std::vector<double> block_sums;
+  index_t i = 0;
+  while (i < A.num_rows()) {
+    std::array<double, 256> terms{};
+    const index_t first = i;
+    index_t entries = 0;
+    if (row_length(A, i) > tile) {
+      ++i;
+    } else {
+      while (i < A.num_rows() && i - first < 256 && row_length(A, i) <= tile &&
+             entries + row_length(A, i) <= tile) {
+        entries += row_length(A, i++);
+      }
+    }
+    for (index_t r = first; r < i; ++r) terms[r - first] = x[r] * y[r];
+    block_sums.push_back(model_block_sum(terms));
+  }
+  return model_grid_sum(block_sums);
+}
+
+// ---- Tests ----
+
 class SpmvTest : public ::testing::Test {
  protected:
   Backend backend = test::backend_under_test();
@@ -131,114 +236,143 @@ class SpmvTest : public ::testing::Test {
   std::uint64_t seed = test::fresh_seed();
 };
 
-TEST_F(SpmvTest, ProductMatchesReferenceForEveryThreadsPerRow) {
+TEST_F(SpmvTest, ProductMatchesReferenceForEveryTile) {
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (const TestMatrix& A : test_matrices(backend, seed)) {
+  for (TestMatrix& A : test_matrices(backend, seed)) {
     const std::vector<double> x = test::random_vector(A.host.num_cols(), seed + 100);
-    std::vector<double> y(A.host.num_rows());
-    spmv::reference::csr_spmv(reference, view_of(A.host, 1), x, y);
+    Vector y = Vector::constant(reference, A.host.num_rows(), 0.0);
+    A.host.apply(Vector::from_host(reference, x), y);
+    const std::vector<double> expected = y.to_host();
     const std::vector<double> tolerance = product_tolerance(A.host, x);
-    const Array<double> x_d = Array<double>::from_host(backend, x);
-    for (int lanes : kAllThreadsPerRow) {
-      SCOPED_TRACE(A.name + ", threads_per_row " + std::to_string(lanes));
-      Array<double> y_d =
-          Array<double>::from_host(backend, std::vector<double>(A.host.num_rows(), kNaN));
+    const Vector x_d = Vector::from_host(backend, x);
+    for (int tile : kAllTiles) {
+      SCOPED_TRACE(A.name + ", tile " + std::to_string(tile));
+      A.device.set_spmv_tile(tile);
+      Vector y_d = Vector::constant(backend, A.host.num_rows(), kNaN);
 
-      spmv::csr_spmv(backend, view_of(A.device, lanes), x_d.span(), y_d.span());
+      A.device.apply(x_d, y_d);
 
-      expect_rows_close(y_d.to_host(), y, tolerance);
+      expect_rows_match(A.host, tile, y_d.to_host(), expected, tolerance);
     }
   }
 }
 
-TEST_F(SpmvTest, ResidualMatchesReferenceForEveryThreadsPerRow) {
+TEST_F(SpmvTest, ResidualMatchesReferenceForEveryTile) {
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (const TestMatrix& A : test_matrices(backend, seed)) {
+  for (TestMatrix& A : test_matrices(backend, seed)) {
     const std::vector<double> x = test::random_vector(A.host.num_cols(), seed + 200);
     const std::vector<double> b = test::random_vector(A.host.num_rows(), seed + 300);
-    std::vector<double> r(A.host.num_rows());
-    spmv::reference::csr_residual(reference, view_of(A.host, 1), b, x, r);
+    Vector r = Vector::constant(reference, A.host.num_rows(), 0.0);
+    A.host.residual(Vector::from_host(reference, b), Vector::from_host(reference, x), r);
+    const std::vector<double> expected = r.to_host();
     std::vector<double> tolerance = row_magnitudes(A.host, x);
     for (std::size_t i = 0; i < tolerance.size(); ++i) {
       tolerance[i] = (row_length(A.host, static_cast<index_t>(i)) + 2.0) * kEps *
                      (tolerance[i] + std::abs(b[i]));
     }
-    const Array<double> x_d = Array<double>::from_host(backend, x);
-    const Array<double> b_d = Array<double>::from_host(backend, b);
-    for (int lanes : kAllThreadsPerRow) {
-      SCOPED_TRACE(A.name + ", threads_per_row " + std::to_string(lanes));
-      Array<double> r_d =
-          Array<double>::from_host(backend, std::vector<double>(A.host.num_rows(), kNaN));
+    const Vector x_d = Vector::from_host(backend, x);
+    const Vector b_d = Vector::from_host(backend, b);
+    for (int tile : kAllTiles) {
+      SCOPED_TRACE(A.name + ", tile " + std::to_string(tile));
+      A.device.set_spmv_tile(tile);
+      Vector r_d = Vector::constant(backend, A.host.num_rows(), kNaN);
 
-      spmv::csr_residual(backend, view_of(A.device, lanes), b_d.span(), x_d.span(), r_d.span());
+      A.device.residual(b_d, x_d, r_d);
 
-      expect_rows_close(r_d.to_host(), r, tolerance);
+      expect_rows_match(A.host, tile, r_d.to_host(), expected, tolerance);
     }
   }
 }
 
-TEST_F(SpmvTest, FusedProductAndDotMatchReferenceForEveryThreadsPerRow) {
+TEST_F(SpmvTest, FusedProductAndDotMatchReferenceForEveryTile) {
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (const TestMatrix& A : test_matrices(backend, seed)) {
+  for (TestMatrix& A : test_matrices(backend, seed)) {
     if (A.host.num_rows() != A.host.num_cols()) continue;  // x·y needs a square matrix
     const std::vector<double> x = test::random_vector(A.host.num_cols(), seed + 400);
-    std::vector<double> y(A.host.num_rows());
-    const double expected_dot = spmv::reference::csr_spmv_dot(reference, view_of(A.host, 1), x, y);
+    Vector y = Vector::constant(reference, A.host.num_rows(), 0.0);
+    const double expected_dot = A.host.apply_dot(Vector::from_host(reference, x), y);
+    const std::vector<double> expected = y.to_host();
     const std::vector<double> tolerance = product_tolerance(A.host, x);
     double dot_tolerance = 0.0;
-    for (std::size_t i = 0; i < y.size(); ++i) {
-      dot_tolerance += std::abs(x[i]) * tolerance[i] +
-                       (static_cast<double>(y.size()) + 2.0) * kEps * std::abs(x[i] * y[i]);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      dot_tolerance +=
+          std::abs(x[i]) * tolerance[i] +
+          (static_cast<double>(expected.size()) + 2.0) * kEps * std::abs(x[i] * expected[i]);
     }
-    const Array<double> x_d = Array<double>::from_host(backend, x);
-    for (int lanes : kAllThreadsPerRow) {
-      SCOPED_TRACE(A.name + ", threads_per_row " + std::to_string(lanes));
-      Array<double> y_d =
-          Array<double>::from_host(backend, std::vector<double>(A.host.num_rows(), kNaN));
+    const Vector x_d = Vector::from_host(backend, x);
+    for (int tile : kAllTiles) {
+      SCOPED_TRACE(A.name + ", tile " + std::to_string(tile));
+      A.device.set_spmv_tile(tile);
+      Vector y_d = Vector::constant(backend, A.host.num_rows(), kNaN);
 
-      const double dot =
-          spmv::csr_spmv_dot(backend, view_of(A.device, lanes), x_d.span(), y_d.span());
+      const double dot = A.device.apply_dot(x_d, y_d);
 
-      expect_rows_close(y_d.to_host(), y, tolerance);
+      expect_rows_match(A.host, tile, y_d.to_host(), expected, tolerance);
       EXPECT_LE(std::abs(dot - expected_dot), dot_tolerance) << dot << " vs " << expected_dot;
+    }
+  }
+}
+
+TEST_F(SpmvTest, LongRowsAndDotAddInTheModelledCudaOrder) {
+  // The backend's bits against the thread-by-thread model above: the cpu backend must emulate
+  // the cuda trees exactly, and the cuda backend must implement them.
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (TestMatrix& A : test_matrices(backend, seed)) {
+    if (A.host.num_rows() != A.host.num_cols()) continue;
+    const std::vector<double> x = test::random_vector(A.host.num_cols(), seed + 500);
+    const Vector x_d = Vector::from_host(backend, x);
+    for (int tile : kAllTiles) {
+      SCOPED_TRACE(A.name + ", tile " + std::to_string(tile));
+      A.device.set_spmv_tile(tile);
+      Vector y_d = Vector::constant(backend, A.host.num_rows(), kNaN);
+
+      const double dot = A.device.apply_dot(x_d, y_d);
+
+      const std::vector<double> y = y_d.to_host();
+      for (index_t i = 0; i < A.host.num_rows(); ++i) {
+        const double expected = model_row(A.host, i, x, tile);
+        ASSERT_EQ(bits(y[i]), bits(expected)) << "row " << i << ": " << y[i] << " vs " << expected;
+      }
+      const double expected_dot = model_dot(A.host, x, y, tile);
+      EXPECT_EQ(bits(dot), bits(expected_dot)) << dot << " vs " << expected_dot;
     }
   }
 }
 
 TEST_F(SpmvTest, FusedDotGivesIdenticalBitsOnRepeatedCalls) {
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const TestMatrix A =
+  TestMatrix A =
       make_matrix(backend, "20011x20011", test::random_sparse(20011, 20011, 30, true, seed));
-  const Array<double> x_d = Array<double>::from_host(backend, test::random_vector(20011, seed + 1));
-  Array<double> y_d(backend, 20011);
-  for (int lanes : kAllThreadsPerRow) {
-    SCOPED_TRACE("threads_per_row " + std::to_string(lanes));
+  const Vector x_d = Vector::from_host(backend, test::random_vector(20011, seed + 1));
+  Vector y_d = Vector::constant(backend, 20011, 0.0);
+  for (int tile : kAllTiles) {
+    SCOPED_TRACE("tile " + std::to_string(tile));
+    A.device.set_spmv_tile(tile);
 
-    const double first =
-        spmv::csr_spmv_dot(backend, view_of(A.device, lanes), x_d.span(), y_d.span());
-    const double second =
-        spmv::csr_spmv_dot(backend, view_of(A.device, lanes), x_d.span(), y_d.span());
+    const double first = A.device.apply_dot(x_d, y_d);
+    const double second = A.device.apply_dot(x_d, y_d);
 
-    EXPECT_EQ(std::bit_cast<std::uint64_t>(first), std::bit_cast<std::uint64_t>(second));
+    EXPECT_EQ(bits(first), bits(second));
   }
 }
 
-TEST_F(SpmvTest, DiagonalMatchesReferenceExactlyForEveryThreadsPerRow) {
+TEST_F(SpmvTest, DiagonalMatchesReferenceExactlyForEveryTile) {
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (const TestMatrix& A : test_matrices(backend, seed)) {
-    std::vector<double> d(A.host.num_rows());
-    spmv::reference::csr_diagonal(reference, view_of(A.host, 1), d);
-    for (int lanes : kAllThreadsPerRow) {
-      SCOPED_TRACE(A.name + ", threads_per_row " + std::to_string(lanes));
-      Array<double> d_d =
-          Array<double>::from_host(backend, std::vector<double>(A.host.num_rows(), kNaN));
+  for (TestMatrix& A : test_matrices(backend, seed)) {
+    Vector d = Vector::constant(reference, A.host.num_rows(), 0.0);
+    A.host.diagonal(d);
+    const std::vector<double> expected = d.to_host();
+    for (int tile : kAllTiles) {
+      SCOPED_TRACE(A.name + ", tile " + std::to_string(tile));
+      A.device.set_spmv_tile(tile);
+      Vector d_d = Vector::constant(backend, A.host.num_rows(), kNaN);
 
-      spmv::csr_diagonal(backend, view_of(A.device, lanes), d_d.span());
+      A.device.diagonal(d_d);
 
       const std::vector<double> actual = d_d.to_host();
-      for (std::size_t i = 0; i < d.size(); ++i) {
-        ASSERT_EQ(std::bit_cast<std::uint64_t>(actual[i]), std::bit_cast<std::uint64_t>(d[i]))
-            << "row " << i << ": " << actual[i] << " vs " << d[i];
+      for (std::size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_EQ(bits(actual[i]), bits(expected[i]))
+            << "row " << i << ": " << actual[i] << " vs " << expected[i];
       }
     }
   }
@@ -246,52 +380,157 @@ TEST_F(SpmvTest, DiagonalMatchesReferenceExactlyForEveryThreadsPerRow) {
 
 TEST_F(SpmvTest, RowWithHalfAMillionEntriesMatchesReference) {
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const index_t num_cols = 1000003;
-  const TestMatrix A = make_matrix(backend, "3 x 1000003, row 1 with 500002 entries",
-                                   long_row_matrix(3, num_cols, 1, 500002, seed));
-  const std::vector<double> x = test::random_vector(num_cols, seed + 1);
-  const std::vector<double> b = test::random_vector(3, seed + 2);
-  std::vector<double> y(3);
-  std::vector<double> r(3);
-  spmv::reference::csr_spmv(reference, view_of(A.host, 1), x, y);
-  spmv::reference::csr_residual(reference, view_of(A.host, 1), b, x, r);
+  const index_t n = 1000003;
+  TestMatrix A = make_matrix(backend, "1000003 x 1000003, row 1 with 500002 entries",
+                             long_row_matrix(n, n, 1, 500002, seed));
+  const std::vector<double> x = test::random_vector(n, seed + 1);
+  const std::vector<double> b = test::random_vector(n, seed + 2);
+  Vector y = Vector::constant(reference, n, 0.0);
+  Vector r = Vector::constant(reference, n, 0.0);
+  const double expected_dot = A.host.apply_dot(Vector::from_host(reference, x), y);
+  A.host.residual(Vector::from_host(reference, b), Vector::from_host(reference, x), r);
   const std::vector<double> tolerance = product_tolerance(A.host, x);
   std::vector<double> r_tolerance = tolerance;
-  for (std::size_t i = 0; i < 3; ++i) r_tolerance[i] += 2.0 * kEps * std::abs(b[i]);
-  const Array<double> x_d = Array<double>::from_host(backend, x);
-  const Array<double> b_d = Array<double>::from_host(backend, b);
-  for (int lanes : kAllThreadsPerRow) {
-    SCOPED_TRACE("threads_per_row " + std::to_string(lanes));
-    Array<double> y_d = Array<double>::from_host(backend, std::vector<double>(3, kNaN));
-    Array<double> r_d = Array<double>::from_host(backend, std::vector<double>(3, kNaN));
+  for (std::size_t i = 0; i < r_tolerance.size(); ++i)
+    r_tolerance[i] += 2.0 * kEps * std::abs(b[i]);
+  // x·y: the long row's bound times |x_1|, plus the rounding of adding the (two non-zero)
+  // terms in another order.
+  const std::vector<double> y_expected = y.to_host();
+  double dot_magnitude = 0.0;
+  for (index_t i = 0; i < n; ++i) dot_magnitude += std::abs(x[i] * y_expected[i]);
+  const double dot_tolerance = std::abs(x[1]) * tolerance[1] + 4.0 * kEps * dot_magnitude;
+  const Vector x_d = Vector::from_host(backend, x);
+  const Vector b_d = Vector::from_host(backend, b);
+  Vector y_d = Vector::constant(backend, n, kNaN);
+  Vector r_d = Vector::constant(backend, n, kNaN);
 
-    spmv::csr_spmv(backend, view_of(A.device, lanes), x_d.span(), y_d.span());
-    spmv::csr_residual(backend, view_of(A.device, lanes), b_d.span(), x_d.span(), r_d.span());
+  const double dot = A.device.apply_dot(x_d, y_d);
+  A.device.residual(b_d, x_d, r_d);
 
-    expect_rows_close(y_d.to_host(), y, tolerance);
-    expect_rows_close(r_d.to_host(), r, r_tolerance);
-  }
+  expect_rows_match(A.host, A.device.spmv_tile(), y_d.to_host(), y_expected, tolerance);
+  expect_rows_match(A.host, A.device.spmv_tile(), r_d.to_host(), r.to_host(), r_tolerance);
+  EXPECT_LE(std::abs(dot - expected_dot), dot_tolerance) << dot << " vs " << expected_dot;
 }
 
-TEST_F(SpmvTest, CsrMatrixOperationsUseTheirChosenThreadsPerRow) {
-  // The matrix's own view (threads_per_row from its row-length statistics) through the
-  // LinearOperator interface: a 7-point-like pattern and one with a very long row.
+TEST(SpmvPartition, RowBlocksRespectRowAndEntryLimitsAndCoverEveryRow) {
+  const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (bool long_row : {false, true}) {
-    const CooMatrix coo = test::random_sparse(5003, 5003, 14, long_row, seed + long_row);
-    const TestMatrix A = make_matrix(backend, long_row ? "long row" : "short rows", coo);
-    SCOPED_TRACE(A.name + ", threads_per_row " + std::to_string(A.device.threads_per_row()));
-    const std::vector<double> x = test::random_vector(5003, seed + 7);
-    std::vector<double> y(5003);
-    spmv::reference::csr_spmv(reference, view_of(A.host, 1), x, y);
-    const Vector x_d = Vector::from_host(backend, x);
-    Vector y_d = Vector::from_host(backend, std::vector<double>(5003, kNaN));
+  const CsrMatrix A = CsrMatrix::from_coo(Backend::reference(), boundary_lengths_matrix(seed));
+  const CsrMatrix B = CsrMatrix::from_coo(Backend::reference(),
+                                          test::random_sparse(30011, 30011, 60, true, seed + 1));
+  for (const CsrMatrix* M : {&A, &B}) {
+    const std::span<const index_t> row_ptr(M->row_ptr().data(), M->row_ptr().size());
+    for (int tile : kAllTiles) {
+      SCOPED_TRACE("tile " + std::to_string(tile));
 
-    A.device.apply(x_d, y_d);
+      const spmv::RowPartition p = spmv::partition_rows(row_ptr, tile);
 
-    expect_rows_close(y_d.to_host(), y, product_tolerance(A.host, x));
+      ASSERT_EQ(p.row_blocks.front(), 0);
+      ASSERT_EQ(p.row_blocks.back(), M->num_rows());
+      std::vector<index_t> long_rows;
+      std::vector<index_t> chunks_per_row;
+      for (std::size_t g = 0; g + 1 < p.row_blocks.size(); ++g) {
+        const index_t first = p.row_blocks[g];
+        const index_t last = p.row_blocks[g + 1];
+        ASSERT_GT(last, first) << "block " << g << " is empty";
+        ASSERT_LE(last - first, spmv::kRowBlockRows) << "block " << g;
+        const index_t entries = row_ptr[last] - row_ptr[first];
+        if (entries > tile) {
+          ASSERT_EQ(last - first, 1) << "block " << g << " holds " << entries << " entries";
+          long_rows.push_back(first);
+          chunks_per_row.push_back((entries + spmv::kLongRowChunk - 1) / spmv::kLongRowChunk);
+        }
+      }
+      EXPECT_EQ(p.long_rows, long_rows);
+      ASSERT_EQ(p.long_row_chunks.size(), long_rows.size() + 1);
+      for (std::size_t s = 0; s < long_rows.size(); ++s) {
+        EXPECT_EQ(p.long_row_chunks[s + 1] - p.long_row_chunks[s], chunks_per_row[s]);
+        for (index_t c = p.long_row_chunks[s]; c < p.long_row_chunks[s + 1]; ++c) {
+          EXPECT_EQ(p.chunk_long_row[c], static_cast<index_t>(s));
+        }
+      }
+      EXPECT_EQ(p.chunk_long_row.size(), static_cast<std::size_t>(p.long_row_chunks.back()));
+    }
   }
 }
+
+TEST(SpmvPartition, RejectsATileTheKernelsAreNotCompiledFor) {
+  const std::vector<index_t> row_ptr = {0, 1, 2};
+
+  EXPECT_THROW(spmv::partition_rows(row_ptr, 1000), InvalidInput);
+  EXPECT_THROW(spmv::partition_rows(row_ptr, 0), InvalidInput);
+}
+
+TEST(SpmvPartition, DefaultTileIsTheSmallerTileThatHoldsAFullBlockOfMeanLengthRows) {
+  EXPECT_EQ(spmv::default_tile(3.0), 1024);   // 768 entries per 256 rows
+  EXPECT_EQ(spmv::default_tile(6.97), 2048);  // 3D Poisson, 7-point: 1784
+  EXPECT_EQ(spmv::default_tile(20.0), 2048);  // 5120: 2048 all the same
+}
+
+#ifdef KRYFLOW_TEST_BACKEND_IS_CUDA
+/// The cuda kernel results and the cpu kernel results, bit for bit, on one matrix and tile.
+void expect_cuda_equals_cpu(const CooMatrix& coo, const std::string& name, int tile,
+                            std::uint64_t seed) {
+  SCOPED_TRACE(name + ", tile " + std::to_string(tile));
+  const Backend cpu = Backend::cpu();
+  const Backend gpu = Backend::cuda();
+  CsrMatrix A_cpu = CsrMatrix::from_coo(cpu, coo);
+  CsrMatrix A_gpu = CsrMatrix::from_coo(gpu, coo);
+  A_cpu.set_spmv_tile(tile);
+  A_gpu.set_spmv_tile(tile);
+  const std::size_t rows = static_cast<std::size_t>(coo.num_rows);
+  const std::vector<double> x = test::random_vector(static_cast<std::size_t>(coo.num_cols), seed);
+  const std::vector<double> b = test::random_vector(rows, seed + 1);
+  auto expect_same = [&](const Vector& on_cpu, const Vector& on_gpu, const char* what) {
+    const std::vector<double> c = on_cpu.to_host();
+    const std::vector<double> g = on_gpu.to_host();
+    ASSERT_EQ(c.size(), g.size());
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      ASSERT_EQ(bits(g[i]), bits(c[i])) << what << ", row " << i << ": " << g[i] << " vs " << c[i];
+    }
+  };
+  const Vector x_c = Vector::from_host(cpu, x);
+  const Vector x_g = Vector::from_host(gpu, x);
+  const Vector b_c = Vector::from_host(cpu, b);
+  const Vector b_g = Vector::from_host(gpu, b);
+  Vector y_c = Vector::constant(cpu, rows, kNaN);
+  Vector y_g = Vector::constant(gpu, rows, kNaN);
+
+  A_cpu.apply(x_c, y_c);
+  A_gpu.apply(x_g, y_g);
+  expect_same(y_c, y_g, "csr_spmv");
+
+  A_cpu.residual(b_c, x_c, y_c);
+  A_gpu.residual(b_g, x_g, y_g);
+  expect_same(y_c, y_g, "csr_residual");
+
+  A_cpu.diagonal(y_c);
+  A_gpu.diagonal(y_g);
+  expect_same(y_c, y_g, "csr_diagonal");
+
+  if (coo.num_rows == coo.num_cols) {
+    const double dot_c = A_cpu.apply_dot(x_c, y_c);
+    const double dot_g = A_gpu.apply_dot(x_g, y_g);
+    expect_same(y_c, y_g, "csr_spmv_dot");
+    EXPECT_EQ(bits(dot_g), bits(dot_c)) << "csr_spmv_dot: " << dot_g << " vs " << dot_c;
+  }
+}
+
+TEST_F(SpmvTest, CudaKernelsEqualCpuKernelsBitForBit) {
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (int tile : kAllTiles) {
+    expect_cuda_equals_cpu(test::random_sparse(100003, 100003, 24, true, seed + 1),
+                           "100003x100003 skewed, empty and one long row", tile, seed + 10);
+    expect_cuda_equals_cpu(test::random_sparse(1000, 333, 9, false, seed + 2), "1000x333", tile,
+                           seed + 20);
+    expect_cuda_equals_cpu(boundary_lengths_matrix(seed + 3), "rows at the tile boundaries", tile,
+                           seed + 30);
+    expect_cuda_equals_cpu(long_row_matrix(1000003, 1000003, 1, 500002, seed + 4),
+                           "a row of 500002 entries", tile, seed + 40);
+    expect_cuda_equals_cpu(poisson3d(64), "poisson3d 64^3", tile, seed + 50);
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace kryflow

@@ -70,12 +70,19 @@ TEST_P(SolverOnPoisson, ReachesTrueResidualAndMatchesReferenceIterations) {
   const Outcome reference = run(Backend::reference(), coo, b, method, jacobi, criteria);
 
   // Assert: converged, true residual independently computed below 1e-9 (tolerance 1e-10 plus
-  // rounding headroom), and the backend needs the same iterations as the oracle within one.
+  // rounding headroom), and the backend needs the same iterations as the oracle (which sums in
+  // a different order) within one for CG and GMRES, whose residuals decrease monotonically, and
+  // within an eighth (plus one) for BiCGStab, whose irregular residual history lets rounding
+  // move the crossing of the tolerance by a few steps (measured on this problem: 40 to 47
+  // iterations, differences up to 5, over 600 random right-hand sides). The cpu and cuda
+  // backends sum in the same order and must agree exactly (SolversCrossBackend below).
   EXPECT_EQ(tested.report.status, SolveStatus::converged) << tested.report.reason;
   EXPECT_LT(test::true_relative_residual(coo, tested.x, b), 1e-9);
   EXPECT_NEAR(tested.report.true_relative_residual(),
               test::true_relative_residual(coo, tested.x, b), 1e-12);
-  EXPECT_LE(std::abs(tested.report.iterations - reference.report.iterations), 1);
+  const int slack = method == Method::bicgstab ? reference.report.iterations / 8 + 1 : 1;
+  EXPECT_LE(std::abs(tested.report.iterations - reference.report.iterations), slack)
+      << "backend " << tested.report.iterations << " reference " << reference.report.iterations;
   EXPECT_EQ(tested.report.residual_history.size(),
             static_cast<std::size_t>(tested.report.iterations) + 1);
 }

@@ -24,6 +24,9 @@ struct RowLengthStats {
 /// A CSR matrix on one backend: row_ptr (num_rows + 1), col_idx and values (nnz each), columns
 /// sorted within each row, no duplicates (Saad, Iterative Methods, 2nd ed., sec. 3.4).
 /// SpMV costs 12 bytes per stored entry plus 4 per row plus the vectors.
+/// The cpu and cuda products walk a row-block partition built at construction and share
+/// per-matrix scratch, so products with one matrix must not run concurrently from several host
+/// threads (calls on one backend's stream run in order).
 class CsrMatrix : public LinearOperator {
  public:
   CsrMatrix() = default;
@@ -57,14 +60,26 @@ class CsrMatrix : public LinearOperator {
   const Array<index_t>& col_idx() const noexcept { return col_idx_; }
   const Array<double>& values() const noexcept { return values_; }
   const RowLengthStats& row_length_stats() const noexcept { return stats_; }
-  /// Lanes per row the CUDA SpMV uses (from the row-length distribution).
-  int threads_per_row() const noexcept { return threads_per_row_; }
+  /// Most stored entries of a row block of the cpu and cuda kernels (kernels/spmv/spmv.hpp):
+  /// by default kernels::spmv::default_tile of the mean row length.
+  int spmv_tile() const noexcept { return tile_; }
+  /// Rebuilds the row-block partition for `tile` (1024, 2048 or 4096), a tuning knob: it
+  /// changes the speed of the cpu and cuda kernels and the rounding of rows with more than
+  /// `tile` entries, the same on both backends. Downloads the row pointers once when the matrix
+  /// lives on a device. Throws InvalidInput for another tile.
+  void set_spmv_tile(int tile);
+  /// Row blocks of the partition (0 for a matrix without rows).
+  index_t num_row_blocks() const noexcept {
+    return row_blocks_.empty() ? 0 : static_cast<index_t>(row_blocks_.size() - 1);
+  }
   /// Bytes one SpMV must move at least: values, indices, row pointers, x once and y once.
   double spmv_bytes() const noexcept;
 
  private:
   CsrMatrix(index_t num_rows, index_t num_cols, Array<index_t> row_ptr, Array<index_t> col_idx,
             Array<double> values, RowLengthStats stats);
+  /// Builds the row-block partition from host row pointers and allocates the kernels' scratch.
+  void build_partition(const std::vector<index_t>& host_row_ptr, int tile);
   kernels::spmv::CsrView view() const;
   index_t num_rows_ = 0;
   index_t num_cols_ = 0;
@@ -72,7 +87,17 @@ class CsrMatrix : public LinearOperator {
   Array<index_t> col_idx_;
   Array<double> values_;
   RowLengthStats stats_;
-  int threads_per_row_ = 1;
+  // Row-block partition of the cpu and cuda kernels (kernels::spmv::RowPartition) on the
+  // matrix's backend, and their scratch (partial sums and completion counters, written by
+  // every product: mutable).
+  int tile_ = 0;
+  Array<index_t> row_blocks_;
+  Array<index_t> long_rows_;
+  Array<index_t> long_row_chunks_;
+  Array<index_t> chunk_long_row_;
+  mutable Array<double> block_partials_;
+  mutable Array<double> chunk_partials_;
+  mutable Array<unsigned int> counters_;
 };
 
 }  // namespace kryflow
