@@ -310,8 +310,8 @@ int main(int argc, char** argv) {
       if (!agree)
         note += (note.empty() ? "" : "; ") + std::string("MISMATCH vs ") + r.compared_with;
       std::printf("| %s | %lld | %lld | %d | %.1f | %.2f | %s | %s | %.1e | %s |\n", r.name.c_str(),
-                  r.rows, r.nnz, r.tile, gbps, r.bytes / r.seconds / bandwidth,
-                  comparison, speedup, r.max_relative_difference, note.c_str());
+                  r.rows, r.nnz, r.tile, gbps, r.bytes / r.seconds / bandwidth, comparison, speedup,
+                  r.max_relative_difference, note.c_str());
       std::fflush(stdout);
       records.push_back(r);
     };
@@ -330,7 +330,8 @@ int main(int argc, char** argv) {
                     name.c_str(), file.string().c_str());
         continue;
       }
-      for (const Record& r : run(backend, name, io::read_matrix_market(file), cache, options.tiles)) {
+      for (const Record& r :
+           run(backend, name, io::read_matrix_market(file), cache, options.tiles)) {
         report(r);
       }
     }
