@@ -96,7 +96,9 @@ say "== benchmarks"
 for b in "$build"/bench/kryflow_bench_*; do
   [[ -x $b ]] || continue
   name=$(basename "$b")
-  "$b" --json "$results/${name#kryflow_}.json" 2>&1 | tee "$results/${name#kryflow_}.txt" | tail -25
+  extra=()
+  [[ $name == kryflow_bench_spmv ]] && extra=(--tiles "${KRYFLOW_SPMV_TILES:-auto,1024,2048,4096}")
+  "$b" "${extra[@]}" --json "$results/${name#kryflow_}.json" 2>&1 | tee "$results/${name#kryflow_}.txt" | tail -25
 done
 
 say ""
