@@ -246,11 +246,13 @@ TEST(SolversCrossBackend, CudaAndCpuTakeIdenticalIterationsAndGiveIdenticalBits)
   const std::vector<double> b = test::random_vector(static_cast<std::size_t>(spd.num_rows));
   StopCriteria criteria;
   criteria.relative_tolerance = 1e-10;
+  criteria.max_iterations = 5000;
   for (Method method : {Method::cg, Method::bicgstab, Method::gmres}) {
+    SCOPED_TRACE(static_cast<int>(method));
     const CooMatrix& coo = method == Method::cg ? spd : nonsymmetric;
     const Outcome cuda = run(test::backend_under_test(), coo, b, method, true, criteria);
     const Outcome cpu = run(Backend::cpu(), coo, b, method, true, criteria);
-    EXPECT_EQ(cuda.report.status, SolveStatus::converged);
+    EXPECT_EQ(cuda.report.status, SolveStatus::converged) << cuda.report.reason;
     EXPECT_EQ(cuda.report.iterations, cpu.report.iterations);
     EXPECT_TRUE(cuda.x == cpu.x) << "solutions differ in their bits";
     EXPECT_TRUE(cuda.report.residual_history == cpu.report.residual_history);
