@@ -5,23 +5,12 @@
 // one pass updating x and r and reducing r·z and r·r (reads x p r q d, writes x r), one pass
 // p = D^-1 r + beta p (reads d r p, writes p): 13 vector sweeps besides the matrix.
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "kernels/blas/blas.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
 
 namespace kryflow {
-namespace {
-
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3e", v);
-  return buffer;
-}
-
-}  // namespace
-
 void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector& b, Vector& x,
                  SolveReport& report) const {
   const Backend& backend = A.backend();

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <memory>
+#include <string>
 
 #include "kryflow/core/error.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
@@ -17,18 +19,34 @@ namespace {
 
 enum class Method { cg, bicgstab, gmres, fgmres };
 
-std::unique_ptr<KrylovSolver> make_solver(Method method, StopCriteria criteria) {
+constexpr Method kAllMethods[] = {Method::cg, Method::bicgstab, Method::gmres, Method::fgmres};
+
+std::unique_ptr<KrylovSolver> make_solver(Method method, StopCriteria criteria, int restart = 30) {
   switch (method) {
     case Method::cg:
       return std::make_unique<Cg>(criteria);
     case Method::bicgstab:
       return std::make_unique<Bicgstab>(criteria);
     case Method::gmres:
-      return std::make_unique<Gmres>(criteria, 30, false);
+      return std::make_unique<Gmres>(criteria, restart, false);
     case Method::fgmres:
-      return std::make_unique<Gmres>(criteria, 30, true);
+      return std::make_unique<Gmres>(criteria, restart, true);
   }
   return nullptr;
+}
+
+const char* method_name(Method method) {
+  switch (method) {
+    case Method::cg:
+      return "cg";
+    case Method::bicgstab:
+      return "bicgstab";
+    case Method::gmres:
+      return "gmres";
+    case Method::fgmres:
+      return "fgmres";
+  }
+  return "?";
 }
 
 struct Outcome {
@@ -36,8 +54,10 @@ struct Outcome {
   std::vector<double> x;
 };
 
+/// Solves coo x = b from the initial guess x0 (zero when empty).
 Outcome run(const Backend& backend, const CooMatrix& coo, const std::vector<double>& b,
-            Method method, bool jacobi, StopCriteria criteria = {}) {
+            Method method, bool jacobi, StopCriteria criteria = {},
+            const std::vector<double>& x0 = {}, int restart = 30) {
   const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
   std::unique_ptr<Preconditioner> M;
   if (jacobi) {
@@ -47,11 +67,21 @@ Outcome run(const Backend& backend, const CooMatrix& coo, const std::vector<doub
   }
   M->setup(A);
   const Vector bv = Vector::from_host(backend, b);
-  Vector x = Vector::constant(backend, b.size(), 0.0);
+  Vector x = x0.empty() ? Vector::constant(backend, b.size(), 0.0) : Vector::from_host(backend, x0);
   Outcome out;
-  out.report = make_solver(method, criteria)->solve(A, *M, bv, x);
+  out.report = make_solver(method, criteria, restart)->solve(A, *M, bv, x);
   out.x = x.to_host();
   return out;
+}
+
+/// A diagonal matrix.
+CooMatrix diagonal(const std::vector<double>& d) {
+  CooMatrix coo;
+  coo.num_rows = coo.num_cols = static_cast<index_t>(d.size());
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    coo.push_back(static_cast<index_t>(i), static_cast<index_t>(i), d[i]);
+  }
+  return coo;
 }
 
 class SolverOnPoisson : public ::testing::TestWithParam<std::tuple<Method, bool>> {};
@@ -207,6 +237,110 @@ TEST(Solvers, RejectNonSquareAndMismatchedSizes) {
   Vector x = Vector::constant(backend, 3, 0.0);
   EXPECT_THROW(Cg(StopCriteria{}).solve(A, M, b, x), DimensionMismatch);
   EXPECT_THROW(JacobiPreconditioner().setup(A), DimensionMismatch);
+}
+
+// --- b = 0
+
+TEST(Solvers, ZeroRightHandSideGivesZeroSolutionWithoutIterating) {
+  // Arrange: b = 0 and a nonzero initial guess; an absolute tolerance of 0 would otherwise make
+  // the target 0.
+  const CooMatrix coo = poisson2d(6);
+  const std::vector<double> b(36, 0.0);
+  const std::vector<double> x0 = test::random_vector(36, 5);
+  for (const Method method : kAllMethods) {
+    for (const bool jacobi : {false, true}) {
+      SCOPED_TRACE(std::string(method_name(method)) + (jacobi ? " jacobi" : " identity"));
+      // Act
+      const Outcome out = run(test::backend_under_test(), coo, b, method, jacobi, {}, x0);
+      // Assert: x = 0 exactly, converged at once, every norm 0 and no NaN.
+      EXPECT_EQ(out.report.status, SolveStatus::converged) << out.report.reason;
+      EXPECT_EQ(out.report.iterations, 0);
+      EXPECT_EQ(out.x, std::vector<double>(36, 0.0));
+      EXPECT_EQ(out.report.rhs_norm, 0.0);
+      EXPECT_EQ(out.report.residual_norm, 0.0);
+      EXPECT_EQ(out.report.true_residual_norm, 0.0);
+      EXPECT_EQ(out.report.relative_residual(), 0.0);
+      EXPECT_EQ(out.report.true_relative_residual(), 0.0);
+      EXPECT_EQ(out.report.residual_history, std::vector<double>{0.0});
+    }
+  }
+}
+
+// --- Recursive residual drift
+
+TEST(Solvers, RecursiveResidualDriftIsNotReportedAsConverged) {
+  // Arrange: A = diag(1, 1e8, 1e16) repeated (100 unknowns). CG's recursive residual falls
+  // below 1e-12 ||b|| in a few iterations while the true residual of its iterate stays near
+  // 1e-9 ||b|| (the updates lose the accuracy of the 1e16 components): a "converged" status
+  // would be false.
+  std::vector<double> d;
+  for (int i = 0; i < 100; ++i) d.push_back(std::pow(1e8, i % 3));
+  const CooMatrix coo = diagonal(d);
+  const std::vector<double> b = test::random_vector(100, 3);
+  StopCriteria criteria;
+  criteria.relative_tolerance = 1e-12;
+  // Act
+  const Outcome out = run(test::backend_under_test(), coo, b, Method::cg, false, criteria);
+  // Assert: the true residual is far above the target, so the status is not converged and the
+  // reason quotes both residuals.
+  const double true_relative = test::true_relative_residual(coo, out.x, b);
+  ASSERT_GT(true_relative, SolveReport::true_residual_slack * 1e-12);
+  EXPECT_LE(out.report.relative_residual(), 1e-12);
+  EXPECT_EQ(out.report.status, SolveStatus::stagnated) << out.report.reason;
+  EXPECT_NE(out.report.reason.find("recursive residual"), std::string::npos);
+  EXPECT_NE(out.report.reason.find("true residual"), std::string::npos);
+  EXPECT_NEAR(out.report.true_relative_residual(), true_relative, 1e-3 * true_relative);
+}
+
+// --- max_iterations
+
+TEST(StopCriteria, ZeroIterationsOnlyComputesTheInitialResidual) {
+  // Arrange: 2D Poisson with b = A x* for a known x*.
+  const CooMatrix coo = poisson2d(6);
+  const std::vector<double> x_star = test::random_vector(36, 21);
+  std::vector<double> b(36, 0.0);
+  for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+    b[static_cast<std::size_t>(coo.row_idx[k])] +=
+        coo.values[k] * x_star[static_cast<std::size_t>(coo.col_idx[k])];
+  }
+  StopCriteria criteria;
+  criteria.max_iterations = 0;
+  for (const Method method : kAllMethods) {
+    SCOPED_TRACE(method_name(method));
+    // Act: from x0 = 0, and from x0 = x*.
+    const Outcome cold = run(test::backend_under_test(), coo, b, method, true, criteria);
+    const Outcome warm = run(test::backend_under_test(), coo, b, method, true, criteria, x_star);
+    // Assert: no iteration, x unchanged; converged only when r0 already meets the target.
+    EXPECT_EQ(cold.report.status, SolveStatus::max_iterations) << cold.report.reason;
+    EXPECT_EQ(cold.report.iterations, 0);
+    EXPECT_EQ(cold.x, std::vector<double>(36, 0.0));
+    EXPECT_EQ(cold.report.residual_history.size(), 1u);
+    EXPECT_EQ(warm.report.status, SolveStatus::converged) << warm.report.reason;
+    EXPECT_EQ(warm.report.iterations, 0);
+    EXPECT_EQ(warm.x, x_star);
+  }
+}
+
+TEST(StopCriteria, RejectsNegativeIterationLimit) {
+  StopCriteria criteria;
+  criteria.max_iterations = -1;
+  EXPECT_THROW(criteria.validate(), ConfigError);
+  EXPECT_THROW(Cg{criteria}, ConfigError);
+  EXPECT_THROW(Gmres(criteria, 30, false), ConfigError);
+}
+
+TEST(StopCriteria, HugeIterationLimitDoesNotReserveAHugeHistory) {
+  // max_iterations = 2^30 must not reserve 8 GiB of residual history up front.
+  const CooMatrix coo = poisson2d(6);
+  const std::vector<double> b = test::random_vector(36, 2);
+  StopCriteria criteria;
+  criteria.max_iterations = 1 << 30;
+  for (const Method method : kAllMethods) {
+    SCOPED_TRACE(method_name(method));
+    const Outcome out = run(test::backend_under_test(), coo, b, method, true, criteria);
+    EXPECT_EQ(out.report.status, SolveStatus::converged) << out.report.reason;
+    EXPECT_LE(out.report.residual_history.capacity(), std::size_t{1} << 16);
+  }
 }
 
 }  // namespace

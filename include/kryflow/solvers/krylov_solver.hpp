@@ -15,15 +15,37 @@ namespace kryflow {
 /// print; the CLI's progress line is a monitor.
 using IterationMonitor = std::function<void(int iteration, double residual_norm, double rhs_norm)>;
 
-/// solve(A, M, b, x): improves x in place (x holds the initial guess) and returns a SolveReport.
-/// A, M, b and x must share one backend; A square with b and x of its size (DimensionMismatch
-/// otherwise). M must be set up for A. Numerical outcomes (breakdown, divergence, stagnation,
-/// NaN, iteration limit) are reported in the status, never thrown.
+/// Base of the Krylov solvers. A solver object holds only its parameters (StopCriteria and, for
+/// GMRES, the restart length); it keeps no state between solves, so one object may solve many
+/// systems.
+///
+/// Recursive residual drift: after the iteration, solve() recomputes the true residual
+/// ||b - A x||. A `converged` status whose true residual exceeds
+/// SolveReport::true_residual_slack (10) x max(relative_tolerance ||b||, absolute_tolerance) is
+/// downgraded to `stagnated` with a reason quoting the recursive and the true residual; a
+/// non-finite true residual makes it `nan_detected`.
 class KrylovSolver {
  public:
+  /// Throws ConfigError when `criteria` is out of range (StopCriteria::validate).
   explicit KrylovSolver(StopCriteria criteria) : criteria_(criteria) { criteria_.validate(); }
   virtual ~KrylovSolver() = default;
 
+  /// Solves A x = b, improving x in place (x holds the initial guess x_0) and returns what
+  /// happened.
+  ///
+  /// Shapes: A is n x n; M (set up for A) n x n; b and x have n entries. A, M, b and x live on
+  /// one backend; the method runs there through Vector/LinearOperator and moves no data to the
+  /// host besides scalars.
+  /// b = 0: x is set to 0 (the exact solution, whatever x_0) and the report says `converged`,
+  /// 0 iterations, residual 0, without running the method.
+  /// max_iterations = 0: only r_0 = b - A x_0 is computed; x is unchanged.
+  ///
+  /// Throws DimensionMismatch (an InvalidInput) when A is not square or b, x or M do not have n
+  /// entries (M.num_rows() != n usually means setup(A) was not called); InvalidInput when the
+  /// operands live on different backends; OutOfMemory when the work vectors (a few n-vectors,
+  /// m + 1 of them for GMRES(m)) do not fit on the device; BackendError when a kernel fails.
+  /// Numerical outcomes (breakdown, divergence, stagnation, NaN, iteration limit) are reported
+  /// in SolveReport::status with a reason, never thrown; x then holds the last iterate.
   SolveReport solve(const LinearOperator& A, const Preconditioner& M, const Vector& b,
                     Vector& x) const;
   virtual std::string name() const = 0;
@@ -39,8 +61,16 @@ class KrylovSolver {
   /// Records ||r_k|| for iteration k, calls the monitor and decides whether to stop.
   /// Returns true (and sets report.status / reason) when the iteration must end.
   bool check(int iteration, double residual_norm, SolveReport& report) const;
-  /// Marks a breakdown (a zero denominator) with its reason.
+  /// Marks a breakdown (a zero denominator) with its reason, followed by
+  /// " at iteration <report.iterations>".
   static void breakdown(SolveReport& report, const std::string& reason);
+  /// Marks a non-finite scalar or vector (status nan_detected) with its reason, followed by
+  /// " at iteration <report.iterations>".
+  static void nan_detected(SolveReport& report, const std::string& reason);
+  /// The convergence target max(relative_tolerance * ||b||, absolute_tolerance).
+  double target(const SolveReport& report) const;
+  /// `value` in %.3e, for reasons.
+  static std::string number(double value);
 
  private:
   StopCriteria criteria_;
