@@ -84,6 +84,12 @@ CooMatrix diagonal(const std::vector<double>& d) {
   return coo;
 }
 
+/// The reason's "at iteration k" must quote report.iterations.
+bool reason_quotes_iterations(const SolveReport& report) {
+  return report.reason.find("at iteration " + std::to_string(report.iterations)) !=
+         std::string::npos;
+}
+
 class SolverOnPoisson : public ::testing::TestWithParam<std::tuple<Method, bool>> {};
 
 TEST_P(SolverOnPoisson, ReachesTrueResidualAndMatchesReferenceIterations) {
@@ -341,6 +347,84 @@ TEST(StopCriteria, HugeIterationLimitDoesNotReserveAHugeHistory) {
     EXPECT_EQ(out.report.status, SolveStatus::converged) << out.report.reason;
     EXPECT_LE(out.report.residual_history.capacity(), std::size_t{1} << 16);
   }
+}
+
+// --- NaN in the middle of a solve, and the iteration quoted by reasons
+
+/// A CsrMatrix whose `poisoned_call`-th apply (1-based; residual and apply_dot go through apply
+/// here) returns a NaN entry: a non-finite value that appears in the middle of a solve.
+class NanOnApply final : public LinearOperator {
+ public:
+  NanOnApply(const CsrMatrix& A, int poisoned_call) : A_(A), poisoned_call_(poisoned_call) {}
+  index_t num_rows() const override { return A_.num_rows(); }
+  index_t num_cols() const override { return A_.num_cols(); }
+  const Backend& backend() const override { return A_.backend(); }
+  void apply(const Vector& x, Vector& y) const override {
+    A_.apply(x, y);
+    if (++calls_ == poisoned_call_) {
+      std::vector<double> host = y.to_host();
+      host[0] = std::nan("");
+      copy(Vector::from_host(backend(), host), y);
+    }
+  }
+
+ private:
+  const CsrMatrix& A_;
+  int poisoned_call_;
+  mutable int calls_ = 0;
+};
+
+struct PoisonedSolve {
+  SolveReport report;
+  std::vector<double> x;
+  std::vector<double> b;
+  CooMatrix coo;
+};
+
+PoisonedSolve solve_poisoned(Method method, int poisoned_call) {
+  PoisonedSolve out;
+  out.coo = poisson3d(6);
+  out.b = test::random_vector(216, 11);
+  const CsrMatrix csr = CsrMatrix::from_coo(test::backend_under_test(), out.coo);
+  const NanOnApply A(csr, poisoned_call);
+  IdentityPreconditioner M;
+  M.setup(csr);
+  const Vector b = Vector::from_host(csr.backend(), out.b);
+  Vector x = Vector::constant(csr.backend(), out.b.size(), 0.0);
+  out.report = make_solver(method, StopCriteria{})->solve(A, M, b, x);
+  out.x = x.to_host();
+  return out;
+}
+
+TEST(Cg, NanInTheMiddleIsReportedAtTheIterationItHappened) {
+  // Apply 1 is r0 = b - A x0, apply k + 1 is q = A p of iteration k: apply 4 poisons p·Ap of
+  // iteration 3, after 2 completed iterations.
+  const PoisonedSolve out = solve_poisoned(Method::cg, 4);
+  EXPECT_EQ(out.report.status, SolveStatus::nan_detected) << out.report.reason;
+  EXPECT_EQ(out.report.iterations, 2);
+  EXPECT_TRUE(reason_quotes_iterations(out.report)) << out.report.reason;
+}
+
+TEST(Bicgstab, NonFiniteScalarIsNanDetectedNotBreakdown) {
+  // Apply 1 is r0, then v = A p^ and t = A s^ per iteration: apply 4 poisons v (so r^·v) and
+  // apply 5 poisons t (so t·t) of iteration 2, after 1 completed iteration.
+  for (const int call : {4, 5}) {
+    SCOPED_TRACE("poisoned apply " + std::to_string(call));
+    const PoisonedSolve out = solve_poisoned(Method::bicgstab, call);
+    EXPECT_EQ(out.report.status, SolveStatus::nan_detected) << out.report.reason;
+    EXPECT_EQ(out.report.iterations, 1);
+    EXPECT_TRUE(reason_quotes_iterations(out.report)) << out.report.reason;
+    for (const double v : out.x) ASSERT_TRUE(std::isfinite(v)) << "x was updated with a NaN";
+  }
+}
+
+TEST(Bicgstab, OverflowingScalarIsNanDetected) {
+  // A = 1e308 I, b = 1: v = A p = 1e308 and r^·v = 10 x 1e308 overflows to inf.
+  const CooMatrix coo = diagonal(std::vector<double>(10, 1e308));
+  const std::vector<double> b(10, 1.0);
+  const Outcome out = run(test::backend_under_test(), coo, b, Method::bicgstab, false);
+  EXPECT_EQ(out.report.status, SolveStatus::nan_detected) << out.report.reason;
+  EXPECT_TRUE(reason_quotes_iterations(out.report)) << out.report.reason;
 }
 
 }  // namespace
