@@ -427,6 +427,112 @@ TEST(Bicgstab, OverflowingScalarIsNanDetected) {
   EXPECT_TRUE(reason_quotes_iterations(out.report)) << out.report.reason;
 }
 
+// --- GMRES basis size and restart
+
+TEST(Gmres, RestartBeyondTheSizeOfTheSystemUsesAtMostNBasisVectors) {
+  // Arrange: 3D Poisson 5^3 (125 unknowns); restarts far beyond n, up to INT_MAX, must neither
+  // overflow the Hessenberg indexing nor allocate restart + 1 vectors.
+  const CooMatrix coo = poisson3d(5);
+  const std::vector<double> b = test::random_vector(125, 7);
+  StopCriteria criteria;
+  criteria.relative_tolerance = 1e-10;
+  for (const int restart : {126, 1000000000, std::numeric_limits<int>::max()}) {
+    for (const Method method : {Method::gmres, Method::fgmres}) {
+      SCOPED_TRACE(std::string(method_name(method)) + " restart " + std::to_string(restart));
+      // Act
+      const Outcome out =
+          run(test::backend_under_test(), coo, b, method, true, criteria, {}, restart);
+      // Assert
+      EXPECT_EQ(out.report.status, SolveStatus::converged) << out.report.reason;
+      EXPECT_LT(test::true_relative_residual(coo, out.x, b), 1e-9);
+    }
+  }
+}
+
+TEST(Gmres, RejectsARestartBelowOne) {
+  for (const int restart : {0, -1, std::numeric_limits<int>::min()}) {
+    EXPECT_THROW(Gmres(StopCriteria{}, restart, false), ConfigError) << restart;
+    EXPECT_THROW(Gmres(StopCriteria{}, restart, true), ConfigError) << restart;
+  }
+}
+
+// --- GMRES on singular and degenerate Hessenberg matrices
+
+TEST(Gmres, SingularOperatorReportsBreakdownAndKeepsTheLeastSquaresSolution) {
+  // Arrange: A = diag(1, 1, 0), b = (1, 1, 1). K_2(A, b) is invariant and H_2 is singular
+  // (h_21 = 0 and det H = 0): the best x in the Krylov space is (1, 1, 0), whose residual
+  // (0, 0, 1) is also the least-squares minimum over all x: ||b - Ax|| / ||b|| = 1/sqrt(3).
+  const CooMatrix coo = diagonal({1.0, 1.0, 0.0});
+  const std::vector<double> b = {1.0, 1.0, 1.0};
+  for (const Method method : {Method::gmres, Method::fgmres}) {
+    SCOPED_TRACE(method_name(method));
+    // Act
+    const Outcome out = run(test::backend_under_test(), coo, b, method, false);
+    // Assert: a breakdown naming the singular Hessenberg matrix, and x = (1, 1, 0) kept.
+    EXPECT_EQ(out.report.status, SolveStatus::breakdown) << out.report.reason;
+    EXPECT_NE(out.report.reason.find("singular"), std::string::npos) << out.report.reason;
+    EXPECT_TRUE(reason_quotes_iterations(out.report)) << out.report.reason;
+    EXPECT_NEAR(test::true_relative_residual(coo, out.x, b), 1.0 / std::sqrt(3.0), 1e-12);
+    EXPECT_NEAR(out.x[0], 1.0, 1e-12);
+    EXPECT_NEAR(out.x[1], 1.0, 1e-12);
+    EXPECT_NEAR(out.report.true_relative_residual(), 1.0 / std::sqrt(3.0), 1e-12);
+  }
+}
+
+TEST(Gmres, SingularOperatorWithRepeatedEigenvaluesKeepsTheLeastSquaresSolution) {
+  // Arrange: A = diag(1, 2, 3, 1, 2, 3, 0, 0, 0, 0) scaled by 1e-150 (the happy-breakdown and
+  // rank tests must be relative, not absolute), b = 1. The Krylov space has dimension 4, the
+  // least-squares minimum is ||(0, ..., 0, 1, 1, 1, 1)|| / ||b|| = 2 / sqrt(10).
+  std::vector<double> d = {1, 2, 3, 1, 2, 3, 0, 0, 0, 0};
+  for (double& v : d) v *= 1e-150;
+  const CooMatrix coo = diagonal(d);
+  const std::vector<double> b(10, 1.0);
+  for (const Method method : {Method::gmres, Method::fgmres}) {
+    SCOPED_TRACE(method_name(method));
+    // Act
+    const Outcome out = run(test::backend_under_test(), coo, b, method, false);
+    // Assert
+    EXPECT_EQ(out.report.status, SolveStatus::breakdown) << out.report.reason;
+    EXPECT_NEAR(test::true_relative_residual(coo, out.x, b), 2.0 / std::sqrt(10.0), 1e-10);
+    EXPECT_LE(out.report.iterations, 4);
+  }
+}
+
+TEST(Gmres, HappyBreakdownOnABadlyScaledOperatorConverges) {
+  // Arrange: A = 1e-100 diag(1, 2, 3) repeated: the Krylov space of b = 1 has dimension 3, so
+  // h_{3,2} vanishes relative to ||A z_2|| (while both are far below any absolute threshold).
+  std::vector<double> d;
+  for (int i = 0; i < 12; ++i) d.push_back(1e-100 * (1 + i % 3));
+  const CooMatrix coo = diagonal(d);
+  const std::vector<double> b(12, 1.0);
+  StopCriteria criteria;
+  criteria.relative_tolerance = 1e-12;
+  for (const Method method : {Method::gmres, Method::fgmres}) {
+    SCOPED_TRACE(method_name(method));
+    // Act
+    const Outcome out = run(test::backend_under_test(), coo, b, method, false, criteria);
+    // Assert
+    EXPECT_EQ(out.report.status, SolveStatus::converged) << out.report.reason;
+    EXPECT_LE(out.report.iterations, 3);
+    EXPECT_LT(test::true_relative_residual(coo, out.x, b), 1e-12);
+  }
+}
+
+TEST(Gmres, NanInTheMiddleKeepsTheProgressOfTheCycle) {
+  // Apply 1 is r0, apply j + 2 is A z_j: apply 4 poisons the third Arnoldi step. x must hold the
+  // least-squares solution over the first two columns, whose residual the history reports.
+  for (const Method method : {Method::gmres, Method::fgmres}) {
+    SCOPED_TRACE(method_name(method));
+    const PoisonedSolve out = solve_poisoned(method, 4);
+    EXPECT_EQ(out.report.status, SolveStatus::nan_detected) << out.report.reason;
+    EXPECT_EQ(out.report.iterations, 2);
+    EXPECT_TRUE(reason_quotes_iterations(out.report)) << out.report.reason;
+    const double true_relative = test::true_relative_residual(out.coo, out.x, out.b);
+    EXPECT_LT(true_relative, 0.9);
+    EXPECT_NEAR(true_relative, out.report.residual_history.back() / out.report.rhs_norm, 1e-12);
+  }
+}
+
 }  // namespace
 }  // namespace kryflow
 

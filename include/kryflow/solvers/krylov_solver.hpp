@@ -45,7 +45,8 @@ class KrylovSolver {
   /// operands live on different backends; OutOfMemory when the work vectors (a few n-vectors,
   /// m + 1 of them for GMRES(m)) do not fit on the device; BackendError when a kernel fails.
   /// Numerical outcomes (breakdown, divergence, stagnation, NaN, iteration limit) are reported
-  /// in SolveReport::status with a reason, never thrown; x then holds the last iterate.
+  /// in SolveReport::status with a reason, never thrown; x then holds the last iterate (for
+  /// GMRES, the least-squares solution over the basis built so far).
   SolveReport solve(const LinearOperator& A, const Preconditioner& M, const Vector& b,
                     Vector& x) const;
   virtual std::string name() const = 0;
