@@ -78,10 +78,14 @@ class KrylovSolver {
   IterationMonitor monitor_;
 };
 
-/// Preconditioned conjugate gradients for SPD A and M (Saad, Iterative Methods, 2nd ed.,
-/// Algorithm 9.1). With point Jacobi the preconditioner is fused into the vector updates.
-/// A and M must be both positive definite or both negative definite (the sign is taken from
-/// the first r·z). Reports breakdown when p·Ap or r·z has the wrong sign or vanishes.
+/// Preconditioned conjugate gradients (Saad, Iterative Methods for Sparse Linear Systems, 2nd ed.,
+/// Algorithm 9.1). With point Jacobi (M.inverse_diagonal() set) the preconditioner is fused into
+/// the vector updates.
+/// Preconditions: A and M symmetric and both positive definite or both negative definite (the
+/// sign is taken from the first r·z); nothing checks symmetry. Memory: 3 work vectors (4 with a
+/// preconditioner other than Jacobi). One iteration = one application of A and of M.
+/// Status: breakdown when p·Ap or r·z has the wrong sign or vanishes (an indefinite A or M);
+/// nan_detected when one of them (or the residual) is not finite.
 class Cg final : public KrylovSolver {
  public:
   using KrylovSolver::KrylovSolver;
@@ -92,8 +96,14 @@ class Cg final : public KrylovSolver {
                SolveReport& report) const override;
 };
 
-/// Right-preconditioned BiCGStab (van der Vorst 1992; Saad, Algorithm 7.7 with right
-/// preconditioning). Reports breakdown when rho or r0·v vanish, or omega = 0.
+/// Right-preconditioned BiCGStab (van der Vorst, SIAM J. Sci. Stat. Comput. 13, 1992; Saad,
+/// Iterative Methods, 2nd ed., Algorithm 7.7 applied to A M^-1 u = b, x = M^-1 u: right
+/// preconditioning as Saad section 9.3 does it for GMRES). The residual is that of the
+/// unpreconditioned system.
+/// Preconditions: A and M nonsingular; any nonsymmetric A. Memory: 8 work vectors. One iteration
+/// = two applications of A and of M; the half step s = r - alpha v may end it early.
+/// Status: breakdown when rho = r^·r, r^·v or t·t vanishes, or omega = 0; nan_detected when any
+/// of these scalars or the residual is not finite.
 class Bicgstab final : public KrylovSolver {
  public:
   using KrylovSolver::KrylovSolver;
@@ -104,11 +114,24 @@ class Bicgstab final : public KrylovSolver {
                SolveReport& report) const override;
 };
 
-/// Restarted GMRES(m) with right preconditioning, modified Gram-Schmidt and Givens rotations
-/// (Saad, Algorithm 6.9 / 9.5); `flexible` stores the preconditioned vectors (FGMRES, Saad,
-/// Algorithm 9.6) so M may change from one iteration to the next.
+/// Restarted GMRES(m) with right preconditioning, modified Gram-Schmidt Arnoldi and Givens
+/// rotations (Saad, Iterative Methods, 2nd ed., Algorithm 6.9 restarted as in section 6.5, with
+/// right preconditioning Algorithm 9.5); `flexible` stores the preconditioned vectors z_j (FGMRES,
+/// Saad Algorithm 9.6) so M may change from one iteration to the next. Each cycle restarts from
+/// the true residual b - A x.
+/// Basis size: m = min(restart, n), so memory is (m + 1) n-vectors (2m + 1 for FGMRES) plus an
+/// (m + 1) x m Hessenberg matrix on the host.
+/// Happy breakdown: h_{j+1,j} <= 10 (j + 1) eps ||A z_j|| (relative to the vector before
+/// Gram-Schmidt): the Krylov space is invariant and the cycle ends with the exact least-squares
+/// solution; the true residual then decides between converged and a restart.
+/// Status: breakdown when the triangular factor R of the Hessenberg matrix H is numerically rank
+/// deficient (|R(j,j)| <= eps ||H||_F: A M^-1 singular on the Krylov space); nan_detected on a
+/// non-finite value. Whatever ends a cycle, x is first updated with the least-squares solution over
+/// the columns built so far, so no progress is lost.
 class Gmres final : public KrylovSolver {
  public:
+  /// restart: the Krylov basis size m before a restart (>= 1; values above n act as n).
+  /// Throws ConfigError when restart < 1, or when `criteria` is out of range.
   Gmres(StopCriteria criteria, int restart, bool flexible);
   std::string name() const override { return flexible_ ? "fgmres" : "gmres"; }
   int restart() const noexcept { return restart_; }
