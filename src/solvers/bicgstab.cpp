@@ -1,5 +1,9 @@
 // Right-preconditioned BiCGStab (van der Vorst, SIAM J. Sci. Stat. Comput. 13, 1992; Saad,
 // Iterative Methods, 2nd ed., Algorithm 7.7 applied to A M^-1 u = b, x = M^-1 u).
+//
+// A vanishing denominator is a breakdown; a non-finite scalar is nan_detected, and x is never
+// updated with one. Failures found while computing iteration k + 1 are reported "at iteration
+// k", k = report.iterations (the completed iterations).
 #include <cmath>
 #include <string>
 
@@ -29,8 +33,12 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
 
   for (int k = 1;; ++k) {
     const double rho = dot(r_hat, r);  // rho = r^·r
-    if (rho == 0.0 || !std::isfinite(rho)) {
-      breakdown(report, "rho = r^·r vanished (" + std::to_string(rho) + ")");
+    if (!std::isfinite(rho)) {
+      nan_detected(report, "rho = r^·r = " + number(rho));
+      return;
+    }
+    if (rho == 0.0) {
+      breakdown(report, "rho = r^·r vanished");
       return;
     }
     if (k == 1) {
@@ -42,16 +50,22 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
     M.apply(p, p_hat);  // p^ = M^-1 p
     A.apply(p_hat, v);  // v = A p^
     const double r_hat_v = dot(r_hat, v);
-    if (r_hat_v == 0.0 || !std::isfinite(r_hat_v)) {
-      breakdown(report, "r^·v vanished (" + std::to_string(r_hat_v) + ")");
+    if (!std::isfinite(r_hat_v)) {
+      nan_detected(report, "r^·v = " + number(r_hat_v));
+      return;
+    }
+    if (r_hat_v == 0.0) {
+      breakdown(report, "r^·v vanished");
       return;
     }
     alpha = rho / r_hat_v;
     axpbypcz(1.0, r, -alpha, v, 0.0, s);  // s = r - alpha v
     const double s_norm = norm2(s);
-    const double target =
-        std::max(criteria().relative_tolerance * report.rhs_norm, criteria().absolute_tolerance);
-    if (s_norm <= target) {
+    if (!std::isfinite(s_norm)) {
+      nan_detected(report, "||s|| = " + number(s_norm));
+      return;
+    }
+    if (s_norm <= target(report)) {
       axpby(alpha, p_hat, 1.0, x);  // x += alpha p^ (converged at the half step)
       check(k, s_norm, report);
       return;
@@ -59,11 +73,19 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
     M.apply(s, s_hat);  // s^ = M^-1 s
     A.apply(s_hat, t);  // t = A s^
     const double tt = dot(t, t);
-    if (tt == 0.0 || !std::isfinite(tt)) {
-      breakdown(report, "t·t vanished (" + std::to_string(tt) + ")");
+    if (!std::isfinite(tt)) {
+      nan_detected(report, "t·t = " + number(tt));
+      return;
+    }
+    if (tt == 0.0) {
+      breakdown(report, "t·t vanished");
       return;
     }
     omega = dot(t, s) / tt;
+    if (!std::isfinite(omega)) {
+      nan_detected(report, "omega = t·s / t·t = " + number(omega));
+      return;
+    }
     axpbypcz(alpha, p_hat, omega, s_hat, 1.0, x);  // x += alpha p^ + omega s^
     axpbypcz(1.0, s, -omega, t, 0.0, r);           // r = s - omega t
     if (check(k, norm2(r), report)) return;

@@ -4,23 +4,17 @@
 // Memory traffic per iteration with Jacobi (n rows): SpMV fused with p·q (matrix + p + q),
 // one pass updating x and r and reducing r·z and r·r (reads x p r q d, writes x r), one pass
 // p = D^-1 r + beta p (reads d r p, writes p): 13 vector sweeps besides the matrix.
+//
+// Iteration numbers: report.iterations counts completed iterations; a failure detected while
+// computing iteration k + 1 is reported "at iteration k" (the breakdown and nan_detected helpers
+// quote report.iterations).
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "kernels/blas/blas.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
 
 namespace kryflow {
-namespace {
-
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3e", v);
-  return buffer;
-}
-
-}  // namespace
 
 void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector& b, Vector& x,
                  SolveReport& report) const {
@@ -51,9 +45,8 @@ void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector&
   // CG then runs on -A, -M unchanged. `sign` is fixed by the first r·z.
   const double sign = rz < 0.0 ? -1.0 : 1.0;
   for (int k = 1;; ++k) {
-    if (std::isnan(rz)) {
-      report.status = SolveStatus::nan_detected;
-      report.reason = "r·z is NaN at iteration " + std::to_string(k);
+    if (!std::isfinite(rz)) {
+      nan_detected(report, "r·z = " + number(rz));
       return;
     }
     if (!(sign * rz > 0.0)) {
@@ -62,12 +55,11 @@ void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector&
       return;
     }
     const double pq = A.apply_dot(p, q);  // q = A p, pq = p·A p
+    if (!std::isfinite(pq)) {
+      nan_detected(report, "p·Ap = " + number(pq));
+      return;
+    }
     if (!(sign * pq > 0.0)) {
-      if (std::isnan(pq)) {
-        report.status = SolveStatus::nan_detected;
-        report.reason = "p·Ap is NaN at iteration " + std::to_string(k);
-        return;
-      }
       breakdown(report, "p·Ap = " + number(pq) +
                             " has the wrong sign: A is not positive (or negative) definite");
       return;

@@ -1,6 +1,7 @@
 // KrylovSolver: shape checks, timing, the stopping test and the final true residual.
 #include "kryflow/solvers/krylov_solver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -10,12 +11,6 @@
 
 namespace kryflow {
 namespace {
-
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3e", v);
-  return buffer;
-}
 
 void check_problem(const LinearOperator& A, const Preconditioner& M, const Vector& b,
                    const Vector& x) {
@@ -46,10 +41,21 @@ SolveReport KrylovSolver::solve(const LinearOperator& A, const Preconditioner& M
                                 Vector& x) const {
   check_problem(A, M, b, x);
   SolveReport report;
-  report.residual_history.reserve(static_cast<std::size_t>(criteria_.max_iterations) + 1);
+  // The history grows as needed; reserving for max_iterations (up to 2^31) could be absurd.
+  constexpr std::size_t history_reserve_cap = std::size_t{1} << 16;
+  report.residual_history.reserve(
+      std::min(static_cast<std::size_t>(criteria_.max_iterations) + 1, history_reserve_cap));
   const auto start = std::chrono::steady_clock::now();
   report.rhs_norm = norm2(b);
-  iterate(A, M, b, x, report);
+  if (report.rhs_norm == 0.0) {
+    // b = 0: x = 0 is the exact solution, whatever the initial guess and the tolerances.
+    fill(x, 0.0);
+    check(0, 0.0, report);
+    report.status = SolveStatus::converged;
+    report.reason = "b = 0, so x = 0 is the exact solution";
+  } else {
+    iterate(A, M, b, x, report);
+  }
   // The true residual, recomputed independently of the iteration's recursion.
   Vector r(A.backend(), b.size());
   A.residual(b, x, r);
@@ -57,11 +63,29 @@ SolveReport KrylovSolver::solve(const LinearOperator& A, const Preconditioner& M
   A.backend().synchronize();
   report.solve_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (report.status == SolveStatus::converged && !std::isfinite(report.true_residual_norm)) {
-    report.status = SolveStatus::nan_detected;
-    report.reason = "the true residual is not finite";
+  if (report.status == SolveStatus::converged) {
+    const double goal = target(report);
+    if (!std::isfinite(report.true_residual_norm)) {
+      report.status = SolveStatus::nan_detected;
+      report.reason = "the recursive residual " + number(report.residual_norm) +
+                      " met the target but the true residual is " +
+                      number(report.true_residual_norm);
+    } else if (report.true_residual_norm > SolveReport::true_residual_slack * goal) {
+      // Recursive residual drift: the updated residual kept falling while the true one stalled
+      // at the accuracy attainable in floating point. Not converged: say so, with both norms.
+      report.status = SolveStatus::stagnated;
+      report.reason = "recursive residual " + number(report.residual_norm) + " <= target " +
+                      number(goal) + " but true residual " + number(report.true_residual_norm) +
+                      " > " + number(SolveReport::true_residual_slack) +
+                      " x target (the recursive residual drifted; this accuracy is not "
+                      "attainable)";
+    }
   }
   return report;
+}
+
+double KrylovSolver::target(const SolveReport& report) const {
+  return std::max(criteria_.relative_tolerance * report.rhs_norm, criteria_.absolute_tolerance);
 }
 
 bool KrylovSolver::check(int iteration, double residual_norm, SolveReport& report) const {
@@ -77,11 +101,10 @@ bool KrylovSolver::check(int iteration, double residual_norm, SolveReport& repor
                     std::to_string(iteration);
     return true;
   }
-  const double target =
-      std::max(criteria_.relative_tolerance * report.rhs_norm, criteria_.absolute_tolerance);
-  if (residual_norm <= target) {
+  const double goal = target(report);
+  if (residual_norm <= goal) {
     report.status = SolveStatus::converged;
-    report.reason = "residual norm " + number(residual_norm) + " <= target " + number(target);
+    report.reason = "residual norm " + number(residual_norm) + " <= target " + number(goal);
     return true;
   }
   if (report.initial_residual_norm > 0.0 &&
@@ -118,6 +141,17 @@ bool KrylovSolver::check(int iteration, double residual_norm, SolveReport& repor
 void KrylovSolver::breakdown(SolveReport& report, const std::string& reason) {
   report.status = SolveStatus::breakdown;
   report.reason = reason + " at iteration " + std::to_string(report.iterations);
+}
+
+void KrylovSolver::nan_detected(SolveReport& report, const std::string& reason) {
+  report.status = SolveStatus::nan_detected;
+  report.reason = reason + " at iteration " + std::to_string(report.iterations);
+}
+
+std::string KrylovSolver::number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3e", value);
+  return buffer;
 }
 
 }  // namespace kryflow

@@ -39,12 +39,14 @@ const char* to_string(SolveStatus status) {
   return "?";
 }
 
+// b = 0: the solve returns x = 0, the exact solution, so the relative residual is defined as 0
+// (rather than 0 / 0). A NaN ||b|| propagates.
 double SolveReport::relative_residual() const noexcept {
-  return rhs_norm > 0.0 ? residual_norm / rhs_norm : residual_norm;
+  return rhs_norm == 0.0 ? 0.0 : residual_norm / rhs_norm;
 }
 
 double SolveReport::true_relative_residual() const noexcept {
-  return rhs_norm > 0.0 ? true_residual_norm / rhs_norm : true_residual_norm;
+  return rhs_norm == 0.0 ? 0.0 : true_residual_norm / rhs_norm;
 }
 
 double SolveReport::convergence_rate() const noexcept {

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <memory>
+#include <string>
 
 #include "kryflow/core/error.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
@@ -17,18 +19,34 @@ namespace {
 
 enum class Method { cg, bicgstab, gmres, fgmres };
 
-std::unique_ptr<KrylovSolver> make_solver(Method method, StopCriteria criteria) {
+constexpr Method kAllMethods[] = {Method::cg, Method::bicgstab, Method::gmres, Method::fgmres};
+
+std::unique_ptr<KrylovSolver> make_solver(Method method, StopCriteria criteria, int restart = 30) {
   switch (method) {
     case Method::cg:
       return std::make_unique<Cg>(criteria);
     case Method::bicgstab:
       return std::make_unique<Bicgstab>(criteria);
     case Method::gmres:
-      return std::make_unique<Gmres>(criteria, 30, false);
+      return std::make_unique<Gmres>(criteria, restart, false);
     case Method::fgmres:
-      return std::make_unique<Gmres>(criteria, 30, true);
+      return std::make_unique<Gmres>(criteria, restart, true);
   }
   return nullptr;
+}
+
+const char* method_name(Method method) {
+  switch (method) {
+    case Method::cg:
+      return "cg";
+    case Method::bicgstab:
+      return "bicgstab";
+    case Method::gmres:
+      return "gmres";
+    case Method::fgmres:
+      return "fgmres";
+  }
+  return "?";
 }
 
 struct Outcome {
@@ -36,8 +54,10 @@ struct Outcome {
   std::vector<double> x;
 };
 
+/// Solves coo x = b from the initial guess x0 (zero when empty).
 Outcome run(const Backend& backend, const CooMatrix& coo, const std::vector<double>& b,
-            Method method, bool jacobi, StopCriteria criteria = {}) {
+            Method method, bool jacobi, StopCriteria criteria = {},
+            const std::vector<double>& x0 = {}, int restart = 30) {
   const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
   std::unique_ptr<Preconditioner> M;
   if (jacobi) {
@@ -47,11 +67,27 @@ Outcome run(const Backend& backend, const CooMatrix& coo, const std::vector<doub
   }
   M->setup(A);
   const Vector bv = Vector::from_host(backend, b);
-  Vector x = Vector::constant(backend, b.size(), 0.0);
+  Vector x = x0.empty() ? Vector::constant(backend, b.size(), 0.0) : Vector::from_host(backend, x0);
   Outcome out;
-  out.report = make_solver(method, criteria)->solve(A, *M, bv, x);
+  out.report = make_solver(method, criteria, restart)->solve(A, *M, bv, x);
   out.x = x.to_host();
   return out;
+}
+
+/// A diagonal matrix.
+CooMatrix diagonal(const std::vector<double>& d) {
+  CooMatrix coo;
+  coo.num_rows = coo.num_cols = static_cast<index_t>(d.size());
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    coo.push_back(static_cast<index_t>(i), static_cast<index_t>(i), d[i]);
+  }
+  return coo;
+}
+
+/// The reason's "at iteration k" must quote report.iterations.
+bool reason_quotes_iterations(const SolveReport& report) {
+  return report.reason.find("at iteration " + std::to_string(report.iterations)) !=
+         std::string::npos;
 }
 
 class SolverOnPoisson : public ::testing::TestWithParam<std::tuple<Method, bool>> {};
@@ -207,6 +243,294 @@ TEST(Solvers, RejectNonSquareAndMismatchedSizes) {
   Vector x = Vector::constant(backend, 3, 0.0);
   EXPECT_THROW(Cg(StopCriteria{}).solve(A, M, b, x), DimensionMismatch);
   EXPECT_THROW(JacobiPreconditioner().setup(A), DimensionMismatch);
+}
+
+// --- b = 0
+
+TEST(Solvers, ZeroRightHandSideGivesZeroSolutionWithoutIterating) {
+  // Arrange: b = 0 and a nonzero initial guess; an absolute tolerance of 0 would otherwise make
+  // the target 0.
+  const CooMatrix coo = poisson2d(6);
+  const std::vector<double> b(36, 0.0);
+  const std::vector<double> x0 = test::random_vector(36, 5);
+  for (const Method method : kAllMethods) {
+    for (const bool jacobi : {false, true}) {
+      SCOPED_TRACE(std::string(method_name(method)) + (jacobi ? " jacobi" : " identity"));
+      // Act
+      const Outcome out = run(test::backend_under_test(), coo, b, method, jacobi, {}, x0);
+      // Assert: x = 0 exactly, converged at once, every norm 0 and no NaN.
+      EXPECT_EQ(out.report.status, SolveStatus::converged) << out.report.reason;
+      EXPECT_EQ(out.report.iterations, 0);
+      EXPECT_EQ(out.x, std::vector<double>(36, 0.0));
+      EXPECT_EQ(out.report.rhs_norm, 0.0);
+      EXPECT_EQ(out.report.residual_norm, 0.0);
+      EXPECT_EQ(out.report.true_residual_norm, 0.0);
+      EXPECT_EQ(out.report.relative_residual(), 0.0);
+      EXPECT_EQ(out.report.true_relative_residual(), 0.0);
+      EXPECT_EQ(out.report.residual_history, std::vector<double>{0.0});
+    }
+  }
+}
+
+// --- Recursive residual drift
+
+TEST(Solvers, RecursiveResidualDriftIsNotReportedAsConverged) {
+  // Arrange: A = diag(1, 1e8, 1e16) repeated (100 unknowns). CG's recursive residual falls
+  // below 1e-12 ||b|| in a few iterations while the true residual of its iterate stays near
+  // 1e-9 ||b|| (the updates lose the accuracy of the 1e16 components): a "converged" status
+  // would be false.
+  std::vector<double> d;
+  for (int i = 0; i < 100; ++i) d.push_back(std::pow(1e8, i % 3));
+  const CooMatrix coo = diagonal(d);
+  const std::vector<double> b = test::random_vector(100, 3);
+  StopCriteria criteria;
+  criteria.relative_tolerance = 1e-12;
+  // Act
+  const Outcome out = run(test::backend_under_test(), coo, b, Method::cg, false, criteria);
+  // Assert: the true residual is far above the target, so the status is not converged and the
+  // reason quotes both residuals.
+  const double true_relative = test::true_relative_residual(coo, out.x, b);
+  ASSERT_GT(true_relative, SolveReport::true_residual_slack * 1e-12);
+  EXPECT_LE(out.report.relative_residual(), 1e-12);
+  EXPECT_EQ(out.report.status, SolveStatus::stagnated) << out.report.reason;
+  EXPECT_NE(out.report.reason.find("recursive residual"), std::string::npos);
+  EXPECT_NE(out.report.reason.find("true residual"), std::string::npos);
+  EXPECT_NEAR(out.report.true_relative_residual(), true_relative, 1e-3 * true_relative);
+}
+
+// --- max_iterations
+
+TEST(StopCriteria, ZeroIterationsOnlyComputesTheInitialResidual) {
+  // Arrange: 2D Poisson with b = A x* for a known x*.
+  const CooMatrix coo = poisson2d(6);
+  const std::vector<double> x_star = test::random_vector(36, 21);
+  std::vector<double> b(36, 0.0);
+  for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+    b[static_cast<std::size_t>(coo.row_idx[k])] +=
+        coo.values[k] * x_star[static_cast<std::size_t>(coo.col_idx[k])];
+  }
+  StopCriteria criteria;
+  criteria.max_iterations = 0;
+  for (const Method method : kAllMethods) {
+    SCOPED_TRACE(method_name(method));
+    // Act: from x0 = 0, and from x0 = x*.
+    const Outcome cold = run(test::backend_under_test(), coo, b, method, true, criteria);
+    const Outcome warm = run(test::backend_under_test(), coo, b, method, true, criteria, x_star);
+    // Assert: no iteration, x unchanged; converged only when r0 already meets the target.
+    EXPECT_EQ(cold.report.status, SolveStatus::max_iterations) << cold.report.reason;
+    EXPECT_EQ(cold.report.iterations, 0);
+    EXPECT_EQ(cold.x, std::vector<double>(36, 0.0));
+    EXPECT_EQ(cold.report.residual_history.size(), 1u);
+    EXPECT_EQ(warm.report.status, SolveStatus::converged) << warm.report.reason;
+    EXPECT_EQ(warm.report.iterations, 0);
+    EXPECT_EQ(warm.x, x_star);
+  }
+}
+
+TEST(StopCriteria, RejectsNegativeIterationLimit) {
+  StopCriteria criteria;
+  criteria.max_iterations = -1;
+  EXPECT_THROW(criteria.validate(), ConfigError);
+  EXPECT_THROW(Cg{criteria}, ConfigError);
+  EXPECT_THROW(Gmres(criteria, 30, false), ConfigError);
+}
+
+TEST(StopCriteria, HugeIterationLimitDoesNotReserveAHugeHistory) {
+  // max_iterations = 2^30 must not reserve 8 GiB of residual history up front.
+  const CooMatrix coo = poisson2d(6);
+  const std::vector<double> b = test::random_vector(36, 2);
+  StopCriteria criteria;
+  criteria.max_iterations = 1 << 30;
+  for (const Method method : kAllMethods) {
+    SCOPED_TRACE(method_name(method));
+    const Outcome out = run(test::backend_under_test(), coo, b, method, true, criteria);
+    EXPECT_EQ(out.report.status, SolveStatus::converged) << out.report.reason;
+    EXPECT_LE(out.report.residual_history.capacity(), std::size_t{1} << 16);
+  }
+}
+
+// --- NaN in the middle of a solve, and the iteration quoted by reasons
+
+/// A CsrMatrix whose `poisoned_call`-th apply (1-based; residual and apply_dot go through apply
+/// here) returns a NaN entry: a non-finite value that appears in the middle of a solve.
+class NanOnApply final : public LinearOperator {
+ public:
+  NanOnApply(const CsrMatrix& A, int poisoned_call) : A_(A), poisoned_call_(poisoned_call) {}
+  index_t num_rows() const override { return A_.num_rows(); }
+  index_t num_cols() const override { return A_.num_cols(); }
+  const Backend& backend() const override { return A_.backend(); }
+  void apply(const Vector& x, Vector& y) const override {
+    A_.apply(x, y);
+    if (++calls_ == poisoned_call_) {
+      std::vector<double> host = y.to_host();
+      host[0] = std::nan("");
+      copy(Vector::from_host(backend(), host), y);
+    }
+  }
+
+ private:
+  const CsrMatrix& A_;
+  int poisoned_call_;
+  mutable int calls_ = 0;
+};
+
+struct PoisonedSolve {
+  SolveReport report;
+  std::vector<double> x;
+  std::vector<double> b;
+  CooMatrix coo;
+};
+
+PoisonedSolve solve_poisoned(Method method, int poisoned_call) {
+  PoisonedSolve out;
+  out.coo = poisson3d(6);
+  out.b = test::random_vector(216, 11);
+  const CsrMatrix csr = CsrMatrix::from_coo(test::backend_under_test(), out.coo);
+  const NanOnApply A(csr, poisoned_call);
+  IdentityPreconditioner M;
+  M.setup(csr);
+  const Vector b = Vector::from_host(csr.backend(), out.b);
+  Vector x = Vector::constant(csr.backend(), out.b.size(), 0.0);
+  out.report = make_solver(method, StopCriteria{})->solve(A, M, b, x);
+  out.x = x.to_host();
+  return out;
+}
+
+TEST(Cg, NanInTheMiddleIsReportedAtTheIterationItHappened) {
+  // Apply 1 is r0 = b - A x0, apply k + 1 is q = A p of iteration k: apply 4 poisons p·Ap of
+  // iteration 3, after 2 completed iterations.
+  const PoisonedSolve out = solve_poisoned(Method::cg, 4);
+  EXPECT_EQ(out.report.status, SolveStatus::nan_detected) << out.report.reason;
+  EXPECT_EQ(out.report.iterations, 2);
+  EXPECT_TRUE(reason_quotes_iterations(out.report)) << out.report.reason;
+}
+
+TEST(Bicgstab, NonFiniteScalarIsNanDetectedNotBreakdown) {
+  // Apply 1 is r0, then v = A p^ and t = A s^ per iteration: apply 4 poisons v (so r^·v) and
+  // apply 5 poisons t (so t·t) of iteration 2, after 1 completed iteration.
+  for (const int call : {4, 5}) {
+    SCOPED_TRACE("poisoned apply " + std::to_string(call));
+    const PoisonedSolve out = solve_poisoned(Method::bicgstab, call);
+    EXPECT_EQ(out.report.status, SolveStatus::nan_detected) << out.report.reason;
+    EXPECT_EQ(out.report.iterations, 1);
+    EXPECT_TRUE(reason_quotes_iterations(out.report)) << out.report.reason;
+    for (const double v : out.x) ASSERT_TRUE(std::isfinite(v)) << "x was updated with a NaN";
+  }
+}
+
+TEST(Bicgstab, OverflowingScalarIsNanDetected) {
+  // A = 1e308 I, b = 1: v = A p = 1e308 and r^·v = 10 x 1e308 overflows to inf.
+  const CooMatrix coo = diagonal(std::vector<double>(10, 1e308));
+  const std::vector<double> b(10, 1.0);
+  const Outcome out = run(test::backend_under_test(), coo, b, Method::bicgstab, false);
+  EXPECT_EQ(out.report.status, SolveStatus::nan_detected) << out.report.reason;
+  EXPECT_TRUE(reason_quotes_iterations(out.report)) << out.report.reason;
+}
+
+// --- GMRES basis size and restart
+
+TEST(Gmres, RestartBeyondTheSizeOfTheSystemUsesAtMostNBasisVectors) {
+  // Arrange: 3D Poisson 5^3 (125 unknowns); restarts far beyond n, up to INT_MAX, must neither
+  // overflow the Hessenberg indexing nor allocate restart + 1 vectors.
+  const CooMatrix coo = poisson3d(5);
+  const std::vector<double> b = test::random_vector(125, 7);
+  StopCriteria criteria;
+  criteria.relative_tolerance = 1e-10;
+  for (const int restart : {126, 1000000000, std::numeric_limits<int>::max()}) {
+    for (const Method method : {Method::gmres, Method::fgmres}) {
+      SCOPED_TRACE(std::string(method_name(method)) + " restart " + std::to_string(restart));
+      // Act
+      const Outcome out =
+          run(test::backend_under_test(), coo, b, method, true, criteria, {}, restart);
+      // Assert
+      EXPECT_EQ(out.report.status, SolveStatus::converged) << out.report.reason;
+      EXPECT_LT(test::true_relative_residual(coo, out.x, b), 1e-9);
+    }
+  }
+}
+
+TEST(Gmres, RejectsARestartBelowOne) {
+  for (const int restart : {0, -1, std::numeric_limits<int>::min()}) {
+    EXPECT_THROW(Gmres(StopCriteria{}, restart, false), ConfigError) << restart;
+    EXPECT_THROW(Gmres(StopCriteria{}, restart, true), ConfigError) << restart;
+  }
+}
+
+// --- GMRES on singular and degenerate Hessenberg matrices
+
+TEST(Gmres, SingularOperatorReportsBreakdownAndKeepsTheLeastSquaresSolution) {
+  // Arrange: A = diag(1, 1, 0), b = (1, 1, 1). K_2(A, b) is invariant and H_2 is singular
+  // (h_21 = 0 and det H = 0): the best x in the Krylov space is (1, 1, 0), whose residual
+  // (0, 0, 1) is also the least-squares minimum over all x: ||b - Ax|| / ||b|| = 1/sqrt(3).
+  const CooMatrix coo = diagonal({1.0, 1.0, 0.0});
+  const std::vector<double> b = {1.0, 1.0, 1.0};
+  for (const Method method : {Method::gmres, Method::fgmres}) {
+    SCOPED_TRACE(method_name(method));
+    // Act
+    const Outcome out = run(test::backend_under_test(), coo, b, method, false);
+    // Assert: a breakdown naming the singular Hessenberg matrix, and x = (1, 1, 0) kept.
+    EXPECT_EQ(out.report.status, SolveStatus::breakdown) << out.report.reason;
+    EXPECT_NE(out.report.reason.find("singular"), std::string::npos) << out.report.reason;
+    EXPECT_TRUE(reason_quotes_iterations(out.report)) << out.report.reason;
+    EXPECT_NEAR(test::true_relative_residual(coo, out.x, b), 1.0 / std::sqrt(3.0), 1e-12);
+    EXPECT_NEAR(out.x[0], 1.0, 1e-12);
+    EXPECT_NEAR(out.x[1], 1.0, 1e-12);
+    EXPECT_NEAR(out.report.true_relative_residual(), 1.0 / std::sqrt(3.0), 1e-12);
+  }
+}
+
+TEST(Gmres, SingularOperatorWithRepeatedEigenvaluesKeepsTheLeastSquaresSolution) {
+  // Arrange: A = diag(1, 2, 3, 1, 2, 3, 0, 0, 0, 0) scaled by 1e-150 (the happy-breakdown and
+  // rank tests must be relative, not absolute), b = 1. The Krylov space has dimension 4, the
+  // least-squares minimum is ||(0, ..., 0, 1, 1, 1, 1)|| / ||b|| = 2 / sqrt(10).
+  std::vector<double> d = {1, 2, 3, 1, 2, 3, 0, 0, 0, 0};
+  for (double& v : d) v *= 1e-150;
+  const CooMatrix coo = diagonal(d);
+  const std::vector<double> b(10, 1.0);
+  for (const Method method : {Method::gmres, Method::fgmres}) {
+    SCOPED_TRACE(method_name(method));
+    // Act
+    const Outcome out = run(test::backend_under_test(), coo, b, method, false);
+    // Assert
+    EXPECT_EQ(out.report.status, SolveStatus::breakdown) << out.report.reason;
+    EXPECT_NEAR(test::true_relative_residual(coo, out.x, b), 2.0 / std::sqrt(10.0), 1e-10);
+    EXPECT_LE(out.report.iterations, 4);
+  }
+}
+
+TEST(Gmres, HappyBreakdownOnABadlyScaledOperatorConverges) {
+  // Arrange: A = 1e-100 diag(1, 2, 3) repeated: the Krylov space of b = 1 has dimension 3, so
+  // h_{3,2} vanishes relative to ||A z_2|| (while both are far below any absolute threshold).
+  std::vector<double> d;
+  for (int i = 0; i < 12; ++i) d.push_back(1e-100 * (1 + i % 3));
+  const CooMatrix coo = diagonal(d);
+  const std::vector<double> b(12, 1.0);
+  StopCriteria criteria;
+  criteria.relative_tolerance = 1e-12;
+  for (const Method method : {Method::gmres, Method::fgmres}) {
+    SCOPED_TRACE(method_name(method));
+    // Act
+    const Outcome out = run(test::backend_under_test(), coo, b, method, false, criteria);
+    // Assert
+    EXPECT_EQ(out.report.status, SolveStatus::converged) << out.report.reason;
+    EXPECT_LE(out.report.iterations, 3);
+    EXPECT_LT(test::true_relative_residual(coo, out.x, b), 1e-12);
+  }
+}
+
+TEST(Gmres, NanInTheMiddleKeepsTheProgressOfTheCycle) {
+  // Apply 1 is r0, apply j + 2 is A z_j: apply 4 poisons the third Arnoldi step. x must hold the
+  // least-squares solution over the first two columns, whose residual the history reports.
+  for (const Method method : {Method::gmres, Method::fgmres}) {
+    SCOPED_TRACE(method_name(method));
+    const PoisonedSolve out = solve_poisoned(method, 4);
+    EXPECT_EQ(out.report.status, SolveStatus::nan_detected) << out.report.reason;
+    EXPECT_EQ(out.report.iterations, 2);
+    EXPECT_TRUE(reason_quotes_iterations(out.report)) << out.report.reason;
+    const double true_relative = test::true_relative_residual(out.coo, out.x, out.b);
+    EXPECT_LT(true_relative, 0.9);
+    EXPECT_NEAR(true_relative, out.report.residual_history.back() / out.report.rhs_norm, 1e-12);
+  }
 }
 
 }  // namespace

@@ -15,15 +15,38 @@ namespace kryflow {
 /// print; the CLI's progress line is a monitor.
 using IterationMonitor = std::function<void(int iteration, double residual_norm, double rhs_norm)>;
 
-/// solve(A, M, b, x): improves x in place (x holds the initial guess) and returns a SolveReport.
-/// A, M, b and x must share one backend; A square with b and x of its size (DimensionMismatch
-/// otherwise). M must be set up for A. Numerical outcomes (breakdown, divergence, stagnation,
-/// NaN, iteration limit) are reported in the status, never thrown.
+/// Base of the Krylov solvers. A solver object holds only its parameters (StopCriteria and, for
+/// GMRES, the restart length); it keeps no state between solves, so one object may solve many
+/// systems.
+///
+/// Recursive residual drift: after the iteration, solve() recomputes the true residual
+/// ||b - A x||. A `converged` status whose true residual exceeds
+/// SolveReport::true_residual_slack (10) x max(relative_tolerance ||b||, absolute_tolerance) is
+/// downgraded to `stagnated` with a reason quoting the recursive and the true residual; a
+/// non-finite true residual makes it `nan_detected`.
 class KrylovSolver {
  public:
+  /// Throws ConfigError when `criteria` is out of range (StopCriteria::validate).
   explicit KrylovSolver(StopCriteria criteria) : criteria_(criteria) { criteria_.validate(); }
   virtual ~KrylovSolver() = default;
 
+  /// Solves A x = b, improving x in place (x holds the initial guess x_0) and returns what
+  /// happened.
+  ///
+  /// Shapes: A is n x n; M (set up for A) n x n; b and x have n entries. A, M, b and x live on
+  /// one backend; the method runs there through Vector/LinearOperator and moves no data to the
+  /// host besides scalars.
+  /// b = 0: x is set to 0 (the exact solution, whatever x_0) and the report says `converged`,
+  /// 0 iterations, residual 0, without running the method.
+  /// max_iterations = 0: only r_0 = b - A x_0 is computed; x is unchanged.
+  ///
+  /// Throws DimensionMismatch (an InvalidInput) when A is not square or b, x or M do not have n
+  /// entries (M.num_rows() != n usually means setup(A) was not called); InvalidInput when the
+  /// operands live on different backends; OutOfMemory when the work vectors (a few n-vectors,
+  /// m + 1 of them for GMRES(m)) do not fit on the device; BackendError when a kernel fails.
+  /// Numerical outcomes (breakdown, divergence, stagnation, NaN, iteration limit) are reported
+  /// in SolveReport::status with a reason, never thrown; x then holds the last iterate (for
+  /// GMRES, the least-squares solution over the basis built so far).
   SolveReport solve(const LinearOperator& A, const Preconditioner& M, const Vector& b,
                     Vector& x) const;
   virtual std::string name() const = 0;
@@ -39,18 +62,30 @@ class KrylovSolver {
   /// Records ||r_k|| for iteration k, calls the monitor and decides whether to stop.
   /// Returns true (and sets report.status / reason) when the iteration must end.
   bool check(int iteration, double residual_norm, SolveReport& report) const;
-  /// Marks a breakdown (a zero denominator) with its reason.
+  /// Marks a breakdown (a zero denominator) with its reason, followed by
+  /// " at iteration <report.iterations>".
   static void breakdown(SolveReport& report, const std::string& reason);
+  /// Marks a non-finite scalar or vector (status nan_detected) with its reason, followed by
+  /// " at iteration <report.iterations>".
+  static void nan_detected(SolveReport& report, const std::string& reason);
+  /// The convergence target max(relative_tolerance * ||b||, absolute_tolerance).
+  double target(const SolveReport& report) const;
+  /// `value` in %.3e, for reasons.
+  static std::string number(double value);
 
  private:
   StopCriteria criteria_;
   IterationMonitor monitor_;
 };
 
-/// Preconditioned conjugate gradients for SPD A and M (Saad, Iterative Methods, 2nd ed.,
-/// Algorithm 9.1). With point Jacobi the preconditioner is fused into the vector updates.
-/// A and M must be both positive definite or both negative definite (the sign is taken from
-/// the first r·z). Reports breakdown when p·Ap or r·z has the wrong sign or vanishes.
+/// Preconditioned conjugate gradients (Saad, Iterative Methods for Sparse Linear Systems, 2nd ed.,
+/// Algorithm 9.1). With point Jacobi (M.inverse_diagonal() set) the preconditioner is fused into
+/// the vector updates.
+/// Preconditions: A and M symmetric and both positive definite or both negative definite (the
+/// sign is taken from the first r·z); nothing checks symmetry. Memory: 3 work vectors (4 with a
+/// preconditioner other than Jacobi). One iteration = one application of A and of M.
+/// Status: breakdown when p·Ap or r·z has the wrong sign or vanishes (an indefinite A or M);
+/// nan_detected when one of them (or the residual) is not finite.
 class Cg final : public KrylovSolver {
  public:
   using KrylovSolver::KrylovSolver;
@@ -61,8 +96,14 @@ class Cg final : public KrylovSolver {
                SolveReport& report) const override;
 };
 
-/// Right-preconditioned BiCGStab (van der Vorst 1992; Saad, Algorithm 7.7 with right
-/// preconditioning). Reports breakdown when rho or r0·v vanish, or omega = 0.
+/// Right-preconditioned BiCGStab (van der Vorst, SIAM J. Sci. Stat. Comput. 13, 1992; Saad,
+/// Iterative Methods, 2nd ed., Algorithm 7.7 applied to A M^-1 u = b, x = M^-1 u: right
+/// preconditioning as Saad section 9.3 does it for GMRES). The residual is that of the
+/// unpreconditioned system.
+/// Preconditions: A and M nonsingular; any nonsymmetric A. Memory: 8 work vectors. One iteration
+/// = two applications of A and of M; the half step s = r - alpha v may end it early.
+/// Status: breakdown when rho = r^·r, r^·v or t·t vanishes, or omega = 0; nan_detected when any
+/// of these scalars or the residual is not finite.
 class Bicgstab final : public KrylovSolver {
  public:
   using KrylovSolver::KrylovSolver;
@@ -73,11 +114,24 @@ class Bicgstab final : public KrylovSolver {
                SolveReport& report) const override;
 };
 
-/// Restarted GMRES(m) with right preconditioning, modified Gram-Schmidt and Givens rotations
-/// (Saad, Algorithm 6.9 / 9.5); `flexible` stores the preconditioned vectors (FGMRES, Saad,
-/// Algorithm 9.6) so M may change from one iteration to the next.
+/// Restarted GMRES(m) with right preconditioning, modified Gram-Schmidt Arnoldi and Givens
+/// rotations (Saad, Iterative Methods, 2nd ed., Algorithm 6.9 restarted as in section 6.5, with
+/// right preconditioning Algorithm 9.5); `flexible` stores the preconditioned vectors z_j (FGMRES,
+/// Saad Algorithm 9.6) so M may change from one iteration to the next. Each cycle restarts from
+/// the true residual b - A x.
+/// Basis size: m = min(restart, n), so memory is (m + 1) n-vectors (2m + 1 for FGMRES) plus an
+/// (m + 1) x m Hessenberg matrix on the host.
+/// Happy breakdown: h_{j+1,j} <= 10 (j + 1) eps ||A z_j|| (relative to the vector before
+/// Gram-Schmidt): the Krylov space is invariant and the cycle ends with the exact least-squares
+/// solution; the true residual then decides between converged and a restart.
+/// Status: breakdown when the triangular factor R of the Hessenberg matrix H is numerically rank
+/// deficient (|R(j,j)| <= eps ||H||_F: A M^-1 singular on the Krylov space); nan_detected on a
+/// non-finite value. Whatever ends a cycle, x is first updated with the least-squares solution over
+/// the columns built so far, so no progress is lost.
 class Gmres final : public KrylovSolver {
  public:
+  /// restart: the Krylov basis size m before a restart (>= 1; values above n act as n).
+  /// Throws ConfigError when restart < 1, or when `criteria` is out of range.
   Gmres(StopCriteria criteria, int restart, bool flexible);
   std::string name() const override { return flexible_ ? "fgmres" : "gmres"; }
   int restart() const noexcept { return restart_; }
