@@ -42,8 +42,17 @@ TEST(Array, CopiesRoundTripExactly) {
   const Array<double> a = Array<double>::from_host(Backend::cpu(), host);
   const Array<double> b = a.copy_to(Backend::reference());
   EXPECT_EQ(b.to_host(), host);
-  Array<double> moved = std::move(const_cast<Array<double>&>(a));
+  EXPECT_EQ(a.to_host(), host);  // the source is unchanged
+}
+
+TEST(Array, MoveTransfersTheBuffer) {
+  const std::vector<double> host = {1.5, -2.25, 3.0};
+  Array<double> a = Array<double>::from_host(Backend::cpu(), host);
+  const double* buffer = a.data();
+  Array<double> moved = std::move(a);
   EXPECT_EQ(moved.size(), 3u);
+  EXPECT_EQ(moved.data(), buffer);
+  EXPECT_EQ(moved.to_host(), host);
 }
 
 TEST(CsrMatrix, FromCooSortsAndSumsDuplicates) {
