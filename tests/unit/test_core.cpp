@@ -134,5 +134,60 @@ TEST(PinUnknown, RemovesRowAndColumnAndKeepsDiagonal) {
   EXPECT_THROW(pin_unknown(coo, &b, 4), InvalidInput);
 }
 
+/// Equal triplets, entry by entry.
+void expect_same_triplets(const CooMatrix& actual, const CooMatrix& expected) {
+  EXPECT_EQ(actual.num_rows, expected.num_rows);
+  EXPECT_EQ(actual.num_cols, expected.num_cols);
+  EXPECT_EQ(actual.row_idx, expected.row_idx);
+  EXPECT_EQ(actual.col_idx, expected.col_idx);
+  EXPECT_EQ(actual.values, expected.values);
+}
+
+TEST(PinUnknown, WrongSizeRhsThrowsAndLeavesMatrixUntouched) {
+  const CooMatrix original = poisson2d(2);  // 4 x 4
+  CooMatrix coo = original;
+  std::vector<double> b = {1.0, 2.0, 3.0};  // one entry short
+
+  EXPECT_THROW(pin_unknown(coo, &b, 1), DimensionMismatch);
+
+  expect_same_triplets(coo, original);
+  EXPECT_EQ(b, (std::vector<double>{1.0, 2.0, 3.0}));
+}
+
+TEST(PinUnknown, OutOfRangeRowOrNonSquareThrowsAndLeavesInputsUntouched) {
+  const CooMatrix original = poisson2d(2);
+  CooMatrix coo = original;
+  std::vector<double> b = {1.0, 2.0, 3.0, 4.0};
+
+  EXPECT_THROW(pin_unknown(coo, &b, -1), InvalidInput);
+  EXPECT_THROW(pin_unknown(coo, &b, 4), InvalidInput);
+  expect_same_triplets(coo, original);
+  EXPECT_EQ(b, (std::vector<double>{1.0, 2.0, 3.0, 4.0}));
+
+  CooMatrix rectangular = original;
+  rectangular.num_cols = 5;
+  EXPECT_THROW(pin_unknown(rectangular, nullptr, 0), InvalidInput);
+  EXPECT_EQ(rectangular.values, original.values);
+}
+
+TEST(PinUnknown, KeepsNegativeDiagonalAndReplacesZeroDiagonalByOne) {
+  CooMatrix coo;
+  coo.num_rows = 2;
+  coo.num_cols = 2;
+  coo.push_back(0, 0, -2.0);
+  coo.push_back(0, 1, 1.0);
+  coo.push_back(1, 0, 1.0);
+  // row 1 stores no diagonal entry
+
+  CooMatrix negative = coo;
+  pin_unknown(negative, nullptr, 0);
+  pin_unknown(coo, nullptr, 1);
+
+  EXPECT_EQ(negative.values, (std::vector<double>{-2.0}));
+  EXPECT_EQ(coo.values, (std::vector<double>{-2.0, 1.0}));
+  EXPECT_EQ(coo.row_idx, (std::vector<index_t>{0, 1}));
+  EXPECT_EQ(coo.col_idx, (std::vector<index_t>{0, 1}));
+}
+
 }  // namespace
 }  // namespace kryflow
