@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <string>
 
 #include "kryflow/core/array.hpp"
 #include "kryflow/core/error.hpp"
@@ -109,6 +111,48 @@ TEST(Generators, Poisson3d27HasTwentySevenPointStencil) {
   const CsrMatrix A = CsrMatrix::from_coo(Backend::reference(), coo);
   EXPECT_EQ(A.row_length_stats().max, 27);
   EXPECT_EQ(A.row_length_stats().min, 8);
+}
+
+TEST(Generators, StoreTheDocumentedNumberOfEntries) {
+  for (index_t n = 1; n <= 5; ++n) {
+    const std::size_t m = static_cast<std::size_t>(n);
+    EXPECT_EQ(poisson2d(n).num_entries(), 5 * m * m - 4 * m) << "n = " << n;
+    EXPECT_EQ(poisson3d(n).num_entries(), 7 * m * m * m - 6 * m * m) << "n = " << n;
+    EXPECT_EQ(poisson3d27(n).num_entries(), (3 * m - 2) * (3 * m - 2) * (3 * m - 2)) << "n = " << n;
+  }
+}
+
+/// Runs `generate` and returns the InvalidInput message ("" when nothing was thrown).
+template <class Generate>
+std::string invalid_input_message(Generate generate) {
+  try {
+    generate();
+  } catch (const InvalidInput& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Generators, RejectIndexOverflowBeforeAllocating) {
+  const index_t huge = std::numeric_limits<index_t>::max();
+  // n^d overflows 32 (and for n^3 even 64) bits: rejected without allocating.
+  for (const std::string& message :
+       {invalid_input_message([&] { poisson2d(huge); }),
+        invalid_input_message([&] { poisson3d(huge); }),
+        invalid_input_message([&] { poisson3d27(huge); }),
+        invalid_input_message([] { poisson2d(46341); })}) {  // 46341^2 > 2^31 - 1
+    EXPECT_NE(message.find("rows exceed"), std::string::npos) << message;
+    EXPECT_NE(message.find("2147483647"), std::string::npos) << message;
+  }
+  // The rows fit, the stored entries do not (one above each generator's largest n).
+  const std::string p2 = invalid_input_message([] { poisson2d(20725); });
+  const std::string p3 = invalid_input_message([] { poisson3d(675); });
+  const std::string p27 = invalid_input_message([] { poisson3d27(431); });
+  EXPECT_NE(p2.find("poisson2d(n = 20725): 2147545225 nonzeros exceed"), std::string::npos) << p2;
+  EXPECT_NE(p3.find("poisson3d(n = 675): 2150094375 nonzeros exceed"), std::string::npos) << p3;
+  EXPECT_NE(p27.find("poisson3d27(n = 431): 2151685171 nonzeros exceed"), std::string::npos) << p27;
+  EXPECT_THROW(poisson2d(0), InvalidInput);
+  EXPECT_THROW(poisson3d27(-3), InvalidInput);
 }
 
 TEST(MatrixAnalysis, DetectsAsymmetryAndMissingDiagonal) {
