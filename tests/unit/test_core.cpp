@@ -162,6 +162,43 @@ TEST(MatrixAnalysis, DetectsAsymmetryAndMissingDiagonal) {
   EXPECT_FALSE(p.numerically_symmetric());
   EXPECT_EQ(p.missing_diagonal, 1);
   EXPECT_EQ(p.suggested_solver, "gmres");
+  EXPECT_NE(p.suggestion_reason.find("Jacobi preconditioner cannot be used"), std::string::npos)
+      << p.suggestion_reason;
+}
+
+TEST(MatrixAnalysis, SuggestsCgAsIsForSymmetricNegativeDiagonal) {
+  CooMatrix coo = poisson2d(4);
+  for (double& v : coo.values) v = -v;  // negative definite
+  const MatrixProperties p = analyse(CsrMatrix::from_coo(Backend::reference(), coo));
+  EXPECT_EQ(p.negative_diagonal, 16);
+  EXPECT_EQ(p.suggested_solver, "pcg_jacobi");
+  EXPECT_NE(p.suggestion_reason.find("CG handles directly"), std::string::npos)
+      << p.suggestion_reason;
+  EXPECT_EQ(p.suggestion_reason.find("negate A and b, then"), std::string::npos)
+      << p.suggestion_reason;
+}
+
+TEST(MatrixAnalysis, SymmetricWithMixedDiagonalSignsIsNotSentToCg) {
+  // [2 1 0; 1 -2 1; 0 1 3]: symmetric, diagonal of both signs (indefinite), every row
+  // diagonally dominant (|-2| >= 1 + 1).
+  const CsrMatrix A =
+      CsrMatrix::from_host(Backend::reference(), 3, 3, {0, 2, 5, 7}, {0, 1, 0, 1, 2, 1, 2},
+                           {2.0, 1.0, 1.0, -2.0, 1.0, 1.0, 3.0});
+  const MatrixProperties p = analyse(A);
+  EXPECT_TRUE(p.numerically_symmetric());
+  EXPECT_EQ(p.suggested_solver, "bicgstab_jacobi");
+  EXPECT_NE(p.suggestion_reason.find("both signs"), std::string::npos) << p.suggestion_reason;
+}
+
+TEST(MatrixAnalysis, NonsymmetricGoesToBicgstabWhenDominantElseGmres) {
+  // [4 1; 0 4] is diagonally dominant; [1 3; 0 1] is not.
+  const MatrixProperties dominant = analyse(
+      CsrMatrix::from_host(Backend::reference(), 2, 2, {0, 2, 3}, {0, 1, 1}, {4.0, 1.0, 4.0}));
+  const MatrixProperties weak = analyse(
+      CsrMatrix::from_host(Backend::reference(), 2, 2, {0, 2, 3}, {0, 1, 1}, {1.0, 3.0, 1.0}));
+  EXPECT_FALSE(dominant.numerically_symmetric());
+  EXPECT_EQ(dominant.suggested_solver, "bicgstab_jacobi");
+  EXPECT_EQ(weak.suggested_solver, "gmres_jacobi");
 }
 
 TEST(PinUnknown, RemovesRowAndColumnAndKeepsDiagonal) {
