@@ -10,6 +10,7 @@
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/linalg/matrix_analysis.hpp"
+#include "kryflow/linalg/vector.hpp"
 
 namespace kryflow {
 namespace {
@@ -55,6 +56,49 @@ TEST(Array, MoveTransfersTheBuffer) {
   EXPECT_EQ(moved.size(), 3u);
   EXPECT_EQ(moved.data(), buffer);
   EXPECT_EQ(moved.to_host(), host);
+}
+
+TEST(Vector, ZeroBetaOrGammaIgnoresTheOutputsOldContentOnEveryHostBackend) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const Backend& backend : {Backend::reference(), Backend::cpu()}) {
+    const Vector x = Vector::from_host(backend, {1.0, -2.0, 3.0});
+    const Vector y = Vector::from_host(backend, {0.5, 0.5, 0.5});
+    Vector out = Vector::from_host(backend, {nan, INFINITY, nan});
+
+    axpby(2.0, x, 0.0, out);
+    EXPECT_EQ(out.to_host(), (std::vector<double>{2.0, -4.0, 6.0})) << backend.name();
+
+    fill(out, nan);
+    axpbypcz(1.0, x, 2.0, y, 0.0, out);
+    EXPECT_EQ(out.to_host(), (std::vector<double>{2.0, -1.0, 4.0})) << backend.name();
+  }
+}
+
+TEST(Vector, ZeroCoefficientOnAnInputStillPropagatesNan) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Backend backend = Backend::cpu();
+  const Vector x = Vector::from_host(backend, {1.0, 1.0});
+  const Vector y = Vector::from_host(backend, {nan, 1.0});
+  Vector z = Vector::from_host(backend, {0.0, 0.0});
+
+  axpbypcz(1.0, x, 0.0, y, 0.0, z);  // beta == 0 does not hide the NaN in y
+
+  EXPECT_TRUE(std::isnan(z.to_host()[0]));
+  EXPECT_EQ(z.to_host()[1], 1.0);
+}
+
+TEST(Vector, MismatchedOperandsThrowBeforeWriting) {
+  const Vector x = Vector::from_host(Backend::cpu(), {1.0, 2.0});
+  Vector shorter = Vector::from_host(Backend::cpu(), {7.0});
+  Vector elsewhere = Vector::from_host(Backend::reference(), {7.0, 8.0});
+
+  EXPECT_THROW(axpby(1.0, x, 0.0, shorter), DimensionMismatch);
+  EXPECT_THROW(copy(x, shorter), DimensionMismatch);
+  EXPECT_THROW(dot(x, shorter), DimensionMismatch);
+  EXPECT_THROW(axpby(1.0, x, 0.0, elsewhere), InvalidInput);
+
+  EXPECT_EQ(shorter.to_host(), (std::vector<double>{7.0}));
+  EXPECT_EQ(elsewhere.to_host(), (std::vector<double>{7.0, 8.0}));
 }
 
 TEST(CsrMatrix, FromCooSortsAndSumsDuplicates) {
