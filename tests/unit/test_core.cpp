@@ -135,6 +135,29 @@ TEST(CsrMatrix, AppliesHandCheckedProduct) {
   EXPECT_THROW(A.apply(x, wrong), DimensionMismatch);
 }
 
+TEST(CsrMatrix, RejectsAliasedOrMisplacedOperands) {
+  const CsrMatrix A =
+      CsrMatrix::from_host(Backend::cpu(), 2, 2, {0, 2, 4}, {0, 1, 0, 1}, {2.0, -1.0, -1.0, 2.0});
+  Vector x = Vector::from_host(Backend::cpu(), {1.0, 3.0});
+  const Vector b_elsewhere = Vector::from_host(Backend::reference(), {1.0, 1.0});
+  Vector r(Backend::cpu(), 2);
+  Vector d_elsewhere(Backend::reference(), 2);
+
+  EXPECT_THROW(A.apply(x, x), InvalidInput);
+  EXPECT_THROW(A.apply_dot(x, x), InvalidInput);
+  EXPECT_THROW(A.residual(x, x, x), InvalidInput);
+  EXPECT_THROW(A.residual(b_elsewhere, x, r), InvalidInput);
+  EXPECT_THROW(A.diagonal(d_elsewhere), InvalidInput);
+  EXPECT_EQ(x.to_host(), (std::vector<double>{1.0, 3.0}));
+}
+
+TEST(CsrMatrix, FromCooRejectsNegativeDimensions) {
+  CooMatrix coo;
+  coo.num_rows = -3;
+  coo.num_cols = 2;
+  EXPECT_THROW(CsrMatrix::from_coo(Backend::reference(), coo), InvalidInput);
+}
+
 TEST(Generators, Poisson3dHasSevenPointStencil) {
   const CooMatrix coo = poisson3d(3);
   EXPECT_EQ(coo.num_rows, 27);
