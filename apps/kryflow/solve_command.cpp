@@ -191,9 +191,10 @@ int run_solve(const SolveOptions& options) {
   backend.synchronize();
   summary.spmv_seconds = seconds_since(spmv_start) / kBandwidthRepetitions;
   summary.spmv_bytes = A.spmv_bytes();
-  // The roofline: a device-to-device (or host) copy of two buffers of options.copy_bytes
-  // (64 MiB by default, above the last-level caches of current GPUs and most CPUs). A matrix
-  // that fits in cache may exceed it.
+  // The roofline: a device-to-device (or host) copy between two buffers of options.copy_bytes
+  // (64 MiB by default: 128 MiB in all, above a current GPU's L2 cache, e.g. 50 MB on an H100,
+  // and quick; a CPU with a larger L3 needs a larger --copy-bytes to measure memory rather than
+  // cache). A matrix that fits in cache may exceed it.
   summary.copy = measure_copy_bandwidth(backend, static_cast<std::size_t>(options.copy_bytes));
 
   if (options.report == "json") {
