@@ -6,6 +6,7 @@
 #include <exception>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <string>
 
 #include "commands.hpp"
@@ -76,6 +77,11 @@ int main(int argc, char** argv) {
                             "write the solution vector (Matrix Market array; gzip if .gz)");
   solve_command->add_option("--report", solve.report, "text (default) or json (one object)")
       ->check(CLI::IsMember({"text", "json"}));
+  solve_command->add_option(
+      "--copy-bytes", solve.copy_bytes,
+      "bytes of each of the two buffers of the copy-bandwidth measurement the SpMV "
+      "bandwidth is compared with (default 64 MiB; raise it above a large CPU cache; 0 skips "
+      "it)");
 
   GenOptions gen;
   CLI::App* gen_command =
@@ -119,7 +125,13 @@ int main(int argc, char** argv) {
     return print_error("no command given");
   } catch (const kryflow::Error& e) {
     return print_error(e.what());
+  } catch (const std::bad_alloc&) {
+    return print_error(
+        "out of host memory (std::bad_alloc): the problem does not fit in this "
+        "machine's memory");
   } catch (const std::exception& e) {
     return print_error(e.what());
+  } catch (...) {
+    return print_error("unexpected error of unknown type");
   }
 }

@@ -77,9 +77,12 @@ std::string solve_text(const SolveSummary& s) {
   const double spmv = spmv_bandwidth(s);
   std::string spmv_line = format("%.1f GB/s (%.1f MB in %s)", spmv / 1e9, s.spmv_bytes / 1e6,
                                  seconds_text(s.spmv_seconds).c_str());
-  if (s.copy_bandwidth > 0.0) {
-    spmv_line += format(", %.0f%% of the %.1f GB/s copy bandwidth", 100.0 * spmv / s.copy_bandwidth,
-                        s.copy_bandwidth / 1e9);
+  if (s.copy.bytes_per_second) {
+    const double copy = *s.copy.bytes_per_second;
+    spmv_line +=
+        format(", %.0f%% of the %.1f GB/s copy bandwidth", 100.0 * spmv / copy, copy / 1e9);
+  } else {
+    spmv_line += "; copy bandwidth " + s.copy.note;
   }
   text += line("SpMV", spmv_line);
   return text;
@@ -112,11 +115,16 @@ nlohmann::json solve_json(const SolveSummary& s) {
   j["true_relative_residual"] = finite_or_null(r.true_relative_residual());
   j["convergence_rate"] = finite_or_null(r.convergence_rate());
   j["max_error"] = s.max_error ? finite_or_null(*s.max_error) : nlohmann::json(nullptr);
-  j["spmv"] = {{"bytes", s.spmv_bytes},
-               {"seconds", s.spmv_seconds},
-               {"gb_per_s", spmv / 1e9},
-               {"copy_gb_per_s", s.copy_bandwidth / 1e9},
-               {"fraction_of_copy", s.copy_bandwidth > 0.0 ? spmv / s.copy_bandwidth : 0.0}};
+  j["spmv"] = {
+      {"bytes", s.spmv_bytes},
+      {"seconds", s.spmv_seconds},
+      {"gb_per_s", spmv / 1e9},
+      {"copy_gb_per_s", s.copy.bytes_per_second ? nlohmann::json(*s.copy.bytes_per_second / 1e9)
+                                                : nlohmann::json(nullptr)},
+      {"copy_buffer_bytes", s.copy.buffer_bytes},
+      {"fraction_of_copy", s.copy.bytes_per_second ? nlohmann::json(spmv / *s.copy.bytes_per_second)
+                                                   : nlohmann::json(nullptr)},
+      {"copy_note", s.copy.note}};
   nlohmann::json history = nlohmann::json::array();
   for (double norm : r.residual_history) history.push_back(finite_or_null(norm));
   j["residual_history"] = std::move(history);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -12,6 +13,13 @@
 #include "kryflow/solvers/stop_criteria.hpp"
 
 namespace kryflow::cli {
+
+/// The backend's measured copy bandwidth, the roofline the SpMV bandwidth is compared with.
+struct CopyBandwidth {
+  std::optional<double> bytes_per_second;  ///< bytes read plus written per second; none: see note
+  std::size_t buffer_bytes = 0;            ///< size of each of the two buffers copied
+  std::string note;                        ///< why there is no measurement ("" when measured)
+};
 
 /// Everything a solve reports.
 struct SolveSummary {
@@ -25,7 +33,7 @@ struct SolveSummary {
   std::optional<double> max_error;  ///< max_i |x_i - 1| when b = A * 1
   double spmv_bytes = 0.0;          ///< bytes one SpMV moves at least
   double spmv_seconds = 0.0;        ///< mean time of one SpMV after the solve
-  double copy_bandwidth = 0.0;      ///< measured copy bandwidth of the backend, bytes/s
+  CopyBandwidth copy;               ///< the backend's copy bandwidth, or why it is missing
 };
 
 /// "symmetric", "nonsymmetric (asymmetry 1.2e-03)", ...

@@ -33,6 +33,13 @@ void check_index_range(std::size_t count, const char* what) {
   }
 }
 
+/// The product kernels read x while they write y: distinct buffers only.
+void check_distinct(const Vector& in, const Vector& out, const char* operation) {
+  if (in.size() > 0 && in.span().data() == out.span().data()) {
+    throw InvalidInput(std::string(operation) + ": input and output are the same vector");
+  }
+}
+
 }  // namespace
 
 CsrMatrix::CsrMatrix(index_t num_rows, index_t num_cols, Array<index_t> row_ptr,
@@ -102,6 +109,8 @@ CsrMatrix CsrMatrix::from_host(const Backend& backend, index_t num_rows, index_t
 }
 
 CsrMatrix CsrMatrix::from_coo(const Backend& backend, const CooMatrix& coo) {
+  if (coo.num_rows < 0 || coo.num_cols < 0)
+    throw InvalidInput("COO matrix with negative dimensions");
   const std::size_t n = coo.num_entries();
   if (coo.row_idx.size() != n || coo.col_idx.size() != n) {
     throw InvalidInput("COO arrays differ in length");
@@ -199,17 +208,24 @@ kernels::spmv::CsrView CsrMatrix::view() const {
 
 void CsrMatrix::apply(const Vector& x, Vector& y) const {
   check_apply_shapes(x, y, "CsrMatrix::apply");
+  check_distinct(x, y, "CsrMatrix::apply");
   kernels::spmv::csr_spmv(backend(), view(), x.span(), y.span());
 }
 
 void CsrMatrix::residual(const Vector& b, const Vector& x, Vector& r) const {
   check_apply_shapes(x, r, "CsrMatrix::residual");
+  check_distinct(x, r, "CsrMatrix::residual");
   if (b.size() != r.size()) throw DimensionMismatch("CsrMatrix::residual: b and r differ in size");
+  if (!(b.backend() == backend())) {
+    throw InvalidInput("CsrMatrix::residual: b must live on the matrix's backend (" +
+                       backend().name() + ")");
+  }
   kernels::spmv::csr_residual(backend(), view(), b.span(), x.span(), r.span());
 }
 
 double CsrMatrix::apply_dot(const Vector& x, Vector& y) const {
   check_apply_shapes(x, y, "CsrMatrix::apply_dot");
+  check_distinct(x, y, "CsrMatrix::apply_dot");
   if (num_rows_ != num_cols_) throw DimensionMismatch("CsrMatrix::apply_dot needs a square matrix");
   return kernels::spmv::csr_spmv_dot(backend(), view(), x.span(), y.span());
 }
@@ -217,6 +233,10 @@ double CsrMatrix::apply_dot(const Vector& x, Vector& y) const {
 void CsrMatrix::diagonal(Vector& d) const {
   if (d.size() != static_cast<std::size_t>(num_rows_)) {
     throw DimensionMismatch("CsrMatrix::diagonal: d must have num_rows entries");
+  }
+  if (!(d.backend() == backend())) {
+    throw InvalidInput("CsrMatrix::diagonal: d must live on the matrix's backend (" +
+                       backend().name() + ")");
   }
   kernels::spmv::csr_diagonal(backend(), view(), d.span());
 }

@@ -58,36 +58,55 @@ MatrixProperties analyse(const CsrMatrix& A) {
   p.pattern_symmetric = pattern_symmetric;
   p.asymmetry = !square ? INFINITY : (max_abs > 0.0 ? max_asym / max_abs : 0.0);
 
+  const bool symmetric = p.numerically_symmetric();
+  const bool dominant = p.diagonally_dominant_rows >= p.num_rows - p.num_rows / 10;
   if (!square) {
     p.suggested_solver = "none";
     p.suggestion_reason = "the matrix is not square; kryflow's Krylov solvers need A square";
+  } else if (p.num_rows == 0) {
+    p.suggested_solver = "none";
+    p.suggestion_reason = "the matrix is empty";
   } else if (p.has_nonfinite) {
     p.suggested_solver = "none";
     p.suggestion_reason = "the matrix holds NaN or Inf values";
   } else if (p.missing_diagonal > 0) {
     p.suggested_solver = "gmres";
     p.suggestion_reason = std::to_string(p.missing_diagonal) +
-                          " rows have a zero or missing diagonal, so Jacobi cannot be used; "
-                          "GMRES without preconditioner is the safe choice";
-  } else if (p.numerically_symmetric(1e-12) && p.positive_diagonal == p.num_rows) {
+                          " rows have a zero or missing diagonal entry, so the Jacobi "
+                          "preconditioner cannot be used (its setup fails); GMRES without a "
+                          "preconditioner is the safe choice";
+  } else if (symmetric && p.positive_diagonal == p.num_rows) {
     p.suggested_solver = "pcg_jacobi";
     p.suggestion_reason =
-        "symmetric with a positive diagonal (SPD is likely): conjugate gradients with Jacobi";
-  } else if (p.numerically_symmetric(1e-12) && p.negative_diagonal == p.num_rows) {
+        "symmetric with a positive diagonal, so likely positive definite: "
+        "conjugate gradients with Jacobi (CG reports a breakdown if A turns out "
+        "to be indefinite)";
+  } else if (symmetric && p.negative_diagonal == p.num_rows) {
     p.suggested_solver = "pcg_jacobi";
     p.suggestion_reason =
-        "symmetric with a negative diagonal (negative definite is likely): negate A and b, then "
-        "conjugate gradients with Jacobi";
-  } else if (p.diagonally_dominant_rows >= p.num_rows - p.num_rows / 10) {
+        "symmetric with a negative diagonal, so likely negative definite: conjugate gradients "
+        "with Jacobi as it is (A and the Jacobi preconditioner are then both negative definite, "
+        "which CG handles directly; there is no need to negate A and b)";
+  } else if (symmetric) {
+    // Diagonal entries of both signs: A is indefinite and CG does not apply.
+    p.suggested_solver = dominant ? "bicgstab_jacobi" : "gmres_jacobi";
+    p.suggestion_reason = std::string("symmetric with diagonal entries of both signs (") +
+                          std::to_string(p.positive_diagonal) + " positive, " +
+                          std::to_string(p.negative_diagonal) +
+                          " negative), so indefinite and unfit for CG: " +
+                          (dominant ? "diagonally dominant in at least 90% of the rows, BiCGStab "
+                                      "with Jacobi"
+                                    : "restarted GMRES with Jacobi is the robust choice");
+  } else if (dominant) {
     p.suggested_solver = "bicgstab_jacobi";
     p.suggestion_reason =
-        "nonsymmetric or indefinite, and diagonally dominant in at least 90% of the rows: "
+        "nonsymmetric and diagonally dominant in at least 90% of the rows: "
         "BiCGStab with Jacobi";
   } else {
     p.suggested_solver = "gmres_jacobi";
     p.suggestion_reason =
-        "nonsymmetric or indefinite and weakly diagonally dominant: restarted GMRES with Jacobi "
-        "is the robust choice";
+        "nonsymmetric and not diagonally dominant in 90% of the rows: "
+        "restarted GMRES with Jacobi is the robust choice";
   }
   return p;
 }

@@ -2,12 +2,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <string>
 
 #include "kryflow/core/array.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/linalg/matrix_analysis.hpp"
+#include "kryflow/linalg/vector.hpp"
 
 namespace kryflow {
 namespace {
@@ -42,8 +45,60 @@ TEST(Array, CopiesRoundTripExactly) {
   const Array<double> a = Array<double>::from_host(Backend::cpu(), host);
   const Array<double> b = a.copy_to(Backend::reference());
   EXPECT_EQ(b.to_host(), host);
-  Array<double> moved = std::move(const_cast<Array<double>&>(a));
+  EXPECT_EQ(a.to_host(), host);  // the source is unchanged
+}
+
+TEST(Array, MoveTransfersTheBuffer) {
+  const std::vector<double> host = {1.5, -2.25, 3.0};
+  Array<double> a = Array<double>::from_host(Backend::cpu(), host);
+  const double* buffer = a.data();
+  Array<double> moved = std::move(a);
   EXPECT_EQ(moved.size(), 3u);
+  EXPECT_EQ(moved.data(), buffer);
+  EXPECT_EQ(moved.to_host(), host);
+}
+
+TEST(Vector, ZeroBetaOrGammaIgnoresTheOutputsOldContentOnEveryHostBackend) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const Backend& backend : {Backend::reference(), Backend::cpu()}) {
+    const Vector x = Vector::from_host(backend, {1.0, -2.0, 3.0});
+    const Vector y = Vector::from_host(backend, {0.5, 0.5, 0.5});
+    Vector out = Vector::from_host(backend, {nan, INFINITY, nan});
+
+    axpby(2.0, x, 0.0, out);
+    EXPECT_EQ(out.to_host(), (std::vector<double>{2.0, -4.0, 6.0})) << backend.name();
+
+    fill(out, nan);
+    axpbypcz(1.0, x, 2.0, y, 0.0, out);
+    EXPECT_EQ(out.to_host(), (std::vector<double>{2.0, -1.0, 4.0})) << backend.name();
+  }
+}
+
+TEST(Vector, ZeroCoefficientOnAnInputStillPropagatesNan) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Backend backend = Backend::cpu();
+  const Vector x = Vector::from_host(backend, {1.0, 1.0});
+  const Vector y = Vector::from_host(backend, {nan, 1.0});
+  Vector z = Vector::from_host(backend, {0.0, 0.0});
+
+  axpbypcz(1.0, x, 0.0, y, 0.0, z);  // beta == 0 does not hide the NaN in y
+
+  EXPECT_TRUE(std::isnan(z.to_host()[0]));
+  EXPECT_EQ(z.to_host()[1], 1.0);
+}
+
+TEST(Vector, MismatchedOperandsThrowBeforeWriting) {
+  const Vector x = Vector::from_host(Backend::cpu(), {1.0, 2.0});
+  Vector shorter = Vector::from_host(Backend::cpu(), {7.0});
+  Vector elsewhere = Vector::from_host(Backend::reference(), {7.0, 8.0});
+
+  EXPECT_THROW(axpby(1.0, x, 0.0, shorter), DimensionMismatch);
+  EXPECT_THROW(copy(x, shorter), DimensionMismatch);
+  EXPECT_THROW(dot(x, shorter), DimensionMismatch);
+  EXPECT_THROW(axpby(1.0, x, 0.0, elsewhere), InvalidInput);
+
+  EXPECT_EQ(shorter.to_host(), (std::vector<double>{7.0}));
+  EXPECT_EQ(elsewhere.to_host(), (std::vector<double>{7.0, 8.0}));
 }
 
 TEST(CsrMatrix, FromCooSortsAndSumsDuplicates) {
@@ -80,6 +135,29 @@ TEST(CsrMatrix, AppliesHandCheckedProduct) {
   EXPECT_THROW(A.apply(x, wrong), DimensionMismatch);
 }
 
+TEST(CsrMatrix, RejectsAliasedOrMisplacedOperands) {
+  const CsrMatrix A =
+      CsrMatrix::from_host(Backend::cpu(), 2, 2, {0, 2, 4}, {0, 1, 0, 1}, {2.0, -1.0, -1.0, 2.0});
+  Vector x = Vector::from_host(Backend::cpu(), {1.0, 3.0});
+  const Vector b_elsewhere = Vector::from_host(Backend::reference(), {1.0, 1.0});
+  Vector r(Backend::cpu(), 2);
+  Vector d_elsewhere(Backend::reference(), 2);
+
+  EXPECT_THROW(A.apply(x, x), InvalidInput);
+  EXPECT_THROW(A.apply_dot(x, x), InvalidInput);
+  EXPECT_THROW(A.residual(x, x, x), InvalidInput);
+  EXPECT_THROW(A.residual(b_elsewhere, x, r), InvalidInput);
+  EXPECT_THROW(A.diagonal(d_elsewhere), InvalidInput);
+  EXPECT_EQ(x.to_host(), (std::vector<double>{1.0, 3.0}));
+}
+
+TEST(CsrMatrix, FromCooRejectsNegativeDimensions) {
+  CooMatrix coo;
+  coo.num_rows = -3;
+  coo.num_cols = 2;
+  EXPECT_THROW(CsrMatrix::from_coo(Backend::reference(), coo), InvalidInput);
+}
+
 TEST(Generators, Poisson3dHasSevenPointStencil) {
   const CooMatrix coo = poisson3d(3);
   EXPECT_EQ(coo.num_rows, 27);
@@ -102,6 +180,48 @@ TEST(Generators, Poisson3d27HasTwentySevenPointStencil) {
   EXPECT_EQ(A.row_length_stats().min, 8);
 }
 
+TEST(Generators, StoreTheDocumentedNumberOfEntries) {
+  for (index_t n = 1; n <= 5; ++n) {
+    const std::size_t m = static_cast<std::size_t>(n);
+    EXPECT_EQ(poisson2d(n).num_entries(), 5 * m * m - 4 * m) << "n = " << n;
+    EXPECT_EQ(poisson3d(n).num_entries(), 7 * m * m * m - 6 * m * m) << "n = " << n;
+    EXPECT_EQ(poisson3d27(n).num_entries(), (3 * m - 2) * (3 * m - 2) * (3 * m - 2)) << "n = " << n;
+  }
+}
+
+/// Runs `generate` and returns the InvalidInput message ("" when nothing was thrown).
+template <class Generate>
+std::string invalid_input_message(Generate generate) {
+  try {
+    generate();
+  } catch (const InvalidInput& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Generators, RejectIndexOverflowBeforeAllocating) {
+  const index_t huge = std::numeric_limits<index_t>::max();
+  // n^d overflows 32 (and for n^3 even 64) bits: rejected without allocating.
+  for (const std::string& message :
+       {invalid_input_message([&] { poisson2d(huge); }),
+        invalid_input_message([&] { poisson3d(huge); }),
+        invalid_input_message([&] { poisson3d27(huge); }),
+        invalid_input_message([] { poisson2d(46341); })}) {  // 46341^2 > 2^31 - 1
+    EXPECT_NE(message.find("rows exceed"), std::string::npos) << message;
+    EXPECT_NE(message.find("2147483647"), std::string::npos) << message;
+  }
+  // The rows fit, the stored entries do not (one above each generator's largest n).
+  const std::string p2 = invalid_input_message([] { poisson2d(20725); });
+  const std::string p3 = invalid_input_message([] { poisson3d(675); });
+  const std::string p27 = invalid_input_message([] { poisson3d27(431); });
+  EXPECT_NE(p2.find("poisson2d(n = 20725): 2147545225 nonzeros exceed"), std::string::npos) << p2;
+  EXPECT_NE(p3.find("poisson3d(n = 675): 2150094375 nonzeros exceed"), std::string::npos) << p3;
+  EXPECT_NE(p27.find("poisson3d27(n = 431): 2151685171 nonzeros exceed"), std::string::npos) << p27;
+  EXPECT_THROW(poisson2d(0), InvalidInput);
+  EXPECT_THROW(poisson3d27(-3), InvalidInput);
+}
+
 TEST(MatrixAnalysis, DetectsAsymmetryAndMissingDiagonal) {
   const CsrMatrix A =
       CsrMatrix::from_host(Backend::reference(), 2, 2, {0, 1, 3}, {1, 0, 1}, {1.0, 2.0, 3.0});
@@ -109,6 +229,43 @@ TEST(MatrixAnalysis, DetectsAsymmetryAndMissingDiagonal) {
   EXPECT_FALSE(p.numerically_symmetric());
   EXPECT_EQ(p.missing_diagonal, 1);
   EXPECT_EQ(p.suggested_solver, "gmres");
+  EXPECT_NE(p.suggestion_reason.find("Jacobi preconditioner cannot be used"), std::string::npos)
+      << p.suggestion_reason;
+}
+
+TEST(MatrixAnalysis, SuggestsCgAsIsForSymmetricNegativeDiagonal) {
+  CooMatrix coo = poisson2d(4);
+  for (double& v : coo.values) v = -v;  // negative definite
+  const MatrixProperties p = analyse(CsrMatrix::from_coo(Backend::reference(), coo));
+  EXPECT_EQ(p.negative_diagonal, 16);
+  EXPECT_EQ(p.suggested_solver, "pcg_jacobi");
+  EXPECT_NE(p.suggestion_reason.find("CG handles directly"), std::string::npos)
+      << p.suggestion_reason;
+  EXPECT_EQ(p.suggestion_reason.find("negate A and b, then"), std::string::npos)
+      << p.suggestion_reason;
+}
+
+TEST(MatrixAnalysis, SymmetricWithMixedDiagonalSignsIsNotSentToCg) {
+  // [2 1 0; 1 -2 1; 0 1 3]: symmetric, diagonal of both signs (indefinite), every row
+  // diagonally dominant (|-2| >= 1 + 1).
+  const CsrMatrix A =
+      CsrMatrix::from_host(Backend::reference(), 3, 3, {0, 2, 5, 7}, {0, 1, 0, 1, 2, 1, 2},
+                           {2.0, 1.0, 1.0, -2.0, 1.0, 1.0, 3.0});
+  const MatrixProperties p = analyse(A);
+  EXPECT_TRUE(p.numerically_symmetric());
+  EXPECT_EQ(p.suggested_solver, "bicgstab_jacobi");
+  EXPECT_NE(p.suggestion_reason.find("both signs"), std::string::npos) << p.suggestion_reason;
+}
+
+TEST(MatrixAnalysis, NonsymmetricGoesToBicgstabWhenDominantElseGmres) {
+  // [4 1; 0 4] is diagonally dominant; [1 3; 0 1] is not.
+  const MatrixProperties dominant = analyse(
+      CsrMatrix::from_host(Backend::reference(), 2, 2, {0, 2, 3}, {0, 1, 1}, {4.0, 1.0, 4.0}));
+  const MatrixProperties weak = analyse(
+      CsrMatrix::from_host(Backend::reference(), 2, 2, {0, 2, 3}, {0, 1, 1}, {1.0, 3.0, 1.0}));
+  EXPECT_FALSE(dominant.numerically_symmetric());
+  EXPECT_EQ(dominant.suggested_solver, "bicgstab_jacobi");
+  EXPECT_EQ(weak.suggested_solver, "gmres_jacobi");
 }
 
 TEST(PinUnknown, RemovesRowAndColumnAndKeepsDiagonal) {
@@ -123,6 +280,61 @@ TEST(PinUnknown, RemovesRowAndColumnAndKeepsDiagonal) {
     if (coo.col_idx[k] == 0) EXPECT_EQ(coo.row_idx[k], 0);
   }
   EXPECT_THROW(pin_unknown(coo, &b, 4), InvalidInput);
+}
+
+/// Equal triplets, entry by entry.
+void expect_same_triplets(const CooMatrix& actual, const CooMatrix& expected) {
+  EXPECT_EQ(actual.num_rows, expected.num_rows);
+  EXPECT_EQ(actual.num_cols, expected.num_cols);
+  EXPECT_EQ(actual.row_idx, expected.row_idx);
+  EXPECT_EQ(actual.col_idx, expected.col_idx);
+  EXPECT_EQ(actual.values, expected.values);
+}
+
+TEST(PinUnknown, WrongSizeRhsThrowsAndLeavesMatrixUntouched) {
+  const CooMatrix original = poisson2d(2);  // 4 x 4
+  CooMatrix coo = original;
+  std::vector<double> b = {1.0, 2.0, 3.0};  // one entry short
+
+  EXPECT_THROW(pin_unknown(coo, &b, 1), DimensionMismatch);
+
+  expect_same_triplets(coo, original);
+  EXPECT_EQ(b, (std::vector<double>{1.0, 2.0, 3.0}));
+}
+
+TEST(PinUnknown, OutOfRangeRowOrNonSquareThrowsAndLeavesInputsUntouched) {
+  const CooMatrix original = poisson2d(2);
+  CooMatrix coo = original;
+  std::vector<double> b = {1.0, 2.0, 3.0, 4.0};
+
+  EXPECT_THROW(pin_unknown(coo, &b, -1), InvalidInput);
+  EXPECT_THROW(pin_unknown(coo, &b, 4), InvalidInput);
+  expect_same_triplets(coo, original);
+  EXPECT_EQ(b, (std::vector<double>{1.0, 2.0, 3.0, 4.0}));
+
+  CooMatrix rectangular = original;
+  rectangular.num_cols = 5;
+  EXPECT_THROW(pin_unknown(rectangular, nullptr, 0), InvalidInput);
+  EXPECT_EQ(rectangular.values, original.values);
+}
+
+TEST(PinUnknown, KeepsNegativeDiagonalAndReplacesZeroDiagonalByOne) {
+  CooMatrix coo;
+  coo.num_rows = 2;
+  coo.num_cols = 2;
+  coo.push_back(0, 0, -2.0);
+  coo.push_back(0, 1, 1.0);
+  coo.push_back(1, 0, 1.0);
+  // row 1 stores no diagonal entry
+
+  CooMatrix negative = coo;
+  pin_unknown(negative, nullptr, 0);
+  pin_unknown(coo, nullptr, 1);
+
+  EXPECT_EQ(negative.values, (std::vector<double>{-2.0}));
+  EXPECT_EQ(coo.values, (std::vector<double>{-2.0, 1.0}));
+  EXPECT_EQ(coo.row_idx, (std::vector<index_t>{0, 1}));
+  EXPECT_EQ(coo.col_idx, (std::vector<index_t>{0, 1}));
 }
 
 }  // namespace

@@ -21,15 +21,20 @@ template <class T>
 using Span = std::span<T>;
 
 /// A move-only buffer of `size()` elements of T on one backend. Copies are explicit (`copy_to`).
-/// Contents are uninitialised after construction with a size.
+/// Contents are uninitialised after construction with a size. A default-constructed or
+/// moved-from Array is empty (size 0, data() null); assign to it or destroy it. Transfers
+/// between backends (from_host, copy_to, to_host, assign_from_host) return when the data has
+/// arrived and may throw BackendError on cuda.
 template <class T>
 class Array {
  public:
   Array() = default;
+  /// `size` uninitialised elements on `backend` (no allocation when size is 0). Throws
+  /// OutOfMemory when they do not fit.
   Array(const Backend& backend, std::size_t size) : backend_(backend), size_(size) {
     if (size_ > 0) data_ = static_cast<T*>(backend_.allocate(size_ * sizeof(T)));
   }
-  /// A copy of host data on `backend`.
+  /// A copy of host data on `backend`. Throws OutOfMemory when it does not fit.
   static Array from_host(const Backend& backend, Span<const T> host) {
     Array a(backend, host.size());
     if (!host.empty()) copy_bytes(backend, a.data_, Backend::reference(), host.data(), a.bytes());
@@ -55,7 +60,7 @@ class Array {
     return *this;
   }
 
-  /// A deep copy on `target` (which may be this array's backend).
+  /// A deep copy on `target` (which may be this array's backend). Throws OutOfMemory.
   Array copy_to(const Backend& target) const {
     Array a(target, size_);
     if (size_ > 0) copy_bytes(target, a.data_, backend_, data_, bytes());
@@ -67,7 +72,8 @@ class Array {
     if (size_ > 0) copy_bytes(Backend::reference(), host.data(), backend_, data_, bytes());
     return host;
   }
-  /// Overwrites the contents from host data of the same length.
+  /// Overwrites the contents from host data of the same length; throws DimensionMismatch (and
+  /// changes nothing) for another length.
   void assign_from_host(Span<const T> host) {
     if (host.size() != size_) {
       throw DimensionMismatch("Array::assign_from_host: expected " + std::to_string(size_) +

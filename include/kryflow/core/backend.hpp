@@ -40,10 +40,14 @@ class Backend {
   /// The device's name for cuda, the host's description otherwise.
   std::string device_name() const;
 
-  /// Allocates `bytes` on this backend. Throws OutOfMemory (with bytes requested and free).
+  /// Allocates `bytes` on this backend, 64-byte aligned on the host; null for 0 bytes. Throws
+  /// OutOfMemory with the bytes requested and free (free is reported as 0 on the host, where
+  /// it is not known). Release with deallocate on the same backend.
   void* allocate(std::size_t bytes) const;
+  /// Frees memory from allocate on this backend; null is ignored.
   void deallocate(void* pointer) const noexcept;
-  /// Waits until all work queued on this backend has finished.
+  /// Waits until all work queued on this backend has finished (a no-op on the host). Throws
+  /// BackendError when queued device work failed.
   void synchronize() const;
 
   /// The CUDA context; null for host backends. Only kernels/ code dereferences it.
@@ -61,8 +65,9 @@ class Backend {
   std::shared_ptr<kernels::cuda::Context> cuda_;
 };
 
-/// Copies `bytes` from `src` (memory of `src_backend`) to `dst` (memory of `dst_backend`).
-/// Returns when the data has arrived.
+/// Copies `bytes` from `src` (memory of `src_backend`) to `dst` (memory of `dst_backend`); the
+/// ranges must not overlap. Returns when the data has arrived. Throws BackendError when a
+/// device copy fails.
 void copy_bytes(const Backend& dst_backend, void* dst, const Backend& src_backend, const void* src,
                 std::size_t bytes);
 

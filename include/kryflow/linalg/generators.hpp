@@ -5,15 +5,31 @@
 
 namespace kryflow {
 
-/// -Laplace(u) on an n x n grid of interior points of the unit square, homogeneous Dirichlet
-/// boundary eliminated, 5-point stencil scaled by h^2 (h = 1/(n+1)): diagonal 4, neighbours -1.
-/// Rows are numbered x fastest. SPD. Throws InvalidInput when n < 1 or n^2 overflows.
+// The generators build stencil matrices on the n (per direction) interior points of a uniform
+// grid of the unit square or cube, spacing h = 1/(n+1), with homogeneous Dirichlet boundary
+// points eliminated (a row near the boundary simply lacks the outside neighbours). The values
+// are the unscaled integer stencil: for poisson2d and poisson3d that is h^2 times the standard
+// finite-difference -Laplacian, so multiply by 1/h^2 = (n+1)^2 (or scale b by h^2) to solve
+// -Laplace(u) = f. Rows and columns are numbered lexicographically, x fastest: point (i, j, k),
+// 0 <= i, j, k < n, is row (k n + j) n + i. Entries come row by row with sorted columns and no
+// duplicates. num_rows = num_cols = n^d (d = 2 or 3).
+//
+// Errors, raised before anything is allocated: InvalidInput when n < 1, or when n^d or the
+// number of stored entries exceeds the 32-bit index_t limit (2^31 - 1); the message names the
+// generator, n and the limit. std::bad_alloc when the host cannot hold the triplets
+// (16 bytes per entry).
+
+/// 5-point stencil on an n x n grid: diagonal 4, the (up to) 4 neighbours -1. Stores exactly
+/// 5n^2 - 4n entries (n <= 20724). Symmetric positive definite.
 CooMatrix poisson2d(index_t n);
-/// As poisson2d on n^3 interior points of the unit cube, 7-point stencil: diagonal 6,
-/// neighbours -1 (scaled by h^2).
+/// 7-point stencil on an n x n x n grid: diagonal 6, the (up to) 6 face neighbours -1. Stores
+/// exactly 7n^3 - 6n^2 entries (n <= 674). Symmetric positive definite.
 CooMatrix poisson3d(index_t n);
-/// 27-point stencil on n^3 interior points of the unit cube (unscaled): diagonal 26,
-/// all 26 neighbours -1; irreducibly diagonally dominant, hence SPD.
+/// 27-point stencil on an n x n x n grid: diagonal 26, all (up to) 26 face, edge and corner
+/// neighbours -1. Not the standard 27-point Laplacian weights: for smooth u it gives
+/// 9 h^2 (-Laplace(u)) + O(h^4), so divide by 9 h^2 for the -Laplacian. Stores exactly
+/// (3n - 2)^3 entries (n <= 430). Weakly and irreducibly diagonally dominant, hence symmetric
+/// positive definite.
 CooMatrix poisson3d27(index_t n);
 
 }  // namespace kryflow

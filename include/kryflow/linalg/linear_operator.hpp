@@ -5,25 +5,38 @@
 
 namespace kryflow {
 
-/// A linear map y = A x between vectors on `backend()`.
+/// A linear map y = A x from vectors of num_cols() entries to vectors of num_rows() entries,
+/// all on `backend()`. Implementations: CsrMatrix, the preconditioners. Misuse (wrong sizes,
+/// vectors on another backend) throws before any output is written, unless stated otherwise.
 class LinearOperator {
  public:
   virtual ~LinearOperator() = default;
   virtual index_t num_rows() const = 0;
   virtual index_t num_cols() const = 0;
+  /// Where the operator's data lives and its products run.
   virtual const Backend& backend() const = 0;
 
-  /// y = A x. x has num_cols() entries and y num_rows(); both on backend(). x and y must not
-  /// alias. Throws DimensionMismatch on wrong sizes.
+  /// y = A x. x has num_cols() entries and y num_rows(); both on backend(). The old y is not
+  /// read. x and y must not alias (an implementation may throw InvalidInput or give wrong
+  /// results). Throws DimensionMismatch on wrong sizes and InvalidInput when x or y lives on
+  /// another backend.
   virtual void apply(const Vector& x, Vector& y) const = 0;
 
-  /// r = b - A x (override to fuse into one pass).
+  /// r = b - A x. b and r have num_rows() entries, x num_cols(); all on backend(); r distinct
+  /// from b and x. The default calls apply(x, r), then r = b - r: it throws what apply throws,
+  /// and DimensionMismatch or InvalidInput for a b of another size or backend (after r has
+  /// been written). Override to fuse into one pass.
   virtual void residual(const Vector& b, const Vector& x, Vector& r) const;
 
-  /// y = A x and returns x·y, for square A (override to fuse into one pass).
+  /// y = A x and returns x·y, for square A; x and y as in apply. The default calls apply, then
+  /// dot(x, y), which throws DimensionMismatch when A is not square (after y has been
+  /// written). Override to fuse into one pass.
   virtual double apply_dot(const Vector& x, Vector& y) const;
 
  protected:
+  /// For implementations of apply: throws DimensionMismatch unless x has num_cols() and y
+  /// num_rows() entries, and InvalidInput unless both live on backend(); `operation` names the
+  /// caller in the message.
   void check_apply_shapes(const Vector& x, const Vector& y, const char* operation) const;
 };
 
