@@ -19,8 +19,9 @@ struct SolveOptions {
   std::optional<long long> pin_unknown;  ///< 1-based row fixed to 0
   std::string output;                    ///< -o: the solution vector
   std::string report = "text";           ///< "text" or "json"
-  /// --copy-bytes: each of the two buffers of the copy-bandwidth measurement; 0 skips it.
-  long long copy_bytes = 64LL << 20;
+  /// --copy-bytes: each of the two buffers of the copy-bandwidth measurement; 0 skips it;
+  /// unset: 256 MiB on cuda (well above an H100's 50 MB L2), 64 MiB on the host backends.
+  std::optional<long long> copy_bytes;
 };
 
 /// `kryflow gen`.

@@ -80,8 +80,8 @@ int main(int argc, char** argv) {
   solve_command->add_option(
       "--copy-bytes", solve.copy_bytes,
       "bytes of each of the two buffers of the copy-bandwidth measurement the SpMV "
-      "bandwidth is compared with (default 64 MiB; raise it above a large CPU cache; 0 skips "
-      "it)");
+      "bandwidth is compared with (default 256 MiB on cuda, 64 MiB on cpu; raise it above a "
+      "large CPU cache; 0 skips it)");
 
   GenOptions gen;
   CLI::App* gen_command =

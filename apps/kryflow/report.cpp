@@ -81,6 +81,7 @@ std::string solve_text(const SolveSummary& s) {
     const double copy = *s.copy.bytes_per_second;
     spmv_line +=
         format(", %.0f%% of the %.1f GB/s copy bandwidth", 100.0 * spmv / copy, copy / 1e9);
+    if (spmv > copy) spmv_line += " (above it: the data of one SpMV stays in cache)";
   } else {
     spmv_line += "; copy bandwidth " + s.copy.note;
   }
