@@ -2,6 +2,7 @@
 #include "kryflow/linalg/linear_operator.hpp"
 
 #include <string>
+#include <typeinfo>
 
 #include "kryflow/core/error.hpp"
 
@@ -15,6 +16,11 @@ void LinearOperator::residual(const Vector& b, const Vector& x, Vector& r) const
 double LinearOperator::apply_dot(const Vector& x, Vector& y) const {
   apply(x, y);
   return dot(x, y);
+}
+
+void LinearOperator::diagonal(Vector& /*d*/) const {
+  throw NotSupported("this linear operator (" + std::string(typeid(*this).name()) +
+                     ") does not provide its diagonal");
 }
 
 void LinearOperator::check_apply_shapes(const Vector& x, const Vector& y,

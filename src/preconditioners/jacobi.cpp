@@ -1,4 +1,4 @@
-// Point-Jacobi preconditioner: the inverted (damped) diagonal of a CSR matrix.
+// Point-Jacobi preconditioner: the inverted (damped) diagonal of a matrix.
 #include "kryflow/preconditioners/jacobi.hpp"
 
 #include <string>
@@ -15,16 +15,13 @@ JacobiPreconditioner::JacobiPreconditioner(Parameters parameters) : parameters_(
 }
 
 void JacobiPreconditioner::setup(const LinearOperator& A) {
-  const auto* csr = dynamic_cast<const CsrMatrix*>(&A);
-  if (csr == nullptr) throw NotSupported("JacobiPreconditioner needs a CsrMatrix");
-  if (csr->num_rows() != csr->num_cols()) {
+  if (A.num_rows() != A.num_cols()) {
     throw DimensionMismatch("JacobiPreconditioner needs a square matrix, got " +
-                            std::to_string(csr->num_rows()) + " x " +
-                            std::to_string(csr->num_cols()));
+                            std::to_string(A.num_rows()) + " x " + std::to_string(A.num_cols()));
   }
-  const Backend& backend = csr->backend();
-  Vector d(backend, static_cast<std::size_t>(csr->num_rows()));
-  csr->diagonal(d);
+  const Backend& backend = A.backend();
+  Vector d(backend, static_cast<std::size_t>(A.num_rows()));
+  A.diagonal(d);
   Vector inverse(backend, d.size());
   const index_t bad = kernels::blas::invert_diagonal(backend, d.span(), inverse.span());
   if (bad >= 0) {

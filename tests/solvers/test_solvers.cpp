@@ -230,6 +230,21 @@ TEST(Jacobi, RejectsNanDiagonal) {
   EXPECT_THROW(M.setup(A), InvalidInput);
 }
 
+TEST(Jacobi, RejectsAnOperatorWithoutItsDiagonal) {
+  // A Jacobi preconditioner of a preconditioner: square, but it has no diagonal to give.
+  const Backend backend = test::backend_under_test();
+  const CsrMatrix A = CsrMatrix::from_coo(backend, poisson2d(3));
+  IdentityPreconditioner identity;
+  identity.setup(A);
+  JacobiPreconditioner M;
+  try {
+    M.setup(identity);
+    FAIL() << "expected NotSupported";
+  } catch (const NotSupported& e) {
+    EXPECT_NE(std::string(e.what()).find("diagonal"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Solvers, RejectNonSquareAndMismatchedSizes) {
   CooMatrix coo;
   coo.num_rows = 3;

@@ -70,7 +70,7 @@ class CsrMatrix : public LinearOperator {
   double apply_dot(const Vector& x, Vector& y) const override;
   /// d_i = a_ii (0 where row i stores no diagonal entry). d has num_rows() entries on
   /// backend(); throws DimensionMismatch or InvalidInput otherwise.
-  void diagonal(Vector& d) const;
+  void diagonal(Vector& d) const override;
 
   const Array<index_t>& row_ptr() const noexcept { return row_ptr_; }
   const Array<index_t>& col_idx() const noexcept { return col_idx_; }

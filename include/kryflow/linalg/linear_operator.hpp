@@ -6,8 +6,9 @@
 namespace kryflow {
 
 /// A linear map y = A x from vectors of num_cols() entries to vectors of num_rows() entries,
-/// all on `backend()`. Implementations: CsrMatrix, the preconditioners. Misuse (wrong sizes,
-/// vectors on another backend) throws before any output is written, unless stated otherwise.
+/// all on `backend()`. Implementations: CsrMatrix, SellMatrix, BsrMatrix, the preconditioners.
+/// Misuse (wrong sizes, vectors on another backend) throws before any output is written, unless
+/// stated otherwise.
 class LinearOperator {
  public:
   virtual ~LinearOperator() = default;
@@ -32,6 +33,13 @@ class LinearOperator {
   /// dot(x, y), which throws DimensionMismatch when A is not square (after y has been
   /// written). Override to fuse into one pass.
   virtual double apply_dot(const Vector& x, Vector& y) const;
+
+  /// d_i = a_ii for square operators that know their diagonal (assembled matrices, and
+  /// matrix-free operators that assemble it without forming A); the point-Jacobi
+  /// preconditioner's setup calls it. d has num_rows() entries on backend(). The default throws
+  /// NotSupported naming the operator; implementations throw DimensionMismatch or InvalidInput
+  /// for a d of another size or backend.
+  virtual void diagonal(Vector& d) const;
 
  protected:
   /// For implementations of apply: throws DimensionMismatch unless x has num_cols() and y

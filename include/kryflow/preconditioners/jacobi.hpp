@@ -19,9 +19,10 @@ class JacobiPreconditioner final : public Preconditioner {
   /// Throws ConfigError when omega <= 0.
   explicit JacobiPreconditioner(Parameters parameters);
 
-  /// A must be a CsrMatrix. Throws InvalidInput naming the first (1-based) row whose diagonal
-  /// is zero, missing or not finite; DimensionMismatch when A is not square; NotSupported for
-  /// other operator types.
+  /// A is any square operator that provides its diagonal (LinearOperator::diagonal: CsrMatrix,
+  /// SellMatrix, BsrMatrix). Throws InvalidInput naming the first (1-based) row whose diagonal
+  /// is zero, missing or not finite; DimensionMismatch when A is not square; NotSupported when
+  /// A does not provide its diagonal.
   void setup(const LinearOperator& A) override;
   std::string name() const override { return "jacobi"; }
   index_t num_rows() const override { return static_cast<index_t>(inverse_diagonal_.size()); }
