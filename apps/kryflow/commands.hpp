@@ -34,6 +34,7 @@ struct GenOptions {
 /// `kryflow info`.
 struct InfoOptions {
   std::string matrix;
+  int block_size = 0;  ///< --block-size; 0: detected
   std::string report = "text";
 };
 

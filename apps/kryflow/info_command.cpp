@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "kryflow/io/matrix_market.hpp"
+#include "kryflow/linalg/format_advisor.hpp"
 #include "kryflow/linalg/matrix_analysis.hpp"
 #include "report.hpp"
 
@@ -25,12 +26,14 @@ std::string declared_text(const io::MatrixMarketHeader& h) {
 int run_info(const InfoOptions& options) {
   io::MatrixMarketHeader header;
   const CooMatrix coo = io::read_matrix_market(options.matrix, &header);
-  const MatrixProperties properties = analyse(CsrMatrix::from_coo(Backend::reference(), coo));
+  const CsrMatrix A = CsrMatrix::from_coo(Backend::reference(), coo);
+  const MatrixProperties properties = analyse(A);
+  const FormatAdvice format = advise_format(A, options.block_size);
   const std::string declared = declared_text(header);
   if (options.report == "json") {
-    std::cout << info_json(options.matrix, declared, properties).dump() << "\n";
+    std::cout << info_json(options.matrix, declared, properties, format).dump() << "\n";
   } else {
-    std::cout << info_text(options.matrix, declared, properties);
+    std::cout << info_text(options.matrix, declared, properties, format);
   }
   return 0;
 }

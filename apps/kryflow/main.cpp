@@ -96,9 +96,14 @@ int main(int argc, char** argv) {
 
   InfoOptions info;
   CLI::App* info_command = app.add_subcommand(
-      "info", "Print a matrix's structure, symmetry, diagonal and the suggested preset.");
+      "info",
+      "Print a matrix's structure, symmetry, diagonal, the suggested preset and SpMV format.");
   info_command->add_option("matrix", info.matrix, "Matrix Market file (.mtx or .mtx.gz)")
       ->required();
+  info_command
+      ->add_option("--block-size", info.block_size,
+                   "BSR block size to consider (default 0: detected from the pattern)")
+      ->check(CLI::Range(0, 32));
   info_command->add_option("--report", info.report, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
 

@@ -132,8 +132,16 @@ nlohmann::json solve_json(const SolveSummary& s) {
   return j;
 }
 
+std::string format_label(const FormatAdvice& f) {
+  if (f.format == "bsr") return "BSR-" + std::to_string(f.block_size);
+  if (f.format == "sell") {
+    return "SELL-" + std::to_string(f.slice_height) + "-" + std::to_string(f.sigma);
+  }
+  return "CSR";
+}
+
 std::string info_text(const std::string& file, const std::string& declared,
-                      const MatrixProperties& p) {
+                      const MatrixProperties& p, const FormatAdvice& f) {
   const auto& rows = p.row_lengths;
   std::string text = "kryflow info\n";
   text += line("file", file + declared_text(declared));
@@ -149,11 +157,12 @@ std::string info_text(const std::string& file, const std::string& declared,
                                   p.diagonally_dominant_rows, p.num_rows));
   text += line("non-finite values", p.has_nonfinite ? "present (NaN or Inf)" : "none");
   text += line("suggested preset", p.suggested_solver + ": " + p.suggestion_reason);
+  text += line("SpMV format", format_label(f) + ": " + f.reason);
   return text;
 }
 
 nlohmann::json info_json(const std::string& file, const std::string& declared,
-                         const MatrixProperties& p) {
+                         const MatrixProperties& p, const FormatAdvice& f) {
   return {{"file", file},
           {"declared", declared},
           {"rows", p.num_rows},
@@ -173,7 +182,19 @@ nlohmann::json info_json(const std::string& file, const std::string& declared,
           {"diagonally_dominant_rows", p.diagonally_dominant_rows},
           {"has_nonfinite", p.has_nonfinite},
           {"suggested_preset", p.suggested_solver},
-          {"suggestion_reason", p.suggestion_reason}};
+          {"suggestion_reason", p.suggestion_reason},
+          {"format",
+           {{"format", f.format},
+            {"label", format_label(f)},
+            {"block_size", f.block_size},
+            {"detected_block_size", f.detected_block_size},
+            {"slice_height", f.slice_height},
+            {"sigma", f.sigma},
+            {"csr_bytes", f.csr_bytes},
+            {"sell_bytes", f.sell_bytes},
+            {"sell_padding", f.sell_padding},
+            {"bsr_bytes", f.bsr_bytes},
+            {"reason", f.reason}}}};
 }
 
 void ProgressLine::update(int iteration, double residual_norm, double rhs_norm) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kryflow/linalg/format_advisor.hpp"
 #include "kryflow/linalg/matrix_analysis.hpp"
 #include "kryflow/solvers/stop_criteria.hpp"
 
@@ -43,9 +44,11 @@ std::string solve_text(const SolveSummary& summary);
 nlohmann::json solve_json(const SolveSummary& summary);
 
 std::string info_text(const std::string& file, const std::string& declared,
-                      const MatrixProperties& properties);
+                      const MatrixProperties& properties, const FormatAdvice& format);
 nlohmann::json info_json(const std::string& file, const std::string& declared,
-                         const MatrixProperties& properties);
+                         const MatrixProperties& properties, const FormatAdvice& format);
+/// "CSR", "SELL-32-1" or "BSR-4": the advised format with its parameters.
+std::string format_label(const FormatAdvice& format);
 
 /// The `\r`-updated progress line on stderr (iteration, relative residual, convergence rate),
 /// drawn at most 10 times a second; does nothing when disabled (stderr not a terminal).
