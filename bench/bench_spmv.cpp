@@ -11,14 +11,10 @@
 //
 //   kryflow_bench_spmv [--backend cuda|cpu] [--data-dir DIR] [--sizes 100,200]
 //                      [--tiles auto,1024,2048,4096] [--json out.json]
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -28,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/timing.hpp"
 #include "kernels/blas/blas.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/io/matrix_market.hpp"
@@ -49,9 +46,6 @@ using namespace kryflow;
 
 /// Agreement required between kryflow's y and the comparison's y: max |a - b| / max |b|.
 constexpr double kAgreementTolerance = 1e-12;
-/// Each timed batch of products lasts about this long, so event resolution and launch gaps vanish.
-constexpr double kBatchSeconds = 5e-3;
-constexpr int kBatches = 11;
 
 const std::vector<std::string> kCorpus = {
     "matrices/suitesparse/ex10hs/ex10hs.mtx.gz",
@@ -84,58 +78,6 @@ struct Record {
   std::string compared_with;
 };
 
-/// Median seconds per call of `enqueue` over kBatches batches sized to last ~kBatchSeconds,
-/// after a warm-up. Device work is timed with events, host work with a steady clock.
-double time_per_call(const Backend& backend, const std::function<void()>& enqueue) {
-  for (int i = 0; i < 3; ++i) enqueue();  // warm-up: code loaded, caches and pools settled
-  backend.synchronize();
-  auto measure = [&](int batch_size, int batches) {
-#ifdef KRYFLOW_WITH_CUDA
-    if (backend.is_device()) {
-      return bench::median_seconds_per_call(backend, enqueue, batch_size, batches);
-    }
-#endif
-    std::vector<double> samples;
-    for (int b = 0; b < batches; ++b) {
-      const auto start = std::chrono::steady_clock::now();
-      for (int i = 0; i < batch_size; ++i) enqueue();
-      backend.synchronize();
-      const auto stop = std::chrono::steady_clock::now();
-      samples.push_back(std::chrono::duration<double>(stop - start).count() / batch_size);
-    }
-    std::sort(samples.begin(), samples.end());
-    return samples[samples.size() / 2];
-  };
-  const double estimate = measure(4, 1);
-  const int batch_size =
-      static_cast<int>(std::clamp(std::ceil(kBatchSeconds / estimate), 1.0, 2000.0));
-  return measure(batch_size, kBatches);
-}
-
-/// max_i |a_i - b_i| / max_i |b_i| (0 for empty or all-zero b equal to a).
-double max_relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double difference = 0.0;
-  double scale = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::isnan(a[i]) || std::isnan(b[i])) return INFINITY;
-    difference = std::max(difference, std::abs(a[i] - b[i]));
-    scale = std::max(scale, std::abs(b[i]));
-  }
-  return scale > 0.0 ? difference / scale : difference;
-}
-
-std::size_t cache_bytes(const Backend& backend) {
-#ifdef KRYFLOW_WITH_CUDA
-  if (backend.is_device()) return bench::l2_cache_bytes(backend);
-#endif
-  (void)backend;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  if (l3 > 0) return static_cast<std::size_t>(l3);
-#endif
-  return 0;
-}
-
 /// One record per tile (0: the default tile); cuSPARSE is timed once and shared by the records.
 std::vector<Record> run(const Backend& backend, const std::string& name, const CooMatrix& coo,
                         std::size_t cache, const std::vector<int>& tiles) {
@@ -156,7 +98,7 @@ std::vector<Record> run(const Backend& backend, const std::string& name, const C
   if (backend.is_device()) {
     Vector y_cusparse = Vector::constant(backend, static_cast<std::size_t>(A.num_rows()), 0.0);
     bench::CusparseSpmv cusparse(A, x.span().data(), y_cusparse.span().data());
-    comparison_seconds = time_per_call(backend, [&] { cusparse.apply(); });
+    comparison_seconds = bench::time_per_call(backend, [&] { cusparse.apply(); });
     cusparse.apply();
     y_comparison = y_cusparse.to_host();
     compared_with = "cusparse";
@@ -181,10 +123,10 @@ std::vector<Record> run(const Backend& backend, const std::string& name, const C
     r.tile = A.spmv_tile();
     r.bytes = A.spmv_bytes();
     r.cache_resident = cache > 0 && r.bytes <= static_cast<double>(cache);
-    r.seconds = time_per_call(backend, [&] { A.apply(x, y); });
+    r.seconds = bench::time_per_call(backend, [&] { A.apply(x, y); });
     A.apply(x, y);
     r.comparison_seconds = comparison_seconds;
-    r.max_relative_difference = max_relative_difference(y.to_host(), y_comparison);
+    r.max_relative_difference = bench::max_relative_difference(y.to_host(), y_comparison);
     r.compared_with = compared_with;
     records.push_back(r);
   }
@@ -214,13 +156,6 @@ void usage(const char* program) {
                program);
 }
 
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return date;
-}
-
 void write_json(const std::string& path, const Backend& backend, const Options& options,
                 double bandwidth, std::size_t cache, const std::vector<Record>& records) {
   const char* commit = std::getenv("KRYFLOW_COMMIT");
@@ -229,7 +164,7 @@ void write_json(const std::string& path, const Backend& backend, const Options& 
   out["device"] = backend.device_name();
   out["backend"] = options.backend;
   out["commit"] = commit != nullptr ? commit : "unknown";
-  out["date"] = utc_now();
+  out["date"] = bench::utc_now();
   out["copy_bandwidth_bytes_per_s"] = bandwidth;
   out["cache_bytes"] = cache;
   out["bytes_model"] = "12 B/nnz + 4 B/(rows+1) + 8 B/col (x) + 8 B/row (y)";
@@ -286,7 +221,7 @@ int main(int argc, char** argv) {
   try {
     const Backend backend = Backend::create(parse_backend_kind(options.backend));
     const double bandwidth = kernels::blas::copy_bandwidth(backend, std::size_t{1} << 30);
-    const std::size_t cache = cache_bytes(backend);
+    const std::size_t cache = bench::cache_bytes(backend);
     std::printf("CSR SpMV, %s, copy bandwidth %.1f GB/s (read + write), cache %.1f MB\n",
                 backend.name().c_str(), bandwidth / 1e9, static_cast<double>(cache) / 1e6);
     std::printf(

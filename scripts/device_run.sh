@@ -4,7 +4,8 @@
 #
 #   scripts/device_run.sh [results-dir]
 #
-# Environment: KRYFLOW_DATA_DIR (matrix corpus; default .data if present, else ../shared/data).
+# Environment: KRYFLOW_DATA_DIR (matrix corpus; default .data if present, else ../shared/data);
+# KRYFLOW_STEPS, the steps to run (default "tests cli session bench formats").
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
 # .deps/root and used when the system lacks them.
 set -uo pipefail
@@ -46,17 +47,25 @@ say "== build"
 cmake -S "$root" -B "$build" "${generator[@]}" "${cmake_args[@]}" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1 || { grep -E "error|Error" "$log" | head -40; exit 1; }
 
+steps=" ${KRYFLOW_STEPS:-tests cli session bench formats} "
+want() { [[ $steps == *" $1 "* ]]; }
+test_summary="(tests not run)"
+
+if want tests; then
 say "== tests (all labels)"
 # Eight test processes at once: give each an eighth of the cores, or the cpu backend's OpenMP
 # threads oversubscribe the machine and spin (a 2 s test then takes minutes).
 OMP_NUM_THREADS=$(( $(nproc) / 8 > 0 ? $(nproc) / 8 : 1 )) \
   ctest --test-dir "$build" --output-on-failure -j 8 --timeout 600 2>&1 | tee "$results/ctest.txt" | tail -30
 test_summary=$(grep -E "tests passed|tests failed" "$results/ctest.txt" | tail -1)
+fi
 
 kryflow=$build/apps/kryflow/kryflow
-say "== CLI on the corpus (cuda and cpu)"
+m=$KRYFLOW_DATA_DIR/matrices
 cli_table=$results/cli_table.txt
 : >"$cli_table"
+if want cli; then
+say "== CLI on the corpus (cuda and cpu)"
 run_cli() {  # name backend args...
   local name=$1 backend=$2; shift 2
   local out
@@ -76,7 +85,6 @@ except Exception as e:
     print(f"{name:18s} {backend:5s} rc={rc} (no JSON report: {e})")
 PY
 }
-m=$KRYFLOW_DATA_DIR/matrices
 for backend in cuda cpu; do
   run_cli ex10hs $backend -A "$m/suitesparse/ex10hs/ex10hs.mtx.gz" --preset pcg_jacobi -p solver.relative_tolerance=1e-9 -p solver.max_iterations=30000 -p solver.stagnation_window=5000
   run_cli openfoam_p $backend -A "$m/openfoam/pressure_23325/openfoam_p_23325.mtx.gz" --preset pcg_jacobi --pin-unknown 1 -p solver.relative_tolerance=1e-9
@@ -86,7 +94,9 @@ for backend in cuda cpu; do
   run_cli ex19_cavity_129 $backend -A "$m/petsc_ex19/ex19_cavity_129.mtx.gz" --preset bicgstab_jacobi -p solver.relative_tolerance=1e-10 -p solver.max_iterations=20000
 done
 cat "$cli_table" | tee -a "$log"
+fi
 
+if want session; then
 say "== CLI session"
 { echo "\$ kryflow solve"; "$kryflow" solve; echo "(exit $?)"
   echo "\$ kryflow info ex19_cavity_129.mtx.gz"; "$kryflow" info "$m/petsc_ex19/ex19_cavity_129.mtx.gz"
@@ -94,7 +104,9 @@ say "== CLI session"
   "$kryflow" solve -A "$m/petsc_ex19/ex19_cavity_129.mtx.gz" --preset bicgstab_jacobi -p solver.max_iterations=20000; echo "(exit $?)"
 } >"$results/cli_session.txt" 2>&1
 tail -n 25 "$results/cli_session.txt"
+fi
 
+if want bench; then
 say "== benchmarks"
 for b in "$build"/bench/kryflow_bench_*; do
   [[ -x $b ]] || continue
@@ -103,13 +115,29 @@ for b in "$build"/bench/kryflow_bench_*; do
   [[ $name == kryflow_bench_spmv ]] && extra=(--tiles "${KRYFLOW_SPMV_TILES:-auto,1024,2048,4096}")
   "$b" "${extra[@]}" --json "$results/${name#kryflow_}.json" 2>&1 | tee "$results/${name#kryflow_}.txt" | tail -25
 done
+fi
+
+if want formats; then
+say "== kryflow bench spmv: every format on the corpus and 3D Poisson 200^3 (7 and 27 points)"
+corpus=()
+for f in suitesparse/ex10hs/ex10hs openfoam/pressure_23325/openfoam_p_23325 suitesparse/airfoil_2d/airfoil_2d \
+         fvens/2dcyl1/2dcyl1 petsc_ex19/ex19_cavity_33 petsc_ex19/ex19_cavity_129 petsc_ex19/ex19_cavity_257; do
+  corpus+=(-A "$m/$f.mtx.gz")
+done
+"$kryflow" bench spmv --backend cuda "${corpus[@]}" --gen poisson3d:200 --gen poisson3d27:200 \
+  --json "$results/spmv_formats.json" >"$results/spmv_formats.txt" 2>&1
+echo "(exit $?)" >>"$results/spmv_formats.txt"
+OMP_NUM_THREADS=$(nproc) "$kryflow" bench spmv --backend cpu "${corpus[@]}" --gen poisson3d:100 \
+  --formats csr,sell,bsr --json "$results/spmv_formats_cpu.json" >"$results/spmv_formats_cpu.txt" 2>&1
+echo "(exit $?)" >>"$results/spmv_formats_cpu.txt"
+fi
 
 say ""
 say "================ summary ================"
 say "tests: $test_summary"
-grep -E "^\[  FAILED  \]|Failure$|^.*error: " "$results/ctest.txt" | sort -u | head -20
+grep -E "^\[  FAILED  \]|Failure$|^.*error: " "$results/ctest.txt" 2>/dev/null | sort -u | head -20
 cat "$cli_table"
-for t in "$results"/bench_*.txt; do [[ -f $t ]] && { echo "-- $(basename "$t")"; grep -E "^\|" "$t" | head -20; }; done
+for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && { echo "-- $(basename "$t")"; grep -E "^\||^median|^best" "$t" | head -80; }; done
 
 # Few files come back from some machines: bundle the per-run outputs.
 tar -czf "$results/details.tar.gz" -C "$results" $(cd "$results" && ls cli_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt 2>/dev/null) \

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "kryflow/core/backend.hpp"
+
 namespace kryflow::cli {
 
 /// `kryflow solve`: see main.cpp for the option help texts.
@@ -38,10 +40,27 @@ struct InfoOptions {
   std::string report = "text";
 };
 
+/// `kryflow bench spmv`.
+struct BenchOptions {
+  std::vector<std::string> matrices;   ///< -A, repeatable
+  std::vector<std::string> generated;  ///< --gen PROBLEM:N, repeatable
+  std::string backend;                 ///< empty: as solve
+  int block_size = 0;                  ///< --block-size; 0: detected
+  std::string formats = "csr,sell,bsr,cusparse";
+  std::string precisions = "float64,float32";
+  std::string json;                    ///< --json: write the records here
+  long long copy_bytes = 256LL << 20;  ///< each buffer of the copy-bandwidth measurement
+};
+
 /// Each runner returns the process exit status (0 success; solve: 2 when not converged) and
 /// throws kryflow::Error or std::exception on errors (main prints them and exits with 1).
 int run_solve(const SolveOptions& options);
 int run_gen(const GenOptions& options);
 int run_info(const InfoOptions& options);
+int run_bench_spmv(const BenchOptions& options);
+
+/// The requested backend ("cuda", "cpu" or "reference"); empty: cuda when compiled and a
+/// device opens, else cpu.
+Backend choose_backend(const std::string& name);
 
 }  // namespace kryflow::cli

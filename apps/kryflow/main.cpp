@@ -107,6 +107,36 @@ int main(int argc, char** argv) {
   info_command->add_option("--report", info.report, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
 
+  BenchOptions bench;
+  CLI::App* bench_command =
+      app.add_subcommand("bench", "Measure kernels against the copy bandwidth and cuSPARSE.");
+  bench_command->require_subcommand(1);
+  CLI::App* bench_spmv_command = bench_command->add_subcommand(
+      "spmv",
+      "y = A x in every storage format (CSR, SELL-C-sigma, BSR; double and float values) and "
+      "cuSPARSE's CSR and BSR products on the same matrices: GB/s and fraction of the measured "
+      "copy bandwidth. Exit 2 when a product disagrees with the reference.");
+  bench_spmv_command->add_option("-A,--matrix", bench.matrices, "Matrix Market file (repeatable)");
+  bench_spmv_command->add_option(
+      "--gen", bench.generated,
+      "generated problem PROBLEM:N, e.g. poisson3d:200 or poisson3d27:200 (repeatable); with "
+      "neither -A nor --gen: poisson3d:64");
+  bench_spmv_command->add_option("--backend", bench.backend, "cuda or cpu; default as for solve")
+      ->check(CLI::IsMember({"cuda", "cpu", "reference"}));
+  bench_spmv_command
+      ->add_option("--block-size", bench.block_size,
+                   "BSR block size (default 0: detected from each matrix's pattern)")
+      ->check(CLI::Range(0, 32));
+  bench_spmv_command->add_option("--formats", bench.formats,
+                                 "comma-separated subset of csr,sell,bsr,cusparse");
+  bench_spmv_command->add_option("--precisions", bench.precisions,
+                                 "stored values: comma-separated subset of float64,float32");
+  bench_spmv_command->add_option("--json", bench.json, "write the records as JSON here");
+  bench_spmv_command
+      ->add_option("--copy-bytes", bench.copy_bytes,
+                   "bytes of each buffer of the copy-bandwidth measurement (default 256 MiB)")
+      ->check(CLI::PositiveNumber);
+
   std::string config_doc_output;
   CLI::App* config_doc_command = app.add_subcommand(
       "config-doc", "Print the configuration reference (Markdown; docs/config.md).");
@@ -127,6 +157,7 @@ int main(int argc, char** argv) {
     if (gen_command->parsed()) return run_gen(gen);
     if (info_command->parsed()) return run_info(info);
     if (config_doc_command->parsed()) return run_config_doc(config_doc_output);
+    if (bench_spmv_command->parsed()) return run_bench_spmv(bench);
     return print_error("no command given");
   } catch (const kryflow::Error& e) {
     return print_error(e.what());

@@ -44,19 +44,6 @@ nlohmann::json resolve_configuration(const SolveOptions& options) {
   return config;
 }
 
-/// The requested backend; by default cuda when compiled and a device opens, else cpu.
-Backend choose_backend(const std::string& name) {
-  if (!name.empty()) return Backend::create(parse_backend_kind(name));
-#ifdef KRYFLOW_WITH_CUDA
-  try {
-    return Backend::cuda();
-  } catch (const Error&) {
-    // no usable device: fall back to the host
-  }
-#endif
-  return Backend::cpu();
-}
-
 /// The backend's copy bandwidth on two buffers of `bytes` each, or why there is none: `bytes`
 /// 0 skips the measurement; a failed allocation (the device or host is full) leaves it
 /// unavailable rather than failing the solve that has already finished.
@@ -96,6 +83,18 @@ std::vector<double> read_sized_vector(const std::string& file, const char* what,
 }
 
 }  // namespace
+
+Backend choose_backend(const std::string& name) {
+  if (!name.empty()) return Backend::create(parse_backend_kind(name));
+#ifdef KRYFLOW_WITH_CUDA
+  try {
+    return Backend::cuda();
+  } catch (const Error&) {
+    // no usable device: fall back to the host
+  }
+#endif
+  return Backend::cpu();
+}
 
 int run_solve(const SolveOptions& options) {
   if (options.copy_bytes && *options.copy_bytes < 0) {

@@ -1,0 +1,347 @@
+// `kryflow bench spmv`: every storage format of kryflow on the same matrices, against the copy
+// bandwidth and cuSPARSE, in one run.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/timing.hpp"
+#include "commands.hpp"
+#include "kernels/blas/blas.hpp"
+#include "kryflow/core/error.hpp"
+#include "kryflow/io/matrix_market.hpp"
+#include "kryflow/linalg/csr_matrix.hpp"
+#include "kryflow/linalg/format_advisor.hpp"
+#include "kryflow/linalg/generators.hpp"
+#include "kryflow/linalg/vector.hpp"
+#include "report.hpp"
+
+#ifdef KRYFLOW_WITH_CUDA
+#include "bench/cusparse_spmv.hpp"
+#endif
+
+namespace kryflow::cli {
+namespace {
+
+/// Largest max|y - y_ref| / max|y_ref| accepted: every format sums a row like the reference
+/// does (docs/decisions/002), so only CSR-stream's chunked long rows and cuSPARSE differ.
+constexpr double kAgreementTolerance = 1e-12;
+
+/// A matrix to measure: a file or a generated problem.
+struct Problem {
+  std::string name;
+  CooMatrix coo;
+};
+
+Problem load_problem(const std::string& spec, bool generated) {
+  if (!generated) {
+    std::string name = std::filesystem::path(spec).filename().string();
+    for (const char* suffix : {".gz", ".mtx"}) {
+      if (name.size() > std::string(suffix).size() && name.ends_with(suffix)) {
+        name.resize(name.size() - std::string(suffix).size());
+      }
+    }
+    return {name, io::read_matrix_market(spec)};
+  }
+  const std::size_t colon = spec.find(':');
+  const std::string kind = spec.substr(0, colon);
+  if (colon == std::string::npos || colon + 1 == spec.size()) {
+    throw InvalidInput("--gen '" + spec + "': expected PROBLEM:N, e.g. poisson3d:200");
+  }
+  int n = 0;
+  try {
+    std::size_t used = 0;
+    n = std::stoi(spec.substr(colon + 1), &used);
+    if (used != spec.size() - colon - 1) throw std::invalid_argument("trailing characters");
+  } catch (const std::exception&) {
+    throw InvalidInput("--gen '" + spec + "': N must be an integer");
+  }
+  const std::string name = kind + "_" + std::to_string(n);
+  if (kind == "poisson2d") return {name, poisson2d(n)};
+  if (kind == "poisson3d") return {name, poisson3d(n)};
+  if (kind == "poisson3d27") return {name, poisson3d27(n)};
+  throw InvalidInput("--gen '" + spec + "': unknown problem (valid: poisson2d, poisson3d, " +
+                     "poisson3d27)");
+}
+
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> items;
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    const std::size_t comma = list.find(',', pos);
+    const std::string item = list.substr(pos, comma - pos);
+    if (!item.empty()) items.push_back(item);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return items;
+}
+
+/// One measured product.
+struct Record {
+  std::string matrix;
+  long long rows = 0;
+  long long nnz = 0;
+  std::string format;         // csr, sell, bsr, cusparse_csr, cusparse_bsr
+  std::string label;          // CSR, SELL-32-1, BSR-4 (coefficient), cuSPARSE CSR, ...
+  std::string precision;      // float64 or float32 (stored values)
+  double useful_bytes = 0.0;  // bytes the format must move, padding and fill not counted
+  double moved_bytes = 0.0;   // bytes it reads and writes, padding included
+  double seconds = 0.0;
+  double max_relative_difference = 0.0;
+  bool cache_resident = false;
+  bool advised = false;
+  std::string note;
+};
+
+/// A kryflow format (or a peer) ready to run: enqueue y = A x, and the figures of its record.
+struct Candidate {
+  std::string format;
+  std::string label;
+  Precision precision = Precision::float64;
+  double useful_bytes = 0.0;
+  double moved_bytes = 0.0;
+  bool advised = false;
+  std::function<void()> apply;  // y = A x into `output`
+  const Vector* output = nullptr;
+  const std::vector<double>* expected = nullptr;  // the reference y for its values
+};
+
+struct Context {
+  const Backend& backend;
+  std::size_t cache = 0;
+  std::vector<Record> records;
+};
+
+void measure(Context& context, const Problem& problem, const Candidate& c, long long rows,
+             long long nnz) {
+  Record r;
+  r.matrix = problem.name;
+  r.rows = rows;
+  r.nnz = nnz;
+  r.format = c.format;
+  r.label = c.label;
+  r.precision = std::string(to_string(c.precision));
+  r.useful_bytes = c.useful_bytes;
+  r.moved_bytes = c.moved_bytes;
+  r.advised = c.advised;
+  r.cache_resident = context.cache > 0 && c.moved_bytes <= static_cast<double>(context.cache);
+  r.seconds = bench::time_per_call(context.backend, c.apply);
+  c.apply();
+  r.max_relative_difference = bench::max_relative_difference(c.output->to_host(), *c.expected);
+  if (!(r.max_relative_difference < kAgreementTolerance)) r.note = "MISMATCH with the reference";
+  context.records.push_back(r);
+}
+
+/// All formats and peers on one matrix.
+void run_problem(Context& context, const Problem& problem, const BenchOptions& options) {
+  const Backend& backend = context.backend;
+  const CsrMatrix host = CsrMatrix::from_coo(Backend::reference(), problem.coo);
+  const FormatAdvice advice = advise_format(host, options.block_size);
+  const long long rows = host.num_rows();
+  const long long nnz = host.nnz();
+  std::printf("# %s: %lld x %d, %lld nonzeros; advisor: %s (%s)\n", problem.name.c_str(), rows,
+              host.num_cols(), nnz, format_label(advice).c_str(), advice.reason.c_str());
+  std::fflush(stdout);
+
+  std::mt19937_64 rng(20240601);
+  std::uniform_real_distribution<double> value(0.1, 1.0);
+  std::vector<double> x_host(static_cast<std::size_t>(host.num_cols()));
+  for (double& v : x_host) v = value(rng);
+  const Vector x = Vector::from_host(backend, x_host);
+  Vector y = Vector::constant(backend, static_cast<std::size_t>(rows), 0.0);
+  const Vector x_reference = Vector::from_host(Backend::reference(), x_host);
+
+  // Reference products for double values and for values rounded to float.
+  std::vector<double> expected64;
+  {
+    Vector y_reference =
+        Vector::constant(Backend::reference(), static_cast<std::size_t>(rows), 0.0);
+    host.apply(x_reference, y_reference);
+    expected64 = y_reference.to_host();
+  }
+  const auto wanted = [&](const std::string& name) {
+    const std::vector<std::string> formats = split_list(options.formats);
+    return std::find(formats.begin(), formats.end(), name) != formats.end();
+  };
+  const std::vector<std::string> precisions = split_list(options.precisions);
+
+  for (const std::string& precision_name : precisions) {
+    const Precision precision = precision_from_string(precision_name);
+    const std::vector<double>* expected = &expected64;
+    std::vector<double> expected32;
+    if (precision == Precision::float32) {
+      const CsrMatrix rounded = host.with_precision(Precision::float32);
+      Vector y_reference =
+          Vector::constant(Backend::reference(), static_cast<std::size_t>(rows), 0.0);
+      rounded.apply(x_reference, y_reference);
+      expected32 = y_reference.to_host();
+      expected = &expected32;
+    }
+    if (wanted("csr")) {
+      const CsrMatrix A = host.with_precision(precision).copy_to(backend);
+      Candidate c{"csr",
+                  "CSR",
+                  precision,
+                  A.spmv_bytes(),
+                  A.spmv_bytes(),
+                  advice.format == "csr",
+                  [&] { A.apply(x, y); },
+                  &y,
+                  expected};
+      measure(context, problem, c, rows, nnz);
+    }
+  }
+
+#ifdef KRYFLOW_WITH_CUDA
+  if (backend.is_device() && wanted("cusparse")) {
+    const CsrMatrix A = host.copy_to(backend);
+    bench::CusparseSpmv cusparse(A, x.span().data(), y.span().data());
+    Candidate c{"cusparse_csr", "cuSPARSE CSR", Precision::float64,        A.spmv_bytes(),
+                A.spmv_bytes(), false,          [&] { cusparse.apply(); }, &y,
+                &expected64};
+    measure(context, problem, c, rows, nnz);
+  }
+#endif
+}
+
+void write_json(const std::string& path, const Backend& backend, double bandwidth,
+                std::size_t cache, const std::vector<Record>& records) {
+  const char* commit = std::getenv("KRYFLOW_COMMIT");
+  nlohmann::json out;
+  out["benchmark"] = "spmv_formats";
+  out["device"] = backend.device_name();
+  out["backend"] = backend.name();
+  out["commit"] = commit != nullptr ? commit : "unknown";
+  out["date"] = bench::utc_now();
+  out["copy_bandwidth_bytes_per_s"] = bandwidth;
+  out["cache_bytes"] = cache;
+  out["records"] = nlohmann::json::array();
+  for (const Record& r : records) {
+    nlohmann::json j;
+    j["matrix"] = r.matrix;
+    j["rows"] = r.rows;
+    j["nnz"] = r.nnz;
+    j["format"] = r.format;
+    j["label"] = r.label;
+    j["precision"] = r.precision;
+    j["useful_bytes"] = r.useful_bytes;
+    j["moved_bytes"] = r.moved_bytes;
+    j["seconds"] = r.seconds;
+    j["bytes_per_s"] = r.useful_bytes / r.seconds;
+    j["fraction_of_copy_bandwidth"] = r.useful_bytes / r.seconds / bandwidth;
+    j["cache_resident"] = r.cache_resident;
+    j["advised"] = r.advised;
+    j["max_relative_difference"] = r.max_relative_difference;
+    // Speedup over cuSPARSE's CSR product of the same matrix, when it was measured.
+    for (const Record& peer : records) {
+      if (peer.matrix == r.matrix && peer.format == "cusparse_csr") {
+        j["speedup_over_cusparse_csr"] = peer.seconds / r.seconds;
+      }
+    }
+    out["records"].push_back(j);
+  }
+  std::ofstream file(path);
+  file << out.dump(2) << "\n";
+  if (!file) throw InvalidInput("cannot write '" + path + "'");
+}
+
+}  // namespace
+
+int run_bench_spmv(const BenchOptions& options) {
+  for (const std::string& name : split_list(options.precisions)) (void)precision_from_string(name);
+  for (const std::string& name : split_list(options.formats)) {
+    if (name != "csr" && name != "sell" && name != "bsr" && name != "cusparse") {
+      throw InvalidInput("--formats: unknown format '" + name +
+                         "' (valid: csr, sell, bsr, cusparse)");
+    }
+  }
+  std::vector<std::pair<std::string, bool>> specs;
+  for (const std::string& file : options.matrices) specs.emplace_back(file, false);
+  for (const std::string& gen : options.generated) specs.emplace_back(gen, true);
+  if (specs.empty()) specs.emplace_back("poisson3d:64", true);
+
+  const Backend backend = choose_backend(options.backend);
+  const double bandwidth =
+      kernels::blas::copy_bandwidth(backend, static_cast<std::size_t>(options.copy_bytes));
+  Context context{backend, bench::cache_bytes(backend), {}};
+  std::printf(
+      "kryflow bench spmv: %s, device %s; copy bandwidth %.1f GB/s (read + write), "
+      "cache %.1f MB\n",
+      backend.name().c_str(), backend.device_name().c_str(), bandwidth / 1e9,
+      static_cast<double>(context.cache) / 1e6);
+  for (const auto& [spec, generated] : specs)
+    run_problem(context, load_problem(spec, generated), options);
+
+  std::printf(
+      "| matrix | format | values | GB/s | of copy | x cuSPARSE CSR | max rel diff | note |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  bool all_agree = true;
+  for (const Record& r : context.records) {
+    double peer = 0.0;
+    for (const Record& p : context.records) {
+      if (p.matrix == r.matrix && p.format == "cusparse_csr") peer = p.seconds;
+    }
+    std::string note = r.note;
+    if (r.cache_resident) note += std::string(note.empty() ? "" : "; ") + "fits in cache";
+    if (r.advised) note += std::string(note.empty() ? "" : "; ") + "advised";
+    if (r.moved_bytes > r.useful_bytes * 1.0005) {
+      char padding[64];
+      std::snprintf(padding, sizeof padding, "moves %.1f%% more (padding)",
+                    100.0 * (r.moved_bytes / r.useful_bytes - 1.0));
+      note += std::string(note.empty() ? "" : "; ") + padding;
+    }
+    char speedup[32] = "-";
+    if (peer > 0.0) std::snprintf(speedup, sizeof speedup, "%.2f", peer / r.seconds);
+    std::printf("| %s | %s | %s | %.1f | %.2f | %s | %.1e | %s |\n", r.matrix.c_str(),
+                r.label.c_str(), r.precision.c_str(), r.useful_bytes / r.seconds / 1e9,
+                r.useful_bytes / r.seconds / bandwidth, speedup, r.max_relative_difference,
+                note.c_str());
+    all_agree = all_agree && r.note.empty();
+  }
+  // Per matrix: the fastest kryflow product over cuSPARSE's CSR product; then the median.
+  std::vector<double> best_speedups;
+  for (const Record& peer : context.records) {
+    if (peer.format != "cusparse_csr") continue;
+    double best = 0.0;
+    std::string best_label;
+    for (const Record& r : context.records) {
+      if (r.matrix == peer.matrix && !r.format.starts_with("cusparse") &&
+          peer.seconds / r.seconds > best) {
+        best = peer.seconds / r.seconds;
+        best_label = r.label + " " + r.precision;
+      }
+    }
+    if (best > 0.0) {
+      best_speedups.push_back(best);
+      std::printf("best on %s: %s, %.2fx cuSPARSE CSR\n", peer.matrix.c_str(), best_label.c_str(),
+                  best);
+    }
+  }
+  if (!best_speedups.empty()) {
+    std::sort(best_speedups.begin(), best_speedups.end());
+    const std::size_t m = best_speedups.size();
+    const double median =
+        m % 2 == 1 ? best_speedups[m / 2] : 0.5 * (best_speedups[m / 2 - 1] + best_speedups[m / 2]);
+    std::printf("median over %zu matrices of the best kryflow format over cuSPARSE CSR: %.2fx\n", m,
+                median);
+  }
+  if (!options.json.empty())
+    write_json(options.json, backend, bandwidth, context.cache, context.records);
+  std::printf(
+      "GB/s and 'of copy' count the bytes each format must move (padding not counted); "
+      "%s\n",
+      all_agree ? "every product agrees with the reference"
+                : "SOME PRODUCTS DISAGREE WITH THE REFERENCE");
+  return all_agree ? 0 : 2;
+}
+
+}  // namespace kryflow::cli
