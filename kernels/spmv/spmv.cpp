@@ -52,6 +52,16 @@ int default_tile(double mean_row_length) {
 
 namespace {
 
+/// Exactly one of values and values_f32 holds the entries (both may be null without entries).
+void require_values(const CsrView& a, const char* name) {
+  const bool both = a.values != nullptr && a.values_f32 != nullptr;
+  const bool none = a.nnz > 0 && a.values == nullptr && a.values_f32 == nullptr;
+  if (both || none) {
+    throw InvalidInput(std::string(name) + ": the view needs exactly one of values and " +
+                       "values_f32, got " + (both ? "both" : "neither"));
+  }
+}
+
 /// The cpu and cuda kernels walk the row-block partition; a view without one is misuse.
 void require_partition(const CsrView& a, const char* name) {
   if (a.num_rows > 0 && (a.row_blocks == nullptr || a.num_row_blocks == 0)) {
@@ -62,6 +72,7 @@ void require_partition(const CsrView& a, const char* name) {
 }  // namespace
 
 void csr_spmv(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y) {
+  require_values(a, "spmv::csr_spmv");
   switch (backend.kind()) {
     case BackendKind::reference:
       return reference::csr_spmv(backend, a, x, y);
@@ -81,6 +92,7 @@ void csr_spmv(const Backend& backend, const CsrView& a, Span<const double> x, Sp
 
 void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b,
                   Span<const double> x, Span<double> r) {
+  require_values(a, "spmv::csr_residual");
   switch (backend.kind()) {
     case BackendKind::reference:
       return reference::csr_residual(backend, a, b, x, r);
@@ -100,6 +112,7 @@ void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b
 
 double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,
                     Span<double> y) {
+  require_values(a, "spmv::csr_spmv_dot");
   switch (backend.kind()) {
     case BackendKind::reference:
       return reference::csr_spmv_dot(backend, a, x, y);
@@ -118,6 +131,7 @@ double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double>
 }
 
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {
+  require_values(a, "spmv::csr_diagonal");
   switch (backend.kind()) {
     case BackendKind::reference:
       return reference::csr_diagonal(backend, a, d);

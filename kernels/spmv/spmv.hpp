@@ -1,6 +1,12 @@
 // Contract of the CSR sparse matrix-vector kernels: y = A x, r = b - A x, y = A x fused with x·y,
 // and the diagonal; and the row-block partition the cpu and cuda kernels share.
 //
+// Values are stored in double or in float (CsrView::values or CsrView::values_f32); vectors and
+// all arithmetic are double. A float value a_ik enters every formula below as double(a_ik), an
+// exact conversion, so a float-stored matrix gives the same bits as the double kernels on the
+// float-rounded values (docs/decisions/002-formats-sum-like-csr.md). Every kernel is one template
+// on the value type, instantiated for double and float.
+//
 // Same layout as kernels/blas: namespaces reference, cpu and cuda with identical signatures, and
 // unqualified functions that dispatch on the backend. Column indices within a row need not be
 // sorted; rows may be empty. Spans live on the backend and have the lengths the matrix implies.
@@ -41,14 +47,16 @@ inline constexpr int kTiles[] = {1024, 2048, 4096};
 
 /// A CSR matrix as the kernels see it, with its row-block partition (see the file comment).
 /// The partition arrays and the scratch live on the same backend as the matrix; the reference
-/// kernels read only the first six fields.
+/// kernels read only the first seven fields. Exactly one of values and values_f32 is non-null
+/// when nnz > 0 (both may be null when nnz == 0); the dispatch throws InvalidInput otherwise.
 struct CsrView {
   index_t num_rows = 0;
   index_t num_cols = 0;
   std::int64_t nnz = 0;
-  const index_t* row_ptr = nullptr;  // num_rows + 1 entries
-  const index_t* col_idx = nullptr;  // nnz entries
-  const double* values = nullptr;    // nnz entries
+  const index_t* row_ptr = nullptr;   // num_rows + 1 entries
+  const index_t* col_idx = nullptr;   // nnz entries
+  const double* values = nullptr;     // nnz entries, or null when stored in float
+  const float* values_f32 = nullptr;  // nnz entries, or null when stored in double
 
   int tile = 0;                              // most stored entries of an ordinary row block
   index_t num_row_blocks = 0;                // 0 only when num_rows == 0
@@ -66,6 +74,15 @@ struct CsrView {
   double* chunk_partials = nullptr;  // num_chunks
   unsigned int* counters = nullptr;  // 1 + num_long_rows
 };
+
+/// Calls `f(values)` with the view's stored values, `const float*` or `const double*` (the
+/// double pointer, possibly null, when values_f32 is null): how each backend instantiates its
+/// one kernel template for both value types.
+template <class F>
+decltype(auto) visit_values(const CsrView& a, F&& f) {
+  if (a.values_f32 != nullptr) return f(a.values_f32);
+  return f(a.values);
+}
 
 /// The row-block partition of a CSR pattern, built on the host (fields as in CsrView).
 struct RowPartition {

@@ -3,7 +3,8 @@
 // Ordinary rows are summed in stored order, the reference order, so they need no emulation.
 // Long rows and the fused x·y follow the cuda reduction trees, emulated with
 // kernels/backend/reduction_emulation.hpp; the emulated blocks run in parallel, and the result
-// does not depend on the OpenMP thread count.
+// does not depend on the OpenMP thread count. Every kernel is one template on the stored value
+// type (double or float, converted to double before use).
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -26,15 +27,16 @@ inline index_t row_length(const CsrView& a, index_t i) {
 }
 
 /// An ordinary row in stored order: sum = 0; sum = sum + a_ik x_k (or + a_ii for the diagonal).
-template <Mode kMode>
-inline double row_sum(const CsrView& a, index_t i, const double* x) {
+template <Mode kMode, class Value>
+inline double row_sum(const CsrView& a, const Value* values, index_t i, const double* x) {
   double sum = 0.0;
   const index_t end = a.row_ptr[i + 1];
   for (index_t k = a.row_ptr[i]; k < end; ++k) {
+    const double value = static_cast<double>(values[k]);
     if constexpr (kMode == Mode::diagonal) {
-      if (a.col_idx[k] == i) sum = sum + a.values[k];
+      if (a.col_idx[k] == i) sum = sum + value;
     } else {
-      sum = sum + a.values[k] * x[a.col_idx[k]];
+      sum = sum + value * x[a.col_idx[k]];
     }
   }
   return sum;
@@ -50,9 +52,9 @@ double emulate_grid_sum(const double* v, size_type n) {
 
 /// The long rows (more than a.tile entries), written to y (b - sum for the residual): chunk
 /// sums by emulated blocks, then each row's chunk sums by an emulated grid sum.
-template <Mode kMode>
-void long_rows(const Backend& backend, const CsrView& a, const double* x, const double* b,
-               double* y) {
+template <Mode kMode, class Value>
+void long_rows(const Backend& backend, const CsrView& a, const Value* values, const double* x,
+               const double* b, double* y) {
   if (a.num_long_rows == 0) return;
   std::vector<double> chunk_sums(static_cast<std::size_t>(a.num_chunks));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(backend.num_threads())
@@ -66,10 +68,11 @@ void long_rows(const Backend& backend, const CsrView& a, const double* x, const 
     std::array<double, kThreads> lanes{};
     for (size_type k = begin; k < end; ++k) {
       double& lane = lanes[(k - begin) % kThreads];
+      const double value = static_cast<double>(values[k]);
       if constexpr (kMode == Mode::diagonal) {
-        if (a.col_idx[k] == row) lane = lane + a.values[k];
+        if (a.col_idx[k] == row) lane = lane + value;
       } else {
-        lane = lane + a.values[k] * x[a.col_idx[k]];
+        lane = lane + value * x[a.col_idx[k]];
       }
     }
     chunk_sums[static_cast<std::size_t>(c)] = emulation::block_sum(lanes.data());
@@ -85,36 +88,22 @@ void long_rows(const Backend& backend, const CsrView& a, const double* x, const 
 }
 
 /// Ordinary rows (long rows are left to long_rows) in a static row partition.
-template <Mode kMode>
-void ordinary_rows(const Backend& backend, const CsrView& a, const double* x, const double* b,
-                   double* y) {
+template <Mode kMode, class Value>
+void ordinary_rows(const Backend& backend, const CsrView& a, const Value* values, const double* x,
+                   const double* b, double* y) {
 #pragma omp parallel for schedule(static) num_threads(backend.num_threads())
   for (index_t i = 0; i < a.num_rows; ++i) {
     if (row_length(a, i) > a.tile) continue;
-    const double sum = row_sum<kMode>(a, i, x);
+    const double sum = row_sum<kMode>(a, values, i, x);
     y[i] = kMode == Mode::residual ? b[i] - sum : sum;
   }
 }
 
-}  // namespace
-
-void csr_spmv(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y) {
-  long_rows<Mode::product>(backend, a, x.data(), nullptr, y.data());
-  ordinary_rows<Mode::product>(backend, a, x.data(), nullptr, y.data());
-}
-
-void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b,
-                  Span<const double> x, Span<double> r) {
-  long_rows<Mode::residual>(backend, a, x.data(), b.data(), r.data());
-  ordinary_rows<Mode::residual>(backend, a, x.data(), b.data(), r.data());
-}
-
-double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,
-                    Span<double> y) {
-  if (a.num_rows == 0) return 0.0;
-  const double* xp = x.data();
-  double* yp = y.data();
-  long_rows<Mode::product>(backend, a, xp, nullptr, yp);
+/// y = A x and x·y: long rows first, then the row blocks, each adding its x_i y_i by block_sum.
+template <class Value>
+double spmv_dot(const Backend& backend, const CsrView& a, const Value* values, const double* xp,
+                double* yp) {
+  long_rows<Mode::product>(backend, a, values, xp, nullptr, yp);
   // Row block g: thread j's term x_i y_i (0 past the block's rows), added by block_sum.
   std::vector<double> block_sums(static_cast<std::size_t>(a.num_row_blocks));
 #pragma omp parallel for schedule(static) num_threads(backend.num_threads())
@@ -124,7 +113,7 @@ double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double>
     std::array<double, kThreads> terms{};
     for (index_t j = 0; j < rows; ++j) {
       const index_t i = first + j;
-      if (row_length(a, i) <= a.tile) yp[i] = row_sum<Mode::product>(a, i, xp);
+      if (row_length(a, i) <= a.tile) yp[i] = row_sum<Mode::product>(a, values, i, xp);
       terms[static_cast<std::size_t>(j)] = xp[i] * yp[i];
     }
     block_sums[static_cast<std::size_t>(g)] = emulation::block_sum(terms.data());
@@ -132,9 +121,35 @@ double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double>
   return emulate_grid_sum(block_sums.data(), a.num_row_blocks);
 }
 
+}  // namespace
+
+void csr_spmv(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y) {
+  visit_values(a, [&](const auto* values) {
+    long_rows<Mode::product>(backend, a, values, x.data(), nullptr, y.data());
+    ordinary_rows<Mode::product>(backend, a, values, x.data(), nullptr, y.data());
+  });
+}
+
+void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b,
+                  Span<const double> x, Span<double> r) {
+  visit_values(a, [&](const auto* values) {
+    long_rows<Mode::residual>(backend, a, values, x.data(), b.data(), r.data());
+    ordinary_rows<Mode::residual>(backend, a, values, x.data(), b.data(), r.data());
+  });
+}
+
+double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,
+                    Span<double> y) {
+  if (a.num_rows == 0) return 0.0;
+  return visit_values(
+      a, [&](const auto* values) { return spmv_dot(backend, a, values, x.data(), y.data()); });
+}
+
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {
-  long_rows<Mode::diagonal>(backend, a, nullptr, nullptr, d.data());
-  ordinary_rows<Mode::diagonal>(backend, a, nullptr, nullptr, d.data());
+  visit_values(a, [&](const auto* values) {
+    long_rows<Mode::diagonal>(backend, a, values, nullptr, nullptr, d.data());
+    ordinary_rows<Mode::diagonal>(backend, a, values, nullptr, nullptr, d.data());
+  });
 }
 
 }  // namespace kryflow::kernels::spmv::cpu

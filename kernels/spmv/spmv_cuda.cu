@@ -11,7 +11,9 @@
 // one block_sum per row block and, in the last block to finish, the block sums in the order of
 // grid_sum (kernels/backend/reduction.cuh), in per-matrix buffers (CsrView scratch).
 // Multiplications and additions use the _rn intrinsics, so no fused multiply-add can change the
-// rounding whatever the compiler flags.
+// rounding whatever the compiler flags. Every kernel is one template on the stored value type:
+// float values are loaded as float (half the bytes) and converted to double, exactly, before
+// the product.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -83,10 +85,10 @@ __device__ bool publish_partial(double value, double* partials, size_type index,
 /// The row block blockIdx.x: stage the products, add each row's in order, write y (or r, or
 /// the diagonal); for product_dot also the x·y grid sum into *result. Long rows were written by
 /// long_row_kernel; their block only reads y for x·y.
-template <int kTile, Mode kMode>
+template <int kTile, Mode kMode, class Value>
 __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
-    row_block_kernel(const CsrView a, const double* __restrict__ x, const double* b, double* y,
-                     double* result) {
+    row_block_kernel(const CsrView a, const Value* __restrict__ values,
+                     const double* __restrict__ x, const double* b, double* y, double* result) {
   static_assert(kTile % (kLoadBatch * kBlock) == 0, "tile: a multiple of 1024");
   __shared__ double products[kMode == Mode::diagonal ? 1 : kTile];
   const int t = static_cast<int>(threadIdx.x);
@@ -108,19 +110,20 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
   if constexpr (kMode == Mode::diagonal) {
     if (mine) {
       for (index_t k = row_begin; k < row_end; ++k) {
-        if (__ldg(a.col_idx + k) == row) sum = __dadd_rn(sum, __ldg(a.values + k));
+        if (__ldg(a.col_idx + k) == row)
+          sum = __dadd_rn(sum, static_cast<double>(__ldg(values + k)));
       }
     }
   } else if (!long_row) {
     const index_t* cols = a.col_idx + begin;
-    const double* vals = a.values + begin;
+    const Value* vals = values + begin;
 #pragma unroll
     for (int g = 0; g < kTile / kBlock; g += kLoadBatch) {
       if (g * kBlock >= count) break;
       // Unconditional loads (past the end: the last entry again, a cached broadcast) so that
       // all of them are issued before the first is used; only the stores are guarded.
       index_t c[kLoadBatch];
-      double v[kLoadBatch];
+      Value v[kLoadBatch];
 #pragma unroll
       for (int u = 0; u < kLoadBatch; ++u) {
         const int k = min(t + (g + u) * kBlock, count - 1);
@@ -129,7 +132,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
       }
       double p[kLoadBatch];
 #pragma unroll
-      for (int u = 0; u < kLoadBatch; ++u) p[u] = __dmul_rn(v[u], __ldg(x + c[u]));
+      for (int u = 0; u < kLoadBatch; ++u) {
+        p[u] = __dmul_rn(static_cast<double>(v[u]), __ldg(x + c[u]));
+      }
 #pragma unroll
       for (int u = 0; u < kLoadBatch; ++u) {
         const int k = t + (g + u) * kBlock;
@@ -167,9 +172,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
 /// chunk in order, block_sum adds the lanes; the row's last chunk to finish adds the chunk sums
 /// (ordered_sum) and writes y (b - sum for the residual). kMode is product, residual or
 /// diagonal.
-template <Mode kMode>
+template <Mode kMode, class Value>
 __global__ void __launch_bounds__(kBlock)
-    long_row_kernel(const CsrView a, const double* __restrict__ x, const double* b, double* y) {
+    long_row_kernel(const CsrView a, const Value* __restrict__ values, const double* __restrict__ x,
+                    const double* b, double* y) {
   const int t = static_cast<int>(threadIdx.x);
   const index_t chunk = static_cast<index_t>(blockIdx.x);
   const index_t slot = __ldg(a.chunk_long_row + chunk);
@@ -184,23 +190,26 @@ __global__ void __launch_bounds__(kBlock)
   size_type k = begin + t;
   if constexpr (kMode == Mode::diagonal) {
     for (; k < end; k += kBlock) {
-      if (__ldg(a.col_idx + k) == row) sum = __dadd_rn(sum, __ldg(a.values + k));
+      if (__ldg(a.col_idx + k) == row) sum = __dadd_rn(sum, static_cast<double>(__ldg(values + k)));
     }
   } else {
 #pragma unroll 1
     for (; k + (kLoadBatch - 1) * kBlock < end; k += kLoadBatch * kBlock) {
       index_t c[kLoadBatch];
-      double v[kLoadBatch];
+      Value v[kLoadBatch];
 #pragma unroll
       for (int u = 0; u < kLoadBatch; ++u) {
         c[u] = __ldcs(a.col_idx + k + u * kBlock);
-        v[u] = __ldcs(a.values + k + u * kBlock);
+        v[u] = __ldcs(values + k + u * kBlock);
       }
 #pragma unroll
-      for (int u = 0; u < kLoadBatch; ++u) sum = __dadd_rn(sum, __dmul_rn(v[u], __ldg(x + c[u])));
+      for (int u = 0; u < kLoadBatch; ++u) {
+        sum = __dadd_rn(sum, __dmul_rn(static_cast<double>(v[u]), __ldg(x + c[u])));
+      }
     }
     for (; k < end; k += kBlock) {
-      sum = __dadd_rn(sum, __dmul_rn(__ldcs(a.values + k), __ldg(x + __ldcs(a.col_idx + k))));
+      const double value = static_cast<double>(__ldcs(values + k));
+      sum = __dadd_rn(sum, __dmul_rn(value, __ldg(x + __ldcs(a.col_idx + k))));
     }
   }
   double lanes[1] = {sum};
@@ -216,42 +225,51 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-template <int kTile, Mode kMode>
-void launch_row_blocks(Context& context, const CsrView& a, const double* x, const double* b,
-                       double* y) {
-  row_block_kernel<kTile, kMode>
+template <int kTile, Mode kMode, class Value>
+void launch_row_blocks(Context& context, const CsrView& a, const Value* values, const double* x,
+                       const double* b, double* y) {
+  row_block_kernel<kTile, kMode, Value>
       <<<static_cast<unsigned int>(a.num_row_blocks), kBlock, 0, context.stream>>>(
-          a, x, b, y, context.host_results_on_device);
+          a, values, x, b, y, context.host_results_on_device);
 }
 
 /// Launches the long-row kernel (when the matrix has long rows), then the row-block kernel for
-/// a.tile; does nothing for a matrix without rows.
-template <Mode kMode>
-void launch(const Backend& backend, const CsrView& a, const double* x, const double* b, double* y,
-            const char* name) {
+/// a.tile, for the stored value type; does nothing for a matrix without rows.
+template <Mode kMode, class Value>
+void launch_for(const Backend& backend, const CsrView& a, const Value* values, const double* x,
+                const double* b, double* y, const char* name) {
   if (a.num_rows == 0) return;
   Context& context = *backend.cuda_context();
   if (a.num_chunks > 0) {
     constexpr Mode kLongMode = kMode == Mode::product_dot ? Mode::product : kMode;
-    long_row_kernel<kLongMode>
-        <<<static_cast<unsigned int>(a.num_chunks), kBlock, 0, context.stream>>>(a, x, b, y);
+    long_row_kernel<kLongMode, Value>
+        <<<static_cast<unsigned int>(a.num_chunks), kBlock, 0, context.stream>>>(a, values, x, b,
+                                                                                 y);
     check_launch(name);
   }
   switch (a.tile) {
     case 1024:
-      launch_row_blocks<1024, kMode>(context, a, x, b, y);
+      launch_row_blocks<1024, kMode>(context, a, values, x, b, y);
       break;
     case 2048:
-      launch_row_blocks<2048, kMode>(context, a, x, b, y);
+      launch_row_blocks<2048, kMode>(context, a, values, x, b, y);
       break;
     case 4096:
-      launch_row_blocks<4096, kMode>(context, a, x, b, y);
+      launch_row_blocks<4096, kMode>(context, a, values, x, b, y);
       break;
     default:
       throw InvalidInput(std::string(name) + ": tile must be 1024, 2048 or 4096, got " +
                          std::to_string(a.tile));
   }
   check_launch(name);
+}
+
+/// launch_for with the view's stored values (double or float).
+template <Mode kMode>
+void launch(const Backend& backend, const CsrView& a, const double* x, const double* b, double* y,
+            const char* name) {
+  visit_values(a,
+               [&](const auto* values) { launch_for<kMode>(backend, a, values, x, b, y, name); });
 }
 
 }  // namespace

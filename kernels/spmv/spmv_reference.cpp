@@ -1,44 +1,54 @@
-// Reference (oracle) CSR kernels: one row after another, entries in stored order.
+// Reference (oracle) CSR kernels: one row after another, entries in stored order; one template
+// on the stored value type (double or float, converted to double before use).
 #include "kernels/spmv/spmv.hpp"
 
 namespace kryflow::kernels::spmv::reference {
 namespace {
 
-double row_product(const CsrView& a, index_t row, Span<const double> x) {
+template <class Value>
+double row_product(const CsrView& a, const Value* values, index_t row, Span<const double> x) {
   double sum = 0.0;
   for (index_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k)
-    sum += a.values[k] * x[a.col_idx[k]];
+    sum += static_cast<double>(values[k]) * x[a.col_idx[k]];
   return sum;
 }
 
 }  // namespace
 
 void csr_spmv(const Backend&, const CsrView& a, Span<const double> x, Span<double> y) {
-  for (index_t i = 0; i < a.num_rows; ++i) y[i] = row_product(a, i, x);
+  visit_values(a, [&](const auto* values) {
+    for (index_t i = 0; i < a.num_rows; ++i) y[i] = row_product(a, values, i, x);
+  });
 }
 
 void csr_residual(const Backend&, const CsrView& a, Span<const double> b, Span<const double> x,
                   Span<double> r) {
-  for (index_t i = 0; i < a.num_rows; ++i) r[i] = b[i] - row_product(a, i, x);
+  visit_values(a, [&](const auto* values) {
+    for (index_t i = 0; i < a.num_rows; ++i) r[i] = b[i] - row_product(a, values, i, x);
+  });
 }
 
 double csr_spmv_dot(const Backend&, const CsrView& a, Span<const double> x, Span<double> y) {
-  double sum = 0.0;
-  for (index_t i = 0; i < a.num_rows; ++i) {
-    y[i] = row_product(a, i, x);
-    sum += x[i] * y[i];
-  }
-  return sum;
+  return visit_values(a, [&](const auto* values) {
+    double sum = 0.0;
+    for (index_t i = 0; i < a.num_rows; ++i) {
+      y[i] = row_product(a, values, i, x);
+      sum += x[i] * y[i];
+    }
+    return sum;
+  });
 }
 
 void csr_diagonal(const Backend&, const CsrView& a, Span<double> d) {
-  for (index_t i = 0; i < a.num_rows; ++i) {
-    double sum = 0.0;
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      if (a.col_idx[k] == i) sum += a.values[k];
+  visit_values(a, [&](const auto* values) {
+    for (index_t i = 0; i < a.num_rows; ++i) {
+      double sum = 0.0;
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        if (a.col_idx[k] == i) sum += static_cast<double>(values[k]);
+      }
+      d[i] = sum;
     }
-    d[i] = sum;
-  }
+  });
 }
 
 }  // namespace kryflow::kernels::spmv::reference

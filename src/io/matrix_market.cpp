@@ -853,7 +853,7 @@ std::vector<double> read_vector(const std::filesystem::path& file) {
 void write_matrix_market(const std::filesystem::path& file, const CsrMatrix& A) {
   const std::vector<index_t> row_ptr = A.row_ptr().to_host();
   const std::vector<index_t> col_idx = A.col_idx().to_host();
-  const std::vector<double> values = A.values().to_host();
+  const std::vector<double> values = A.values_to_host();
   write_coordinate(file, A.num_rows(), A.num_cols(), values.size(),
                    row_ptr.empty() ? nullptr : row_ptr.data(), nullptr, col_idx.data(),
                    values.data());

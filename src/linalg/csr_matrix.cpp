@@ -2,6 +2,8 @@
 #include "kryflow/linalg/csr_matrix.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -33,6 +35,10 @@ void check_index_range(std::size_t count, const char* what) {
   }
 }
 
+/// The smallest double magnitude that rounds to infinity in float: FLT_MAX plus half its ulp
+/// (a tie there rounds up, to the even infinity).
+constexpr double kFloatOverflow = 0x1.ffffffp127;
+
 /// The product kernels read x while they write y: distinct buffers only.
 void check_distinct(const Vector& in, const Vector& out, const char* operation) {
   if (in.size() > 0 && in.span().data() == out.span().data()) {
@@ -43,13 +49,36 @@ void check_distinct(const Vector& in, const Vector& out, const char* operation) 
 }  // namespace
 
 CsrMatrix::CsrMatrix(index_t num_rows, index_t num_cols, Array<index_t> row_ptr,
-                     Array<index_t> col_idx, Array<double> values, RowLengthStats stats)
+                     Array<index_t> col_idx, RowLengthStats stats)
     : num_rows_(num_rows),
       num_cols_(num_cols),
       row_ptr_(std::move(row_ptr)),
       col_idx_(std::move(col_idx)),
-      values_(std::move(values)),
+      values_(row_ptr_.backend(), 0),
+      values_f32_(row_ptr_.backend(), 0),
       stats_(stats) {}
+
+std::vector<float> CsrMatrix::round_to_float(const std::vector<double>& values) const {
+  std::vector<float> rounded(values.size());
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const double v = values[k];
+    if (std::isfinite(v) && std::abs(v) >= kFloatOverflow) {
+      const std::vector<index_t> row_ptr = row_ptr_.to_host();
+      const auto row = std::upper_bound(row_ptr.begin(), row_ptr.end(), static_cast<index_t>(k)) -
+                       row_ptr.begin();
+      index_t column = 0;
+      copy_bytes(Backend::reference(), &column, col_idx_.backend(), col_idx_.data() + k,
+                 sizeof(index_t));
+      char value[32];
+      std::snprintf(value, sizeof value, "%.17g", v);
+      throw InvalidInput("CSR value " + std::string(value) + " in row " + std::to_string(row) +
+                         ", column " + std::to_string(column + 1) +
+                         " overflows float32 (largest finite float: 3.4028235e+38)");
+    }
+    rounded[k] = static_cast<float>(v);  // to nearest; Inf and NaN stay
+  }
+  return rounded;
+}
 
 void CsrMatrix::build_partition(const std::vector<index_t>& host_row_ptr, int tile) {
   const Backend& target = row_ptr_.backend();
@@ -71,7 +100,7 @@ void CsrMatrix::set_spmv_tile(int tile) {
 
 CsrMatrix CsrMatrix::from_host(const Backend& backend, index_t num_rows, index_t num_cols,
                                std::vector<index_t> row_ptr, std::vector<index_t> col_idx,
-                               std::vector<double> values) {
+                               std::vector<double> values, Precision precision) {
   if (num_rows < 0 || num_cols < 0) throw InvalidInput("CSR matrix with negative dimensions");
   check_index_range(values.size(), "stored entries");
   if (row_ptr.size() != static_cast<std::size_t>(num_rows) + 1) {
@@ -102,13 +131,18 @@ CsrMatrix CsrMatrix::from_host(const Backend& backend, index_t num_rows, index_t
   }
   const RowLengthStats stats = compute_stats(num_rows, row_ptr);
   CsrMatrix A(num_rows, num_cols, Array<index_t>::from_host(backend, row_ptr),
-              Array<index_t>::from_host(backend, col_idx),
-              Array<double>::from_host(backend, values), stats);
+              Array<index_t>::from_host(backend, col_idx), stats);
+  A.precision_ = precision;
+  if (precision == Precision::float32) {
+    A.values_f32_ = Array<float>::from_host(backend, A.round_to_float(values));
+  } else {
+    A.values_ = Array<double>::from_host(backend, values);
+  }
   A.build_partition(row_ptr, kernels::spmv::default_tile(stats.mean));
   return A;
 }
 
-CsrMatrix CsrMatrix::from_coo(const Backend& backend, const CooMatrix& coo) {
+CsrMatrix CsrMatrix::from_coo(const Backend& backend, const CooMatrix& coo, Precision precision) {
   if (coo.num_rows < 0 || coo.num_cols < 0)
     throw InvalidInput("COO matrix with negative dimensions");
   const std::size_t n = coo.num_entries();
@@ -158,12 +192,11 @@ CsrMatrix CsrMatrix::from_coo(const Backend& backend, const CooMatrix& coo) {
     row_ptr[i + 1] = static_cast<index_t>(values.size());
   }
   return from_host(backend, coo.num_rows, coo.num_cols, std::move(row_ptr), std::move(col_idx),
-                   std::move(values));
+                   std::move(values), precision);
 }
 
-CsrMatrix CsrMatrix::copy_to(const Backend& target) const {
-  CsrMatrix A(num_rows_, num_cols_, row_ptr_.copy_to(target), col_idx_.copy_to(target),
-              values_.copy_to(target), stats_);
+CsrMatrix CsrMatrix::copy_pattern_to(const Backend& target) const {
+  CsrMatrix A(num_rows_, num_cols_, row_ptr_.copy_to(target), col_idx_.copy_to(target), stats_);
   A.tile_ = tile_;
   A.row_blocks_ = row_blocks_.copy_to(target);
   A.long_rows_ = long_rows_.copy_to(target);
@@ -176,12 +209,61 @@ CsrMatrix CsrMatrix::copy_to(const Backend& target) const {
   return A;
 }
 
+CsrMatrix CsrMatrix::copy_to(const Backend& target) const {
+  CsrMatrix A = copy_pattern_to(target);
+  A.precision_ = precision_;
+  A.values_ = values_.copy_to(target);
+  A.values_f32_ = values_f32_.copy_to(target);
+  return A;
+}
+
+CsrMatrix CsrMatrix::with_precision(Precision precision) const {
+  if (precision == precision_) return copy_to(backend());
+  CsrMatrix A = copy_pattern_to(backend());
+  A.precision_ = precision;
+  if (precision == Precision::float32) {
+    A.values_f32_ = Array<float>::from_host(backend(), round_to_float(values_.to_host()));
+  } else {
+    A.values_ = Array<double>::from_host(backend(), values_to_host());
+  }
+  return A;
+}
+
 void CsrMatrix::update_values(const Array<double>& values) {
-  if (values.size() != values_.size()) {
-    throw DimensionMismatch("CsrMatrix::update_values: expected " + std::to_string(values_.size()) +
+  const auto expected = static_cast<std::size_t>(nnz());
+  if (values.size() != expected) {
+    throw DimensionMismatch("CsrMatrix::update_values: expected " + std::to_string(expected) +
                             " values, got " + std::to_string(values.size()));
   }
-  copy_bytes(values_.backend(), values_.data(), values.backend(), values.data(), values.bytes());
+  if (precision_ == Precision::float32) {
+    values_f32_.assign_from_host(round_to_float(values.to_host()));
+  } else {
+    copy_bytes(values_.backend(), values_.data(), values.backend(), values.data(), values.bytes());
+  }
+}
+
+const Array<double>& CsrMatrix::values() const {
+  if (precision_ != Precision::float64) {
+    throw NotSupported(
+        "CsrMatrix::values: the matrix stores float32 values; use values_float32() or "
+        "values_to_host()");
+  }
+  return values_;
+}
+
+const Array<float>& CsrMatrix::values_float32() const {
+  if (precision_ != Precision::float32) {
+    throw NotSupported(
+        "CsrMatrix::values_float32: the matrix stores float64 values; use values() or "
+        "values_to_host()");
+  }
+  return values_f32_;
+}
+
+std::vector<double> CsrMatrix::values_to_host() const {
+  if (precision_ == Precision::float64) return values_.to_host();
+  const std::vector<float> stored = values_f32_.to_host();
+  return std::vector<double>(stored.begin(), stored.end());
 }
 
 kernels::spmv::CsrView CsrMatrix::view() const {
@@ -191,7 +273,8 @@ kernels::spmv::CsrView CsrMatrix::view() const {
   v.nnz = nnz();
   v.row_ptr = row_ptr_.data();
   v.col_idx = col_idx_.data();
-  v.values = values_.data();
+  v.values = precision_ == Precision::float64 ? values_.data() : nullptr;
+  v.values_f32 = precision_ == Precision::float32 ? values_f32_.data() : nullptr;
   v.tile = tile_;
   v.num_row_blocks = num_row_blocks();
   v.row_blocks = row_blocks_.data();
@@ -242,7 +325,8 @@ void CsrMatrix::diagonal(Vector& d) const {
 }
 
 double CsrMatrix::spmv_bytes() const noexcept {
-  return 12.0 * static_cast<double>(nnz()) + 4.0 * (num_rows_ + 1) + 8.0 * num_cols_ +
+  const double entry_bytes = 4.0 + static_cast<double>(value_bytes(precision_));
+  return entry_bytes * static_cast<double>(nnz()) + 4.0 * (num_rows_ + 1) + 8.0 * num_cols_ +
          8.0 * num_rows_;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace kryflow {
 
@@ -12,7 +13,8 @@ MatrixProperties analyse(const CsrMatrix& A) {
   const CsrMatrix& M = A.backend().kind() == BackendKind::reference ? A : host;
   const index_t* row_ptr = M.row_ptr().data();
   const index_t* col = M.col_idx().data();
-  const double* val = M.values().data();
+  const std::vector<double> values = M.values_to_host();  // either precision, as doubles
+  const double* val = values.data();
 
   MatrixProperties p;
   p.num_rows = M.num_rows();

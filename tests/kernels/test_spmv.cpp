@@ -9,6 +9,10 @@
 // longer than the tile are added in stored order on every backend, so they and the diagonal
 // must match the reference bit for bit; long rows and x·y must match the model (and the cpu
 // backend) bit for bit. Outputs start as NaN, so a skipped row shows up.
+//
+// Float-stored values: a float32 matrix must give, on every backend and bit for bit, what the
+// double kernels give on the double matrix whose values were rounded to float (the contract of
+// kernels/spmv/spmv.hpp); through it every check above carries over to float32.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -467,15 +471,273 @@ TEST(SpmvPartition, DefaultTileIsTheSmallerTileThatHoldsAFullBlockOfMeanLengthRo
   EXPECT_EQ(spmv::default_tile(20.0), 2048);  // 5120: 2048 all the same
 }
 
+// ---- Float-stored values ----
+
+/// A float64 host matrix with every value rounded to float (still stored in double): the oracle
+/// of the float32 kernels, built without CsrMatrix's own conversion.
+CsrMatrix rounded_to_float(const CsrMatrix& host) {
+  std::vector<double> values = host.values_to_host();
+  for (double& v : values) v = static_cast<double>(static_cast<float>(v));
+  return CsrMatrix::from_host(Backend::reference(), host.num_rows(), host.num_cols(),
+                              host.row_ptr().to_host(), host.col_idx().to_host(), values);
+}
+
+/// One matrix three ways: rounded values in double on the host (the oracle) and on the backend,
+/// and float32 values on the backend (converted by from_coo).
+struct FloatTestMatrix {
+  std::string name;
+  CsrMatrix rounded_host;
+  CsrMatrix rounded_device;
+  CsrMatrix float_device;
+};
+
+FloatTestMatrix make_float_matrix(const Backend& backend, std::string name, const CooMatrix& coo) {
+  CsrMatrix rounded = rounded_to_float(CsrMatrix::from_coo(Backend::reference(), coo));
+  CsrMatrix rounded_device = rounded.copy_to(backend);
+  CsrMatrix float_device = CsrMatrix::from_coo(backend, coo, Precision::float32);
+  return {std::move(name), std::move(rounded), std::move(rounded_device), std::move(float_device)};
+}
+
+/// Random values (never zero, not representable in float), skewed row lengths, empty rows and
+/// rows longer than every tile and than one long-row chunk (4096 entries).
+std::vector<FloatTestMatrix> float_test_matrices(const Backend& backend, std::uint64_t seed) {
+  std::vector<FloatTestMatrix> m;
+  m.push_back(make_float_matrix(backend, "0x0", test::random_sparse(0, 0, 5, false, seed + 1)));
+  m.push_back(
+      make_float_matrix(backend, "1000x333", test::random_sparse(1000, 333, 9, false, seed + 2)));
+  m.push_back(make_float_matrix(backend, "100003x100003 with a long row",
+                                test::random_sparse(100003, 100003, 24, true, seed + 3)));
+  m.push_back(make_float_matrix(backend, "9001x9001 rows at the tile boundaries",
+                                boundary_lengths_matrix(seed + 4)));
+  CooMatrix empty;
+  empty.num_rows = 77;
+  empty.num_cols = 77;
+  m.push_back(make_float_matrix(backend, "77x77 without entries", empty));
+  return m;
+}
+
+void expect_same_bits(const std::vector<double>& actual, const std::vector<double>& expected,
+                      const char* what) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    ASSERT_EQ(bits(actual[i]), bits(expected[i]))
+        << what << ", row " << i << ": " << actual[i] << " vs " << expected[i];
+  }
+}
+
+TEST_F(SpmvTest, Float32ValuesGiveTheBitsOfDoubleKernelsOnRoundedValues) {
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (FloatTestMatrix& A : float_test_matrices(backend, seed)) {
+    ASSERT_EQ(A.float_device.precision(), Precision::float32);
+    const auto rows = static_cast<std::size_t>(A.rounded_host.num_rows());
+    const std::vector<double> x = test::random_vector(A.rounded_host.num_cols(), seed + 600);
+    const std::vector<double> b = test::random_vector(rows, seed + 700);
+    const Vector x_ref = Vector::from_host(reference, x);
+    const Vector b_ref = Vector::from_host(reference, b);
+    Vector y_ref = Vector::constant(reference, rows, 0.0);
+    A.rounded_host.apply(x_ref, y_ref);
+    const std::vector<double> y_expected = y_ref.to_host();
+    A.rounded_host.residual(b_ref, x_ref, y_ref);
+    const std::vector<double> r_expected = y_ref.to_host();
+    A.rounded_host.diagonal(y_ref);
+    const std::vector<double> d_expected = y_ref.to_host();
+    const std::vector<double> tolerance = product_tolerance(A.rounded_host, x);
+    std::vector<double> r_tolerance = tolerance;
+    for (std::size_t i = 0; i < rows; ++i) r_tolerance[i] += 2.0 * kEps * std::abs(b[i]);
+    const Vector x_d = Vector::from_host(backend, x);
+    const Vector b_d = Vector::from_host(backend, b);
+    for (int tile : kAllTiles) {
+      SCOPED_TRACE(A.name + ", tile " + std::to_string(tile));
+      A.rounded_device.set_spmv_tile(tile);
+      A.float_device.set_spmv_tile(tile);
+      Vector y_f = Vector::constant(backend, rows, kNaN);
+      Vector y_d = Vector::constant(backend, rows, kNaN);
+      Vector r_f = Vector::constant(backend, rows, kNaN);
+      Vector r_d = Vector::constant(backend, rows, kNaN);
+      Vector d_f = Vector::constant(backend, rows, kNaN);
+
+      A.float_device.apply(x_d, y_f);
+      A.rounded_device.apply(x_d, y_d);
+      A.float_device.residual(b_d, x_d, r_f);
+      A.rounded_device.residual(b_d, x_d, r_d);
+      A.float_device.diagonal(d_f);
+
+      // Same bits as the double kernels on the rounded values, on this backend; the oracle's
+      // bits on rows no longer than the tile, its tolerance on long rows (summed in chunks).
+      expect_same_bits(y_f.to_host(), y_d.to_host(), "csr_spmv vs double");
+      expect_same_bits(r_f.to_host(), r_d.to_host(), "csr_residual vs double");
+      expect_rows_match(A.rounded_host, tile, y_f.to_host(), y_expected, tolerance);
+      expect_rows_match(A.rounded_host, tile, r_f.to_host(), r_expected, r_tolerance);
+      expect_same_bits(d_f.to_host(), d_expected, "csr_diagonal vs reference");
+      if (A.rounded_host.num_rows() == A.rounded_host.num_cols()) {
+        Vector z_f = Vector::constant(backend, rows, kNaN);
+        Vector z_d = Vector::constant(backend, rows, kNaN);
+        const double dot_f = A.float_device.apply_dot(x_d, z_f);
+        const double dot_d = A.rounded_device.apply_dot(x_d, z_d);
+        const std::vector<double> z = z_f.to_host();
+        expect_same_bits(z, z_d.to_host(), "csr_spmv_dot vs double");
+        EXPECT_EQ(bits(dot_f), bits(dot_d)) << dot_f << " vs " << dot_d;
+        // and the modelled cuda order on the rounded values, long rows included
+        for (index_t i = 0; i < A.rounded_host.num_rows(); ++i) {
+          const double expected = model_row(A.rounded_host, i, x, tile);
+          ASSERT_EQ(bits(z[i]), bits(expected))
+              << "row " << i << ": " << z[i] << " vs " << expected;
+        }
+        const double expected_dot = model_dot(A.rounded_host, x, z, tile);
+        EXPECT_EQ(bits(dot_f), bits(expected_dot)) << dot_f << " vs " << expected_dot;
+      }
+    }
+  }
+}
+
+TEST_F(SpmvTest, ReferenceKernelsOnFloat32EqualReferenceOnRoundedDoubles) {
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const CooMatrix coo = test::random_sparse(20011, 20011, 30, true, seed);
+  const CsrMatrix rounded = rounded_to_float(CsrMatrix::from_coo(reference, coo));
+  const CsrMatrix stored = CsrMatrix::from_coo(reference, coo, Precision::float32);
+  const std::vector<double> x_host = test::random_vector(20011, seed + 1);
+  const Vector x = Vector::from_host(reference, x_host);
+  const Vector b = Vector::from_host(reference, test::random_vector(20011, seed + 2));
+  Vector expected = Vector::constant(reference, 20011, kNaN);
+  Vector actual = Vector::constant(reference, 20011, kNaN);
+
+  const double dot_expected = rounded.apply_dot(x, expected);
+  const double dot_actual = stored.apply_dot(x, actual);
+  EXPECT_EQ(bits(dot_actual), bits(dot_expected));
+  expect_same_bits(actual.to_host(), expected.to_host(), "csr_spmv_dot");
+  rounded.residual(b, x, expected);
+  stored.residual(b, x, actual);
+  expect_same_bits(actual.to_host(), expected.to_host(), "csr_residual");
+  rounded.diagonal(expected);
+  stored.diagonal(actual);
+  expect_same_bits(actual.to_host(), expected.to_host(), "csr_diagonal");
+}
+
+TEST_F(SpmvTest, WithPrecisionRoundsToFloatAndBackExactly) {
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const CooMatrix coo = test::random_sparse(1000, 1000, 40, true, seed);
+  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+  const std::vector<double> rounded = rounded_to_float(A.copy_to(reference)).values_to_host();
+
+  const CsrMatrix F = A.with_precision(Precision::float32);
+  const CsrMatrix D = F.with_precision(Precision::float64);
+
+  EXPECT_EQ(A.precision(), Precision::float64);
+  EXPECT_EQ(F.precision(), Precision::float32);
+  EXPECT_EQ(D.precision(), Precision::float64);
+  EXPECT_TRUE(F.backend() == backend);
+  EXPECT_EQ(F.nnz(), A.nnz());
+  EXPECT_EQ(F.spmv_tile(), A.spmv_tile());
+  EXPECT_EQ(F.row_ptr().to_host(), A.row_ptr().to_host());
+  EXPECT_EQ(F.col_idx().to_host(), A.col_idx().to_host());
+  expect_same_bits(F.values_to_host(), rounded, "float32 values");
+  expect_same_bits(D.values().to_host(), rounded, "float32 -> float64 values");
+  expect_same_bits(F.copy_to(reference).values_to_host(), rounded, "copy_to keeps float32");
+  EXPECT_EQ(F.copy_to(reference).precision(), Precision::float32);
+  expect_same_bits(F.with_precision(Precision::float32).values_to_host(), rounded,
+                   "same precision");
+  // 8 bytes per entry instead of 12: the values halve
+  EXPECT_DOUBLE_EQ(A.spmv_bytes() - F.spmv_bytes(), 4.0 * static_cast<double>(A.nnz()));
+}
+
+TEST_F(SpmvTest, Float32ConversionRoundsToNearestAndKeepsInfAndNan) {
+  // 1 + 2^-24 is a tie between 1 and 1 + 2^-23 (to even: 1); just above it rounds up; the
+  // largest double below FLT_MAX + ulp/2 rounds to FLT_MAX; Inf, NaN and denormals convert.
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> values = {
+      1.0 + 0x1p-24, 1.0 + 0x1p-24 + 0x1p-52, 0x1.fffffefffffffp127, -inf, kNaN, 1e-300};
+  const auto n = static_cast<index_t>(values.size());
+  std::vector<index_t> row_ptr(static_cast<std::size_t>(n) + 1);
+  std::vector<index_t> col_idx(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) {
+    row_ptr[i + 1] = i + 1;
+    col_idx[i] = i;
+  }
+
+  const CsrMatrix A =
+      CsrMatrix::from_host(backend, n, n, row_ptr, col_idx, values, Precision::float32);
+
+  const std::vector<float> stored = A.values_float32().to_host();
+  EXPECT_EQ(stored[0], 1.0f);
+  EXPECT_EQ(stored[1], 1.0f + 0x1p-23f);
+  EXPECT_EQ(stored[2], std::numeric_limits<float>::max());
+  EXPECT_EQ(stored[3], -std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(stored[4]));
+  EXPECT_EQ(stored[5], 0.0f);
+}
+
+TEST_F(SpmvTest, ValueAccessorsThrowNotSupportedForTheOtherPrecision) {
+  const CsrMatrix A = CsrMatrix::from_coo(backend, poisson3d(4));
+  const CsrMatrix F = A.with_precision(Precision::float32);
+
+  EXPECT_THROW(F.values(), NotSupported);
+  EXPECT_THROW(A.values_float32(), NotSupported);
+  try {
+    F.values();
+  } catch (const NotSupported& e) {
+    EXPECT_NE(std::string(e.what()).find("float32"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(A.values_to_host(), F.values_to_host());  // Poisson's values are floats already
+}
+
+TEST_F(SpmvTest, Float32OverflowThrowsInvalidInputNamingRowAndColumn) {
+  // Row 3 (1-based), column 5: a finite double beyond the float range. Rows 1 and 2 are empty.
+  CooMatrix coo;
+  coo.num_rows = 4;
+  coo.num_cols = 6;
+  coo.push_back(2, 1, 1.0);
+  coo.push_back(2, 4, -1e39);
+  coo.push_back(3, 0, 2.0);
+  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+  auto expect_names_entry = [](const auto& call) {
+    try {
+      call();
+      ADD_FAILURE() << "no InvalidInput";
+    } catch (const InvalidInput& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("row 3, column 5"), std::string::npos) << message;
+    }
+  };
+
+  expect_names_entry([&] { (void)CsrMatrix::from_coo(backend, coo, Precision::float32); });
+  expect_names_entry([&] { (void)A.with_precision(Precision::float32); });
+  coo.values[1] = 0x1.ffffffp127;  // exactly FLT_MAX + ulp/2: rounds to infinity
+  expect_names_entry([&] { (void)CsrMatrix::from_coo(backend, coo, Precision::float32); });
+}
+
+TEST_F(SpmvTest, UpdateValuesOfFloat32MatrixRoundsAndRejectsOverflowChangingNothing) {
+  CooMatrix coo;
+  coo.num_rows = 4;
+  coo.num_cols = 6;
+  coo.push_back(2, 1, 1.0);
+  coo.push_back(2, 4, 3.0);
+  coo.push_back(3, 0, 2.0);
+  CsrMatrix A = CsrMatrix::from_coo(backend, coo, Precision::float32);
+  const std::vector<double> rounded = {0.1f, 0.2f, 0.3f};
+
+  A.update_values(Array<double>::from_host(backend, std::vector<double>{0.1, 0.2, 0.3}));
+
+  EXPECT_EQ(A.values_to_host(), rounded);
+  try {
+    A.update_values(Array<double>::from_host(reference, std::vector<double>{5.0, -1e39, 7.0}));
+    ADD_FAILURE() << "no InvalidInput";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("row 3, column 5"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(A.values_to_host(), rounded);
+  EXPECT_THROW(A.update_values(Array<double>::from_host(reference, std::vector<double>{1.0})),
+               DimensionMismatch);
+}
+
 #ifdef KRYFLOW_TEST_BACKEND_IS_CUDA
 /// The cuda kernel results and the cpu kernel results, bit for bit, on one matrix and tile.
 void expect_cuda_equals_cpu(const CooMatrix& coo, const std::string& name, int tile,
-                            std::uint64_t seed) {
-  SCOPED_TRACE(name + ", tile " + std::to_string(tile));
+                            std::uint64_t seed, Precision precision = Precision::float64) {
+  SCOPED_TRACE(name + ", tile " + std::to_string(tile) + ", " + std::string(to_string(precision)));
   const Backend cpu = Backend::cpu();
   const Backend gpu = Backend::cuda();
-  CsrMatrix A_cpu = CsrMatrix::from_coo(cpu, coo);
-  CsrMatrix A_gpu = CsrMatrix::from_coo(gpu, coo);
+  CsrMatrix A_cpu = CsrMatrix::from_coo(cpu, coo, precision);
+  CsrMatrix A_gpu = CsrMatrix::from_coo(gpu, coo, precision);
   A_cpu.set_spmv_tile(tile);
   A_gpu.set_spmv_tile(tile);
   const std::size_t rows = static_cast<std::size_t>(coo.num_rows);
@@ -528,6 +790,11 @@ TEST_F(SpmvTest, CudaKernelsEqualCpuKernelsBitForBit) {
     expect_cuda_equals_cpu(long_row_matrix(1000003, 1000003, 1, 500002, seed + 4),
                            "a row of 500002 entries", tile, seed + 40);
     expect_cuda_equals_cpu(poisson3d(64), "poisson3d 64^3", tile, seed + 50);
+    expect_cuda_equals_cpu(test::random_sparse(100003, 100003, 24, true, seed + 6),
+                           "100003x100003 skewed, empty and one long row", tile, seed + 60,
+                           Precision::float32);
+    expect_cuda_equals_cpu(boundary_lengths_matrix(seed + 7), "rows at the tile boundaries", tile,
+                           seed + 70, Precision::float32);
   }
 }
 #endif

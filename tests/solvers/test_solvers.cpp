@@ -128,6 +128,41 @@ INSTANTIATE_TEST_SUITE_P(AllMethods, SolverOnPoisson,
                                                               Method::gmres, Method::fgmres),
                                             ::testing::Bool()));
 
+TEST(Cg, JacobiPcgOnFloat32PoissonConvergesWithTheReferenceIterations) {
+  // Arrange: 3D Poisson 16^3 with a stencil scaled by 1/3 (values not exactly floats), stored
+  // in float32; a random right-hand side.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  CooMatrix coo = poisson3d(16);
+  for (double& v : coo.values) v /= 3.0;
+  CooMatrix rounded = coo;  // the matrix the solver sees: every value rounded to float
+  for (double& v : rounded.values) v = static_cast<double>(static_cast<float>(v));
+  const std::vector<double> b = test::random_vector(static_cast<std::size_t>(coo.num_rows), seed);
+  StopCriteria criteria;
+  criteria.relative_tolerance = 1e-10;
+  criteria.max_iterations = 500;
+  auto solve = [&](const Backend& backend) {
+    const CsrMatrix A = CsrMatrix::from_coo(backend, coo, Precision::float32);
+    JacobiPreconditioner M;
+    M.setup(A);
+    Vector x = Vector::constant(backend, b.size(), 0.0);
+    Outcome out;
+    out.report = Cg(criteria).solve(A, M, Vector::from_host(backend, b), x);
+    out.x = x.to_host();
+    return out;
+  };
+
+  // Act
+  const Outcome tested = solve(test::backend_under_test());
+  const Outcome reference = solve(Backend::reference());
+
+  // Assert: converged; the true residual, in double against the float-rounded matrix, below
+  // 1e-8; the same iterations as the oracle.
+  EXPECT_EQ(tested.report.status, SolveStatus::converged) << tested.report.reason;
+  EXPECT_LT(test::true_relative_residual(rounded, tested.x, b), 1e-8);
+  EXPECT_EQ(tested.report.iterations, reference.report.iterations);
+}
+
 TEST(Cg, IterationCountOnPoisson2dIsInTheExpectedBand) {
   // Unpreconditioned CG on the 5-point Laplacian needs O(n) iterations: for n = 32 and a
   // reduction of 1e-8, between 50 and 120 (cond ~ 4/(pi h)^2 ~ 440, sqrt ~ 21, ln(2e8) ~ 19).

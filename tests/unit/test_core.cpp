@@ -172,6 +172,26 @@ TEST(Generators, Poisson3dHasSevenPointStencil) {
   EXPECT_THROW(poisson3d(0), InvalidInput);
 }
 
+TEST(Analysis, Float32MatrixIsAnalysedAsTheDoublesOfItsValues) {
+  // Poisson scaled by 1/3 (values not exactly floats): rounding makes the centre row, exactly
+  // weakly dominant in double (2 = 6 * 1/3), lose dominance (6 * float(1/3) > 2).
+  CooMatrix coo = poisson3d(3);
+  for (double& v : coo.values) v /= 3.0;
+  CooMatrix rounded = coo;
+  for (double& v : rounded.values) v = static_cast<double>(static_cast<float>(v));
+  const CsrMatrix A = CsrMatrix::from_coo(Backend::reference(), coo, Precision::float32);
+
+  const MatrixProperties p = analyse(A);
+  const MatrixProperties expected = analyse(CsrMatrix::from_coo(Backend::reference(), rounded));
+
+  EXPECT_TRUE(p.numerically_symmetric());
+  EXPECT_EQ(p.positive_diagonal, 27);
+  EXPECT_EQ(p.diagonally_dominant_rows, 26);
+  EXPECT_EQ(p.diagonally_dominant_rows, expected.diagonally_dominant_rows);
+  EXPECT_EQ(p.asymmetry, expected.asymmetry);
+  EXPECT_EQ(p.suggested_solver, expected.suggested_solver);
+}
+
 TEST(Generators, Poisson3d27HasTwentySevenPointStencil) {
   const CooMatrix coo = poisson3d27(3);
   // the centre point couples to all 27 points; 8 corners to 8 each

@@ -387,6 +387,23 @@ TEST_P(MatrixMarketRoundTrip, CsrMatrixIsBitExact) {
   EXPECT_EQ(bits_of(B.values().to_host()), bits_of(A.values().to_host()));
 }
 
+TEST_P(MatrixMarketRoundTrip, Float32CsrMatrixIsWrittenAsTheDoublesOfItsValues) {
+  // Arrange: random values stored in float32.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const CsrMatrix A = CsrMatrix::from_coo(
+      Backend::reference(), test::random_sparse(57, 43, 9, true, seed), Precision::float32);
+  const fs::path file = dir_ / ("matrix" + GetParam());
+
+  // Act
+  io::write_matrix_market(file, A);
+  const CsrMatrix B = CsrMatrix::from_coo(Backend::reference(), io::read_matrix_market(file));
+
+  // Assert: read back in double, the float values exactly.
+  EXPECT_EQ(B.col_idx().to_host(), A.col_idx().to_host());
+  EXPECT_EQ(bits_of(B.values().to_host()), bits_of(A.values_to_host()));
+}
+
 TEST_P(MatrixMarketRoundTrip, CooMatrixKeepsTripletsInOrder) {
   // Arrange: triplets in random order with a duplicate entry.
   const std::uint64_t seed = test::fresh_seed();

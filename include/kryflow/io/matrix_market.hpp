@@ -53,7 +53,8 @@ std::vector<double> read_vector(const std::filesystem::path& file);
 
 /// Writes A as `coordinate real general` with 17 significant digits (`%.17g`, so values read
 /// back bit-exact), 1-based indices; gzip-compressed when the file name ends in ".gz". A CSR
-/// matrix on a device is copied to the host first. Non-finite values are written as printf
+/// matrix on a device is copied to the host first; float32 values are written as the doubles
+/// they convert to. Non-finite values are written as printf
 /// spells them ("nan", "inf"), which the reader rejects. Throws InvalidInput when the file
 /// cannot be written or a COO index is out of range.
 void write_matrix_market(const std::filesystem::path& file, const CsrMatrix& A);

@@ -1,9 +1,10 @@
-// Compressed sparse row matrices (double values, 32-bit indices) as LinearOperators.
+// Compressed sparse row matrices (double or float values, 32-bit indices) as LinearOperators.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "kryflow/core/precision.hpp"
 #include "kryflow/linalg/coo_matrix.hpp"
 #include "kryflow/linalg/linear_operator.hpp"
 
@@ -23,7 +24,16 @@ struct RowLengthStats {
 
 /// A CSR matrix on one backend: row_ptr (num_rows + 1), col_idx and values (nnz each), columns
 /// sorted within each row, no duplicates (Saad, Iterative Methods, 2nd ed., sec. 3.4).
-/// SpMV costs 12 bytes per stored entry plus 4 per row plus the vectors.
+/// Values are stored in double or, by precision(), in float (kryflow/core/precision.hpp);
+/// vectors and all arithmetic stay double: a float value is converted to double before the
+/// product, so a float32 matrix gives the same bits as a float64 matrix holding the
+/// float-rounded values (docs/decisions/002-formats-sum-like-csr.md). A stored entry takes 4
+/// bytes of column index plus 8 (float64) or 4 (float32) of value, so SpMV costs 12 or 8 bytes
+/// per stored entry plus 4 per row plus the vectors.
+/// Rounding to float is to nearest; a finite value whose magnitude rounds beyond the float
+/// range throws InvalidInput naming its 1-based row and column (Inf and NaN stay as they are).
+/// Conversions between precisions (from_host and from_coo with float32, with_precision,
+/// update_values of a float32 matrix, values_to_host) go through the host.
 /// The cpu and cuda products walk a row-block partition built at construction and share
 /// per-matrix scratch, so products with one matrix must not run concurrently from several host
 /// threads (calls on one backend's stream run in order). Move-only (copy_to copies).
@@ -36,26 +46,39 @@ class CsrMatrix : public LinearOperator {
   /// of nnz entries each, 0-based. Explicit zeros are kept. Throws InvalidInput when a dimension
   /// is negative, the array lengths disagree, row_ptr does not run non-decreasing from 0 to nnz,
   /// a column index is outside 0..num_cols-1, or a row has unsorted or duplicate columns;
-  /// NotSupported when nnz exceeds the 32-bit index_t range.
+  /// NotSupported when nnz exceeds the 32-bit index_t range. With Precision::float32 the values
+  /// are rounded to float (InvalidInput on overflow, see the class comment).
   static CsrMatrix from_host(const Backend& backend, index_t num_rows, index_t num_cols,
                              std::vector<index_t> row_ptr, std::vector<index_t> col_idx,
-                             std::vector<double> values);
+                             std::vector<double> values, Precision precision = Precision::float64);
   /// Compresses triplets: sorts each row by column and sums duplicates (a sum that is 0 stays
   /// stored). Throws InvalidInput when a dimension is negative, the triplet arrays differ in
   /// length, or an index is outside the num_rows x num_cols matrix (the message names the
   /// 1-based entry and position); NotSupported when the compressed nnz exceeds index_t.
-  static CsrMatrix from_coo(const Backend& backend, const CooMatrix& coo);
+  /// Duplicates are summed in double, then the sums are stored in `precision` (float32:
+  /// rounded, InvalidInput on overflow).
+  static CsrMatrix from_coo(const Backend& backend, const CooMatrix& coo,
+                            Precision precision = Precision::float64);
 
-  /// A deep copy on `target` (pattern, values and the row-block partition).
+  /// A deep copy on `target` (pattern, values in the same precision, the row-block partition).
   CsrMatrix copy_to(const Backend& target) const;
+  /// A copy on the same backend whose values are stored in `precision`: float64 to float32
+  /// rounds to nearest and throws InvalidInput naming the 1-based row and column of the first
+  /// finite value that overflows float; float32 to float64 is exact. The same precision gives
+  /// a plain copy.
+  CsrMatrix with_precision(Precision precision) const;
   /// Replaces the values, in the stored order (same pattern): `values` holds nnz() entries on
-  /// any backend and is copied. Throws DimensionMismatch for another length.
+  /// any backend and is copied (and rounded to float for a float32 matrix). Throws
+  /// DimensionMismatch for another length; InvalidInput, changing nothing, when a float32
+  /// matrix would overflow (see with_precision).
   void update_values(const Array<double>& values);
 
   index_t num_rows() const override { return num_rows_; }
   index_t num_cols() const override { return num_cols_; }
-  const Backend& backend() const override { return values_.backend(); }
-  std::int64_t nnz() const noexcept { return static_cast<std::int64_t>(values_.size()); }
+  const Backend& backend() const override { return row_ptr_.backend(); }
+  std::int64_t nnz() const noexcept { return static_cast<std::int64_t>(col_idx_.size()); }
+  /// How the values are stored.
+  Precision precision() const noexcept { return precision_; }
 
   /// y = A x (see LinearOperator::apply). Throws DimensionMismatch on wrong sizes,
   /// InvalidInput when x or y lives on another backend or x and y are the same vector.
@@ -74,7 +97,13 @@ class CsrMatrix : public LinearOperator {
 
   const Array<index_t>& row_ptr() const noexcept { return row_ptr_; }
   const Array<index_t>& col_idx() const noexcept { return col_idx_; }
-  const Array<double>& values() const noexcept { return values_; }
+  /// The double values (nnz, on backend()). Throws NotSupported when the matrix stores float32:
+  /// use values_float32() or values_to_host().
+  const Array<double>& values() const;
+  /// The float values (nnz, on backend()). Throws NotSupported when the matrix stores float64.
+  const Array<float>& values_float32() const;
+  /// The values as doubles on the host, in stored order, for either precision (exact).
+  std::vector<double> values_to_host() const;
   const RowLengthStats& row_length_stats() const noexcept { return stats_; }
   /// Most stored entries of a row block of the cpu and cuda kernels (kernels/spmv/spmv.hpp):
   /// by default kernels::spmv::default_tile of the mean row length.
@@ -88,12 +117,18 @@ class CsrMatrix : public LinearOperator {
   index_t num_row_blocks() const noexcept {
     return row_blocks_.empty() ? 0 : static_cast<index_t>(row_blocks_.size() - 1);
   }
-  /// Bytes one SpMV must move at least: values, indices, row pointers, x once and y once.
+  /// Bytes one SpMV must move at least: values (8 or 4 bytes each, by precision()), column
+  /// indices, row pointers, x once and y once.
   double spmv_bytes() const noexcept;
 
  private:
   CsrMatrix(index_t num_rows, index_t num_cols, Array<index_t> row_ptr, Array<index_t> col_idx,
-            Array<double> values, RowLengthStats stats);
+            RowLengthStats stats);
+  /// A copy on `target` of everything but the values (left empty, precision float64).
+  CsrMatrix copy_pattern_to(const Backend& target) const;
+  /// `values` (nnz, in stored order) rounded to nearest float. Throws InvalidInput naming the
+  /// 1-based row and column of the first finite value that overflows float.
+  std::vector<float> round_to_float(const std::vector<double>& values) const;
   /// Builds the row-block partition from host row pointers and allocates the kernels' scratch.
   void build_partition(const std::vector<index_t>& host_row_ptr, int tile);
   kernels::spmv::CsrView view() const;
@@ -101,7 +136,9 @@ class CsrMatrix : public LinearOperator {
   index_t num_cols_ = 0;
   Array<index_t> row_ptr_;
   Array<index_t> col_idx_;
-  Array<double> values_;
+  Precision precision_ = Precision::float64;
+  Array<double> values_;     // nnz when precision_ is float64, else empty
+  Array<float> values_f32_;  // nnz when precision_ is float32, else empty
   RowLengthStats stats_;
   // Row-block partition of the cpu and cuda kernels (kernels::spmv::RowPartition) on the
   // matrix's backend, and their scratch (partial sums and completion counters, written by

@@ -46,7 +46,8 @@ struct MatrixProperties {
 ///    indefinite): "bicgstab_jacobi" when at least 90% of the rows are diagonally dominant,
 ///    else "gmres_jacobi".
 /// A may live on any backend; a non-reference A is first copied to the host (the whole matrix,
-/// temporarily). Any shape is accepted. Throws only what that copy throws (BackendError,
+/// temporarily). float32 values are analysed as the doubles they convert to. Any shape is
+/// accepted. Throws only what that copy throws (BackendError,
 /// OutOfMemory, std::bad_alloc).
 MatrixProperties analyse(const CsrMatrix& A);
 
