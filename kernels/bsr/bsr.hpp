@@ -45,10 +45,12 @@ inline constexpr int kMaxSpecialisedBlockSize = 8;
 inline constexpr int kMaxBlockSize = 32;
 
 /// The variant BsrKernel::automatic picks, indexed by block size B = 1..8; index 0 stands for
-/// every B of the generic kernel (9..32). Set from H100 measurements (bench_bsr); edit here.
+/// every B of the generic kernel (9..32). Not measured yet: a guess that coalesced coefficient
+/// loads win everywhere (for B = 1 block_row is a thread-per-row CSR product). To be set from
+/// H100 measurements (kryflow_bench_bsr prints both kernels per B); edit here.
 inline constexpr Variant kAutomaticVariant[kMaxSpecialisedBlockSize + 1] = {
     Variant::coefficient,  // generic B (9..32)
-    Variant::block_row,    // B = 1
+    Variant::coefficient,  // B = 1
     Variant::coefficient,  // B = 2
     Variant::coefficient,  // B = 3
     Variant::coefficient,  // B = 4

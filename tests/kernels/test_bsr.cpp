@@ -102,8 +102,9 @@ struct Pair {
   CsrMatrix filled;
 };
 
-Pair make_pair(const CooMatrix& coo, int B, Precision precision) {
-  const CsrMatrix csr = CsrMatrix::from_coo(test::backend_under_test(), coo);
+Pair make_bsr_and_filled_csr(const Backend& backend, const CooMatrix& coo, int B,
+                             Precision precision) {
+  const CsrMatrix csr = CsrMatrix::from_coo(backend, coo);
   BsrMatrix bsr = BsrMatrix::from_csr_filled(csr, B, precision);
   CsrMatrix filled = bsr.to_csr().copy_to(Backend::reference());
   return {std::move(bsr), std::move(filled)};
@@ -179,7 +180,7 @@ TEST_F(BsrTest, ProductResidualDotAndDiagonalEqualCsrReferenceOnFilledMatrix) {
       for (const Case& c : cases) {
         SCOPED_TRACE("B = " + std::to_string(B) + ", " + std::string(to_string(precision)) + ", " +
                      c.name);
-        Pair m = make_pair(c.coo, B, precision);
+        Pair m = make_bsr_and_filled_csr(backend, c.coo, B, precision);
         const auto rows = static_cast<std::size_t>(m.bsr.num_rows());
         const auto cols = static_cast<std::size_t>(m.bsr.num_cols());
         const std::vector<double> x = test::random_vector(cols, seed + 2);
@@ -243,7 +244,8 @@ TEST_F(BsrTest, ReferenceDotAddsSequentially) {
 }
 
 TEST_F(BsrTest, FusedDotGivesIdenticalBitsOnRepeatedCallsAndAcrossKernels) {
-  Pair m = make_pair(random_block_matrix(2000, 2000, 5, 3, 0.8, 5), 5, Precision::float64);
+  Pair m = make_bsr_and_filled_csr(backend, random_block_matrix(2000, 2000, 5, 3, 0.8, 5), 5,
+                                   Precision::float64);
   const std::vector<double> x = test::random_vector(10000, 6);
   const Vector xv = Vector::from_host(backend, x);
   Vector y = Vector::constant(backend, 10000, kNaN);
