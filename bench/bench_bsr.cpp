@@ -13,8 +13,6 @@
 //
 //   kryflow_bench_bsr [--backend cuda|cpu] [--data-dir DIR] [--sizes 64] [--block-sizes 4,5]
 //                     [--files a.mtx,b.mtx.gz] [--file-block-size 4] [--json out.json]
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
