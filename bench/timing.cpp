@@ -8,6 +8,8 @@
 #include <cmath>
 #include <ctime>
 
+#include "kryflow/core/error.hpp"
+
 #ifdef KRYFLOW_WITH_CUDA
 #include "bench/cusparse_spmv.hpp"
 #endif
@@ -68,6 +70,35 @@ std::string utc_now() {
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return date;
+}
+
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> items;
+  for (std::size_t pos = 0; pos <= list.size();) {
+    const std::size_t comma = list.find(',', pos);
+    const std::string item = list.substr(pos, comma == std::string::npos ? comma : comma - pos);
+    if (!item.empty()) items.push_back(item);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return items;
+}
+
+std::vector<int> parse_ints(const std::string& list) {
+  std::vector<int> values;
+  for (const std::string& item : split_list(list)) {
+    std::size_t used = 0;
+    int value = 0;
+    try {
+      value = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size())
+      throw InvalidInput("'" + item + "' in '" + list + "' is not an integer");
+    values.push_back(value);
+  }
+  return values;
 }
 
 }  // namespace kryflow::bench

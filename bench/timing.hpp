@@ -28,4 +28,10 @@ double max_relative_difference(const std::vector<double>& a, const std::vector<d
 /// The current UTC time as 2026-01-31T12:00:00Z.
 std::string utc_now();
 
+/// The items of a comma-separated list (empty items dropped).
+std::vector<std::string> split_list(const std::string& list);
+
+/// A comma-separated list of integers. Throws InvalidInput naming a bad item.
+std::vector<int> parse_ints(const std::string& list);
+
 }  // namespace kryflow::bench

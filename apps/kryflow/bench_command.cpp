@@ -18,6 +18,7 @@
 #include "kernels/blas/blas.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/io/matrix_market.hpp"
+#include "kryflow/linalg/bsr_matrix.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/format_advisor.hpp"
 #include "kryflow/linalg/generators.hpp"
@@ -25,6 +26,7 @@
 #include "report.hpp"
 
 #ifdef KRYFLOW_WITH_CUDA
+#include "bench/cusparse_bsr.hpp"
 #include "bench/cusparse_spmv.hpp"
 #endif
 
@@ -70,19 +72,6 @@ Problem load_problem(const std::string& spec, bool generated) {
   if (kind == "poisson3d27") return {name, poisson3d27(n)};
   throw InvalidInput("--gen '" + spec + "': unknown problem (valid: poisson2d, poisson3d, " +
                      "poisson3d27)");
-}
-
-std::vector<std::string> split_list(const std::string& list) {
-  std::vector<std::string> items;
-  std::size_t pos = 0;
-  while (pos <= list.size()) {
-    const std::size_t comma = list.find(',', pos);
-    const std::string item = list.substr(pos, comma - pos);
-    if (!item.empty()) items.push_back(item);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return items;
 }
 
 /// One measured product.
@@ -146,6 +135,12 @@ void run_problem(Context& context, const Problem& problem, const BenchOptions& o
   const Backend& backend = context.backend;
   const CsrMatrix host = CsrMatrix::from_coo(Backend::reference(), problem.coo);
   const FormatAdvice advice = advise_format(host, options.block_size);
+  // BSR runs with the detected or given block size when the pattern tiles strictly.
+  const int block_size = advice.detected_block_size;
+  if (options.block_size > 1 && block_size != options.block_size) {
+    std::printf("# %s: no BSR-%d: %s\n", problem.name.c_str(), options.block_size,
+                advice.reason.c_str());
+  }
   const long long rows = host.num_rows();
   const long long nnz = host.nnz();
   std::printf("# %s: %lld x %d, %lld nonzeros; advisor: %s (%s)\n", problem.name.c_str(), rows,
@@ -169,10 +164,10 @@ void run_problem(Context& context, const Problem& problem, const BenchOptions& o
     expected64 = y_reference.to_host();
   }
   const auto wanted = [&](const std::string& name) {
-    const std::vector<std::string> formats = split_list(options.formats);
+    const std::vector<std::string> formats = bench::split_list(options.formats);
     return std::find(formats.begin(), formats.end(), name) != formats.end();
   };
-  const std::vector<std::string> precisions = split_list(options.precisions);
+  const std::vector<std::string> precisions = bench::split_list(options.precisions);
 
   for (const std::string& precision_name : precisions) {
     const Precision precision = precision_from_string(precision_name);
@@ -199,6 +194,28 @@ void run_problem(Context& context, const Problem& problem, const BenchOptions& o
                   expected};
       measure(context, problem, c, rows, nnz);
     }
+    if (wanted("bsr") && block_size > 1) {
+      const CsrMatrix csr = host.copy_to(backend);
+      BsrMatrix A = BsrMatrix::from_csr(csr, block_size, precision);
+      const std::string label = "BSR-" + std::to_string(block_size);
+      for (const BsrKernel kernel : {BsrKernel::block_row, BsrKernel::coefficient}) {
+        if (!backend.is_device() && kernel == BsrKernel::coefficient) continue;  // one host kernel
+        A.set_kernel(kernel);
+        const std::string name = !backend.is_device()             ? ""
+                                 : kernel == BsrKernel::block_row ? " block_row"
+                                                                  : " coefficient";
+        Candidate c{"bsr",
+                    label + name,
+                    precision,
+                    A.spmv_bytes(),
+                    A.spmv_bytes(),
+                    advice.format == "bsr",
+                    [&] { A.apply(x, y); },
+                    &y,
+                    expected};
+        measure(context, problem, c, rows, nnz);
+      }
+    }
   }
 
 #ifdef KRYFLOW_WITH_CUDA
@@ -207,6 +224,20 @@ void run_problem(Context& context, const Problem& problem, const BenchOptions& o
     bench::CusparseSpmv cusparse(A, x.span().data(), y.span().data());
     Candidate c{"cusparse_csr", "cuSPARSE CSR", Precision::float64,        A.spmv_bytes(),
                 A.spmv_bytes(), false,          [&] { cusparse.apply(); }, &y,
+                &expected64};
+    measure(context, problem, c, rows, nnz);
+  }
+  if (backend.is_device() && wanted("cusparse") && block_size > 1) {
+    const BsrMatrix A = BsrMatrix::from_csr(host.copy_to(backend), block_size);
+    bench::CusparseBsrmv cusparse(A, x.span().data(), y.span().data());
+    Candidate c{"cusparse_bsr",
+                "cuSPARSE BSR-" + std::to_string(block_size),
+                Precision::float64,
+                A.spmv_bytes(),
+                A.spmv_bytes(),
+                false,
+                [&] { cusparse.apply(); },
+                &y,
                 &expected64};
     measure(context, problem, c, rows, nnz);
   }
@@ -257,8 +288,9 @@ void write_json(const std::string& path, const Backend& backend, double bandwidt
 }  // namespace
 
 int run_bench_spmv(const BenchOptions& options) {
-  for (const std::string& name : split_list(options.precisions)) (void)precision_from_string(name);
-  for (const std::string& name : split_list(options.formats)) {
+  for (const std::string& name : bench::split_list(options.precisions))
+    (void)precision_from_string(name);
+  for (const std::string& name : bench::split_list(options.formats)) {
     if (name != "csr" && name != "sell" && name != "bsr" && name != "cusparse") {
       throw InvalidInput("--formats: unknown format '" + name +
                          "' (valid: csr, sell, bsr, cusparse)");

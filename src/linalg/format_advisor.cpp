@@ -38,43 +38,6 @@ std::string format_number(const char* format, double value) {
 
 }  // namespace
 
-bool pattern_tiles(index_t num_rows, index_t num_cols, Span<const index_t> row_ptr,
-                   Span<const index_t> col_idx, int block_size, index_t* first_bad_block_row) {
-  const index_t B = block_size;
-  if (B < 1) throw InvalidInput("pattern_tiles: block size must be positive");
-  auto fail = [&](index_t block_row) {
-    if (first_bad_block_row != nullptr) *first_bad_block_row = block_row;
-    return false;
-  };
-  if (num_rows % B != 0 || num_cols % B != 0) return fail(num_rows / B);
-  for (index_t I = 0; I < num_rows / B; ++I) {
-    const index_t first = I * B;
-    const index_t length = row_ptr[first + 1] - row_ptr[first];
-    if (length % B != 0) return fail(I);
-    for (index_t r = 0; r < B; ++r) {
-      const index_t i = first + r;
-      if (row_ptr[i + 1] - row_ptr[i] != length) return fail(I);
-      for (index_t k = 0; k < length; ++k) {
-        const index_t c = col_idx[row_ptr[i] + k];
-        // Runs of B consecutive columns starting at multiples of B, the same in every row.
-        if (c != col_idx[row_ptr[first] + k]) return fail(I);
-        if (r == 0 && c != col_idx[row_ptr[first] + k - k % B] + k % B) return fail(I);
-        if (r == 0 && k % B == 0 && c % B != 0) return fail(I);
-      }
-    }
-  }
-  return true;
-}
-
-int detect_block_size(index_t num_rows, index_t num_cols, Span<const index_t> row_ptr,
-                      Span<const index_t> col_idx) {
-  if (num_rows == 0 || col_idx.size() == 0) return 1;
-  for (int B = 8; B >= 2; --B) {
-    if (pattern_tiles(num_rows, num_cols, row_ptr, col_idx, B)) return B;
-  }
-  return 1;
-}
-
 std::int64_t sell_stored_entries(Span<const index_t> row_ptr, int slice_height, index_t sigma) {
   if (slice_height < 1 || sigma < 1) {
     throw InvalidInput("sell_stored_entries: slice height and sigma must be positive");
@@ -122,13 +85,18 @@ FormatAdvice advise_format(const CsrMatrix& A, int block_size) {
         B > 1 ? "the pattern tiles into " + std::to_string(B) + "x" + std::to_string(B) + " blocks"
               : "the pattern has no block structure (no B in 2..8 tiles it)";
   } else if (block_size > 1) {
-    index_t bad = 0;
-    if (pattern_tiles(A.num_rows(), A.num_cols(), row_ptr, col_idx, block_size, &bad)) {
+    const BlockTiling tiling =
+        check_block_tiling(A.num_rows(), A.num_cols(), row_ptr, col_idx, block_size);
+    if (tiling.strict) {
       B = block_size;
       bsr_note = "block size " + std::to_string(B) + " given";
     } else {
-      bsr_note = "the pattern does not tile into " + std::to_string(block_size) + "x" +
-                 std::to_string(block_size) + " blocks (block row " + std::to_string(bad + 1) + ")";
+      bsr_note =
+          "the pattern does not tile into " + std::to_string(block_size) + "x" +
+          std::to_string(block_size) + " blocks (" +
+          (tiling.divisible ? "block row " + std::to_string(tiling.first_partial_block_row + 1)
+                            : std::string("the size is not a multiple of it")) +
+          ")";
     }
   }
   advice.detected_block_size = B;

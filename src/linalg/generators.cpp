@@ -1,9 +1,14 @@
 // Finite-difference Poisson model problems, generated row by row with sorted columns.
 #include "kryflow/linalg/generators.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kryflow/core/error.hpp"
 
@@ -107,6 +112,104 @@ CooMatrix poisson3d27(index_t n) {
     }
   }
   return stencil(n, 3, offsets, poisson3d27_nnz(n));
+}
+
+CooMatrix kronecker_block(const CooMatrix& scalar_pattern, int block_size, std::uint64_t seed,
+                          bool symmetric) {
+  const std::string problem = "kronecker_block(block_size = " + std::to_string(block_size) + ")";
+  if (block_size < 1) throw InvalidInput(problem + ": the block size must be >= 1");
+  if (symmetric && scalar_pattern.num_rows != scalar_pattern.num_cols) {
+    throw InvalidInput(problem + ": a symmetric block matrix needs a square pattern");
+  }
+  const std::int64_t B = block_size;
+  constexpr std::int64_t limit = std::numeric_limits<index_t>::max();
+  if (B * scalar_pattern.num_rows > limit || B * scalar_pattern.num_cols > limit) {
+    throw InvalidInput(problem + ": the rows exceed kryflow's 32-bit index limit");
+  }
+  // Distinct pattern entries, row by row with sorted columns.
+  std::vector<std::pair<index_t, index_t>> pattern;
+  pattern.reserve(scalar_pattern.num_entries());
+  for (std::size_t k = 0; k < scalar_pattern.num_entries(); ++k) {
+    pattern.emplace_back(scalar_pattern.row_idx[k], scalar_pattern.col_idx[k]);
+  }
+  std::sort(pattern.begin(), pattern.end());
+  pattern.erase(std::unique(pattern.begin(), pattern.end()), pattern.end());
+  if (static_cast<double>(pattern.size()) * static_cast<double>(B * B) > limit) {
+    throw InvalidInput(problem + ": the entries exceed kryflow's 32-bit index limit");
+  }
+  // Random blocks, one per distinct (i, j) with i <= j (symmetric) or per entry.
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> magnitude(0.1, 1.0);
+  std::bernoulli_distribution negative(0.5);
+  auto random_value = [&] { return negative(rng) ? -magnitude(rng) : magnitude(rng); };
+  const auto BB = static_cast<std::size_t>(B * B);
+  std::vector<double> blocks(pattern.size() * BB);
+  for (std::size_t p = 0; p < pattern.size(); ++p) {
+    const auto [i, j] = pattern[p];
+    if (symmetric && i > j) {
+      const auto mirror = std::lower_bound(pattern.begin(), pattern.end(), std::make_pair(j, i));
+      if (mirror == pattern.end() || *mirror != std::make_pair(j, i)) {
+        throw InvalidInput(problem + ": the pattern is not structurally symmetric at (" +
+                           std::to_string(i + 1) + ", " + std::to_string(j + 1) + ")");
+      }
+      continue;  // filled from its mirror below
+    }
+    for (std::size_t e = 0; e < BB; ++e) blocks[p * BB + e] = random_value();
+    if (symmetric && i == j) {
+      for (std::int64_t a = 0; a < B; ++a) {
+        for (std::int64_t c = 0; c < a; ++c)
+          blocks[p * BB + a * B + c] = blocks[p * BB + c * B + a];
+      }
+    }
+  }
+  if (symmetric) {
+    for (std::size_t p = 0; p < pattern.size(); ++p) {
+      const auto [i, j] = pattern[p];
+      if (i <= j) continue;
+      const auto q = static_cast<std::size_t>(
+          std::lower_bound(pattern.begin(), pattern.end(), std::make_pair(j, i)) - pattern.begin());
+      for (std::int64_t a = 0; a < B; ++a) {
+        for (std::int64_t c = 0; c < B; ++c)
+          blocks[p * BB + a * B + c] = blocks[q * BB + c * B + a];
+      }
+    }
+  }
+  // Diagonal dominance: a_rr = 1 + sum of |a_rc| over c != r (symmetry is kept).
+  const auto num_rows = static_cast<std::size_t>(B * scalar_pattern.num_rows);
+  std::vector<double> off_diagonal(num_rows, 0.0);
+  for (std::size_t p = 0; p < pattern.size(); ++p) {
+    const auto [i, j] = pattern[p];
+    for (std::int64_t a = 0; a < B; ++a) {
+      for (std::int64_t c = 0; c < B; ++c) {
+        if (i == j && a == c) continue;
+        off_diagonal[static_cast<std::size_t>(i * B + a)] += std::abs(blocks[p * BB + a * B + c]);
+      }
+    }
+  }
+  CooMatrix coo;
+  coo.num_rows = static_cast<index_t>(B * scalar_pattern.num_rows);
+  coo.num_cols = static_cast<index_t>(B * scalar_pattern.num_cols);
+  coo.reserve(pattern.size() * BB);
+  std::size_t row_first = 0;  // first pattern entry of the current scalar row
+  while (row_first < pattern.size()) {
+    const index_t i = pattern[row_first].first;
+    std::size_t row_last = row_first;
+    while (row_last < pattern.size() && pattern[row_last].first == i) ++row_last;
+    for (std::int64_t a = 0; a < B; ++a) {
+      const auto row = static_cast<index_t>(i * B + a);
+      for (std::size_t p = row_first; p < row_last; ++p) {
+        const index_t j = pattern[p].second;
+        for (std::int64_t c = 0; c < B; ++c) {
+          const bool diagonal = i == j && a == c;
+          const double value = diagonal ? 1.0 + off_diagonal[static_cast<std::size_t>(row)]
+                                        : blocks[p * BB + a * B + c];
+          coo.push_back(row, static_cast<index_t>(j * B + c), value);
+        }
+      }
+    }
+    row_first = row_last;
+  }
+  return coo;
 }
 
 }  // namespace kryflow

@@ -71,10 +71,10 @@ TEST(FormatAdvisor, NamesTheFirstBlockRowThatDoesNotTile) {
   }
   ASSERT_TRUE(dropped);
   const CsrMatrix A = host_csr(broken);
-  index_t bad = -1;
-  EXPECT_FALSE(
-      pattern_tiles(A.num_rows(), A.num_cols(), A.row_ptr().span(), A.col_idx().span(), 3, &bad));
-  EXPECT_EQ(bad, 3);
+  const BlockTiling tiling =
+      check_block_tiling(A.num_rows(), A.num_cols(), A.row_ptr().span(), A.col_idx().span(), 3);
+  EXPECT_FALSE(tiling.strict);
+  EXPECT_EQ(tiling.first_partial_block_row, 3);
   EXPECT_EQ(detect(A), 1);
   const FormatAdvice forced = advise_format(A, 3);
   EXPECT_NE(forced.format, "bsr");
@@ -83,8 +83,12 @@ TEST(FormatAdvisor, NamesTheFirstBlockRowThatDoesNotTile) {
 
 TEST(FormatAdvisor, BlockSizeMustDivideTheDimensions) {
   const CsrMatrix A = host_csr(blocked(poisson2d(3), 2));  // 18 rows
-  EXPECT_TRUE(pattern_tiles(18, 18, A.row_ptr().span(), A.col_idx().span(), 2));
-  EXPECT_FALSE(pattern_tiles(18, 18, A.row_ptr().span(), A.col_idx().span(), 4));
+  EXPECT_TRUE(check_block_tiling(18, 18, A.row_ptr().span(), A.col_idx().span(), 2).strict);
+  const BlockTiling four = check_block_tiling(18, 18, A.row_ptr().span(), A.col_idx().span(), 4);
+  EXPECT_FALSE(four.strict);
+  EXPECT_FALSE(four.divisible);
+  const FormatAdvice forced = advise_format(A, 4);
+  EXPECT_NE(forced.reason.find("not a multiple"), std::string::npos) << forced.reason;
   EXPECT_THROW(advise_format(A, -1), InvalidInput);
 }
 

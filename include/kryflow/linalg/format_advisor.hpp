@@ -6,25 +6,10 @@
 #include <string>
 
 #include "kryflow/core/array.hpp"
+#include "kryflow/linalg/bsr_matrix.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
 
 namespace kryflow {
-
-/// The largest B in 8, 7, ..., 2 for which the pattern of a num_rows x num_cols CSR matrix tiles
-/// into fully stored B x B blocks: B divides both dimensions, and in every block row each row
-/// stores exactly the same block columns, each as B consecutive columns starting at a multiple
-/// of B. 1 when no B does. `row_ptr` (num_rows + 1) and `col_idx` (nnz) are host arrays, columns
-/// sorted within each row. O(nnz) per candidate B. The values are not looked at: a stored zero
-/// counts as stored.
-int detect_block_size(index_t num_rows, index_t num_cols, Span<const index_t> row_ptr,
-                      Span<const index_t> col_idx);
-
-/// Whether the pattern tiles into fully stored B x B blocks (the rule of detect_block_size).
-/// When it does not and `first_bad_block_row` is given, it receives the first (0-based) block
-/// row that breaks the rule (num_rows / B when B does not divide the dimensions).
-bool pattern_tiles(index_t num_rows, index_t num_cols, Span<const index_t> row_ptr,
-                   Span<const index_t> col_idx, int block_size,
-                   index_t* first_bad_block_row = nullptr);
 
 /// Stored entries of SELL-C-sigma with slice height C and sorting window sigma, padding
 /// included: rows sorted by decreasing length within each window of sigma rows (sigma = 1: not
@@ -38,7 +23,7 @@ struct FormatAdvice {
   int block_size = 1;           ///< BSR block size (1 unless format is "bsr")
   int slice_height = 32;        ///< SELL slice height C (meaningful when format is "sell")
   index_t sigma = 1;            ///< SELL sorting window (meaningful when format is "sell")
-  int detected_block_size = 1;  ///< detect_block_size of the pattern (or the forced size)
+  int detected_block_size = 1;  ///< detect_block_size (bsr_matrix.hpp), or the forced size
   /// Bytes one product moves in each candidate format with float64 values, vectors included
   /// (0 when the format does not apply: BSR without a block structure).
   double csr_bytes = 0.0;

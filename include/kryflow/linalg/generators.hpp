@@ -1,6 +1,8 @@
 // Model problems: finite-difference Poisson matrices on the unit square and cube.
 #pragma once
 
+#include <cstdint>
+
 #include "kryflow/linalg/coo_matrix.hpp"
 
 namespace kryflow {
@@ -31,5 +33,18 @@ CooMatrix poisson3d(index_t n);
 /// (3n - 2)^3 entries (n <= 430). Weakly and irreducibly diagonally dominant, hence symmetric
 /// positive definite.
 CooMatrix poisson3d27(index_t n);
+
+/// A block version of a scalar matrix for block-sparse tests and benchmarks: every stored
+/// entry (i, j) of `scalar_pattern` (its value is ignored; duplicates count once) becomes a dense
+/// block_size x block_size block of random values in [-1, -0.1] u [0.1, 1] (from `seed`) at block
+/// position (i, j); then every diagonal entry is set to 1 + the sum of |off-diagonal entries| of
+/// its row, so the matrix is strictly diagonally dominant with a positive diagonal (nonsingular).
+/// With `symmetric`, block (j, i) is the transpose of block (i, j), which makes the result
+/// symmetric positive definite; the pattern must then be structurally symmetric (only its
+/// entries with i <= j are read). Entries come row by row with sorted columns, no duplicates:
+/// num_rows = block_size * scalar_pattern.num_rows, likewise for columns. Throws InvalidInput
+/// when block_size < 1, symmetric with a non-square pattern, or the entries exceed index_t.
+CooMatrix kronecker_block(const CooMatrix& scalar_pattern, int block_size, std::uint64_t seed,
+                          bool symmetric = true);
 
 }  // namespace kryflow
