@@ -73,6 +73,21 @@ int main(int argc, char** argv) {
   solve_command->add_option("--pin-unknown", solve.pin_unknown,
                             "fix unknown I (1-based) to 0, for singular pure-Neumann pressure "
                             "systems");
+  solve_command
+      ->add_option("--format", solve.format,
+                   "storage of A for the products: csr (default), sell (SELL-C-sigma), bsr, or "
+                   "auto (chosen from the pattern; the report says why)")
+      ->check(CLI::IsMember({"csr", "sell", "bsr", "auto"}));
+  solve_command
+      ->add_option("--block-size", solve.block_size,
+                   "BSR block size for --format bsr or auto (default 0: detected from the "
+                   "pattern)")
+      ->check(CLI::Range(0, 32));
+  solve_command
+      ->add_option("--precision", solve.precision,
+                   "stored matrix values: float64 (default) or float32 (vectors and arithmetic "
+                   "stay double)")
+      ->check(CLI::IsMember({"float64", "float32"}));
   solve_command->add_option("-o,--output", solve.output,
                             "write the solution vector (Matrix Market array; gzip if .gz)");
   solve_command->add_option("--report", solve.report, "text (default) or json (one object)")

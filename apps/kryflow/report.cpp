@@ -64,6 +64,7 @@ std::string solve_text(const SolveSummary& s) {
                              symmetry_text(p));
   text += line("right-hand side", s.rhs == "A * 1" ? "b = A * 1 (exact solution x = 1)" : s.rhs);
   text += line("backend", s.backend + ", device: " + s.device);
+  text += line("format", s.format + (s.format_reason.empty() ? "" : ": " + s.format_reason));
   text += line("configuration", s.config.dump());
   text += line("setup", seconds_text(r.setup_seconds));
   text += line("solve", seconds_text(r.solve_seconds) + format(", %d iterations, ", r.iterations) +
@@ -102,6 +103,7 @@ nlohmann::json solve_json(const SolveSummary& s) {
                  {"symmetry", symmetry_text(p)}};
   j["rhs"] = s.rhs;
   j["backend"] = s.backend;
+  j["format"] = {{"format", s.format}, {"reason", s.format_reason}};
   j["device"] = s.device;
   j["config"] = s.config;
   j["setup_seconds"] = r.setup_seconds;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <new>
 #include <optional>
 #include <stdexcept>
@@ -17,6 +18,8 @@
 #include "kryflow/config/registry.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/io/matrix_market.hpp"
+#include "kryflow/linalg/bsr_matrix.hpp"
+#include "kryflow/linalg/format_advisor.hpp"
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/linalg/matrix_analysis.hpp"
 #include "report.hpp"
@@ -143,8 +146,46 @@ int run_solve(const SolveOptions& options) {
   CsrMatrix host = CsrMatrix::from_coo(Backend::reference(), coo);
   coo = CooMatrix();
   summary.properties = analyse(host);
-  CsrMatrix A = backend.kind() == BackendKind::reference ? std::move(host) : host.copy_to(backend);
-  host = CsrMatrix();
+  // The storage format of the products: as asked, or advised from the pattern.
+  const Precision precision = precision_from_string(options.precision);
+  std::string format = options.format;
+  int block_size = options.block_size;
+  summary.format_reason = "chosen with --format " + options.format;
+  if (format == "auto" || (format == "bsr" && block_size == 0)) {
+    const FormatAdvice advice = advise_format(host, block_size);
+    if (format == "auto") {
+      format = advice.format;
+      summary.format_reason = "advised: " + advice.reason;
+    } else if (advice.detected_block_size < 2) {
+      throw InvalidInput(summary.matrix + ": --format bsr without --block-size, but " +
+                         advice.reason);
+    }
+    block_size = advice.format == "bsr" ? advice.block_size : advice.detected_block_size;
+  }
+  if (format == "bsr" && block_size < 1) {
+    throw InvalidInput("--format bsr: the block size must be positive");
+  }
+  std::unique_ptr<LinearOperator> owned;
+  double spmv_bytes = 0.0;
+  {
+    CsrMatrix csr = host.with_precision(precision);
+    host = CsrMatrix();
+    if (backend.kind() != BackendKind::reference) csr = csr.copy_to(backend);
+    if (format == "bsr") {
+      auto bsr = std::make_unique<BsrMatrix>(BsrMatrix::from_csr(csr, block_size, precision));
+      summary.format = "BSR-" + std::to_string(block_size);
+      spmv_bytes = bsr->spmv_bytes();
+      owned = std::move(bsr);
+    } else if (format == "sell") {
+      throw NotSupported("--format sell is not available yet");
+    } else {
+      summary.format = "CSR";
+      spmv_bytes = csr.spmv_bytes();
+      owned = std::make_unique<CsrMatrix>(std::move(csr));
+    }
+  }
+  summary.format += std::string(" (") + std::string(to_string(precision)) + " values)";
+  const LinearOperator& A = *owned;
 
   Vector b;
   if (b_host) {
@@ -189,7 +230,7 @@ int run_solve(const SolveOptions& options) {
   for (int k = 0; k < kBandwidthRepetitions; ++k) A.apply(x, y);
   backend.synchronize();
   summary.spmv_seconds = seconds_since(spmv_start) / kBandwidthRepetitions;
-  summary.spmv_bytes = A.spmv_bytes();
+  summary.spmv_bytes = spmv_bytes;
   // The roofline: a device-to-device (or host) copy between two buffers of options.copy_bytes,
   // by default 256 MiB on cuda (a 64 MiB copy on an H100, just above its 50 MB L2, measures
   // 12% less than a large one) and 64 MiB on the host, where a copy is slower (a CPU with a
