@@ -12,15 +12,15 @@ namespace kryflow::kernels::sell {
 #define KRYFLOW_SELL_CUDA_CASE(name, ...) \
   throw NotCompiled("sell::" #name ": cuda backend not compiled");
 #endif
-#define KRYFLOW_SELL_DISPATCH(name, ...)                    \
-  switch (backend.kind()) {                                 \
-    case BackendKind::reference:                            \
-      return reference::name(__VA_ARGS__);                  \
-    case BackendKind::cpu:                                  \
-      return cpu::name(__VA_ARGS__);                        \
-    case BackendKind::cuda:                                 \
-      KRYFLOW_SELL_CUDA_CASE(name, __VA_ARGS__)             \
-  }                                                         \
+#define KRYFLOW_SELL_DISPATCH(name, ...)        \
+  switch (backend.kind()) {                     \
+    case BackendKind::reference:                \
+      return reference::name(__VA_ARGS__);      \
+    case BackendKind::cpu:                      \
+      return cpu::name(__VA_ARGS__);            \
+    case BackendKind::cuda:                     \
+      KRYFLOW_SELL_CUDA_CASE(name, __VA_ARGS__) \
+  }                                             \
   throw NotSupported("sell::" #name ": unknown backend");
 
 void sell_layout(const Backend& backend, const CsrPattern& csr, int slice_height, index_t sigma,
@@ -42,8 +42,7 @@ void sell_gather(const Backend& backend, const SellView<T>& a, const CsrPattern&
 }
 
 template <class T>
-void sell_spmv(const Backend& backend, const SellView<T>& a, Span<const double> x,
-               Span<double> y) {
+void sell_spmv(const Backend& backend, const SellView<T>& a, Span<const double> x, Span<double> y) {
   KRYFLOW_SELL_DISPATCH(sell_spmv<T>, backend, a, x, y)
 }
 
@@ -60,27 +59,25 @@ double sell_spmv_dot(const Backend& backend, const SellView<T>& a, Span<const do
 }
 
 template <class T>
-void sell_diagonal(const Backend& backend, const SellView<T>& a, Span<double> d) {
-  KRYFLOW_SELL_DISPATCH(sell_diagonal<T>, backend, a, d)
-}
+void sell_diagonal(const Backend& backend, const SellView<T>& a,
+                   Span<double> d){KRYFLOW_SELL_DISPATCH(sell_diagonal<T>, backend, a, d)}
 
 #undef KRYFLOW_SELL_DISPATCH
 #undef KRYFLOW_SELL_CUDA_CASE
 
-#define KRYFLOW_SELL_INSTANTIATE(T)                                                            \
-  template void sell_fill<T>(const Backend&, const SellView<T>&, const CsrPattern&,            \
-                             const double*, index_t*, T*);                                     \
-  template void sell_gather<T>(const Backend&, const SellView<T>&, const CsrPattern&,          \
-                               index_t*, double*);                                             \
-  template void sell_spmv<T>(const Backend&, const SellView<T>&, Span<const double>,           \
-                             Span<double>);                                                    \
-  template void sell_residual<T>(const Backend&, const SellView<T>&, Span<const double>,       \
-                                 Span<const double>, Span<double>);                            \
-  template double sell_spmv_dot<T>(const Backend&, const SellView<T>&, Span<const double>,     \
-                                   Span<double>);                                              \
+#define KRYFLOW_SELL_INSTANTIATE(T)                                                                \
+  template void sell_fill<T>(const Backend&, const SellView<T>&, const CsrPattern&, const double*, \
+                             index_t*, T*);                                                        \
+  template void sell_gather<T>(const Backend&, const SellView<T>&, const CsrPattern&, index_t*,    \
+                               double*);                                                           \
+  template void sell_spmv<T>(const Backend&, const SellView<T>&, Span<const double>,               \
+                             Span<double>);                                                        \
+  template void sell_residual<T>(const Backend&, const SellView<T>&, Span<const double>,           \
+                                 Span<const double>, Span<double>);                                \
+  template double sell_spmv_dot<T>(const Backend&, const SellView<T>&, Span<const double>,         \
+                                   Span<double>);                                                  \
   template void sell_diagonal<T>(const Backend&, const SellView<T>&, Span<double>);
-KRYFLOW_SELL_INSTANTIATE(double)
-KRYFLOW_SELL_INSTANTIATE(float)
+KRYFLOW_SELL_INSTANTIATE(double) KRYFLOW_SELL_INSTANTIATE(float)
 #undef KRYFLOW_SELL_INSTANTIATE
 
 }  // namespace kryflow::kernels::sell

@@ -57,37 +57,36 @@ struct CsrPattern {
   const index_t* col_idx = nullptr;  // row_ptr[num_rows]
 };
 
-#define KRYFLOW_SELL_DECLARATIONS                                                                 \
-  /** Sorts rows by length (descending, stable) within windows of sigma rows into permutation   \
-      (num_rows), and writes slice_width (num_slices, each slice's longest row) and slice_ptr   \
-      (num_slices + 1: 0 then the running sum of C * slice_width). C and sigma are valid. */     \
-  void sell_layout(const Backend& backend, const CsrPattern& csr, int slice_height,              \
-                   index_t sigma, index_t* permutation, index_t* slice_width,                    \
-                   std::int64_t* slice_ptr);                                                     \
-  /** Writes the stored entries of the layout `a` from CSR arrays in original order: values      \
-      rounded to T, padding as documented in SellMatrix; col_idx only when `col_idx` is not    \
-      null (update_values passes null). */                                                      \
-  template <class T>                                                                             \
-  void sell_fill(const Backend& backend, const SellView<T>& a, const CsrPattern& csr,            \
-                 const double* csr_values, index_t* col_idx, T* values);                         \
-  /** The inverse of sell_fill: CSR column indices and values (as double), padding dropped. */   \
-  template <class T>                                                                             \
-  void sell_gather(const Backend& backend, const SellView<T>& a, const CsrPattern& csr,          \
-                   index_t* csr_col_idx, double* csr_values);                                    \
-  /** y = A x */                                                                                 \
-  template <class T>                                                                             \
-  void sell_spmv(const Backend& backend, const SellView<T>& a, Span<const double> x,             \
-                 Span<double> y);                                                                \
-  /** r = b - A x */                                                                             \
-  template <class T>                                                                             \
-  void sell_residual(const Backend& backend, const SellView<T>& a, Span<const double> b,         \
-                     Span<const double> x, Span<double> r);                                      \
-  /** y = A x and returns x·y (square A), deterministic (file comment) */                       \
-  template <class T>                                                                             \
-  double sell_spmv_dot(const Backend& backend, const SellView<T>& a, Span<const double> x,       \
-                       Span<double> y);                                                          \
-  /** d_i = sum of the stored a_ii (0 where the row stores no diagonal entry) */                 \
-  template <class T>                                                                             \
+#define KRYFLOW_SELL_DECLARATIONS                                                                  \
+  /** Sorts rows by length (descending, stable) within windows of sigma rows into permutation      \
+      (num_rows), and writes slice_width (num_slices, each slice's longest row) and slice_ptr      \
+      (num_slices + 1: 0 then the running sum of C * slice_width). C and sigma are valid. */       \
+  void sell_layout(const Backend& backend, const CsrPattern& csr, int slice_height, index_t sigma, \
+                   index_t* permutation, index_t* slice_width, std::int64_t* slice_ptr);           \
+  /** Writes the stored entries of the layout `a` from CSR arrays in original order: values        \
+      rounded to T, padding as documented in SellMatrix; col_idx only when `col_idx` is not        \
+      null (update_values passes null; csr.col_idx is then not read). */                           \
+  template <class T>                                                                               \
+  void sell_fill(const Backend& backend, const SellView<T>& a, const CsrPattern& csr,              \
+                 const double* csr_values, index_t* col_idx, T* values);                           \
+  /** The inverse of sell_fill: CSR column indices and values (as double), padding dropped. */     \
+  template <class T>                                                                               \
+  void sell_gather(const Backend& backend, const SellView<T>& a, const CsrPattern& csr,            \
+                   index_t* csr_col_idx, double* csr_values);                                      \
+  /** y = A x */                                                                                   \
+  template <class T>                                                                               \
+  void sell_spmv(const Backend& backend, const SellView<T>& a, Span<const double> x,               \
+                 Span<double> y);                                                                  \
+  /** r = b - A x */                                                                               \
+  template <class T>                                                                               \
+  void sell_residual(const Backend& backend, const SellView<T>& a, Span<const double> b,           \
+                     Span<const double> x, Span<double> r);                                        \
+  /** y = A x and returns x·y (square A), deterministic (file comment) */                         \
+  template <class T>                                                                               \
+  double sell_spmv_dot(const Backend& backend, const SellView<T>& a, Span<const double> x,         \
+                       Span<double> y);                                                            \
+  /** d_i = sum of the stored a_ii (0 where the row stores no diagonal entry) */                   \
+  template <class T>                                                                               \
   void sell_diagonal(const Backend& backend, const SellView<T>& a, Span<double> d);
 
 /// Dispatch.

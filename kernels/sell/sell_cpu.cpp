@@ -120,7 +120,7 @@ void sell_fill(const Backend& backend, const SellView<T>& a, const CsrPattern& c
         const index_t i = a.permutation[p];
         begin = csr.row_ptr[i];
         length = csr.row_ptr[i + 1] - begin;
-        if (length > 0) pad_col = csr.col_idx[begin + length - 1];
+        if (length > 0 && col_idx != nullptr) pad_col = csr.col_idx[begin + length - 1];
       }
       for (index_t j = 0; j < a.slice_width[s]; ++j) {
         const size_type k = base + static_cast<size_type>(j) * c;
@@ -150,8 +150,7 @@ void sell_gather(const Backend& backend, const SellView<T>& a, const CsrPattern&
 }
 
 template <class T>
-void sell_spmv(const Backend& backend, const SellView<T>& a, Span<const double> x,
-               Span<double> y) {
+void sell_spmv(const Backend& backend, const SellView<T>& a, Span<const double> x, Span<double> y) {
   all_slices<Mode::product>(backend, a, x.data(), nullptr, y.data());
 }
 
@@ -194,17 +193,17 @@ void sell_diagonal(const Backend& backend, const SellView<T>& a, Span<double> d)
   all_slices<Mode::diagonal>(backend, a, nullptr, nullptr, d.data());
 }
 
-#define KRYFLOW_SELL_INSTANTIATE(T)                                                            \
-  template void sell_fill<T>(const Backend&, const SellView<T>&, const CsrPattern&,            \
-                             const double*, index_t*, T*);                                     \
-  template void sell_gather<T>(const Backend&, const SellView<T>&, const CsrPattern&,          \
-                               index_t*, double*);                                             \
-  template void sell_spmv<T>(const Backend&, const SellView<T>&, Span<const double>,           \
-                             Span<double>);                                                    \
-  template void sell_residual<T>(const Backend&, const SellView<T>&, Span<const double>,       \
-                                 Span<const double>, Span<double>);                            \
-  template double sell_spmv_dot<T>(const Backend&, const SellView<T>&, Span<const double>,     \
-                                   Span<double>);                                              \
+#define KRYFLOW_SELL_INSTANTIATE(T)                                                                \
+  template void sell_fill<T>(const Backend&, const SellView<T>&, const CsrPattern&, const double*, \
+                             index_t*, T*);                                                        \
+  template void sell_gather<T>(const Backend&, const SellView<T>&, const CsrPattern&, index_t*,    \
+                               double*);                                                           \
+  template void sell_spmv<T>(const Backend&, const SellView<T>&, Span<const double>,               \
+                             Span<double>);                                                        \
+  template void sell_residual<T>(const Backend&, const SellView<T>&, Span<const double>,           \
+                                 Span<const double>, Span<double>);                                \
+  template double sell_spmv_dot<T>(const Backend&, const SellView<T>&, Span<const double>,         \
+                                   Span<double>);                                                  \
   template void sell_diagonal<T>(const Backend&, const SellView<T>&, Span<double>);
 KRYFLOW_SELL_INSTANTIATE(double)
 KRYFLOW_SELL_INSTANTIATE(float)

@@ -67,7 +67,7 @@ void sell_fill(const Backend&, const SellView<T>& a, const CsrPattern& csr,
       const index_t i = a.permutation[p];
       begin = csr.row_ptr[i];
       length = csr.row_ptr[i + 1] - begin;
-      if (length > 0) pad_col = csr.col_idx[begin + length - 1];
+      if (length > 0 && col_idx != nullptr) pad_col = csr.col_idx[begin + length - 1];
     }
     for (index_t j = 0; j < a.slice_width[s]; ++j) {
       const size_type k = base + static_cast<size_type>(j) * a.slice_height;
@@ -79,8 +79,8 @@ void sell_fill(const Backend&, const SellView<T>& a, const CsrPattern& csr,
 }
 
 template <class T>
-void sell_gather(const Backend&, const SellView<T>& a, const CsrPattern& csr,
-                 index_t* csr_col_idx, double* csr_values) {
+void sell_gather(const Backend&, const SellView<T>& a, const CsrPattern& csr, index_t* csr_col_idx,
+                 double* csr_values) {
   for (size_type p = 0; p < a.num_rows; ++p) {
     const size_type s = p / a.slice_height;
     const size_type base = a.slice_ptr[s] + p % a.slice_height;
@@ -100,8 +100,8 @@ void sell_spmv(const Backend&, const SellView<T>& a, Span<const double> x, Span<
 }
 
 template <class T>
-void sell_residual(const Backend&, const SellView<T>& a, Span<const double> b,
-                   Span<const double> x, Span<double> r) {
+void sell_residual(const Backend&, const SellView<T>& a, Span<const double> b, Span<const double> x,
+                   Span<double> r) {
   for (size_type p = 0; p < a.num_rows; ++p) {
     const index_t i = a.permutation[p];
     r[i] = b[i] - row_product(a, p, x.data());
@@ -132,17 +132,17 @@ void sell_diagonal(const Backend&, const SellView<T>& a, Span<double> d) {
   }
 }
 
-#define KRYFLOW_SELL_INSTANTIATE(T)                                                            \
-  template void sell_fill<T>(const Backend&, const SellView<T>&, const CsrPattern&,            \
-                             const double*, index_t*, T*);                                     \
-  template void sell_gather<T>(const Backend&, const SellView<T>&, const CsrPattern&,          \
-                               index_t*, double*);                                             \
-  template void sell_spmv<T>(const Backend&, const SellView<T>&, Span<const double>,           \
-                             Span<double>);                                                    \
-  template void sell_residual<T>(const Backend&, const SellView<T>&, Span<const double>,       \
-                                 Span<const double>, Span<double>);                            \
-  template double sell_spmv_dot<T>(const Backend&, const SellView<T>&, Span<const double>,     \
-                                   Span<double>);                                              \
+#define KRYFLOW_SELL_INSTANTIATE(T)                                                                \
+  template void sell_fill<T>(const Backend&, const SellView<T>&, const CsrPattern&, const double*, \
+                             index_t*, T*);                                                        \
+  template void sell_gather<T>(const Backend&, const SellView<T>&, const CsrPattern&, index_t*,    \
+                               double*);                                                           \
+  template void sell_spmv<T>(const Backend&, const SellView<T>&, Span<const double>,               \
+                             Span<double>);                                                        \
+  template void sell_residual<T>(const Backend&, const SellView<T>&, Span<const double>,           \
+                                 Span<const double>, Span<double>);                                \
+  template double sell_spmv_dot<T>(const Backend&, const SellView<T>&, Span<const double>,         \
+                                   Span<double>);                                                  \
   template void sell_diagonal<T>(const Backend&, const SellView<T>&, Span<double>);
 KRYFLOW_SELL_INSTANTIATE(double)
 KRYFLOW_SELL_INSTANTIATE(float)
