@@ -53,16 +53,6 @@ using namespace kryflow;
 /// Agreement required between kryflow's y and the comparison's y: max |a - b| / max |b|.
 constexpr double kAgreementTolerance = 1e-12;
 
-const std::vector<std::string> kCorpus = {
-    "matrices/suitesparse/ex10hs/ex10hs.mtx.gz",
-    "matrices/openfoam/pressure_23325/openfoam_p_23325.mtx.gz",
-    "matrices/suitesparse/airfoil_2d/airfoil_2d.mtx.gz",
-    "matrices/fvens/2dcyl1/2dcyl1.mtx.gz",
-    "matrices/petsc_ex19/ex19_cavity_33.mtx.gz",
-    "matrices/petsc_ex19/ex19_cavity_129.mtx.gz",
-    "matrices/petsc_ex19/ex19_cavity_257.mtx.gz",
-};
-
 struct Options {
   std::string backend = "cuda";
   std::filesystem::path data_dir;
@@ -301,7 +291,7 @@ int main(int argc, char** argv) {
         }
       }
     }
-    for (const std::string& relative : kCorpus) {
+    for (const std::string& relative : bench::kSpmvCorpus) {
       const std::filesystem::path file = options.data_dir / relative;
       const std::string name = std::filesystem::path(relative).stem().stem().string();
       if (!std::filesystem::exists(file)) {

@@ -25,6 +25,17 @@ std::size_t cache_bytes(const Backend& backend);
 /// or different lengths).
 double max_relative_difference(const std::vector<double>& a, const std::vector<double>& b);
 
+/// The real matrices of the SpMV benchmarks, relative to the data folder (KRYFLOW_DATA_DIR).
+inline const std::vector<std::string> kSpmvCorpus = {
+    "matrices/suitesparse/ex10hs/ex10hs.mtx.gz",
+    "matrices/openfoam/pressure_23325/openfoam_p_23325.mtx.gz",
+    "matrices/suitesparse/airfoil_2d/airfoil_2d.mtx.gz",
+    "matrices/fvens/2dcyl1/2dcyl1.mtx.gz",
+    "matrices/petsc_ex19/ex19_cavity_33.mtx.gz",
+    "matrices/petsc_ex19/ex19_cavity_129.mtx.gz",
+    "matrices/petsc_ex19/ex19_cavity_257.mtx.gz",
+};
+
 /// The current UTC time as 2026-01-31T12:00:00Z.
 std::string utc_now();
 

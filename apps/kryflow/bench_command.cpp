@@ -22,6 +22,7 @@
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/format_advisor.hpp"
 #include "kryflow/linalg/generators.hpp"
+#include "kryflow/linalg/sell_matrix.hpp"
 #include "kryflow/linalg/vector.hpp"
 #include "report.hpp"
 
@@ -36,6 +37,10 @@ namespace {
 /// Largest max|y - y_ref| / max|y_ref| accepted: every format sums a row like the reference
 /// does (docs/decisions/002), so only CSR-stream's chunked long rows and cuSPARSE differ.
 constexpr double kAgreementTolerance = 1e-12;
+/// The SELL-C-sigma configurations measured: half-warp and warp slices, unsorted and sorted in
+/// windows of 256 rows (the advisor's candidates are among them).
+constexpr int kSellSliceHeights[] = {16, 32};
+constexpr index_t kSellSigmas[] = {1, 256};
 
 /// A matrix to measure: a file or a generated problem.
 struct Problem {
@@ -193,6 +198,26 @@ void run_problem(Context& context, const Problem& problem, const BenchOptions& o
                   &y,
                   expected};
       measure(context, problem, c, rows, nnz);
+    }
+    if (wanted("sell")) {
+      const CsrMatrix csr = host.copy_to(backend);
+      for (const int C : kSellSliceHeights) {
+        for (const index_t sigma : kSellSigmas) {
+          const SellMatrix A = SellMatrix::from_csr(csr, C, sigma, precision);
+          const bool advised =
+              advice.format == "sell" && advice.slice_height == C && advice.sigma == sigma;
+          Candidate c{"sell",
+                      "SELL-" + std::to_string(C) + "-" + std::to_string(sigma),
+                      precision,
+                      A.spmv_bytes(),
+                      A.spmv_moved_bytes(),
+                      advised,
+                      [&] { A.apply(x, y); },
+                      &y,
+                      expected};
+          measure(context, problem, c, rows, nnz);
+        }
+      }
     }
     if (wanted("bsr") && block_size > 1) {
       const CsrMatrix csr = host.copy_to(backend);

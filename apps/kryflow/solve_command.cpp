@@ -22,6 +22,7 @@
 #include "kryflow/linalg/format_advisor.hpp"
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/linalg/matrix_analysis.hpp"
+#include "kryflow/linalg/sell_matrix.hpp"
 #include "report.hpp"
 
 namespace kryflow::cli {
@@ -177,7 +178,14 @@ int run_solve(const SolveOptions& options) {
       spmv_bytes = bsr->spmv_bytes();
       owned = std::move(bsr);
     } else if (format == "sell") {
-      throw NotSupported("--format sell is not available yet");
+      // The advisor's SELL candidate: a warp-wide slice, the sigma that pads less.
+      const FormatAdvice advice = advise_format(csr, 1);
+      auto sell = std::make_unique<SellMatrix>(
+          SellMatrix::from_csr(csr, advice.slice_height, advice.sigma, precision));
+      summary.format =
+          "SELL-" + std::to_string(sell->slice_height()) + "-" + std::to_string(sell->sigma());
+      spmv_bytes = sell->spmv_bytes();
+      owned = std::move(sell);
     } else {
       summary.format = "CSR";
       spmv_bytes = csr.spmv_bytes();
