@@ -34,6 +34,10 @@
 #include "kryflow/linalg/sell_matrix.hpp"
 #include "kryflow/linalg/vector.hpp"
 
+#ifdef KRYFLOW_WITH_CUDA
+#include "bench/cusparse_spmv.hpp"
+#endif
+
 #ifndef KRYFLOW_BENCH_DATA_DIR
 #define KRYFLOW_BENCH_DATA_DIR "../shared/data"
 #endif

@@ -132,7 +132,7 @@ BsrMatrix BsrMatrix::from_csr(const CsrMatrix& A, int block_size, Precision prec
   }
   std::vector<double> values(block_col_idx.size() * static_cast<std::size_t>(BB), 0.0);
   {
-    const std::vector<double> csr_values = A.values().to_host();
+    const std::vector<double> csr_values = A.values_to_host();
     for (std::size_t k = 0; k < position.size(); ++k) values[position[k]] = csr_values[k];
   }
 

@@ -88,14 +88,21 @@ SellMatrix SellMatrix::from_csr(const CsrMatrix& csr, int slice_height, index_t 
 
   const auto stored = static_cast<std::size_t>(A.stored_entries_);
   A.col_idx_ = Array<index_t>(backend, stored);
+  // A CSR matrix stored in float32 is widened to double (exactly) for the fill.
+  Array<double> widened;
+  if (csr.precision() == Precision::float32) {
+    widened = Array<double>::from_host(backend, csr.values_to_host());
+  }
+  const double* csr_values =
+      csr.precision() == Precision::float32 ? widened.data() : csr.values().data();
   if (precision == Precision::float32) {
     A.values32_ = Array<float>(backend, stored);
-    kernels::sell::sell_fill(backend, A.view<float>(), pattern, csr.values().data(),
-                             A.col_idx_.data(), A.values32_.data());
+    kernels::sell::sell_fill(backend, A.view<float>(), pattern, csr_values, A.col_idx_.data(),
+                             A.values32_.data());
   } else {
     A.values64_ = Array<double>(backend, stored);
-    kernels::sell::sell_fill(backend, A.view<double>(), pattern, csr.values().data(),
-                             A.col_idx_.data(), A.values64_.data());
+    kernels::sell::sell_fill(backend, A.view<double>(), pattern, csr_values, A.col_idx_.data(),
+                             A.values64_.data());
   }
   A.block_partials_ = Array<double>(
       backend, static_cast<std::size_t>(kernels::sell::num_dot_groups(num_slices * slice_height)));

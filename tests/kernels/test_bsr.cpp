@@ -446,5 +446,23 @@ TEST_F(BsrTest, SolversTakeTheSameIterationsAsOnCsr) {
   }
 }
 
+TEST(BsrConversion, FromFloat32CsrEqualsFromDoubleCsr) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  const Backend backend = test::backend_under_test();
+  const CsrMatrix csr64 =
+      CsrMatrix::from_coo(backend, kronecker_block(poisson2d(7), 4, seed, false));
+  const CsrMatrix csr32 = csr64.with_precision(Precision::float32);
+  const BsrMatrix a = BsrMatrix::from_csr(csr64, 4, Precision::float32);
+  const BsrMatrix b = BsrMatrix::from_csr(csr32, 4, Precision::float32);
+  const std::size_t n = static_cast<std::size_t>(csr64.num_rows());
+  const Vector x = Vector::from_host(backend, test::random_vector(n, seed + 1));
+  Vector ya(backend, n);
+  Vector yb(backend, n);
+  a.apply(x, ya);
+  b.apply(x, yb);
+  EXPECT_EQ(ya.to_host(), yb.to_host());
+}
+
 }  // namespace
 }  // namespace kryflow

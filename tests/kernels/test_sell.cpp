@@ -378,5 +378,25 @@ TEST_P(SellSolverTest, TakesTheIterationsOfCsrAndReachesTheTrueResidual) {
 INSTANTIATE_TEST_SUITE_P(Methods, SellSolverTest,
                          ::testing::Values(Method::cg, Method::bicgstab, Method::gmres));
 
+TEST(SellConversion, FromFloat32CsrEqualsFromDoubleCsr) {
+  // Converting a CSR matrix that already stores float32 values gives the same SELL matrix as
+  // rounding while converting from double.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  const Backend backend = test::backend_under_test();
+  const CsrMatrix csr64 =
+      CsrMatrix::from_coo(backend, test::random_sparse(301, 301, 40, true, seed));
+  const CsrMatrix csr32 = csr64.with_precision(Precision::float32);
+  const SellMatrix a = SellMatrix::from_csr(csr64, 8, 32, Precision::float32);
+  const SellMatrix b = SellMatrix::from_csr(csr32, 8, 32, Precision::float32);
+  const Vector x = Vector::from_host(backend, test::random_vector(301, seed + 1));
+  Vector ya(backend, 301);
+  Vector yb(backend, 301);
+  a.apply(x, ya);
+  b.apply(x, yb);
+  EXPECT_EQ(ya.to_host(), yb.to_host());
+  EXPECT_EQ(b.to_csr().values_to_host(), csr32.values_to_host());
+}
+
 }  // namespace
 }  // namespace kryflow
