@@ -94,6 +94,9 @@ __global__ void __launch_bounds__(kThreads)
   double sum = 0.0;
   if (mine) {
     const index_t end = __ldg(a.row_ptr + I + 1);
+    // Unrolled so the loads of several blocks are in flight before their products are added
+    // (the additions stay in block order): on small matrices the kernel is a latency chain.
+#pragma unroll 4
     for (index_t k = __ldg(a.row_ptr + I); k < end; ++k) {
       const V* row = a.values + (static_cast<size_type>(k) * B + ii) * B;
       const double* xb = x + static_cast<size_type>(__ldg(a.col_idx + k)) * B;
