@@ -113,6 +113,7 @@ for b in "$build"/bench/kryflow_bench_*; do
   name=$(basename "$b")
   extra=()
   [[ $name == kryflow_bench_spmv ]] && extra=(--tiles "${KRYFLOW_SPMV_TILES:-auto,1024,2048,4096}")
+  [[ $name == kryflow_bench_bsr ]] && extra=(--block-sizes 2,3,4,5,6,7,8)
   "$b" "${extra[@]}" --json "$results/${name#kryflow_}.json" 2>&1 | tee "$results/${name#kryflow_}.txt" | tail -25
 done
 fi

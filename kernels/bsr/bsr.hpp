@@ -45,15 +45,16 @@ inline constexpr int kMaxSpecialisedBlockSize = 8;
 inline constexpr int kMaxBlockSize = 32;
 
 /// The variant BsrKernel::automatic picks, indexed by block size B = 1..8; index 0 stands for
-/// every B of the generic kernel (9..32). Not measured yet: a guess that coalesced coefficient
-/// loads win everywhere (for B = 1 block_row is a thread-per-row CSR product). To be set from
-/// H100 measurements (kryflow_bench_bsr prints both kernels per B); edit here.
+/// every B of the generic kernel (9..32). From kryflow_bench_bsr on an H100
+/// (bench/results/h100_formats): for B = 4 block_row wins on 2dcyl1 and the ex19 cavities 33
+/// and 129 (by 1.7x), ties on cavity 257 and loses by 5% on block Poisson 64^3; for B = 5
+/// coefficient wins by 1.26x. Block sizes not measured take their neighbour's choice.
 inline constexpr Variant kAutomaticVariant[kMaxSpecialisedBlockSize + 1] = {
     Variant::coefficient,  // generic B (9..32)
-    Variant::coefficient,  // B = 1
-    Variant::coefficient,  // B = 2
-    Variant::coefficient,  // B = 3
-    Variant::coefficient,  // B = 4
+    Variant::block_row,    // B = 1
+    Variant::block_row,    // B = 2
+    Variant::block_row,    // B = 3
+    Variant::block_row,    // B = 4
     Variant::coefficient,  // B = 5
     Variant::coefficient,  // B = 6
     Variant::coefficient,  // B = 7
@@ -76,6 +77,10 @@ constexpr index_t num_groups(index_t num_block_rows, int block_size) noexcept {
   return (num_block_rows + group_block_rows(block_size) - 1) / group_block_rows(block_size);
 }
 
+/// Value bytes above which the cuda kernels stream the values past the cache (an H100's L2 holds
+/// 50 MB; below a quarter of it repeated products of a small matrix find its values there).
+inline constexpr std::int64_t kStreamValuesBytes = std::int64_t{12} << 20;
+
 /// A BSR matrix as the kernels see it (layout in the file comment); all pointers on one backend.
 template <class V>
 struct BsrView {
@@ -86,6 +91,10 @@ struct BsrView {
   const index_t* row_ptr = nullptr;  // num_block_rows + 1
   const index_t* col_idx = nullptr;  // num_blocks
   const V* values = nullptr;         // num_blocks * B * B
+  // Whether the cuda kernels read the values with an evict-first hint: yes when they are too
+  // large to stay in the cache between products (then x keeps its place), no for a matrix
+  // small enough to stay there (kStreamValuesBytes).
+  bool stream_values = true;
   // Scratch of bsr_spmv_dot (one call at a time per matrix): one sum per group (cpu and cuda),
   // and a completion counter that is 0 between calls (cuda).
   double* group_partials = nullptr;  // num_groups(num_block_rows, block_size)

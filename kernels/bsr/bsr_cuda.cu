@@ -103,13 +103,14 @@ __global__ void __launch_bounds__(kThreads)
       if constexpr (kB > 0) {
         V v[kB];
 #pragma unroll
-        for (int c = 0; c < kB; ++c) v[c] = __ldcs(row + c);
+        for (int c = 0; c < kB; ++c) v[c] = a.stream_values ? __ldcs(row + c) : __ldg(row + c);
 #pragma unroll
         for (int c = 0; c < kB; ++c)
           sum = __dadd_rn(sum, __dmul_rn(to_double(v[c]), __ldg(xb + c)));
       } else {
         for (int c = 0; c < B; ++c) {
-          sum = __dadd_rn(sum, __dmul_rn(to_double(__ldcs(row + c)), __ldg(xb + c)));
+          const V value = a.stream_values ? __ldcs(row + c) : __ldg(row + c);
+          sum = __dadd_rn(sum, __dmul_rn(to_double(value), __ldg(xb + c)));
         }
       }
     }
@@ -157,7 +158,7 @@ __global__ void __launch_bounds__(kThreads)
         const int q = min(q0 + t + u * kThreads, count - 1);
         const int block = q / BB;
         const int column = (q - block * BB) % B;
-        v[u] = __ldcs(values + q);
+        v[u] = a.stream_values ? __ldcs(values + q) : __ldg(values + q);
         xi[u] = static_cast<size_type>(__ldg(a.col_idx + c0 + block)) * B + column;
       }
       double p[kLoadBatch];

@@ -255,6 +255,9 @@ kernels::bsr::BsrView<V> BsrMatrix::view() const {
   }
   v.group_partials = group_partials_.data();
   v.counter = counter_.data();
+  v.stream_values =
+      num_blocks() * block_size_ * block_size_ * static_cast<std::int64_t>(sizeof(V)) >
+      kernels::bsr::kStreamValuesBytes;
   return v;
 }
 
