@@ -28,6 +28,8 @@ using kernels::cuda::Context;
 using size_type = long long;
 
 constexpr int kThreads = kGroupThreads;
+/// Threads per cuda block of block_row products of small matrices.
+constexpr int kSmallThreads = 64;
 /// Products one chunk of the coefficient variant stages in shared memory (16 KiB).
 constexpr int kStage = 2048;
 /// Coefficients each thread loads before it uses them (independent loads in flight).
@@ -79,13 +81,17 @@ __device__ __forceinline__ double to_double(V v) {
   return static_cast<double>(v);
 }
 
-/// block_row variant: thread t adds row t % B of each block of block row first + t / B.
-template <int kB, Mode kMode, class V>
-__global__ void __launch_bounds__(kThreads)
+/// block_row variant: thread t adds row t % B of each block of block row first + t / B, in
+/// cuda blocks of kT threads: kThreads for the fused dot (its groups), kSmallThreads for a
+/// product or residual of a matrix too small to fill the GPU with groups (more cuda blocks
+/// spread its loads over more SMs; each row's sum is the same).
+template <int kB, Mode kMode, class V, int kT = kThreads>
+__global__ void __launch_bounds__(kT)
     block_row_kernel(const BsrView<V> a, const double* __restrict__ x, const double* b, double* y,
                      double* result) {
+  static_assert(kT == kThreads || kMode != Mode::product_dot, "the fused dot needs whole groups");
   const int B = kB > 0 ? kB : a.block_size;
-  const int R = kThreads / B;
+  const int R = kT / B;
   const int t = static_cast<int>(threadIdx.x);
   const int r = t / B;
   const int ii = t - r * B;
@@ -196,6 +202,15 @@ void launch_for(Context& context, const BsrView<V>& a, Variant variant, const do
   if (variant == Variant::coefficient) {
     coefficient_kernel<kB, kMode, V>
         <<<groups, kThreads, 0, context.stream>>>(a, x, b, y, context.host_results_on_device);
+  } else if (kMode != Mode::product_dot &&
+             groups < 2u * static_cast<unsigned int>(context.properties.multiProcessorCount)) {
+    if constexpr (kMode != Mode::product_dot) {
+      const index_t rows_per_block = kSmallThreads / a.block_size;  // B <= 32: at least 2
+      const auto blocks =
+          static_cast<unsigned int>((a.num_block_rows + rows_per_block - 1) / rows_per_block);
+      block_row_kernel<kB, kMode, V, kSmallThreads><<<blocks, kSmallThreads, 0, context.stream>>>(
+          a, x, b, y, context.host_results_on_device);
+    }
   } else {
     block_row_kernel<kB, kMode, V>
         <<<groups, kThreads, 0, context.stream>>>(a, x, b, y, context.host_results_on_device);

@@ -464,5 +464,36 @@ TEST(BsrConversion, FromFloat32CsrEqualsFromDoubleCsr) {
   EXPECT_EQ(ya.to_host(), yb.to_host());
 }
 
+TEST(BsrLargeMatrix, ProductAndResidualEqualCsrReferenceOnEveryLaunchShape) {
+  // 19600 block rows of 4: more groups than twice an H100's SMs, so the cuda block_row kernel
+  // runs in 256-thread blocks here and in 64-thread blocks on the small matrices elsewhere.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  const Backend backend = test::backend_under_test();
+  const CooMatrix coo = kronecker_block(poisson2d(140), 4, seed, false);
+  const CsrMatrix reference = CsrMatrix::from_coo(Backend::reference(), coo);
+  const std::size_t n = static_cast<std::size_t>(reference.num_rows());
+  const std::vector<double> x_host = test::random_vector(n, seed + 1);
+  const std::vector<double> b_host = test::random_vector(n, seed + 2);
+  Vector y_ref(Backend::reference(), n);
+  Vector r_ref(Backend::reference(), n);
+  const Vector x_ref = Vector::from_host(Backend::reference(), x_host);
+  const Vector b_ref = Vector::from_host(Backend::reference(), b_host);
+  reference.apply(x_ref, y_ref);
+  reference.residual(b_ref, x_ref, r_ref);
+  BsrMatrix A = BsrMatrix::from_csr(reference.copy_to(backend), 4);
+  const Vector x = Vector::from_host(backend, x_host);
+  const Vector b = Vector::from_host(backend, b_host);
+  for (const BsrKernel kernel : {BsrKernel::block_row, BsrKernel::coefficient}) {
+    A.set_kernel(kernel);
+    Vector y(backend, n);
+    Vector r(backend, n);
+    A.apply(x, y);
+    A.residual(b, x, r);
+    EXPECT_EQ(y.to_host(), y_ref.to_host());
+    EXPECT_EQ(r.to_host(), r_ref.to_host());
+  }
+}
+
 }  // namespace
 }  // namespace kryflow
