@@ -105,6 +105,51 @@ double median_seconds_per_call(const Backend& backend, const std::function<void(
   return samples[samples.size() / 2];
 }
 
+double median_seconds_per_call_graph(const Backend& backend, const std::function<void()>& enqueue,
+                                     int batch_size, int batches) {
+  kernels::cuda::Context& context = *backend.cuda_context();
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  auto release = [&] {
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    if (start != nullptr) cudaEventDestroy(start);
+    if (stop != nullptr) cudaEventDestroy(stop);
+  };
+  std::vector<double> samples;
+  try {
+    KRYFLOW_CUDA_CHECK(cudaStreamBeginCapture(context.stream, cudaStreamCaptureModeThreadLocal));
+    try {
+      for (int i = 0; i < batch_size; ++i) enqueue();
+    } catch (...) {
+      cudaStreamEndCapture(context.stream, &graph);
+      throw;
+    }
+    KRYFLOW_CUDA_CHECK(cudaStreamEndCapture(context.stream, &graph));
+    KRYFLOW_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    KRYFLOW_CUDA_CHECK(cudaEventCreate(&start));
+    KRYFLOW_CUDA_CHECK(cudaEventCreate(&stop));
+    KRYFLOW_CUDA_CHECK(cudaGraphLaunch(exec, context.stream));  // warm-up (upload)
+    for (int b = 0; b < batches; ++b) {
+      KRYFLOW_CUDA_CHECK(cudaEventRecord(start, context.stream));
+      KRYFLOW_CUDA_CHECK(cudaGraphLaunch(exec, context.stream));
+      KRYFLOW_CUDA_CHECK(cudaEventRecord(stop, context.stream));
+      KRYFLOW_CUDA_CHECK(cudaEventSynchronize(stop));
+      float milliseconds = 0.0f;
+      KRYFLOW_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start, stop));
+      samples.push_back(1e-3 * milliseconds / batch_size);
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
+  release();
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
 std::size_t l2_cache_bytes(const Backend& backend) {
   return static_cast<std::size_t>(backend.cuda_context()->properties.l2CacheSize);
 }

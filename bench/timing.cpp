@@ -41,6 +41,24 @@ double time_per_call(const Backend& backend, const std::function<void()>& enqueu
   return measure(batch_size, std::max(1, batches));
 }
 
+double time_per_call_in_graph(const Backend& backend, const std::function<void()>& enqueue,
+                              double batch_seconds, int batches) {
+#ifdef KRYFLOW_WITH_CUDA
+  if (backend.is_device()) {
+    for (int i = 0; i < 3; ++i) enqueue();
+    backend.synchronize();
+    const double estimate = median_seconds_per_call_graph(backend, enqueue, 16, 1);
+    const int batch_size =
+        static_cast<int>(std::clamp(std::ceil(batch_seconds / estimate), 16.0, 2000.0));
+    return median_seconds_per_call_graph(backend, enqueue, batch_size, std::max(1, batches));
+  }
+#endif
+  (void)enqueue;
+  (void)batch_seconds;
+  (void)batches;
+  throw NotSupported("time_per_call_in_graph needs a cuda backend (" + backend.name() + ")");
+}
+
 std::size_t cache_bytes(const Backend& backend) {
 #ifdef KRYFLOW_WITH_CUDA
   if (backend.is_device()) return l2_cache_bytes(backend);

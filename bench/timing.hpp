@@ -17,6 +17,13 @@ namespace kryflow::bench {
 double time_per_call(const Backend& backend, const std::function<void()>& enqueue,
                      double batch_seconds = 5e-3, int batches = 11);
 
+/// As time_per_call on a device, with each batch of calls replayed from a CUDA graph
+/// (median_seconds_per_call_graph): the kernels' own time, without the host's launch cost.
+/// Throws NotSupported on a host backend or without CUDA; BackendError when `enqueue` cannot be
+/// captured.
+double time_per_call_in_graph(const Backend& backend, const std::function<void()>& enqueue,
+                              double batch_seconds = 5e-3, int batches = 11);
+
 /// The cache that repeated products of a small matrix hit: the L2 of a device, the L3 of the
 /// host (0 when unknown), in bytes.
 std::size_t cache_bytes(const Backend& backend);

@@ -90,9 +90,11 @@ struct Record {
   double useful_bytes = 0.0;  // bytes the format must move, padding and fill not counted
   double moved_bytes = 0.0;   // bytes it reads and writes, padding included
   double seconds = 0.0;
+  double graph_seconds = 0.0;  // replayed from a CUDA graph (0: not measured)
   double max_relative_difference = 0.0;
   bool cache_resident = false;
   bool advised = false;
+  bool mismatch = false;
   std::string note;
 };
 
@@ -129,9 +131,19 @@ void measure(Context& context, const Problem& problem, const Candidate& c, long 
   r.advised = c.advised;
   r.cache_resident = context.cache > 0 && c.moved_bytes <= static_cast<double>(context.cache);
   r.seconds = bench::time_per_call(context.backend, c.apply);
+  if (context.backend.is_device()) {
+    try {
+      r.graph_seconds = bench::time_per_call_in_graph(context.backend, c.apply);
+    } catch (const Error& e) {
+      r.note = std::string("no graph timing: ") + e.what();
+    }
+  }
   c.apply();
   r.max_relative_difference = bench::max_relative_difference(c.output->to_host(), *c.expected);
-  if (!(r.max_relative_difference < kAgreementTolerance)) r.note = "MISMATCH with the reference";
+  if (!(r.max_relative_difference < kAgreementTolerance)) {
+    r.note = "MISMATCH with the reference";
+    r.mismatch = true;
+  }
   context.records.push_back(r);
 }
 
@@ -292,6 +304,7 @@ void write_json(const std::string& path, const Backend& backend, double bandwidt
     j["useful_bytes"] = r.useful_bytes;
     j["moved_bytes"] = r.moved_bytes;
     j["seconds"] = r.seconds;
+    if (r.graph_seconds > 0.0) j["graph_seconds"] = r.graph_seconds;
     j["bytes_per_s"] = r.useful_bytes / r.seconds;
     j["fraction_of_copy_bandwidth"] = r.useful_bytes / r.seconds / bandwidth;
     j["cache_resident"] = r.cache_resident;
@@ -301,6 +314,9 @@ void write_json(const std::string& path, const Backend& backend, double bandwidt
     for (const Record& peer : records) {
       if (peer.matrix == r.matrix && peer.format == "cusparse_csr") {
         j["speedup_over_cusparse_csr"] = peer.seconds / r.seconds;
+        if (peer.graph_seconds > 0.0 && r.graph_seconds > 0.0) {
+          j["speedup_over_cusparse_csr_graph"] = peer.graph_seconds / r.graph_seconds;
+        }
       }
     }
     out["records"].push_back(j);
@@ -343,14 +359,18 @@ int run_bench_spmv(const BenchOptions& options) {
     run_problem(context, load_problem(spec, generated), options);
 
   std::printf(
-      "| matrix | format | values | us | GB/s | of copy | x cuSPARSE CSR | max rel diff | note "
-      "|\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+      "| matrix | format | values | us | GB/s | of copy | x cuSPARSE CSR | graph us | graph x "
+      "cuSPARSE CSR | max rel diff | note |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   bool all_agree = true;
   for (const Record& r : context.records) {
     double peer = 0.0;
+    double peer_graph = 0.0;
     for (const Record& p : context.records) {
-      if (p.matrix == r.matrix && p.format == "cusparse_csr") peer = p.seconds;
+      if (p.matrix == r.matrix && p.format == "cusparse_csr") {
+        peer = p.seconds;
+        peer_graph = p.graph_seconds;
+      }
     }
     std::string note = r.note;
     if (r.cache_resident) note += std::string(note.empty() ? "" : "; ") + "fits in cache";
@@ -363,11 +383,19 @@ int run_bench_spmv(const BenchOptions& options) {
     }
     char speedup[32] = "-";
     if (peer > 0.0) std::snprintf(speedup, sizeof speedup, "%.2f", peer / r.seconds);
-    std::printf("| %s | %s | %s | %.2f | %.1f | %.2f | %s | %.1e | %s |\n", r.matrix.c_str(),
-                r.label.c_str(), r.precision.c_str(), r.seconds * 1e6,
+    char graph[32] = "-";
+    char graph_speedup[32] = "-";
+    if (r.graph_seconds > 0.0) {
+      std::snprintf(graph, sizeof graph, "%.2f", r.graph_seconds * 1e6);
+      if (peer_graph > 0.0) {
+        std::snprintf(graph_speedup, sizeof graph_speedup, "%.2f", peer_graph / r.graph_seconds);
+      }
+    }
+    std::printf("| %s | %s | %s | %.2f | %.1f | %.2f | %s | %s | %s | %.1e | %s |\n",
+                r.matrix.c_str(), r.label.c_str(), r.precision.c_str(), r.seconds * 1e6,
                 r.useful_bytes / r.seconds / 1e9, r.useful_bytes / r.seconds / bandwidth, speedup,
-                r.max_relative_difference, note.c_str());
-    all_agree = all_agree && r.note.empty();
+                graph, graph_speedup, r.max_relative_difference, note.c_str());
+    all_agree = all_agree && !r.mismatch;
   }
   // Per matrix: the fastest kryflow product over cuSPARSE's CSR product, among all stored
   // precisions and among double values only (cuSPARSE's CSR reads double values); medians.
@@ -401,6 +429,21 @@ int run_bench_spmv(const BenchOptions& options) {
           "%.2fx\n",
           m, double_only ? " with float64 values" : "", median);
     }
+  }
+  // kryflow's BSR against cuSPARSE's on the same matrix (float64 values, the faster kernel).
+  for (const Record& peer : context.records) {
+    if (peer.format != "cusparse_bsr") continue;
+    double best = 0.0;
+    double best_graph = 0.0;
+    for (const Record& r : context.records) {
+      if (r.matrix != peer.matrix || r.format != "bsr" || r.precision != "float64") continue;
+      best = std::max(best, peer.seconds / r.seconds);
+      if (r.graph_seconds > 0.0 && peer.graph_seconds > 0.0) {
+        best_graph = std::max(best_graph, peer.graph_seconds / r.graph_seconds);
+      }
+    }
+    std::printf("BSR on %s: %.2fx %s (launched from the host), %.2fx in a CUDA graph\n",
+                peer.matrix.c_str(), best, peer.label.c_str(), best_graph);
   }
   if (!options.json.empty())
     write_json(options.json, backend, bandwidth, context.cache, context.records);
