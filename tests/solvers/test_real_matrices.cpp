@@ -2,8 +2,10 @@
 // host from the file's triplets, independently of kryflow's kernels.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kryflow/io/matrix_market.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
@@ -48,7 +50,10 @@ TEST_P(RealMatrix, JacobiPreconditionedSolveReachesTrueResidual1e8) {
   ASSERT_FALSE(path.empty());
   CooMatrix coo = io::read_matrix_market(path);
   if (c.pin_first_unknown) pin_unknown(coo, nullptr, 0);
-  const std::vector<double> x_star = test::random_vector(static_cast<std::size_t>(coo.num_cols));
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("x* seed " + std::to_string(seed));
+  const std::vector<double> x_star =
+      test::random_vector(static_cast<std::size_t>(coo.num_cols), seed);
   std::vector<double> b(static_cast<std::size_t>(coo.num_rows), 0.0);
   for (std::size_t k = 0; k < coo.num_entries(); ++k) {
     b[static_cast<std::size_t>(coo.row_idx[k])] +=
@@ -69,6 +74,45 @@ TEST_P(RealMatrix, JacobiPreconditionedSolveReachesTrueResidual1e8) {
   EXPECT_EQ(report.status, SolveStatus::converged) << report.reason;
   EXPECT_LE(true_residual, 1e-8) << "iterations " << report.iterations;
   RecordProperty("iterations", report.iterations);
+}
+
+TEST(RealMatrixDeterminism, BicgstabOnCavity129RepeatsItsBitsAndMatchesTheCpuBackend) {
+  // Same input, same bits: repeated solves on the backend under test and one on the cpu backend
+  // give the same iterations and the same solution bit for bit (the reductions have a fixed order
+  // on every backend).
+  const auto path = test::data_file("matrices/petsc_ex19/ex19_cavity_129.mtx.gz");
+  ASSERT_FALSE(path.empty());
+  const CooMatrix coo = io::read_matrix_market(path);
+  const std::vector<double> b = test::random_vector(static_cast<std::size_t>(coo.num_rows), 129);
+  StopCriteria criteria;
+  criteria.max_iterations = 10000;
+  criteria.relative_tolerance = 1e-8;
+#ifdef KRYFLOW_TEST_BACKEND_IS_CUDA
+  constexpr int kRepeats = 10;
+#else
+  constexpr int kRepeats = 2;  // the cpu backend against itself: cheaper, as CI runs it
+#endif
+  auto solve = [&](const Backend& backend, SolveReport& report) {
+    const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+    JacobiPreconditioner M;
+    M.setup(A);
+    const Vector bv = Vector::from_host(backend, b);
+    Vector x = Vector::constant(backend, b.size(), 0.0);
+    report = Bicgstab(criteria).solve(A, M, bv, x);
+    return x.to_host();
+  };
+  SolveReport expected_report;
+  const std::vector<double> expected = solve(Backend::cpu(), expected_report);
+  ASSERT_EQ(expected_report.status, SolveStatus::converged) << expected_report.reason;
+  for (int repeat = 0; repeat < kRepeats; ++repeat) {
+    SCOPED_TRACE("repeat " + std::to_string(repeat));
+    SolveReport report;
+    const std::vector<double> x = solve(test::backend_under_test(), report);
+    EXPECT_EQ(report.status, expected_report.status) << report.reason;
+    EXPECT_EQ(report.iterations, expected_report.iterations);
+    EXPECT_EQ(x, expected);
+    if (report.iterations != expected_report.iterations || x != expected) break;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
