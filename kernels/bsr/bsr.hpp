@@ -44,16 +44,17 @@ enum class Variant {
 inline constexpr int kMaxSpecialisedBlockSize = 8;
 inline constexpr int kMaxBlockSize = 32;
 
-/// The variant BsrKernel::automatic picks, indexed by block size B = 1..8; index 0 stands for
-/// every B of the generic kernel (9..32). From kryflow_bench_bsr on an H100
-/// (bench/results/h100_formats): for B = 4 block_row wins on 2dcyl1 and the ex19 cavities 33
-/// and 129 (by 1.7x), ties on cavity 257 and loses by 5% on block Poisson 64^3; for B = 5
-/// coefficient wins by 1.26x. Block sizes not measured take their neighbour's choice.
+/// The variant BsrKernel::automatic picks for values stored in double, indexed by block size
+/// B = 1..8; index 0 stands for every B of the generic kernel (9..32). From kryflow_bench_bsr
+/// and kryflow bench spmv on an H100 (bench/results/h100_formats): on block 3D Poisson 64^3
+/// coefficient is faster for every B (B = 2, 3: 1.28x; B = 5..8: 1.4x to 2.9x) but only 3% for
+/// B = 4, where block_row wins on 2dcyl1 and the ex19 cavities 33 and 129 (up to 1.7x) and ties
+/// on cavity 257. B = 1 is a CSR product: block_row. Edit here after new measurements.
 inline constexpr Variant kAutomaticVariant[kMaxSpecialisedBlockSize + 1] = {
     Variant::coefficient,  // generic B (9..32)
     Variant::block_row,    // B = 1
-    Variant::block_row,    // B = 2
-    Variant::block_row,    // B = 3
+    Variant::coefficient,  // B = 2
+    Variant::coefficient,  // B = 3
     Variant::block_row,    // B = 4
     Variant::coefficient,  // B = 5
     Variant::coefficient,  // B = 6
@@ -61,8 +62,13 @@ inline constexpr Variant kAutomaticVariant[kMaxSpecialisedBlockSize + 1] = {
     Variant::coefficient,  // B = 8
 };
 
-/// The automatic variant for block size B (1..kMaxBlockSize).
-constexpr Variant automatic_variant(int block_size) noexcept {
+/// For values stored in float, block_row (with 16-byte loads) was faster for every measured B
+/// (2..8, block 3D Poisson 64^3 and the ex19 cavities), by 1.1x to 1.7x.
+inline constexpr Variant kAutomaticVariantFloat32 = Variant::block_row;
+
+/// The automatic variant for block size B (1..kMaxBlockSize) and the stored value type.
+constexpr Variant automatic_variant(int block_size, bool float32_values = false) noexcept {
+  if (float32_values) return kAutomaticVariantFloat32;
   return kAutomaticVariant[block_size <= kMaxSpecialisedBlockSize ? block_size : 0];
 }
 

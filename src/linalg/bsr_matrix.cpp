@@ -228,7 +228,8 @@ void BsrMatrix::update_values(const Array<double>& csr_values) {
 
 BsrKernel BsrMatrix::effective_kernel() const noexcept {
   if (kernel_ != BsrKernel::automatic) return kernel_;
-  return kernels::bsr::automatic_variant(block_size_) == kernels::bsr::Variant::coefficient
+  return kernels::bsr::automatic_variant(block_size_, precision_ == Precision::float32) ==
+                 kernels::bsr::Variant::coefficient
              ? BsrKernel::coefficient
              : BsrKernel::block_row;
 }

@@ -18,7 +18,7 @@ struct BsrView;
 enum class BsrKernel {
   block_row,    ///< B threads per block row, one scalar row each
   coefficient,  ///< one thread per block coefficient, products staged in shared memory
-  automatic,    ///< per block size, from kernels::bsr::kAutomaticVariant
+  automatic,    ///< per block size and value type, from kernels::bsr::automatic_variant
 };
 
 /// How a CSR pattern tiles into B x B blocks, computed on host CSR arrays.
