@@ -47,9 +47,10 @@ inline constexpr int kMaxBlockSize = 32;
 /// The variant BsrKernel::automatic picks for values stored in double, indexed by block size
 /// B = 1..8; index 0 stands for every B of the generic kernel (9..32). From kryflow_bench_bsr
 /// and kryflow bench spmv on an H100 (bench/results/h100_formats): on block 3D Poisson 64^3
-/// coefficient is faster for every B (B = 2, 3: 1.28x; B = 5..8: 1.4x to 2.9x) but only 3% for
-/// B = 4, where block_row wins on 2dcyl1 and the ex19 cavities 33 and 129 (up to 1.7x) and ties
-/// on cavity 257. B = 1 is a CSR product: block_row. Edit here after new measurements.
+/// coefficient is faster for B = 2, 3, 5, 7 (1.29x, 1.29x, 1.46x, 1.89x) and ties for B = 6;
+/// block_row is faster for B = 8 (1.05x) and ties for B = 4, where it wins on 2dcyl1 and the
+/// ex19 cavities 33 and 129 (up to 1.6x). B = 1 is a CSR product: block_row. Edit here after
+/// new measurements.
 inline constexpr Variant kAutomaticVariant[kMaxSpecialisedBlockSize + 1] = {
     Variant::coefficient,  // generic B (9..32)
     Variant::block_row,    // B = 1
@@ -59,7 +60,7 @@ inline constexpr Variant kAutomaticVariant[kMaxSpecialisedBlockSize + 1] = {
     Variant::coefficient,  // B = 5
     Variant::coefficient,  // B = 6
     Variant::coefficient,  // B = 7
-    Variant::coefficient,  // B = 8
+    Variant::block_row,    // B = 8
 };
 
 /// For values stored in float, block_row (with 16-byte loads) was faster for every measured B
