@@ -1,0 +1,175 @@
+// Global numbering of GLL points: counts on boxes, and every local point of one global point at
+// one position, whatever the orientation of the elements.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "kryflow/core/error.hpp"
+#include "kryflow/sem/numbering.hpp"
+#include "test_support.hpp"
+
+namespace kryflow::sem {
+namespace {
+
+/// An nx x ny x nz box of unit cubes, corners in lexicographic order, slightly perturbed
+/// interior vertices so that no two points share a coordinate by accident.
+std::vector<double> box(int nx, int ny, int nz) {
+  std::vector<double> v;
+  for (int ez = 0; ez < nz; ++ez) {
+    for (int ey = 0; ey < ny; ++ey) {
+      for (int ex = 0; ex < nx; ++ex) {
+        for (int c = 0; c < 8; ++c) {
+          const double X = ex + (c & 1);
+          const double Y = ey + ((c >> 1) & 1);
+          const double Z = ez + ((c >> 2) & 1);
+          const double bump = 0.05 * std::sin(1.3 * X + 2.1 * Y + 0.7 * Z);
+          v.push_back(X + bump);
+          v.push_back(Y - bump);
+          v.push_back(Z + 0.5 * bump);
+        }
+      }
+    }
+  }
+  return v;
+}
+
+/// Relabels each element's corners by a random symmetry of the cube (axis permutation and
+/// reflections): the same geometry, seen from another reference orientation.
+void reorient(std::vector<double>& v, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const std::int64_t elements = static_cast<std::int64_t>(v.size() / 24);
+  for (std::int64_t e = 0; e < elements; ++e) {
+    std::array<int, 3> axes = {0, 1, 2};
+    std::shuffle(axes.begin(), axes.end(), rng);
+    const int flips = static_cast<int>(rng() % 8);
+    std::vector<double> old(v.begin() + e * 24, v.begin() + (e + 1) * 24);
+    for (int c = 0; c < 8; ++c) {
+      // New corner c takes the old corner whose bit axes[d] is bit d of c, flipped as drawn.
+      int source = 0;
+      for (int d = 0; d < 3; ++d) {
+        const int bit = ((c >> d) & 1) ^ ((flips >> d) & 1);
+        source |= bit << axes[d];
+      }
+      for (int x = 0; x < 3; ++x) v[e * 24 + c * 3 + x] = old[source * 3 + x];
+    }
+  }
+}
+
+/// Physical position of local point (i, j, k) of element e under the trilinear map, with
+/// equispaced reference points (the numbering does not depend on where the points are).
+std::array<double, 3> position(const std::vector<double>& v, std::int64_t e, int p, int i, int j,
+                               int k) {
+  const double r[3] = {static_cast<double>(i) / p, static_cast<double>(j) / p,
+                       static_cast<double>(k) / p};
+  std::array<double, 3> x = {0.0, 0.0, 0.0};
+  for (int c = 0; c < 8; ++c) {
+    double w = 1.0;
+    for (int d = 0; d < 3; ++d) w *= ((c >> d) & 1) != 0 ? r[d] : 1.0 - r[d];
+    for (int d = 0; d < 3; ++d) x[d] += w * v[e * 24 + c * 3 + d];
+  }
+  return x;
+}
+
+/// Every global point's local points share one position, and distinct global points differ.
+void expect_consistent(const std::vector<double>& v, const GlobalNumbering& g) {
+  const int p = g.order;
+  const int N = p + 1;
+  std::vector<std::array<double, 3>> at(static_cast<std::size_t>(g.num_global));
+  std::vector<bool> seen(static_cast<std::size_t>(g.num_global), false);
+  int mismatches = 0;
+  for (std::int64_t e = 0; e < g.num_elements; ++e) {
+    for (int k = 0; k < N; ++k) {
+      for (int j = 0; j < N; ++j) {
+        for (int i = 0; i < N; ++i) {
+          const auto global = static_cast<std::size_t>(
+              g.local_to_global[static_cast<std::size_t>(((e * N + k) * N + j) * N + i)]);
+          ASSERT_LT(global, at.size());
+          const auto x = position(v, e, p, i, j, k);
+          if (!seen[global]) {
+            seen[global] = true;
+            at[global] = x;
+          } else {
+            for (int d = 0; d < 3; ++d) {
+              if (std::abs(at[global][d] - x[d]) > 1e-12) ++mismatches;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+  std::map<std::array<long long, 3>, int> distinct;
+  for (std::size_t q = 0; q < at.size(); ++q) {
+    ASSERT_TRUE(seen[q]) << "global point " << q << " has no local point";
+    std::array<long long, 3> key;
+    for (int d = 0; d < 3; ++d) key[d] = std::llround(at[q][d] * 1e9);
+    ++distinct[key];
+  }
+  EXPECT_EQ(static_cast<std::int64_t>(distinct.size()), g.num_global);
+}
+
+TEST(SemNumbering, BoxCountsAndMultiplicities) {
+  for (int p = 1; p <= 5; ++p) {
+    SCOPED_TRACE(p);
+    const std::vector<double> v = box(3, 2, 4);
+    const GlobalNumbering g = number_gll_points(24, v, p);
+    EXPECT_EQ(g.num_global, (3LL * p + 1) * (2LL * p + 1) * (4LL * p + 1));
+    EXPECT_EQ(g.num_vertices, 4 * 3 * 5);
+    EXPECT_EQ(g.num_edges, 3 * 3 * 5 + 4 * 2 * 5 + 4 * 3 * 4);
+    EXPECT_EQ(g.num_faces, 4 * 2 * 4 + 3 * 3 * 4 + 3 * 2 * 5);
+    std::int64_t total = 0;
+    int max_multiplicity = 0;
+    for (int count : g.multiplicity) {
+      total += count;
+      max_multiplicity = std::max(max_multiplicity, count);
+    }
+    EXPECT_EQ(total, 24LL * (p + 1) * (p + 1) * (p + 1));
+    EXPECT_EQ(max_multiplicity, 8);  // an interior vertex of the box
+    expect_consistent(v, g);
+  }
+}
+
+TEST(SemNumbering, AnyRelativeOrientationOfTheElements) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  for (int p = 2; p <= 6; ++p) {
+    SCOPED_TRACE(p);
+    std::vector<double> v = box(3, 3, 2);
+    reorient(v, seed + static_cast<std::uint64_t>(p));
+    const GlobalNumbering g = number_gll_points(18, v, p);
+    EXPECT_EQ(g.num_global, (3LL * p + 1) * (3LL * p + 1) * (2LL * p + 1));
+    expect_consistent(v, g);
+  }
+}
+
+TEST(SemNumbering, RejectsBadInput) {
+  const std::vector<double> v = box(1, 1, 1);
+  EXPECT_THROW(number_gll_points(1, v, 0), InvalidInput);
+  EXPECT_THROW(number_gll_points(2, v, 2), InvalidInput);
+  std::vector<double> nan = v;
+  nan[5] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(number_gll_points(1, nan, 2), InvalidInput);
+  std::vector<double> collapsed = v;
+  for (int d = 0; d < 3; ++d) collapsed[7 * 3 + d] = collapsed[d];  // corner 7 onto corner 0
+  EXPECT_THROW(number_gll_points(1, collapsed, 2), InvalidInput);
+  // Three elements on one face: the same cube three times.
+  std::vector<double> three = v;
+  three.insert(three.end(), v.begin(), v.end());
+  three.insert(three.end(), v.begin(), v.end());
+  EXPECT_THROW(number_gll_points(3, three, 2), InvalidInput);
+}
+
+TEST(SemNumbering, EmptyMesh) {
+  const GlobalNumbering g = number_gll_points(0, {}, 3);
+  EXPECT_EQ(g.num_global, 0);
+  EXPECT_TRUE(g.local_to_global.empty());
+}
+
+}  // namespace
+}  // namespace kryflow::sem
