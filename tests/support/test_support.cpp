@@ -120,3 +120,27 @@ double true_relative_residual(const CooMatrix& A, const std::vector<double>& x,
 }
 
 }  // namespace kryflow::test
+
+namespace kryflow::test {
+
+std::vector<double> hex_box_vertices(int nx, int ny, int nz) {
+  std::vector<double> v;
+  for (int ez = 0; ez < nz; ++ez) {
+    for (int ey = 0; ey < ny; ++ey) {
+      for (int ex = 0; ex < nx; ++ex) {
+        for (int c = 0; c < 8; ++c) {
+          const double X = ex + (c & 1);
+          const double Y = ey + ((c >> 1) & 1);
+          const double Z = ez + ((c >> 2) & 1);
+          const double bump = 0.05 * std::sin(1.3 * X + 2.1 * Y + 0.7 * Z);
+          v.push_back(X + bump);
+          v.push_back(Y - bump);
+          v.push_back(Z + 0.5 * bump);
+        }
+      }
+    }
+  }
+  return v;
+}
+
+}  // namespace kryflow::test

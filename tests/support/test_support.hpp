@@ -35,6 +35,11 @@ CooMatrix random_sparse(index_t num_rows, index_t num_cols, index_t max_row_leng
 /// max_i |a_i - b_i| / max(1, max_i |b_i|).
 double relative_max_difference(const std::vector<double>& a, const std::vector<double>& b);
 
+/// Corner coordinates of an nx x ny x nz box of unit hexahedra (8 x 3 doubles per element,
+/// corners in lexicographic order v = i + 2 j + 4 k), every vertex moved by a small smooth
+/// bump so that no two points share a coordinate by accident.
+std::vector<double> hex_box_vertices(int nx, int ny, int nz);
+
 /// A fresh seed (from std::random_device), printed through SCOPED_TRACE by callers.
 std::uint64_t fresh_seed();
 
