@@ -217,6 +217,30 @@ GlobalNumbering number_gll_points(std::int64_t num_elements, std::span<const dou
   }
   g.multiplicity.assign(static_cast<std::size_t>(g.num_global), 0);
   for (std::int64_t global : g.local_to_global) ++g.multiplicity[static_cast<std::size_t>(global)];
+  // Boundary: every point of a face that belongs to one element only.
+  g.on_boundary.assign(static_cast<std::size_t>(g.num_global), 0);
+  for (std::int64_t e = 0; e < num_elements; ++e) {
+    const std::int64_t* c = corner.data() + e * 8;
+    for (int f = 0; f < 6; ++f) {
+      std::array<std::int64_t, 4> key = {c[kFaceCorners[f][0]], c[kFaceCorners[f][1]],
+                                         c[kFaceCorners[f][2]], c[kFaceCorners[f][3]]};
+      std::sort(key.begin(), key.end());
+      if (faces.at(key)[1] != 1) continue;
+      const int d = f / 2;
+      const int fixed = (f % 2) * p;
+      for (int a = 0; a < N; ++a) {
+        for (int b = 0; b < N; ++b) {
+          int idx[3];
+          idx[d] = fixed;
+          idx[d == 0 ? 1 : 0] = a;
+          idx[d == 2 ? 1 : 2] = b;
+          const std::int64_t local = ((e * N + idx[2]) * N + idx[1]) * N + idx[0];
+          g.on_boundary[static_cast<std::size_t>(
+              g.local_to_global[static_cast<std::size_t>(local)])] = 1;
+        }
+      }
+    }
+  }
   return g;
 }
 

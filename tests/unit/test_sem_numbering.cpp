@@ -113,6 +113,10 @@ TEST(SemNumbering, BoxCountsAndMultiplicities) {
     }
     EXPECT_EQ(total, 24LL * (p + 1) * (p + 1) * (p + 1));
     EXPECT_EQ(max_multiplicity, 8);  // an interior vertex of the box
+    std::int64_t boundary = 0;
+    for (char b : g.on_boundary) boundary += b;
+    const std::int64_t interior = (3LL * p - 1) * (2LL * p - 1) * (4LL * p - 1);
+    EXPECT_EQ(boundary, g.num_global - interior);
     expect_consistent(v, g);
   }
 }
@@ -126,6 +130,9 @@ TEST(SemNumbering, AnyRelativeOrientationOfTheElements) {
     reorient(v, seed + static_cast<std::uint64_t>(p));
     const GlobalNumbering g = number_gll_points(18, v, p);
     EXPECT_EQ(g.num_global, (3LL * p + 1) * (3LL * p + 1) * (2LL * p + 1));
+    std::int64_t boundary = 0;
+    for (char b : g.on_boundary) boundary += b;
+    EXPECT_EQ(boundary, g.num_global - (3LL * p - 1) * (3LL * p - 1) * (2LL * p - 1));
     expect_consistent(v, g);
   }
 }

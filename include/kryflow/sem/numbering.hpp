@@ -22,6 +22,9 @@ struct GlobalNumbering {
   std::vector<std::int64_t> local_to_global;
   /// num_global entries: how many local points share each global point (the diagonal of Q^T Q).
   std::vector<int> multiplicity;
+  /// num_global entries: 1 for points on the mesh boundary (on a face that belongs to one
+  /// element only), else 0: the default homogeneous Dirichlet set.
+  std::vector<char> on_boundary;
 };
 
 /// Numbers the GLL points of a conforming hexahedral mesh of `num_elements` elements whose
