@@ -1,0 +1,83 @@
+// The host kernels' shared pieces of the SEM Poisson operator (kernels/sem/poisson.hpp): one
+// element's Laplacian by sum factorization, and the gather and assembly of one point.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/sem/poisson.hpp"
+
+namespace kryflow::kernels::sem::detail {
+
+/// y_L = A_e x_L for element e (order of operations as in poisson.hpp); `work` holds 6 N^3.
+inline void element_laplacian(const PoissonView& a, std::int64_t e, double* work) {
+  const int N = a.n;
+  const std::int64_t n3 = static_cast<std::int64_t>(N) * N * N;
+  const double* D = a.derivative;
+  const double* x = a.local_x + e * n3;
+  double* y = a.local_y + e * n3;
+  const double* G = a.g + e * 6 * n3;
+  double* ur = work;
+  double* us = work + n3;
+  double* ut = work + 2 * n3;
+  for (int k = 0; k < N; ++k) {
+    for (int j = 0; j < N; ++j) {
+      for (int i = 0; i < N; ++i) {
+        double r = 0.0;
+        double s = 0.0;
+        double t = 0.0;
+        for (int m = 0; m < N; ++m) {
+          r = r + D[i * N + m] * x[(k * N + j) * N + m];
+          s = s + D[j * N + m] * x[(k * N + m) * N + i];
+          t = t + D[k * N + m] * x[(m * N + j) * N + i];
+        }
+        const std::int64_t q = (static_cast<std::int64_t>(k) * N + j) * N + i;
+        const double g11 = G[q];
+        const double g12 = G[n3 + q];
+        const double g13 = G[2 * n3 + q];
+        const double g22 = G[3 * n3 + q];
+        const double g23 = G[4 * n3 + q];
+        const double g33 = G[5 * n3 + q];
+        ur[q] = g11 * r + g12 * s + g13 * t;
+        us[q] = g12 * r + g22 * s + g23 * t;
+        ut[q] = g13 * r + g23 * s + g33 * t;
+      }
+    }
+  }
+  for (int k = 0; k < N; ++k) {
+    for (int j = 0; j < N; ++j) {
+      for (int i = 0; i < N; ++i) {
+        double r = 0.0;
+        double s = 0.0;
+        double t = 0.0;
+        for (int m = 0; m < N; ++m) {
+          r = r + D[m * N + i] * ur[(k * N + j) * N + m];
+          s = s + D[m * N + j] * us[(k * N + m) * N + i];
+          t = t + D[m * N + k] * ut[(m * N + j) * N + i];
+        }
+        y[(k * N + j) * N + i] = r + s + t;
+      }
+    }
+  }
+}
+
+/// x_L of local point l.
+inline void gather_point(const PoissonView& a, const double* x, std::int64_t l) {
+  const std::int64_t g = a.local_to_global[l];
+  a.local_x[l] = a.mask[g] != 0 ? 0.0 : x[g];
+}
+
+/// y of global point g.
+inline void assemble_point(const PoissonView& a, const double* x, double* y, std::int64_t g) {
+  if (a.mask[g] != 0) {
+    y[g] = x[g];
+    return;
+  }
+  double sum = 0.0;
+  for (std::int64_t q = a.global_offsets[g]; q < a.global_offsets[g + 1]; ++q) {
+    sum = sum + a.local_y[a.global_locals[q]];
+  }
+  y[g] = sum;
+}
+
+}  // namespace kryflow::kernels::sem::detail
