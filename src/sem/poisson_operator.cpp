@@ -66,6 +66,39 @@ SemPoissonOperator::SemPoissonOperator(const Backend& backend, std::int64_t num_
   mask_host_.assign(static_cast<std::size_t>(num_global), 0);
   if (dirichlet_boundary) mask_host_ = numbering_.on_boundary;
 
+  // The assembled diagonal (see diagonal()).
+  const std::vector<double> D = derivative_matrix(rule_);
+  diagonal_.assign(static_cast<std::size_t>(num_global), 0.0);
+  for (std::int64_t e = 0; e < num_elements; ++e) {
+    const double* G = factors.g.data() + e * 6 * n3;
+    auto at = [&](int c, int i, int j, int k) {
+      return G[c * n3 + (static_cast<std::int64_t>(k) * N + j) * N + i];
+    };
+    for (int k = 0; k < N; ++k) {
+      for (int j = 0; j < N; ++j) {
+        for (int i = 0; i < N; ++i) {
+          double d = 0.0;
+          for (int m = 0; m < N; ++m) {
+            d += at(0, m, j, k) * D[m * N + i] * D[m * N + i];
+            d += at(3, i, m, k) * D[m * N + j] * D[m * N + j];
+            d += at(5, i, j, m) * D[m * N + k] * D[m * N + k];
+          }
+          const double di = D[i * N + i];
+          const double dj = D[j * N + j];
+          const double dk = D[k * N + k];
+          d += 2.0 *
+               (at(1, i, j, k) * di * dj + at(2, i, j, k) * di * dk + at(4, i, j, k) * dj * dk);
+          const std::int64_t q = (static_cast<std::int64_t>(k) * N + j) * N + i;
+          diagonal_[static_cast<std::size_t>(
+              numbering_.local_to_global[static_cast<std::size_t>(e * n3 + q)])] += d;
+        }
+      }
+    }
+  }
+  for (std::int64_t g = 0; g < num_global; ++g) {
+    if (mask_host_[static_cast<std::size_t>(g)] != 0) diagonal_[static_cast<std::size_t>(g)] = 1.0;
+  }
+
   derivative_ = Array<double>::from_host(backend, derivative_matrix(rule_));
   g_ = Array<double>::from_host(backend, factors.g);
   local_to_global_ = Array<std::int64_t>::from_host(backend, numbering_.local_to_global);
@@ -91,6 +124,18 @@ void SemPoissonOperator::apply(const Vector& x, Vector& y) const {
   view.local_x = local_x_.data();
   view.local_y = local_y_.data();
   kernels::sem::poisson_apply(backend(), view, x.span(), y.span());
+}
+
+void SemPoissonOperator::diagonal(Vector& d) const {
+  if (d.size() != diagonal_.size()) {
+    throw DimensionMismatch("SemPoissonOperator::diagonal: expected " +
+                            std::to_string(diagonal_.size()) + " entries, got " +
+                            std::to_string(d.size()));
+  }
+  if (!(d.backend() == backend())) {
+    throw InvalidInput("SemPoissonOperator::diagonal: d must live on " + backend().name());
+  }
+  d = Vector::from_host(backend(), diagonal_);
 }
 
 double SemPoissonOperator::apply_bytes() const noexcept {

@@ -35,8 +35,15 @@ class SemPoissonOperator : public LinearOperator {
   index_t num_rows() const override { return static_cast<index_t>(numbering_.num_global); }
   index_t num_cols() const override { return num_rows(); }
   const Backend& backend() const override { return g_.backend(); }
-  /// y = A x. Errors as LinearOperator::apply.
+  /// y = A x. Errors as LinearOperator::apply. Not for concurrent calls (shared scratch).
   void apply(const Vector& x, Vector& y) const override;
+  /// d = diag(A), assembled without forming A: per element and point q = (i, j, k),
+  /// sum_m G11(m,j,k) D_mi^2 + G22(i,m,k) D_mj^2 + G33(i,j,m) D_mk^2 (the Neko paper's eq. (9))
+  /// plus the cross terms 2 (G12 D_ii D_jj + G13 D_ii D_kk + G23 D_jj D_kk)(q) of deformed
+  /// elements (D_ii is nonzero only at the element's end points), summed over the elements that
+  /// share the point; 1 at Dirichlet points. Computed on the host at construction and copied.
+  /// Errors as LinearOperator::diagonal.
+  void diagonal(Vector& d) const override;
 
   const GlobalNumbering& numbering() const noexcept { return numbering_; }
   const GllRule& rule() const noexcept { return rule_; }
@@ -55,6 +62,7 @@ class SemPoissonOperator : public LinearOperator {
   GlobalNumbering numbering_;
   GllRule rule_;
   std::vector<double> mass_;
+  std::vector<double> diagonal_;
   std::vector<char> mask_host_;
   std::vector<double> coordinates_;
   Array<double> derivative_;
