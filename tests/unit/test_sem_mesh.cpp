@@ -428,6 +428,63 @@ TEST_F(Re2Corrupted, ByteSwappedCopyReadsTheSame) {
   EXPECT_EQ(b.fields[0][7].type, "v");
 }
 
+TEST_F(Re2Corrupted, Version1CopyWithFourByteWordsReadsTheSame) {
+  // #v001 (as Nek5000's genbox writes it): int32 group, counts, element and face numbers;
+  // float32 coordinates and parameters; a 4-byte type word.
+  std::vector<unsigned char> v1(plain_.begin(), plain_.begin() + 84);
+  std::memcpy(v1.data(), "#v001", 5);
+  const auto put32 = [&v1](const void* p) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    v1.insert(v1.end(), b, b + 4);
+  };
+  const auto as_int = [](double x) { return static_cast<std::int32_t>(x); };
+  std::size_t at = 84;
+  const auto next = [&]() {
+    double x = 0.0;
+    std::memcpy(&x, plain_.data() + at, 8);
+    at += 8;
+    return x;
+  };
+  for (std::size_t e = 0; e < kBp5Elements; ++e) {
+    const std::int32_t group = as_int(next());
+    put32(&group);
+    for (int k = 0; k < 24; ++k) {
+      const float x = static_cast<float>(next());
+      put32(&x);
+    }
+  }
+  const std::int32_t curved = as_int(next()), nbc = as_int(next());
+  put32(&curved);
+  put32(&nbc);
+  for (std::int32_t b = 0; b < nbc; ++b) {
+    const std::int32_t element = as_int(next()), face = as_int(next());
+    put32(&element);
+    put32(&face);
+    for (int k = 0; k < 5; ++k) {
+      const float x = static_cast<float>(next());
+      put32(&x);
+    }
+    v1.insert(v1.end(), plain_.begin() + static_cast<std::ptrdiff_t>(at),
+              plain_.begin() + static_cast<std::ptrdiff_t>(at) + 4);
+    at += 8;
+  }
+  ASSERT_EQ(at, plain_.size());
+  const HexMesh a = sem::read_re2(source_);
+  const HexMesh b = sem::read_re2(write_temp("bp5_v1.re2", v1));
+  EXPECT_EQ(b.format_version, "#v001");
+  ASSERT_EQ(b.vertices.size(), a.vertices.size());
+  for (std::size_t i = 0; i < a.vertices.size(); ++i) {
+    ASSERT_EQ(b.vertices[i], static_cast<double>(static_cast<float>(a.vertices[i])));
+  }
+  ASSERT_EQ(b.fields.size(), 1u);
+  ASSERT_EQ(b.fields[0].size(), a.fields[0].size());
+  for (std::size_t f = 0; f < a.fields[0].size(); ++f) {
+    EXPECT_EQ(b.fields[0][f].element, a.fields[0][f].element);
+    EXPECT_EQ(b.fields[0][f].face, a.fields[0][f].face);
+    EXPECT_EQ(b.fields[0][f].type, a.fields[0][f].type);
+  }
+}
+
 TEST_F(Re2Corrupted, TruncatedPlainCopyNamesTheElement) {
   std::vector<unsigned char> cut(plain_.begin(), plain_.begin() + 84 + 16 * 200 + 100);
   expect_parse_error(write_temp("bp5_cut.re2", cut), "element 17");

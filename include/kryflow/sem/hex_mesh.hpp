@@ -112,7 +112,10 @@ HexMesh box_mesh(int nx, int ny, int nz, const BoxOptions& options = {});
 /// (element, face, 5 parameters, type in the last word). Words are 8 bytes for #v002 and #v003
 /// (reals are float64, integers are stored as float64) and 4 bytes for #v001 (reals float32,
 /// integers int32). Element and face numbers in the file are 1-based; faces are converted to
-/// kryflow's order (see BoundaryFace). Source: Nek5000 core/reader_re2.f.
+/// kryflow's order (see BoundaryFace). In a byte-swapped file the numbers are swapped and the
+/// type characters read as stored. The corpus holds #v002 and #v003 files only; #v001 is checked
+/// against a 4-byte conversion of one of them. Source: the layout Nek5000's tools (genbox,
+/// reatore2) write and its .re2 reader reads.
 ///
 /// Throws InvalidInput when the file cannot be opened, NotSupported for a 2D mesh (ndim = 2),
 /// and ParseError (naming the file, the byte offset in the uncompressed data, the record and
