@@ -17,24 +17,6 @@
 namespace kryflow::sem {
 namespace {
 
-/// Corners relabelled by a random symmetry of the cube per element (same geometry).
-void reorient(std::vector<double>& v, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  for (std::size_t e = 0; e < v.size() / 24; ++e) {
-    int axes[3] = {0, 1, 2};
-    std::shuffle(axes, axes + 3, rng);
-    const int flips = static_cast<int>(rng() % 8);
-    const std::vector<double> old(v.begin() + static_cast<std::ptrdiff_t>(e * 24),
-                                  v.begin() + static_cast<std::ptrdiff_t>(e * 24 + 24));
-    for (int c = 0; c < 8; ++c) {
-      int source = 0;
-      for (int d = 0; d < 3; ++d) source |= (((c >> d) & 1) ^ ((flips >> d) & 1)) << axes[d];
-      for (int x = 0; x < 3; ++x)
-        v[e * 24 + static_cast<std::size_t>(c * 3 + x)] = old[source * 3 + x];
-    }
-  }
-}
-
 TEST(GatherScatter, SumsSharedPointsLikeTheNumberingSays) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(seed);
@@ -42,7 +24,7 @@ TEST(GatherScatter, SumsSharedPointsLikeTheNumberingSays) {
   for (int p : {1, 3, 7}) {
     SCOPED_TRACE(p);
     std::vector<double> vertices = test::hex_box_vertices(4, 3, 3);
-    reorient(vertices, seed + static_cast<std::uint64_t>(p));
+    test::reorient_hex_elements(vertices, seed + static_cast<std::uint64_t>(p));
     const GlobalNumbering numbering = number_gll_points(36, vertices, p);
     const GatherScatter gs(backend, numbering);
     const std::size_t n = numbering.local_to_global.size();

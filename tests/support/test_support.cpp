@@ -144,3 +144,27 @@ std::vector<double> hex_box_vertices(int nx, int ny, int nz) {
 }
 
 }  // namespace kryflow::test
+
+namespace kryflow::test {
+
+void reorient_hex_elements(std::vector<double>& vertices, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (std::size_t e = 0; e < vertices.size() / 24; ++e) {
+    int axes[3] = {0, 1, 2};
+    std::shuffle(axes, axes + 3, rng);
+    const int flips = static_cast<int>(rng() % 8);
+    const std::vector<double> old(vertices.begin() + static_cast<std::ptrdiff_t>(e * 24),
+                                  vertices.begin() + static_cast<std::ptrdiff_t>(e * 24 + 24));
+    for (int c = 0; c < 8; ++c) {
+      // New corner c takes the old corner whose bit axes[d] is bit d of c, flipped as drawn.
+      int source = 0;
+      for (int d = 0; d < 3; ++d) source |= (((c >> d) & 1) ^ ((flips >> d) & 1)) << axes[d];
+      for (int x = 0; x < 3; ++x) {
+        vertices[e * 24 + static_cast<std::size_t>(c * 3 + x)] =
+            old[static_cast<std::size_t>(source * 3 + x)];
+      }
+    }
+  }
+}
+
+}  // namespace kryflow::test

@@ -40,6 +40,11 @@ double relative_max_difference(const std::vector<double>& a, const std::vector<d
 /// bump so that no two points share a coordinate by accident.
 std::vector<double> hex_box_vertices(int nx, int ny, int nz);
 
+/// Relabels each element's corners (8 x 3 doubles per element, as hex_box_vertices) by a
+/// random symmetry of the cube, an axis permutation with reflections: the same geometry seen
+/// from another reference orientation.
+void reorient_hex_elements(std::vector<double>& vertices, std::uint64_t seed);
+
 /// A fresh seed (from std::random_device), printed through SCOPED_TRACE by callers.
 std::uint64_t fresh_seed();
 

@@ -21,28 +21,6 @@ std::vector<double> box(int nx, int ny, int nz) {
   return test::hex_box_vertices(nx, ny, nz);
 }
 
-/// Relabels each element's corners by a random symmetry of the cube (axis permutation and
-/// reflections): the same geometry, seen from another reference orientation.
-void reorient(std::vector<double>& v, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const std::int64_t elements = static_cast<std::int64_t>(v.size() / 24);
-  for (std::int64_t e = 0; e < elements; ++e) {
-    std::array<int, 3> axes = {0, 1, 2};
-    std::shuffle(axes.begin(), axes.end(), rng);
-    const int flips = static_cast<int>(rng() % 8);
-    std::vector<double> old(v.begin() + e * 24, v.begin() + (e + 1) * 24);
-    for (int c = 0; c < 8; ++c) {
-      // New corner c takes the old corner whose bit axes[d] is bit d of c, flipped as drawn.
-      int source = 0;
-      for (int d = 0; d < 3; ++d) {
-        const int bit = ((c >> d) & 1) ^ ((flips >> d) & 1);
-        source |= bit << axes[d];
-      }
-      for (int x = 0; x < 3; ++x) v[e * 24 + c * 3 + x] = old[source * 3 + x];
-    }
-  }
-}
-
 /// Physical position of local point (i, j, k) of element e under the trilinear map, with
 /// equispaced reference points (the numbering does not depend on where the points are).
 std::array<double, 3> position(const std::vector<double>& v, std::int64_t e, int p, int i, int j,
@@ -127,7 +105,7 @@ TEST(SemNumbering, AnyRelativeOrientationOfTheElements) {
   for (int p = 2; p <= 6; ++p) {
     SCOPED_TRACE(p);
     std::vector<double> v = box(3, 3, 2);
-    reorient(v, seed + static_cast<std::uint64_t>(p));
+    test::reorient_hex_elements(v, seed + static_cast<std::uint64_t>(p));
     const GlobalNumbering g = number_gll_points(18, v, p);
     EXPECT_EQ(g.num_global, (3LL * p + 1) * (3LL * p + 1) * (2LL * p + 1));
     std::int64_t boundary = 0;
