@@ -3,15 +3,63 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "kryflow/core/array.hpp"
 #include "kryflow/linalg/linear_operator.hpp"
 #include "kryflow/sem/geometry.hpp"
 #include "kryflow/sem/gll.hpp"
+#include "kryflow/sem/hex_mesh.hpp"
 #include "kryflow/sem/numbering.hpp"
 
 namespace kryflow::sem {
+
+/// The cuda kernel of the element Laplacians (the host backends have one each).
+enum class SemElementKernel {
+  automatic,  ///< the fastest measured on an H100 for the order (see poisson_cuda.cu)
+  shared,     ///< N^3 threads per element, the whole element in shared memory (N <= 10)
+  layered,    ///< N^2 threads per element, each holding its t-line in registers (any N)
+};
+
+/// How the cuda kernels sum the element contributions into the assembled y.
+enum class SemAssembly {
+  automatic,  ///< the faster measured on an H100 (see poisson_cuda.cu)
+  sorted,     ///< element results stored, then one thread per global point sums its locals in
+              ///< increasing local index: deterministic, the host backends' bits
+  atomic,     ///< element results added to y with atomicAdd: one pass, order not fixed
+};
+
+/// The cuda kernel of the local diagonal (the four designs of Wahlgren, "A GPU-accelerated
+/// Jacobi preconditioner for high-order fluid simulations", KTH 2022, sec. 3.1).
+enum class SemDiagonalKernel {
+  automatic,  ///< the fastest measured on an H100
+  natural,    ///< one thread per point, one block per element (N <= 10)
+  shared,     ///< natural with G11, G22, G33 of the element staged in shared memory (N <= 10)
+  extended,   ///< one thread per point over consecutive points, elements not aligned to blocks
+  wide,       ///< one thread per line of N points along r
+};
+
+const char* to_string(SemElementKernel kernel);
+const char* to_string(SemAssembly assembly);
+const char* to_string(SemDiagonalKernel kernel);
+/// Parse the names above; throw InvalidInput naming the valid choices otherwise.
+SemElementKernel parse_sem_element_kernel(const std::string& name);
+SemAssembly parse_sem_assembly(const std::string& name);
+SemDiagonalKernel parse_sem_diagonal_kernel(const std::string& name);
+
+/// Options of SemPoissonOperator.
+struct SemPoissonOptions {
+  /// false leaves every point free (the pure Neumann operator, singular: for tests).
+  bool dirichlet_boundary = true;
+  /// With a HexMesh: the boundary-condition types (of the mesh's first field, e.g. "W", "v")
+  /// whose faces are Dirichlet. Empty: every boundary face (a face of one element only), as
+  /// in CEED BP5. Ignored when dirichlet_boundary is false.
+  std::vector<std::string> dirichlet_types;
+  SemElementKernel element_kernel = SemElementKernel::automatic;
+  SemAssembly assembly = SemAssembly::automatic;
+  SemDiagonalKernel diagonal_kernel = SemDiagonalKernel::automatic;
+};
 
 /// A = Q^T A_L Q, the stiffness matrix of -Laplace(u) on GLL points of order p, applied without
 /// forming it: the element Laplacians A_e = D^T G^e D by sum factorization (Deville, Fischer and
@@ -21,8 +69,8 @@ namespace kryflow::sem {
 /// hand side that is 0 there gives a solution that is 0 there.
 ///
 /// Vectors are assembled (global): num_global() entries, one per distinct GLL point, so every
-/// Krylov solver's inner products are the standard ones. On the reference and cpu backends;
-/// cuda throws NotSupported for now.
+/// Krylov solver's inner products are the standard ones. On every backend; on cuda the
+/// element kernel, the assembly and the diagonal kernel are chosen by SemPoissonOptions.
 class SemPoissonOperator : public LinearOperator {
  public:
   /// `vertices`: 8 x 3 corner coordinates per element (lexicographic corner order), order p in
@@ -31,12 +79,24 @@ class SemPoissonOperator : public LinearOperator {
   /// OutOfMemory when the data do not fit on `backend`.
   SemPoissonOperator(const Backend& backend, std::int64_t num_elements,
                      std::span<const double> vertices, int order, bool dirichlet_boundary = true);
+  /// As above with options (options.dirichlet_types must be empty: there are no faces).
+  SemPoissonOperator(const Backend& backend, std::int64_t num_elements,
+                     std::span<const double> vertices, int order,
+                     const SemPoissonOptions& options);
+  /// On a mesh; Dirichlet points as options.dirichlet_types selects from mesh.fields[0].
+  /// Throws InvalidInput when a type is given and the mesh has no boundary field, or no face
+  /// of the mesh carries any of the types; otherwise as above.
+  SemPoissonOperator(const Backend& backend, const HexMesh& mesh, int order,
+                     const SemPoissonOptions& options = {});
 
   index_t num_rows() const override { return static_cast<index_t>(numbering_.num_global); }
   index_t num_cols() const override { return num_rows(); }
   const Backend& backend() const override { return g_.backend(); }
   /// y = A x. Errors as LinearOperator::apply. Not for concurrent calls (shared scratch).
   void apply(const Vector& x, Vector& y) const override;
+  /// y = Q^T A_L Q x without the Dirichlet mask (the Neumann operator on every point): for
+  /// lifting inhomogeneous Dirichlet data, b_free = (B f - A_N u_D)_free. Errors as apply.
+  void apply_unmasked(const Vector& x, Vector& y) const;
   /// d = diag(A), assembled without forming A: per element and point q = (i, j, k),
   /// sum_m G11(m,j,k) D_mi^2 + G22(i,m,k) D_mj^2 + G33(i,j,m) D_mk^2 (the Neko paper's eq. (9))
   /// plus the cross terms 2 (G12 D_ii D_jj + G13 D_ii D_kk + G23 D_jj D_kk)(q) of deformed
@@ -57,6 +117,13 @@ class SemPoissonOperator : public LinearOperator {
   /// Bytes one application must move at least: metric terms (6 per local point), x and y once
   /// each per global point, the numbering (8 bytes per local point): the roofline's numerator.
   double apply_bytes() const noexcept;
+  /// The kernels this operator runs ("cpu", or e.g. "layered, sorted assembly; diagonal:
+  /// extended" on cuda): the choices of options resolved.
+  std::string kernel_description() const;
+  /// The resolved choices (automatic replaced by what runs; host backends report them too).
+  SemElementKernel element_kernel() const noexcept { return element_kernel_; }
+  SemAssembly assembly() const noexcept { return assembly_; }
+  SemDiagonalKernel diagonal_kernel() const noexcept { return diagonal_kernel_; }
 
  private:
   GlobalNumbering numbering_;
