@@ -32,10 +32,10 @@ enum class DiagonalVariant {
   wide,      ///< one thread per (j, k) line computing its N points along r
 };
 
-#define KRYFLOW_SEM_DIAGONAL_DECLARATIONS                                                        \
-  /** d_local = diag(A_L): num_elements x N^3 entries (a.num_elements, a.n, a.derivative, a.g  \
-   * are read; nothing else of a). cuda: natural and shared throw NotSupported for N > 10. */   \
-  void poisson_local_diagonal(const Backend& backend, const PoissonView& a,                    \
+#define KRYFLOW_SEM_DIAGONAL_DECLARATIONS                                                     \
+  /** d_local = diag(A_L): num_elements x N^3 entries (a.num_elements, a.n, a.derivative, a.g \
+   * are read; nothing else of a). cuda: natural and shared throw NotSupported for N > 10. */ \
+  void poisson_local_diagonal(const Backend& backend, const PoissonView& a,                   \
                               DiagonalVariant variant, Span<double> d_local);
 
 /// Dispatch.

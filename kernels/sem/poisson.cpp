@@ -1,4 +1,4 @@
-// Dispatch of the SEM Poisson operator.
+// Dispatch of the SEM Poisson operator to the backend that owns the data.
 #include "kernels/sem/poisson.hpp"
 
 #include "kryflow/core/error.hpp"
@@ -13,10 +13,30 @@ void poisson_apply(const Backend& backend, const PoissonView& a, Span<const doub
     case BackendKind::cpu:
       return cpu::poisson_apply(backend, a, x, y);
     case BackendKind::cuda:
-      throw NotSupported(
-          "sem::poisson_apply: the cuda kernels of the SEM operator do not exist yet");
+#ifdef KRYFLOW_WITH_CUDA
+      return cuda::poisson_apply(backend, a, x, y);
+#else
+      throw NotCompiled("sem::poisson_apply: cuda backend not compiled");
+#endif
   }
   throw NotSupported("sem::poisson_apply: unknown backend");
+}
+
+void poisson_assemble_diagonal(const Backend& backend, const PoissonView& a,
+                               Span<const double> d_local, double masked_value, Span<double> y) {
+  switch (backend.kind()) {
+    case BackendKind::reference:
+      return reference::poisson_assemble_diagonal(backend, a, d_local, masked_value, y);
+    case BackendKind::cpu:
+      return cpu::poisson_assemble_diagonal(backend, a, d_local, masked_value, y);
+    case BackendKind::cuda:
+#ifdef KRYFLOW_WITH_CUDA
+      return cuda::poisson_assemble_diagonal(backend, a, d_local, masked_value, y);
+#else
+      throw NotCompiled("sem::poisson_assemble_diagonal: cuda backend not compiled");
+#endif
+  }
+  throw NotSupported("sem::poisson_assemble_diagonal: unknown backend");
 }
 
 }  // namespace kryflow::kernels::sem

@@ -8,6 +8,8 @@
 // a sum over m in increasing order), w_a = G_a1 u_r + G_a2 u_s + G_a3 u_t (left to right),
 // y_L = D_r^T w_r + D_s^T w_s + D_t^T w_t (r, then s, then t, each sum in increasing m); then
 // y[g] = masked(g) ? x[g] : the sum of y_L over the locals of g in increasing local index.
+// Without a mask (PoissonView::mask null) no point is masked. The cuda atomic assembly adds
+// the y_L of each element into y in no fixed order (results differ in the last bits).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,11 @@
 
 namespace kryflow::kernels::sem {
 
+/// The cuda element kernel (SemElementKernel without `automatic`).
+enum class ElementKernel { shared, layered };
+/// The cuda assembly (SemAssembly without `automatic`).
+enum class Assembly { sorted, atomic };
+
 /// The operator's data as the kernels see them (all on one backend).
 struct PoissonView {
   std::int64_t num_elements = 0;
@@ -23,26 +30,45 @@ struct PoissonView {
   const double* derivative = nullptr;  // N x N, D[i * N + m] = l_m'(x_i)
   const double* g = nullptr;           // num_elements x 6 x N^3 metric terms
   std::int64_t num_global = 0;
-  const std::int64_t* local_to_global = nullptr;  // num_elements x N^3
-  const std::int64_t* global_offsets = nullptr;   // num_global + 1
-  const index_t* global_locals = nullptr;         // num_elements x N^3, grouped by global point
-  const char* mask = nullptr;                     // num_global: 1 = Dirichlet point
-  double* local_x = nullptr;                      // scratch, num_elements x N^3
-  double* local_y = nullptr;                      // scratch, num_elements x N^3
+  const index_t* local_to_global = nullptr;      // num_elements x N^3
+  const std::int64_t* global_offsets = nullptr;  // num_global + 1
+  const index_t* global_locals = nullptr;        // num_elements x N^3, grouped by global point
+  const char* mask = nullptr;  // num_global: 1 = Dirichlet point; null: no point is masked
+  index_t num_dirichlet = 0;   // the masked points as a list (cuda atomic assembly)
+  const index_t* dirichlet_points = nullptr;
+  // cuda: per local point its global index (bits 0-29), "only local point of its global
+  // point" (bit 31) and "Dirichlet point" (bit 30); and the shared global points (multiplicity
+  // > 1) with their locals in increasing local index.
+  const std::uint32_t* local_code = nullptr;  // num_elements x N^3
+  index_t num_shared = 0;
+  const index_t* shared_globals = nullptr;  // num_shared
+  const index_t* shared_offsets = nullptr;  // num_shared + 1
+  const index_t* shared_locals = nullptr;   // shared_offsets[num_shared]
+  double* local_x = nullptr;                // scratch, num_elements x N^3 (host backends)
+  double* local_y = nullptr;                // scratch, num_elements x N^3
+  ElementKernel element_kernel = ElementKernel::layered;  // cuda only
+  Assembly assembly = Assembly::sorted;                   // cuda only
 };
 
-#define KRYFLOW_SEM_POISSON_DECLARATIONS                                                 \
-  /** y = A x on global vectors (num_global entries each) */                             \
-  void poisson_apply(const Backend& backend, const PoissonView& a, Span<const double> x, \
-                     Span<double> y);
+#define KRYFLOW_SEM_POISSON_DECLARATIONS                                                  \
+  /** y = A x on global vectors (num_global entries each) */                              \
+  void poisson_apply(const Backend& backend, const PoissonView& a, Span<const double> x,  \
+                     Span<double> y);                                                     \
+  /** y[g] = mask[g] ? masked_value : the sum of d_local over the locals of g (increasing \
+   * local index): the assembly of a local diagonal */                                    \
+  void poisson_assemble_diagonal(const Backend& backend, const PoissonView& a,            \
+                                 Span<const double> d_local, double masked_value, Span<double> y);
 
-/// Dispatch (cuda: NotSupported until its kernels exist).
+/// Dispatch.
 KRYFLOW_SEM_POISSON_DECLARATIONS
 
 namespace reference {
 KRYFLOW_SEM_POISSON_DECLARATIONS
 }
 namespace cpu {
+KRYFLOW_SEM_POISSON_DECLARATIONS
+}
+namespace cuda {
 KRYFLOW_SEM_POISSON_DECLARATIONS
 }
 

@@ -63,19 +63,33 @@ inline void element_laplacian(const PoissonView& a, std::int64_t e, double* work
 
 /// x_L of local point l.
 inline void gather_point(const PoissonView& a, const double* x, std::int64_t l) {
-  const std::int64_t g = a.local_to_global[l];
-  a.local_x[l] = a.mask[g] != 0 ? 0.0 : x[g];
+  const index_t g = a.local_to_global[l];
+  a.local_x[l] = a.mask != nullptr && a.mask[g] != 0 ? 0.0 : x[g];
 }
 
 /// y of global point g.
 inline void assemble_point(const PoissonView& a, const double* x, double* y, std::int64_t g) {
-  if (a.mask[g] != 0) {
+  if (a.mask != nullptr && a.mask[g] != 0) {
     y[g] = x[g];
     return;
   }
   double sum = 0.0;
   for (std::int64_t q = a.global_offsets[g]; q < a.global_offsets[g + 1]; ++q) {
     sum = sum + a.local_y[a.global_locals[q]];
+  }
+  y[g] = sum;
+}
+
+/// y of global point g from a local diagonal.
+inline void assemble_diagonal_point(const PoissonView& a, const double* d_local,
+                                    double masked_value, double* y, std::int64_t g) {
+  if (a.mask != nullptr && a.mask[g] != 0) {
+    y[g] = masked_value;
+    return;
+  }
+  double sum = 0.0;
+  for (std::int64_t q = a.global_offsets[g]; q < a.global_offsets[g + 1]; ++q) {
+    sum = sum + d_local[a.global_locals[q]];
   }
   y[g] = sum;
 }

@@ -14,4 +14,11 @@ void poisson_apply(const Backend& /*backend*/, const PoissonView& a, Span<const 
   for (std::int64_t g = 0; g < a.num_global; ++g) detail::assemble_point(a, x.data(), y.data(), g);
 }
 
+void poisson_assemble_diagonal(const Backend& /*backend*/, const PoissonView& a,
+                               Span<const double> d_local, double masked_value, Span<double> y) {
+  for (std::int64_t g = 0; g < a.num_global; ++g) {
+    detail::assemble_diagonal_point(a, d_local.data(), masked_value, y.data(), g);
+  }
+}
+
 }  // namespace kryflow::kernels::sem::reference

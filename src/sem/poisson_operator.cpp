@@ -1,6 +1,8 @@
 // Setup of the matrix-free SEM Poisson operator: numbering, geometry, assembly lists.
 #include "kryflow/sem/poisson_operator.hpp"
 
+#include <algorithm>
+#include <array>
 #include <limits>
 #include <string>
 
@@ -9,11 +11,156 @@
 
 namespace kryflow::sem {
 
+namespace {
+
+template <class Enum, std::size_t K>
+Enum parse_choice(const std::string& name, const std::array<Enum, K>& values, const char* what) {
+  std::string valid;
+  for (Enum v : values) {
+    if (name == to_string(v)) return v;
+    valid += (valid.empty() ? "" : ", ") + std::string(to_string(v));
+  }
+  throw InvalidInput(std::string("unknown ") + what + " '" + name + "' (valid: " + valid + ")");
+}
+
+/// The Dirichlet points of the faces of `mesh.fields[0]` whose type is one of `types`.
+std::vector<char> dirichlet_by_type(const HexMesh& mesh, const GlobalNumbering& numbering,
+                                    const std::vector<std::string>& types) {
+  if (mesh.fields.empty()) {
+    throw InvalidInput(
+        "SemPoissonOperator: Dirichlet boundary-condition types were given but the "
+        "mesh has no boundary-condition field");
+  }
+  const int N = numbering.order + 1;
+  const std::int64_t n3 = static_cast<std::int64_t>(N) * N * N;
+  std::vector<char> mask(static_cast<std::size_t>(numbering.num_global), 0);
+  std::int64_t faces = 0;
+  for (const BoundaryFace& f : mesh.fields[0]) {
+    if (std::find(types.begin(), types.end(), f.type) == types.end()) continue;
+    ++faces;
+    const int axis = f.face / 2;
+    const int fixed = (f.face % 2) == 0 ? 0 : N - 1;
+    for (int b = 0; b < N; ++b) {
+      for (int a = 0; a < N; ++a) {
+        int ijk[3];
+        ijk[axis] = fixed;
+        ijk[axis == 0 ? 1 : 0] = a;
+        ijk[axis == 2 ? 1 : 2] = b;
+        const std::int64_t q = (static_cast<std::int64_t>(ijk[2]) * N + ijk[1]) * N + ijk[0];
+        mask[static_cast<std::size_t>(
+            numbering.local_to_global[static_cast<std::size_t>(f.element * n3 + q)])] = 1;
+      }
+    }
+  }
+  if (faces == 0) {
+    std::string listed;
+    for (const std::string& t : types) listed += (listed.empty() ? "'" : ", '") + t + "'";
+    throw InvalidInput("SemPoissonOperator: no boundary face of the mesh has type " + listed);
+  }
+  return mask;
+}
+
+SemPoissonOptions options_with_dirichlet(bool dirichlet_boundary) {
+  SemPoissonOptions options;
+  options.dirichlet_boundary = dirichlet_boundary;
+  return options;
+}
+
+}  // namespace
+
+const char* to_string(SemElementKernel kernel) {
+  switch (kernel) {
+    case SemElementKernel::automatic:
+      return "automatic";
+    case SemElementKernel::shared:
+      return "shared";
+    case SemElementKernel::layered:
+      return "layered";
+  }
+  return "?";
+}
+
+const char* to_string(SemAssembly assembly) {
+  switch (assembly) {
+    case SemAssembly::automatic:
+      return "automatic";
+    case SemAssembly::sorted:
+      return "sorted";
+    case SemAssembly::atomic:
+      return "atomic";
+  }
+  return "?";
+}
+
+const char* to_string(SemDiagonalKernel kernel) {
+  switch (kernel) {
+    case SemDiagonalKernel::automatic:
+      return "automatic";
+    case SemDiagonalKernel::natural:
+      return "natural";
+    case SemDiagonalKernel::shared:
+      return "shared";
+    case SemDiagonalKernel::extended:
+      return "extended";
+    case SemDiagonalKernel::wide:
+      return "wide";
+  }
+  return "?";
+}
+
+SemElementKernel parse_sem_element_kernel(const std::string& name) {
+  return parse_choice(
+      name,
+      std::array{SemElementKernel::automatic, SemElementKernel::shared, SemElementKernel::layered},
+      "SEM element kernel");
+}
+
+SemAssembly parse_sem_assembly(const std::string& name) {
+  return parse_choice(name,
+                      std::array{SemAssembly::automatic, SemAssembly::sorted, SemAssembly::atomic},
+                      "SEM assembly");
+}
+
+SemDiagonalKernel parse_sem_diagonal_kernel(const std::string& name) {
+  return parse_choice(
+      name,
+      std::array{SemDiagonalKernel::automatic, SemDiagonalKernel::natural,
+                 SemDiagonalKernel::shared, SemDiagonalKernel::extended, SemDiagonalKernel::wide},
+      "SEM diagonal kernel");
+}
+
 SemPoissonOperator::SemPoissonOperator(const Backend& backend, std::int64_t num_elements,
                                        std::span<const double> vertices, int order,
                                        bool dirichlet_boundary)
+    : SemPoissonOperator(backend, num_elements, vertices, order,
+                         options_with_dirichlet(dirichlet_boundary)) {}
+
+SemPoissonOperator::SemPoissonOperator(const Backend& backend, std::int64_t num_elements,
+                                       std::span<const double> vertices, int order,
+                                       const SemPoissonOptions& options)
     : numbering_(number_gll_points(num_elements, vertices, order)), rule_(gll_rule(order)) {
-  const int N = order + 1;
+  if (!options.dirichlet_types.empty()) {
+    throw InvalidInput(
+        "SemPoissonOperator: Dirichlet boundary-condition types need a mesh with boundary faces");
+  }
+  build(backend, num_elements, vertices, nullptr, options);
+}
+
+SemPoissonOperator::SemPoissonOperator(const Backend& backend, const HexMesh& mesh, int order,
+                                       const SemPoissonOptions& options)
+    : numbering_(number_gll_points(mesh.num_elements, mesh.vertices, order)),
+      rule_(gll_rule(order)) {
+  std::vector<char> mask;
+  if (options.dirichlet_boundary && !options.dirichlet_types.empty()) {
+    mask = dirichlet_by_type(mesh, numbering_, options.dirichlet_types);
+  }
+  build(backend, mesh.num_elements, mesh.vertices, mask.empty() ? nullptr : &mask, options);
+}
+
+void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements,
+                               std::span<const double> vertices, const std::vector<char>* dirichlet,
+                               const SemPoissonOptions& options) {
+  const int N = numbering_.order + 1;
   const std::int64_t n3 = static_cast<std::int64_t>(N) * N * N;
   const std::int64_t num_local = num_elements * n3;
   if (num_local > std::numeric_limits<index_t>::max() ||
@@ -64,7 +211,13 @@ SemPoissonOperator::SemPoissonOperator(const Backend& backend, std::int64_t num_
     }
   }
   mask_host_.assign(static_cast<std::size_t>(num_global), 0);
-  if (dirichlet_boundary) mask_host_ = numbering_.on_boundary;
+  if (options.dirichlet_boundary)
+    mask_host_ = dirichlet != nullptr ? *dirichlet : numbering_.on_boundary;
+  std::vector<index_t> dirichlet_points;
+  for (std::int64_t g = 0; g < num_global; ++g) {
+    if (mask_host_[static_cast<std::size_t>(g)] != 0)
+      dirichlet_points.push_back(static_cast<index_t>(g));
+  }
 
   // The assembled diagonal (see diagonal()).
   const std::vector<double> D = derivative_matrix(rule_);
@@ -101,16 +254,68 @@ SemPoissonOperator::SemPoissonOperator(const Backend& backend, std::int64_t num_
 
   derivative_ = Array<double>::from_host(backend, derivative_matrix(rule_));
   g_ = Array<double>::from_host(backend, factors.g);
-  local_to_global_ = Array<std::int64_t>::from_host(backend, numbering_.local_to_global);
+  local_to_global_ = Array<index_t>::from_host(
+      backend,
+      std::vector<index_t>(numbering_.local_to_global.begin(), numbering_.local_to_global.end()));
+  dirichlet_points_ = Array<index_t>::from_host(backend, dirichlet_points);
   global_offsets_ = Array<std::int64_t>::from_host(backend, offsets);
   global_locals_ = Array<index_t>::from_host(backend, locals);
   mask_ = Array<char>::from_host(backend, mask_host_);
-  local_x_ = Array<double>(backend, static_cast<std::size_t>(num_local));
+  if (backend.is_device()) {
+    if (num_global >= (std::int64_t{1} << 30)) {
+      throw NotSupported("SemPoissonOperator: the cuda kernels address at most 2^30 global points");
+    }
+    // Codes of the local points and the shared points' lists (kernels/sem/poisson.hpp).
+    std::vector<std::uint32_t> code(static_cast<std::size_t>(num_local));
+    for (std::int64_t l = 0; l < num_local; ++l) {
+      const auto g =
+          static_cast<std::size_t>(numbering_.local_to_global[static_cast<std::size_t>(l)]);
+      code[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(g) |
+                                          (numbering_.multiplicity[g] == 1 ? (1u << 31) : 0u) |
+                                          (mask_host_[g] != 0 ? (1u << 30) : 0u);
+    }
+    std::vector<index_t> shared_globals;
+    std::vector<index_t> shared_offsets = {0};
+    std::vector<index_t> shared_locals;
+    for (std::int64_t g = 0; g < num_global; ++g) {
+      const auto begin = offsets[static_cast<std::size_t>(g)];
+      const auto end = offsets[static_cast<std::size_t>(g + 1)];
+      if (end - begin < 2) continue;
+      shared_globals.push_back(static_cast<index_t>(g));
+      for (auto q = begin; q < end; ++q)
+        shared_locals.push_back(locals[static_cast<std::size_t>(q)]);
+      shared_offsets.push_back(static_cast<index_t>(shared_locals.size()));
+    }
+    local_code_ = Array<std::uint32_t>::from_host(backend, code);
+    shared_globals_ = Array<index_t>::from_host(backend, shared_globals);
+    shared_offsets_ = Array<index_t>::from_host(backend, shared_offsets);
+    shared_locals_ = Array<index_t>::from_host(backend, shared_locals);
+  }
+  if (!backend.is_device()) local_x_ = Array<double>(backend, static_cast<std::size_t>(num_local));
   local_y_ = Array<double>(backend, static_cast<std::size_t>(num_local));
+
+  // The cuda kernels (measured on an H100; see kernels/sem/poisson_cuda.cu).
+  element_kernel_ = options.element_kernel;
+  if (element_kernel_ == SemElementKernel::automatic) element_kernel_ = SemElementKernel::layered;
+  if (element_kernel_ == SemElementKernel::shared && N > 10) {
+    throw NotSupported(
+        "SemPoissonOperator: the shared element kernel needs N^3 <= 1024 threads "
+        "(order <= 9); use layered");
+  }
+  assembly_ = options.assembly;
+  if (assembly_ == SemAssembly::automatic) assembly_ = SemAssembly::sorted;
+  diagonal_kernel_ = options.diagonal_kernel;
+  if (diagonal_kernel_ == SemDiagonalKernel::automatic)
+    diagonal_kernel_ = SemDiagonalKernel::extended;
+  if ((diagonal_kernel_ == SemDiagonalKernel::natural ||
+       diagonal_kernel_ == SemDiagonalKernel::shared) &&
+      N > 10) {
+    throw NotSupported(std::string("SemPoissonOperator: the ") + to_string(diagonal_kernel_) +
+                       " diagonal kernel needs N^3 <= 1024 threads (order <= 9); use extended");
+  }
 }
 
-void SemPoissonOperator::apply(const Vector& x, Vector& y) const {
-  check_apply_shapes(x, y, "SemPoissonOperator::apply");
+kernels::sem::PoissonView SemPoissonOperator::view(bool masked) const {
   kernels::sem::PoissonView view;
   view.num_elements = numbering_.num_elements;
   view.n = numbering_.order + 1;
@@ -120,10 +325,32 @@ void SemPoissonOperator::apply(const Vector& x, Vector& y) const {
   view.local_to_global = local_to_global_.data();
   view.global_offsets = global_offsets_.data();
   view.global_locals = global_locals_.data();
-  view.mask = mask_.data();
+  view.mask = masked ? mask_.data() : nullptr;
+  view.num_dirichlet = masked ? static_cast<index_t>(dirichlet_points_.size()) : 0;
+  view.dirichlet_points = dirichlet_points_.data();
+  view.local_code = local_code_.data();
+  view.num_shared = static_cast<index_t>(shared_globals_.size());
+  view.shared_globals = shared_globals_.data();
+  view.shared_offsets = shared_offsets_.data();
+  view.shared_locals = shared_locals_.data();
   view.local_x = local_x_.data();
   view.local_y = local_y_.data();
-  kernels::sem::poisson_apply(backend(), view, x.span(), y.span());
+  view.element_kernel = element_kernel_ == SemElementKernel::shared
+                            ? kernels::sem::ElementKernel::shared
+                            : kernels::sem::ElementKernel::layered;
+  view.assembly = assembly_ == SemAssembly::atomic ? kernels::sem::Assembly::atomic
+                                                   : kernels::sem::Assembly::sorted;
+  return view;
+}
+
+void SemPoissonOperator::apply(const Vector& x, Vector& y) const {
+  check_apply_shapes(x, y, "SemPoissonOperator::apply");
+  kernels::sem::poisson_apply(backend(), view(true), x.span(), y.span());
+}
+
+void SemPoissonOperator::apply_unmasked(const Vector& x, Vector& y) const {
+  check_apply_shapes(x, y, "SemPoissonOperator::apply_unmasked");
+  kernels::sem::poisson_apply(backend(), view(false), x.span(), y.span());
 }
 
 void SemPoissonOperator::diagonal(Vector& d) const {
@@ -140,8 +367,14 @@ void SemPoissonOperator::diagonal(Vector& d) const {
 
 double SemPoissonOperator::apply_bytes() const noexcept {
   const double num_local = static_cast<double>(numbering_.local_to_global.size());
-  return 6.0 * 8.0 * num_local + 8.0 * num_local +
+  return 6.0 * 8.0 * num_local + 4.0 * num_local +
          16.0 * static_cast<double>(numbering_.num_global);
+}
+
+std::string SemPoissonOperator::kernel_description() const {
+  if (!backend().is_device()) return std::string(to_string(backend().kind())) + " loops";
+  return std::string(to_string(element_kernel_)) + " element kernel, " + to_string(assembly_) +
+         " assembly, " + to_string(diagonal_kernel_) + " diagonal kernel";
 }
 
 }  // namespace kryflow::sem

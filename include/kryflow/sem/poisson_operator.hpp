@@ -13,6 +13,10 @@
 #include "kryflow/sem/hex_mesh.hpp"
 #include "kryflow/sem/numbering.hpp"
 
+namespace kryflow::kernels::sem {
+struct PoissonView;
+}
+
 namespace kryflow::sem {
 
 /// The cuda kernel of the element Laplacians (the host backends have one each).
@@ -81,8 +85,7 @@ class SemPoissonOperator : public LinearOperator {
                      std::span<const double> vertices, int order, bool dirichlet_boundary = true);
   /// As above with options (options.dirichlet_types must be empty: there are no faces).
   SemPoissonOperator(const Backend& backend, std::int64_t num_elements,
-                     std::span<const double> vertices, int order,
-                     const SemPoissonOptions& options);
+                     std::span<const double> vertices, int order, const SemPoissonOptions& options);
   /// On a mesh; Dirichlet points as options.dirichlet_types selects from mesh.fields[0].
   /// Throws InvalidInput when a type is given and the mesh has no boundary field, or no face
   /// of the mesh carries any of the types; otherwise as above.
@@ -114,8 +117,9 @@ class SemPoissonOperator : public LinearOperator {
   const std::vector<char>& dirichlet() const noexcept { return mask_host_; }
   /// Physical coordinates of each global point (host, 3 x num_global, x y z interleaved).
   const std::vector<double>& coordinates() const noexcept { return coordinates_; }
-  /// Bytes one application must move at least: metric terms (6 per local point), x and y once
-  /// each per global point, the numbering (8 bytes per local point): the roofline's numerator.
+  /// Bytes one application must move at least: metric terms (6 doubles per local point), the
+  /// numbering (a 4-byte index per local point), x and y once each per global point: the
+  /// numerator of the operator's bandwidth roofline.
   double apply_bytes() const noexcept;
   /// The kernels this operator runs ("cpu", or e.g. "layered, sorted assembly; diagonal:
   /// extended" on cuda): the choices of options resolved.
@@ -126,6 +130,13 @@ class SemPoissonOperator : public LinearOperator {
   SemDiagonalKernel diagonal_kernel() const noexcept { return diagonal_kernel_; }
 
  private:
+  kernels::sem::PoissonView view(bool masked) const;
+  void build(const Backend& backend, std::int64_t num_elements, std::span<const double> vertices,
+             const std::vector<char>* dirichlet, const SemPoissonOptions& options);
+
+  SemElementKernel element_kernel_ = SemElementKernel::layered;
+  SemAssembly assembly_ = SemAssembly::sorted;
+  SemDiagonalKernel diagonal_kernel_ = SemDiagonalKernel::extended;
   GlobalNumbering numbering_;
   GllRule rule_;
   std::vector<double> mass_;
@@ -134,7 +145,12 @@ class SemPoissonOperator : public LinearOperator {
   std::vector<double> coordinates_;
   Array<double> derivative_;
   Array<double> g_;
-  Array<std::int64_t> local_to_global_;
+  Array<index_t> local_to_global_;
+  Array<index_t> dirichlet_points_;
+  Array<std::uint32_t> local_code_;  // cuda
+  Array<index_t> shared_globals_;    // cuda
+  Array<index_t> shared_offsets_;    // cuda
+  Array<index_t> shared_locals_;     // cuda
   Array<std::int64_t> global_offsets_;
   Array<index_t> global_locals_;
   Array<char> mask_;

@@ -1,0 +1,325 @@
+// CUDA SEM Poisson operator: one element per thread block, sum factorization templated on the
+// number of GLL points N, and the assembly of the element results into the global vector.
+//
+// Element kernels (Deville, Fischer and Mund 2002, sec. 4.4; the layered design is that of
+// nekRS's ellipticAxHex3D kernels, Fischer et al., "Scalability of high-performance PDE
+// solvers", IJHPCA 34(5), 2020):
+//   shared   N^3 threads, the element's x_L and the three fluxes w_r, w_s, w_t in shared
+//            memory (N <= 10).
+//   layered  N^2 threads (i, j), each walking the t-direction: layer k of x_L and of w_r, w_s
+//            goes through shared memory, the t-line of x_L and the t-sums stay in registers.
+// Both perform the reference's operations in the reference's order (kernels/sem/poisson.hpp;
+// the library is compiled with --fmad=false), so an element's y_L has the reference's bits.
+//
+// Assembly: each local point carries a 32-bit code, its global index g (bits 0-29), whether
+// it is the only local point of g (bit 31) and whether g is a Dirichlet point (bit 30). A
+// unique point writes y[g] itself (the reference's sum of one term is that term). Shared points:
+//   sorted   y_L stored; then one thread per shared global point sums its locals in increasing
+//            local index (the reference's order: cuda equals reference bit for bit).
+//   atomic   y zeroed first, then y_L added with atomicAdd (one pass, order not fixed).
+// Dirichlet points get y[g] = x[g] (unique ones in the element kernel, shared ones in the
+// sorted pass or a fix-up pass over the Dirichlet list).
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "kernels/backend/cuda_context.cuh"
+#include "kernels/sem/poisson.hpp"
+
+namespace kryflow::kernels::sem::cuda {
+namespace {
+
+constexpr std::uint32_t kUniqueBit = 1u << 31;
+constexpr std::uint32_t kMaskedBit = 1u << 30;
+constexpr std::uint32_t kGlobalBits = kMaskedBit - 1;
+
+/// What the element kernels do with y_L of one point.
+template <bool Atomic>
+__device__ __forceinline__ void store_point(const PoissonView& a, const double* __restrict__ x,
+                                            double* __restrict__ y, std::int64_t l,
+                                            std::uint32_t code, bool masked, double value) {
+  const std::uint32_t g = code & kGlobalBits;
+  if ((code & kUniqueBit) != 0) {
+    y[g] = masked ? x[g] : value;
+  } else if constexpr (Atomic) {
+    if (!masked) atomicAdd(y + g, value);
+  } else {
+    a.local_y[l] = value;
+  }
+}
+
+template <int N, bool Atomic>
+__global__ void __launch_bounds__(N* N* N)
+    shared_element_kernel(const PoissonView a, const std::uint32_t* __restrict__ code,
+                          bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
+  constexpr int n3 = N * N * N;
+  __shared__ double s_d[N * N];
+  __shared__ double s_x[n3];
+  __shared__ double s_wr[n3];
+  __shared__ double s_ws[n3];
+  __shared__ double s_wt[n3];
+  const int i = threadIdx.x;
+  const int j = threadIdx.y;
+  const int k = threadIdx.z;
+  const int q = (k * N + j) * N + i;
+  const std::int64_t e = blockIdx.x;
+  const std::int64_t l = e * n3 + q;
+  if (q < N * N) s_d[q] = a.derivative[q];
+  const std::uint32_t c = __ldg(code + l);
+  const bool masked = use_mask && (c & kMaskedBit) != 0;
+  s_x[q] = masked ? 0.0 : __ldg(x + (c & kGlobalBits));
+  __syncthreads();
+  double r = 0.0;
+  double s = 0.0;
+  double t = 0.0;
+#pragma unroll
+  for (int m = 0; m < N; ++m) {
+    r = r + s_d[i * N + m] * s_x[(k * N + j) * N + m];
+    s = s + s_d[j * N + m] * s_x[(k * N + m) * N + i];
+    t = t + s_d[k * N + m] * s_x[(m * N + j) * N + i];
+  }
+  const double* G = a.g + e * 6 * n3 + q;
+  const double g11 = __ldg(G);
+  const double g12 = __ldg(G + n3);
+  const double g13 = __ldg(G + 2 * n3);
+  const double g22 = __ldg(G + 3 * n3);
+  const double g23 = __ldg(G + 4 * n3);
+  const double g33 = __ldg(G + 5 * n3);
+  s_wr[q] = g11 * r + g12 * s + g13 * t;
+  s_ws[q] = g12 * r + g22 * s + g23 * t;
+  s_wt[q] = g13 * r + g23 * s + g33 * t;
+  __syncthreads();
+  r = 0.0;
+  s = 0.0;
+  t = 0.0;
+#pragma unroll
+  for (int m = 0; m < N; ++m) {
+    r = r + s_d[m * N + i] * s_wr[(k * N + j) * N + m];
+    s = s + s_d[m * N + j] * s_ws[(k * N + m) * N + i];
+    t = t + s_d[m * N + k] * s_wt[(m * N + j) * N + i];
+  }
+  store_point<Atomic>(a, x, y, l, c, masked, r + s + t);
+}
+
+template <int N, bool Atomic>
+__global__ void __launch_bounds__(N* N)
+    layered_element_kernel(const PoissonView a, const std::uint32_t* __restrict__ code,
+                           bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
+  constexpr int n2 = N * N;
+  constexpr int n3 = N * N * N;
+  __shared__ double s_d[n2];
+  __shared__ double s_u[n2];
+  __shared__ double s_wr[n2];
+  __shared__ double s_ws[n2];
+  const int i = threadIdx.x;
+  const int j = threadIdx.y;
+  const int ij = j * N + i;
+  const std::int64_t e = blockIdx.x;
+  s_d[ij] = a.derivative[ij];
+  // The t-line of x_L in registers; codes kept for the stores.
+  double u[N];
+  std::uint32_t c[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    c[k] = __ldg(code + e * n3 + k * n2 + ij);
+    const bool masked = use_mask && (c[k] & kMaskedBit) != 0;
+    u[k] = masked ? 0.0 : __ldg(x + (c[k] & kGlobalBits));
+  }
+  double rs[N];  // r + s parts of y_L per layer
+  double tt[N];  // t sums, accumulated over the layers m in increasing order
+#pragma unroll
+  for (int k = 0; k < N; ++k) tt[k] = 0.0;
+  const double* G = a.g + e * 6 * n3 + ij;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    s_u[ij] = u[k];
+    __syncthreads();
+    double r = 0.0;
+    double s = 0.0;
+    double t = 0.0;
+#pragma unroll
+    for (int m = 0; m < N; ++m) {
+      r = r + s_d[i * N + m] * s_u[j * N + m];
+      s = s + s_d[j * N + m] * s_u[m * N + i];
+      t = t + s_d[k * N + m] * u[m];
+    }
+    const int q = k * n2;
+    const double g11 = __ldg(G + q);
+    const double g12 = __ldg(G + n3 + q);
+    const double g13 = __ldg(G + 2 * n3 + q);
+    const double g22 = __ldg(G + 3 * n3 + q);
+    const double g23 = __ldg(G + 4 * n3 + q);
+    const double g33 = __ldg(G + 5 * n3 + q);
+    s_wr[ij] = g11 * r + g12 * s + g13 * t;
+    s_ws[ij] = g12 * r + g22 * s + g23 * t;
+    const double wt = g13 * r + g23 * s + g33 * t;
+    __syncthreads();
+    r = 0.0;
+    s = 0.0;
+#pragma unroll
+    for (int m = 0; m < N; ++m) {
+      r = r + s_d[m * N + i] * s_wr[j * N + m];
+      s = s + s_d[m * N + j] * s_ws[m * N + i];
+    }
+    rs[k] = r + s;
+    // Layer k is the m = k term of every t-sum of this line.
+#pragma unroll
+    for (int kk = 0; kk < N; ++kk) tt[kk] = tt[kk] + s_d[k * N + kk] * wt;
+  }
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const bool masked = use_mask && (c[k] & kMaskedBit) != 0;
+    store_point<Atomic>(a, x, y, e * n3 + k * n2 + ij, c[k], masked, rs[k] + tt[k]);
+  }
+}
+
+constexpr int kThreads = 256;
+
+/// y[g] of shared global points: the sum of their stored y_L in increasing local index.
+__global__ void __launch_bounds__(kThreads)
+    sorted_assembly_kernel(const PoissonView a, const index_t* __restrict__ shared_globals,
+                           const index_t* __restrict__ shared_offsets,
+                           const index_t* __restrict__ shared_locals, index_t num_shared,
+                           bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
+  const index_t s = static_cast<index_t>(blockIdx.x) * kThreads + static_cast<index_t>(threadIdx.x);
+  if (s >= num_shared) return;
+  const index_t g = __ldg(shared_globals + s);
+  if (use_mask && a.mask[g] != 0) {
+    y[g] = x[g];
+    return;
+  }
+  double sum = 0.0;
+  const index_t end = __ldg(shared_offsets + s + 1);
+  for (index_t q = __ldg(shared_offsets + s); q < end; ++q) {
+    sum = sum + a.local_y[__ldg(shared_locals + q)];
+  }
+  y[g] = sum;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    dirichlet_kernel(const index_t* __restrict__ points, index_t count,
+                     const double* __restrict__ x, double* __restrict__ y) {
+  const index_t p = static_cast<index_t>(blockIdx.x) * kThreads + static_cast<index_t>(threadIdx.x);
+  if (p >= count) return;
+  const index_t g = __ldg(points + p);
+  y[g] = x[g];
+}
+
+__global__ void __launch_bounds__(kThreads)
+    assemble_diagonal_kernel(const PoissonView a, const double* __restrict__ d_local,
+                             double masked_value, double* __restrict__ y) {
+  const std::int64_t g = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (g >= a.num_global) return;
+  if (a.mask != nullptr && a.mask[g] != 0) {
+    y[g] = masked_value;
+    return;
+  }
+  double sum = 0.0;
+  for (std::int64_t q = a.global_offsets[g]; q < a.global_offsets[g + 1]; ++q) {
+    sum = sum + d_local[a.global_locals[q]];
+  }
+  y[g] = sum;
+}
+
+unsigned int blocks_for(std::int64_t count) {
+  return static_cast<unsigned int>((count + kThreads - 1) / kThreads);
+}
+
+template <int N, bool Atomic>
+void launch_element(const PoissonView& a, bool use_mask, const double* x, double* y,
+                    cudaStream_t stream) {
+  const auto blocks = static_cast<unsigned int>(a.num_elements);
+  if constexpr (N <= 10) {
+    if (a.element_kernel == ElementKernel::shared) {
+      shared_element_kernel<N, Atomic>
+          <<<blocks, dim3(N, N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
+      return;
+    }
+  } else {
+    if (a.element_kernel == ElementKernel::shared) {
+      throw NotSupported("sem::poisson_apply: the shared element kernel needs N <= 10, got N = " +
+                         std::to_string(N));
+    }
+  }
+  layered_element_kernel<N, Atomic>
+      <<<blocks, dim3(N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
+}
+
+template <bool Atomic>
+void launch_element_for(const PoissonView& a, bool use_mask, const double* x, double* y,
+                        cudaStream_t stream) {
+  switch (a.n) {
+    case 2:
+      return launch_element<2, Atomic>(a, use_mask, x, y, stream);
+    case 3:
+      return launch_element<3, Atomic>(a, use_mask, x, y, stream);
+    case 4:
+      return launch_element<4, Atomic>(a, use_mask, x, y, stream);
+    case 5:
+      return launch_element<5, Atomic>(a, use_mask, x, y, stream);
+    case 6:
+      return launch_element<6, Atomic>(a, use_mask, x, y, stream);
+    case 7:
+      return launch_element<7, Atomic>(a, use_mask, x, y, stream);
+    case 8:
+      return launch_element<8, Atomic>(a, use_mask, x, y, stream);
+    case 9:
+      return launch_element<9, Atomic>(a, use_mask, x, y, stream);
+    case 10:
+      return launch_element<10, Atomic>(a, use_mask, x, y, stream);
+    case 11:
+      return launch_element<11, Atomic>(a, use_mask, x, y, stream);
+    case 12:
+      return launch_element<12, Atomic>(a, use_mask, x, y, stream);
+    case 13:
+      return launch_element<13, Atomic>(a, use_mask, x, y, stream);
+    case 14:
+      return launch_element<14, Atomic>(a, use_mask, x, y, stream);
+    case 15:
+      return launch_element<15, Atomic>(a, use_mask, x, y, stream);
+    case 16:
+      return launch_element<16, Atomic>(a, use_mask, x, y, stream);
+    default:
+      throw NotSupported("sem::poisson_apply: N = " + std::to_string(a.n) +
+                         " points per direction (supported: 2..16)");
+  }
+}
+
+}  // namespace
+
+void poisson_apply(const Backend& backend, const PoissonView& a, Span<const double> x,
+                   Span<double> y) {
+  if (a.num_elements == 0) return;
+  cudaStream_t stream = backend.cuda_context()->stream;
+  const bool use_mask = a.mask != nullptr;
+  if (a.assembly == Assembly::atomic) {
+    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(y.data(), 0, y.size_bytes(), stream));
+    launch_element_for<true>(a, use_mask, x.data(), y.data(), stream);
+    kernels::cuda::check_launch("sem::poisson_apply (element, atomic)");
+    if (use_mask && a.num_dirichlet > 0) {
+      dirichlet_kernel<<<blocks_for(a.num_dirichlet), kThreads, 0, stream>>>(
+          a.dirichlet_points, a.num_dirichlet, x.data(), y.data());
+      kernels::cuda::check_launch("sem::poisson_apply (Dirichlet points)");
+    }
+    return;
+  }
+  launch_element_for<false>(a, use_mask, x.data(), y.data(), stream);
+  kernels::cuda::check_launch("sem::poisson_apply (element, sorted)");
+  if (a.num_shared > 0) {
+    sorted_assembly_kernel<<<blocks_for(a.num_shared), kThreads, 0, stream>>>(
+        a, a.shared_globals, a.shared_offsets, a.shared_locals, a.num_shared, use_mask, x.data(),
+        y.data());
+    kernels::cuda::check_launch("sem::poisson_apply (sorted assembly)");
+  }
+}
+
+void poisson_assemble_diagonal(const Backend& backend, const PoissonView& a,
+                               Span<const double> d_local, double masked_value, Span<double> y) {
+  if (a.num_global == 0) return;
+  assemble_diagonal_kernel<<<blocks_for(a.num_global), kThreads, 0,
+                             backend.cuda_context()->stream>>>(a, d_local.data(), masked_value,
+                                                               y.data());
+  kernels::cuda::check_launch("sem::poisson_assemble_diagonal");
+}
+
+}  // namespace kryflow::kernels::sem::cuda
