@@ -315,6 +315,19 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
   }
 }
 
+void SemPoissonOperator::select_kernels(SemElementKernel element_kernel, SemAssembly assembly) {
+  // The defaults were measured on an H100 (kernels/sem/poisson_cuda.cu).
+  if (element_kernel == SemElementKernel::automatic) element_kernel = SemElementKernel::layered;
+  if (element_kernel == SemElementKernel::shared && numbering_.order + 1 > 10) {
+    throw NotSupported(
+        "SemPoissonOperator: the shared element kernel needs N^3 <= 1024 threads "
+        "(order <= 9); use layered");
+  }
+  if (assembly == SemAssembly::automatic) assembly = SemAssembly::sorted;
+  element_kernel_ = element_kernel;
+  assembly_ = assembly;
+}
+
 kernels::sem::PoissonView SemPoissonOperator::view(bool masked) const {
   kernels::sem::PoissonView view;
   view.num_elements = numbering_.num_elements;

@@ -124,6 +124,10 @@ class SemPoissonOperator : public LinearOperator {
   /// The kernels this operator runs ("cpu", or e.g. "layered, sorted assembly; diagonal:
   /// extended" on cuda): the choices of options resolved.
   std::string kernel_description() const;
+  /// Changes the cuda element kernel and assembly of later applications (automatic: the
+  /// defaults); for benchmarks, which compare them on one operator. Throws NotSupported as the
+  /// constructor does. Host backends ignore the choice.
+  void select_kernels(SemElementKernel element_kernel, SemAssembly assembly);
   /// The resolved choices (automatic replaced by what runs; host backends report them too).
   SemElementKernel element_kernel() const noexcept { return element_kernel_; }
   SemAssembly assembly() const noexcept { return assembly_; }
