@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "kernels/sem/diagonal.hpp"
 #include "kernels/sem/poisson.hpp"
 #include "kryflow/core/error.hpp"
 
@@ -219,39 +220,6 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
       dirichlet_points.push_back(static_cast<index_t>(g));
   }
 
-  // The assembled diagonal (see diagonal()).
-  const std::vector<double> D = derivative_matrix(rule_);
-  diagonal_.assign(static_cast<std::size_t>(num_global), 0.0);
-  for (std::int64_t e = 0; e < num_elements; ++e) {
-    const double* G = factors.g.data() + e * 6 * n3;
-    auto at = [&](int c, int i, int j, int k) {
-      return G[c * n3 + (static_cast<std::int64_t>(k) * N + j) * N + i];
-    };
-    for (int k = 0; k < N; ++k) {
-      for (int j = 0; j < N; ++j) {
-        for (int i = 0; i < N; ++i) {
-          double d = 0.0;
-          for (int m = 0; m < N; ++m) {
-            d += at(0, m, j, k) * D[m * N + i] * D[m * N + i];
-            d += at(3, i, m, k) * D[m * N + j] * D[m * N + j];
-            d += at(5, i, j, m) * D[m * N + k] * D[m * N + k];
-          }
-          const double di = D[i * N + i];
-          const double dj = D[j * N + j];
-          const double dk = D[k * N + k];
-          d += 2.0 *
-               (at(1, i, j, k) * di * dj + at(2, i, j, k) * di * dk + at(4, i, j, k) * dj * dk);
-          const std::int64_t q = (static_cast<std::int64_t>(k) * N + j) * N + i;
-          diagonal_[static_cast<std::size_t>(
-              numbering_.local_to_global[static_cast<std::size_t>(e * n3 + q)])] += d;
-        }
-      }
-    }
-  }
-  for (std::int64_t g = 0; g < num_global; ++g) {
-    if (mask_host_[static_cast<std::size_t>(g)] != 0) diagonal_[static_cast<std::size_t>(g)] = 1.0;
-  }
-
   derivative_ = Array<double>::from_host(backend, derivative_matrix(rule_));
   g_ = Array<double>::from_host(backend, factors.g);
   local_to_global_ = Array<index_t>::from_host(
@@ -367,15 +335,34 @@ void SemPoissonOperator::apply_unmasked(const Vector& x, Vector& y) const {
 }
 
 void SemPoissonOperator::diagonal(Vector& d) const {
-  if (d.size() != diagonal_.size()) {
+  if (d.size() != static_cast<std::size_t>(numbering_.num_global)) {
     throw DimensionMismatch("SemPoissonOperator::diagonal: expected " +
-                            std::to_string(diagonal_.size()) + " entries, got " +
+                            std::to_string(numbering_.num_global) + " entries, got " +
                             std::to_string(d.size()));
   }
   if (!(d.backend() == backend())) {
     throw InvalidInput("SemPoissonOperator::diagonal: d must live on " + backend().name());
   }
-  d = Vector::from_host(backend(), diagonal_);
+  // d_L = diag(A_L) per element (eq. (9) with the cross terms), then summed over the locals of
+  // each global point (Q^T), 1 at Dirichlet points.
+  const kernels::sem::PoissonView v = view(true);
+  kernels::sem::DiagonalVariant variant = kernels::sem::DiagonalVariant::extended;
+  switch (diagonal_kernel_) {
+    case SemDiagonalKernel::natural:
+      variant = kernels::sem::DiagonalVariant::natural;
+      break;
+    case SemDiagonalKernel::shared:
+      variant = kernels::sem::DiagonalVariant::shared;
+      break;
+    case SemDiagonalKernel::wide:
+      variant = kernels::sem::DiagonalVariant::wide;
+      break;
+    case SemDiagonalKernel::automatic:
+    case SemDiagonalKernel::extended:
+      break;
+  }
+  kernels::sem::poisson_local_diagonal(backend(), v, variant, local_y_.span());
+  kernels::sem::poisson_assemble_diagonal(backend(), v, local_y_.span(), 1.0, d.span());
 }
 
 double SemPoissonOperator::apply_bytes() const noexcept {

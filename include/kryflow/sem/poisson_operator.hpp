@@ -104,8 +104,9 @@ class SemPoissonOperator : public LinearOperator {
   /// sum_m G11(m,j,k) D_mi^2 + G22(i,m,k) D_mj^2 + G33(i,j,m) D_mk^2 (the Neko paper's eq. (9))
   /// plus the cross terms 2 (G12 D_ii D_jj + G13 D_ii D_kk + G23 D_jj D_kk)(q) of deformed
   /// elements (D_ii is nonzero only at the element's end points), summed over the elements that
-  /// share the point; 1 at Dirichlet points. Computed on the host at construction and copied.
-  /// Errors as LinearOperator::diagonal.
+  /// share the point; 1 at Dirichlet points. Computed on the backend at each call by the
+  /// diagonal kernel of the options (cuda: the four designs of Wahlgren 2022, sec. 3.1), then
+  /// assembled over the global numbering. Errors as LinearOperator::diagonal.
   void diagonal(Vector& d) const override;
 
   const GlobalNumbering& numbering() const noexcept { return numbering_; }
@@ -144,7 +145,6 @@ class SemPoissonOperator : public LinearOperator {
   GlobalNumbering numbering_;
   GllRule rule_;
   std::vector<double> mass_;
-  std::vector<double> diagonal_;
   std::vector<char> mask_host_;
   std::vector<double> coordinates_;
   Array<double> derivative_;
