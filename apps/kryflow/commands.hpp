@@ -29,6 +29,27 @@ struct SolveOptions {
   std::optional<long long> copy_bytes;
 };
 
+/// `kryflow sem`: the spectral-element Poisson solve; see main.cpp for the option help texts.
+struct SemOptions {
+  std::string mesh;  ///< --mesh: a Nek5000 .re2 file (plain or gzip)
+  std::string box;   ///< --box NX,NY,NZ: box_mesh on the unit cube
+  int order = 7;     ///< --order p
+  std::string solver = "cg";
+  std::string precond = "jacobi";  ///< jacobi or none
+  std::string backend;             ///< empty: as solve
+  std::optional<double> kershaw;   ///< --kershaw eps in (0, 1]
+  std::optional<double> deform;    ///< --deform a: BoxOptions::smooth_deformation (--box only)
+  std::string dirichlet;           ///< --dirichlet W,v,...; empty: every boundary face
+  double relative_tolerance = 1e-8;
+  int max_iterations = 10000;
+  std::string element_kernel = "automatic";
+  std::string assembly = "automatic";
+  std::string diagonal_kernel = "automatic";
+  std::string report = "text";  ///< "text" or "json"
+  /// --copy-bytes as for solve; unset: 256 MiB on cuda, 64 MiB on the host backends.
+  std::optional<long long> copy_bytes;
+};
+
 /// `kryflow gen`.
 struct GenOptions {
   std::string problem;  ///< poisson2d, poisson3d or poisson3d27
@@ -55,9 +76,10 @@ struct BenchOptions {
   long long copy_bytes = 256LL << 20;  ///< each buffer of the copy-bandwidth measurement
 };
 
-/// Each runner returns the process exit status (0 success; solve: 2 when not converged) and
+/// Each runner returns the process exit status (0 success; solve, sem: 2 when not converged) and
 /// throws kryflow::Error or std::exception on errors (main prints them and exits with 1).
 int run_solve(const SolveOptions& options);
+int run_sem(const SemOptions& options);
 int run_gen(const GenOptions& options);
 int run_info(const InfoOptions& options);
 int run_bench_spmv(const BenchOptions& options);

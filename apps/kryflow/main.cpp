@@ -1,5 +1,5 @@
 // The kryflow command-line tool: parses the command line and runs one subcommand. Exit status:
-// 0 success (solve: converged), 2 solve not converged, 1 any error.
+// 0 success (solve, sem: converged), 2 solve or sem not converged, 1 any error.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -98,6 +98,60 @@ int main(int argc, char** argv) {
       "bandwidth is compared with (default 256 MiB on cuda, 64 MiB on cpu; raise it above a "
       "large CPU cache; 0 skips it)");
 
+  SemOptions sem;
+  CLI::App* sem_command = app.add_subcommand(
+      "sem",
+      "Solve -Laplace(u) = f with the matrix-free spectral-element operator on a box or a Nek5000 "
+      "mesh, for the smooth manufactured solution u = sin(k x + 0.3) sin(k y + 0.7) sin(k z + "
+      "1.1), k = pi / L (L: the largest bounding-box extent), with inhomogeneous Dirichlet data; "
+      "report the error, the iterations and the operator's speed. Exit status 0 when converged, "
+      "2 when not converged, 1 on errors.");
+  sem_command->add_option("--mesh", sem.mesh, "Nek5000 mesh (.re2 or .re2.gz)");
+  sem_command->add_option("--box", sem.box,
+                          "NX,NY,NZ: a generated box of hexahedra on the unit cube");
+  sem_command->add_option("--order", sem.order, "polynomial order p, 1..15 (default 7)")
+      ->check(CLI::Range(1, 15));
+  sem_command->add_option("--solver", sem.solver, "cg (default, the only one)")
+      ->check(CLI::IsMember({"cg"}));
+  sem_command->add_option("--precond", sem.precond, "jacobi (default) or none")
+      ->check(CLI::IsMember({"jacobi", "none"}));
+  sem_command
+      ->add_option("--backend", sem.backend,
+                   "cuda, cpu or reference; default cuda when compiled and a device is present, "
+                   "else cpu")
+      ->check(CLI::IsMember({"cuda", "cpu", "reference"}));
+  sem_command->add_option("--kershaw", sem.kershaw,
+                          "EPS in (0, 1]: the Kershaw map of the CEED benchmarks (of the box; of "
+                          "a --mesh on its bounding box)");
+  sem_command->add_option("--deform", sem.deform,
+                          "A in [-0.1, 0.1]: smooth interior deformation of --box, "
+                          "a sin(pi x) sin(pi y) sin(pi z) (1, 1, 1)");
+  sem_command->add_option("--dirichlet", sem.dirichlet,
+                          "W,v,...: boundary-condition types of the mesh's first field whose "
+                          "faces are Dirichlet (default: every boundary face)");
+  sem_command->add_option("--relative-tolerance", sem.relative_tolerance,
+                          "stop when ||r|| <= tol ||b|| (default 1e-8)");
+  sem_command->add_option("--max-iterations", sem.max_iterations,
+                          "iteration limit (default 10000)");
+  sem_command
+      ->add_option("--element-kernel", sem.element_kernel,
+                   "cuda element kernel: automatic (default), shared or layered")
+      ->check(CLI::IsMember({"automatic", "shared", "layered"}));
+  sem_command
+      ->add_option("--assembly", sem.assembly,
+                   "cuda assembly: automatic (default), sorted or atomic")
+      ->check(CLI::IsMember({"automatic", "sorted", "atomic"}));
+  sem_command
+      ->add_option("--diagonal-kernel", sem.diagonal_kernel,
+                   "cuda diagonal kernel: automatic (default), natural, shared, extended or wide")
+      ->check(CLI::IsMember({"automatic", "natural", "shared", "extended", "wide"}));
+  sem_command->add_option("--report", sem.report, "text (default) or json (one object)")
+      ->check(CLI::IsMember({"text", "json"}));
+  sem_command->add_option(
+      "--copy-bytes", sem.copy_bytes,
+      "bytes of each of the two buffers of the copy-bandwidth measurement the operator's "
+      "bandwidth is compared with (default 256 MiB on cuda, 64 MiB on cpu; 0 skips it)");
+
   GenOptions gen;
   CLI::App* gen_command =
       app.add_subcommand("gen", "Write a finite-difference Poisson matrix (Matrix Market).");
@@ -169,6 +223,7 @@ int main(int argc, char** argv) {
 
   try {
     if (solve_command->parsed()) return run_solve(solve);
+    if (sem_command->parsed()) return run_sem(sem);
     if (gen_command->parsed()) return run_gen(gen);
     if (info_command->parsed()) return run_info(info);
     if (config_doc_command->parsed()) return run_config_doc(config_doc_output);

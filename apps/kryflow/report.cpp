@@ -1,4 +1,5 @@
-// Text and JSON summaries of solves and matrix analyses, and the live progress line.
+// Text and JSON summaries of solves, spectral-element solves and matrix analyses, and the live
+// progress line.
 #include "report.hpp"
 
 #include <cmath>
@@ -131,6 +132,140 @@ nlohmann::json solve_json(const SolveSummary& s) {
   nlohmann::json history = nlohmann::json::array();
   for (double norm : r.residual_history) history.push_back(finite_or_null(norm));
   j["residual_history"] = std::move(history);
+  return j;
+}
+
+namespace {
+
+std::string bounding_box_text(const SemSummary& s) {
+  return format("[%g, %g] x [%g, %g] x [%g, %g]", s.lower[0], s.upper[0], s.lower[1], s.upper[1],
+                s.lower[2], s.upper[2]);
+}
+
+std::string problem_text(const SemSummary& s) {
+  return format(
+      "-Laplace(u) = f with u = sin(k x + 0.3) sin(k y + 0.7) sin(k z + 1.1), f = 3 k^2 u, "
+      "k = pi / L = %.6g (L = %g, the largest bounding-box extent); u on the Dirichlet points "
+      "(lifted), x0 = 0",
+      s.wavenumber, s.extent);
+}
+
+double sem_seconds_per_iteration(const SemSummary& s) {
+  return seconds_per_iteration(s.report);
+}
+
+double ns_per_dof_per_iteration(const SemSummary& s) {
+  return s.dofs > 0 ? sem_seconds_per_iteration(s) / static_cast<double>(s.dofs) * 1e9 : 0.0;
+}
+
+double apply_bandwidth(const SemSummary& s) {
+  return s.apply_seconds > 0.0 ? s.apply_bytes / s.apply_seconds : 0.0;
+}
+
+double apply_gdofs(const SemSummary& s) {
+  return s.apply_seconds > 0.0 ? static_cast<double>(s.dofs) / s.apply_seconds / 1e9 : 0.0;
+}
+
+}  // namespace
+
+std::string sem_text(const SemSummary& s) {
+  const SolveReport& r = s.report;
+  std::string text = "kryflow sem\n";
+  std::string mesh = s.mesh_source;
+  if (!s.mesh_version.empty()) mesh += " (" + s.mesh_version + ")";
+  mesh += format(": %lld elements, %lld curved-side records (ignored: elements are trilinear)",
+                 static_cast<long long>(s.elements), static_cast<long long>(s.curved_side_records));
+  text += line("mesh", mesh);
+  text += line("bounding box", bounding_box_text(s));
+  text += line("deformation", s.deformation);
+  text += line("order", format("p = %d", s.order));
+  text +=
+      line("points", format("%lld DoFs (global points), %lld local points, %lld Dirichlet "
+                            "points",
+                            static_cast<long long>(s.dofs), static_cast<long long>(s.local_points),
+                            static_cast<long long>(s.dirichlet_points)));
+  text += line("Dirichlet faces", s.dirichlet);
+  text += line("problem", problem_text(s));
+  text += line("backend", s.backend + ", device: " + s.device);
+  text += line("kernels", s.kernels);
+  text += line("solver", s.solver + ", preconditioner " + s.preconditioner +
+                             format(", relative tolerance %g, at most %d iterations",
+                                    s.relative_tolerance, s.max_iterations));
+  text += line("setup", "operator " + seconds_text(s.operator_setup_seconds) + ", preconditioner " +
+                            seconds_text(s.preconditioner_setup_seconds));
+  text += line("solve", seconds_text(r.solve_seconds) + format(", %d iterations, ", r.iterations) +
+                            seconds_text(sem_seconds_per_iteration(s)) +
+                            format(" per iteration, %.3f ns per DoF per iteration",
+                                   ns_per_dof_per_iteration(s)));
+  text += line("status", std::string(to_string(r.status)) + ": " + r.reason);
+  text += line("residual", format("recursive %.3e, true %.3e (||b - A x|| / ||b|| from a separate "
+                                  "apply, ||b|| = %.3e)",
+                                  r.relative_residual(), s.true_relative_residual, r.rhs_norm));
+  text += line("error", format("max |x - u| = %.3e over all points", s.max_error));
+  const double bandwidth = apply_bandwidth(s);
+  std::string op = seconds_text(s.apply_seconds) +
+                   format(" per apply (median), %.3f GDoF/s, %.1f GB/s (%.1f MB per apply)",
+                          apply_gdofs(s), bandwidth / 1e9, s.apply_bytes / 1e6);
+  if (s.copy.bytes_per_second) {
+    const double copy = *s.copy.bytes_per_second;
+    op += format(", %.0f%% of the %.1f GB/s copy bandwidth", 100.0 * bandwidth / copy, copy / 1e9);
+    if (bandwidth > copy) op += " (above it: the operator's data stay in cache)";
+  } else {
+    op += "; copy bandwidth " + s.copy.note;
+  }
+  text += line("operator", op);
+  return text;
+}
+
+nlohmann::json sem_json(const SemSummary& s) {
+  const SolveReport& r = s.report;
+  const double bandwidth = apply_bandwidth(s);
+  nlohmann::json j;
+  j["mesh"] = {{"source", s.mesh_source},
+               {"version", s.mesh_version},
+               {"elements", s.elements},
+               {"curved_side_records_ignored", s.curved_side_records},
+               {"bounding_box", {{"lower", s.lower}, {"upper", s.upper}}},
+               {"deformation", s.deformation}};
+  j["order"] = s.order;
+  j["problem"] = problem_text(s);
+  j["wavenumber"] = s.wavenumber;
+  j["dofs"] = s.dofs;
+  j["local_points"] = s.local_points;
+  j["dirichlet_points"] = s.dirichlet_points;
+  j["dirichlet_faces"] = s.dirichlet;
+  j["backend"] = s.backend;
+  j["device"] = s.device;
+  j["kernels"] = s.kernels;
+  j["solver"] = s.solver;
+  j["preconditioner"] = s.preconditioner;
+  j["relative_tolerance"] = s.relative_tolerance;
+  j["max_iterations"] = s.max_iterations;
+  j["setup_seconds"] = {{"operator", s.operator_setup_seconds},
+                        {"preconditioner", s.preconditioner_setup_seconds}};
+  j["solve_seconds"] = r.solve_seconds;
+  j["iterations"] = r.iterations;
+  j["status"] = to_string(r.status);
+  j["converged"] = r.converged();
+  j["reason"] = r.reason;
+  j["seconds_per_iteration"] = sem_seconds_per_iteration(s);
+  j["ns_per_dof_per_iteration"] = ns_per_dof_per_iteration(s);
+  j["rhs_norm"] = finite_or_null(r.rhs_norm);
+  j["relative_residual"] = finite_or_null(r.relative_residual());
+  j["true_relative_residual"] = finite_or_null(s.true_relative_residual);
+  j["max_error"] = finite_or_null(s.max_error);
+  j["operator"] = {
+      {"seconds_per_apply", s.apply_seconds},
+      {"gdof_per_s", apply_gdofs(s)},
+      {"bytes_per_apply", s.apply_bytes},
+      {"gb_per_s", bandwidth / 1e9},
+      {"copy_gb_per_s", s.copy.bytes_per_second ? nlohmann::json(*s.copy.bytes_per_second / 1e9)
+                                                : nlohmann::json(nullptr)},
+      {"copy_buffer_bytes", s.copy.buffer_bytes},
+      {"fraction_of_copy", s.copy.bytes_per_second
+                               ? nlohmann::json(bandwidth / *s.copy.bytes_per_second)
+                               : nlohmann::json(nullptr)},
+      {"copy_note", s.copy.note}};
   return j;
 }
 

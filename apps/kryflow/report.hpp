@@ -1,14 +1,17 @@
-// What `kryflow solve` and `kryflow info` print: text and JSON summaries, and the live progress
-// line.
+// What `kryflow solve`, `kryflow sem` and `kryflow info` print: text and JSON summaries, and the
+// live progress line.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "kryflow/core/backend.hpp"
 #include "kryflow/linalg/format_advisor.hpp"
 #include "kryflow/linalg/matrix_analysis.hpp"
 #include "kryflow/solvers/stop_criteria.hpp"
@@ -21,6 +24,11 @@ struct CopyBandwidth {
   std::size_t buffer_bytes = 0;            ///< size of each of the two buffers copied
   std::string note;                        ///< why there is no measurement ("" when measured)
 };
+
+/// The backend's copy bandwidth on two buffers of `bytes` each, or why there is none: `bytes` 0
+/// skips the measurement; a failed allocation (the device or host is full) leaves it unavailable
+/// rather than failing the solve that has already finished (solve_command.cpp).
+CopyBandwidth measure_copy_bandwidth(const Backend& backend, std::size_t bytes);
 
 /// Everything a solve reports.
 struct SolveSummary {
@@ -38,6 +46,43 @@ struct SolveSummary {
   double spmv_seconds = 0.0;        ///< mean time of one SpMV after the solve
   CopyBandwidth copy;               ///< the backend's copy bandwidth, or why it is missing
 };
+
+/// Everything `kryflow sem` reports: the mesh, the discretization, the solve and the operator's
+/// own speed.
+struct SemSummary {
+  std::string mesh_source;   ///< the file, or "box NXxNYxNZ on the unit cube"
+  std::string mesh_version;  ///< the .re2 header's version tag; empty for a box
+  std::int64_t elements = 0;
+  std::int64_t curved_side_records = 0;  ///< in the file; ignored (elements are trilinear)
+  std::array<double, 3> lower{};         ///< bounding box of the (deformed) mesh
+  std::array<double, 3> upper{};
+  std::string deformation;  ///< "none", or what was applied
+  int order = 0;
+  double wavenumber = 0.0;  ///< k = pi / L of the manufactured solution
+  double extent = 0.0;      ///< L, the largest bounding-box extent
+  std::string dirichlet;    ///< which boundary faces are Dirichlet
+  std::int64_t dofs = 0;    ///< global points, A.num_rows()
+  std::int64_t local_points = 0;
+  std::int64_t dirichlet_points = 0;
+  std::string backend;
+  std::string device;
+  std::string kernels;  ///< SemPoissonOperator::kernel_description()
+  std::string solver;
+  std::string preconditioner;
+  double relative_tolerance = 0.0;
+  int max_iterations = 0;
+  double operator_setup_seconds = 0.0;        ///< SemPoissonOperator construction
+  double preconditioner_setup_seconds = 0.0;  ///< M.setup(A)
+  SolveReport report;
+  double true_relative_residual = 0.0;  ///< ||b - A x|| / ||b|| from a separate apply
+  double max_error = 0.0;               ///< max over all points of |x - u|
+  double apply_seconds = 0.0;           ///< median seconds per A.apply (bench::time_per_call)
+  double apply_bytes = 0.0;             ///< SemPoissonOperator::apply_bytes()
+  CopyBandwidth copy;
+};
+
+std::string sem_text(const SemSummary& summary);
+nlohmann::json sem_json(const SemSummary& summary);
 
 /// "symmetric", "nonsymmetric (asymmetry 1.2e-03)", ...
 std::string symmetry_text(const MatrixProperties& properties);

@@ -48,9 +48,18 @@ nlohmann::json resolve_configuration(const SolveOptions& options) {
   return config;
 }
 
-/// The backend's copy bandwidth on two buffers of `bytes` each, or why there is none: `bytes`
-/// 0 skips the measurement; a failed allocation (the device or host is full) leaves it
-/// unavailable rather than failing the solve that has already finished.
+/// A vector file of the matrix's size. Throws DimensionMismatch naming the file otherwise.
+std::vector<double> read_sized_vector(const std::string& file, const char* what, index_t n) {
+  std::vector<double> v = io::read_vector(file);
+  if (v.size() != static_cast<std::size_t>(n)) {
+    throw DimensionMismatch(file + ": " + what + " has " + std::to_string(v.size()) +
+                            " entries but the matrix has " + std::to_string(n) + " rows");
+  }
+  return v;
+}
+
+}  // namespace
+
 CopyBandwidth measure_copy_bandwidth(const Backend& backend, std::size_t bytes) {
   CopyBandwidth result;
   result.buffer_bytes = bytes;
@@ -75,18 +84,6 @@ CopyBandwidth measure_copy_bandwidth(const Backend& backend, std::size_t bytes) 
   }
   return result;
 }
-
-/// A vector file of the matrix's size. Throws DimensionMismatch naming the file otherwise.
-std::vector<double> read_sized_vector(const std::string& file, const char* what, index_t n) {
-  std::vector<double> v = io::read_vector(file);
-  if (v.size() != static_cast<std::size_t>(n)) {
-    throw DimensionMismatch(file + ": " + what + " has " + std::to_string(v.size()) +
-                            " entries but the matrix has " + std::to_string(n) + " rows");
-  }
-  return v;
-}
-
-}  // namespace
 
 Backend choose_backend(const std::string& name) {
   if (!name.empty()) return Backend::create(parse_backend_kind(name));

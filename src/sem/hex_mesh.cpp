@@ -69,6 +69,21 @@ double kershaw_transverse(double eps, double x, double y) {
   }
 }
 
+/// The Kershaw map of a point of the unit cube, in place: x unchanged, y and z moved.
+void kershaw_point(double eps, double unit[3]) {
+  const double x = unit[0];
+  unit[1] = kershaw_transverse(eps, x, unit[1]);
+  unit[2] = kershaw_transverse(eps, x, unit[2]);
+}
+
+void check_kershaw_epsilon(const char* caller, const char* name, double eps) {
+  if (!std::isfinite(eps) || !(eps > 0.0) || eps > 1.0) {
+    std::ostringstream s;
+    s << caller << ": " << name << " must lie in (0, 1], got " << eps;
+    throw InvalidInput(s.str());
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // .re2 reading.
 
@@ -312,9 +327,7 @@ HexMesh box_mesh(int nx, int ny, int nz, const BoxOptions& options) {
     throw InvalidInput("box_mesh: smooth_deformation must lie in [-0.1, 0.1]");
   }
   const double eps = options.kershaw_epsilon;
-  if (!std::isfinite(eps) || !(eps > 0.0) || eps > 1.0) {
-    throw InvalidInput("box_mesh: kershaw_epsilon must lie in (0, 1]");
-  }
+  check_kershaw_epsilon("box_mesh", "kershaw_epsilon", eps);
 
   // Mapped grid points, point (i, j, k) at i + (nx + 1) (j + (ny + 1) k).
   const std::int64_t px = nx + 1, py = ny + 1, pz = nz + 1;
@@ -323,13 +336,12 @@ HexMesh box_mesh(int nx, int ny, int nz, const BoxOptions& options) {
     for (std::int64_t j = 0; j < py; ++j) {
       for (std::int64_t i = 0; i < px; ++i) {
         // Exact 0 and 1 on the boundary.
-        double x = static_cast<double>(i) / nx, y = static_cast<double>(j) / ny,
-               z = static_cast<double>(k) / nz;
-        if (eps != 1.0) {
-          const double X = x;
-          y = kershaw_transverse(eps, X, y);
-          z = kershaw_transverse(eps, X, z);
-        }
+        double unit[3] = {static_cast<double>(i) / nx, static_cast<double>(j) / ny,
+                          static_cast<double>(k) / nz};
+        if (eps != 1.0) kershaw_point(eps, unit);
+        double& x = unit[0];
+        double& y = unit[1];
+        double& z = unit[2];
         if (a != 0.0) {
           const double bump = a * std::sin(kPi * x) * std::sin(kPi * y) * std::sin(kPi * z);
           const bool boundary = i == 0 || i == nx || j == 0 || j == ny || k == 0 || k == nz;
@@ -339,7 +351,6 @@ HexMesh box_mesh(int nx, int ny, int nz, const BoxOptions& options) {
             z += bump;
           }
         }
-        const double unit[3] = {x, y, z};
         const std::size_t p = static_cast<std::size_t>((i + px * (j + py * k)) * 3);
         for (int d = 0; d < 3; ++d) {
           points[p + d] = options.lower[d] + (options.upper[d] - options.lower[d]) * unit[d];
@@ -394,6 +405,53 @@ HexMesh box_mesh(int nx, int ny, int nz, const BoxOptions& options) {
     }
   }
   return mesh;
+}
+
+void apply_kershaw(HexMesh& mesh, double epsilon) {
+  check_kershaw_epsilon("apply_kershaw", "epsilon", epsilon);
+  if (mesh.num_elements < 1 ||
+      mesh.vertices.size() != static_cast<std::size_t>(mesh.num_elements) * 24) {
+    throw InvalidInput("apply_kershaw: the mesh has no elements or " +
+                       std::to_string(mesh.vertices.size()) + " coordinates for " +
+                       std::to_string(mesh.num_elements) + " elements (expected 24 each)");
+  }
+  std::array<double, 3> lower = {INFINITY, INFINITY, INFINITY};
+  std::array<double, 3> upper = {-INFINITY, -INFINITY, -INFINITY};
+  for (std::size_t i = 0; i < mesh.vertices.size(); ++i) {
+    lower[i % 3] = std::min(lower[i % 3], mesh.vertices[i]);
+    upper[i % 3] = std::max(upper[i % 3], mesh.vertices[i]);
+  }
+  for (int d = 0; d < 3; ++d) {
+    if (!std::isfinite(lower[d]) || !std::isfinite(upper[d]) || !(upper[d] > lower[d])) {
+      std::ostringstream s;
+      s << "apply_kershaw: the bounding box of the mesh is empty in "
+        << "xyz"[d] << " (" << lower[d] << " to " << upper[d] << ")";
+      throw InvalidInput(s.str());
+    }
+  }
+  for (std::size_t at = 0; at < mesh.vertices.size(); at += 3) {
+    double unit[3];
+    for (int d = 0; d < 3; ++d) {
+      const double x = mesh.vertices[at + d];
+      // Exact 0 and 1 on the faces of the box, as box_mesh has them.
+      unit[d] = x == lower[d] ? 0.0 : x == upper[d] ? 1.0 : (x - lower[d]) / (upper[d] - lower[d]);
+    }
+    kershaw_point(epsilon, unit);
+    for (int d = 0; d < 3; ++d) {
+      double x = lower[d] + (upper[d] - lower[d]) * unit[d];
+      if (unit[d] == 0.0) x = lower[d];
+      if (unit[d] == 1.0) x = upper[d];
+      mesh.vertices[at + d] = x;
+    }
+  }
+  for (std::int64_t e = 0; e < mesh.num_elements; ++e) {
+    if (!is_right_handed(mesh, e)) {
+      std::ostringstream s;
+      s << "apply_kershaw: element " << e + 1 << " (1-based) is inverted after the Kershaw map "
+        << "with eps = " << epsilon;
+      throw InvalidInput(s.str());
+    }
+  }
 }
 
 HexMesh read_re2(const std::filesystem::path& file) {

@@ -202,6 +202,79 @@ TEST(HexMeshBox, KershawMovesInteriorVertices) {
   }
 }
 
+TEST(ApplyKershaw, MatchesTheKershawBoxVertexForVertex) {
+  // Arrange
+  BoxOptions options;
+  options.kershaw_epsilon = 0.3;
+  const HexMesh expected = sem::box_mesh(12, 4, 4, options);
+  HexMesh mesh = sem::box_mesh(12, 4, 4);
+
+  // Act
+  sem::apply_kershaw(mesh, 0.3);
+
+  // Assert
+  ASSERT_EQ(mesh.vertices.size(), expected.vertices.size());
+  double worst = 0.0;
+  for (std::size_t i = 0; i < mesh.vertices.size(); ++i) {
+    worst = std::max(worst, std::fabs(mesh.vertices[i] - expected.vertices[i]));
+  }
+  EXPECT_LE(worst, 1e-14);
+}
+
+TEST(ApplyKershaw, ScalesTheBoundingBoxToTheUnitCubeAndBack) {
+  // Arrange: the same box on [0,6]^3, as kershaw.re2 is stored.
+  BoxOptions plain;
+  plain.upper = {6.0, 6.0, 6.0};
+  BoxOptions deformed = plain;
+  deformed.kershaw_epsilon = 0.3;
+  const HexMesh expected = sem::box_mesh(6, 4, 4, deformed);
+  HexMesh mesh = sem::box_mesh(6, 4, 4, plain);
+
+  // Act
+  sem::apply_kershaw(mesh, 0.3);
+
+  // Assert
+  for (std::size_t i = 0; i < mesh.vertices.size(); ++i) {
+    ASSERT_NEAR(mesh.vertices[i], expected.vertices[i], 1e-13) << "coordinate " << i;
+  }
+  const Box box = bounding_box(mesh);
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_EQ(box.lower[d], 0.0);
+    EXPECT_EQ(box.upper[d], 6.0);
+  }
+}
+
+TEST(ApplyKershaw, RejectsBadEpsilonAndEmptyMeshes) {
+  HexMesh mesh = sem::box_mesh(6, 2, 2);
+  EXPECT_THROW(sem::apply_kershaw(mesh, 0.0), InvalidInput);
+  EXPECT_THROW(sem::apply_kershaw(mesh, -0.3), InvalidInput);
+  EXPECT_THROW(sem::apply_kershaw(mesh, 1.5), InvalidInput);
+  EXPECT_THROW(sem::apply_kershaw(mesh, std::nan("")), InvalidInput);
+  HexMesh empty;
+  EXPECT_THROW(sem::apply_kershaw(empty, 0.3), InvalidInput);
+  HexMesh flat = sem::box_mesh(1, 1, 1);
+  for (std::size_t i = 2; i < flat.vertices.size(); i += 3) flat.vertices[i] = 0.0;
+  EXPECT_THROW(sem::apply_kershaw(flat, 0.3), InvalidInput);
+}
+
+TEST(ApplyKershaw, NamesAnElementLeftInvertedOneBased) {
+  // Arrange: element 3 (0-based 2) mirrored by swapping its corners 0 and 1.
+  HexMesh mesh = sem::box_mesh(6, 2, 2);
+  for (int d = 0; d < 3; ++d) {
+    std::swap(mesh.vertices[static_cast<std::size_t>(2 * 24 + d)],
+              mesh.vertices[static_cast<std::size_t>(2 * 24 + 3 + d)]);
+  }
+
+  // Act and Assert
+  try {
+    sem::apply_kershaw(mesh, 0.3);
+    FAIL() << "expected InvalidInput";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("element 3 (1-based) is inverted"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(HexMeshBox, RejectsBadCountsAndOptions) {
   EXPECT_THROW(sem::box_mesh(0, 1, 1), InvalidInput);
   EXPECT_THROW(sem::box_mesh(1, -2, 1), InvalidInput);

@@ -102,6 +102,22 @@ struct BoxOptions {
 /// outside (0, 1] (or not finite), or a combination of deformations that inverts an element.
 HexMesh box_mesh(int nx, int ny, int nz, const BoxOptions& options = {});
 
+/// Deforms `mesh` in place by the generalized Kershaw map of BoxOptions::kershaw_epsilon (the
+/// same implementation box_mesh uses; source: Kershaw, J. Comput. Phys. 39 (1981), as in the
+/// CEED BP5 runs of nekRS examples/kershaw and MFEM). Every vertex x of the 8 x 3 x
+/// num_elements coordinates is scaled from the mesh's bounding box [lower, upper] to the unit
+/// cube, mapped (x unchanged, y and z moved by layers of x) and scaled back, so the bounding
+/// box and each of its faces stay in place. Vertices on a face of the bounding box stay there
+/// exactly. Meant for a structured box such as a Nek genbox mesh stored undeformed (nekRS
+/// applies eps = 0.3 to kershaw.re2 in its case code); for the map to be piecewise linear on
+/// the elements the box needs a multiple of 6 elements in x and an even number in y and z.
+/// Boundary faces, groups and curved-side counts are unchanged.
+/// Throws InvalidInput for epsilon outside (0, 1] (or not finite), for a mesh without elements
+/// (or without 24 coordinates per element) or whose bounding box is empty in some direction (upper
+/// <= lower), and when an element is no longer right-handed after the map (is_right_handed), naming
+/// its 1-based index; the mesh is then left deformed.
+void apply_kershaw(HexMesh& mesh, double epsilon);
+
 /// Reads a Nek5000 `.re2` mesh, plain or gzip-compressed (detected by the magic bytes 1f 8b).
 ///
 /// Layout: an 80-byte ASCII header `#v00N nelgt ndim nelgv ...`; the float32 6.54321 as an

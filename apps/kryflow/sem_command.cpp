@@ -1,0 +1,247 @@
+// `kryflow sem`: a spectral-element Poisson solve with a manufactured solution on a generated box
+// or a Nek5000 mesh, and the speed of the matrix-free operator.
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <numbers>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/timing.hpp"
+#include "commands.hpp"
+#include "kryflow/core/error.hpp"
+#include "kryflow/linalg/vector.hpp"
+#include "kryflow/preconditioners/jacobi.hpp"
+#include "kryflow/preconditioners/preconditioner.hpp"
+#include "kryflow/sem/hex_mesh.hpp"
+#include "kryflow/sem/poisson_operator.hpp"
+#include "kryflow/solvers/krylov_solver.hpp"
+#include "report.hpp"
+
+namespace kryflow::cli {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string number_text(double value) {
+  std::ostringstream s;
+  s << value;
+  return s.str();
+}
+
+/// The mesh the options ask for, with `summary`'s mesh fields filled in.
+sem::HexMesh build_mesh(const SemOptions& options, SemSummary& summary) {
+  if (options.mesh.empty() == options.box.empty()) {
+    throw InvalidInput("kryflow sem needs exactly one of --mesh FILE.re2[.gz] and --box NX,NY,NZ");
+  }
+  if (options.kershaw && !(*options.kershaw > 0.0 && *options.kershaw <= 1.0)) {
+    throw InvalidInput("--kershaw " + number_text(*options.kershaw) + " is outside (0, 1]");
+  }
+  std::vector<std::string> applied;
+  sem::HexMesh mesh;
+  if (!options.box.empty()) {
+    const std::vector<int> counts = bench::parse_ints(options.box);
+    if (counts.size() != 3 || counts[0] < 1 || counts[1] < 1 || counts[2] < 1) {
+      throw InvalidInput("--box '" + options.box +
+                         "': expected three positive element counts NX,NY,NZ");
+    }
+    sem::BoxOptions box;
+    if (options.deform) {
+      if (!(std::fabs(*options.deform) <= 0.1)) {
+        throw InvalidInput("--deform " + number_text(*options.deform) + " is outside [-0.1, 0.1]");
+      }
+      box.smooth_deformation = *options.deform;
+    }
+    if (options.kershaw) box.kershaw_epsilon = *options.kershaw;
+    mesh = sem::box_mesh(counts[0], counts[1], counts[2], box);
+    summary.mesh_source = "box " + std::to_string(counts[0]) + "x" + std::to_string(counts[1]) +
+                          "x" + std::to_string(counts[2]) + " on the unit cube";
+    if (options.kershaw) {
+      applied.push_back("Kershaw map, eps = " + number_text(*options.kershaw));
+    }
+    if (options.deform && *options.deform != 0.0) {
+      applied.push_back("smooth interior deformation, a = " + number_text(*options.deform));
+    }
+  } else {
+    if (options.deform) {
+      throw InvalidInput("--deform applies to --box only (the smooth deformation of box_mesh)");
+    }
+    mesh = sem::read_re2(options.mesh);
+    summary.mesh_source = options.mesh;
+    summary.mesh_version = mesh.format_version;
+    if (options.kershaw) {
+      sem::apply_kershaw(mesh, *options.kershaw);
+      applied.push_back("Kershaw map, eps = " + number_text(*options.kershaw) +
+                        ", on the bounding box scaled to the unit cube");
+    }
+  }
+  summary.deformation.clear();
+  for (const std::string& a : applied) {
+    summary.deformation += (summary.deformation.empty() ? "" : "; ") + a;
+  }
+  if (summary.deformation.empty()) summary.deformation = "none";
+  summary.elements = mesh.num_elements;
+  summary.curved_side_records = mesh.curved_side_records;
+  summary.lower = {INFINITY, INFINITY, INFINITY};
+  summary.upper = {-INFINITY, -INFINITY, -INFINITY};
+  for (std::size_t i = 0; i < mesh.vertices.size(); ++i) {
+    summary.lower[i % 3] = std::min(summary.lower[i % 3], mesh.vertices[i]);
+    summary.upper[i % 3] = std::max(summary.upper[i % 3], mesh.vertices[i]);
+  }
+  return mesh;
+}
+
+}  // namespace
+
+int run_sem(const SemOptions& options) {
+  if (options.copy_bytes && *options.copy_bytes < 0) {
+    throw InvalidInput("--copy-bytes " + std::to_string(*options.copy_bytes) + " is negative");
+  }
+  if (options.solver != "cg") {
+    throw InvalidInput("--solver '" + options.solver + "': kryflow sem solves with cg only");
+  }
+  if (options.precond != "jacobi" && options.precond != "none") {
+    throw InvalidInput("--precond '" + options.precond + "': expected jacobi or none");
+  }
+  if (options.order < 1 || options.order > 15) {
+    throw InvalidInput("--order " + std::to_string(options.order) + " is outside 1..15");
+  }
+  StopCriteria criteria;
+  criteria.relative_tolerance = options.relative_tolerance;
+  criteria.max_iterations = options.max_iterations;
+  Cg solver(criteria);  // validates the criteria before any work
+  sem::SemPoissonOptions operator_options;
+  operator_options.dirichlet_types = bench::split_list(options.dirichlet);
+  operator_options.element_kernel = sem::parse_sem_element_kernel(options.element_kernel);
+  operator_options.assembly = sem::parse_sem_assembly(options.assembly);
+  operator_options.diagonal_kernel = sem::parse_sem_diagonal_kernel(options.diagonal_kernel);
+
+  SemSummary summary;
+  const sem::HexMesh mesh = build_mesh(options, summary);
+  summary.order = options.order;
+  summary.dirichlet = operator_options.dirichlet_types.empty()
+                          ? "every boundary face"
+                          : "faces of type " + options.dirichlet + " (first boundary field)";
+  const Backend backend = choose_backend(options.backend);
+  summary.backend = backend.name();
+  summary.device = backend.device_name();
+  summary.solver = solver.name();
+  summary.relative_tolerance = criteria.relative_tolerance;
+  summary.max_iterations = criteria.max_iterations;
+
+  // The operator.
+  auto start = std::chrono::steady_clock::now();
+  const sem::SemPoissonOperator A(backend, mesh, options.order, operator_options);
+  backend.synchronize();
+  summary.operator_setup_seconds = seconds_since(start);
+  summary.kernels = A.kernel_description();
+  const auto n = static_cast<std::size_t>(A.num_rows());
+  summary.dofs = A.num_rows();
+  const std::int64_t points_per_element =
+      std::int64_t{options.order + 1} * (options.order + 1) * (options.order + 1);
+  summary.local_points = mesh.num_elements * points_per_element;
+  const std::vector<char>& dirichlet = A.dirichlet();
+  summary.dirichlet_points =
+      std::count_if(dirichlet.begin(), dirichlet.end(), [](char c) { return c != 0; });
+
+  // The manufactured solution u = sin(k x + 0.3) sin(k y + 0.7) sin(k z + 1.1), k = pi / L, and
+  // f = -Laplace(u) = 3 k^2 u. Inhomogeneous Dirichlet data by lifting: with u_D = u on the
+  // Dirichlet points and 0 elsewhere, b = B f - A_N u_D on the free points and b = u on the
+  // Dirichlet points, whose rows of A are identity rows.
+  summary.extent = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    summary.extent = std::max(summary.extent, summary.upper[d] - summary.lower[d]);
+  }
+  if (!(summary.extent > 0.0)) throw InvalidInput("the mesh's bounding box is a point");
+  const double k = std::numbers::pi / summary.extent;
+  summary.wavenumber = k;
+  const std::vector<double>& X = A.coordinates();
+  std::vector<double> u(n);
+  std::vector<double> lifted(n, 0.0);
+  for (std::size_t g = 0; g < n; ++g) {
+    u[g] = std::sin(k * X[3 * g] + 0.3) * std::sin(k * X[3 * g + 1] + 0.7) *
+           std::sin(k * X[3 * g + 2] + 1.1);
+    if (dirichlet[g] != 0) lifted[g] = u[g];
+  }
+  std::vector<double> b_host(n);
+  {
+    const Vector lifted_vector = Vector::from_host(backend, lifted);
+    Vector a_lifted(backend, n);
+    A.apply_unmasked(lifted_vector, a_lifted);
+    const std::vector<double> a_lifted_host = a_lifted.to_host();
+    const std::vector<double>& mass = A.mass();
+    for (std::size_t g = 0; g < n; ++g) {
+      b_host[g] = dirichlet[g] != 0 ? u[g] : mass[g] * 3.0 * k * k * u[g] - a_lifted_host[g];
+    }
+  }
+  const Vector b = Vector::from_host(backend, b_host);
+  Vector x = Vector::constant(backend, n, 0.0);
+
+  // The preconditioner.
+  std::unique_ptr<Preconditioner> M;
+  if (options.precond == "jacobi") {
+    M = std::make_unique<JacobiPreconditioner>();
+  } else {
+    M = std::make_unique<IdentityPreconditioner>();
+  }
+  summary.preconditioner = M->name();
+  start = std::chrono::steady_clock::now();
+  M->setup(A);
+  backend.synchronize();
+  summary.preconditioner_setup_seconds = seconds_since(start);
+
+  // The solve.
+  ProgressLine progress(isatty(2) == 1);
+  if (progress.enabled()) {
+    solver.set_monitor([&progress](int iteration, double residual_norm, double rhs_norm) {
+      progress.update(iteration, residual_norm, rhs_norm);
+    });
+  }
+  summary.report = solver.solve(A, *M, b, x);
+  summary.report.setup_seconds =
+      summary.operator_setup_seconds + summary.preconditioner_setup_seconds;
+  progress.finish();
+
+  // The true residual from a separate apply, and the error against u at every point.
+  Vector y(backend, n);
+  A.apply(x, y);
+  const std::vector<double> ax = y.to_host();
+  const std::vector<double> x_host = x.to_host();
+  double residual = 0.0;
+  double rhs = 0.0;
+  double error = 0.0;
+  for (std::size_t g = 0; g < n; ++g) {
+    residual += (b_host[g] - ax[g]) * (b_host[g] - ax[g]);
+    rhs += b_host[g] * b_host[g];
+    const double e = std::fabs(x_host[g] - u[g]);
+    error = std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(error, e);
+  }
+  summary.true_relative_residual = rhs > 0.0 ? std::sqrt(residual / rhs) : std::sqrt(residual);
+  summary.max_error = error;
+
+  // The operator alone: median time per apply, against the backend's copy bandwidth.
+  summary.apply_seconds = bench::time_per_call(backend, [&] { A.apply(x, y); });
+  summary.apply_bytes = A.apply_bytes();
+  const long long copy_bytes =
+      options.copy_bytes.value_or(backend.kind() == BackendKind::cuda ? 256LL << 20 : 64LL << 20);
+  summary.copy = measure_copy_bandwidth(backend, static_cast<std::size_t>(copy_bytes));
+
+  if (options.report == "json") {
+    std::cout << sem_json(summary).dump() << "\n";
+  } else {
+    std::cout << sem_text(summary);
+  }
+  return summary.report.converged() ? 0 : 2;
+}
+
+}  // namespace kryflow::cli
