@@ -5,7 +5,7 @@
 #   scripts/device_run.sh [results-dir]
 #
 # Environment: KRYFLOW_DATA_DIR (matrix corpus; default .data if present, else ../shared/data);
-# KRYFLOW_STEPS, the steps to run (default "tests cli session bench formats").
+# KRYFLOW_STEPS, the steps to run (default "tests cli session bench formats sem").
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
 # .deps/root and used when the system lacks them.
 set -uo pipefail
@@ -47,7 +47,7 @@ say "== build"
 cmake -S "$root" -B "$build" "${generator[@]}" "${cmake_args[@]}" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1 || { grep -E "error|Error" "$log" | head -40; exit 1; }
 
-steps=" ${KRYFLOW_STEPS:-tests cli session bench formats} "
+steps=" ${KRYFLOW_STEPS:-tests cli session bench formats sem} "
 want() { [[ $steps == *" $1 "* ]]; }
 test_summary="(tests not run)"
 
@@ -111,6 +111,7 @@ say "== benchmarks"
 for b in "$build"/bench/kryflow_bench_*; do
   [[ -x $b ]] || continue
   name=$(basename "$b")
+  [[ $name == kryflow_bench_sem* ]] && continue  # the sem step runs them
   extra=()
   [[ $name == kryflow_bench_spmv ]] && extra=(--tiles "${KRYFLOW_SPMV_TILES:-auto,1024,2048,4096}")
   [[ $name == kryflow_bench_bsr ]] && extra=(--block-sizes 2,3,4,5,6,7,8)
@@ -134,14 +135,56 @@ OMP_NUM_THREADS=$(nproc) "$kryflow" bench spmv --backend cpu "${corpus[@]}" --ge
 echo "(exit $?)" >>"$results/spmv_formats_cpu.txt"
 fi
 
+sem_table=$results/sem_table.txt
+if want sem; then
+say "== spectral-element Poisson: operator and diagonal kernels, PCG on every corpus mesh at p = 7"
+"$build/bench/kryflow_bench_sem" --json "$results/bench_sem.json" >"$results/bench_sem.txt" 2>&1
+"$build/bench/kryflow_bench_sem_diagonal" --backend cuda --orders 7,8,9,10,11 --elements 4096,fill \
+  --json "$results/bench_sem_diagonal.json" >"$results/bench_sem_diagonal.txt" 2>&1
+nek=$KRYFLOW_DATA_DIR/meshes/nek
+: >"$sem_table"
+run_sem() {  # name precond args...
+  local name=$1 precond=$2; shift 2
+  local json=$results/sem_${name}_${precond}.json
+  "$kryflow" sem --backend cuda --order 7 --precond "$precond" --max-iterations 20000 \
+    --report json "$@" >"$json" 2>>"$log"
+  local rc=$?
+  python3 - "$name" "$precond" "$rc" "$json" >>"$sem_table" <<'PY'
+import json, sys
+name, precond, rc, path = sys.argv[1:5]
+try:
+    r = json.load(open(path))
+    o = r["operator"]
+    print(f"| {name} | {precond} | {r['mesh']['elements']} | {r['dofs']} | {r['iterations']} | "
+          f"{r['status']} | {r['true_relative_residual']:.1e} | {r['max_error']:.2e} | "
+          f"{r['seconds_per_iteration']*1e6:.1f} | {r['ns_per_dof_per_iteration']:.3f} | "
+          f"{r['solve_seconds']:.3f} | {o['gdof_per_s']:.2f} | {o['fraction_of_copy']:.2f} | rc={rc} |")
+except Exception as e:
+    print(f"| {name} | {precond} | (no JSON report, rc={rc}: {e}) |")
+PY
+}
+for precond in jacobi none; do
+  run_sem kershaw_eps0.3 $precond --mesh "$nek/nekrs_kershaw/kershaw.re2.gz" --kershaw 0.3
+  for m in nek_bp5/bp5 nekrs_kershaw/kershaw nek_tgv/tgv nek_turbPipe/turbPipe nekrs_ethier/ethier \
+           nekrs_hemi/hemi nekrs_rbc/rbc nekrs_turbChannel/turbChannel; do
+    run_sem "$(basename $m)" $precond --mesh "$nek/$m.re2.gz"
+  done
+  run_sem box64_deformed $precond --box 64,64,64 --deform 0.05
+done
+{ echo "| mesh | precond | elements | DoFs | iterations | status | true residual | max error | us/iteration | ns/DoF/iteration | solve s | operator GDoF/s | operator of roofline | |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"; cat "$sem_table"; } >"$sem_table.tmp" && mv "$sem_table.tmp" "$sem_table"
+cat "$sem_table" | tee -a "$log"
+fi
+
 say ""
 say "================ summary ================"
 say "tests: $test_summary"
 grep -E "^\[  FAILED  \]|Failure$|^.*error: " "$results/ctest.txt" 2>/dev/null | sort -u | head -20
 cat "$cli_table"
-for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && { echo "-- $(basename "$t")"; grep -E "^\||^median|^best|^BSR on" "$t" | head -80; }; done
+for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && { echo "-- $(basename "$t")"; grep -E "^\||^median|^best|^BSR on|^p = " "$t" | head -80; }; done
+[[ -s $sem_table ]] && { echo "-- PCG on the spectral-element meshes, p = 7 (cuda)"; cat "$sem_table"; }
 
 # Few files come back from some machines: bundle the per-run outputs.
-tar -czf "$results/details.tar.gz" -C "$results" $(cd "$results" && ls cli_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt 2>/dev/null) \
-  && (cd "$results" && rm -f cli_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt)
+tar -czf "$results/details.tar.gz" -C "$results" $(cd "$results" && ls cli_*.json sem_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt 2>/dev/null) \
+  && (cd "$results" && rm -f cli_*.json sem_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt)
 

@@ -34,14 +34,14 @@ struct PoissonView {
   const std::int64_t* global_offsets = nullptr;  // num_global + 1
   const index_t* global_locals = nullptr;        // num_elements x N^3, grouped by global point
   const char* mask = nullptr;  // num_global: 1 = Dirichlet point; null: no point is masked
-  index_t num_dirichlet = 0;   // the masked points as a list (cuda atomic assembly)
+  index_t num_dirichlet = 0;   // the masked shared points as a list (cuda atomic assembly)
   const index_t* dirichlet_points = nullptr;
   // cuda: per local point its global index (bits 0-29), "only local point of its global
   // point" (bit 31) and "Dirichlet point" (bit 30); and the shared global points (multiplicity
-  // > 1) with their locals in increasing local index.
+  // > 1), which are global points 0 .. num_shared - 1, with their locals in increasing local
+  // index.
   const std::uint32_t* local_code = nullptr;  // num_elements x N^3
   index_t num_shared = 0;
-  const index_t* shared_globals = nullptr;  // num_shared
   const index_t* shared_offsets = nullptr;  // num_shared + 1
   const index_t* shared_locals = nullptr;   // shared_offsets[num_shared]
   double* local_x = nullptr;                // scratch, num_elements x N^3 (host backends)

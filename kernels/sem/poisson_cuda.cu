@@ -66,6 +66,14 @@ __global__ void __launch_bounds__(N* N* N)
   const std::int64_t l = e * n3 + q;
   if (q < N * N) s_d[q] = a.derivative[q];
   const std::uint32_t c = __ldg(code + l);
+  // The metric terms are loaded before the first barrier, so their loads overlap the gather.
+  const double* G = a.g + e * 6 * n3 + q;
+  const double g11 = __ldg(G);
+  const double g12 = __ldg(G + n3);
+  const double g13 = __ldg(G + 2 * n3);
+  const double g22 = __ldg(G + 3 * n3);
+  const double g23 = __ldg(G + 4 * n3);
+  const double g33 = __ldg(G + 5 * n3);
   const bool masked = use_mask && (c & kMaskedBit) != 0;
   s_x[q] = masked ? 0.0 : __ldg(x + (c & kGlobalBits));
   __syncthreads();
@@ -78,13 +86,6 @@ __global__ void __launch_bounds__(N* N* N)
     s = s + s_d[j * N + m] * s_x[(k * N + m) * N + i];
     t = t + s_d[k * N + m] * s_x[(m * N + j) * N + i];
   }
-  const double* G = a.g + e * 6 * n3 + q;
-  const double g11 = __ldg(G);
-  const double g12 = __ldg(G + n3);
-  const double g13 = __ldg(G + 2 * n3);
-  const double g22 = __ldg(G + 3 * n3);
-  const double g23 = __ldg(G + 4 * n3);
-  const double g33 = __ldg(G + 5 * n3);
   s_wr[q] = g11 * r + g12 * s + g13 * t;
   s_ws[q] = g12 * r + g22 * s + g23 * t;
   s_wt[q] = g13 * r + g23 * s + g33 * t;
@@ -130,8 +131,22 @@ __global__ void __launch_bounds__(N* N)
 #pragma unroll
   for (int k = 0; k < N; ++k) tt[k] = 0.0;
   const double* G = a.g + e * 6 * n3 + ij;
+  // The metric terms of layer k + 1 are loaded while layer k is computed.
+  double gn[6];
+#pragma unroll
+  for (int c6 = 0; c6 < 6; ++c6) gn[c6] = __ldg(G + c6 * n3);
 #pragma unroll
   for (int k = 0; k < N; ++k) {
+    const double g11 = gn[0];
+    const double g12 = gn[1];
+    const double g13 = gn[2];
+    const double g22 = gn[3];
+    const double g23 = gn[4];
+    const double g33 = gn[5];
+    if (k + 1 < N) {
+#pragma unroll
+      for (int c6 = 0; c6 < 6; ++c6) gn[c6] = __ldg(G + c6 * n3 + (k + 1) * n2);
+    }
     s_u[ij] = u[k];
     __syncthreads();
     double r = 0.0;
@@ -143,13 +158,6 @@ __global__ void __launch_bounds__(N* N)
       s = s + s_d[j * N + m] * s_u[m * N + i];
       t = t + s_d[k * N + m] * u[m];
     }
-    const int q = k * n2;
-    const double g11 = __ldg(G + q);
-    const double g12 = __ldg(G + n3 + q);
-    const double g13 = __ldg(G + 2 * n3 + q);
-    const double g22 = __ldg(G + 3 * n3 + q);
-    const double g23 = __ldg(G + 4 * n3 + q);
-    const double g33 = __ldg(G + 5 * n3 + q);
     s_wr[ij] = g11 * r + g12 * s + g13 * t;
     s_ws[ij] = g12 * r + g22 * s + g23 * t;
     const double wt = g13 * r + g23 * s + g33 * t;
@@ -177,13 +185,12 @@ constexpr int kThreads = 256;
 
 /// y[g] of shared global points: the sum of their stored y_L in increasing local index.
 __global__ void __launch_bounds__(kThreads)
-    sorted_assembly_kernel(const PoissonView a, const index_t* __restrict__ shared_globals,
-                           const index_t* __restrict__ shared_offsets,
+    sorted_assembly_kernel(const PoissonView a, const index_t* __restrict__ shared_offsets,
                            const index_t* __restrict__ shared_locals, index_t num_shared,
                            bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
-  const index_t s = static_cast<index_t>(blockIdx.x) * kThreads + static_cast<index_t>(threadIdx.x);
-  if (s >= num_shared) return;
-  const index_t g = __ldg(shared_globals + s);
+  const index_t g = static_cast<index_t>(blockIdx.x) * kThreads + static_cast<index_t>(threadIdx.x);
+  if (g >= num_shared) return;
+  const index_t s = g;
   if (use_mask && a.mask[g] != 0) {
     y[g] = x[g];
     return;
@@ -293,7 +300,9 @@ void poisson_apply(const Backend& backend, const PoissonView& a, Span<const doub
   cudaStream_t stream = backend.cuda_context()->stream;
   const bool use_mask = a.mask != nullptr;
   if (a.assembly == Assembly::atomic) {
-    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(y.data(), 0, y.size_bytes(), stream));
+    // Only the shared points, 0 .. num_shared - 1, are added to; the others are written once.
+    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(
+        y.data(), 0, static_cast<std::size_t>(a.num_shared) * sizeof(double), stream));
     launch_element_for<true>(a, use_mask, x.data(), y.data(), stream);
     kernels::cuda::check_launch("sem::poisson_apply (element, atomic)");
     if (use_mask && a.num_dirichlet > 0) {
@@ -307,8 +316,7 @@ void poisson_apply(const Backend& backend, const PoissonView& a, Span<const doub
   kernels::cuda::check_launch("sem::poisson_apply (element, sorted)");
   if (a.num_shared > 0) {
     sorted_assembly_kernel<<<blocks_for(a.num_shared), kThreads, 0, stream>>>(
-        a, a.shared_globals, a.shared_offsets, a.shared_locals, a.num_shared, use_mask, x.data(),
-        y.data());
+        a, a.shared_offsets, a.shared_locals, a.num_shared, use_mask, x.data(), y.data());
     kernels::cuda::check_launch("sem::poisson_apply (sorted assembly)");
   }
 }

@@ -61,6 +61,31 @@ std::vector<char> dirichlet_by_type(const HexMesh& mesh, const GlobalNumbering& 
   return mask;
 }
 
+/// The numbering with its shared points (multiplicity > 1) renumbered first, then the others,
+/// each group in its previous order: the cuda assembly adds into one contiguous range.
+GlobalNumbering shared_points_first(GlobalNumbering numbering) {
+  const auto num_global = static_cast<std::size_t>(numbering.num_global);
+  std::vector<std::int64_t> new_index(num_global);
+  std::int64_t next = 0;
+  for (std::size_t g = 0; g < num_global; ++g) {
+    if (numbering.multiplicity[g] > 1) new_index[g] = next++;
+  }
+  for (std::size_t g = 0; g < num_global; ++g) {
+    if (numbering.multiplicity[g] <= 1) new_index[g] = next++;
+  }
+  for (std::int64_t& g : numbering.local_to_global) g = new_index[static_cast<std::size_t>(g)];
+  std::vector<int> multiplicity(num_global);
+  std::vector<char> on_boundary(num_global);
+  for (std::size_t g = 0; g < num_global; ++g) {
+    const auto h = static_cast<std::size_t>(new_index[g]);
+    multiplicity[h] = numbering.multiplicity[g];
+    on_boundary[h] = numbering.on_boundary[g];
+  }
+  numbering.multiplicity = std::move(multiplicity);
+  numbering.on_boundary = std::move(on_boundary);
+  return numbering;
+}
+
 SemPoissonOptions options_with_dirichlet(bool dirichlet_boundary) {
   SemPoissonOptions options;
   options.dirichlet_boundary = dirichlet_boundary;
@@ -139,7 +164,8 @@ SemPoissonOperator::SemPoissonOperator(const Backend& backend, std::int64_t num_
 SemPoissonOperator::SemPoissonOperator(const Backend& backend, std::int64_t num_elements,
                                        std::span<const double> vertices, int order,
                                        const SemPoissonOptions& options)
-    : numbering_(number_gll_points(num_elements, vertices, order)), rule_(gll_rule(order)) {
+    : numbering_(shared_points_first(number_gll_points(num_elements, vertices, order))),
+      rule_(gll_rule(order)) {
   if (!options.dirichlet_types.empty()) {
     throw InvalidInput(
         "SemPoissonOperator: Dirichlet boundary-condition types need a mesh with boundary faces");
@@ -149,7 +175,7 @@ SemPoissonOperator::SemPoissonOperator(const Backend& backend, std::int64_t num_
 
 SemPoissonOperator::SemPoissonOperator(const Backend& backend, const HexMesh& mesh, int order,
                                        const SemPoissonOptions& options)
-    : numbering_(number_gll_points(mesh.num_elements, mesh.vertices, order)),
+    : numbering_(shared_points_first(number_gll_points(mesh.num_elements, mesh.vertices, order))),
       rule_(gll_rule(order)) {
   std::vector<char> mask;
   if (options.dirichlet_boundary && !options.dirichlet_types.empty()) {
@@ -214,10 +240,12 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
   mask_host_.assign(static_cast<std::size_t>(num_global), 0);
   if (options.dirichlet_boundary)
     mask_host_ = dirichlet != nullptr ? *dirichlet : numbering_.on_boundary;
-  std::vector<index_t> dirichlet_points;
+  std::vector<index_t> dirichlet_points;  // the shared ones (the cuda atomic assembly's fix-up)
   for (std::int64_t g = 0; g < num_global; ++g) {
-    if (mask_host_[static_cast<std::size_t>(g)] != 0)
+    if (mask_host_[static_cast<std::size_t>(g)] != 0 &&
+        numbering_.multiplicity[static_cast<std::size_t>(g)] > 1) {
       dirichlet_points.push_back(static_cast<index_t>(g));
+    }
   }
 
   derivative_ = Array<double>::from_host(backend, derivative_matrix(rule_));
@@ -242,20 +270,18 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
                                           (numbering_.multiplicity[g] == 1 ? (1u << 31) : 0u) |
                                           (mask_host_[g] != 0 ? (1u << 30) : 0u);
     }
-    std::vector<index_t> shared_globals;
+    // Shared points are 0 .. num_shared - 1 (shared_points_first).
     std::vector<index_t> shared_offsets = {0};
     std::vector<index_t> shared_locals;
     for (std::int64_t g = 0; g < num_global; ++g) {
       const auto begin = offsets[static_cast<std::size_t>(g)];
       const auto end = offsets[static_cast<std::size_t>(g + 1)];
-      if (end - begin < 2) continue;
-      shared_globals.push_back(static_cast<index_t>(g));
+      if (end - begin < 2) break;
       for (auto q = begin; q < end; ++q)
         shared_locals.push_back(locals[static_cast<std::size_t>(q)]);
       shared_offsets.push_back(static_cast<index_t>(shared_locals.size()));
     }
     local_code_ = Array<std::uint32_t>::from_host(backend, code);
-    shared_globals_ = Array<index_t>::from_host(backend, shared_globals);
     shared_offsets_ = Array<index_t>::from_host(backend, shared_offsets);
     shared_locals_ = Array<index_t>::from_host(backend, shared_locals);
   }
@@ -310,8 +336,7 @@ kernels::sem::PoissonView SemPoissonOperator::view(bool masked) const {
   view.num_dirichlet = masked ? static_cast<index_t>(dirichlet_points_.size()) : 0;
   view.dirichlet_points = dirichlet_points_.data();
   view.local_code = local_code_.data();
-  view.num_shared = static_cast<index_t>(shared_globals_.size());
-  view.shared_globals = shared_globals_.data();
+  view.num_shared = static_cast<index_t>(shared_offsets_.size()) - 1;
   view.shared_offsets = shared_offsets_.data();
   view.shared_locals = shared_locals_.data();
   view.local_x = local_x_.data();

@@ -109,6 +109,8 @@ class SemPoissonOperator : public LinearOperator {
   /// assembled over the global numbering. Errors as LinearOperator::diagonal.
   void diagonal(Vector& d) const override;
 
+  /// The numbering of number_gll_points with its shared points (multiplicity > 1) renumbered
+  /// first: global points 0 .. S-1 are shared, S .. num_global-1 belong to one element each.
   const GlobalNumbering& numbering() const noexcept { return numbering_; }
   const GllRule& rule() const noexcept { return rule_; }
   /// The assembled diagonal of the GLL mass matrix B = Q^T diag(w |J|) (host, num_global),
@@ -152,7 +154,6 @@ class SemPoissonOperator : public LinearOperator {
   Array<index_t> local_to_global_;
   Array<index_t> dirichlet_points_;
   Array<std::uint32_t> local_code_;  // cuda
-  Array<index_t> shared_globals_;    // cuda
   Array<index_t> shared_offsets_;    // cuda
   Array<index_t> shared_locals_;     // cuda
   Array<std::int64_t> global_offsets_;
