@@ -7,7 +7,11 @@
 //   shared   N^3 threads, the element's x_L and the three fluxes w_r, w_s, w_t in shared
 //            memory (N <= 10).
 //   layered  N^2 threads (i, j), each walking the t-direction: layer k of x_L and of w_r, w_s
-//            goes through shared memory, the t-line of x_L and the t-sums stay in registers.
+//            goes through shared memory, the t-line of x_L and the t-sums stay in registers;
+//            the metric terms of layer k + 1 are loaded while layer k is computed.
+//   staged   layered, with all 6 N^3 metric terms of the element copied into shared memory by
+//            asynchronous 16-byte copies (cp.async) issued before the gather of x, so a block
+//            has its whole element's data in flight at once.
 // Both perform the reference's operations in the reference's order (kernels/sem/poisson.hpp;
 // the library is compiled with --fmad=false), so an element's y_L has the reference's bits.
 //
@@ -19,6 +23,7 @@
 //   atomic   y zeroed first, then y_L added with atomicAdd (one pass, order not fixed).
 // Dirichlet points get y[g] = x[g] (unique ones in the element kernel, shared ones in the
 // sorted pass or a fix-up pass over the Dirichlet list).
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <string>
@@ -102,7 +107,7 @@ __global__ void __launch_bounds__(N* N* N)
   store_point<Atomic>(a, x, y, l, c, masked, r + s + t);
 }
 
-template <int N, bool Atomic>
+template <int N, bool Atomic, bool Staged>
 __global__ void __launch_bounds__(N* N)
     layered_element_kernel(const PoissonView a, const std::uint32_t* __restrict__ code,
                            bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
@@ -112,10 +117,20 @@ __global__ void __launch_bounds__(N* N)
   __shared__ double s_u[n2];
   __shared__ double s_wr[n2];
   __shared__ double s_ws[n2];
+  extern __shared__ double2 s_staged[];  // Staged: the element's 6 N^3 metric terms
   const int i = threadIdx.x;
   const int j = threadIdx.y;
   const int ij = j * N + i;
   const std::int64_t e = blockIdx.x;
+  const double* G = a.g + e * 6 * n3 + ij;
+  if constexpr (Staged) {
+    // 6 N^3 doubles from a 16-byte aligned offset (6 N^3 is even): 3 N^3 16-byte copies.
+    const auto* source = reinterpret_cast<const double2*>(a.g + e * 6 * n3);
+    for (int q = ij; q < 3 * n3; q += n2) {
+      __pipeline_memcpy_async(s_staged + q, source + q, sizeof(double2));
+    }
+    __pipeline_commit();
+  }
   s_d[ij] = a.derivative[ij];
   // The t-line of x_L in registers; codes kept for the stores.
   double u[N];
@@ -130,25 +145,39 @@ __global__ void __launch_bounds__(N* N)
   double tt[N];  // t sums, accumulated over the layers m in increasing order
 #pragma unroll
   for (int k = 0; k < N; ++k) tt[k] = 0.0;
-  const double* G = a.g + e * 6 * n3 + ij;
-  // The metric terms of layer k + 1 are loaded while layer k is computed.
+  // The metric terms of layer k + 1 are loaded while layer k is computed (not Staged).
   double gn[6];
+  if constexpr (Staged) {
+    __pipeline_wait_prior(0);  // this thread's copies; the barrier below publishes them all
+  } else {
 #pragma unroll
-  for (int c6 = 0; c6 < 6; ++c6) gn[c6] = __ldg(G + c6 * n3);
+    for (int c6 = 0; c6 < 6; ++c6) gn[c6] = __ldg(G + c6 * n3);
+  }
+  const double* s_g = reinterpret_cast<const double*>(s_staged) + ij;
 #pragma unroll
   for (int k = 0; k < N; ++k) {
-    const double g11 = gn[0];
-    const double g12 = gn[1];
-    const double g13 = gn[2];
-    const double g22 = gn[3];
-    const double g23 = gn[4];
-    const double g33 = gn[5];
-    if (k + 1 < N) {
-#pragma unroll
-      for (int c6 = 0; c6 < 6; ++c6) gn[c6] = __ldg(G + c6 * n3 + (k + 1) * n2);
-    }
     s_u[ij] = u[k];
     __syncthreads();
+    double g11, g12, g13, g22, g23, g33;
+    if constexpr (Staged) {
+      g11 = s_g[k * n2];
+      g12 = s_g[n3 + k * n2];
+      g13 = s_g[2 * n3 + k * n2];
+      g22 = s_g[3 * n3 + k * n2];
+      g23 = s_g[4 * n3 + k * n2];
+      g33 = s_g[5 * n3 + k * n2];
+    } else {
+      g11 = gn[0];
+      g12 = gn[1];
+      g13 = gn[2];
+      g22 = gn[3];
+      g23 = gn[4];
+      g33 = gn[5];
+      if (k + 1 < N) {
+#pragma unroll
+        for (int c6 = 0; c6 < 6; ++c6) gn[c6] = __ldg(G + c6 * n3 + (k + 1) * n2);
+      }
+    }
     double r = 0.0;
     double s = 0.0;
     double t = 0.0;
@@ -236,6 +265,20 @@ template <int N, bool Atomic>
 void launch_element(const PoissonView& a, bool use_mask, const double* x, double* y,
                     cudaStream_t stream) {
   const auto blocks = static_cast<unsigned int>(a.num_elements);
+  if (a.element_kernel == ElementKernel::staged) {
+    constexpr std::size_t bytes = std::size_t{6} * N * N * N * sizeof(double);
+    static const bool configured = [] {
+      auto* kernel = &layered_element_kernel<N, Atomic, true>;
+      kernels::cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                static_cast<int>(bytes)),
+                           "cudaFuncSetAttribute (staged element kernel)");
+      return true;
+    }();
+    (void)configured;
+    layered_element_kernel<N, Atomic, true>
+        <<<blocks, dim3(N, N), bytes, stream>>>(a, a.local_code, use_mask, x, y);
+    return;
+  }
   if constexpr (N <= 10) {
     if (a.element_kernel == ElementKernel::shared) {
       shared_element_kernel<N, Atomic>
@@ -248,7 +291,7 @@ void launch_element(const PoissonView& a, bool use_mask, const double* x, double
                          std::to_string(N));
     }
   }
-  layered_element_kernel<N, Atomic>
+  layered_element_kernel<N, Atomic, false>
       <<<blocks, dim3(N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
 }
 

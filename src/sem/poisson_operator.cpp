@@ -102,6 +102,8 @@ const char* to_string(SemElementKernel kernel) {
       return "shared";
     case SemElementKernel::layered:
       return "layered";
+    case SemElementKernel::staged:
+      return "staged";
   }
   return "?";
 }
@@ -299,8 +301,11 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
   assembly_ = options.assembly;
   if (assembly_ == SemAssembly::automatic) assembly_ = SemAssembly::sorted;
   diagonal_kernel_ = options.diagonal_kernel;
-  if (diagonal_kernel_ == SemDiagonalKernel::automatic)
-    diagonal_kernel_ = SemDiagonalKernel::extended;
+  // H100 (kryflow_bench_sem_diagonal, p = 7..11): shared is fastest while an element fits a
+  // block (N <= 10), wide above.
+  if (diagonal_kernel_ == SemDiagonalKernel::automatic) {
+    diagonal_kernel_ = N <= 10 ? SemDiagonalKernel::shared : SemDiagonalKernel::wide;
+  }
   if ((diagonal_kernel_ == SemDiagonalKernel::natural ||
        diagonal_kernel_ == SemDiagonalKernel::shared) &&
       N > 10) {
@@ -341,9 +346,11 @@ kernels::sem::PoissonView SemPoissonOperator::view(bool masked) const {
   view.shared_locals = shared_locals_.data();
   view.local_x = local_x_.data();
   view.local_y = local_y_.data();
-  view.element_kernel = element_kernel_ == SemElementKernel::shared
-                            ? kernels::sem::ElementKernel::shared
-                            : kernels::sem::ElementKernel::layered;
+  view.element_kernel =
+      element_kernel_ == SemElementKernel::shared
+          ? kernels::sem::ElementKernel::shared
+          : (element_kernel_ == SemElementKernel::staged ? kernels::sem::ElementKernel::staged
+                                                         : kernels::sem::ElementKernel::layered);
   view.assembly = assembly_ == SemAssembly::atomic ? kernels::sem::Assembly::atomic
                                                    : kernels::sem::Assembly::sorted;
   return view;

@@ -24,6 +24,8 @@ enum class SemElementKernel {
   automatic,  ///< the fastest measured on an H100 for the order (see poisson_cuda.cu)
   shared,     ///< N^3 threads per element, the whole element in shared memory (N <= 10)
   layered,    ///< N^2 threads per element, each holding its t-line in registers (any N)
+  staged,     ///< layered, with the element's metric terms copied into shared memory by
+              ///< asynchronous copies issued before the gather (any N)
 };
 
 /// How the cuda kernels sum the element contributions into the assembled y.
@@ -37,7 +39,7 @@ enum class SemAssembly {
 /// The cuda kernel of the local diagonal (the four designs of Wahlgren, "A GPU-accelerated
 /// Jacobi preconditioner for high-order fluid simulations", KTH 2022, sec. 3.1).
 enum class SemDiagonalKernel {
-  automatic,  ///< the fastest measured on an H100
+  automatic,  ///< the fastest measured on an H100: shared for N <= 10, wide above
   natural,    ///< one thread per point, one block per element (N <= 10)
   shared,     ///< natural with G11, G22, G33 of the element staged in shared memory (N <= 10)
   extended,   ///< one thread per point over consecutive points, elements not aligned to blocks
