@@ -12,8 +12,10 @@
 //   staged   layered, with all 6 N^3 metric terms of the element copied into shared memory by
 //            asynchronous 16-byte copies (cp.async) issued before the gather of x, so a block
 //            has its whole element's data in flight at once.
-// Both perform the reference's operations in the reference's order (kernels/sem/poisson.hpp;
-// the library is compiled with --fmad=false), so an element's y_L has the reference's bits.
+// With sorted assembly they perform the reference's operations in its order
+// (kernels/sem/poisson.hpp; rounded products and sums, no fused multiply-adds), so an element's
+// y_L has the reference's bits; with atomic assembly, whose sums are in no fixed order anyway,
+// they use fused multiply-adds (fewer instructions).
 //
 // Assembly: each local point carries a 32-bit code, its global index g (bits 0-29), whether
 // it is the only local point of g (bit 31) and whether g is a Dirichlet point (bit 30). A
@@ -37,6 +39,24 @@ namespace {
 constexpr std::uint32_t kUniqueBit = 1u << 31;
 constexpr std::uint32_t kMaskedBit = 1u << 30;
 constexpr std::uint32_t kGlobalBits = kMaskedBit - 1;
+
+/// acc + a b: one fused multiply-add in the atomic kernels (their sums are not the reference's
+/// anyway), a rounded product and sum in the sorted ones (the reference's bits).
+template <bool Fused>
+__device__ __forceinline__ double madd(double acc, double a, double b) {
+  if constexpr (Fused) {
+    return __fma_rn(a, b, acc);
+  } else {
+    return __dadd_rn(acc, __dmul_rn(a, b));
+  }
+}
+
+/// g1 r + g2 s + g3 t, left to right.
+template <bool Fused>
+__device__ __forceinline__ double flux(double g1, double g2, double g3, double r, double s,
+                                       double t) {
+  return madd<Fused>(madd<Fused>(__dmul_rn(g1, r), g2, s), g3, t);
+}
 
 /// What the element kernels do with y_L of one point.
 template <bool Atomic>
@@ -87,22 +107,22 @@ __global__ void __launch_bounds__(N* N* N)
   double t = 0.0;
 #pragma unroll
   for (int m = 0; m < N; ++m) {
-    r = r + s_d[i * N + m] * s_x[(k * N + j) * N + m];
-    s = s + s_d[j * N + m] * s_x[(k * N + m) * N + i];
-    t = t + s_d[k * N + m] * s_x[(m * N + j) * N + i];
+    r = madd<Atomic>(r, s_d[i * N + m], s_x[(k * N + j) * N + m]);
+    s = madd<Atomic>(s, s_d[j * N + m], s_x[(k * N + m) * N + i]);
+    t = madd<Atomic>(t, s_d[k * N + m], s_x[(m * N + j) * N + i]);
   }
-  s_wr[q] = g11 * r + g12 * s + g13 * t;
-  s_ws[q] = g12 * r + g22 * s + g23 * t;
-  s_wt[q] = g13 * r + g23 * s + g33 * t;
+  s_wr[q] = flux<Atomic>(g11, g12, g13, r, s, t);
+  s_ws[q] = flux<Atomic>(g12, g22, g23, r, s, t);
+  s_wt[q] = flux<Atomic>(g13, g23, g33, r, s, t);
   __syncthreads();
   r = 0.0;
   s = 0.0;
   t = 0.0;
 #pragma unroll
   for (int m = 0; m < N; ++m) {
-    r = r + s_d[m * N + i] * s_wr[(k * N + j) * N + m];
-    s = s + s_d[m * N + j] * s_ws[(k * N + m) * N + i];
-    t = t + s_d[m * N + k] * s_wt[(m * N + j) * N + i];
+    r = madd<Atomic>(r, s_d[m * N + i], s_wr[(k * N + j) * N + m]);
+    s = madd<Atomic>(s, s_d[m * N + j], s_ws[(k * N + m) * N + i]);
+    t = madd<Atomic>(t, s_d[m * N + k], s_wt[(m * N + j) * N + i]);
   }
   store_point<Atomic>(a, x, y, l, c, masked, r + s + t);
 }
@@ -183,25 +203,25 @@ __global__ void __launch_bounds__(N* N)
     double t = 0.0;
 #pragma unroll
     for (int m = 0; m < N; ++m) {
-      r = r + s_d[i * N + m] * s_u[j * N + m];
-      s = s + s_d[j * N + m] * s_u[m * N + i];
-      t = t + s_d[k * N + m] * u[m];
+      r = madd<Atomic>(r, s_d[i * N + m], s_u[j * N + m]);
+      s = madd<Atomic>(s, s_d[j * N + m], s_u[m * N + i]);
+      t = madd<Atomic>(t, s_d[k * N + m], u[m]);
     }
-    s_wr[ij] = g11 * r + g12 * s + g13 * t;
-    s_ws[ij] = g12 * r + g22 * s + g23 * t;
-    const double wt = g13 * r + g23 * s + g33 * t;
+    s_wr[ij] = flux<Atomic>(g11, g12, g13, r, s, t);
+    s_ws[ij] = flux<Atomic>(g12, g22, g23, r, s, t);
+    const double wt = flux<Atomic>(g13, g23, g33, r, s, t);
     __syncthreads();
     r = 0.0;
     s = 0.0;
 #pragma unroll
     for (int m = 0; m < N; ++m) {
-      r = r + s_d[m * N + i] * s_wr[j * N + m];
-      s = s + s_d[m * N + j] * s_ws[m * N + i];
+      r = madd<Atomic>(r, s_d[m * N + i], s_wr[j * N + m]);
+      s = madd<Atomic>(s, s_d[m * N + j], s_ws[m * N + i]);
     }
     rs[k] = r + s;
     // Layer k is the m = k term of every t-sum of this line.
 #pragma unroll
-    for (int kk = 0; kk < N; ++kk) tt[kk] = tt[kk] + s_d[k * N + kk] * wt;
+    for (int kk = 0; kk < N; ++kk) tt[kk] = madd<Atomic>(tt[kk], s_d[k * N + kk], wt);
   }
 #pragma unroll
   for (int k = 0; k < N; ++k) {
