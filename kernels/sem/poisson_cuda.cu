@@ -40,6 +40,11 @@ constexpr std::uint32_t kUniqueBit = 1u << 31;
 constexpr std::uint32_t kMaskedBit = 1u << 30;
 constexpr std::uint32_t kGlobalBits = kMaskedBit - 1;
 
+/// Row pitch of the shared-memory arrays: N padded to an odd number of doubles, so that the
+/// rows a warp reads at once fall into different banks.
+template <int N>
+constexpr int kPitch = N % 2 == 0 ? N + 1 : N;
+
 /// acc + a b: one fused multiply-add in the atomic kernels (their sums are not the reference's
 /// anyway), a rounded product and sum in the sorted ones (the reference's bits).
 template <bool Fused>
@@ -78,18 +83,20 @@ __global__ void __launch_bounds__(N* N* N)
     shared_element_kernel(const PoissonView a, const std::uint32_t* __restrict__ code,
                           bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
   constexpr int n3 = N * N * N;
-  __shared__ double s_d[N * N];
-  __shared__ double s_x[n3];
-  __shared__ double s_wr[n3];
-  __shared__ double s_ws[n3];
-  __shared__ double s_wt[n3];
+  constexpr int P = kPitch<N>;
+  __shared__ double s_d[N * P];
+  __shared__ double s_x[N * N * P];
+  __shared__ double s_wr[N * N * P];
+  __shared__ double s_ws[N * N * P];
+  __shared__ double s_wt[N * N * P];
   const int i = threadIdx.x;
   const int j = threadIdx.y;
   const int k = threadIdx.z;
   const int q = (k * N + j) * N + i;
+  const int qp = (k * N + j) * P + i;  // the point in the padded shared arrays
   const std::int64_t e = blockIdx.x;
   const std::int64_t l = e * n3 + q;
-  if (q < N * N) s_d[q] = a.derivative[q];
+  if (q < N * N) s_d[(q / N) * P + q % N] = a.derivative[q];
   const std::uint32_t c = __ldg(code + l);
   // The metric terms are loaded before the first barrier, so their loads overlap the gather.
   const double* G = a.g + e * 6 * n3 + q;
@@ -100,29 +107,29 @@ __global__ void __launch_bounds__(N* N* N)
   const double g23 = __ldg(G + 4 * n3);
   const double g33 = __ldg(G + 5 * n3);
   const bool masked = use_mask && (c & kMaskedBit) != 0;
-  s_x[q] = masked ? 0.0 : __ldg(x + (c & kGlobalBits));
+  s_x[qp] = masked ? 0.0 : __ldg(x + (c & kGlobalBits));
   __syncthreads();
   double r = 0.0;
   double s = 0.0;
   double t = 0.0;
 #pragma unroll
   for (int m = 0; m < N; ++m) {
-    r = madd<Atomic>(r, s_d[i * N + m], s_x[(k * N + j) * N + m]);
-    s = madd<Atomic>(s, s_d[j * N + m], s_x[(k * N + m) * N + i]);
-    t = madd<Atomic>(t, s_d[k * N + m], s_x[(m * N + j) * N + i]);
+    r = madd<Atomic>(r, s_d[i * P + m], s_x[(k * N + j) * P + m]);
+    s = madd<Atomic>(s, s_d[j * P + m], s_x[(k * N + m) * P + i]);
+    t = madd<Atomic>(t, s_d[k * P + m], s_x[(m * N + j) * P + i]);
   }
-  s_wr[q] = flux<Atomic>(g11, g12, g13, r, s, t);
-  s_ws[q] = flux<Atomic>(g12, g22, g23, r, s, t);
-  s_wt[q] = flux<Atomic>(g13, g23, g33, r, s, t);
+  s_wr[qp] = flux<Atomic>(g11, g12, g13, r, s, t);
+  s_ws[qp] = flux<Atomic>(g12, g22, g23, r, s, t);
+  s_wt[qp] = flux<Atomic>(g13, g23, g33, r, s, t);
   __syncthreads();
   r = 0.0;
   s = 0.0;
   t = 0.0;
 #pragma unroll
   for (int m = 0; m < N; ++m) {
-    r = madd<Atomic>(r, s_d[m * N + i], s_wr[(k * N + j) * N + m]);
-    s = madd<Atomic>(s, s_d[m * N + j], s_ws[(k * N + m) * N + i]);
-    t = madd<Atomic>(t, s_d[m * N + k], s_wt[(m * N + j) * N + i]);
+    r = madd<Atomic>(r, s_d[m * P + i], s_wr[(k * N + j) * P + m]);
+    s = madd<Atomic>(s, s_d[m * P + j], s_ws[(k * N + m) * P + i]);
+    t = madd<Atomic>(t, s_d[m * P + k], s_wt[(m * N + j) * P + i]);
   }
   store_point<Atomic>(a, x, y, l, c, masked, r + s + t);
 }
@@ -133,10 +140,11 @@ __global__ void __launch_bounds__(N* N)
                            bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
   constexpr int n2 = N * N;
   constexpr int n3 = N * N * N;
-  __shared__ double s_d[n2];
-  __shared__ double s_u[n2];
-  __shared__ double s_wr[n2];
-  __shared__ double s_ws[n2];
+  constexpr int P = kPitch<N>;
+  __shared__ double s_d[N * P];
+  __shared__ double s_u[N * P];
+  __shared__ double s_wr[N * P];
+  __shared__ double s_ws[N * P];
   extern __shared__ double2 s_staged[];  // Staged: the element's 6 N^3 metric terms
   const int i = threadIdx.x;
   const int j = threadIdx.y;
@@ -151,7 +159,8 @@ __global__ void __launch_bounds__(N* N)
     }
     __pipeline_commit();
   }
-  s_d[ij] = a.derivative[ij];
+  const int ijp = j * P + i;  // (i, j) in the padded shared arrays
+  s_d[ijp] = a.derivative[ij];
   // The t-line of x_L in registers; codes kept for the stores.
   double u[N];
   std::uint32_t c[N];
@@ -176,7 +185,7 @@ __global__ void __launch_bounds__(N* N)
   const double* s_g = reinterpret_cast<const double*>(s_staged) + ij;
 #pragma unroll
   for (int k = 0; k < N; ++k) {
-    s_u[ij] = u[k];
+    s_u[ijp] = u[k];
     __syncthreads();
     double g11, g12, g13, g22, g23, g33;
     if constexpr (Staged) {
@@ -203,25 +212,25 @@ __global__ void __launch_bounds__(N* N)
     double t = 0.0;
 #pragma unroll
     for (int m = 0; m < N; ++m) {
-      r = madd<Atomic>(r, s_d[i * N + m], s_u[j * N + m]);
-      s = madd<Atomic>(s, s_d[j * N + m], s_u[m * N + i]);
-      t = madd<Atomic>(t, s_d[k * N + m], u[m]);
+      r = madd<Atomic>(r, s_d[i * P + m], s_u[j * P + m]);
+      s = madd<Atomic>(s, s_d[j * P + m], s_u[m * P + i]);
+      t = madd<Atomic>(t, s_d[k * P + m], u[m]);
     }
-    s_wr[ij] = flux<Atomic>(g11, g12, g13, r, s, t);
-    s_ws[ij] = flux<Atomic>(g12, g22, g23, r, s, t);
+    s_wr[ijp] = flux<Atomic>(g11, g12, g13, r, s, t);
+    s_ws[ijp] = flux<Atomic>(g12, g22, g23, r, s, t);
     const double wt = flux<Atomic>(g13, g23, g33, r, s, t);
     __syncthreads();
     r = 0.0;
     s = 0.0;
 #pragma unroll
     for (int m = 0; m < N; ++m) {
-      r = madd<Atomic>(r, s_d[m * N + i], s_wr[j * N + m]);
-      s = madd<Atomic>(s, s_d[m * N + j], s_ws[m * N + i]);
+      r = madd<Atomic>(r, s_d[m * P + i], s_wr[j * P + m]);
+      s = madd<Atomic>(s, s_d[m * P + j], s_ws[m * P + i]);
     }
     rs[k] = r + s;
     // Layer k is the m = k term of every t-sum of this line.
 #pragma unroll
-    for (int kk = 0; kk < N; ++kk) tt[kk] = madd<Atomic>(tt[kk], s_d[k * N + kk], wt);
+    for (int kk = 0; kk < N; ++kk) tt[kk] = madd<Atomic>(tt[kk], s_d[k * P + kk], wt);
   }
 #pragma unroll
   for (int k = 0; k < N; ++k) {
