@@ -315,14 +315,18 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
 }
 
 void SemPoissonOperator::select_kernels(SemElementKernel element_kernel, SemAssembly assembly) {
-  // The defaults were measured on an H100 (kernels/sem/poisson_cuda.cu).
-  if (element_kernel == SemElementKernel::automatic) element_kernel = SemElementKernel::layered;
+  // The defaults were measured on an H100 (kryflow_bench_sem, bench/results/h100_sem): the
+  // shared kernel is fastest for p <= 4 (0.86 of the roofline at p = 3), the staged one from
+  // p = 5 (0.80 at p = 7); atomic assembly beats sorted at every order but p = 9 (a tie).
+  if (element_kernel == SemElementKernel::automatic) {
+    element_kernel = numbering_.order <= 4 ? SemElementKernel::shared : SemElementKernel::staged;
+  }
   if (element_kernel == SemElementKernel::shared && numbering_.order + 1 > 10) {
     throw NotSupported(
         "SemPoissonOperator: the shared element kernel needs N^3 <= 1024 threads "
         "(order <= 9); use layered");
   }
-  if (assembly == SemAssembly::automatic) assembly = SemAssembly::sorted;
+  if (assembly == SemAssembly::automatic) assembly = SemAssembly::atomic;
   element_kernel_ = element_kernel;
   assembly_ = assembly;
 }

@@ -21,7 +21,7 @@ namespace kryflow::sem {
 
 /// The cuda kernel of the element Laplacians (the host backends have one each).
 enum class SemElementKernel {
-  automatic,  ///< the fastest measured on an H100 for the order (see poisson_cuda.cu)
+  automatic,  ///< the fastest measured on an H100: shared for p <= 4, staged above
   shared,     ///< N^3 threads per element, the whole element in shared memory (N <= 10)
   layered,    ///< N^2 threads per element, each holding its t-line in registers (any N)
   staged,     ///< layered, with the element's metric terms copied into shared memory by
@@ -30,7 +30,7 @@ enum class SemElementKernel {
 
 /// How the cuda kernels sum the element contributions into the assembled y.
 enum class SemAssembly {
-  automatic,  ///< the faster measured on an H100 (see poisson_cuda.cu)
+  automatic,  ///< the faster measured on an H100: atomic
   sorted,     ///< element results stored, then one thread per global point sums its locals in
               ///< increasing local index: deterministic, the host backends' bits
   atomic,     ///< element results added to y with atomicAdd: one pass, order not fixed
