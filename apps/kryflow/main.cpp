@@ -135,11 +135,13 @@ int main(int argc, char** argv) {
                           "iteration limit (default 10000)");
   sem_command
       ->add_option("--element-kernel", sem.element_kernel,
-                   "cuda element kernel: automatic (default), shared or layered")
-      ->check(CLI::IsMember({"automatic", "shared", "layered"}));
+                   "cuda element kernel: automatic (default: shared for p <= 4, staged above), "
+                   "shared, layered or staged")
+      ->check(CLI::IsMember({"automatic", "shared", "layered", "staged"}));
   sem_command
       ->add_option("--assembly", sem.assembly,
-                   "cuda assembly: automatic (default), sorted or atomic")
+                   "cuda assembly: automatic (default: atomic), sorted (deterministic: the "
+                   "reference's bits) or atomic")
       ->check(CLI::IsMember({"automatic", "sorted", "atomic"}));
   sem_command
       ->add_option("--diagonal-kernel", sem.diagonal_kernel,

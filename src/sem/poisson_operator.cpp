@@ -137,10 +137,10 @@ const char* to_string(SemDiagonalKernel kernel) {
 }
 
 SemElementKernel parse_sem_element_kernel(const std::string& name) {
-  return parse_choice(
-      name,
-      std::array{SemElementKernel::automatic, SemElementKernel::shared, SemElementKernel::layered},
-      "SEM element kernel");
+  return parse_choice(name,
+                      std::array{SemElementKernel::automatic, SemElementKernel::shared,
+                                 SemElementKernel::layered, SemElementKernel::staged},
+                      "SEM element kernel");
 }
 
 SemAssembly parse_sem_assembly(const std::string& name) {
@@ -290,16 +290,7 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
   if (!backend.is_device()) local_x_ = Array<double>(backend, static_cast<std::size_t>(num_local));
   local_y_ = Array<double>(backend, static_cast<std::size_t>(num_local));
 
-  // The cuda kernels (measured on an H100; see kernels/sem/poisson_cuda.cu).
-  element_kernel_ = options.element_kernel;
-  if (element_kernel_ == SemElementKernel::automatic) element_kernel_ = SemElementKernel::layered;
-  if (element_kernel_ == SemElementKernel::shared && N > 10) {
-    throw NotSupported(
-        "SemPoissonOperator: the shared element kernel needs N^3 <= 1024 threads "
-        "(order <= 9); use layered");
-  }
-  assembly_ = options.assembly;
-  if (assembly_ == SemAssembly::automatic) assembly_ = SemAssembly::sorted;
+  select_kernels(options.element_kernel, options.assembly);
   diagonal_kernel_ = options.diagonal_kernel;
   // H100 (kryflow_bench_sem_diagonal, p = 7..11): shared is fastest while an element fits a
   // block (N <= 10), wide above.
