@@ -166,6 +166,25 @@ TEST(SemPoisson, EveryKernelAndAssemblyMatchesReference) {
   }
 }
 
+TEST(SemPoisson, AutomaticKernelChoicesAreTheMeasuredFastest) {
+  // H100 measurements (kryflow_bench_sem, kryflow_bench_sem_diagonal): shared element kernel
+  // for p <= 4, staged above; atomic assembly; shared diagonal kernel for N <= 10, wide above.
+  const std::vector<double> vertices = test::hex_box_vertices(1, 1, 1);
+  const SemPoissonOperator low(test::backend_under_test(), 1, vertices, 3);
+  EXPECT_EQ(low.element_kernel(), SemElementKernel::shared);
+  EXPECT_EQ(low.assembly(), SemAssembly::atomic);
+  EXPECT_EQ(low.diagonal_kernel(), SemDiagonalKernel::shared);
+  const SemPoissonOperator high(test::backend_under_test(), 1, vertices, 11);
+  EXPECT_EQ(high.element_kernel(), SemElementKernel::staged);
+  EXPECT_EQ(high.diagonal_kernel(), SemDiagonalKernel::wide);
+  SemPoissonOptions options;
+  options.element_kernel = SemElementKernel::shared;
+  EXPECT_THROW(SemPoissonOperator(test::backend_under_test(), 1, vertices, 10, options),
+               NotSupported);
+  EXPECT_EQ(parse_sem_element_kernel("staged"), SemElementKernel::staged);
+  EXPECT_THROW(parse_sem_assembly("scattered"), InvalidInput);
+}
+
 TEST(SemPoisson, UnmaskedApplicationIsTheNeumannOperator) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(seed);
