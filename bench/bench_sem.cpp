@@ -9,7 +9,7 @@
 // re-reads the y_L of shared points; the atomic one zeroes y first: neither is in the count.
 //
 //   kryflow_bench_sem [--backend cuda|cpu] [--orders 3,4,...,11] [--points 32000000]
-//                     [--deform 0.05] [--kershaw-orders 7] [--json out.json]
+//                     [--deform 0.05] [--kershaw-orders 3,...,11] [--json out.json]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -36,7 +36,7 @@ struct Options {
   std::vector<int> orders = {3, 4, 5, 6, 7, 8, 9, 10, 11};
   double points = 3.2e7;  // local points of the box per order
   double deform = 0.05;
-  std::vector<int> kershaw_orders = {7};
+  std::vector<int> kershaw_orders = {3, 4, 5, 6, 7, 8, 9, 10, 11};
   std::string json_path;
 };
 
