@@ -41,22 +41,7 @@ constexpr double kBytesPerPoint = 56.0;
 constexpr double kFillPoints = 3.2e7;
 constexpr std::int64_t kReferenceElements = 4096;  // at most this many: reference comparison
 constexpr std::uint64_t kSeed = 20240601;
-constexpr DiagonalVariant kVariants[] = {DiagonalVariant::natural, DiagonalVariant::shared,
-                                         DiagonalVariant::extended, DiagonalVariant::wide};
-
-const char* name(DiagonalVariant variant) {
-  switch (variant) {
-    case DiagonalVariant::natural:
-      return "natural";
-    case DiagonalVariant::shared:
-      return "shared";
-    case DiagonalVariant::extended:
-      return "extended";
-    case DiagonalVariant::wide:
-      return "wide";
-  }
-  return "unknown";
-}
+constexpr auto& kVariants = kernels::sem::kDiagonalVariants;
 
 struct Options {
 #ifdef KRYFLOW_WITH_CUDA
@@ -254,7 +239,7 @@ int main(int argc, char** argv) {
           Record r;
           r.order = p;
           r.elements = num_elements;
-          r.variant = name(variant);
+          r.variant = to_string(variant);
           r.compared_with = compared_with;
           try {
             r.seconds = bench::time_per_call(backend, [&] {

@@ -32,6 +32,26 @@ enum class DiagonalVariant {
   wide,      ///< one thread per (j, k) line computing its N points along r
 };
 
+/// Every variant, in the order above.
+inline constexpr DiagonalVariant kDiagonalVariants[] = {
+    DiagonalVariant::natural, DiagonalVariant::shared, DiagonalVariant::extended,
+    DiagonalVariant::wide};
+
+/// "natural", "shared", "extended" or "wide".
+inline const char* to_string(DiagonalVariant variant) {
+  switch (variant) {
+    case DiagonalVariant::natural:
+      return "natural";
+    case DiagonalVariant::shared:
+      return "shared";
+    case DiagonalVariant::extended:
+      return "extended";
+    case DiagonalVariant::wide:
+      return "wide";
+  }
+  return "unknown";
+}
+
 #define KRYFLOW_SEM_DIAGONAL_DECLARATIONS                                                     \
   /** d_local = diag(A_L): num_elements x N^3 entries (a.num_elements, a.n, a.derivative, a.g \
    * are read; nothing else of a). cuda: natural and shared throw NotSupported for N > 10. */ \

@@ -19,22 +19,7 @@
 namespace kryflow::kernels::sem {
 namespace {
 
-constexpr DiagonalVariant kVariants[] = {DiagonalVariant::natural, DiagonalVariant::shared,
-                                         DiagonalVariant::extended, DiagonalVariant::wide};
-
-const char* name(DiagonalVariant variant) {
-  switch (variant) {
-    case DiagonalVariant::natural:
-      return "natural";
-    case DiagonalVariant::shared:
-      return "shared";
-    case DiagonalVariant::extended:
-      return "extended";
-    case DiagonalVariant::wide:
-      return "wide";
-  }
-  return "unknown";
-}
+constexpr auto& kVariants = kDiagonalVariants;
 
 /// Whether the backend under test runs `variant` at N points per direction (the cuda natural
 /// and shared kernels take one block of N^3 threads per element: N <= 10).
@@ -98,7 +83,7 @@ TEST(SemDiagonal, EveryVariantMatchesReferenceBitForBit) {
       a.g = g_backend.data();
       for (DiagonalVariant variant : kVariants) {
         if (!runs(variant, n)) continue;
-        SCOPED_TRACE(name(variant));
+        SCOPED_TRACE(to_string(variant));
         Array<double> d(backend, size);
         poisson_local_diagonal(backend, a, variant, d.span());
         EXPECT_EQ(bit_differences(d.to_host(), expected), 0);
