@@ -82,7 +82,9 @@ class SemPoissonOperator : public LinearOperator {
   /// `vertices`: 8 x 3 corner coordinates per element (lexicographic corner order), order p in
   /// 1..15. `dirichlet_boundary` false leaves every point free (the pure Neumann operator,
   /// singular: for tests). Throws what number_gll_points, gll_rule and geometric_factors throw;
-  /// OutOfMemory when the data do not fit on `backend`.
+  /// OutOfMemory when the data do not fit on `backend`; NotSupported for more than 2^31 local
+  /// points (2^30 global points on cuda), or a shared element kernel or natural/shared diagonal
+  /// kernel asked for with N = p + 1 > 10.
   SemPoissonOperator(const Backend& backend, std::int64_t num_elements,
                      std::span<const double> vertices, int order, bool dirichlet_boundary = true);
   /// As above with options (options.dirichlet_types must be empty: there are no faces).
@@ -126,8 +128,8 @@ class SemPoissonOperator : public LinearOperator {
   /// numbering (a 4-byte index per local point), x and y once each per global point: the
   /// numerator of the operator's bandwidth roofline.
   double apply_bytes() const noexcept;
-  /// The kernels this operator runs ("cpu", or e.g. "layered, sorted assembly; diagonal:
-  /// extended" on cuda): the choices of options resolved.
+  /// The kernels this operator runs ("cpu loops", or e.g. "staged element kernel, atomic
+  /// assembly, shared diagonal kernel" on cuda): the choices of options resolved.
   std::string kernel_description() const;
   /// Changes the cuda element kernel and assembly of later applications (automatic: the
   /// defaults); for benchmarks, which compare them on one operator. Throws NotSupported as the
