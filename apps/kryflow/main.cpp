@@ -136,8 +136,8 @@ int main(int argc, char** argv) {
   sem_command
       ->add_option("--element-kernel", sem.element_kernel,
                    "cuda element kernel: automatic (default: shared for p <= 4, staged above), "
-                   "shared, layered or staged")
-      ->check(CLI::IsMember({"automatic", "shared", "layered", "staged"}));
+                   "shared, layered, staged or pipelined")
+      ->check(CLI::IsMember({"automatic", "shared", "layered", "staged", "pipelined"}));
   sem_command
       ->add_option("--assembly", sem.assembly,
                    "cuda assembly: automatic (default: atomic), sorted (deterministic: the "

@@ -19,7 +19,7 @@
 namespace kryflow::kernels::sem {
 
 /// The cuda element kernel (SemElementKernel without `automatic`).
-enum class ElementKernel { shared, layered, staged };
+enum class ElementKernel { shared, layered, staged, pipelined };
 /// The cuda assembly (SemAssembly without `automatic`).
 enum class Assembly { sorted, atomic };
 

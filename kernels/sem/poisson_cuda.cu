@@ -12,6 +12,9 @@
 //   staged   layered, with all 6 N^3 metric terms of the element copied into shared memory by
 //            asynchronous 16-byte copies (cp.async) issued before the gather of x, so a block
 //            has its whole element's data in flight at once.
+//   pipelined  layered, with the metric terms of the next 4 layers in flight: each thread
+//            copies the 6 terms of its own point of a layer into a ring of shared-memory slots
+//            (cp.async), so the shared memory per block does not grow with N^3.
 // With sorted assembly they perform the reference's operations in its order
 // (kernels/sem/poisson.hpp; rounded products and sums, no fused multiply-adds), so an element's
 // y_L has the reference's bits; with atomic assembly, whose sums are in no fixed order anyway,
@@ -134,7 +137,16 @@ __global__ void __launch_bounds__(N* N* N)
   store_point<Atomic>(a, x, y, l, c, masked, r + s + t);
 }
 
-template <int N, bool Atomic, bool Staged>
+/// How the layered kernel obtains the metric terms of a layer.
+enum class MetricSource {
+  prefetch,   ///< registers, the next layer loaded while this one is computed
+  staged,     ///< the whole element copied to shared memory up front
+  pipelined,  ///< a ring of kRingLayers layers in shared memory, each thread copying its own
+};
+/// Layers in flight in the pipelined kernel.
+constexpr int kRingLayers = 4;
+
+template <int N, bool Atomic, MetricSource Source>
 __global__ void __launch_bounds__(N* N)
     layered_element_kernel(const PoissonView a, const std::uint32_t* __restrict__ code,
                            bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
@@ -145,13 +157,27 @@ __global__ void __launch_bounds__(N* N)
   __shared__ double s_u[N * P];
   __shared__ double s_wr[N * P];
   __shared__ double s_ws[N * P];
-  extern __shared__ double2 s_staged[];  // Staged: the element's 6 N^3 metric terms
+  // staged: the element's 6 N^3 metric terms; pipelined: kRingLayers x 6 N^2.
+  extern __shared__ double2 s_staged[];
   const int i = threadIdx.x;
   const int j = threadIdx.y;
   const int ij = j * N + i;
   const std::int64_t e = blockIdx.x;
   const double* G = a.g + e * 6 * n3 + ij;
-  if constexpr (Staged) {
+  constexpr int ring = kRingLayers < N ? kRingLayers : N;
+  double* s_ring = reinterpret_cast<double*>(s_staged) + ij;  // pipelined: this thread's slots
+  if constexpr (Source == MetricSource::pipelined) {
+    // Layers 0 .. ring-1, one batch each; a thread copies the 6 terms it will read itself.
+#pragma unroll
+    for (int k = 0; k < ring; ++k) {
+#pragma unroll
+      for (int c6 = 0; c6 < 6; ++c6) {
+        __pipeline_memcpy_async(s_ring + (k * 6 + c6) * n2, G + c6 * n3 + k * n2, sizeof(double));
+      }
+      __pipeline_commit();
+    }
+  }
+  if constexpr (Source == MetricSource::staged) {
     // 6 N^3 doubles from a 16-byte aligned offset (6 N^3 is even): 3 N^3 16-byte copies.
     const auto* source = reinterpret_cast<const double2*>(a.g + e * 6 * n3);
     for (int q = ij; q < 3 * n3; q += n2) {
@@ -174,11 +200,11 @@ __global__ void __launch_bounds__(N* N)
   double tt[N];  // t sums, accumulated over the layers m in increasing order
 #pragma unroll
   for (int k = 0; k < N; ++k) tt[k] = 0.0;
-  // The metric terms of layer k + 1 are loaded while layer k is computed (not Staged).
+  // prefetch: the metric terms of layer k + 1 are loaded while layer k is computed.
   double gn[6];
-  if constexpr (Staged) {
+  if constexpr (Source == MetricSource::staged) {
     __pipeline_wait_prior(0);  // this thread's copies; the barrier below publishes them all
-  } else {
+  } else if constexpr (Source == MetricSource::prefetch) {
 #pragma unroll
     for (int c6 = 0; c6 < 6; ++c6) gn[c6] = __ldg(G + c6 * n3);
   }
@@ -188,7 +214,17 @@ __global__ void __launch_bounds__(N* N)
     s_u[ijp] = u[k];
     __syncthreads();
     double g11, g12, g13, g22, g23, g33;
-    if constexpr (Staged) {
+    if constexpr (Source == MetricSource::pipelined) {
+      // Batches committed after layer k's: ring - 1 (one per layer, empty ones at the end).
+      __pipeline_wait_prior(ring - 1);
+      double* slot = s_ring + (k % ring) * 6 * n2;
+      g11 = slot[0];
+      g12 = slot[n2];
+      g13 = slot[2 * n2];
+      g22 = slot[3 * n2];
+      g23 = slot[4 * n2];
+      g33 = slot[5 * n2];
+    } else if constexpr (Source == MetricSource::staged) {
       g11 = s_g[k * n2];
       g12 = s_g[n3 + k * n2];
       g13 = s_g[2 * n3 + k * n2];
@@ -219,6 +255,17 @@ __global__ void __launch_bounds__(N* N)
     s_wr[ijp] = flux<Atomic>(g11, g12, g13, r, s, t);
     s_ws[ijp] = flux<Atomic>(g12, g22, g23, r, s, t);
     const double wt = flux<Atomic>(g13, g23, g33, r, s, t);
+    if constexpr (Source == MetricSource::pipelined) {
+      // The slot's terms are consumed (wt depends on them): refill it with layer k + ring.
+      double* slot = s_ring + (k % ring) * 6 * n2;
+      if (k + ring < N) {
+#pragma unroll
+        for (int c6 = 0; c6 < 6; ++c6) {
+          __pipeline_memcpy_async(slot + c6 * n2, G + c6 * n3 + (k + ring) * n2, sizeof(double));
+        }
+      }
+      __pipeline_commit();
+    }
     __syncthreads();
     r = 0.0;
     s = 0.0;
@@ -294,17 +341,24 @@ template <int N, bool Atomic>
 void launch_element(const PoissonView& a, bool use_mask, const double* x, double* y,
                     cudaStream_t stream) {
   const auto blocks = static_cast<unsigned int>(a.num_elements);
+  if (a.element_kernel == ElementKernel::pipelined) {
+    constexpr int ring = kRingLayers < N ? kRingLayers : N;
+    constexpr std::size_t bytes = std::size_t{6} * ring * N * N * sizeof(double);
+    layered_element_kernel<N, Atomic, MetricSource::pipelined>
+        <<<blocks, dim3(N, N), bytes, stream>>>(a, a.local_code, use_mask, x, y);
+    return;
+  }
   if (a.element_kernel == ElementKernel::staged) {
     constexpr std::size_t bytes = std::size_t{6} * N * N * N * sizeof(double);
     static const bool configured = [] {
-      auto* kernel = &layered_element_kernel<N, Atomic, true>;
+      auto* kernel = &layered_element_kernel<N, Atomic, MetricSource::staged>;
       kernels::cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                 static_cast<int>(bytes)),
                            "cudaFuncSetAttribute (staged element kernel)");
       return true;
     }();
     (void)configured;
-    layered_element_kernel<N, Atomic, true>
+    layered_element_kernel<N, Atomic, MetricSource::staged>
         <<<blocks, dim3(N, N), bytes, stream>>>(a, a.local_code, use_mask, x, y);
     return;
   }
@@ -320,7 +374,7 @@ void launch_element(const PoissonView& a, bool use_mask, const double* x, double
                          std::to_string(N));
     }
   }
-  layered_element_kernel<N, Atomic, false>
+  layered_element_kernel<N, Atomic, MetricSource::prefetch>
       <<<blocks, dim3(N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
 }
 

@@ -104,6 +104,8 @@ const char* to_string(SemElementKernel kernel) {
       return "layered";
     case SemElementKernel::staged:
       return "staged";
+    case SemElementKernel::pipelined:
+      return "pipelined";
   }
   return "?";
 }
@@ -137,10 +139,11 @@ const char* to_string(SemDiagonalKernel kernel) {
 }
 
 SemElementKernel parse_sem_element_kernel(const std::string& name) {
-  return parse_choice(name,
-                      std::array{SemElementKernel::automatic, SemElementKernel::shared,
-                                 SemElementKernel::layered, SemElementKernel::staged},
-                      "SEM element kernel");
+  return parse_choice(
+      name,
+      std::array{SemElementKernel::automatic, SemElementKernel::shared, SemElementKernel::layered,
+                 SemElementKernel::staged, SemElementKernel::pipelined},
+      "SEM element kernel");
 }
 
 SemAssembly parse_sem_assembly(const std::string& name) {
@@ -341,11 +344,21 @@ kernels::sem::PoissonView SemPoissonOperator::view(bool masked) const {
   view.shared_locals = shared_locals_.data();
   view.local_x = local_x_.data();
   view.local_y = local_y_.data();
-  view.element_kernel =
-      element_kernel_ == SemElementKernel::shared
-          ? kernels::sem::ElementKernel::shared
-          : (element_kernel_ == SemElementKernel::staged ? kernels::sem::ElementKernel::staged
-                                                         : kernels::sem::ElementKernel::layered);
+  view.element_kernel = kernels::sem::ElementKernel::layered;
+  switch (element_kernel_) {
+    case SemElementKernel::shared:
+      view.element_kernel = kernels::sem::ElementKernel::shared;
+      break;
+    case SemElementKernel::staged:
+      view.element_kernel = kernels::sem::ElementKernel::staged;
+      break;
+    case SemElementKernel::pipelined:
+      view.element_kernel = kernels::sem::ElementKernel::pipelined;
+      break;
+    case SemElementKernel::automatic:
+    case SemElementKernel::layered:
+      break;
+  }
   view.assembly = assembly_ == SemAssembly::atomic ? kernels::sem::Assembly::atomic
                                                    : kernels::sem::Assembly::sorted;
   return view;

@@ -147,8 +147,8 @@ TEST(SemPoisson, EveryKernelAndAssemblyMatchesReference) {
     Vector yr(Backend::reference(), n);
     reference.apply_unmasked(xr, yr);
     const std::vector<double> expected_unmasked = yr.to_host();
-    for (SemElementKernel kernel :
-         {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::staged}) {
+    for (SemElementKernel kernel : {SemElementKernel::shared, SemElementKernel::layered,
+                                    SemElementKernel::staged, SemElementKernel::pipelined}) {
       if (kernel == SemElementKernel::shared && p > 9) continue;
       for (SemAssembly assembly : {SemAssembly::sorted, SemAssembly::atomic}) {
         SCOPED_TRACE(std::string(to_string(kernel)) + ", " + to_string(assembly));

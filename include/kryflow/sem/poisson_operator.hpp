@@ -26,6 +26,8 @@ enum class SemElementKernel {
   layered,    ///< N^2 threads per element, each holding its t-line in registers (any N)
   staged,     ///< layered, with the element's metric terms copied into shared memory by
               ///< asynchronous copies issued before the gather (any N)
+  pipelined,  ///< layered, with the metric terms of the next 4 layers copied ahead into a
+              ///< ring of shared-memory slots (any N; shared memory independent of N^3)
 };
 
 /// How the cuda kernels sum the element contributions into the assembled y.
