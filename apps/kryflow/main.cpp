@@ -134,9 +134,11 @@ int main(int argc, char** argv) {
   sem_command->add_option("--max-iterations", sem.max_iterations,
                           "iteration limit (default 10000)");
   sem_command
-      ->add_option("--element-kernel", sem.element_kernel,
-                   "cuda element kernel: automatic (default: shared for p <= 4, staged above), "
-                   "shared, layered, staged or pipelined")
+      ->add_option(
+          "--element-kernel", sem.element_kernel,
+          "cuda element kernel: automatic (default: shared for p <= 4, staged for p = 5, 6, "
+          "pipelined above), "
+          "shared, layered, staged or pipelined")
       ->check(CLI::IsMember({"automatic", "shared", "layered", "staged", "pipelined"}));
   sem_command
       ->add_option("--assembly", sem.assembly,

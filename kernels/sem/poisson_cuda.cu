@@ -337,6 +337,24 @@ unsigned int blocks_for(std::int64_t count) {
   return static_cast<unsigned int>((count + kThreads - 1) / kThreads);
 }
 
+/// Launches an element kernel with `bytes` of dynamic shared memory, raising the kernel's limit
+/// above the default 48 KB once when it needs more.
+template <auto Kernel>
+void launch_with_dynamic_shared(unsigned int blocks, dim3 threads, std::size_t bytes,
+                                cudaStream_t stream, const PoissonView& a, bool use_mask,
+                                const double* x, double* y) {
+  static const bool configured = [bytes] {
+    if (bytes > 48 * 1024) {
+      kernels::cuda::check(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                static_cast<int>(bytes)),
+                           "cudaFuncSetAttribute (element kernel shared memory)");
+    }
+    return true;
+  }();
+  (void)configured;
+  Kernel<<<blocks, threads, bytes, stream>>>(a, a.local_code, use_mask, x, y);
+}
+
 template <int N, bool Atomic>
 void launch_element(const PoissonView& a, bool use_mask, const double* x, double* y,
                     cudaStream_t stream) {
@@ -344,22 +362,14 @@ void launch_element(const PoissonView& a, bool use_mask, const double* x, double
   if (a.element_kernel == ElementKernel::pipelined) {
     constexpr int ring = kRingLayers < N ? kRingLayers : N;
     constexpr std::size_t bytes = std::size_t{6} * ring * N * N * sizeof(double);
-    layered_element_kernel<N, Atomic, MetricSource::pipelined>
-        <<<blocks, dim3(N, N), bytes, stream>>>(a, a.local_code, use_mask, x, y);
+    launch_with_dynamic_shared<layered_element_kernel<N, Atomic, MetricSource::pipelined>>(
+        blocks, dim3(N, N), bytes, stream, a, use_mask, x, y);
     return;
   }
   if (a.element_kernel == ElementKernel::staged) {
     constexpr std::size_t bytes = std::size_t{6} * N * N * N * sizeof(double);
-    static const bool configured = [] {
-      auto* kernel = &layered_element_kernel<N, Atomic, MetricSource::staged>;
-      kernels::cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                static_cast<int>(bytes)),
-                           "cudaFuncSetAttribute (staged element kernel)");
-      return true;
-    }();
-    (void)configured;
-    layered_element_kernel<N, Atomic, MetricSource::staged>
-        <<<blocks, dim3(N, N), bytes, stream>>>(a, a.local_code, use_mask, x, y);
+    launch_with_dynamic_shared<layered_element_kernel<N, Atomic, MetricSource::staged>>(
+        blocks, dim3(N, N), bytes, stream, a, use_mask, x, y);
     return;
   }
   if constexpr (N <= 10) {

@@ -310,10 +310,14 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
 
 void SemPoissonOperator::select_kernels(SemElementKernel element_kernel, SemAssembly assembly) {
   // The defaults were measured on an H100 (kryflow_bench_sem, bench/results/h100_sem): the
-  // shared kernel is fastest for p <= 4 (0.86 of the roofline at p = 3), the staged one from
-  // p = 5 (0.80 at p = 7); atomic assembly beats sorted at every order but p = 9 (a tie).
+  // shared kernel is fastest for p <= 4 (0.89 of the roofline at p = 3), staged for p = 5 and 6,
+  // pipelined from p = 7 (0.84 at p = 7); atomic assembly beats sorted at every order but
+  // p = 9 (a tie).
   if (element_kernel == SemElementKernel::automatic) {
-    element_kernel = numbering_.order <= 4 ? SemElementKernel::shared : SemElementKernel::staged;
+    const int p = numbering_.order;
+    element_kernel = p <= 4   ? SemElementKernel::shared
+                     : p <= 6 ? SemElementKernel::staged
+                              : SemElementKernel::pipelined;
   }
   if (element_kernel == SemElementKernel::shared && numbering_.order + 1 > 10) {
     throw NotSupported(

@@ -21,7 +21,8 @@ namespace kryflow::sem {
 
 /// The cuda kernel of the element Laplacians (the host backends have one each).
 enum class SemElementKernel {
-  automatic,  ///< the fastest measured on an H100: shared for p <= 4, staged above
+  automatic,  ///< the fastest measured on an H100: shared for p <= 4, staged for p = 5, 6,
+              ///< pipelined above
   shared,     ///< N^3 threads per element, the whole element in shared memory (N <= 10)
   layered,    ///< N^2 threads per element, each holding its t-line in registers (any N)
   staged,     ///< layered, with the element's metric terms copied into shared memory by
