@@ -177,8 +177,8 @@ TEST(SemPoisson, EveryKernelAndAssemblyMatchesReference) {
 
 TEST(SemPoisson, AutomaticKernelChoicesAreTheMeasuredFastest) {
   // H100 measurements (kryflow_bench_sem, kryflow_bench_sem_diagonal): shared element kernel
-  // for p <= 4, staged for p = 5, 6, pipelined above; atomic assembly; shared diagonal kernel for N
-  // <= 10, wide above.
+  // for p <= 4, staged for p = 5, 6, pipelined above; atomic assembly; shared diagonal
+  // kernel for N <= 10, wide above.
   const std::vector<double> vertices = test::hex_box_vertices(1, 1, 1);
   const SemPoissonOperator low(test::backend_under_test(), 1, vertices, 3);
   EXPECT_EQ(low.element_kernel(), SemElementKernel::shared);
