@@ -338,17 +338,15 @@ unsigned int blocks_for(std::int64_t count) {
 }
 
 /// Launches an element kernel with `bytes` of dynamic shared memory, raising the kernel's limit
-/// above the default 48 KB once when it needs more.
+/// once (static and dynamic shared memory together may exceed the default 48 KB).
 template <auto Kernel>
 void launch_with_dynamic_shared(unsigned int blocks, dim3 threads, std::size_t bytes,
                                 cudaStream_t stream, const PoissonView& a, bool use_mask,
                                 const double* x, double* y) {
   static const bool configured = [bytes] {
-    if (bytes > 48 * 1024) {
-      kernels::cuda::check(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                static_cast<int>(bytes)),
-                           "cudaFuncSetAttribute (element kernel shared memory)");
-    }
+    kernels::cuda::check(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(bytes)),
+                         "cudaFuncSetAttribute (element kernel shared memory)");
     return true;
   }();
   (void)configured;
