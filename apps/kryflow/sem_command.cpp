@@ -184,6 +184,19 @@ int run_sem(const SemOptions& options) {
       b_host[g] = dirichlet[g] != 0 ? u[g] : mass[g] * 3.0 * k * k * u[g] - a_lifted_host[g];
     }
   }
+  // Faces of the other boundary-condition types are natural (Neumann) boundaries: their load
+  // int (grad(u) . n) v dS by GLL face quadrature.
+  sem::add_neumann_load(
+      A, mesh, operator_options.dirichlet_types,
+      [k](const std::array<double, 3>& p) {
+        const double sx = std::sin(k * p[0] + 0.3);
+        const double sy = std::sin(k * p[1] + 0.7);
+        const double sz = std::sin(k * p[2] + 1.1);
+        return std::array<double, 3>{k * std::cos(k * p[0] + 0.3) * sy * sz,
+                                     k * sx * std::cos(k * p[1] + 0.7) * sz,
+                                     k * sx * sy * std::cos(k * p[2] + 1.1)};
+      },
+      b_host);
   const Vector b = Vector::from_host(backend, b_host);
   Vector x = Vector::constant(backend, n, 0.0);
 

@@ -86,6 +86,13 @@ GlobalNumbering shared_points_first(GlobalNumbering numbering) {
   return numbering;
 }
 
+/// The kernels read x while they write y (the atomic assembly zeroes part of y first).
+void check_not_aliased(const Vector& x, const Vector& y, const char* operation) {
+  if (x.size() > 0 && x.span().data() == y.span().data()) {
+    throw InvalidInput(std::string(operation) + ": x and y are the same vector");
+  }
+}
+
 SemPoissonOptions options_with_dirichlet(bool dirichlet_boundary) {
   SemPoissonOptions options;
   options.dirichlet_boundary = dirichlet_boundary;
@@ -370,11 +377,13 @@ kernels::sem::PoissonView SemPoissonOperator::view(bool masked) const {
 
 void SemPoissonOperator::apply(const Vector& x, Vector& y) const {
   check_apply_shapes(x, y, "SemPoissonOperator::apply");
+  check_not_aliased(x, y, "SemPoissonOperator::apply");
   kernels::sem::poisson_apply(backend(), view(true), x.span(), y.span());
 }
 
 void SemPoissonOperator::apply_unmasked(const Vector& x, Vector& y) const {
   check_apply_shapes(x, y, "SemPoissonOperator::apply_unmasked");
+  check_not_aliased(x, y, "SemPoissonOperator::apply_unmasked");
   kernels::sem::poisson_apply(backend(), view(false), x.span(), y.span());
 }
 
@@ -419,6 +428,86 @@ std::string SemPoissonOperator::kernel_description() const {
   if (!backend().is_device()) return std::string(to_string(backend().kind())) + " loops";
   return std::string(to_string(element_kernel_)) + " element kernel, " + to_string(assembly_) +
          " assembly, " + to_string(diagonal_kernel_) + " diagonal kernel";
+}
+
+void add_neumann_load(
+    const SemPoissonOperator& A, const HexMesh& mesh,
+    const std::vector<std::string>& dirichlet_types,
+    const std::function<std::array<double, 3>(const std::array<double, 3>&)>& flux,
+    std::vector<double>& b) {
+  const GlobalNumbering& numbering = A.numbering();
+  if (b.size() != static_cast<std::size_t>(A.num_rows())) {
+    throw DimensionMismatch("add_neumann_load: b has " + std::to_string(b.size()) +
+                            " entries, the operator " + std::to_string(A.num_rows()));
+  }
+  if (mesh.num_elements != numbering.num_elements) {
+    throw DimensionMismatch("add_neumann_load: the mesh has " + std::to_string(mesh.num_elements) +
+                            " elements, the operator " + std::to_string(numbering.num_elements));
+  }
+  if (dirichlet_types.empty() || mesh.fields.empty()) return;
+  const GllRule& rule = A.rule();
+  const int N = rule.order + 1;
+  const std::int64_t n3 = static_cast<std::int64_t>(N) * N * N;
+  for (const BoundaryFace& f : mesh.fields[0]) {
+    if (std::find(dirichlet_types.begin(), dirichlet_types.end(), f.type) !=
+        dirichlet_types.end()) {
+      continue;
+    }
+    if (f.element < 0 || f.element >= mesh.num_elements || f.face < 0 || f.face > 5) {
+      throw InvalidInput("add_neumann_load: boundary face record of element " +
+                         std::to_string(f.element + 1) + ", face " + std::to_string(f.face) +
+                         " is out of range");
+    }
+    const int axis = f.face / 2;
+    const double sign = (f.face % 2) == 0 ? -1.0 : 1.0;
+    const int fixed = (f.face % 2) == 0 ? 0 : N - 1;
+    for (int bb = 0; bb < N; ++bb) {
+      for (int aa = 0; aa < N; ++aa) {
+        int ijk[3];
+        ijk[axis] = fixed;
+        ijk[axis == 0 ? 1 : 0] = aa;
+        ijk[axis == 2 ? 1 : 2] = bb;
+        const std::int64_t q = (static_cast<std::int64_t>(ijk[2]) * N + ijk[1]) * N + ijk[0];
+        const auto g = static_cast<std::size_t>(
+            numbering.local_to_global[static_cast<std::size_t>(f.element * n3 + q)]);
+        if (A.dirichlet()[g] != 0) continue;
+        // The trilinear map and its Jacobian J[c][d] = dx_c / dr_d at the point.
+        const double r[3] = {rule.nodes[ijk[0]], rule.nodes[ijk[1]], rule.nodes[ijk[2]]};
+        double J[3][3] = {};
+        std::array<double, 3> x = {0.0, 0.0, 0.0};
+        for (int v = 0; v < 8; ++v) {
+          double h[3];
+          double dh[3];
+          for (int d = 0; d < 3; ++d) {
+            const double s = ((v >> d) & 1) != 0 ? 1.0 : -1.0;
+            h[d] = 0.5 * (1.0 + s * r[d]);
+            dh[d] = 0.5 * s;
+          }
+          const double dN[3] = {dh[0] * h[1] * h[2], h[0] * dh[1] * h[2], h[0] * h[1] * dh[2]};
+          for (int c = 0; c < 3; ++c) {
+            const double X = mesh.vertex(f.element, v, c);
+            x[static_cast<std::size_t>(c)] += h[0] * h[1] * h[2] * X;
+            for (int d = 0; d < 3; ++d) J[c][d] += dN[d] * X;
+          }
+        }
+        // Row `axis` of the cofactor matrix: |J| grad(r_axis) (the rows of |J| J^-1).
+        const int a1 = (axis + 1) % 3;
+        const int a2 = (axis + 2) % 3;
+        double area_normal[3];
+        for (int c = 0; c < 3; ++c) {
+          const int c1 = (c + 1) % 3;
+          const int c2 = (c + 2) % 3;
+          area_normal[c] = J[c1][a1] * J[c2][a2] - J[c1][a2] * J[c2][a1];
+        }
+        const std::array<double, 3> flux_at = flux(x);
+        const double w =
+            rule.weights[static_cast<std::size_t>(aa)] * rule.weights[static_cast<std::size_t>(bb)];
+        b[g] += w * sign *
+                (area_normal[0] * flux_at[0] + area_normal[1] * flux_at[1] +
+                 area_normal[2] * flux_at[2]);
+      }
+    }
+  }
 }
 
 }  // namespace kryflow::sem

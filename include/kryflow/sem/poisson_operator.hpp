@@ -1,7 +1,9 @@
 // The matrix-free spectral-element Poisson operator on a conforming hexahedral mesh.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -102,7 +104,8 @@ class SemPoissonOperator : public LinearOperator {
   index_t num_rows() const override { return static_cast<index_t>(numbering_.num_global); }
   index_t num_cols() const override { return num_rows(); }
   const Backend& backend() const override { return g_.backend(); }
-  /// y = A x. Errors as LinearOperator::apply. Not for concurrent calls (shared scratch).
+  /// y = A x. Errors as LinearOperator::apply, and InvalidInput when x and y are the same
+  /// vector. Not for concurrent calls (shared scratch).
   void apply(const Vector& x, Vector& y) const override;
   /// y = Q^T A_L Q x without the Dirichlet mask (the Neumann operator on every point): for
   /// lifting inhomogeneous Dirichlet data, b_free = (B f - A_N u_D)_free. Errors as apply.
@@ -169,5 +172,22 @@ class SemPoissonOperator : public LinearOperator {
   mutable Array<double> local_x_;
   mutable Array<double> local_y_;
 };
+
+/// Adds the load of the natural (Neumann) boundary faces to a right-hand side b of A:
+///   b_g += sum over Neumann faces and their GLL points of w_a w_b (n dS / dr_a dr_b) . q(x),
+/// GLL face quadrature of the boundary term of the weak form, int_Gamma_N (q . n) v dS, where q
+/// is the flux grad(u) of the solution (for -Laplace(u) = f) at the point x. The Neumann faces
+/// are the boundary-condition records of mesh.fields[0] whose type is not in dirichlet_types;
+/// with dirichlet_types empty every boundary face is Dirichlet and nothing is added. On the
+/// trilinear face of axis d, n dS = +-|J| grad(r_d) dr_a dr_b (sign + on r_d = +1): the row d
+/// of the cofactor matrix of J. Dirichlet points of A (their rows are identity rows) are left
+/// alone. Preconditions: A was built on `mesh` with the same dirichlet_types; b has
+/// A.num_rows() entries (host). Throws DimensionMismatch for another b or element count,
+/// InvalidInput for a face record naming an element out of range.
+void add_neumann_load(
+    const SemPoissonOperator& A, const HexMesh& mesh,
+    const std::vector<std::string>& dirichlet_types,
+    const std::function<std::array<double, 3>(const std::array<double, 3>&)>& flux,
+    std::vector<double>& b);
 
 }  // namespace kryflow::sem
