@@ -7,6 +7,27 @@
 
 namespace kryflow::sem {
 
+void trilinear_map(const double* corners, const double r[3], double* x, double J[3][3]) {
+  for (int a = 0; a < 3; ++a) {
+    if (x != nullptr) x[a] = 0.0;
+    for (int d = 0; d < 3; ++d) J[a][d] = 0.0;
+  }
+  for (int v = 0; v < 8; ++v) {
+    double h[3];
+    double dh[3];
+    for (int d = 0; d < 3; ++d) {
+      const double sign = ((v >> d) & 1) != 0 ? 1.0 : -1.0;
+      h[d] = 0.5 * (1.0 + sign * r[d]);
+      dh[d] = 0.5 * sign;
+    }
+    const double dN[3] = {dh[0] * h[1] * h[2], h[0] * dh[1] * h[2], h[0] * h[1] * dh[2]};
+    for (int a = 0; a < 3; ++a) {
+      if (x != nullptr) x[a] += h[0] * h[1] * h[2] * corners[v * 3 + a];
+      for (int d = 0; d < 3; ++d) J[a][d] += dN[d] * corners[v * 3 + a];
+    }
+  }
+}
+
 GeometricFactors geometric_factors(std::int64_t num_elements, std::span<const double> vertices,
                                    const GllRule& rule) {
   if (num_elements < 0 || vertices.size() != static_cast<std::size_t>(num_elements) * 24) {
@@ -26,21 +47,8 @@ GeometricFactors geometric_factors(std::int64_t num_elements, std::span<const do
       for (int j = 0; j < N; ++j) {
         for (int i = 0; i < N; ++i) {
           const double r[3] = {rule.nodes[i], rule.nodes[j], rule.nodes[k]};
-          // J[a][d] = dx_a / dr_d of x = sum_v N_v(r) X_v, N_v = prod_d (1 +- r_d) / 2.
-          double J[3][3] = {};
-          for (int v = 0; v < 8; ++v) {
-            double h[3];
-            double dh[3];
-            for (int d = 0; d < 3; ++d) {
-              const double sign = ((v >> d) & 1) != 0 ? 1.0 : -1.0;
-              h[d] = 0.5 * (1.0 + sign * r[d]);
-              dh[d] = 0.5 * sign;
-            }
-            const double dN[3] = {dh[0] * h[1] * h[2], h[0] * dh[1] * h[2], h[0] * h[1] * dh[2]};
-            for (int a = 0; a < 3; ++a) {
-              for (int d = 0; d < 3; ++d) J[a][d] += dN[d] * X[v * 3 + a];
-            }
-          }
+          double J[3][3];
+          trilinear_map(X, r, nullptr, J);
           const double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
                              J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
                              J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);

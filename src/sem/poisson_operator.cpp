@@ -24,6 +24,17 @@ Enum parse_choice(const std::string& name, const std::array<Enum, K>& values, co
   throw InvalidInput(std::string("unknown ") + what + " '" + name + "' (valid: " + valid + ")");
 }
 
+/// Local index (k N + j) N + i of point (a, b) of face `face` (0..5, kryflow order): the
+/// face's axis index fixed at 0 or N - 1, a and b along the other two axes in increasing order.
+std::int64_t face_point(int face, int N, int a, int b) {
+  const int axis = face / 2;
+  int ijk[3];
+  ijk[axis] = (face % 2) == 0 ? 0 : N - 1;
+  ijk[axis == 0 ? 1 : 0] = a;
+  ijk[axis == 2 ? 1 : 2] = b;
+  return (static_cast<std::int64_t>(ijk[2]) * N + ijk[1]) * N + ijk[0];
+}
+
 /// The Dirichlet points of the faces of `mesh.fields[0]` whose type is one of `types`.
 std::vector<char> dirichlet_by_type(const HexMesh& mesh, const GlobalNumbering& numbering,
                                     const std::vector<std::string>& types) {
@@ -39,15 +50,9 @@ std::vector<char> dirichlet_by_type(const HexMesh& mesh, const GlobalNumbering& 
   for (const BoundaryFace& f : mesh.fields[0]) {
     if (std::find(types.begin(), types.end(), f.type) == types.end()) continue;
     ++faces;
-    const int axis = f.face / 2;
-    const int fixed = (f.face % 2) == 0 ? 0 : N - 1;
     for (int b = 0; b < N; ++b) {
       for (int a = 0; a < N; ++a) {
-        int ijk[3];
-        ijk[axis] = fixed;
-        ijk[axis == 0 ? 1 : 0] = a;
-        ijk[axis == 2 ? 1 : 2] = b;
-        const std::int64_t q = (static_cast<std::int64_t>(ijk[2]) * N + ijk[1]) * N + ijk[0];
+        const std::int64_t q = face_point(f.face, N, a, b);
         mask[static_cast<std::size_t>(
             numbering.local_to_global[static_cast<std::size_t>(f.element * n3 + q)])] = 1;
       }
@@ -460,36 +465,19 @@ void add_neumann_load(
     }
     const int axis = f.face / 2;
     const double sign = (f.face % 2) == 0 ? -1.0 : 1.0;
-    const int fixed = (f.face % 2) == 0 ? 0 : N - 1;
     for (int bb = 0; bb < N; ++bb) {
       for (int aa = 0; aa < N; ++aa) {
-        int ijk[3];
-        ijk[axis] = fixed;
-        ijk[axis == 0 ? 1 : 0] = aa;
-        ijk[axis == 2 ? 1 : 2] = bb;
-        const std::int64_t q = (static_cast<std::int64_t>(ijk[2]) * N + ijk[1]) * N + ijk[0];
+        const std::int64_t q = face_point(f.face, N, aa, bb);
+        const int ijk[3] = {static_cast<int>(q % N), static_cast<int>((q / N) % N),
+                            static_cast<int>(q / (static_cast<std::int64_t>(N) * N))};
         const auto g = static_cast<std::size_t>(
             numbering.local_to_global[static_cast<std::size_t>(f.element * n3 + q)]);
         if (A.dirichlet()[g] != 0) continue;
         // The trilinear map and its Jacobian J[c][d] = dx_c / dr_d at the point.
         const double r[3] = {rule.nodes[ijk[0]], rule.nodes[ijk[1]], rule.nodes[ijk[2]]};
-        double J[3][3] = {};
-        std::array<double, 3> x = {0.0, 0.0, 0.0};
-        for (int v = 0; v < 8; ++v) {
-          double h[3];
-          double dh[3];
-          for (int d = 0; d < 3; ++d) {
-            const double s = ((v >> d) & 1) != 0 ? 1.0 : -1.0;
-            h[d] = 0.5 * (1.0 + s * r[d]);
-            dh[d] = 0.5 * s;
-          }
-          const double dN[3] = {dh[0] * h[1] * h[2], h[0] * dh[1] * h[2], h[0] * h[1] * dh[2]};
-          for (int c = 0; c < 3; ++c) {
-            const double X = mesh.vertex(f.element, v, c);
-            x[static_cast<std::size_t>(c)] += h[0] * h[1] * h[2] * X;
-            for (int d = 0; d < 3; ++d) J[c][d] += dN[d] * X;
-          }
-        }
+        double J[3][3];
+        std::array<double, 3> x;
+        trilinear_map(mesh.vertices.data() + f.element * 24, r, x.data(), J);
         // Row `axis` of the cofactor matrix: |J| grad(r_axis) (the rows of |J| J^-1).
         const int a1 = (axis + 1) % 3;
         const int a2 = (axis + 2) % 3;

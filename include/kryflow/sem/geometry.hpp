@@ -25,6 +25,12 @@ struct GeometricFactors {
   std::vector<double> mass;
 };
 
+/// The trilinear map of one hexahedron at the reference point r in [-1, 1]^3:
+///   x(r) = sum_v N_v(r) X_v,  N_v = prod_d (1 +- r_d) / 2  (lexicographic corners v),
+/// and its Jacobian J[c][d] = dx_c / dr_d. `corners`: 8 x 3 coordinates (corner v, coordinate c
+/// at v * 3 + c). `x` may be null. No errors (any finite input).
+void trilinear_map(const double* corners, const double r[3], double* x, double J[3][3]);
+
 /// Geometric factors of `num_elements` trilinear hexahedra with corner coordinates `vertices`
 /// (8 x 3 per element, lexicographic corner order as in number_gll_points) at the points of
 /// `rule`. Throws InvalidInput when vertices has the wrong size or |J| <= 0 at some point (the
