@@ -30,7 +30,7 @@ struct PoissonView {
   const double* derivative = nullptr;  // N x N, D[i * N + m] = l_m'(x_i)
   const double* g = nullptr;           // num_elements x 6 x N^3 metric terms
   std::int64_t num_global = 0;
-  const index_t* local_to_global = nullptr;      // num_elements x N^3
+  const index_t* local_to_global = nullptr;      // num_elements x N^3 (host backends)
   const std::int64_t* global_offsets = nullptr;  // num_global + 1
   const index_t* global_locals = nullptr;        // num_elements x N^3, grouped by global point
   const char* mask = nullptr;  // num_global: 1 = Dirichlet point; null: no point is masked

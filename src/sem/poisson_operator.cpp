@@ -241,15 +241,8 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
               numbering_.local_to_global[static_cast<std::size_t>(e * n3 + q)]);
           mass_[g] += factors.mass[static_cast<std::size_t>(e * n3 + q)];
           const double r[3] = {rule_.nodes[i], rule_.nodes[j], rule_.nodes[k]};
-          for (int a = 0; a < 3; ++a) {
-            double x = 0.0;
-            for (int v = 0; v < 8; ++v) {
-              double w = 1.0;
-              for (int d = 0; d < 3; ++d) w *= 0.5 * (1.0 + (((v >> d) & 1) != 0 ? r[d] : -r[d]));
-              x += w * vertices[static_cast<std::size_t>(e * 24 + v * 3 + a)];
-            }
-            coordinates_[3 * g + static_cast<std::size_t>(a)] = x;
-          }
+          double J[3][3];
+          trilinear_map(vertices.data() + e * 24, r, coordinates_.data() + 3 * g, J);
         }
       }
     }
@@ -257,20 +250,25 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
   mask_host_.assign(static_cast<std::size_t>(num_global), 0);
   if (options.dirichlet_boundary)
     mask_host_ = dirichlet != nullptr ? *dirichlet : numbering_.on_boundary;
-  std::vector<index_t> dirichlet_points;  // the shared ones (the cuda atomic assembly's fix-up)
-  for (std::int64_t g = 0; g < num_global; ++g) {
-    if (mask_host_[static_cast<std::size_t>(g)] != 0 &&
-        numbering_.multiplicity[static_cast<std::size_t>(g)] > 1) {
-      dirichlet_points.push_back(static_cast<index_t>(g));
-    }
-  }
 
   derivative_ = Array<double>::from_host(backend, derivative_matrix(rule_));
   g_ = Array<double>::from_host(backend, factors.g);
-  local_to_global_ = Array<index_t>::from_host(
-      backend,
-      std::vector<index_t>(numbering_.local_to_global.begin(), numbering_.local_to_global.end()));
-  dirichlet_points_ = Array<index_t>::from_host(backend, dirichlet_points);
+  if (backend.is_device()) {
+    // The cuda kernels gather through the local codes built below and fix up the shared
+    // Dirichlet points from their list; the host loops read the numbering itself.
+    std::vector<index_t> dirichlet_points;
+    for (std::int64_t g = 0; g < num_global; ++g) {
+      if (mask_host_[static_cast<std::size_t>(g)] != 0 &&
+          numbering_.multiplicity[static_cast<std::size_t>(g)] > 1) {
+        dirichlet_points.push_back(static_cast<index_t>(g));
+      }
+    }
+    dirichlet_points_ = Array<index_t>::from_host(backend, dirichlet_points);
+  } else {
+    local_to_global_ = Array<index_t>::from_host(
+        backend,
+        std::vector<index_t>(numbering_.local_to_global.begin(), numbering_.local_to_global.end()));
+  }
   global_offsets_ = Array<std::int64_t>::from_host(backend, offsets);
   global_locals_ = Array<index_t>::from_host(backend, locals);
   mask_ = Array<char>::from_host(backend, mask_host_);

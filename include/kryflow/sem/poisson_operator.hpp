@@ -161,8 +161,8 @@ class SemPoissonOperator : public LinearOperator {
   std::vector<double> coordinates_;
   Array<double> derivative_;
   Array<double> g_;
-  Array<index_t> local_to_global_;
-  Array<index_t> dirichlet_points_;
+  Array<index_t> local_to_global_;   // host backends
+  Array<index_t> dirichlet_points_;  // cuda: the shared Dirichlet points
   Array<std::uint32_t> local_code_;  // cuda
   Array<index_t> shared_offsets_;    // cuda
   Array<index_t> shared_locals_;     // cuda
