@@ -1,5 +1,7 @@
 // CUDA context, stream-ordered memory pool and copies for the cuda Backend.
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "kernels/backend/cuda_context.cuh"
@@ -18,6 +20,11 @@ void check_launch(const char* kernel) {
   check(cudaGetLastError(), kernel);
 }
 
+void wait_for_stream(Context& context) {
+  ++context.host_waits;
+  KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+}
+
 Context::~Context() {
   if (cublas != nullptr) cublasDestroy(cublas);
   if (cusparse != nullptr) cusparseDestroy(cusparse);
@@ -29,6 +36,7 @@ Context::~Context() {
   if (reduction_counter != nullptr) cudaFree(reduction_counter);
   if (first_index != nullptr) cudaFree(first_index);
   if (host_results != nullptr) cudaFreeHost(host_results);
+  if (staging != nullptr) cudaFreeHost(staging);
 }
 
 std::shared_ptr<Context> create_context(int device) {
@@ -65,6 +73,8 @@ std::shared_ptr<Context> create_context(int device) {
       &context->host_results, sizeof(double) * (kMaxReductionValues + 1), cudaHostAllocMapped));
   KRYFLOW_CUDA_CHECK(cudaHostGetDevicePointer(
       reinterpret_cast<void**>(&context->host_results_on_device), context->host_results, 0));
+  KRYFLOW_CUDA_CHECK(
+      cudaHostAlloc(&context->staging, sizeof(double) * kStagingValues, cudaHostAllocDefault));
   return context;
 }
 
@@ -104,7 +114,21 @@ void deallocate(Context& context, void* pointer) noexcept {
 }
 
 void synchronize(Context& context) {
-  KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+  wait_for_stream(context);
+}
+
+void read_to_host(Context& context, double* host, const double* device, std::size_t count) {
+  for (std::size_t done = 0; done < count; done += kStagingValues) {
+    const std::size_t part = std::min(kStagingValues, count - done);
+    KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(context.staging, device + done, sizeof(double) * part,
+                                       cudaMemcpyDeviceToHost, context.stream));
+    wait_for_stream(context);
+    std::memcpy(host + done, context.staging, sizeof(double) * part);
+  }
+}
+
+std::uint64_t host_waits(const Context& context) {
+  return context.host_waits;
 }
 
 void copy(Context& context, void* dst, bool dst_on_device, const void* src, bool src_on_device,
@@ -114,7 +138,7 @@ void copy(Context& context, void* dst, bool dst_on_device, const void* src, bool
   if (dst_on_device && !src_on_device) kind = cudaMemcpyHostToDevice;
   if (!dst_on_device && src_on_device) kind = cudaMemcpyDeviceToHost;
   KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, context.stream));
-  KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+  wait_for_stream(context);
 }
 
 cublasHandle_t cublas_handle(Context& context) {

@@ -16,6 +16,8 @@ namespace kryflow::kernels::cuda {
 /// size the persistent reduction buffers below (see reduction_order.hpp).
 using kernels::kMaxReductionBlocks;
 using kernels::kMaxReductionValues;
+/// Doubles the pinned staging area of read_to_host holds.
+inline constexpr std::size_t kStagingValues = 4096;
 
 struct Context {
   int device = 0;
@@ -31,6 +33,12 @@ struct Context {
   unsigned int* first_index = nullptr;        // device: smallest index found (invert_diagonal)
   double* host_results = nullptr;  // pinned, mapped: kMaxReductionValues final sums + 1 index
   double* host_results_on_device = nullptr;  // the device's address of host_results
+  // Pinned staging area of read_to_host (DeviceScalars::read): kStagingValues doubles.
+  double* staging = nullptr;
+  // Times the host waited for this stream (stream synchronizations, including those of every
+  // synchronous copy and scalar read): what a solver's iteration must not do except to test
+  // convergence. Read through Backend::host_waits().
+  unsigned long long host_waits = 0;
   ~Context();
 };
 
@@ -41,6 +49,8 @@ cusparseHandle_t cusparse_handle(Context& context);
 void check(cudaError_t status, const char* what);
 /// Checks the last launch error (launch configuration and sticky errors).
 void check_launch(const char* kernel);
+/// Waits for the context's stream and counts the wait (Context::host_waits).
+void wait_for_stream(Context& context);
 
 }  // namespace kryflow::kernels::cuda
 

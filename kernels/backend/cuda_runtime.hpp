@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -19,5 +20,10 @@ void synchronize(Context& context);
 /// Copies between host and device or within a device, ordered on the stream, and waits.
 void copy(Context& context, void* dst, bool dst_on_device, const void* src, bool src_on_device,
           std::size_t bytes);
+/// Copies `count` doubles from device memory to the host through the pinned staging area,
+/// ordered on the stream, and waits (one counted wait).
+void read_to_host(Context& context, double* host, const double* device, std::size_t count);
+/// How often the host has waited for the context's stream (see Context::host_waits).
+std::uint64_t host_waits(const Context& context);
 
 }  // namespace kryflow::kernels::cuda

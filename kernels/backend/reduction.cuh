@@ -44,10 +44,12 @@ __device__ __forceinline__ void block_sum(double (&values)[K]) {
 /// Grid-wide sums of K values per thread (K <= kMaxReductionValues, gridDim.x <=
 /// kMaxReductionBlocks). Every thread of every block calls it once, at the end of the kernel.
 /// `partials` and `counter` are the context's reduction buffers (the counter is 0 on entry and
-/// is 0 again when the kernel ends); `result` receives the K sums (written by one thread).
-template <int kBlock, int K>
-__device__ void grid_sum(double (&values)[K], double* partials, unsigned int* counter,
-                         double* result) {
+/// is 0 again when the kernel ends); `finish(totals)` is called with the K sums by one thread
+/// (thread 0 of the last block), after every block has passed its reads of scalars made at the
+/// kernel's start (so it may overwrite them).
+template <int kBlock, int K, class Finish>
+__device__ void grid_sum_then(double (&values)[K], double* partials, unsigned int* counter,
+                              Finish finish) {
   static_assert(K <= kMaxReductionValues, "too many sums for the reduction buffers");
   __shared__ bool is_last_block;
   block_sum<kBlock, K>(values);
@@ -70,9 +72,18 @@ __device__ void grid_sum(double (&values)[K], double* partials, unsigned int* co
   }
   block_sum<kBlock, K>(total);
   if (threadIdx.x == 0) {
-    for (int k = 0; k < K; ++k) result[k] = total[k];
+    finish(total);
     *counter = 0u;
   }
+}
+
+/// grid_sum_then writing the K sums to result[0..K).
+template <int kBlock, int K>
+__device__ void grid_sum(double (&values)[K], double* partials, unsigned int* counter,
+                         double* result) {
+  grid_sum_then<kBlock, K>(values, partials, counter, [result](const double(&total)[K]) {
+    for (int k = 0; k < K; ++k) result[k] = total[k];
+  });
 }
 
 }  // namespace kryflow::kernels::cuda

@@ -15,6 +15,6 @@ namespace kryflow::kernels {
 inline constexpr int kReductionThreads = 256;
 inline constexpr int kReductionElementsPerThread = 4;
 inline constexpr int kMaxReductionBlocks = 1024;
-inline constexpr int kMaxReductionValues = 2;
+inline constexpr int kMaxReductionValues = 8;
 
 }  // namespace kryflow::kernels

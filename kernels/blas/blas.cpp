@@ -1,6 +1,8 @@
 // Dispatch of the vector kernels to the backend that owns the data.
 #include "kernels/blas/blas.hpp"
 
+#include <string>
+
 #include "kryflow/core/error.hpp"
 
 namespace kryflow::kernels::blas {
@@ -118,6 +120,42 @@ double norm2(const Backend& backend, Span<const double> x) {
 #endif
   }
   throw NotSupported("blas::norm2: unknown backend");
+}
+
+void multi_dot(const Backend& backend, std::size_t n, const DotList& dots, double* results) {
+  if (dots.count < 1 || dots.count > kMaxDots) {
+    throw InvalidInput("blas::multi_dot: 1 to " + std::to_string(kMaxDots) + " pairs, got " +
+                       std::to_string(dots.count));
+  }
+  switch (backend.kind()) {
+    case BackendKind::reference:
+      return reference::multi_dot(backend, n, dots, results);
+    case BackendKind::cpu:
+      return cpu::multi_dot(backend, n, dots, results);
+    case BackendKind::cuda:
+#ifdef KRYFLOW_WITH_CUDA
+      return cuda::multi_dot(backend, n, dots, results);
+#else
+      throw NotCompiled("blas::multi_dot: cuda backend not compiled");
+#endif
+  }
+  throw NotSupported("blas::multi_dot: unknown backend");
+}
+
+void read_scalars(const Backend& backend, const double* source, std::size_t count, double* host) {
+  switch (backend.kind()) {
+    case BackendKind::reference:
+      return reference::read_scalars(backend, source, count, host);
+    case BackendKind::cpu:
+      return cpu::read_scalars(backend, source, count, host);
+    case BackendKind::cuda:
+#ifdef KRYFLOW_WITH_CUDA
+      return cuda::read_scalars(backend, source, count, host);
+#else
+      throw NotCompiled("blas::read_scalars: cuda backend not compiled");
+#endif
+  }
+  throw NotSupported("blas::read_scalars: unknown backend");
 }
 
 CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,

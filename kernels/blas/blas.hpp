@@ -24,42 +24,59 @@ struct CgJacobiDots {
   double rr = 0.0;
 };
 
-#define KRYFLOW_BLAS_DECLARATIONS                                                             \
-  /** x_i = value */                                                                          \
-  void fill(const Backend& backend, Span<double> x, double value);                            \
-  /** y_i = x_i */                                                                            \
-  void copy(const Backend& backend, Span<const double> x, Span<double> y);                    \
-  /** y = alpha x + beta y; y is not read when beta == 0 */                                   \
-  void axpby(const Backend& backend, double alpha, Span<const double> x, double beta,         \
-             Span<double> y);                                                                 \
-  /** z = alpha x + beta y + gamma z; z is not read when gamma == 0 */                        \
-  void axpbypcz(const Backend& backend, double alpha, Span<const double> x, double beta,      \
-                Span<const double> y, double gamma, Span<double> z);                          \
-  /** y_i = d_i x_i */                                                                        \
-  void pointwise_multiply(const Backend& backend, Span<const double> d, Span<const double> x, \
-                          Span<double> y);                                                    \
-  /** sum_i x_i y_i in the fixed order described above */                                     \
-  double dot(const Backend& backend, Span<const double> x, Span<const double> y);             \
-  /** sqrt(sum_i x_i^2) */                                                                    \
-  double norm2(const Backend& backend, Span<const double> x);                                 \
-  /** x += alpha p; r -= alpha q; returns r.(dinv r) and r.r of the updated r (one pass) */   \
-  CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,   \
-                                Span<const double> q, Span<const double> inverse_diagonal,    \
-                                Span<double> x, Span<double> r);                              \
-  /** p = dinv r + beta p (p not read when beta == 0) */                                      \
-  void cg_jacobi_direction(const Backend& backend, double beta,                               \
-                           Span<const double> inverse_diagonal, Span<const double> r,         \
-                           Span<double> p);                                                   \
-  /** dinv_i = 1 / d_i; returns the first (0-based) i with d_i zero or not finite, or -1 */   \
-  index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv);   \
-  /** Measured copy bandwidth of the backend's memory in bytes/s, counting bytes read plus    \
-      bytes written (2 * bytes per copy): the roofline of the memory-bound kernels. Copies    \
-      `bytes` (> 0; use well above the caches, e.g. 1 GiB) between two fresh buffers after a  \
-      warm-up and returns the median of 11 timed repeats. cuda: cudaMemcpyAsync device to     \
-      device timed with events; cpu: an OpenMP parallel copy loop (buffers first touched by   \
-      the same static schedule); reference: single-threaded std::memcpy. Takes seconds for    \
-      large sizes; for benchmarks, not solvers. Throws InvalidInput when bytes is 0 and       \
-      OutOfMemory when the two buffers do not fit. */                                         \
+/// Most inner products one multi_dot computes.
+inline constexpr int kMaxDots = 8;
+
+/// The pairs (x[k], y[k]), k < count, of a fused multi-dot; all vectors have one length.
+struct DotList {
+  int count = 0;
+  const double* x[kMaxDots] = {};
+  const double* y[kMaxDots] = {};
+};
+
+#define KRYFLOW_BLAS_DECLARATIONS                                                              \
+  /** x_i = value */                                                                           \
+  void fill(const Backend& backend, Span<double> x, double value);                             \
+  /** y_i = x_i */                                                                             \
+  void copy(const Backend& backend, Span<const double> x, Span<double> y);                     \
+  /** y = alpha x + beta y; y is not read when beta == 0 */                                    \
+  void axpby(const Backend& backend, double alpha, Span<const double> x, double beta,          \
+             Span<double> y);                                                                  \
+  /** z = alpha x + beta y + gamma z; z is not read when gamma == 0 */                         \
+  void axpbypcz(const Backend& backend, double alpha, Span<const double> x, double beta,       \
+                Span<const double> y, double gamma, Span<double> z);                           \
+  /** y_i = d_i x_i */                                                                         \
+  void pointwise_multiply(const Backend& backend, Span<const double> d, Span<const double> x,  \
+                          Span<double> y);                                                     \
+  /** sum_i x_i y_i in the fixed order described above */                                      \
+  double dot(const Backend& backend, Span<const double> x, Span<const double> y);              \
+  /** sqrt(sum_i x_i^2) */                                                                     \
+  double norm2(const Backend& backend, Span<const double> x);                                  \
+  /** results[k] = x_k·y_k for k < dots.count (1..kMaxDots), each in dot's order, in one      \
+      kernel; `results` is an address on the backend and nothing waits for the device */       \
+  void multi_dot(const Backend& backend, std::size_t n, const DotList& dots, double* results); \
+  /** host[0..count) = source[0..count) (source on the backend), after the work queued on the  \
+      backend has finished: on cuda one transfer through pinned memory and one counted wait */ \
+  void read_scalars(const Backend& backend, const double* source, std::size_t count,           \
+                    double* host);                                                             \
+  /** x += alpha p; r -= alpha q; returns r.(dinv r) and r.r of the updated r (one pass) */    \
+  CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,    \
+                                Span<const double> q, Span<const double> inverse_diagonal,     \
+                                Span<double> x, Span<double> r);                               \
+  /** p = dinv r + beta p (p not read when beta == 0) */                                       \
+  void cg_jacobi_direction(const Backend& backend, double beta,                                \
+                           Span<const double> inverse_diagonal, Span<const double> r,          \
+                           Span<double> p);                                                    \
+  /** dinv_i = 1 / d_i; returns the first (0-based) i with d_i zero or not finite, or -1 */    \
+  index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv);    \
+  /** Measured copy bandwidth of the backend's memory in bytes/s, counting bytes read plus     \
+      bytes written (2 * bytes per copy): the roofline of the memory-bound kernels. Copies     \
+      `bytes` (> 0; use well above the caches, e.g. 1 GiB) between two fresh buffers after a   \
+      warm-up and returns the median of 11 timed repeats. cuda: cudaMemcpyAsync device to      \
+      device timed with events; cpu: an OpenMP parallel copy loop (buffers first touched by    \
+      the same static schedule); reference: single-threaded std::memcpy. Takes seconds for     \
+      large sizes; for benchmarks, not solvers. Throws InvalidInput when bytes is 0 and        \
+      OutOfMemory when the two buffers do not fit. */                                          \
   double copy_bandwidth(const Backend& backend, std::size_t bytes);
 
 KRYFLOW_BLAS_DECLARATIONS

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/backend/ordered_sum.hpp"
 #include "kernels/backend/reduction_emulation.hpp"
 #include "kernels/blas/blas.hpp"
 #include "kryflow/core/error.hpp"
@@ -13,52 +14,12 @@
 namespace kryflow::kernels::blas::cpu {
 namespace {
 
+using kernels::cpu::ordered_sum;
+
 using size_type = std::int64_t;
 
 size_type ssize(Span<const double> x) {
   return static_cast<size_type>(x.size());
-}
-
-/// Sums the K-valued terms term(i), i in [0, n), in exactly the order of the cuda reduction
-/// (kernels/backend/reduction_order.hpp): emulated blocks run in parallel, each with its
-/// kReductionThreads emulated threads; the result does not depend on the OpenMP thread count.
-template <int K, class Term>
-std::array<double, K> ordered_sum(const Backend& backend, size_type n, Term term) {
-  std::array<double, K> result{};
-  if (n == 0) return result;
-  constexpr size_type threads = kReductionThreads;
-  const size_type per_block = threads * kReductionElementsPerThread;
-  const size_type blocks =
-      std::min<size_type>((n + per_block - 1) / per_block, kMaxReductionBlocks);
-  const size_type num_pairs = n / 2;
-  const size_type stride = blocks * threads;
-  std::vector<double> partial(static_cast<std::size_t>(blocks * K));
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (size_type b = 0; b < blocks; ++b) {
-    double sums[K][threads] = {};
-    for (size_type first = b * threads; first < num_pairs; first += stride) {
-      const size_type count = std::min(threads, num_pairs - first);
-      for (size_type j = 0; j < count; ++j) {
-        const std::array<double, K> t0 = term(2 * (first + j));
-        const std::array<double, K> t1 = term(2 * (first + j) + 1);
-        for (int k = 0; k < K; ++k) sums[k][j] = (sums[k][j] + t0[k]) + t1[k];
-      }
-    }
-    if (b == 0 && n % 2 == 1) {
-      const std::array<double, K> t = term(n - 1);
-      for (int k = 0; k < K; ++k) sums[k][0] = sums[k][0] + t[k];
-    }
-    for (int k = 0; k < K; ++k) partial[b * K + k] = emulation::block_sum(sums[k]);
-  }
-  for (int k = 0; k < K; ++k) {
-    double totals[threads] = {};
-    for (size_type j = 0; j < threads; ++j) {
-      for (size_type bb = j; bb < blocks; bb += threads)
-        totals[j] = totals[j] + partial[bb * K + k];
-    }
-    result[k] = emulation::block_sum(totals);
-  }
-  return result;
 }
 
 }  // namespace
@@ -113,6 +74,44 @@ double dot(const Backend& backend, Span<const double> x, Span<const double> y) {
 
 double norm2(const Backend& backend, Span<const double> x) {
   return std::sqrt(dot(backend, x, x));
+}
+
+namespace {
+
+template <int K>
+void multi_dot_k(const Backend& backend, size_type n, const DotList& dots, double* results) {
+  const auto sums = ordered_sum<K>(backend, n, [&](size_type i) {
+    std::array<double, K> t;
+    for (int k = 0; k < K; ++k) t[k] = dots.x[k][i] * dots.y[k][i];
+    return t;
+  });
+  for (int k = 0; k < K; ++k) results[k] = sums[k];
+}
+
+}  // namespace
+
+void multi_dot(const Backend& backend, std::size_t n, const DotList& dots, double* results) {
+  const auto size = static_cast<size_type>(n);
+  switch (dots.count) {
+    case 1:
+      return multi_dot_k<1>(backend, size, dots, results);
+    case 2:
+      return multi_dot_k<2>(backend, size, dots, results);
+    case 3:
+      return multi_dot_k<3>(backend, size, dots, results);
+    case 4:
+      return multi_dot_k<4>(backend, size, dots, results);
+    case 5:
+      return multi_dot_k<5>(backend, size, dots, results);
+    case 6:
+      return multi_dot_k<6>(backend, size, dots, results);
+    case 7:
+      return multi_dot_k<7>(backend, size, dots, results);
+    case 8:
+      return multi_dot_k<8>(backend, size, dots, results);
+    default:
+      throw InvalidInput("blas::multi_dot: 1 to 8 pairs");
+  }
 }
 
 CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,
@@ -183,6 +182,10 @@ double copy_bandwidth(const Backend& backend, std::size_t bytes) {
   }
   std::nth_element(seconds.begin(), seconds.begin() + 5, seconds.end());
   return 2.0 * static_cast<double>(n) * sizeof(double) / seconds[5];
+}
+
+void read_scalars(const Backend&, const double* source, std::size_t count, double* host) {
+  std::copy(source, source + count, host);
 }
 
 }  // namespace kryflow::kernels::blas::cpu

@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "kernels/backend/cuda_context.cuh"
+#include "kernels/backend/cuda_runtime.hpp"
 #include "kernels/backend/reduction.cuh"
 #include "kernels/backend/reduction_order.hpp"
+#include "kernels/backend/vector_access.cuh"
 #include "kernels/blas/blas.hpp"
 
 namespace kryflow::kernels::blas::cuda {
@@ -34,46 +36,11 @@ constexpr size_type kReductionElementsPerThread = kernels::kReductionElementsPer
 /// Grid cap of the maps; larger vectors are covered by the grid-stride loop.
 constexpr size_type kMaxMapBlocks = size_type{1} << 20;
 
-struct Pair {
-  double a = 0.0;
-  double b = 0.0;
-};
-
-/// Elements 2p and 2p+1 of a vector the kernel only reads (read-only data path).
-template <bool kAligned>
-__device__ __forceinline__ Pair load_input(const double* p, size_type pair) {
-  if constexpr (kAligned) {
-    const double2 v = __ldg(reinterpret_cast<const double2*>(p) + pair);
-    return {v.x, v.y};
-  } else {
-    return {__ldg(p + 2 * pair), __ldg(p + 2 * pair + 1)};
-  }
-}
-
-/// Elements 2p and 2p+1 of a vector the kernel also writes.
-template <bool kAligned>
-__device__ __forceinline__ Pair load_output(const double* p, size_type pair) {
-  if constexpr (kAligned) {
-    const double2 v = reinterpret_cast<const double2*>(p)[pair];
-    return {v.x, v.y};
-  } else {
-    return {p[2 * pair], p[2 * pair + 1]};
-  }
-}
-
-template <bool kAligned>
-__device__ __forceinline__ void store(double* p, size_type pair, Pair v) {
-  if constexpr (kAligned) {
-    reinterpret_cast<double2*>(p)[pair] = make_double2(v.a, v.b);
-  } else {
-    p[2 * pair] = v.a;
-    p[2 * pair + 1] = v.b;
-  }
-}
-
-bool aligned16(const void* p) {
-  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
-}
+using kernels::cuda::aligned16;
+using kernels::cuda::load_input;
+using kernels::cuda::load_output;
+using kernels::cuda::Pair;
+using kernels::cuda::store;
 
 cudaStream_t stream_of(const Backend& backend) {
   return backend.cuda_context()->stream;
@@ -189,6 +156,31 @@ struct SquareTerm {
   bool aligned() const { return aligned16(x); }
 };
 
+template <int K>
+struct MultiDotTerm {
+  DotList dots;
+  template <bool kAligned>
+  __device__ void pair(size_type p, double (&sum)[K]) const {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const Pair xp = load_input<kAligned>(dots.x[k], p);
+      const Pair yp = load_input<kAligned>(dots.y[k], p);
+      sum[k] += xp.a * yp.a;
+      sum[k] += xp.b * yp.b;
+    }
+  }
+  __device__ void single(size_type i, double (&sum)[K]) const {
+#pragma unroll
+    for (int k = 0; k < K; ++k) sum[k] += dots.x[k][i] * dots.y[k][i];
+  }
+  bool aligned() const {
+    for (int k = 0; k < K; ++k) {
+      if (!aligned16(dots.x[k]) || !aligned16(dots.y[k])) return false;
+    }
+    return true;
+  }
+};
+
 /// x += alpha p; r -= alpha q; sums r (dinv r) and r r of the new r.
 struct CgJacobiUpdateTerm {
   double alpha;
@@ -262,8 +254,37 @@ void launch_reduction(const Backend& backend, std::size_t size, const Term& term
         context.host_results_on_device);
   }
   check_launch(name);
-  KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+  kernels::cuda::wait_for_stream(context);
   for (int k = 0; k < K; ++k) out[k] = context.host_results[k];
+}
+
+/// Launches a reduction of K sums over n elements into `results` (an address on the device);
+/// nothing waits.
+template <int K, class Term>
+void launch_reduction_to(const Backend& backend, std::size_t size, const Term& term,
+                         double* results, const char* name) {
+  const auto n = static_cast<size_type>(size);
+  Context& context = *backend.cuda_context();
+  if (n == 0) {
+    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(results, 0, sizeof(double) * K, context.stream));
+    return;
+  }
+  const size_type per_block = kBlock * kReductionElementsPerThread;
+  const auto blocks = static_cast<unsigned int>(
+      std::min<size_type>((n + per_block - 1) / per_block, kMaxReductionBlocks));
+  if (term.aligned()) {
+    reduce_kernel<K, true><<<blocks, kBlock, 0, context.stream>>>(
+        n, term, context.reduction_partials, context.reduction_counter, results);
+  } else {
+    reduce_kernel<K, false><<<blocks, kBlock, 0, context.stream>>>(
+        n, term, context.reduction_partials, context.reduction_counter, results);
+  }
+  check_launch(name);
+}
+
+template <int K>
+void multi_dot_k(const Backend& backend, std::size_t n, const DotList& dots, double* results) {
+  launch_reduction_to<K>(backend, n, MultiDotTerm<K>{dots}, results, "blas::multi_dot");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -353,6 +374,29 @@ double norm2(const Backend& backend, Span<const double> x) {
   return std::sqrt(result);
 }
 
+void multi_dot(const Backend& backend, std::size_t n, const DotList& dots, double* results) {
+  switch (dots.count) {
+    case 1:
+      return multi_dot_k<1>(backend, n, dots, results);
+    case 2:
+      return multi_dot_k<2>(backend, n, dots, results);
+    case 3:
+      return multi_dot_k<3>(backend, n, dots, results);
+    case 4:
+      return multi_dot_k<4>(backend, n, dots, results);
+    case 5:
+      return multi_dot_k<5>(backend, n, dots, results);
+    case 6:
+      return multi_dot_k<6>(backend, n, dots, results);
+    case 7:
+      return multi_dot_k<7>(backend, n, dots, results);
+    case 8:
+      return multi_dot_k<8>(backend, n, dots, results);
+    default:
+      throw InvalidInput("blas::multi_dot: 1 to 8 pairs");
+  }
+}
+
 CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,
                               Span<const double> q, Span<const double> inverse_diagonal,
                               Span<double> x, Span<double> r) {
@@ -397,7 +441,7 @@ index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<doubl
                  sizeof(double) * kernels::cuda::kMaxReductionValues;
   KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(staged, context.first_index, sizeof(unsigned int),
                                      cudaMemcpyDeviceToHost, context.stream));
-  KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+  kernels::cuda::wait_for_stream(context);
   unsigned int first_bad = 0;
   std::memcpy(&first_bad, staged, sizeof first_bad);
   return first_bad == 0xffffffffu ? index_t{-1} : static_cast<index_t>(first_bad);
@@ -430,6 +474,11 @@ double copy_bandwidth(const Backend& backend, std::size_t bytes) {
   }
   std::nth_element(seconds.begin(), seconds.begin() + 5, seconds.end());
   return 2.0 * static_cast<double>(bytes) / seconds[5];
+}
+
+void read_scalars(const Backend& backend, const double* source, std::size_t count, double* host) {
+  if (count == 0) return;
+  kernels::cuda::read_to_host(*backend.cuda_context(), host, source, count);
 }
 
 }  // namespace kryflow::kernels::blas::cuda

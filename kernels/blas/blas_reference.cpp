@@ -97,4 +97,16 @@ double copy_bandwidth(const Backend&, std::size_t bytes) {
   return 2.0 * static_cast<double>(bytes) / seconds[5];
 }
 
+void multi_dot(const Backend&, std::size_t n, const DotList& dots, double* results) {
+  for (int k = 0; k < dots.count; ++k) {
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) sum += dots.x[k][i] * dots.y[k][i];
+    results[k] = sum;
+  }
+}
+
+void read_scalars(const Backend&, const double* source, std::size_t count, double* host) {
+  std::copy(source, source + count, host);
+}
+
 }  // namespace kryflow::kernels::blas::reference

@@ -44,16 +44,16 @@ void bsr_residual(const Backend& backend, const BsrView<V>& a, Variant variant,
 }
 
 template <class V>
-double bsr_spmv_dot(const Backend& backend, const BsrView<V>& a, Variant variant,
-                    Span<const double> x, Span<double> y) {
+void bsr_spmv_dot(const Backend& backend, const BsrView<V>& a, Variant variant,
+                  Span<const double> x, Span<double> y, double* result) {
   switch (backend.kind()) {
     case BackendKind::reference:
-      return reference::bsr_spmv_dot(backend, a, x, y);
+      return reference::bsr_spmv_dot(backend, a, x, y, result);
     case BackendKind::cpu:
-      return cpu::bsr_spmv_dot(backend, a, x, y);
+      return cpu::bsr_spmv_dot(backend, a, x, y, result);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
-      return cuda::bsr_spmv_dot(backend, a, variant, x, y);
+      return cuda::bsr_spmv_dot(backend, a, variant, x, y, result);
 #else
       (void)variant;
       throw NotCompiled("bsr::bsr_spmv_dot: cuda backend not compiled");
@@ -97,15 +97,15 @@ void bsr_scatter_values(const Backend& backend, Span<const index_t> position,
   throw NotSupported("bsr::bsr_scatter_values: unknown backend");
 }
 
-#define KRYFLOW_BSR_INSTANTIATE(V)                                                                \
-  template void bsr_spmv<V>(const Backend&, const BsrView<V>&, Variant, Span<const double>,       \
-                            Span<double>);                                                        \
-  template void bsr_residual<V>(const Backend&, const BsrView<V>&, Variant, Span<const double>,   \
-                                Span<const double>, Span<double>);                                \
-  template double bsr_spmv_dot<V>(const Backend&, const BsrView<V>&, Variant, Span<const double>, \
-                                  Span<double>);                                                  \
-  template void bsr_diagonal<V>(const Backend&, const BsrView<V>&, Span<double>);                 \
-  template void bsr_scatter_values<V>(const Backend&, Span<const index_t>, Span<const double>,    \
+#define KRYFLOW_BSR_INSTANTIATE(V)                                                              \
+  template void bsr_spmv<V>(const Backend&, const BsrView<V>&, Variant, Span<const double>,     \
+                            Span<double>);                                                      \
+  template void bsr_residual<V>(const Backend&, const BsrView<V>&, Variant, Span<const double>, \
+                                Span<const double>, Span<double>);                              \
+  template void bsr_spmv_dot<V>(const Backend&, const BsrView<V>&, Variant, Span<const double>, \
+                                Span<double>, double*);                                         \
+  template void bsr_diagonal<V>(const Backend&, const BsrView<V>&, Span<double>);               \
+  template void bsr_scatter_values<V>(const Backend&, Span<const index_t>, Span<const double>,  \
                                       Span<V>);
 KRYFLOW_BSR_INSTANTIATE(double)
 KRYFLOW_BSR_INSTANTIATE(float)

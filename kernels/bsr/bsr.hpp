@@ -119,10 +119,11 @@ void bsr_spmv(const Backend& backend, const BsrView<V>& a, Variant variant, Span
 template <class V>
 void bsr_residual(const Backend& backend, const BsrView<V>& a, Variant variant,
                   Span<const double> b, Span<const double> x, Span<double> r);
-/// y = A x and returns x·y (square A), deterministic in the order of the file comment.
+/// y = A x and x·y written to *result, an address on the backend (square A), deterministic in
+/// the order of the file comment; nothing waits for the device.
 template <class V>
-double bsr_spmv_dot(const Backend& backend, const BsrView<V>& a, Variant variant,
-                    Span<const double> x, Span<double> y);
+void bsr_spmv_dot(const Backend& backend, const BsrView<V>& a, Variant variant,
+                  Span<const double> x, Span<double> y, double* result);
 /// d_i = a_ii (0 where the diagonal block is not stored).
 template <class V>
 void bsr_diagonal(const Backend& backend, const BsrView<V>& a, Span<double> d);
@@ -131,20 +132,20 @@ template <class V>
 void bsr_scatter_values(const Backend& backend, Span<const index_t> position,
                         Span<const double> source, Span<V> values);
 
-#define KRYFLOW_BSR_DECLARATIONS                                                         \
-  template <class V>                                                                     \
-  void bsr_spmv(const Backend& backend, const BsrView<V>& a, Span<const double> x,       \
-                Span<double> y);                                                         \
-  template <class V>                                                                     \
-  void bsr_residual(const Backend& backend, const BsrView<V>& a, Span<const double> b,   \
-                    Span<const double> x, Span<double> r);                               \
-  template <class V>                                                                     \
-  double bsr_spmv_dot(const Backend& backend, const BsrView<V>& a, Span<const double> x, \
-                      Span<double> y);                                                   \
-  template <class V>                                                                     \
-  void bsr_diagonal(const Backend& backend, const BsrView<V>& a, Span<double> d);        \
-  template <class V>                                                                     \
-  void bsr_scatter_values(const Backend& backend, Span<const index_t> position,          \
+#define KRYFLOW_BSR_DECLARATIONS                                                       \
+  template <class V>                                                                   \
+  void bsr_spmv(const Backend& backend, const BsrView<V>& a, Span<const double> x,     \
+                Span<double> y);                                                       \
+  template <class V>                                                                   \
+  void bsr_residual(const Backend& backend, const BsrView<V>& a, Span<const double> b, \
+                    Span<const double> x, Span<double> r);                             \
+  template <class V>                                                                   \
+  void bsr_spmv_dot(const Backend& backend, const BsrView<V>& a, Span<const double> x, \
+                    Span<double> y, double* result);                                   \
+  template <class V>                                                                   \
+  void bsr_diagonal(const Backend& backend, const BsrView<V>& a, Span<double> d);      \
+  template <class V>                                                                   \
+  void bsr_scatter_values(const Backend& backend, Span<const index_t> position,        \
                           Span<const double> source, Span<V> values);
 
 // Per backend, instantiated for double and float in their .cpp/.cu files. The reference and cpu
@@ -166,8 +167,8 @@ template <class V>
 void bsr_residual(const Backend& backend, const BsrView<V>& a, Variant variant,
                   Span<const double> b, Span<const double> x, Span<double> r);
 template <class V>
-double bsr_spmv_dot(const Backend& backend, const BsrView<V>& a, Variant variant,
-                    Span<const double> x, Span<double> y);
+void bsr_spmv_dot(const Backend& backend, const BsrView<V>& a, Variant variant,
+                  Span<const double> x, Span<double> y, double* result);
 template <class V>
 void bsr_diagonal(const Backend& backend, const BsrView<V>& a, Span<double> d);
 template <class V>

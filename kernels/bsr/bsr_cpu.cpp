@@ -116,11 +116,11 @@ void bsr_residual(const Backend& backend, const BsrView<V>& a, Span<const double
 }
 
 template <class V>
-double bsr_spmv_dot(const Backend& backend, const BsrView<V>& a, Span<const double> x,
-                    Span<double> y) {
-  if (a.num_block_rows == 0) return 0.0;
-  return with_block_size(a.block_size,
-                         [&]<int kB>() { return product_dot<kB>(backend, a, x.data(), y.data()); });
+void bsr_spmv_dot(const Backend& backend, const BsrView<V>& a, Span<const double> x, Span<double> y,
+                  double* result) {
+  *result = a.num_block_rows == 0 ? 0.0 : with_block_size(a.block_size, [&]<int kB>() {
+    return product_dot<kB>(backend, a, x.data(), y.data());
+  });
 }
 
 template <class V>
@@ -154,8 +154,8 @@ void bsr_scatter_values(const Backend& backend, Span<const index_t> position,
   template void bsr_spmv<V>(const Backend&, const BsrView<V>&, Span<const double>, Span<double>); \
   template void bsr_residual<V>(const Backend&, const BsrView<V>&, Span<const double>,            \
                                 Span<const double>, Span<double>);                                \
-  template double bsr_spmv_dot<V>(const Backend&, const BsrView<V>&, Span<const double>,          \
-                                  Span<double>);                                                  \
+  template void bsr_spmv_dot<V>(const Backend&, const BsrView<V>&, Span<const double>,            \
+                                Span<double>, double*);                                           \
   template void bsr_diagonal<V>(const Backend&, const BsrView<V>&, Span<double>);                 \
   template void bsr_scatter_values<V>(const Backend&, Span<const index_t>, Span<const double>,    \
                                       Span<V>);

@@ -246,31 +246,30 @@ __global__ void __launch_bounds__(kThreads)
 
 template <int kB, Mode kMode, class V>
 void launch_for(Context& context, const BsrView<V>& a, Variant variant, const double* x,
-                const double* b, double* y) {
+                const double* b, double* y, double* result) {
   const auto groups = static_cast<unsigned int>(num_groups(a.num_block_rows, a.block_size));
   const bool aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0 &&
                        reinterpret_cast<std::uintptr_t>(a.values) % 16 == 0;
   if (variant == Variant::coefficient) {
-    coefficient_kernel<kB, kMode, V>
-        <<<groups, kThreads, 0, context.stream>>>(a, x, b, y, context.host_results_on_device);
+    coefficient_kernel<kB, kMode, V><<<groups, kThreads, 0, context.stream>>>(a, x, b, y, result);
   } else if (kMode != Mode::product_dot &&
              groups < 2u * static_cast<unsigned int>(context.properties.multiProcessorCount)) {
     if constexpr (kMode != Mode::product_dot) {
       const index_t rows_per_block = kSmallThreads / a.block_size;  // B <= 32: at least 2
       const auto blocks =
           static_cast<unsigned int>((a.num_block_rows + rows_per_block - 1) / rows_per_block);
-      block_row_kernel<kB, kMode, V, kSmallThreads><<<blocks, kSmallThreads, 0, context.stream>>>(
-          a, x, b, y, context.host_results_on_device, aligned);
+      block_row_kernel<kB, kMode, V, kSmallThreads>
+          <<<blocks, kSmallThreads, 0, context.stream>>>(a, x, b, y, result, aligned);
     }
   } else {
-    block_row_kernel<kB, kMode, V><<<groups, kThreads, 0, context.stream>>>(
-        a, x, b, y, context.host_results_on_device, aligned);
+    block_row_kernel<kB, kMode, V>
+        <<<groups, kThreads, 0, context.stream>>>(a, x, b, y, result, aligned);
   }
 }
 
 template <Mode kMode, class V>
 void launch(const Backend& backend, const BsrView<V>& a, Variant variant, const double* x,
-            const double* b, double* y, const char* name) {
+            const double* b, double* y, const char* name, double* result = nullptr) {
   if (a.num_block_rows == 0) return;
   if (a.block_size < 1 || a.block_size > kMaxBlockSize) {
     throw InvalidInput(std::string(name) + ": block size must be 1.." +
@@ -279,31 +278,31 @@ void launch(const Backend& backend, const BsrView<V>& a, Variant variant, const 
   Context& context = *backend.cuda_context();
   switch (a.block_size) {
     case 1:
-      launch_for<1, kMode>(context, a, variant, x, b, y);
+      launch_for<1, kMode>(context, a, variant, x, b, y, result);
       break;
     case 2:
-      launch_for<2, kMode>(context, a, variant, x, b, y);
+      launch_for<2, kMode>(context, a, variant, x, b, y, result);
       break;
     case 3:
-      launch_for<3, kMode>(context, a, variant, x, b, y);
+      launch_for<3, kMode>(context, a, variant, x, b, y, result);
       break;
     case 4:
-      launch_for<4, kMode>(context, a, variant, x, b, y);
+      launch_for<4, kMode>(context, a, variant, x, b, y, result);
       break;
     case 5:
-      launch_for<5, kMode>(context, a, variant, x, b, y);
+      launch_for<5, kMode>(context, a, variant, x, b, y, result);
       break;
     case 6:
-      launch_for<6, kMode>(context, a, variant, x, b, y);
+      launch_for<6, kMode>(context, a, variant, x, b, y, result);
       break;
     case 7:
-      launch_for<7, kMode>(context, a, variant, x, b, y);
+      launch_for<7, kMode>(context, a, variant, x, b, y, result);
       break;
     case 8:
-      launch_for<8, kMode>(context, a, variant, x, b, y);
+      launch_for<8, kMode>(context, a, variant, x, b, y, result);
       break;
     default:
-      launch_for<0, kMode>(context, a, variant, x, b, y);
+      launch_for<0, kMode>(context, a, variant, x, b, y, result);
       break;
   }
   check_launch(name);
@@ -360,13 +359,14 @@ void bsr_residual(const Backend& backend, const BsrView<V>& a, Variant variant,
 }
 
 template <class V>
-double bsr_spmv_dot(const Backend& backend, const BsrView<V>& a, Variant variant,
-                    Span<const double> x, Span<double> y) {
-  if (a.num_block_rows == 0) return 0.0;
-  launch<Mode::product_dot>(backend, a, variant, x.data(), nullptr, y.data(), "bsr::bsr_spmv_dot");
-  Context& context = *backend.cuda_context();
-  KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(context.stream));
-  return context.host_results[0];
+void bsr_spmv_dot(const Backend& backend, const BsrView<V>& a, Variant variant,
+                  Span<const double> x, Span<double> y, double* result) {
+  if (a.num_block_rows == 0) {
+    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(double), backend.cuda_context()->stream));
+    return;
+  }
+  launch<Mode::product_dot>(backend, a, variant, x.data(), nullptr, y.data(), "bsr::bsr_spmv_dot",
+                            result);
 }
 
 template <class V>
@@ -389,15 +389,15 @@ void bsr_scatter_values(const Backend& backend, Span<const index_t> position,
   check_launch("bsr::bsr_scatter_values");
 }
 
-#define KRYFLOW_BSR_INSTANTIATE(V)                                                                \
-  template void bsr_spmv<V>(const Backend&, const BsrView<V>&, Variant, Span<const double>,       \
-                            Span<double>);                                                        \
-  template void bsr_residual<V>(const Backend&, const BsrView<V>&, Variant, Span<const double>,   \
-                                Span<const double>, Span<double>);                                \
-  template double bsr_spmv_dot<V>(const Backend&, const BsrView<V>&, Variant, Span<const double>, \
-                                  Span<double>);                                                  \
-  template void bsr_diagonal<V>(const Backend&, const BsrView<V>&, Span<double>);                 \
-  template void bsr_scatter_values<V>(const Backend&, Span<const index_t>, Span<const double>,    \
+#define KRYFLOW_BSR_INSTANTIATE(V)                                                              \
+  template void bsr_spmv<V>(const Backend&, const BsrView<V>&, Variant, Span<const double>,     \
+                            Span<double>);                                                      \
+  template void bsr_residual<V>(const Backend&, const BsrView<V>&, Variant, Span<const double>, \
+                                Span<const double>, Span<double>);                              \
+  template void bsr_spmv_dot<V>(const Backend&, const BsrView<V>&, Variant, Span<const double>, \
+                                Span<double>, double*);                                         \
+  template void bsr_diagonal<V>(const Backend&, const BsrView<V>&, Span<double>);               \
+  template void bsr_scatter_values<V>(const Backend&, Span<const index_t>, Span<const double>,  \
                                       Span<V>);
 KRYFLOW_BSR_INSTANTIATE(double)
 KRYFLOW_BSR_INSTANTIATE(float)

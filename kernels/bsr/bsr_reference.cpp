@@ -37,7 +37,8 @@ void bsr_residual(const Backend&, const BsrView<V>& a, Span<const double> b, Spa
 }
 
 template <class V>
-double bsr_spmv_dot(const Backend&, const BsrView<V>& a, Span<const double> x, Span<double> y) {
+void bsr_spmv_dot(const Backend&, const BsrView<V>& a, Span<const double> x, Span<double> y,
+                  double* result) {
   const int B = a.block_size;
   double sum = 0.0;
   for (index_t I = 0; I < a.num_block_rows; ++I) {
@@ -47,7 +48,7 @@ double bsr_spmv_dot(const Backend&, const BsrView<V>& a, Span<const double> x, S
       sum += x[i] * y[i];
     }
   }
-  return sum;
+  *result = sum;
 }
 
 template <class V>
@@ -78,8 +79,8 @@ void bsr_scatter_values(const Backend&, Span<const index_t> position, Span<const
   template void bsr_spmv<V>(const Backend&, const BsrView<V>&, Span<const double>, Span<double>); \
   template void bsr_residual<V>(const Backend&, const BsrView<V>&, Span<const double>,            \
                                 Span<const double>, Span<double>);                                \
-  template double bsr_spmv_dot<V>(const Backend&, const BsrView<V>&, Span<const double>,          \
-                                  Span<double>);                                                  \
+  template void bsr_spmv_dot<V>(const Backend&, const BsrView<V>&, Span<const double>,            \
+                                Span<double>, double*);                                           \
   template void bsr_diagonal<V>(const Backend&, const BsrView<V>&, Span<double>);                 \
   template void bsr_scatter_values<V>(const Backend&, Span<const index_t>, Span<const double>,    \
                                       Span<V>);

@@ -53,9 +53,9 @@ void sell_residual(const Backend& backend, const SellView<T>& a, Span<const doub
 }
 
 template <class T>
-double sell_spmv_dot(const Backend& backend, const SellView<T>& a, Span<const double> x,
-                     Span<double> y) {
-  KRYFLOW_SELL_DISPATCH(sell_spmv_dot<T>, backend, a, x, y)
+void sell_spmv_dot(const Backend& backend, const SellView<T>& a, Span<const double> x,
+                   Span<double> y, double* result) {
+  KRYFLOW_SELL_DISPATCH(sell_spmv_dot<T>, backend, a, x, y, result)
 }
 
 template <class T>
@@ -74,8 +74,8 @@ void sell_diagonal(const Backend& backend, const SellView<T>& a,
                              Span<double>);                                                        \
   template void sell_residual<T>(const Backend&, const SellView<T>&, Span<const double>,           \
                                  Span<const double>, Span<double>);                                \
-  template double sell_spmv_dot<T>(const Backend&, const SellView<T>&, Span<const double>,         \
-                                   Span<double>);                                                  \
+  template void sell_spmv_dot<T>(const Backend&, const SellView<T>&, Span<const double>,           \
+                                 Span<double>, double*);                                           \
   template void sell_diagonal<T>(const Backend&, const SellView<T>&, Span<double>);
 KRYFLOW_SELL_INSTANTIATE(double) KRYFLOW_SELL_INSTANTIATE(float)
 #undef KRYFLOW_SELL_INSTANTIATE

@@ -81,10 +81,11 @@ struct CsrPattern {
   template <class T>                                                                               \
   void sell_residual(const Backend& backend, const SellView<T>& a, Span<const double> b,           \
                      Span<const double> x, Span<double> r);                                        \
-  /** y = A x and returns x·y (square A), deterministic (file comment) */                         \
+  /** y = A x and x·y written to *result, an address on the backend (square A), deterministic     \
+      (file comment); nothing waits for the device */                                              \
   template <class T>                                                                               \
-  double sell_spmv_dot(const Backend& backend, const SellView<T>& a, Span<const double> x,         \
-                       Span<double> y);                                                            \
+  void sell_spmv_dot(const Backend& backend, const SellView<T>& a, Span<const double> x,           \
+                     Span<double> y, double* result);                                              \
   /** d_i = sum of the stored a_ii (0 where the row stores no diagonal entry) */                   \
   template <class T>                                                                               \
   void sell_diagonal(const Backend& backend, const SellView<T>& a, Span<double> d);

@@ -161,8 +161,8 @@ void sell_residual(const Backend& backend, const SellView<T>& a, Span<const doub
 }
 
 template <class T>
-double sell_spmv_dot(const Backend& backend, const SellView<T>& a, Span<const double> x,
-                     Span<double> y) {
+double spmv_dot_value(const Backend& backend, const SellView<T>& a, Span<const double> x,
+                      Span<double> y) {
   if (a.num_rows == 0) return 0.0;
   all_slices<Mode::product>(backend, a, x.data(), nullptr, y.data());
   // Group g: terms x_i y_i of sorted positions g * 256 + q, added by the emulated block_sum.
@@ -189,6 +189,12 @@ double sell_spmv_dot(const Backend& backend, const SellView<T>& a, Span<const do
 }
 
 template <class T>
+void sell_spmv_dot(const Backend& backend, const SellView<T>& a, Span<const double> x,
+                   Span<double> y, double* result) {
+  *result = spmv_dot_value(backend, a, x, y);
+}
+
+template <class T>
 void sell_diagonal(const Backend& backend, const SellView<T>& a, Span<double> d) {
   all_slices<Mode::diagonal>(backend, a, nullptr, nullptr, d.data());
 }
@@ -202,8 +208,8 @@ void sell_diagonal(const Backend& backend, const SellView<T>& a, Span<double> d)
                              Span<double>);                                                        \
   template void sell_residual<T>(const Backend&, const SellView<T>&, Span<const double>,           \
                                  Span<const double>, Span<double>);                                \
-  template double sell_spmv_dot<T>(const Backend&, const SellView<T>&, Span<const double>,         \
-                                   Span<double>);                                                  \
+  template void sell_spmv_dot<T>(const Backend&, const SellView<T>&, Span<const double>,           \
+                                 Span<double>, double*);                                           \
   template void sell_diagonal<T>(const Backend&, const SellView<T>&, Span<double>);
 KRYFLOW_SELL_INSTANTIATE(double)
 KRYFLOW_SELL_INSTANTIATE(float)

@@ -122,12 +122,11 @@ __global__ void __launch_bounds__(kBlock)
 
 template <class T, Mode kMode>
 void launch(const Backend& backend, const SellView<T>& a, const double* x, const double* b,
-            double* y, const char* name) {
+            double* y, const char* name, double* result = nullptr) {
   if (a.num_rows == 0) return;
   Context& context = *backend.cuda_context();
   const auto groups = static_cast<unsigned int>(
       num_dot_groups(static_cast<std::int64_t>(a.num_slices) * a.slice_height));
-  double* result = context.host_results_on_device;
   switch (a.slice_height) {
 #define KRYFLOW_SELL_CASE(C)                                                             \
   case C:                                                                                \
@@ -327,13 +326,14 @@ void sell_residual(const Backend& backend, const SellView<T>& a, Span<const doub
 }
 
 template <class T>
-double sell_spmv_dot(const Backend& backend, const SellView<T>& a, Span<const double> x,
-                     Span<double> y) {
-  if (a.num_rows == 0) return 0.0;
-  launch<T, Mode::product_dot>(backend, a, x.data(), nullptr, y.data(), "sell::sell_spmv_dot");
-  Context& context = *backend.cuda_context();
-  KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(context.stream));
-  return context.host_results[0];
+void sell_spmv_dot(const Backend& backend, const SellView<T>& a, Span<const double> x,
+                   Span<double> y, double* result) {
+  if (a.num_rows == 0) {
+    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(double), backend.cuda_context()->stream));
+    return;
+  }
+  launch<T, Mode::product_dot>(backend, a, x.data(), nullptr, y.data(), "sell::sell_spmv_dot",
+                               result);
 }
 
 template <class T>
@@ -350,8 +350,8 @@ void sell_diagonal(const Backend& backend, const SellView<T>& a, Span<double> d)
                              Span<double>);                                                        \
   template void sell_residual<T>(const Backend&, const SellView<T>&, Span<const double>,           \
                                  Span<const double>, Span<double>);                                \
-  template double sell_spmv_dot<T>(const Backend&, const SellView<T>&, Span<const double>,         \
-                                   Span<double>);                                                  \
+  template void sell_spmv_dot<T>(const Backend&, const SellView<T>&, Span<const double>,           \
+                                 Span<double>, double*);                                           \
   template void sell_diagonal<T>(const Backend&, const SellView<T>&, Span<double>);
 KRYFLOW_SELL_INSTANTIATE(double)
 KRYFLOW_SELL_INSTANTIATE(float)

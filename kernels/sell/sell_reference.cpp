@@ -109,12 +109,12 @@ void sell_residual(const Backend&, const SellView<T>& a, Span<const double> b, S
 }
 
 template <class T>
-double sell_spmv_dot(const Backend& backend, const SellView<T>& a, Span<const double> x,
-                     Span<double> y) {
+void sell_spmv_dot(const Backend& backend, const SellView<T>& a, Span<const double> x,
+                   Span<double> y, double* result) {
   reference::sell_spmv(backend, a, x, y);
   double sum = 0.0;
   for (index_t i = 0; i < a.num_rows; ++i) sum += x[i] * y[i];
-  return sum;
+  *result = sum;
 }
 
 template <class T>
@@ -141,8 +141,8 @@ void sell_diagonal(const Backend&, const SellView<T>& a, Span<double> d) {
                              Span<double>);                                                        \
   template void sell_residual<T>(const Backend&, const SellView<T>&, Span<const double>,           \
                                  Span<const double>, Span<double>);                                \
-  template double sell_spmv_dot<T>(const Backend&, const SellView<T>&, Span<const double>,         \
-                                   Span<double>);                                                  \
+  template void sell_spmv_dot<T>(const Backend&, const SellView<T>&, Span<const double>,           \
+                                 Span<double>, double*);                                           \
   template void sell_diagonal<T>(const Backend&, const SellView<T>&, Span<double>);
 KRYFLOW_SELL_INSTANTIATE(double)
 KRYFLOW_SELL_INSTANTIATE(float)

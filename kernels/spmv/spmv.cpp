@@ -110,19 +110,19 @@ void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b
   throw NotSupported("spmv::csr_residual: unknown backend");
 }
 
-double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,
-                    Span<double> y) {
+void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
+                  double* result) {
   require_values(a, "spmv::csr_spmv_dot");
   switch (backend.kind()) {
     case BackendKind::reference:
-      return reference::csr_spmv_dot(backend, a, x, y);
+      return reference::csr_spmv_dot(backend, a, x, y, result);
     case BackendKind::cpu:
       require_partition(a, "spmv::csr_spmv_dot");
-      return cpu::csr_spmv_dot(backend, a, x, y);
+      return cpu::csr_spmv_dot(backend, a, x, y, result);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       require_partition(a, "spmv::csr_spmv_dot");
-      return cuda::csr_spmv_dot(backend, a, x, y);
+      return cuda::csr_spmv_dot(backend, a, x, y, result);
 #else
       throw NotCompiled("spmv::csr_spmv_dot: cuda backend not compiled");
 #endif

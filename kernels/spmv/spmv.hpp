@@ -111,9 +111,10 @@ int default_tile(double mean_row_length);
   /** r = b - A x */                                                                             \
   void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b,              \
                     Span<const double> x, Span<double> r);                                       \
-  /** y = A x and returns x·y (square A); deterministic like blas::dot */                       \
-  double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,            \
-                      Span<double> y);                                                           \
+  /** y = A x and x·y written to *result, an address on the backend (square A); nothing waits   \
+      for the device; deterministic like blas::dot */                                            \
+  void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,              \
+                    Span<double> y, double* result);                                             \
   /** d_i = a_ii (sum of duplicates; 0 where the row stores no diagonal entry) */                \
   void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d);
 

@@ -138,11 +138,11 @@ void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b
   });
 }
 
-double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,
-                    Span<double> y) {
-  if (a.num_rows == 0) return 0.0;
-  return visit_values(
-      a, [&](const auto* values) { return spmv_dot(backend, a, values, x.data(), y.data()); });
+void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
+                  double* result) {
+  *result = a.num_rows == 0 ? 0.0 : visit_values(a, [&](const auto* values) {
+    return spmv_dot(backend, a, values, x.data(), y.data());
+  });
 }
 
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {

@@ -227,17 +227,17 @@ __global__ void __launch_bounds__(kBlock)
 
 template <int kTile, Mode kMode, class Value>
 void launch_row_blocks(Context& context, const CsrView& a, const Value* values, const double* x,
-                       const double* b, double* y) {
+                       const double* b, double* y, double* result) {
   row_block_kernel<kTile, kMode, Value>
-      <<<static_cast<unsigned int>(a.num_row_blocks), kBlock, 0, context.stream>>>(
-          a, values, x, b, y, context.host_results_on_device);
+      <<<static_cast<unsigned int>(a.num_row_blocks), kBlock, 0, context.stream>>>(a, values, x, b,
+                                                                                   y, result);
 }
 
 /// Launches the long-row kernel (when the matrix has long rows), then the row-block kernel for
 /// a.tile, for the stored value type; does nothing for a matrix without rows.
 template <Mode kMode, class Value>
 void launch_for(const Backend& backend, const CsrView& a, const Value* values, const double* x,
-                const double* b, double* y, const char* name) {
+                const double* b, double* y, const char* name, double* result) {
   if (a.num_rows == 0) return;
   Context& context = *backend.cuda_context();
   if (a.num_chunks > 0) {
@@ -249,13 +249,13 @@ void launch_for(const Backend& backend, const CsrView& a, const Value* values, c
   }
   switch (a.tile) {
     case 1024:
-      launch_row_blocks<1024, kMode>(context, a, values, x, b, y);
+      launch_row_blocks<1024, kMode>(context, a, values, x, b, y, result);
       break;
     case 2048:
-      launch_row_blocks<2048, kMode>(context, a, values, x, b, y);
+      launch_row_blocks<2048, kMode>(context, a, values, x, b, y, result);
       break;
     case 4096:
-      launch_row_blocks<4096, kMode>(context, a, values, x, b, y);
+      launch_row_blocks<4096, kMode>(context, a, values, x, b, y, result);
       break;
     default:
       throw InvalidInput(std::string(name) + ": tile must be 1024, 2048 or 4096, got " +
@@ -267,9 +267,9 @@ void launch_for(const Backend& backend, const CsrView& a, const Value* values, c
 /// launch_for with the view's stored values (double or float).
 template <Mode kMode>
 void launch(const Backend& backend, const CsrView& a, const double* x, const double* b, double* y,
-            const char* name) {
-  visit_values(a,
-               [&](const auto* values) { launch_for<kMode>(backend, a, values, x, b, y, name); });
+            const char* name, double* result = nullptr) {
+  visit_values(
+      a, [&](const auto* values) { launch_for<kMode>(backend, a, values, x, b, y, name, result); });
 }
 
 }  // namespace
@@ -283,13 +283,13 @@ void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b
   launch<Mode::residual>(backend, a, x.data(), b.data(), r.data(), "spmv::csr_residual");
 }
 
-double csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,
-                    Span<double> y) {
-  if (a.num_rows == 0) return 0.0;
-  launch<Mode::product_dot>(backend, a, x.data(), nullptr, y.data(), "spmv::csr_spmv_dot");
-  Context& context = *backend.cuda_context();
-  KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(context.stream));
-  return context.host_results[0];
+void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
+                  double* result) {
+  if (a.num_rows == 0) {
+    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(double), backend.cuda_context()->stream));
+    return;
+  }
+  launch<Mode::product_dot>(backend, a, x.data(), nullptr, y.data(), "spmv::csr_spmv_dot", result);
 }
 
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {

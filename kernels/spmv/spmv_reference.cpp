@@ -28,8 +28,9 @@ void csr_residual(const Backend&, const CsrView& a, Span<const double> b, Span<c
   });
 }
 
-double csr_spmv_dot(const Backend&, const CsrView& a, Span<const double> x, Span<double> y) {
-  return visit_values(a, [&](const auto* values) {
+void csr_spmv_dot(const Backend&, const CsrView& a, Span<const double> x, Span<double> y,
+                  double* result) {
+  *result = visit_values(a, [&](const auto* values) {
     double sum = 0.0;
     for (index_t i = 0; i < a.num_rows; ++i) {
       y[i] = row_product(a, values, i, x);

@@ -111,6 +111,13 @@ void Backend::deallocate(void* pointer) const noexcept {
   std::free(pointer);
 }
 
+std::uint64_t Backend::host_waits() const noexcept {
+#ifdef KRYFLOW_WITH_CUDA
+  if (cuda_) return kernels::cuda::host_waits(*cuda_);
+#endif
+  return 0;
+}
+
 void Backend::synchronize() const {
 #ifdef KRYFLOW_WITH_CUDA
   if (cuda_) kernels::cuda::synchronize(*cuda_);

@@ -289,16 +289,17 @@ void BsrMatrix::residual(const Vector& b, const Vector& x, Vector& r) const {
   }
 }
 
-double BsrMatrix::apply_dot(const Vector& x, Vector& y) const {
+void BsrMatrix::apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const {
   check_apply_shapes(x, y, "BsrMatrix::apply_dot");
   check_distinct(x, y, "BsrMatrix::apply_dot");
   if (num_rows() != num_cols())
     throw DimensionMismatch("BsrMatrix::apply_dot needs a square matrix");
   const auto variant = to_variant(effective_kernel());
   if (precision_ == Precision::float32) {
-    return kernels::bsr::bsr_spmv_dot(backend(), view<float>(), variant, x.span(), y.span());
+    kernels::bsr::bsr_spmv_dot(backend(), view<float>(), variant, x.span(), y.span(), xy.address);
+    return;
   }
-  return kernels::bsr::bsr_spmv_dot(backend(), view<double>(), variant, x.span(), y.span());
+  kernels::bsr::bsr_spmv_dot(backend(), view<double>(), variant, x.span(), y.span(), xy.address);
 }
 
 void BsrMatrix::diagonal(Vector& d) const {

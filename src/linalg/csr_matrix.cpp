@@ -306,11 +306,11 @@ void CsrMatrix::residual(const Vector& b, const Vector& x, Vector& r) const {
   kernels::spmv::csr_residual(backend(), view(), b.span(), x.span(), r.span());
 }
 
-double CsrMatrix::apply_dot(const Vector& x, Vector& y) const {
+void CsrMatrix::apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const {
   check_apply_shapes(x, y, "CsrMatrix::apply_dot");
   check_distinct(x, y, "CsrMatrix::apply_dot");
   if (num_rows_ != num_cols_) throw DimensionMismatch("CsrMatrix::apply_dot needs a square matrix");
-  return kernels::spmv::csr_spmv_dot(backend(), view(), x.span(), y.span());
+  kernels::spmv::csr_spmv_dot(backend(), view(), x.span(), y.span(), xy.address);
 }
 
 void CsrMatrix::diagonal(Vector& d) const {

@@ -4,6 +4,7 @@
 #include <string>
 #include <typeinfo>
 
+#include "kernels/blas/blas.hpp"
 #include "kryflow/core/error.hpp"
 
 namespace kryflow {
@@ -13,9 +14,25 @@ void LinearOperator::residual(const Vector& b, const Vector& x, Vector& r) const
   axpby(1.0, b, -1.0, r);
 }
 
-double LinearOperator::apply_dot(const Vector& x, Vector& y) const {
+void LinearOperator::apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const {
   apply(x, y);
-  return dot(x, y);
+  if (x.size() != y.size()) {
+    throw DimensionMismatch("apply_dot needs a square operator, got " + std::to_string(num_rows()) +
+                            " x " + std::to_string(num_cols()));
+  }
+  kernels::blas::DotList list;
+  list.count = 1;
+  list.x[0] = x.span().data();
+  list.y[0] = y.span().data();
+  kernels::blas::multi_dot(backend(), x.size(), list, xy.address);
+}
+
+double LinearOperator::apply_dot(const Vector& x, Vector& y) const {
+  DeviceScalars result(backend(), 1);
+  apply_dot(x, y, result.slot(0));
+  double host = 0.0;
+  result.read(0, std::span<double>(&host, 1));
+  return host;
 }
 
 void LinearOperator::diagonal(Vector& /*d*/) const {

@@ -176,16 +176,17 @@ void SellMatrix::residual(const Vector& b, const Vector& x, Vector& r) const {
   }
 }
 
-double SellMatrix::apply_dot(const Vector& x, Vector& y) const {
+void SellMatrix::apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const {
   check_apply_shapes(x, y, "SellMatrix::apply_dot");
   check_distinct(x, y, "SellMatrix::apply_dot");
   if (num_rows_ != num_cols_) {
     throw DimensionMismatch("SellMatrix::apply_dot needs a square matrix");
   }
   if (precision_ == Precision::float32) {
-    return kernels::sell::sell_spmv_dot(backend(), view<float>(), x.span(), y.span());
+    kernels::sell::sell_spmv_dot(backend(), view<float>(), x.span(), y.span(), xy.address);
+    return;
   }
-  return kernels::sell::sell_spmv_dot(backend(), view<double>(), x.span(), y.span());
+  kernels::sell::sell_spmv_dot(backend(), view<double>(), x.span(), y.span(), xy.address);
 }
 
 void SellMatrix::diagonal(Vector& d) const {

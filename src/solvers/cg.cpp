@@ -1,93 +1,136 @@
 // Preconditioned conjugate gradients (Saad, Iterative Methods for Sparse Linear Systems, 2nd ed.,
-// Algorithm 9.1), with the point-Jacobi preconditioner fused into the vector updates.
+// Algorithm 9.1) with device-resident scalars: alpha and beta never reach the host.
 //
-// Memory traffic per iteration with Jacobi (n rows): SpMV fused with p·q (matrix + p + q),
-// one pass updating x and r and reducing r·z and r·r (reads x p r q d, writes x r), one pass
-// p = D^-1 r + beta p (reads d r p, writes p): 13 vector sweeps besides the matrix.
+// One iteration (kernels/krylov/cg/cg.hpp): q = A p with p·q into a device scalar; x += alpha p,
+// r -= alpha q with r·z and r·r (point Jacobi fused: z = D^-1 r is never stored); for another
+// preconditioner z = M^-1 r and r·z; p = z + beta p. The host reads the scalars of a window of
+// check_every iterations at once (the only wait for the device), tests them in order and stops
+// at the first iteration that converged or failed; on cuda the window's launches are recorded
+// once as a CUDA graph and replayed (use_graphs).
+//
+// Memory traffic per iteration with Jacobi (n rows): the product fused with p·q (matrix, p
+// gathered, q written), the update (reads p q d x r, writes x r), the direction (reads d r p,
+// writes p): 13 vector sweeps besides the matrix.
 //
 // Iteration numbers: report.iterations counts completed iterations; a failure detected while
 // computing iteration k + 1 is reported "at iteration k" (the breakdown and nan_detected helpers
 // quote report.iterations).
 #include <cmath>
 #include <string>
+#include <vector>
 
-#include "kernels/blas/blas.hpp"
+#include "kernels/backend/graph.hpp"
+#include "kernels/krylov/cg/cg.hpp"
+#include "kryflow/core/error.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
+#include "workspace.hpp"
 
 namespace kryflow {
+namespace {
+
+/// Scalar slots: the four of kernels::krylov::cg::Scalars, then per iteration j of a window
+/// p·Ap, r·r and r·z.
+struct CgSlots {
+  std::size_t window;
+  static constexpr std::size_t kFixed = 4;
+  std::size_t pq(std::size_t j) const { return kFixed + j; }
+  std::size_t rr(std::size_t j) const { return kFixed + window + j; }
+  std::size_t rz(std::size_t j) const { return kFixed + 2 * window + j; }
+  std::size_t count() const { return kFixed + 3 * window; }
+};
+
+}  // namespace
 
 void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector& b, Vector& x,
                  SolveReport& report) const {
   const Backend& backend = A.backend();
   const std::size_t n = b.size();
-  Vector r(backend, n);
-  Vector p(backend, n);
-  Vector q(backend, n);
+  const Vector* d = M.inverse_diagonal();
+  const CgSlots slots{static_cast<std::size_t>(options().check_every)};
+  Workspace& ws = workspace(backend, n, d != nullptr ? 3 : 4, slots.count());
+  Vector& r = ws.vector(0);
+  Vector& p = ws.vector(1);
+  Vector& q = ws.vector(2);
+  Vector* z = d != nullptr ? nullptr : &ws.vector(3);
+  DeviceScalars& s = ws.scalars();
+  const kernels::krylov::cg::Scalars scalars{s.slot(0).address, s.slot(1).address,
+                                             s.slot(2).address, s.slot(3).address};
+  const Span<const double> dinv = d != nullptr ? d->span() : Span<const double>();
+  const Span<const double> z_span = z != nullptr ? Span<const double>(z->span()) : dinv.first(0);
+  auto at = [&](std::size_t i) { return s.slot(i).address; };
 
   A.residual(b, x, r);  // r0 = b - A x0
-  double rr = dot(r, r);
-  if (check(0, std::sqrt(rr), report)) return;
-
-  const Vector* d = M.inverse_diagonal();
-  Vector z;
-  double rz = 0.0;
-  if (d != nullptr) {
-    kernels::blas::cg_jacobi_direction(backend, 0.0, d->span(), r.span(), p.span());  // p = D^-1 r
-    rz = dot(r, p);
-  } else {
-    z = Vector(backend, n);
-    M.apply(r, z);  // z0 = M^-1 r0
-    rz = dot(r, z);
-    copy(z, p);  // p0 = z0
-  }
-
-  // A and M may both be negative definite (e.g. a finite-volume Laplacian as assembled):
-  // CG then runs on -A, -M unchanged. `sign` is fixed by the first r·z.
-  const double sign = rz < 0.0 ? -1.0 : 1.0;
-  for (int k = 1;; ++k) {
+  if (z != nullptr) M.apply(r, *z);
+  kernels::krylov::cg::start(backend, dinv, r.span(), z_span, p.span(), scalars, at(slots.rr(0)));
+  std::vector<double> host(slots.count());
+  s.read(0, host);
+  if (check(0, std::sqrt(host[slots.rr(0)]), report)) return;
+  const double rz0 = host[0];
+  // A and M may both be negative definite (e.g. a finite-volume Laplacian as assembled): CG
+  // then runs on -A, -M unchanged. `sign` is fixed by r0·z0.
+  const double sign = rz0 < 0.0 ? -1.0 : 1.0;
+  auto rz_fails = [&](double rz) {
     if (!std::isfinite(rz)) {
       nan_detected(report, "r·z = " + number(rz));
-      return;
+      return true;
     }
     if (!(sign * rz > 0.0)) {
       breakdown(report, "r·z = " + number(rz) +
                             " changed sign or vanished: the preconditioner is not definite");
-      return;
+      return true;
     }
-    const double pq = A.apply_dot(p, q);  // q = A p, pq = p·A p
-    if (!std::isfinite(pq)) {
-      nan_detected(report, "p·Ap = " + number(pq));
-      return;
+    return false;
+  };
+  if (rz_fails(rz0)) return;
+
+  auto enqueue = [&](std::size_t j) {
+    A.apply_dot(p, q, s.slot(slots.pq(j)));  // q = A p, p·q
+    kernels::krylov::cg::update(backend, p.span(), q.span(), dinv, x.span(), r.span(), scalars,
+                                at(slots.pq(j)), at(slots.rr(j)), at(slots.rz(j)));
+    if (z != nullptr) {
+      M.apply(r, *z);  // z = M^-1 r
+      kernels::krylov::cg::residual_dot(backend, r.span(), z->span(), scalars, at(slots.rz(j)));
     }
-    if (!(sign * pq > 0.0)) {
-      breakdown(report, "p·Ap = " + number(pq) +
-                            " has the wrong sign: A is not positive (or negative) definite");
-      return;
+    kernels::krylov::cg::direction(backend, dinv, r.span(), z_span, p.span(), scalars);
+  };
+  bool graphs = use_graphs(backend, n);
+  kernels::LaunchGraph window_graph;
+  int done = 0;
+  for (;;) {
+    const auto window = static_cast<std::size_t>(
+        std::min<long long>(options().check_every, criteria().max_iterations - done));
+    if (graphs && window == slots.window) {
+      if (window_graph.empty()) {
+        try {
+          window_graph = kernels::LaunchGraph::record(backend, [&] {
+            for (std::size_t j = 0; j < window; ++j) enqueue(j);
+          });
+        } catch (const BackendError&) {
+          graphs = false;  // an operator that cannot be recorded: launch every kernel
+        }
+      }
     }
-    const double alpha = rz / pq;
-    double rz_next = 0.0;
-    if (d != nullptr) {
-      // x += alpha p; r -= alpha q; rz = r·D^-1 r; rr = r·r (one pass)
-      const auto dots = kernels::blas::cg_jacobi_update(backend, alpha, p.span(), q.span(),
-                                                        d->span(), x.span(), r.span());
-      rz_next = dots.rz;
-      rr = dots.rr;
+    if (graphs && !window_graph.empty() && window == slots.window) {
+      window_graph.replay();
     } else {
-      axpby(alpha, p, 1.0, x);   // x += alpha p
-      axpby(-alpha, q, 1.0, r);  // r -= alpha q
-      rr = dot(r, r);
+      for (std::size_t j = 0; j < window; ++j) enqueue(j);
     }
-    if (check(k, std::sqrt(rr), report)) return;
-    if (d != nullptr) {
-      const double beta = rz_next / rz;
-      kernels::blas::cg_jacobi_direction(backend, beta, d->span(), r.span(), p.span());
-    } else {
-      M.apply(r, z);  // z = M^-1 r
-      rz_next = dot(r, z);
-      const double beta = rz_next / rz;
-      axpby(1.0, z, beta, p);  // p = z + beta p
+    s.read(0, host);  // the convergence check: the one wait of the window
+    for (std::size_t j = 0; j < window; ++j) {
+      const double pq = host[slots.pq(j)];
+      if (!std::isfinite(pq)) {
+        nan_detected(report, "p·Ap = " + number(pq));
+        return;
+      }
+      if (!(sign * pq > 0.0)) {
+        breakdown(report, "p·Ap = " + number(pq) +
+                              " has the wrong sign: A is not positive (or negative) definite");
+        return;
+      }
+      if (check(done + static_cast<int>(j) + 1, std::sqrt(host[slots.rr(j)]), report)) return;
+      if (rz_fails(host[slots.rz(j)])) return;
     }
-    rz = rz_next;
+    done += static_cast<int>(window);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kryflow/core/error.hpp"
+#include "workspace.hpp"
 
 namespace kryflow {
 namespace {
@@ -37,6 +38,61 @@ void check_problem(const LinearOperator& A, const Preconditioner& M, const Vecto
 
 }  // namespace
 
+KrylovSolver::KrylovSolver(StopCriteria criteria) : criteria_(criteria) {
+  criteria_.validate();
+}
+
+KrylovSolver::~KrylovSolver() = default;
+
+GraphMode parse_graph_mode(const std::string& name) {
+  if (name == "automatic") return GraphMode::automatic;
+  if (name == "always") return GraphMode::always;
+  if (name == "never") return GraphMode::never;
+  throw ConfigError("cuda_graphs", "'" + name + "' is not one of automatic, always, never");
+}
+
+const char* to_string(GraphMode mode) {
+  switch (mode) {
+    case GraphMode::automatic:
+      return "automatic";
+    case GraphMode::always:
+      return "always";
+    case GraphMode::never:
+      return "never";
+  }
+  return "?";
+}
+
+void IterationOptions::validate() const {
+  if (check_every < 1) throw ConfigError("check_every", "must be >= 1");
+}
+
+void KrylovSolver::set_options(IterationOptions options) {
+  options.validate();
+  options_ = options;
+}
+
+bool KrylovSolver::use_graphs(const Backend& backend, std::size_t n) const {
+  switch (options_.graphs) {
+    case GraphMode::never:
+      return false;
+    case GraphMode::always:
+      return true;
+    case GraphMode::automatic:
+      return backend.is_device() && n <= kGraphAutomaticMaxRows;
+  }
+  return false;
+}
+
+KrylovSolver::Workspace& KrylovSolver::workspace(const Backend& backend, std::size_t n,
+                                                 std::size_t vectors, std::size_t scalars) const {
+  if (!workspace_ || !workspace_->fits(backend, n, vectors, scalars)) {
+    workspace_.reset();  // free the old one first
+    workspace_ = std::make_unique<Workspace>(backend, n, vectors, scalars);
+  }
+  return *workspace_;
+}
+
 SolveReport KrylovSolver::solve(const LinearOperator& A, const Preconditioner& M, const Vector& b,
                                 Vector& x) const {
   check_problem(A, M, b, x);
@@ -57,9 +113,12 @@ SolveReport KrylovSolver::solve(const LinearOperator& A, const Preconditioner& M
     iterate(A, M, b, x, report);
   }
   // The true residual, recomputed independently of the iteration's recursion.
-  Vector r(A.backend(), b.size());
-  A.residual(b, x, r);
-  report.true_residual_norm = norm2(r);
+  if (true_residual_.size() != b.size() || !(true_residual_.backend() == A.backend())) {
+    true_residual_ = Vector();
+    true_residual_ = Vector(A.backend(), b.size());
+  }
+  A.residual(b, x, true_residual_);
+  report.true_residual_norm = norm2(true_residual_);
   A.backend().synchronize();
   report.solve_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

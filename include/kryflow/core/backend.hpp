@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -49,6 +50,11 @@ class Backend {
   /// Waits until all work queued on this backend has finished (a no-op on the host). Throws
   /// BackendError when queued device work failed.
   void synchronize() const;
+
+  /// How many times the host has waited for this backend's device work so far (stream
+  /// synchronizations, synchronous copies and scalar reads); always 0 on the host backends,
+  /// whose work is done when a call returns. Copies of a Backend share the count.
+  std::uint64_t host_waits() const noexcept;
 
   /// The CUDA context; null for host backends. Only kernels/ code dereferences it.
   kernels::cuda::Context* cuda_context() const noexcept { return cuda_.get(); }

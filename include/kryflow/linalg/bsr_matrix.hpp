@@ -98,10 +98,12 @@ class BsrMatrix : public LinearOperator {
   void apply(const Vector& x, Vector& y) const override;
   /// r = b - A x in one pass. Errors as CsrMatrix::residual.
   void residual(const Vector& b, const Vector& x, Vector& r) const override;
-  /// y = A x and returns x·y in one pass, deterministic (same input, same bits, on cpu and cuda
-  /// and with either kernel) in the group order of kernels/bsr/bsr.hpp, which may differ from
-  /// dot()'s in the last bits. Errors as apply, plus DimensionMismatch when A is not square.
-  double apply_dot(const Vector& x, Vector& y) const override;
+  using LinearOperator::apply_dot;
+  /// y = A x and x·y into the device scalar xy in one pass, deterministic (same input, same bits,
+  /// on cpu and cuda and with either kernel) in the group order of kernels/bsr/bsr.hpp, which may
+  /// differ from dot()'s in the last bits. Errors as apply, plus DimensionMismatch when A is not
+  /// square.
+  void apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const override;
   /// d_i = a_ii (0 where the diagonal block is not stored). d has num_rows() entries on
   /// backend(); throws DimensionMismatch or InvalidInput otherwise.
   void diagonal(Vector& d) const override;

@@ -87,10 +87,11 @@ class CsrMatrix : public LinearOperator {
   /// r distinct from x and b. Throws DimensionMismatch on wrong sizes, InvalidInput when an
   /// operand lives on another backend or r is x.
   void residual(const Vector& b, const Vector& x, Vector& r) const override;
-  /// y = A x and returns x·y in one pass, deterministic (same input, same bits) in the order of
-  /// kernels/spmv/spmv.hpp, which may differ from dot()'s in the last bits. Errors as apply,
-  /// plus DimensionMismatch when A is not square.
-  double apply_dot(const Vector& x, Vector& y) const override;
+  using LinearOperator::apply_dot;
+  /// y = A x and x·y into the device scalar xy in one pass, deterministic (same input, same bits)
+  /// in the order of kernels/spmv/spmv.hpp, which may differ from dot()'s in the last bits. Errors
+  /// as apply, plus DimensionMismatch when A is not square.
+  void apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const override;
   /// d_i = a_ii (0 where row i stores no diagonal entry). d has num_rows() entries on
   /// backend(); throws DimensionMismatch or InvalidInput otherwise.
   void diagonal(Vector& d) const override;

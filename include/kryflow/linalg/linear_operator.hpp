@@ -1,6 +1,7 @@
 // The interface every matrix, matrix-free operator and preconditioner implements.
 #pragma once
 
+#include "kryflow/linalg/scalars.hpp"
 #include "kryflow/linalg/vector.hpp"
 
 namespace kryflow {
@@ -29,10 +30,16 @@ class LinearOperator {
   /// been written). Override to fuse into one pass.
   virtual void residual(const Vector& b, const Vector& x, Vector& r) const;
 
-  /// y = A x and returns x·y, for square A; x and y as in apply. The default calls apply, then
-  /// dot(x, y), which throws DimensionMismatch when A is not square (after y has been
-  /// written). Override to fuse into one pass.
-  virtual double apply_dot(const Vector& x, Vector& y) const;
+  /// y = A x and x·y written to the device-resident scalar `xy` (on backend()), for square A;
+  /// x and y as in apply. Nothing waits for the device: the Krylov solvers read x·y in later
+  /// kernels and never on the host. The default calls apply, then a one-pair start_dots into
+  /// `xy`, which throws DimensionMismatch when A is not square (after y has been written).
+  /// Override to fuse into one pass.
+  virtual void apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const;
+
+  /// y = A x and returns x·y (the virtual apply_dot through a scalar of its own, then one wait
+  /// for the device): for tests and tools, not for iterations.
+  double apply_dot(const Vector& x, Vector& y) const;
 
   /// d_i = a_ii for square operators that know their diagonal (assembled matrices, and
   /// matrix-free operators that assemble it without forming A); the point-Jacobi

@@ -74,10 +74,11 @@ class SellMatrix : public LinearOperator {
   /// r = b - A x in one pass; r_i = b_i - y_i with y_i summed as in apply. Errors as
   /// CsrMatrix::residual.
   void residual(const Vector& b, const Vector& x, Vector& r) const override;
-  /// y = A x and returns x·y in one pass, deterministic (same input, same bits; cpu and cuda
-  /// agree bit for bit) in the order of kernels/sell/sell.hpp. Errors as apply, plus
+  using LinearOperator::apply_dot;
+  /// y = A x and x·y into the device scalar xy in one pass, deterministic (same input, same bits;
+  /// cpu and cuda agree bit for bit) in the order of kernels/sell/sell.hpp. Errors as apply, plus
   /// DimensionMismatch when A is not square.
-  double apply_dot(const Vector& x, Vector& y) const override;
+  void apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const override;
   /// d_i = a_ii (0 where row i stores no diagonal entry), bit-identical to CsrMatrix::diagonal.
   /// d has num_rows() entries on backend(); throws DimensionMismatch or InvalidInput otherwise.
   void diagonal(Vector& d) const override;

@@ -1,0 +1,29 @@
+// Dispatch of the fused PCG kernels to the backend that owns the data.
+#include "kernels/krylov/cg/cg.hpp"
+
+#include "kernels/krylov/dispatch.hpp"
+
+namespace kryflow::kernels::krylov::cg {
+
+void start(const Backend& backend, Span<const double> dinv, Span<const double> r,
+           Span<const double> z, Span<double> p, const Scalars& s, double* rr) {
+  KRYFLOW_KRYLOV_DISPATCH(start, backend, dinv, r, z, p, s, rr);
+}
+
+void update(const Backend& backend, Span<const double> p, Span<const double> q,
+            Span<const double> dinv, Span<double> x, Span<double> r, const Scalars& s,
+            const double* pq, double* rr_out, double* rz_out) {
+  KRYFLOW_KRYLOV_DISPATCH(update, backend, p, q, dinv, x, r, s, pq, rr_out, rz_out);
+}
+
+void residual_dot(const Backend& backend, Span<const double> r, Span<const double> z,
+                  const Scalars& s, double* rz_out) {
+  KRYFLOW_KRYLOV_DISPATCH(residual_dot, backend, r, z, s, rz_out);
+}
+
+void direction(const Backend& backend, Span<const double> dinv, Span<const double> r,
+               Span<const double> z, Span<double> p, const Scalars& s) {
+  KRYFLOW_KRYLOV_DISPATCH(direction, backend, dinv, r, z, p, s);
+}
+
+}  // namespace kryflow::kernels::krylov::cg

@@ -1,0 +1,238 @@
+// CUDA PCG kernels: element-wise passes with the coefficients read from device memory, sums in
+// the fixed order shared with the cpu backend (kernels/krylov/fused_cuda.cuh).
+#include "kernels/krylov/cg/cg.hpp"
+#include "kernels/krylov/fused_cuda.cuh"
+
+namespace kryflow::kernels::krylov::cg::cuda {
+namespace {
+
+using kernels::cuda::aligned16;
+using kernels::cuda::load_input;
+using kernels::cuda::load_output;
+using kernels::cuda::Pair;
+using kernels::cuda::store;
+using krylov::cuda::definite_on_device;
+using krylov::cuda::size_type;
+
+kernels::cuda::Context& context_of(const Backend& backend) {
+  return *backend.cuda_context();
+}
+
+/// p = dinv r (or z); sums r·p and r·r.
+struct Start {
+  const double* dinv;  // null: p = z
+  const double* r;
+  const double* z;
+  double* p;
+  Scalars s;
+  double* rr;
+  __device__ bool prepare(bool) { return true; }
+  __device__ double element(double di, double ri, double zi) const {
+    return dinv != nullptr ? di * ri : zi;
+  }
+  template <bool kAligned>
+  __device__ void pair(size_type k, double (&sum)[2]) const {
+    const Pair rk = load_input<kAligned>(r, k);
+    const Pair dk = dinv != nullptr ? load_input<kAligned>(dinv, k) : Pair{};
+    const Pair zk = dinv == nullptr ? load_input<kAligned>(z, k) : Pair{};
+    const Pair pk{element(dk.a, rk.a, zk.a), element(dk.b, rk.b, zk.b)};
+    store<kAligned>(p, k, pk);
+    sum[0] += rk.a * pk.a;
+    sum[0] += rk.b * pk.b;
+    sum[1] += rk.a * rk.a;
+    sum[1] += rk.b * rk.b;
+  }
+  __device__ void single(size_type i, double (&sum)[2]) const {
+    const double pi = element(dinv != nullptr ? dinv[i] : 0.0, r[i], z != nullptr ? z[i] : 0.0);
+    p[i] = pi;
+    sum[0] += r[i] * pi;
+    sum[1] += r[i] * r[i];
+  }
+  __device__ void finish(const double (&total)[2]) const {
+    *s.rz = total[0];
+    *s.rz0 = total[0];
+    *s.rz_previous = total[0];
+    *s.stop = 0.0;
+    *rr = total[1];
+  }
+  bool aligned() const {
+    return aligned16(r) && aligned16(p) && (dinv == nullptr ? aligned16(z) : aligned16(dinv));
+  }
+};
+
+/// x += alpha p; r -= alpha q; sums r·(dinv r) (Jacobi) and r·r.
+template <bool kJacobi>
+struct Update {
+  const double* p;
+  const double* q;
+  const double* dinv;
+  double* x;
+  double* r;
+  Scalars s;
+  const double* pq;
+  double* rr_out;
+  double* rz_out;
+  double alpha = 0.0;
+  static constexpr int K = kJacobi ? 2 : 1;
+
+  __device__ bool prepare(bool writer) {
+    if (*s.stop != 0.0) return false;
+    const double denominator = *pq;
+    if (!definite_on_device(denominator, *s.rz0)) {
+      if (writer) *s.stop = 1.0;
+      return false;
+    }
+    alpha = *s.rz / denominator;
+    return true;
+  }
+  __device__ void element(double pi, double qi, double di, double& xi, double& ri,
+                          double (&sum)[K]) const {
+    xi += alpha * pi;
+    ri -= alpha * qi;
+    if constexpr (kJacobi) {
+      sum[0] += ri * di * ri;
+      sum[1] += ri * ri;
+    } else {
+      sum[0] += ri * ri;
+    }
+  }
+  template <bool kAligned>
+  __device__ void pair(size_type k, double (&sum)[K]) const {
+    const Pair pk = load_input<kAligned>(p, k);
+    const Pair qk = load_input<kAligned>(q, k);
+    const Pair dk = kJacobi ? load_input<kAligned>(dinv, k) : Pair{};
+    Pair xk = load_output<kAligned>(x, k);
+    Pair rk = load_output<kAligned>(r, k);
+    element(pk.a, qk.a, dk.a, xk.a, rk.a, sum);
+    element(pk.b, qk.b, dk.b, xk.b, rk.b, sum);
+    store<kAligned>(x, k, xk);
+    store<kAligned>(r, k, rk);
+  }
+  __device__ void single(size_type i, double (&sum)[K]) const {
+    element(p[i], q[i], kJacobi ? dinv[i] : 0.0, x[i], r[i], sum);
+  }
+  __device__ void finish(const double (&total)[K]) const {
+    if constexpr (kJacobi) {
+      *s.rz_previous = *s.rz;
+      *s.rz = total[0];
+      *rz_out = total[0];
+      *rr_out = total[1];
+    } else {
+      *rr_out = total[0];
+    }
+  }
+  bool aligned() const {
+    return aligned16(p) && aligned16(q) && aligned16(x) && aligned16(r) &&
+           (!kJacobi || aligned16(dinv));
+  }
+};
+
+/// rz = r·z with the previous one kept.
+struct ResidualDot {
+  const double* r;
+  const double* z;
+  Scalars s;
+  double* rz_out;
+  __device__ bool prepare(bool) { return *s.stop == 0.0; }
+  template <bool kAligned>
+  __device__ void pair(size_type k, double (&sum)[1]) const {
+    const Pair rk = load_input<kAligned>(r, k);
+    const Pair zk = load_input<kAligned>(z, k);
+    sum[0] += rk.a * zk.a;
+    sum[0] += rk.b * zk.b;
+  }
+  __device__ void single(size_type i, double (&sum)[1]) const { sum[0] += r[i] * z[i]; }
+  __device__ void finish(const double (&total)[1]) const {
+    *s.rz_previous = *s.rz;
+    *s.rz = total[0];
+    *rz_out = total[0];
+  }
+  bool aligned() const { return aligned16(r) && aligned16(z); }
+};
+
+/// p = dinv r + beta p (or z + beta p), beta = rz / rz_previous.
+struct Direction {
+  const double* dinv;  // null: p = z + beta p
+  const double* r;
+  const double* z;
+  double* p;
+  Scalars s;
+  double beta = 0.0;
+  __device__ bool prepare(bool writer) {
+    if (*s.stop != 0.0) return false;
+    const double rz = *s.rz;
+    if (!definite_on_device(rz, *s.rz0)) {
+      if (writer) *s.stop = 1.0;
+      return false;
+    }
+    beta = rz / *s.rz_previous;
+    return true;
+  }
+  __device__ double element(double di, double ri, double zi, double pi) const {
+    return dinv != nullptr ? di * ri + beta * pi : zi + beta * pi;
+  }
+  template <bool kAligned>
+  __device__ void pair(size_type k) const {
+    Pair pk = load_output<kAligned>(p, k);
+    if (dinv != nullptr) {
+      const Pair dk = load_input<kAligned>(dinv, k);
+      const Pair rk = load_input<kAligned>(r, k);
+      pk = {element(dk.a, rk.a, 0.0, pk.a), element(dk.b, rk.b, 0.0, pk.b)};
+    } else {
+      const Pair zk = load_input<kAligned>(z, k);
+      pk = {element(0.0, 0.0, zk.a, pk.a), element(0.0, 0.0, zk.b, pk.b)};
+    }
+    store<kAligned>(p, k, pk);
+  }
+  __device__ void single(size_type i) const {
+    p[i] = dinv != nullptr ? element(dinv[i], r[i], 0.0, p[i]) : element(0.0, 0.0, z[i], p[i]);
+  }
+  bool aligned() const {
+    return aligned16(p) && (dinv != nullptr ? aligned16(dinv) && aligned16(r) : aligned16(z));
+  }
+};
+
+const double* or_null(Span<const double> v) {
+  return v.empty() ? nullptr : v.data();
+}
+
+}  // namespace
+
+void start(const Backend& backend, Span<const double> dinv, Span<const double> r,
+           Span<const double> z, Span<double> p, const Scalars& s, double* rr) {
+  krylov::cuda::launch_reduce<2>(context_of(backend), r.size(),
+                                 Start{or_null(dinv), r.data(), or_null(z), p.data(), s, rr},
+                                 "krylov::cg::start");
+}
+
+void update(const Backend& backend, Span<const double> p, Span<const double> q,
+            Span<const double> dinv, Span<double> x, Span<double> r, const Scalars& s,
+            const double* pq, double* rr_out, double* rz_out) {
+  if (!dinv.empty()) {
+    krylov::cuda::launch_reduce<2>(
+        context_of(backend), r.size(),
+        Update<true>{p.data(), q.data(), dinv.data(), x.data(), r.data(), s, pq, rr_out, rz_out},
+        "krylov::cg::update");
+  } else {
+    krylov::cuda::launch_reduce<1>(
+        context_of(backend), r.size(),
+        Update<false>{p.data(), q.data(), nullptr, x.data(), r.data(), s, pq, rr_out, rz_out},
+        "krylov::cg::update");
+  }
+}
+
+void residual_dot(const Backend& backend, Span<const double> r, Span<const double> z,
+                  const Scalars& s, double* rz_out) {
+  krylov::cuda::launch_reduce<1>(context_of(backend), r.size(),
+                                 ResidualDot{r.data(), z.data(), s, rz_out},
+                                 "krylov::cg::residual_dot");
+}
+
+void direction(const Backend& backend, Span<const double> dinv, Span<const double> r,
+               Span<const double> z, Span<double> p, const Scalars& s) {
+  krylov::cuda::launch_map(context_of(backend), p.size(),
+                           Direction{or_null(dinv), r.data(), or_null(z), p.data(), s},
+                           "krylov::cg::direction");
+}
+
+}  // namespace kryflow::kernels::krylov::cg::cuda

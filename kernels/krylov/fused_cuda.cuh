@@ -1,0 +1,105 @@
+// Launch scaffolding of the fused Krylov kernels on cuda: one element-wise pass over n entries
+// in pairs (kernels/backend/vector_access.cuh), optionally with K sums reduced in the fixed
+// order of kernels/backend/reduction_order.hpp.
+//
+// An operation `Op` provides:
+//   __device__ bool prepare(bool writer)  reads its scalars (every thread, same values), returns
+//                                         false when the whole kernel must do nothing (uniform);
+//                                         `writer` is true in one thread, which may record why
+//   template <bool kAligned> __device__ void pair(size_type p, double (&sum)[K])   (or without
+//                                         sums for maps)
+//   __device__ void single(size_type i, double (&sum)[K])                            (odd tail)
+//   __device__ void finish(const double (&total)[K])   reductions: one thread, after every
+//                                         block has read its scalars (may overwrite them)
+//   bool aligned() const                   every pointer 16-byte aligned
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "kernels/backend/cuda_context.cuh"
+#include "kernels/backend/reduction.cuh"
+#include "kernels/backend/reduction_order.hpp"
+#include "kernels/backend/vector_access.cuh"
+
+namespace kryflow::kernels::krylov::cuda {
+
+using kernels::cuda::size_type;
+constexpr int kBlock = kernels::kReductionThreads;
+constexpr int kMinBlocksPerSm = 8;
+
+template <int K, bool kAligned, class Op>
+__global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
+    fused_reduce_kernel(size_type n, Op op, double* partials, unsigned int* counter) {
+  const bool writer = blockIdx.x == 0 && threadIdx.x == 0;
+  if (!op.prepare(writer)) return;
+  double sum[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) sum[k] = 0.0;
+  const size_type num_pairs = n / 2;
+  const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
+  for (size_type p = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x; p < num_pairs;
+       p += stride) {
+    op.template pair<kAligned>(p, sum);
+  }
+  if (n % 2 == 1 && writer) op.single(n - 1, sum);
+  kernels::cuda::grid_sum_then<kBlock, K>(sum, partials, counter,
+                                          [&op](const double(&total)[K]) { op.finish(total); });
+}
+
+template <bool kAligned, class Op>
+__global__ void __launch_bounds__(kBlock, kMinBlocksPerSm) fused_map_kernel(size_type n, Op op) {
+  const bool writer = blockIdx.x == 0 && threadIdx.x == 0;
+  if (!op.prepare(writer)) return;
+  const size_type num_pairs = n / 2;
+  const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
+  for (size_type p = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x; p < num_pairs;
+       p += stride) {
+    op.template pair<kAligned>(p);
+  }
+  if (n % 2 == 1 && writer) op.single(n - 1);
+}
+
+/// Launches the reduction of K sums over n entries (n > 0) on the backend's stream.
+template <int K, class Op>
+void launch_reduce(kernels::cuda::Context& context, std::size_t size, const Op& op,
+                   const char* name) {
+  const auto n = static_cast<size_type>(size);
+  if (n == 0) return;
+  const size_type per_block = kBlock * kernels::kReductionElementsPerThread;
+  const auto blocks = static_cast<unsigned int>(
+      std::min<size_type>((n + per_block - 1) / per_block, kernels::kMaxReductionBlocks));
+  if (op.aligned()) {
+    fused_reduce_kernel<K, true><<<blocks, kBlock, 0, context.stream>>>(
+        n, op, context.reduction_partials, context.reduction_counter);
+  } else {
+    fused_reduce_kernel<K, false><<<blocks, kBlock, 0, context.stream>>>(
+        n, op, context.reduction_partials, context.reduction_counter);
+  }
+  kernels::cuda::check_launch(name);
+}
+
+/// Launches the element-wise pass over n entries on the backend's stream.
+template <class Op>
+void launch_map(kernels::cuda::Context& context, std::size_t size, const Op& op, const char* name) {
+  const auto n = static_cast<size_type>(size);
+  if (n == 0) return;
+  const size_type num_pairs = std::max<size_type>(n / 2, 1);
+  const auto blocks = static_cast<unsigned int>(
+      std::min<size_type>((num_pairs + kBlock - 1) / kBlock, size_type{1} << 20));
+  if (op.aligned()) {
+    fused_map_kernel<true><<<blocks, kBlock, 0, context.stream>>>(n, op);
+  } else {
+    fused_map_kernel<false><<<blocks, kBlock, 0, context.stream>>>(n, op);
+  }
+  kernels::cuda::check_launch(name);
+}
+
+/// Finite and of the sign of rz0 (see kernels/krylov/cg/cg.hpp).
+__device__ __forceinline__ bool definite_on_device(double value, double rz0) {
+  const double sign = rz0 < 0.0 ? -1.0 : 1.0;
+  return isfinite(value) && sign * value > 0.0;
+}
+
+}  // namespace kryflow::kernels::krylov::cuda

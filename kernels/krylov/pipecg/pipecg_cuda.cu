@@ -1,0 +1,222 @@
+// CUDA pipelined CG kernels: the whole vector update in one pass with its three sums
+// (kernels/krylov/fused_cuda.cuh).
+#include "kernels/krylov/fused_cuda.cuh"
+#include "kernels/krylov/pipecg/pipecg.hpp"
+#include "kernels/krylov/pipecg/pipecg_scalars.hpp"
+
+namespace kryflow::kernels::krylov::pipecg::cuda {
+namespace {
+
+using kernels::cuda::aligned16;
+using kernels::cuda::load_input;
+using kernels::cuda::load_output;
+using kernels::cuda::Pair;
+using kernels::cuda::store;
+using krylov::cuda::size_type;
+
+struct Start {
+  const double* dinv;
+  const double* r;
+  const double* u;
+  const double* w;
+  double* m;
+  Scalars s;
+  double* rr;
+  bool reset;
+  __device__ bool prepare(bool) { return reset || *s.stop == 0.0; }
+  template <bool kAligned>
+  __device__ void pair(size_type k, double (&sum)[3]) const {
+    const Pair rk = load_input<kAligned>(r, k);
+    const Pair uk = load_input<kAligned>(u, k);
+    const Pair wk = load_input<kAligned>(w, k);
+    if (dinv != nullptr) {
+      const Pair dk = load_input<kAligned>(dinv, k);
+      store<kAligned>(m, k, {dk.a * wk.a, dk.b * wk.b});
+    }
+    sum[0] += rk.a * uk.a;
+    sum[0] += rk.b * uk.b;
+    sum[1] += wk.a * uk.a;
+    sum[1] += wk.b * uk.b;
+    sum[2] += rk.a * rk.a;
+    sum[2] += rk.b * rk.b;
+  }
+  __device__ void single(size_type i, double (&sum)[3]) const {
+    if (dinv != nullptr) m[i] = dinv[i] * w[i];
+    sum[0] += r[i] * u[i];
+    sum[1] += w[i] * u[i];
+    sum[2] += r[i] * r[i];
+  }
+  __device__ void finish(const double (&total)[3]) const {
+    if (reset) {
+      *s.gamma0 = total[0];
+      *s.gamma_previous = total[0];
+      *s.alpha_previous = 1.0;
+      *s.first = 1.0;
+      *s.stop = 0.0;
+    }
+    *s.gamma = total[0];
+    *s.delta = total[1];
+    *rr = total[2];
+  }
+  bool aligned() const {
+    return aligned16(r) && aligned16(u) && aligned16(w) &&
+           (dinv == nullptr || (aligned16(dinv) && aligned16(m)));
+  }
+};
+
+template <bool kJacobi>
+struct Update {
+  const double* dinv;
+  const double* n;
+  double* m;
+  double* w;
+  double* u;
+  double* r;
+  double* x;
+  double* z;
+  double* q;
+  double* sv;
+  double* p;
+  Scalars s;
+  double* denominator_out;
+  double* rr_out;
+  double* gamma_out;
+  Coefficients c;
+
+  __device__ bool prepare(bool writer) {
+    if (*s.stop != 0.0) return false;
+    c = coefficients(s);
+    if (writer) {
+      *denominator_out = c.denominator;
+      if (!c.valid) *s.stop = 1.0;
+    }
+    return c.valid;
+  }
+  struct Element {
+    double n, m, w, u, r, x, z, q, s, p, d;
+  };
+  __device__ void element(Element& e, double (&sum)[3]) const {
+    e.z = e.n + c.beta * e.z;
+    e.q = e.m + c.beta * e.q;
+    e.s = e.w + c.beta * e.s;
+    e.p = e.u + c.beta * e.p;
+    e.x += c.alpha * e.p;
+    e.r = e.r - c.alpha * e.s;
+    e.u = e.u - c.alpha * e.q;
+    e.w = e.w - c.alpha * e.z;
+    if constexpr (kJacobi) e.m = e.d * e.w;
+    sum[0] += e.r * e.u;
+    sum[1] += e.w * e.u;
+    sum[2] += e.r * e.r;
+  }
+  template <bool kAligned>
+  __device__ void pair(size_type k, double (&sum)[3]) const {
+    const Pair nk = load_input<kAligned>(n, k);
+    const Pair mk = load_output<kAligned>(m, k);
+    const Pair wk = load_output<kAligned>(w, k);
+    const Pair uk = load_output<kAligned>(u, k);
+    const Pair rk = load_output<kAligned>(r, k);
+    const Pair xk = load_output<kAligned>(x, k);
+    const Pair zk = load_output<kAligned>(z, k);
+    const Pair qk = load_output<kAligned>(q, k);
+    const Pair sk = load_output<kAligned>(sv, k);
+    const Pair pk = load_output<kAligned>(p, k);
+    const Pair dk = kJacobi ? load_input<kAligned>(dinv, k) : Pair{};
+    Element a{nk.a, mk.a, wk.a, uk.a, rk.a, xk.a, zk.a, qk.a, sk.a, pk.a, dk.a};
+    Element b{nk.b, mk.b, wk.b, uk.b, rk.b, xk.b, zk.b, qk.b, sk.b, pk.b, dk.b};
+    element(a, sum);
+    element(b, sum);
+    store<kAligned>(z, k, {a.z, b.z});
+    store<kAligned>(q, k, {a.q, b.q});
+    store<kAligned>(sv, k, {a.s, b.s});
+    store<kAligned>(p, k, {a.p, b.p});
+    store<kAligned>(x, k, {a.x, b.x});
+    store<kAligned>(r, k, {a.r, b.r});
+    store<kAligned>(u, k, {a.u, b.u});
+    store<kAligned>(w, k, {a.w, b.w});
+    if constexpr (kJacobi) store<kAligned>(m, k, {a.m, b.m});
+  }
+  __device__ void single(size_type i, double (&sum)[3]) const {
+    Element e{n[i], m[i], w[i], u[i], r[i], x[i], z[i], q[i], sv[i], p[i], kJacobi ? dinv[i] : 0.0};
+    element(e, sum);
+    z[i] = e.z;
+    q[i] = e.q;
+    sv[i] = e.s;
+    p[i] = e.p;
+    x[i] = e.x;
+    r[i] = e.r;
+    u[i] = e.u;
+    w[i] = e.w;
+    if constexpr (kJacobi) m[i] = e.m;
+  }
+  __device__ void finish(const double (&total)[3]) const {
+    *s.gamma_previous = *s.gamma;
+    *s.alpha_previous = c.alpha;
+    *s.gamma = total[0];
+    *s.delta = total[1];
+    *s.first = 0.0;
+    *gamma_out = total[0];
+    *rr_out = total[2];
+  }
+  bool aligned() const {
+    return aligned16(n) && aligned16(m) && aligned16(w) && aligned16(u) && aligned16(r) &&
+           aligned16(x) && aligned16(z) && aligned16(q) && aligned16(sv) && aligned16(p) &&
+           (!kJacobi || aligned16(dinv));
+  }
+};
+
+}  // namespace
+
+void start(const Backend& backend, Span<const double> dinv, Span<const double> r,
+           Span<const double> u, Span<const double> w, Span<double> m, const Scalars& s, double* rr,
+           bool reset) {
+  krylov::cuda::launch_reduce<3>(*backend.cuda_context(), r.size(),
+                                 Start{dinv.empty() ? nullptr : dinv.data(), r.data(), u.data(),
+                                       w.data(), m.data(), s, rr, reset},
+                                 "krylov::pipecg::start");
+}
+
+void update(const Backend& backend, const Vectors& v, const Scalars& s, double* denominator_out,
+            double* rr_out, double* gamma_out) {
+  if (!v.dinv.empty()) {
+    krylov::cuda::launch_reduce<3>(*backend.cuda_context(), v.r.size(),
+                                   Update<true>{v.dinv.data(),
+                                                v.n.data(),
+                                                v.m.data(),
+                                                v.w.data(),
+                                                v.u.data(),
+                                                v.r.data(),
+                                                v.x.data(),
+                                                v.z.data(),
+                                                v.q.data(),
+                                                v.s.data(),
+                                                v.p.data(),
+                                                s,
+                                                denominator_out,
+                                                rr_out,
+                                                gamma_out,
+                                                {}},
+                                   "krylov::pipecg::update");
+  } else {
+    krylov::cuda::launch_reduce<3>(*backend.cuda_context(), v.r.size(),
+                                   Update<false>{nullptr,
+                                                 v.n.data(),
+                                                 v.m.data(),
+                                                 v.w.data(),
+                                                 v.u.data(),
+                                                 v.r.data(),
+                                                 v.x.data(),
+                                                 v.z.data(),
+                                                 v.q.data(),
+                                                 v.s.data(),
+                                                 v.p.data(),
+                                                 s,
+                                                 denominator_out,
+                                                 rr_out,
+                                                 gamma_out,
+                                                 {}},
+                                   "krylov::pipecg::update");
+  }
+}
+
+}  // namespace kryflow::kernels::krylov::pipecg::cuda
