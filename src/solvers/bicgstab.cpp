@@ -1,99 +1,170 @@
 // Right-preconditioned BiCGStab (van der Vorst, SIAM J. Sci. Stat. Comput. 13, 1992; Saad,
-// Iterative Methods, 2nd ed., Algorithm 7.7 applied to A M^-1 u = b, x = M^-1 u).
+// Iterative Methods, 2nd ed., Algorithm 7.7 applied to A M^-1 u = b, x = M^-1 u) with
+// device-resident scalars (kernels/krylov/bicgstab/bicgstab.hpp): rho, alpha and omega never
+// reach the host, which reads the scalars of a window of check_every iterations at once and
+// tests them in order.
+//
+// Per iteration with point Jacobi: direction (p and p^ = D^-1 p), v = A p^, r^·v, the half step
+// (s, s^ and s·s), t = A s^, t·t and t·s, the final step (x, r, r·r and the next rho): seven
+// launches, recorded once as a CUDA graph on cuda (use_graphs).
 //
 // A vanishing denominator is a breakdown; a non-finite scalar is nan_detected, and x is never
 // updated with one. Failures found while computing iteration k + 1 are reported "at iteration
 // k", k = report.iterations (the completed iterations).
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
+#include "kernels/backend/graph.hpp"
+#include "kernels/krylov/bicgstab/bicgstab.hpp"
+#include "kryflow/core/error.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
+#include "workspace.hpp"
 
 namespace kryflow {
+namespace {
+
+/// Scalar slots: the seven of kernels::krylov::bicgstab::Scalars, the initial r·r, then per
+/// iteration j of a window r^·v, s·s, t·t, t·s, omega, r·r and rho.
+struct BicgstabSlots {
+  std::size_t window;
+  static constexpr std::size_t kFixed = 8;
+  static constexpr std::size_t kInitialRr = 7;
+  static constexpr std::size_t kPerIteration = 7;
+  std::size_t base(std::size_t j) const { return kFixed + kPerIteration * j; }
+  std::size_t shadow_v(std::size_t j) const { return base(j); }
+  std::size_t ss(std::size_t j) const { return base(j) + 1; }
+  std::size_t tt(std::size_t j) const { return base(j) + 2; }  // t·t, then t·s
+  std::size_t omega(std::size_t j) const { return base(j) + 4; }
+  std::size_t rr(std::size_t j) const { return base(j) + 5; }
+  std::size_t rho(std::size_t j) const { return base(j) + 6; }
+  std::size_t count() const { return kFixed + kPerIteration * window; }
+};
+
+enum VectorIndex { kR, kRHat, kP, kV, kPHat, kS, kSHat, kT, kVectorCount };
+
+}  // namespace
 
 void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const Vector& b, Vector& x,
                        SolveReport& report) const {
   const Backend& backend = A.backend();
   const std::size_t n = b.size();
-  Vector r(backend, n);
-  Vector r_hat(backend, n);
-  Vector p(backend, n);
-  Vector v(backend, n);
-  Vector p_hat(backend, n);
-  Vector s(backend, n);
-  Vector s_hat(backend, n);
-  Vector t(backend, n);
+  const Vector* d = M.inverse_diagonal();
+  const BicgstabSlots slots{static_cast<std::size_t>(options().check_every)};
+  Workspace& ws = workspace(backend, n, kVectorCount, slots.count());
+  auto v = [&](VectorIndex i) -> Vector& { return ws.vector(i); };
+  DeviceScalars& s = ws.scalars();
+  auto at = [&](std::size_t i) { return s.slot(i).address; };
+  const kernels::krylov::bicgstab::Scalars scalars{at(0), at(1), at(2), at(3), at(4), at(5), at(6)};
+  const Span<const double> dinv = d != nullptr ? d->span() : Span<const double>();
+  const double goal = target(report);
 
-  A.residual(b, x, r);  // r0 = b - A x0
-  if (check(0, norm2(r), report)) return;
-  copy(r, r_hat);  // shadow residual r^ = r0
-  double rho_previous = 1.0;
-  double alpha = 1.0;
-  double omega = 1.0;
-
-  for (int k = 1;; ++k) {
-    const double rho = dot(r_hat, r);  // rho = r^·r
+  A.residual(b, x, v(kR));  // r0 = b - A x0
+  kernels::krylov::bicgstab::start(backend, v(kR).span(), v(kRHat).span(), scalars,
+                                   at(BicgstabSlots::kInitialRr));
+  const double goal_on_device[1] = {goal};
+  s.write(6, goal_on_device);
+  std::vector<double> host(slots.count());
+  s.read(0, host);
+  if (check(0, std::sqrt(host[BicgstabSlots::kInitialRr]), report)) return;
+  auto rho_fails = [&](double rho) {
     if (!std::isfinite(rho)) {
       nan_detected(report, "rho = r^·r = " + number(rho));
-      return;
+      return true;
     }
     if (rho == 0.0) {
       breakdown(report, "rho = r^·r vanished");
-      return;
+      return true;
     }
-    if (k == 1) {
-      copy(r, p);  // p = r
+    return false;
+  };
+  if (rho_fails(host[0])) return;
+
+  auto enqueue = [&](std::size_t j) {
+    kernels::krylov::bicgstab::direction(backend, dinv, v(kR).span(), v(kV).span(), v(kP).span(),
+                                         v(kPHat).span(), scalars);
+    if (d == nullptr) M.apply(v(kP), v(kPHat));  // p^ = M^-1 p
+    A.apply(v(kPHat), v(kV));                    // v = A p^
+    kernels::krylov::bicgstab::shadow_dot(backend, v(kRHat).span(), v(kV).span(), scalars,
+                                          at(slots.shadow_v(j)));
+    kernels::krylov::bicgstab::half_step(backend, dinv, v(kR).span(), v(kV).span(), v(kS).span(),
+                                         v(kSHat).span(), scalars, at(slots.shadow_v(j)),
+                                         at(slots.ss(j)));
+    if (d == nullptr) M.apply(v(kS), v(kSHat));  // s^ = M^-1 s
+    A.apply(v(kSHat), v(kT));                    // t = A s^
+    kernels::krylov::bicgstab::stabilizer_dots(backend, v(kT).span(), v(kS).span(), scalars,
+                                               at(slots.tt(j)));
+    const kernels::krylov::bicgstab::IterationSlots out{at(slots.shadow_v(j)), at(slots.ss(j)),
+                                                        at(slots.tt(j)),       at(slots.omega(j)),
+                                                        at(slots.rr(j)),       at(slots.rho(j))};
+    kernels::krylov::bicgstab::finish_step(backend, v(kPHat).span(), v(kSHat).span(), v(kS).span(),
+                                           v(kT).span(), v(kRHat).span(), x.span(), v(kR).span(),
+                                           scalars, at(slots.ss(j)), at(slots.tt(j)), out);
+  };
+  bool graphs = use_graphs(backend, n);
+  kernels::LaunchGraph window_graph;
+  int done = 0;
+  for (;;) {
+    const auto window = static_cast<std::size_t>(
+        std::min<long long>(options().check_every, criteria().max_iterations - done));
+    if (graphs && window == slots.window && window_graph.empty()) {
+      try {
+        window_graph = kernels::LaunchGraph::record(backend, [&] {
+          for (std::size_t j = 0; j < window; ++j) enqueue(j);
+        });
+      } catch (const BackendError&) {
+        graphs = false;
+      }
+    }
+    if (graphs && !window_graph.empty() && window == slots.window) {
+      window_graph.replay();
     } else {
-      const double beta = (rho / rho_previous) * (alpha / omega);
-      axpbypcz(1.0, r, -beta * omega, v, beta, p);  // p = r + beta (p - omega v)
+      for (std::size_t j = 0; j < window; ++j) enqueue(j);
     }
-    M.apply(p, p_hat);  // p^ = M^-1 p
-    A.apply(p_hat, v);  // v = A p^
-    const double r_hat_v = dot(r_hat, v);
-    if (!std::isfinite(r_hat_v)) {
-      nan_detected(report, "r^·v = " + number(r_hat_v));
-      return;
+    s.read(0, host);  // the convergence check: the one wait of the window
+    for (std::size_t j = 0; j < window; ++j) {
+      const int k = done + static_cast<int>(j) + 1;
+      const double shadow_v = host[slots.shadow_v(j)];
+      if (!std::isfinite(shadow_v)) {
+        nan_detected(report, "r^·v = " + number(shadow_v));
+        return;
+      }
+      if (shadow_v == 0.0) {
+        breakdown(report, "r^·v vanished");
+        return;
+      }
+      const double s_norm = std::sqrt(host[slots.ss(j)]);
+      if (!std::isfinite(s_norm)) {
+        nan_detected(report, "||s|| = " + number(s_norm));
+        return;
+      }
+      if (s_norm <= goal) {  // the device ended at the half step: x += alpha p^
+        check(k, s_norm, report);
+        return;
+      }
+      const double tt = host[slots.tt(j)];
+      if (!std::isfinite(tt)) {
+        nan_detected(report, "t·t = " + number(tt));
+        return;
+      }
+      if (tt == 0.0) {
+        breakdown(report, "t·t vanished");
+        return;
+      }
+      const double omega = host[slots.omega(j)];
+      if (!std::isfinite(omega)) {
+        nan_detected(report, "omega = t·s / t·t = " + number(omega));
+        return;
+      }
+      if (check(k, std::sqrt(host[slots.rr(j)]), report)) return;
+      if (omega == 0.0) {
+        breakdown(report, "omega vanished");
+        return;
+      }
+      if (rho_fails(host[slots.rho(j)])) return;
     }
-    if (r_hat_v == 0.0) {
-      breakdown(report, "r^·v vanished");
-      return;
-    }
-    alpha = rho / r_hat_v;
-    axpbypcz(1.0, r, -alpha, v, 0.0, s);  // s = r - alpha v
-    const double s_norm = norm2(s);
-    if (!std::isfinite(s_norm)) {
-      nan_detected(report, "||s|| = " + number(s_norm));
-      return;
-    }
-    if (s_norm <= target(report)) {
-      axpby(alpha, p_hat, 1.0, x);  // x += alpha p^ (converged at the half step)
-      check(k, s_norm, report);
-      return;
-    }
-    M.apply(s, s_hat);  // s^ = M^-1 s
-    A.apply(s_hat, t);  // t = A s^
-    const double tt = dot(t, t);
-    if (!std::isfinite(tt)) {
-      nan_detected(report, "t·t = " + number(tt));
-      return;
-    }
-    if (tt == 0.0) {
-      breakdown(report, "t·t vanished");
-      return;
-    }
-    omega = dot(t, s) / tt;
-    if (!std::isfinite(omega)) {
-      nan_detected(report, "omega = t·s / t·t = " + number(omega));
-      return;
-    }
-    axpbypcz(alpha, p_hat, omega, s_hat, 1.0, x);  // x += alpha p^ + omega s^
-    axpbypcz(1.0, s, -omega, t, 0.0, r);           // r = s - omega t
-    if (check(k, norm2(r), report)) return;
-    if (omega == 0.0) {
-      breakdown(report, "omega vanished");
-      return;
-    }
-    rho_previous = rho;
+    done += static_cast<int>(window);
   }
 }
 
