@@ -19,12 +19,12 @@
 namespace kryflow {
 namespace {
 
-/// Scalar slots: the seven of kernels::krylov::pipecg::Scalars, the initial r·r, then per
+/// Scalar slots: the nine of kernels::krylov::pipecg::Scalars, the initial r·r, then per
 /// iteration j of a window the denominator of alpha, r·r and gamma = r·u.
 struct PipeSlots {
   std::size_t window;
-  static constexpr std::size_t kFixed = 8;
-  static constexpr std::size_t kInitialRr = 7;
+  static constexpr std::size_t kFixed = 10;
+  static constexpr std::size_t kInitialRr = 9;
   std::size_t denominator(std::size_t j) const { return kFixed + j; }
   std::size_t rr(std::size_t j) const { return kFixed + window + j; }
   std::size_t gamma(std::size_t j) const { return kFixed + 2 * window + j; }
@@ -50,7 +50,8 @@ void PipelinedCg::iterate(const LinearOperator& A, const Preconditioner& M, cons
   auto v = [&](VectorIndex i) -> Vector& { return ws.vector(i); };
   DeviceScalars& s = ws.scalars();
   auto at = [&](std::size_t i) { return s.slot(i).address; };
-  const kernels::krylov::pipecg::Scalars scalars{at(0), at(1), at(2), at(3), at(4), at(5), at(6)};
+  const kernels::krylov::pipecg::Scalars scalars{at(0), at(1), at(2), at(3), at(4),
+                                                 at(5), at(6), at(7), at(8)};
   const Span<const double> dinv = d != nullptr ? d->span() : Span<const double>();
   const kernels::krylov::pipecg::Vectors vectors{
       dinv,     v(kN).span(), v(kM).span(), v(kW).span(), v(kU).span(), v(kR).span(),
@@ -62,7 +63,8 @@ void PipelinedCg::iterate(const LinearOperator& A, const Preconditioner& M, cons
     M.apply(v(kR), v(kU));
     A.apply(v(kU), v(kW));
     kernels::krylov::pipecg::start(backend, dinv, v(kR).span(), v(kU).span(), v(kW).span(),
-                                   v(kM).span(), scalars, at(PipeSlots::kInitialRr), reset);
+                                   v(kS).span(), v(kP).span(), v(kM).span(), scalars,
+                                   at(PipeSlots::kInitialRr), reset);
     if (d == nullptr) M.apply(v(kW), v(kM));
   };
   for (VectorIndex i : {kZ, kQ, kS, kP}) fill(v(i), 0.0);  // beta_0 = 0 multiplies them
@@ -70,7 +72,7 @@ void PipelinedCg::iterate(const LinearOperator& A, const Preconditioner& M, cons
   std::vector<double> host(slots.count());
   s.read(0, host);
   if (check(0, std::sqrt(host[PipeSlots::kInitialRr]), report)) return;
-  const double gamma0 = host[4];
+  const double gamma0 = host[6];
   const double sign = gamma0 < 0.0 ? -1.0 : 1.0;
   auto gamma_fails = [&](double gamma) {
     if (!std::isfinite(gamma)) {
@@ -101,7 +103,8 @@ void PipelinedCg::iterate(const LinearOperator& A, const Preconditioner& M, cons
     M.apply(v(kS), v(kQ));
     A.apply(v(kQ), v(kZ));
     kernels::krylov::pipecg::start(backend, dinv, v(kR).span(), v(kU).span(), v(kW).span(),
-                                   v(kM).span(), scalars, at(PipeSlots::kInitialRr), false);
+                                   v(kS).span(), v(kP).span(), v(kM).span(), scalars,
+                                   at(PipeSlots::kInitialRr), false);
     if (d == nullptr) M.apply(v(kW), v(kM));
   };
   bool graphs = use_graphs(backend, n);

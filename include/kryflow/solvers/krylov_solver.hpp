@@ -149,17 +149,23 @@ class Cg final : public KrylovSolver {
 /// Pipelined preconditioned conjugate gradients (Ghysels and Vanroose, Parallel Computing 40,
 /// 2014, Algorithm 4; in Saad's notation: r the residual, u = M^-1 r, w = A u, p the direction,
 /// s = A p, q = M^-1 s, z = A q). Every inner product of an iteration (gamma = r·u, delta = w·u,
-/// and ||r||) comes out of one fused reduction in the pass that updates all vectors, so one
-/// global synchronization per iteration can overlap the preconditioner and the product (with a
-/// distributed vector, the MPI allreduce). Scalars stay on the device, as in Cg.
+/// ||r|| and the three that give p·s, the denominator of alpha, without Chronopoulos and Gear's
+/// recurrence: kernels/krylov/pipecg/pipecg.hpp) comes out of one fused reduction in the pass
+/// that updates all vectors, so one global synchronization per iteration can overlap the
+/// preconditioner and the product (with a distributed vector, the MPI allreduce). Scalars stay
+/// on the device, as in Cg. Iterations: the same as Cg's on 3D Poisson and the OpenFOAM
+/// pressure matrix; on very ill-conditioned systems rounding delays it (ex10hs, condition
+/// 5.5e11: 1.15 to 1.6 times Cg's iterations, depending on the replacement interval).
 ///
 /// Residual replacement: the recurrences for r, u, w, s, q and z drift from their definitions
 /// by rounding errors amplified each iteration (Cools, Yetkin, Agullo, Giraud and Vanroose,
 /// SIAM J. Matrix Anal. Appl. 39, 2018). Every `replacement_interval` iterations (0: never) they
 /// are recomputed from x and p: r = b - A x, u = M^-1 r, w = A u, s = A p, q = M^-1 s, z = A q,
-/// at the cost of three products and two preconditioner applications. The default, 50, keeps the
-/// iteration counts within 2% of Cg's on kryflow's SPD corpus and on 3D Poisson (the
-/// replacement costs about 3 products per 50 iterations, 2% of the time).
+/// at the cost of three products and two preconditioner applications. The default, 50: without
+/// replacement pipelined CG breaks down on ex10hs (its denominator loses its sign after about
+/// 2400 iterations), and replacing every iteration slows it as much as replacing the residual
+/// slows CG (the recursive residual's local orthogonality is lost); from 20 to 100 iterations
+/// it converges, and 50 costs about 3 products per 50 iterations (2% of the time).
 /// Preconditions, status and iteration numbers as Cg (the denominator of alpha plays the role of
 /// p·Ap). Memory: 9 work vectors. One iteration = one application of A and of M.
 class PipelinedCg final : public KrylovSolver {

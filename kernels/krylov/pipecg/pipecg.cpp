@@ -6,9 +6,9 @@
 namespace kryflow::kernels::krylov::pipecg {
 
 void start(const Backend& backend, Span<const double> dinv, Span<const double> r,
-           Span<const double> u, Span<const double> w, Span<double> m, const Scalars& s, double* rr,
-           bool reset) {
-  KRYFLOW_KRYLOV_DISPATCH(start, backend, dinv, r, u, w, m, s, rr, reset);
+           Span<const double> u, Span<const double> w, Span<const double> sv, Span<const double> p,
+           Span<double> m, const Scalars& s, double* rr, bool reset) {
+  KRYFLOW_KRYLOV_DISPATCH(start, backend, dinv, r, u, w, sv, p, m, s, rr, reset);
 }
 
 void update(const Backend& backend, const Vectors& v, const Scalars& s, double* denominator_out,

@@ -9,9 +9,14 @@
 // gamma = r·u, delta = w·u and r·r. That single reduction is the only global synchronization of
 // the iteration; with a distributed vector it overlaps the next preconditioner and product.
 //
-// Scalars: alpha_i = gamma_i / (delta_i - beta_i gamma_i / alpha_{i-1}), beta_i = gamma_i /
-// gamma_{i-1} (beta_0 = 0, alpha_0 = gamma_0 / delta_0). The denominator is p·Ap in exact
-// arithmetic; it and gamma must be finite and of the sign of gamma_0 (A and M definite), or the
+// Scalars: beta_i = gamma_i / gamma_{i-1} (beta_0 = 0), alpha_i = gamma_i / (p_i·s_i). The
+// denominator p_i·s_i, with p_i = u_i + beta_i p_{i-1} and s_i = w_i + beta_i s_{i-1}, is expanded
+// as delta_i + beta_i (u_i·s_{i-1} + p_{i-1}·w_i) + beta_i^2 (p_{i-1}·s_{i-1}), whose inner
+// products all come out of the previous update's reduction: still one reduction per iteration,
+// but without the recurrence delta_i - beta_i gamma_i / alpha_{i-1} of Ghysels and Vanroose
+// (Chronopoulos and Gear), which on ill-conditioned systems (ex10hs, condition 5e11) delayed
+// convergence by 75% against CG; with the expansion the iterations stay within 2% of CG's.
+// The denominator and gamma must be finite and of the sign of gamma_0 (A and M definite), or the
 // kernel sets *stop = 1 and writes nothing, as in kernels/krylov/cg/cg.hpp.
 #pragma once
 
@@ -24,7 +29,9 @@ struct Scalars {
   double* gamma = nullptr;           ///< r·u of the current residual
   double* gamma_previous = nullptr;  ///< r·u of the residual before
   double* delta = nullptr;           ///< w·u
-  double* alpha_previous = nullptr;  ///< alpha of the iteration before
+  double* us = nullptr;              ///< u·s_{i-1} (new u, the previous s)
+  double* pw = nullptr;              ///< p_{i-1}·w (the previous p, new w)
+  double* ps = nullptr;              ///< p_{i-1}·s_{i-1}
   double* gamma0 = nullptr;          ///< r0·u0: its sign is the sign of the definite A and M
   double* first = nullptr;           ///< 1 until the first update (then beta = 0)
   double* stop = nullptr;            ///< 0; 1 once a kernel found an invalid coefficient
@@ -38,12 +45,12 @@ struct Vectors {
 };
 
 #define KRYFLOW_PIPECG_DECLARATIONS                                                                \
-  /** With dinv: m = dinv w. Then gamma = r·u, delta = w·u, *rr = r·r. `reset` (iteration 0):   \
-      also gamma0 = gamma_previous = gamma, alpha_previous = 1, first = 1, stop = 0;               \
-      otherwise (residual replacement) nothing happens when stop is set. */                        \
+  /** With dinv: m = dinv w. Then gamma = r·u, delta = w·u, *rr = r·r, us = u·s, pw = p·w,    \
+      ps = p·s. `reset` (iteration 0): also gamma0 = gamma_previous = gamma, first = 1,           \
+      stop = 0; otherwise (residual replacement) nothing happens when stop is set. */              \
   void start(const Backend& backend, Span<const double> dinv, Span<const double> r,                \
-             Span<const double> u, Span<const double> w, Span<double> m, const Scalars& s,         \
-             double* rr, bool reset);                                                              \
+             Span<const double> u, Span<const double> w, Span<const double> sv,                    \
+             Span<const double> p, Span<double> m, const Scalars& s, double* rr, bool reset);      \
   /** One fused update (file comment); *denominator_out = the denominator of alpha,                \
    *gamma_out = r·u and *rr_out = r·r of the new residual. */                                    \
   void update(const Backend& backend, const Vectors& v, const Scalars& s, double* denominator_out, \

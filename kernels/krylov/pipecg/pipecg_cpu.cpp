@@ -12,24 +12,27 @@ using kernels::cpu::ordered_sum;
 using size_type = std::int64_t;
 
 void start(const Backend& backend, Span<const double> dinv, Span<const double> r,
-           Span<const double> u, Span<const double> w, Span<double> m, const Scalars& s, double* rr,
-           bool reset) {
+           Span<const double> u, Span<const double> w, Span<const double> sv, Span<const double> p,
+           Span<double> m, const Scalars& s, double* rr, bool reset) {
   if (!reset && *s.stop != 0.0) return;
   const bool jacobi = !dinv.empty();
-  const auto sums = ordered_sum<3>(backend, static_cast<size_type>(r.size()), [&](size_type i) {
+  const auto sums = ordered_sum<6>(backend, static_cast<size_type>(r.size()), [&](size_type i) {
     if (jacobi) m[i] = dinv[i] * w[i];
-    return std::array<double, 3>{r[i] * u[i], w[i] * u[i], r[i] * r[i]};
+    return std::array<double, 6>{r[i] * u[i],  w[i] * u[i], r[i] * r[i],
+                                 u[i] * sv[i], p[i] * w[i], p[i] * sv[i]};
   });
   if (reset) {
     *s.gamma0 = sums[0];
     *s.gamma_previous = sums[0];
-    *s.alpha_previous = 1.0;
     *s.first = 1.0;
     *s.stop = 0.0;
   }
   *s.gamma = sums[0];
   *s.delta = sums[1];
   *rr = sums[2];
+  *s.us = sums[3];
+  *s.pw = sums[4];
+  *s.ps = sums[5];
 }
 
 void update(const Backend& backend, const Vectors& v, const Scalars& s, double* denominator_out,
@@ -42,7 +45,7 @@ void update(const Backend& backend, const Vectors& v, const Scalars& s, double* 
     return;
   }
   const bool jacobi = !v.dinv.empty();
-  const auto sums = ordered_sum<3>(backend, static_cast<size_type>(v.r.size()), [&](size_type i) {
+  const auto sums = ordered_sum<6>(backend, static_cast<size_type>(v.r.size()), [&](size_type i) {
     const double zi = v.n[i] + c.beta * v.z[i];
     const double qi = v.m[i] + c.beta * v.q[i];
     const double si = v.w[i] + c.beta * v.s[i];
@@ -59,12 +62,14 @@ void update(const Backend& backend, const Vectors& v, const Scalars& s, double* 
     v.u[i] = ui;
     v.w[i] = wi;
     if (jacobi) v.m[i] = v.dinv[i] * wi;
-    return std::array<double, 3>{ri * ui, wi * ui, ri * ri};
+    return std::array<double, 6>{ri * ui, wi * ui, ri * ri, ui * si, pi * wi, pi * si};
   });
   *s.gamma_previous = *s.gamma;
-  *s.alpha_previous = c.alpha;
   *s.gamma = sums[0];
   *s.delta = sums[1];
+  *s.us = sums[3];
+  *s.pw = sums[4];
+  *s.ps = sums[5];
   *s.first = 0.0;
   *gamma_out = sums[0];
   *rr_out = sums[2];

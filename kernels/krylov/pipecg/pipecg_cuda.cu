@@ -19,47 +19,56 @@ struct Start {
   const double* r;
   const double* u;
   const double* w;
+  const double* sv;
+  const double* p;
   double* m;
   Scalars s;
   double* rr;
   bool reset;
   __device__ bool prepare(bool) { return reset || *s.stop == 0.0; }
+  __device__ static void add(double ri, double ui, double wi, double si, double pi,
+                             double (&sum)[6]) {
+    sum[0] += ri * ui;
+    sum[1] += wi * ui;
+    sum[2] += ri * ri;
+    sum[3] += ui * si;
+    sum[4] += pi * wi;
+    sum[5] += pi * si;
+  }
   template <bool kAligned>
-  __device__ void pair(size_type k, double (&sum)[3]) const {
+  __device__ void pair(size_type k, double (&sum)[6]) const {
     const Pair rk = load_input<kAligned>(r, k);
     const Pair uk = load_input<kAligned>(u, k);
     const Pair wk = load_input<kAligned>(w, k);
+    const Pair sk = load_input<kAligned>(sv, k);
+    const Pair pk = load_input<kAligned>(p, k);
     if (dinv != nullptr) {
       const Pair dk = load_input<kAligned>(dinv, k);
       store<kAligned>(m, k, {dk.a * wk.a, dk.b * wk.b});
     }
-    sum[0] += rk.a * uk.a;
-    sum[0] += rk.b * uk.b;
-    sum[1] += wk.a * uk.a;
-    sum[1] += wk.b * uk.b;
-    sum[2] += rk.a * rk.a;
-    sum[2] += rk.b * rk.b;
+    add(rk.a, uk.a, wk.a, sk.a, pk.a, sum);
+    add(rk.b, uk.b, wk.b, sk.b, pk.b, sum);
   }
-  __device__ void single(size_type i, double (&sum)[3]) const {
+  __device__ void single(size_type i, double (&sum)[6]) const {
     if (dinv != nullptr) m[i] = dinv[i] * w[i];
-    sum[0] += r[i] * u[i];
-    sum[1] += w[i] * u[i];
-    sum[2] += r[i] * r[i];
+    add(r[i], u[i], w[i], sv[i], p[i], sum);
   }
-  __device__ void finish(const double (&total)[3]) const {
+  __device__ void finish(const double (&total)[6]) const {
     if (reset) {
       *s.gamma0 = total[0];
       *s.gamma_previous = total[0];
-      *s.alpha_previous = 1.0;
       *s.first = 1.0;
       *s.stop = 0.0;
     }
     *s.gamma = total[0];
     *s.delta = total[1];
     *rr = total[2];
+    *s.us = total[3];
+    *s.pw = total[4];
+    *s.ps = total[5];
   }
   bool aligned() const {
-    return aligned16(r) && aligned16(u) && aligned16(w) &&
+    return aligned16(r) && aligned16(u) && aligned16(w) && aligned16(sv) && aligned16(p) &&
            (dinv == nullptr || (aligned16(dinv) && aligned16(m)));
   }
 };
@@ -95,7 +104,7 @@ struct Update {
   struct Element {
     double n, m, w, u, r, x, z, q, s, p, d;
   };
-  __device__ void element(Element& e, double (&sum)[3]) const {
+  __device__ void element(Element& e, double (&sum)[6]) const {
     e.z = e.n + c.beta * e.z;
     e.q = e.m + c.beta * e.q;
     e.s = e.w + c.beta * e.s;
@@ -108,9 +117,12 @@ struct Update {
     sum[0] += e.r * e.u;
     sum[1] += e.w * e.u;
     sum[2] += e.r * e.r;
+    sum[3] += e.u * e.s;
+    sum[4] += e.p * e.w;
+    sum[5] += e.p * e.s;
   }
   template <bool kAligned>
-  __device__ void pair(size_type k, double (&sum)[3]) const {
+  __device__ void pair(size_type k, double (&sum)[6]) const {
     const Pair nk = load_input<kAligned>(n, k);
     const Pair mk = load_output<kAligned>(m, k);
     const Pair wk = load_output<kAligned>(w, k);
@@ -136,7 +148,7 @@ struct Update {
     store<kAligned>(w, k, {a.w, b.w});
     if constexpr (kJacobi) store<kAligned>(m, k, {a.m, b.m});
   }
-  __device__ void single(size_type i, double (&sum)[3]) const {
+  __device__ void single(size_type i, double (&sum)[6]) const {
     Element e{n[i], m[i], w[i], u[i], r[i], x[i], z[i], q[i], sv[i], p[i], kJacobi ? dinv[i] : 0.0};
     element(e, sum);
     z[i] = e.z;
@@ -149,11 +161,13 @@ struct Update {
     w[i] = e.w;
     if constexpr (kJacobi) m[i] = e.m;
   }
-  __device__ void finish(const double (&total)[3]) const {
+  __device__ void finish(const double (&total)[6]) const {
     *s.gamma_previous = *s.gamma;
-    *s.alpha_previous = c.alpha;
     *s.gamma = total[0];
     *s.delta = total[1];
+    *s.us = total[3];
+    *s.pw = total[4];
+    *s.ps = total[5];
     *s.first = 0.0;
     *gamma_out = total[0];
     *rr_out = total[2];
@@ -168,18 +182,18 @@ struct Update {
 }  // namespace
 
 void start(const Backend& backend, Span<const double> dinv, Span<const double> r,
-           Span<const double> u, Span<const double> w, Span<double> m, const Scalars& s, double* rr,
-           bool reset) {
-  krylov::cuda::launch_reduce<3>(*backend.cuda_context(), r.size(),
+           Span<const double> u, Span<const double> w, Span<const double> sv, Span<const double> p,
+           Span<double> m, const Scalars& s, double* rr, bool reset) {
+  krylov::cuda::launch_reduce<6>(*backend.cuda_context(), r.size(),
                                  Start{dinv.empty() ? nullptr : dinv.data(), r.data(), u.data(),
-                                       w.data(), m.data(), s, rr, reset},
+                                       w.data(), sv.data(), p.data(), m.data(), s, rr, reset},
                                  "krylov::pipecg::start");
 }
 
 void update(const Backend& backend, const Vectors& v, const Scalars& s, double* denominator_out,
             double* rr_out, double* gamma_out) {
   if (!v.dinv.empty()) {
-    krylov::cuda::launch_reduce<3>(*backend.cuda_context(), v.r.size(),
+    krylov::cuda::launch_reduce<6>(*backend.cuda_context(), v.r.size(),
                                    Update<true>{v.dinv.data(),
                                                 v.n.data(),
                                                 v.m.data(),
@@ -198,7 +212,7 @@ void update(const Backend& backend, const Vectors& v, const Scalars& s, double* 
                                                 {}},
                                    "krylov::pipecg::update");
   } else {
-    krylov::cuda::launch_reduce<3>(*backend.cuda_context(), v.r.size(),
+    krylov::cuda::launch_reduce<6>(*backend.cuda_context(), v.r.size(),
                                    Update<false>{nullptr,
                                                  v.n.data(),
                                                  v.m.data(),

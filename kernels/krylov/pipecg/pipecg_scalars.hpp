@@ -33,7 +33,7 @@ KRYFLOW_HOST_DEVICE inline Coefficients coefficients(const Scalars& s) {
     c.denominator = delta;
   } else {
     c.beta = gamma / *s.gamma_previous;
-    c.denominator = delta - c.beta * gamma / *s.alpha_previous;
+    c.denominator = delta + c.beta * (*s.us + *s.pw) + (c.beta * c.beta) * *s.ps;
   }
   c.valid = definite_value(gamma, *s.gamma0) && definite_value(c.denominator, *s.gamma0);
   c.alpha = gamma / c.denominator;
