@@ -5,7 +5,7 @@
 #   scripts/device_run.sh [results-dir]
 #
 # Environment: KRYFLOW_DATA_DIR (matrix corpus; default .data if present, else ../shared/data);
-# KRYFLOW_STEPS, the steps to run (default "tests cli session bench formats sem").
+# KRYFLOW_STEPS, the steps to run (default "tests krylov cli session bench formats sem").
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
 # .deps/root and used when the system lacks them.
 set -uo pipefail
@@ -47,7 +47,7 @@ say "== build"
 cmake -S "$root" -B "$build" "${generator[@]}" "${cmake_args[@]}" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1 || { grep -E "error|Error" "$log" | head -40; exit 1; }
 
-steps=" ${KRYFLOW_STEPS:-tests cli session bench formats sem} "
+steps=" ${KRYFLOW_STEPS:-tests krylov cli session bench formats sem} "
 want() { [[ $steps == *" $1 "* ]]; }
 test_summary="(tests not run)"
 
@@ -61,6 +61,12 @@ test_summary=$(grep -E "tests passed|tests failed" "$results/ctest.txt" | tail -
 fi
 
 kryflow=$build/apps/kryflow/kryflow
+if want krylov; then
+say "== Krylov iterations: PCG and pipelined CG on 3D Poisson, small corpus systems (graphs, check windows)"
+"$build/bench/kryflow_bench_krylov" --sizes "${KRYFLOW_KRYLOV_SIZES:-100,200,300}" --data "$KRYFLOW_DATA_DIR" \
+  --json "$results/bench_krylov.json" 2>&1 | tee "$results/bench_krylov.txt" | tail -40
+fi
+
 m=$KRYFLOW_DATA_DIR/matrices
 cli_table=$results/cli_table.txt
 : >"$cli_table"
@@ -88,6 +94,8 @@ PY
 for backend in cuda cpu; do
   run_cli ex10hs $backend -A "$m/suitesparse/ex10hs/ex10hs.mtx.gz" --preset pcg_jacobi -p solver.relative_tolerance=1e-9 -p solver.max_iterations=30000 -p solver.stagnation_window=5000
   run_cli openfoam_p $backend -A "$m/openfoam/pressure_23325/openfoam_p_23325.mtx.gz" --preset pcg_jacobi --pin-unknown 1 -p solver.relative_tolerance=1e-9
+  run_cli openfoam_p_pipecg $backend -A "$m/openfoam/pressure_23325/openfoam_p_23325.mtx.gz" --preset pipecg_jacobi --pin-unknown 1 -p solver.relative_tolerance=1e-9
+  run_cli ex10hs_pipecg $backend -A "$m/suitesparse/ex10hs/ex10hs.mtx.gz" --preset pipecg_jacobi -p solver.relative_tolerance=1e-9 -p solver.max_iterations=40000 -p solver.stagnation_window=5000
   run_cli airfoil_2d $backend -A "$m/suitesparse/airfoil_2d/airfoil_2d.mtx.gz" --preset bicgstab_jacobi -p solver.relative_tolerance=1e-10
   run_cli 2dcyl1 $backend -A "$m/fvens/2dcyl1/2dcyl1.mtx.gz" -b "$m/fvens/2dcyl1/2dcyl1_b.mtx.gz" --preset bicgstab_jacobi -p solver.relative_tolerance=1e-10
   run_cli ex19_cavity_33 $backend -A "$m/petsc_ex19/ex19_cavity_33.mtx.gz" --preset bicgstab_jacobi -p solver.relative_tolerance=1e-10 -p solver.max_iterations=20000
@@ -111,7 +119,7 @@ say "== benchmarks"
 for b in "$build"/bench/kryflow_bench_*; do
   [[ -x $b ]] || continue
   name=$(basename "$b")
-  [[ $name == kryflow_bench_sem* ]] && continue  # the sem step runs them
+  [[ $name == kryflow_bench_sem* || $name == kryflow_bench_krylov ]] && continue  # own steps
   extra=()
   [[ $name == kryflow_bench_spmv ]] && extra=(--tiles "${KRYFLOW_SPMV_TILES:-auto,1024,2048,4096}")
   [[ $name == kryflow_bench_bsr ]] && extra=(--block-sizes 2,3,4,5,6,7,8)

@@ -45,12 +45,22 @@ void declare_stop_criteria(ParameterVisitor& v, StopCriteria& c) {
          "relative decrease that counts as progress in the stagnation test; 0 disables the test");
 }
 
+/// How the iterations run (see IterationOptions).
+void declare_iteration_options(ParameterVisitor& v, IterationOptions& o) {
+  v.integer("check_every", o.check_every, Range::at_least(1),
+            "the host reads the residual norm every check_every iterations (the only wait for "
+            "the device inside the iteration); the report still names the iteration that "
+            "converged");
+}
+
 /// pcg and bicgstab: stopping criteria and a preconditioner.
 struct KrylovParameters : ComponentParameters {
   StopCriteria criteria;
+  IterationOptions options;
   ComponentSlot preconditioner{preconditioner_family()};
   void declare(ParameterVisitor& v) override {
     declare_stop_criteria(v, criteria);
+    declare_iteration_options(v, options);
     declare_preconditioner(v);
   }
 
@@ -60,11 +70,25 @@ struct KrylovParameters : ComponentParameters {
   }
 };
 
+/// pipecg: as above plus the residual replacement interval.
+struct PipelinedCgParameters final : KrylovParameters {
+  int replacement_interval = 50;
+  void declare(ParameterVisitor& v) override {
+    declare_stop_criteria(v, criteria);
+    declare_iteration_options(v, options);
+    v.integer("replacement_interval", replacement_interval, Range::at_least(0),
+              "recompute the residual and the auxiliary recurrences from x and p every this many "
+              "iterations (0: never), bounding their drift");
+    declare_preconditioner(v);
+  }
+};
+
 /// gmres and fgmres: as above plus the restart length.
 struct GmresParameters final : KrylovParameters {
   int restart = 30;
   void declare(ParameterVisitor& v) override {
     declare_stop_criteria(v, criteria);
+    declare_iteration_options(v, options);
     v.integer("restart", restart, Range::at_least(1),
               "Krylov basis size m before a restart; memory grows as (m + 1) vectors "
               "(2m + 1 for fgmres)");
@@ -111,6 +135,14 @@ Entry entry(const char* name, const char* description, Build build) {
           [build](const ComponentParameters& p) { return build(static_cast<const P&>(p)); }};
 }
 
+/// A solver of type S built from `args`, with the iteration options of `p`.
+template <class S, class... Args>
+std::unique_ptr<KrylovSolver> with_options(const KrylovParameters& p, Args&&... args) {
+  auto solver = std::make_unique<S>(std::forward<Args>(args)...);
+  solver->set_options(p.options);
+  return solver;
+}
+
 const std::vector<SolverEntry>& solver_entries() {
   static const std::vector<SolverEntry> entries = {
       entry<SolverEntry, KrylovParameters>(
@@ -118,25 +150,33 @@ const std::vector<SolverEntry>& solver_entries() {
           "Preconditioned conjugate gradients (Saad, Iterative Methods, 2nd ed., Algorithm 9.1) "
           "for symmetric A and M, both positive or both negative definite. With `jacobi` the "
           "preconditioner is fused into the vector updates.",
-          [](const KrylovParameters& p) { return std::make_unique<Cg>(p.criteria); }),
+          [](const KrylovParameters& p) { return with_options<Cg>(p, p.criteria); }),
+      entry<SolverEntry, PipelinedCgParameters>(
+          "pipecg",
+          "Pipelined preconditioned conjugate gradients (Ghysels and Vanroose 2014) for the same "
+          "systems as pcg: one fused reduction of every inner product per iteration, which can "
+          "overlap the preconditioner and the product; residual replacement bounds its drift.",
+          [](const PipelinedCgParameters& p) {
+            return with_options<PipelinedCg>(p, p.criteria, p.replacement_interval);
+          }),
       entry<SolverEntry, KrylovParameters>(
           "bicgstab",
           "Right-preconditioned BiCGStab (van der Vorst 1992) for nonsymmetric A: two SpMVs and "
           "two preconditioner applications per iteration, short recurrences.",
-          [](const KrylovParameters& p) { return std::make_unique<Bicgstab>(p.criteria); }),
+          [](const KrylovParameters& p) { return with_options<Bicgstab>(p, p.criteria); }),
       entry<SolverEntry, GmresParameters>(
           "gmres",
           "Restarted GMRES(m) with right preconditioning, modified Gram-Schmidt and Givens "
           "rotations (Saad, Algorithm 9.5) for nonsymmetric A.",
           [](const GmresParameters& p) {
-            return std::make_unique<Gmres>(p.criteria, p.restart, false);
+            return with_options<Gmres>(p, p.criteria, p.restart, false);
           }),
       entry<SolverEntry, GmresParameters>(
           "fgmres",
           "Flexible GMRES(m) (Saad, Algorithm 9.6): also stores the preconditioned vectors, so "
           "the preconditioner may change from one iteration to the next.",
           [](const GmresParameters& p) {
-            return std::make_unique<Gmres>(p.criteria, p.restart, true);
+            return with_options<Gmres>(p, p.criteria, p.restart, true);
           }),
   };
   return entries;

@@ -74,6 +74,7 @@ TEST(ConfigDefaults, ResolvedConfigNamesEveryKeyWithItsDefault) {
                            {"divergence_factor", d.divergence_factor},
                            {"stagnation_window", d.stagnation_window},
                            {"stagnation_factor", d.stagnation_factor},
+                           {"check_every", IterationOptions{}.check_every},
                            {"preconditioner", {{"type", "jacobi"}, {"omega", 1.0}}}}}};
   EXPECT_EQ(resolved, expected) << resolved.dump(2);
   EXPECT_EQ(default_config(), expected);
@@ -189,7 +190,7 @@ TEST(ConfigErrors, UnknownSolverTypeListsTheChoices) {
 
   EXPECT_EQ(e.path(), "solver.type");
   EXPECT_TRUE(contains(e.what(), "'cgs'")) << e.what();
-  EXPECT_TRUE(contains(e.what(), "pcg, bicgstab, gmres, fgmres")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "pcg, pipecg, bicgstab, gmres, fgmres")) << e.what();
 }
 
 TEST(ConfigErrors, UnknownPreconditionerTypeListsTheChoices) {
@@ -223,7 +224,7 @@ INSTANTIATE_TEST_SUITE_P(
     WrongTypes, ConfigBadValues,
     testing::Values(BadValue{R"([1, 2])", "(top level)", "expected a JSON object"},
                     BadValue{R"({"solver": 3})", "solver",
-                             "valid types: pcg, bicgstab, gmres, fgmres"},
+                             "valid types: pcg, pipecg, bicgstab, gmres, fgmres"},
                     BadValue{R"({"solver": {"type": 5}})", "solver.type", "expected a string"},
                     BadValue{R"({"solver": {"max_iterations": "100"}})", "solver.max_iterations",
                              "expected an integer, got string"},
@@ -287,8 +288,8 @@ TEST(ConfigPresets, EveryPresetInTheFolderLoadsAndBuilds) {
 TEST(ConfigPresets, ShippedPresetsAreListed) {
   const std::vector<std::string> names = preset_names();
 
-  for (const char* name :
-       {"pcg_jacobi", "bicgstab_jacobi", "gmres_jacobi", "fgmres_jacobi", "pcg"}) {
+  for (const char* name : {"pcg_jacobi", "pipecg_jacobi", "bicgstab_jacobi", "gmres_jacobi",
+                           "fgmres_jacobi", "pcg", "pipecg"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }
