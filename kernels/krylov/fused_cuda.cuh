@@ -12,6 +12,10 @@
 //   __device__ void finish(const double (&total)[K])   reductions: one thread, after every
 //                                         block has read its scalars (may overwrite them)
 //   bool aligned() const                   every pointer 16-byte aligned
+//   static constexpr int kMinBlocksPerSm    optional: resident blocks per SM the kernel is
+//                                         compiled for (default 8, i.e. at most 32 registers per
+//                                         thread; operations with many streams need fewer blocks
+//                                         and more registers, or they spill)
 #pragma once
 
 #include <cuda_runtime.h>
@@ -29,8 +33,18 @@ using kernels::cuda::size_type;
 constexpr int kBlock = kernels::kReductionThreads;
 constexpr int kMinBlocksPerSm = 8;
 
+/// Op::kMinBlocksPerSm when the operation declares it, kMinBlocksPerSm otherwise.
+template <class Op>
+constexpr int min_blocks_per_sm() {
+  if constexpr (requires { Op::kMinBlocksPerSm; }) {
+    return Op::kMinBlocksPerSm;
+  } else {
+    return kMinBlocksPerSm;
+  }
+}
+
 template <int K, bool kAligned, class Op>
-__global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
+__global__ void __launch_bounds__(kBlock, min_blocks_per_sm<Op>())
     fused_reduce_kernel(size_type n, Op op, double* partials, unsigned int* counter) {
   const bool writer = blockIdx.x == 0 && threadIdx.x == 0;
   if (!op.prepare(writer)) return;
@@ -49,7 +63,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
 }
 
 template <bool kAligned, class Op>
-__global__ void __launch_bounds__(kBlock, kMinBlocksPerSm) fused_map_kernel(size_type n, Op op) {
+__global__ void __launch_bounds__(kBlock, min_blocks_per_sm<Op>())
+    fused_map_kernel(size_type n, Op op) {
   const bool writer = blockIdx.x == 0 && threadIdx.x == 0;
   if (!op.prepare(writer)) return;
   const size_type num_pairs = n / 2;

@@ -102,7 +102,7 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
                                            v(kT).span(), v(kRHat).span(), x.span(), v(kR).span(),
                                            scalars, at(slots.ss(j)), at(slots.tt(j)), out);
   };
-  bool graphs = use_graphs(backend, n);
+  bool graphs = use_graphs(A, M);
   kernels::LaunchGraph window_graph;
   int done = 0;
   for (;;) {

@@ -93,7 +93,7 @@ void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector&
     }
     kernels::krylov::cg::direction(backend, dinv, r.span(), z_span, p.span(), scalars);
   };
-  bool graphs = use_graphs(backend, n);
+  bool graphs = use_graphs(A, M);
   kernels::LaunchGraph window_graph;
   int done = 0;
   for (;;) {

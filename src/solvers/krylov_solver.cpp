@@ -72,7 +72,10 @@ void KrylovSolver::set_options(IterationOptions options) {
   options_ = options;
 }
 
-bool KrylovSolver::use_graphs(const Backend& backend, std::size_t n) const {
+bool KrylovSolver::use_graphs(const LinearOperator& A, const Preconditioner& M) const {
+  if (!A.supports_recording() || !M.supports_recording()) return false;
+  const Backend& backend = A.backend();
+  const auto n = static_cast<std::size_t>(A.num_rows());
   switch (options_.graphs) {
     case GraphMode::never:
       return false;

@@ -107,7 +107,7 @@ void PipelinedCg::iterate(const LinearOperator& A, const Preconditioner& M, cons
                                    at(PipeSlots::kInitialRr), false);
     if (d == nullptr) M.apply(v(kW), v(kM));
   };
-  bool graphs = use_graphs(backend, n);
+  bool graphs = use_graphs(A, M);
   kernels::LaunchGraph window_graph;
   int done = 0;
   int since_replacement = 0;

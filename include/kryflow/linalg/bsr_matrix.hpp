@@ -96,6 +96,8 @@ class BsrMatrix : public LinearOperator {
 
   /// y = A x. Errors as CsrMatrix::apply.
   void apply(const Vector& x, Vector& y) const override;
+  /// Its products only queue kernels: they may be recorded and replayed.
+  bool supports_recording() const override { return true; }
   /// r = b - A x in one pass. Errors as CsrMatrix::residual.
   void residual(const Vector& b, const Vector& x, Vector& r) const override;
   using LinearOperator::apply_dot;

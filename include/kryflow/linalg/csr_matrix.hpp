@@ -83,6 +83,8 @@ class CsrMatrix : public LinearOperator {
   /// y = A x (see LinearOperator::apply). Throws DimensionMismatch on wrong sizes,
   /// InvalidInput when x or y lives on another backend or x and y are the same vector.
   void apply(const Vector& x, Vector& y) const override;
+  /// Its products only queue kernels: they may be recorded and replayed.
+  bool supports_recording() const override { return true; }
   /// r = b - A x in one pass. b and r have num_rows() entries, x num_cols(); all on backend();
   /// r distinct from x and b. Throws DimensionMismatch on wrong sizes, InvalidInput when an
   /// operand lives on another backend or r is x.

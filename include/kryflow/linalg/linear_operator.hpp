@@ -48,6 +48,14 @@ class LinearOperator {
   /// for a d of another size or backend.
   virtual void diagonal(Vector& d) const;
 
+  /// True when apply (and residual, apply_dot) only queue work on backend() whose arguments stay
+  /// valid while the operator and the vectors live, with no host logic that changes from one
+  /// call to the next (no counting, no adaptive choices, no host reads): such calls may be
+  /// recorded once and replayed (kernels/backend/graph.hpp; Krylov solvers replay their
+  /// iterations on cuda). The default is false, so an operator of the user's is always called
+  /// anew; kryflow's matrices and preconditioners say true.
+  virtual bool supports_recording() const { return false; }
+
  protected:
   /// For implementations of apply: throws DimensionMismatch unless x has num_cols() and y
   /// num_rows() entries, and InvalidInput unless both live on backend(); `operation` names the

@@ -29,6 +29,7 @@ class JacobiPreconditioner final : public Preconditioner {
   index_t num_cols() const override { return num_rows(); }
   const Backend& backend() const override { return inverse_diagonal_.backend(); }
   void apply(const Vector& r, Vector& z) const override;
+  bool supports_recording() const override { return true; }
   const Vector* inverse_diagonal() const override { return &inverse_diagonal_; }
 
  private:

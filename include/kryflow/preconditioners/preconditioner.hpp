@@ -33,6 +33,7 @@ class IdentityPreconditioner final : public Preconditioner {
   index_t num_cols() const override { return n_; }
   const Backend& backend() const override { return backend_; }
   void apply(const Vector& r, Vector& z) const override;
+  bool supports_recording() const override { return true; }
 
  private:
   index_t n_ = 0;

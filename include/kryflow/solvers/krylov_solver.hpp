@@ -21,7 +21,7 @@ using IterationMonitor = std::function<void(int iteration, double residual_norm,
 enum class GraphMode {
   automatic,  ///< replay where it was measured faster: cuda, systems of at most
               ///< kGraphAutomaticMaxRows rows
-  always,     ///< replay whenever the backend supports it
+  always,     ///< replay whenever A and M support recording
   never,      ///< launch every kernel
 };
 /// "automatic", "always" or "never"; throws ConfigError (path "cuda_graphs") otherwise.
@@ -112,8 +112,9 @@ class KrylovSolver {
   double target(const SolveReport& report) const;
   /// `value` in %.3e, for reasons.
   static std::string number(double value);
-  /// Whether iterations on `backend` with n rows are recorded and replayed (options().graphs).
-  bool use_graphs(const Backend& backend, std::size_t n) const;
+  /// Whether iterations of A and M are recorded and replayed: options().graphs, and never when A
+  /// or M does not support recording (LinearOperator::supports_recording).
+  bool use_graphs(const LinearOperator& A, const Preconditioner& M) const;
   /// The solver's workspace: `vectors` work vectors of n entries and `scalars` device scalars
   /// on `backend`, allocated when the previous solve used another size, count or backend and
   /// reused otherwise (their contents are then unspecified).

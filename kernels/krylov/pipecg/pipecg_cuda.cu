@@ -25,6 +25,7 @@ struct Start {
   Scalars s;
   double* rr;
   bool reset;
+  static constexpr int kMinBlocksPerSm = 4;
   __device__ bool prepare(bool) { return reset || *s.stop == 0.0; }
   __device__ static void add(double ri, double ui, double wi, double si, double pi,
                              double (&sum)[6]) {
@@ -91,6 +92,8 @@ struct Update {
   double* rr_out;
   double* gamma_out;
   Coefficients c;
+  /// 11 input streams and 6 sums: 2 resident blocks (128 registers per thread), no spills.
+  static constexpr int kMinBlocksPerSm = 2;
 
   __device__ bool prepare(bool writer) {
     if (*s.stop != 0.0) return false;
