@@ -94,6 +94,11 @@ std::string info_text(const std::string& file, const std::string& declared,
                       const MatrixProperties& properties, const FormatAdvice& format);
 nlohmann::json info_json(const std::string& file, const std::string& declared,
                          const MatrixProperties& properties, const FormatAdvice& format);
+/// The advice as `kryflow solve` arguments: "--preset P [-p key=value ...] [--pin-unknown I]";
+/// "" when no preset applies.
+std::string advice_arguments(const MatrixProperties& properties);
+/// "23325 of 23325 rows sum to zero (...): A 1 = 0, so A is singular ...".
+std::string row_sums_text(const MatrixProperties& properties);
 /// "CSR", "SELL-32-1" or "BSR-4": the advised format with its parameters.
 std::string format_label(const FormatAdvice& format);
 
