@@ -66,6 +66,7 @@ std::string solve_text(const SolveSummary& s) {
   text += line("right-hand side", s.rhs == "A * 1" ? "b = A * 1 (exact solution x = 1)" : s.rhs);
   text += line("backend", s.backend + ", device: " + s.device);
   text += line("format", s.format + (s.format_reason.empty() ? "" : ": " + s.format_reason));
+  text += line("solver", s.solver_choice_reason);
   text += line("configuration", s.config.dump());
   text += line("setup", seconds_text(r.setup_seconds));
   text += line("solve", seconds_text(r.solve_seconds) + format(", %d iterations, ", r.iterations) +
@@ -106,6 +107,15 @@ nlohmann::json solve_json(const SolveSummary& s) {
   j["backend"] = s.backend;
   j["format"] = {{"format", s.format}, {"reason", s.format_reason}};
   j["device"] = s.device;
+  j["matrix"]["constant_null_space"] = p.constant_null_space;
+  j["solver_choice"] = {
+      {"source", s.solver_choice},
+      {"reason", s.solver_choice_reason},
+      {"advised_preset", p.suggested_solver},
+      {"advised_overrides", p.suggested_overrides},
+      {"advised_pin_unknown", p.suggested_pin_unknown > 0 ? nlohmann::json(p.suggested_pin_unknown)
+                                                          : nlohmann::json(nullptr)},
+      {"advised_arguments", advice_arguments(p)}};
   j["config"] = s.config;
   j["setup_seconds"] = r.setup_seconds;
   j["solve_seconds"] = r.solve_seconds;

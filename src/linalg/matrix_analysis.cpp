@@ -94,7 +94,8 @@ void choose_preset(MatrixProperties& p) {
   } else if (p.missing_diagonal > 0) {
     p.suggested_solver = "gmres";
     p.suggestion_reason = std::to_string(p.missing_diagonal) +
-                          " rows have a zero or missing diagonal entry, so the Jacobi "
+                          (p.missing_diagonal == 1 ? " row has" : " rows have") +
+                          " a zero or missing diagonal entry, so the Jacobi "
                           "preconditioner cannot be used (its setup fails); GMRES without a "
                           "preconditioner is the safe choice";
   } else if (symmetric && p.positive_diagonal == p.num_rows) {
