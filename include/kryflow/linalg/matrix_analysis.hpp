@@ -25,7 +25,8 @@ struct MatrixProperties {
   index_t diagonally_dominant_rows = 0;  ///< a_ii != 0 and |a_ii| >= sum_{j != i} |a_ij|
   bool has_nonfinite = false;            ///< some stored value is NaN or +-Inf
   /// Rows that sum to zero: stored entries, |sum_j a_ij| <= zero_row_sum_tolerance *
-  /// sum_j |a_ij| (relative to the row's magnitude, so values rounded to 6 digits still count).
+  /// sum_j |a_ij| (relative to the row's magnitude: values written with 6 significant digits, as
+  /// OpenFOAM dumps them, leave row sums of up to about 5e-6 of it).
   index_t zero_row_sum_rows = 0;
   static constexpr double zero_row_sum_tolerance = 1e-5;
   /// Square, not empty, and every row sums to zero: A 1 = 0, so A is singular with the constant
