@@ -108,8 +108,8 @@ if want session; then
 say "== CLI session"
 { echo "\$ kryflow solve"; "$kryflow" solve; echo "(exit $?)"
   echo "\$ kryflow info ex19_cavity_129.mtx.gz"; "$kryflow" info "$m/petsc_ex19/ex19_cavity_129.mtx.gz"
-  echo "\$ kryflow solve -A ex19_cavity_129.mtx.gz --preset bicgstab_jacobi -p solver.max_iterations=20000"
-  "$kryflow" solve -A "$m/petsc_ex19/ex19_cavity_129.mtx.gz" --preset bicgstab_jacobi -p solver.max_iterations=20000; echo "(exit $?)"
+  echo "\$ kryflow solve -A ex19_cavity_129.mtx.gz"
+  "$kryflow" solve -A "$m/petsc_ex19/ex19_cavity_129.mtx.gz"; echo "(exit $?)"
 } >"$results/cli_session.txt" 2>&1
 tail -n 25 "$results/cli_session.txt"
 fi

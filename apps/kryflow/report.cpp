@@ -66,6 +66,7 @@ std::string solve_text(const SolveSummary& s) {
   text += line("right-hand side", s.rhs == "A * 1" ? "b = A * 1 (exact solution x = 1)" : s.rhs);
   text += line("backend", s.backend + ", device: " + s.device);
   text += line("format", s.format + (s.format_reason.empty() ? "" : ": " + s.format_reason));
+  text += line("solver", s.solver_choice_reason);
   text += line("configuration", s.config.dump());
   text += line("setup", seconds_text(r.setup_seconds));
   text += line("solve", seconds_text(r.solve_seconds) + format(", %d iterations, ", r.iterations) +
@@ -106,6 +107,15 @@ nlohmann::json solve_json(const SolveSummary& s) {
   j["backend"] = s.backend;
   j["format"] = {{"format", s.format}, {"reason", s.format_reason}};
   j["device"] = s.device;
+  j["matrix"]["constant_null_space"] = p.constant_null_space;
+  j["solver_choice"] = {
+      {"source", s.solver_choice},
+      {"reason", s.solver_choice_reason},
+      {"advised_preset", p.suggested_solver},
+      {"advised_overrides", p.suggested_overrides},
+      {"advised_pin_unknown", p.suggested_pin_unknown > 0 ? nlohmann::json(p.suggested_pin_unknown)
+                                                          : nlohmann::json(nullptr)},
+      {"advised_arguments", advice_arguments(p)}};
   j["config"] = s.config;
   j["setup_seconds"] = r.setup_seconds;
   j["solve_seconds"] = r.solve_seconds;
@@ -269,6 +279,28 @@ nlohmann::json sem_json(const SemSummary& s) {
   return j;
 }
 
+std::string advice_arguments(const MatrixProperties& p) {
+  if (p.suggested_solver == "none") return "";
+  std::string arguments = "--preset " + p.suggested_solver;
+  for (const std::string& assignment : p.suggested_overrides) arguments += " -p " + assignment;
+  if (p.suggested_pin_unknown > 0) {
+    arguments += " --pin-unknown " + std::to_string(p.suggested_pin_unknown);
+  }
+  return arguments;
+}
+
+std::string row_sums_text(const MatrixProperties& p) {
+  std::string text =
+      format("%d of %d rows sum to zero (within %.0e of the row's magnitude)", p.zero_row_sum_rows,
+             p.num_rows, MatrixProperties::zero_row_sum_tolerance);
+  if (p.constant_null_space) {
+    text +=
+        ": A 1 = 0, so A is singular with the constants in its null space; fix one unknown "
+        "(--pin-unknown 1)";
+  }
+  return text;
+}
+
 std::string format_label(const FormatAdvice& f) {
   if (f.format == "bsr") return "BSR-" + std::to_string(f.block_size);
   if (f.format == "sell") {
@@ -293,7 +325,11 @@ std::string info_text(const std::string& file, const std::string& declared,
                                   p.positive_diagonal, p.negative_diagonal, p.missing_diagonal,
                                   p.diagonally_dominant_rows, p.num_rows));
   text += line("non-finite values", p.has_nonfinite ? "present (NaN or Inf)" : "none");
+  text += line("row sums", row_sums_text(p));
   text += line("suggested preset", p.suggested_solver + ": " + p.suggestion_reason);
+  if (p.suggested_solver != "none") {
+    text += line("suggested command", "kryflow solve -A " + file + " " + advice_arguments(p));
+  }
   text += line("SpMV format", format_label(f) + ": " + f.reason);
   return text;
 }
@@ -318,7 +354,14 @@ nlohmann::json info_json(const std::string& file, const std::string& declared,
           {"missing_diagonal", p.missing_diagonal},
           {"diagonally_dominant_rows", p.diagonally_dominant_rows},
           {"has_nonfinite", p.has_nonfinite},
+          {"zero_row_sum_rows", p.zero_row_sum_rows},
+          {"constant_null_space", p.constant_null_space},
           {"suggested_preset", p.suggested_solver},
+          {"suggested_overrides", p.suggested_overrides},
+          {"suggested_pin_unknown", p.suggested_pin_unknown > 0
+                                        ? nlohmann::json(p.suggested_pin_unknown)
+                                        : nlohmann::json(nullptr)},
+          {"suggested_arguments", advice_arguments(p)},
           {"suggestion_reason", p.suggestion_reason},
           {"format",
            {{"format", f.format},

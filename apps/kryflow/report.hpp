@@ -37,9 +37,11 @@ struct SolveSummary {
   std::string rhs;  ///< the file, or "A * 1"
   std::string backend;
   std::string device;
-  std::string format;         ///< "CSR", "SELL-32-1", "BSR-4", with the stored precision
-  std::string format_reason;  ///< why (the advisor's reason, or "chosen with --format")
-  nlohmann::json config;      ///< the fully resolved configuration
+  std::string format;                ///< "CSR", "SELL-32-1", "BSR-4", with the stored precision
+  std::string format_reason;         ///< why (the advisor's reason, or "chosen with --format")
+  std::string solver_choice;         ///< "advice", "preset" or "config file"
+  std::string solver_choice_reason;  ///< which preset, and why (the advice's reason)
+  nlohmann::json config;             ///< the fully resolved configuration
   SolveReport report;
   std::optional<double> max_error;  ///< max_i |x_i - 1| when b = A * 1
   double spmv_bytes = 0.0;          ///< bytes one SpMV moves at least
@@ -94,6 +96,11 @@ std::string info_text(const std::string& file, const std::string& declared,
                       const MatrixProperties& properties, const FormatAdvice& format);
 nlohmann::json info_json(const std::string& file, const std::string& declared,
                          const MatrixProperties& properties, const FormatAdvice& format);
+/// The advice as `kryflow solve` arguments: "--preset P [-p key=value ...] [--pin-unknown I]";
+/// "" when no preset applies.
+std::string advice_arguments(const MatrixProperties& properties);
+/// "23325 of 23325 rows sum to zero (...): A 1 = 0, so A is singular ...".
+std::string row_sums_text(const MatrixProperties& properties);
 /// "CSR", "SELL-32-1" or "BSR-4": the advised format with its parameters.
 std::string format_label(const FormatAdvice& format);
 

@@ -35,27 +35,89 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// The configuration: a preset or a file (or the defaults), then the overrides in order.
-nlohmann::json resolve_configuration(const SolveOptions& options) {
+/// The configuration: a preset or a file; without either, the preset `advice` names (with its
+/// overrides), or the defaults when there is no advice yet or it names none; then the user's
+/// overrides in order.
+nlohmann::json resolve_configuration(const SolveOptions& options,
+                                     const MatrixProperties* advice = nullptr) {
   nlohmann::json config = nlohmann::json::object();
   if (!options.preset.empty()) {
     config = config::load_preset(options.preset);
   } else if (!options.config_file.empty()) {
     config = config::load_config_file(options.config_file);
+  } else if (advice != nullptr && advice->suggested_solver != "none") {
+    config = config::load_preset(advice->suggested_solver);
+    for (const std::string& assignment : advice->suggested_overrides) {
+      config::apply_override(config, assignment);
+    }
   }
   for (const std::string& assignment : options.overrides)
     config::apply_override(config, assignment);
   return config;
 }
 
-/// A vector file of the matrix's size. Throws DimensionMismatch naming the file otherwise.
-std::vector<double> read_sized_vector(const std::string& file, const char* what, index_t n) {
+/// How the solver was chosen, for the report.
+std::string solver_choice_text(const SolveOptions& options, const MatrixProperties& advice) {
+  const std::string advised = advice_arguments(advice);
+  if (!options.preset.empty() || !options.config_file.empty()) {
+    const std::string chosen =
+        !options.preset.empty() ? "--preset " + options.preset : "-c " + options.config_file;
+    return "chosen with " + chosen +
+           (advised.empty() ? "" : " (kryflow info advises " + advised + " for this matrix)");
+  }
+  if (advised.empty()) return "the defaults: no preset applies (" + advice.suggestion_reason + ")";
+  std::string text = "advised (no --preset or -c): " + advised + ": " + advice.suggestion_reason;
+  if (advice.suggested_pin_unknown > 0) {
+    text += "; --pin-unknown is not applied unasked (it changes the system): pass it yourself";
+  }
+  if (!options.overrides.empty()) text += "; the -p overrides apply on top";
+  return text;
+}
+
+/// The 1-based size line of a Matrix Market file, or 0 when its header cannot be read again.
+long long size_line_of(const std::string& file) {
+  try {
+    return io::read_matrix_market_header(file).size_line;
+  } catch (const Error&) {
+    return 0;
+  }
+}
+
+/// A vector file of the matrix's size. Throws DimensionMismatch naming the file, its size line
+/// and the rows of `matrix` it leaves without an entry (or the surplus) otherwise.
+std::vector<double> read_sized_vector(const std::string& file, const char* what, index_t n,
+                                      const std::string& matrix) {
   std::vector<double> v = io::read_vector(file);
   if (v.size() != static_cast<std::size_t>(n)) {
-    throw DimensionMismatch(file + ": " + what + " has " + std::to_string(v.size()) +
-                            " entries but the matrix has " + std::to_string(n) + " rows");
+    const long long line = size_line_of(file);
+    const std::string where = line > 0 ? file + ":" + std::to_string(line) : file;
+    const std::string rows = v.size() < static_cast<std::size_t>(n)
+                                 ? "rows " + std::to_string(v.size() + 1) + ".." +
+                                       std::to_string(n) + " of " + matrix + " have no entry in it"
+                                 : "entries " + std::to_string(n + 1) + ".." +
+                                       std::to_string(v.size()) + " have no row in " + matrix;
+    throw DimensionMismatch(where + ": " + what + " has " + std::to_string(v.size()) +
+                            " entries but the matrix has " + std::to_string(n) + " rows (" + rows +
+                            ")");
   }
   return v;
+}
+
+/// Runs `step`; an InvalidInput it throws (Jacobi's zero diagonal, a matrix that does not tile
+/// into blocks, ...) is rethrown, of the same type, naming the input `file` first and ending
+/// with `advice` when given.
+template <class Step>
+auto naming_file(const std::string& file, Step step, const std::string& advice = "") {
+  const std::string suffix = advice.empty() ? "" : "; " + advice;
+  try {
+    return step();
+  } catch (const ParseError&) {
+    throw;  // names its file and line already
+  } catch (const DimensionMismatch& e) {
+    throw DimensionMismatch(file + ": " + e.what() + suffix);
+  } catch (const InvalidInput& e) {
+    throw InvalidInput(file + ": " + e.what() + suffix);
+  }
 }
 
 }  // namespace
@@ -97,54 +159,54 @@ Backend choose_backend(const std::string& name) {
   return Backend::cpu();
 }
 
-int run_solve(const SolveOptions& options) {
-  if (options.copy_bytes && *options.copy_bytes < 0) {
-    throw InvalidInput("--copy-bytes " + std::to_string(*options.copy_bytes) + " is negative");
-  }
-  // Configuration first, so a typo fails before a large matrix is read.
-  SolveSummary summary;
-  config::SolverSetup setup = config::build_solver(resolve_configuration(options));
-  summary.config = setup.resolved;
-  const Backend backend = choose_backend(options.backend);
-  summary.backend = backend.name();
-  summary.device = backend.device_name();
+namespace {
 
-  // The system on the host.
+/// The system as read (or generated), checked and pinned, on the host.
+struct HostSystem {
   CooMatrix coo;
+  std::optional<std::vector<double>> b;
+  std::optional<std::vector<double>> x0;
+};
+
+HostSystem load_system(const SolveOptions& options, SolveSummary& summary) {
+  HostSystem system;
+  CooMatrix& coo = system.coo;
+  io::MatrixMarketHeader header;
   if (options.matrix.empty()) {
     coo = poisson3d(kDefaultPoissonSize);
     summary.matrix = "poisson3d(" + std::to_string(kDefaultPoissonSize) + "), built in";
   } else {
-    coo = io::read_matrix_market(options.matrix);
+    coo = io::read_matrix_market(options.matrix, &header);
     summary.matrix = options.matrix;
   }
   if (coo.num_rows != coo.num_cols) {
-    throw DimensionMismatch(summary.matrix + ": the matrix is " + std::to_string(coo.num_rows) +
-                            " x " + std::to_string(coo.num_cols) +
-                            "; kryflow solve needs a square matrix");
+    throw DimensionMismatch(summary.matrix + ":" + std::to_string(header.size_line) +
+                            ": the matrix is " + std::to_string(coo.num_rows) + " x " +
+                            std::to_string(coo.num_cols) +
+                            " (rows x columns on the size line); kryflow solve needs a square "
+                            "matrix");
   }
   const index_t n = coo.num_rows;
-  std::optional<std::vector<double>> b_host;
-  if (!options.rhs.empty()) b_host = read_sized_vector(options.rhs, "b", n);
-  std::optional<std::vector<double>> x0_host;
+  if (!options.rhs.empty()) system.b = read_sized_vector(options.rhs, "b", n, summary.matrix);
   if (!options.initial_guess.empty()) {
-    x0_host = read_sized_vector(options.initial_guess, "x0", n);
+    system.x0 = read_sized_vector(options.initial_guess, "x0", n, summary.matrix);
   }
   if (options.pin_unknown) {
     if (*options.pin_unknown < 1 || *options.pin_unknown > n) {
       throw InvalidInput("--pin-unknown " + std::to_string(*options.pin_unknown) +
-                         " is outside 1.." + std::to_string(n));
+                         " is outside 1.." + std::to_string(n) + ", the rows of " + summary.matrix);
     }
-    pin_unknown(coo, b_host ? &*b_host : nullptr, static_cast<index_t>(*options.pin_unknown - 1));
-    if (x0_host) (*x0_host)[static_cast<std::size_t>(*options.pin_unknown - 1)] = 0.0;
+    const auto row = static_cast<index_t>(*options.pin_unknown - 1);
+    pin_unknown(coo, system.b ? &*system.b : nullptr, row);
+    if (system.x0) (*system.x0)[static_cast<std::size_t>(row)] = 0.0;
   }
-  summary.rhs = b_host ? options.rhs : "A * 1";
+  summary.rhs = system.b ? options.rhs : "A * 1";
+  return system;
+}
 
-  // Compress on the reference backend, analyse there, then copy explicitly to the chosen one.
-  CsrMatrix host = CsrMatrix::from_coo(Backend::reference(), coo);
-  coo = CooMatrix();
-  summary.properties = analyse(host);
-  // The storage format of the products: as asked, or advised from the pattern.
+/// A in the storage format asked for (or advised), on `backend`; `host` is released.
+std::unique_ptr<LinearOperator> build_operator(const SolveOptions& options, CsrMatrix& host,
+                                               const Backend& backend, SolveSummary& summary) {
   const Precision precision = precision_from_string(options.precision);
   std::string format = options.format;
   int block_size = options.block_size;
@@ -164,48 +226,81 @@ int run_solve(const SolveOptions& options) {
     throw InvalidInput("--format bsr: the block size must be positive");
   }
   std::unique_ptr<LinearOperator> owned;
-  double spmv_bytes = 0.0;
-  {
-    CsrMatrix csr = host.with_precision(precision);
-    host = CsrMatrix();
-    if (backend.kind() != BackendKind::reference) csr = csr.copy_to(backend);
-    if (format == "bsr") {
-      auto bsr = std::make_unique<BsrMatrix>(BsrMatrix::from_csr(csr, block_size, precision));
-      summary.format = "BSR-" + std::to_string(block_size);
-      spmv_bytes = bsr->spmv_bytes();
-      owned = std::move(bsr);
-    } else if (format == "sell") {
-      // The advisor's SELL candidate: a warp-wide slice, the sigma that pads less.
-      const FormatAdvice advice = advise_format(csr, 1);
-      auto sell = std::make_unique<SellMatrix>(
-          SellMatrix::from_csr(csr, advice.slice_height, advice.sigma, precision));
-      summary.format =
-          "SELL-" + std::to_string(sell->slice_height()) + "-" + std::to_string(sell->sigma());
-      spmv_bytes = sell->spmv_bytes();
-      owned = std::move(sell);
-    } else {
-      summary.format = "CSR";
-      spmv_bytes = csr.spmv_bytes();
-      owned = std::make_unique<CsrMatrix>(std::move(csr));
-    }
+  CsrMatrix csr = host.with_precision(precision);
+  host = CsrMatrix();
+  if (backend.kind() != BackendKind::reference) csr = csr.copy_to(backend);
+  if (format == "bsr") {
+    auto bsr = std::make_unique<BsrMatrix>(BsrMatrix::from_csr(csr, block_size, precision));
+    summary.format = "BSR-" + std::to_string(block_size);
+    summary.spmv_bytes = bsr->spmv_bytes();
+    owned = std::move(bsr);
+  } else if (format == "sell") {
+    // The advisor's SELL candidate: a warp-wide slice, the sigma that pads less.
+    const FormatAdvice advice = advise_format(csr, 1);
+    auto sell = std::make_unique<SellMatrix>(
+        SellMatrix::from_csr(csr, advice.slice_height, advice.sigma, precision));
+    summary.format =
+        "SELL-" + std::to_string(sell->slice_height()) + "-" + std::to_string(sell->sigma());
+    summary.spmv_bytes = sell->spmv_bytes();
+    owned = std::move(sell);
+  } else {
+    summary.format = "CSR";
+    summary.spmv_bytes = csr.spmv_bytes();
+    owned = std::make_unique<CsrMatrix>(std::move(csr));
   }
   summary.format += std::string(" (") + std::string(to_string(precision)) + " values)";
+  return owned;
+}
+
+}  // namespace
+
+int run_solve(const SolveOptions& options) {
+  if (options.copy_bytes && *options.copy_bytes < 0) {
+    throw InvalidInput("--copy-bytes " + std::to_string(*options.copy_bytes) + " is negative");
+  }
+  // Configuration first, so a typo fails before a large matrix is read (without --preset or -c
+  // the overrides are checked against the defaults here, and again on the advised preset).
+  SolveSummary summary;
+  config::SolverSetup setup = config::build_solver(resolve_configuration(options));
+  const Backend backend = choose_backend(options.backend);
+  summary.backend = backend.name();
+  summary.device = backend.device_name();
+
+  HostSystem system = load_system(options, summary);
+  const index_t n = system.coo.num_rows;
+
+  // Compress on the reference backend, analyse there, then copy explicitly to the chosen one.
+  CsrMatrix host = CsrMatrix::from_coo(Backend::reference(), system.coo);
+  system.coo = CooMatrix();
+  summary.properties = analyse(host);
+  if (options.preset.empty() && options.config_file.empty()) {
+    setup = config::build_solver(resolve_configuration(options, &summary.properties));
+  }
+  summary.config = setup.resolved;
+  summary.solver_choice = options.preset.empty() && options.config_file.empty() ? "advice"
+                          : options.preset.empty()                              ? "config file"
+                                                                                : "preset";
+  summary.solver_choice_reason = solver_choice_text(options, summary.properties);
+  const std::unique_ptr<LinearOperator> owned =
+      naming_file(summary.matrix, [&] { return build_operator(options, host, backend, summary); });
   const LinearOperator& A = *owned;
 
   Vector b;
-  if (b_host) {
-    b = Vector::from_host(backend, *b_host);
+  if (system.b) {
+    b = Vector::from_host(backend, *system.b);
   } else {
     const Vector ones = Vector::constant(backend, static_cast<std::size_t>(n), 1.0);
     b = Vector(backend, static_cast<std::size_t>(n));
     A.apply(ones, b);
   }
-  Vector x = x0_host ? Vector::from_host(backend, *x0_host)
-                     : Vector::constant(backend, static_cast<std::size_t>(n), 0.0);
+  Vector x = system.x0 ? Vector::from_host(backend, *system.x0)
+                       : Vector::constant(backend, static_cast<std::size_t>(n), 0.0);
 
   // Setup and solve.
   const auto setup_start = std::chrono::steady_clock::now();
-  setup.preconditioner->setup(A);
+  naming_file(
+      summary.matrix, [&] { setup.preconditioner->setup(A); },
+      "try --preset gmres (no preconditioner)");
   backend.synchronize();
   const double setup_seconds = seconds_since(setup_start);
 
@@ -218,9 +313,14 @@ int run_solve(const SolveOptions& options) {
   summary.report = setup.solver->solve(A, *setup.preconditioner, b, x);
   summary.report.setup_seconds = setup_seconds;
   progress.finish();
+  if (!summary.report.converged() && summary.properties.constant_null_space) {
+    summary.report.reason +=
+        "; every row of A sums to zero (A 1 = 0: singular, constant null space): try "
+        "--pin-unknown 1";
+  }
 
   const std::vector<double> x_host = x.to_host();
-  if (!b_host) {
+  if (!system.b) {
     double error = 0.0;
     for (double xi : x_host) error = std::max(error, std::isnan(xi) ? INFINITY : std::abs(xi - 1));
     summary.max_error = error;
@@ -235,7 +335,6 @@ int run_solve(const SolveOptions& options) {
   for (int k = 0; k < kBandwidthRepetitions; ++k) A.apply(x, y);
   backend.synchronize();
   summary.spmv_seconds = seconds_since(spmv_start) / kBandwidthRepetitions;
-  summary.spmv_bytes = spmv_bytes;
   // The roofline: a device-to-device (or host) copy between two buffers of options.copy_bytes,
   // by default 256 MiB on cuda (a 64 MiB copy on an H100, just above its 50 MB L2, measures
   // 12% less than a large one) and 64 MiB on the host, where a copy is slower (a CPU with a

@@ -485,6 +485,7 @@ long long parse_size_line(LineReader& in, MatrixMarketHeader& h) {
   }
   h.num_rows = values[0];
   h.num_cols = values[1];
+  h.size_line = in.line();
   if (h.symmetry != MatrixMarketSymmetry::general && h.num_rows != h.num_cols) {
     in.fail("a symmetric or skew-symmetric matrix must be square; the size line says " +
             std::to_string(h.num_rows) + " x " + std::to_string(h.num_cols));

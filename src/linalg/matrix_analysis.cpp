@@ -3,14 +3,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 namespace kryflow {
+namespace {
 
-MatrixProperties analyse(const CsrMatrix& A) {
-  const CsrMatrix host =
-      A.backend().kind() == BackendKind::reference ? CsrMatrix() : A.copy_to(Backend::reference());
-  const CsrMatrix& M = A.backend().kind() == BackendKind::reference ? A : host;
+// The iteration limits and the stagnation window of the shipped presets the advice names
+// (configs/*.json and StopCriteria's default window; a unit test compares them).
+constexpr std::int64_t kPresetIterations = 1000;       // pcg_jacobi, bicgstab_jacobi
+constexpr std::int64_t kGmresPresetIterations = 2000;  // gmres
+constexpr std::int64_t kPresetStagnationWindow = 500;
+constexpr std::int64_t kMaxAdvisedIterations = 100000;
+constexpr std::int64_t kMaxAdvisedStagnationWindow = 5000;
+
+/// Computes everything but the suggestion.
+MatrixProperties measure(const CsrMatrix& M) {
   const index_t* row_ptr = M.row_ptr().data();
   const index_t* col = M.col_idx().data();
   const std::vector<double> values = M.values_to_host();  // either precision, as doubles
@@ -28,11 +36,13 @@ MatrixProperties analyse(const CsrMatrix& A) {
   for (index_t i = 0; i < p.num_rows; ++i) {
     double diagonal = 0.0;
     double off_sum = 0.0;
+    double row_sum = 0.0;
     for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
       const index_t j = col[k];
       const double v = val[k];
       if (!std::isfinite(v)) p.has_nonfinite = true;
       max_abs = std::max(max_abs, std::abs(v));
+      row_sum += v;
       if (j == i) {
         diagonal = v;
       } else {
@@ -56,13 +66,23 @@ MatrixProperties analyse(const CsrMatrix& A) {
     if (diagonal > 0.0) ++p.positive_diagonal;
     if (diagonal < 0.0) ++p.negative_diagonal;
     if (diagonal != 0.0 && std::abs(diagonal) >= off_sum) ++p.diagonally_dominant_rows;
+    const double magnitude = std::abs(diagonal) + off_sum;
+    if (magnitude > 0.0 &&
+        std::abs(row_sum) <= MatrixProperties::zero_row_sum_tolerance * magnitude) {
+      ++p.zero_row_sum_rows;
+    }
   }
   p.pattern_symmetric = pattern_symmetric;
   p.asymmetry = !square ? INFINITY : (max_abs > 0.0 ? max_asym / max_abs : 0.0);
+  p.constant_null_space =
+      square && p.num_rows > 0 && !p.has_nonfinite && p.zero_row_sum_rows == p.num_rows;
+  return p;
+}
 
+/// The preset and why (the first rule of analyse()'s list that matches).
+void choose_preset(MatrixProperties& p) {
   const bool symmetric = p.numerically_symmetric();
-  const bool dominant = p.diagonally_dominant_rows >= p.num_rows - p.num_rows / 10;
-  if (!square) {
+  if (p.num_rows != p.num_cols) {
     p.suggested_solver = "none";
     p.suggestion_reason = "the matrix is not square; kryflow's Krylov solvers need A square";
   } else if (p.num_rows == 0) {
@@ -74,7 +94,8 @@ MatrixProperties analyse(const CsrMatrix& A) {
   } else if (p.missing_diagonal > 0) {
     p.suggested_solver = "gmres";
     p.suggestion_reason = std::to_string(p.missing_diagonal) +
-                          " rows have a zero or missing diagonal entry, so the Jacobi "
+                          (p.missing_diagonal == 1 ? " row has" : " rows have") +
+                          " a zero or missing diagonal entry, so the Jacobi "
                           "preconditioner cannot be used (its setup fails); GMRES without a "
                           "preconditioner is the safe choice";
   } else if (symmetric && p.positive_diagonal == p.num_rows) {
@@ -91,25 +112,64 @@ MatrixProperties analyse(const CsrMatrix& A) {
         "which CG handles directly; there is no need to negate A and b)";
   } else if (symmetric) {
     // Diagonal entries of both signs: A is indefinite and CG does not apply.
-    p.suggested_solver = dominant ? "bicgstab_jacobi" : "gmres_jacobi";
-    p.suggestion_reason = std::string("symmetric with diagonal entries of both signs (") +
+    p.suggested_solver = "bicgstab_jacobi";
+    p.suggestion_reason = "symmetric with diagonal entries of both signs (" +
                           std::to_string(p.positive_diagonal) + " positive, " +
                           std::to_string(p.negative_diagonal) +
-                          " negative), so indefinite and unfit for CG: " +
-                          (dominant ? "diagonally dominant in at least 90% of the rows, BiCGStab "
-                                      "with Jacobi"
-                                    : "restarted GMRES with Jacobi is the robust choice");
-  } else if (dominant) {
+                          " negative), so indefinite and unfit for CG: BiCGStab with Jacobi";
+  } else {
     p.suggested_solver = "bicgstab_jacobi";
     p.suggestion_reason =
-        "nonsymmetric and diagonally dominant in at least 90% of the rows: "
-        "BiCGStab with Jacobi";
-  } else {
-    p.suggested_solver = "gmres_jacobi";
-    p.suggestion_reason =
-        "nonsymmetric and not diagonally dominant in 90% of the rows: "
-        "restarted GMRES with Jacobi is the robust choice";
+        "nonsymmetric, so CG does not apply: BiCGStab with Jacobi (short recurrences, no "
+        "restart to stall; if it breaks down, GMRES with Jacobi and a long restart)";
   }
+}
+
+/// The iteration limit and stagnation window of analyse()'s budget, where they exceed the
+/// preset's, and the pinned unknown of a constant null space.
+void add_budget(MatrixProperties& p) {
+  if (p.suggested_solver == "none") return;
+  const bool cg = p.suggested_solver == "pcg_jacobi";
+  const std::int64_t n = p.num_rows;
+  const std::int64_t preset_iterations =
+      p.suggested_solver == "gmres" ? kGmresPresetIterations : kPresetIterations;
+  const std::int64_t iterations =
+      std::clamp<std::int64_t>(cg ? 4 * n : n, preset_iterations, kMaxAdvisedIterations);
+  std::string budget;
+  if (iterations > preset_iterations) {
+    p.suggested_overrides.push_back("solver.max_iterations=" + std::to_string(iterations));
+    budget = iterations == kMaxAdvisedIterations
+                 ? std::string("an iteration limit of 100000 (the most the advice sets)")
+                 : "an iteration limit of " + std::string(cg ? "4n" : "n") + " = " +
+                       std::to_string(iterations) +
+                       (cg ? " (4 per unknown)" : " (one per unknown)");
+  }
+  if (cg) {
+    const std::int64_t window =
+        std::clamp<std::int64_t>(n, kPresetStagnationWindow, kMaxAdvisedStagnationWindow);
+    if (window > kPresetStagnationWindow) {
+      p.suggested_overrides.push_back("solver.stagnation_window=" + std::to_string(window));
+      budget += (budget.empty() ? "" : " and ") + std::string("a stagnation window of ") +
+                std::to_string(window) + " (CG's residual can plateau for long)";
+    }
+  }
+  if (!budget.empty()) p.suggestion_reason += "; " + budget;
+  if (p.constant_null_space) {
+    p.suggested_pin_unknown = 1;
+    p.suggestion_reason +=
+        "; every row sums to zero (A 1 = 0), so A is singular with the constants in its null "
+        "space: fix one unknown with --pin-unknown 1";
+  }
+}
+
+}  // namespace
+
+MatrixProperties analyse(const CsrMatrix& A) {
+  const CsrMatrix host =
+      A.backend().kind() == BackendKind::reference ? CsrMatrix() : A.copy_to(Backend::reference());
+  MatrixProperties p = measure(A.backend().kind() == BackendKind::reference ? A : host);
+  choose_preset(p);
+  add_budget(p);
   return p;
 }
 

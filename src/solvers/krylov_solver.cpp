@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kryflow/core/error.hpp"
+#include "kryflow/solvers/solve_hint.hpp"
 #include "workspace.hpp"
 
 namespace kryflow {
@@ -125,6 +126,7 @@ SolveReport KrylovSolver::solve(const LinearOperator& A, const Preconditioner& M
   A.backend().synchronize();
   report.solve_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  bool drifted = false;
   if (report.status == SolveStatus::converged) {
     const double goal = target(report);
     if (!std::isfinite(report.true_residual_norm)) {
@@ -136,6 +138,7 @@ SolveReport KrylovSolver::solve(const LinearOperator& A, const Preconditioner& M
       // Recursive residual drift: the updated residual kept falling while the true one stalled
       // at the accuracy attainable in floating point. Not converged: say so, with both norms.
       report.status = SolveStatus::stagnated;
+      drifted = true;
       report.reason = "recursive residual " + number(report.residual_norm) + " <= target " +
                       number(goal) + " but true residual " + number(report.true_residual_norm) +
                       " > " + number(SolveReport::true_residual_slack) +
@@ -143,6 +146,7 @@ SolveReport KrylovSolver::solve(const LinearOperator& A, const Preconditioner& M
                       "attainable)";
     }
   }
+  if (!report.converged()) report.reason += "; " + solve_hint(name(), report.status, drifted);
   return report;
 }
 

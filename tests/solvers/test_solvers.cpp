@@ -12,6 +12,7 @@
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
+#include "kryflow/solvers/solve_hint.hpp"
 #include "test_support.hpp"
 
 namespace kryflow {
@@ -183,6 +184,11 @@ TEST(Cg, ReportsBreakdownOnIndefiniteMatrix) {
   const Outcome out = run(test::backend_under_test(), coo, b, Method::cg, false);
   EXPECT_EQ(out.report.status, SolveStatus::breakdown);
   EXPECT_NE(out.report.reason.find("not positive (or negative) definite"), std::string::npos);
+  // The reason ends with what to try.
+  EXPECT_TRUE(
+      out.report.reason.ends_with("try --preset bicgstab_jacobi for a nonsymmetric or "
+                                  "indefinite A"))
+      << out.report.reason;
 }
 
 TEST(Solvers, ReportNanInRightHandSide) {
@@ -224,6 +230,28 @@ TEST(Solvers, ReportStagnation) {
   const SolveReport report = Gmres(criteria, 1, false).solve(A, M, b, x);
   EXPECT_EQ(report.status, SolveStatus::stagnated) << report.reason;
   EXPECT_LE(report.iterations, 25);
+  EXPECT_NE(report.reason.find("; hint: restarted GMRES stalls"), std::string::npos)
+      << report.reason;
+  EXPECT_NE(report.reason.find("--preset bicgstab_jacobi"), std::string::npos) << report.reason;
+}
+
+TEST(Solvers, EveryUnconvergedStatusEndsWithAHint) {
+  for (const char* solver : {"pcg", "bicgstab", "gmres", "fgmres", "other"}) {
+    EXPECT_EQ(solve_hint(solver, SolveStatus::converged), "") << solver;
+    for (const SolveStatus status :
+         {SolveStatus::max_iterations, SolveStatus::breakdown, SolveStatus::diverged,
+          SolveStatus::stagnated, SolveStatus::nan_detected}) {
+      const std::string hint = solve_hint(solver, status);
+      EXPECT_TRUE(hint.starts_with("hint: ")) << solver << " " << to_string(status) << ": " << hint;
+      EXPECT_NE(hint.find("try"), std::string::npos) << hint;
+    }
+  }
+  EXPECT_NE(solve_hint("bicgstab", SolveStatus::breakdown).find("--preset gmres_jacobi"),
+            std::string::npos);
+  EXPECT_NE(solve_hint("gmres", SolveStatus::breakdown).find("--pin-unknown 1"), std::string::npos);
+  EXPECT_NE(solve_hint("pcg", SolveStatus::stagnated).find("solver.stagnation_window"),
+            std::string::npos);
+  EXPECT_NE(solve_hint("pcg", SolveStatus::stagnated, true).find("looser"), std::string::npos);
 }
 
 TEST(Solvers, ReportDivergence) {
@@ -345,6 +373,8 @@ TEST(Solvers, RecursiveResidualDriftIsNotReportedAsConverged) {
   EXPECT_EQ(out.report.status, SolveStatus::stagnated) << out.report.reason;
   EXPECT_NE(out.report.reason.find("recursive residual"), std::string::npos);
   EXPECT_NE(out.report.reason.find("true residual"), std::string::npos);
+  EXPECT_NE(out.report.reason.find("; hint: the attainable accuracy"), std::string::npos)
+      << out.report.reason;
   EXPECT_NEAR(out.report.true_relative_residual(), true_relative, 1e-3 * true_relative);
 }
 

@@ -14,6 +14,7 @@
 #include "kryflow/core/error.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
+#include "kryflow/linalg/matrix_analysis.hpp"
 
 #ifndef KRYFLOW_TEST_SOURCE_DIR
 #define KRYFLOW_TEST_SOURCE_DIR "."
@@ -283,6 +284,60 @@ TEST(ConfigPresets, EveryPresetInTheFolderLoadsAndBuilds) {
     EXPECT_EQ(setup.preconditioner->name(), preconditioner);
   }
   EXPECT_GE(count, 5);
+}
+
+/// The n x n tridiagonal matrix (lower, diagonal, upper); diagonal entry 0 of row 1 when
+/// `zero_first_diagonal`.
+CsrMatrix tridiagonal(index_t n, double lower, double diagonal, double upper,
+                      bool zero_first_diagonal = false) {
+  CooMatrix coo;
+  coo.num_rows = coo.num_cols = n;
+  for (index_t i = 0; i < n; ++i) {
+    if (i > 0) coo.push_back(i, i - 1, lower);
+    if (i > 0 || !zero_first_diagonal) coo.push_back(i, i, diagonal);
+    if (i + 1 < n) coo.push_back(i, i + 1, upper);
+  }
+  return CsrMatrix::from_coo(Backend::reference(), coo);
+}
+
+TEST(ConfigPresets, TheAdvisedBudgetIsThePresetsOrMoreNeverLess) {
+  // analyse() adds an iteration limit (4n for CG, n otherwise, within [the preset's, 100000])
+  // and, for CG, a stagnation window (n within [500, 5000]) only where they exceed the preset's:
+  // the preset plus the advised overrides must give exactly that budget, so analyse()'s idea of
+  // the presets' limits must match configs/.
+  struct Case {
+    const char* what;
+    double lower, diagonal, upper;
+    bool zero_first_diagonal;
+    const char* preset;
+    std::int64_t per_unknown;
+  };
+  const Case cases[] = {{"spd", -1.0, 2.0, -1.0, false, "pcg_jacobi", 4},
+                        {"nonsymmetric", -1.0, 2.0, -0.5, false, "bicgstab_jacobi", 1},
+                        {"zero diagonal", -1.0, 2.0, -0.5, true, "gmres", 1}};
+  for (const Case& c : cases) {
+    const std::int64_t preset_limit =
+        load_preset(c.preset)["solver"]["max_iterations"].get<std::int64_t>();
+    const std::int64_t preset_window =
+        build_solver(load_preset(c.preset)).resolved["solver"]["stagnation_window"];
+    for (const index_t n : {10, 200, 250, 251, 999, 1000, 1001, 2001, 6000, 30000}) {
+      SCOPED_TRACE(std::string(c.what) + ", n = " + std::to_string(n));
+      const MatrixProperties p =
+          analyse(tridiagonal(n, c.lower, c.diagonal, c.upper, c.zero_first_diagonal));
+      ASSERT_EQ(p.suggested_solver, c.preset) << p.suggestion_reason;
+      json config = load_preset(p.suggested_solver);
+      for (const std::string& assignment : p.suggested_overrides) {
+        apply_override(config, assignment);
+      }
+      const json resolved = build_solver(config).resolved["solver"];
+      EXPECT_EQ(resolved["max_iterations"].get<std::int64_t>(),
+                std::max(preset_limit, std::min<std::int64_t>(c.per_unknown * n, 100000)));
+      const std::int64_t window = c.per_unknown == 4
+                                      ? std::max(preset_window, std::min<std::int64_t>(n, 5000))
+                                      : preset_window;
+      EXPECT_EQ(resolved["stagnation_window"].get<std::int64_t>(), window);
+    }
+  }
 }
 
 TEST(ConfigPresets, ShippedPresetsAreListed) {

@@ -277,15 +277,69 @@ TEST(MatrixAnalysis, SymmetricWithMixedDiagonalSignsIsNotSentToCg) {
   EXPECT_NE(p.suggestion_reason.find("both signs"), std::string::npos) << p.suggestion_reason;
 }
 
-TEST(MatrixAnalysis, NonsymmetricGoesToBicgstabWhenDominantElseGmres) {
-  // [4 1; 0 4] is diagonally dominant; [1 3; 0 1] is not.
+TEST(MatrixAnalysis, NonsymmetricGoesToBicgstabDominantOrNot) {
+  // [4 1; 0 4] is diagonally dominant; [1 3; 0 1] is not. Right-preconditioned GMRES(30) with
+  // Jacobi stagnates on some nonsymmetric CFD matrices (airfoil_2d) where BiCGStab converges.
   const MatrixProperties dominant = analyse(
       CsrMatrix::from_host(Backend::reference(), 2, 2, {0, 2, 3}, {0, 1, 1}, {4.0, 1.0, 4.0}));
   const MatrixProperties weak = analyse(
       CsrMatrix::from_host(Backend::reference(), 2, 2, {0, 2, 3}, {0, 1, 1}, {1.0, 3.0, 1.0}));
   EXPECT_FALSE(dominant.numerically_symmetric());
   EXPECT_EQ(dominant.suggested_solver, "bicgstab_jacobi");
-  EXPECT_EQ(weak.suggested_solver, "gmres_jacobi");
+  EXPECT_EQ(weak.suggested_solver, "bicgstab_jacobi");
+  EXPECT_TRUE(weak.suggested_overrides.empty());
+  EXPECT_EQ(weak.suggested_pin_unknown, 0);
+}
+
+TEST(MatrixAnalysis, ZeroRowSumsMeanAConstantNullSpaceAndAPinnedUnknown) {
+  // The pure-Neumann Laplacian: poisson2d's stencil with each diagonal set to minus the sum of
+  // its row's off-diagonal entries, rounded to 6 significant digits (as OpenFOAM dumps it).
+  CooMatrix coo = poisson2d(6);
+  std::vector<double> off_sum(36, 0.0);
+  for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+    coo.values[k] *= 1.0 + 1e-7 * ((coo.row_idx[k] + coo.col_idx[k]) % 7);  // 6-digit rounding
+    if (coo.row_idx[k] != coo.col_idx[k]) off_sum[coo.row_idx[k]] += coo.values[k];
+  }
+  for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+    if (coo.row_idx[k] == coo.col_idx[k]) coo.values[k] = -off_sum[coo.row_idx[k]] * (1 + 2e-6);
+  }
+  const MatrixProperties p = analyse(CsrMatrix::from_coo(Backend::reference(), coo));
+  EXPECT_EQ(p.zero_row_sum_rows, 36);
+  EXPECT_TRUE(p.constant_null_space);
+  EXPECT_EQ(p.suggested_pin_unknown, 1);
+  EXPECT_NE(p.suggestion_reason.find("--pin-unknown 1"), std::string::npos) << p.suggestion_reason;
+
+  // One Dirichlet cell (a row with a nonzero sum): nonsingular, nothing to pin.
+  CooMatrix anchored = coo;
+  anchored.push_back(0, 0, 1.0);
+  const MatrixProperties q = analyse(CsrMatrix::from_coo(Backend::reference(), anchored));
+  EXPECT_EQ(q.zero_row_sum_rows, 35);
+  EXPECT_FALSE(q.constant_null_space);
+  EXPECT_EQ(q.suggested_pin_unknown, 0);
+  EXPECT_EQ(q.suggestion_reason.find("--pin-unknown"), std::string::npos) << q.suggestion_reason;
+}
+
+TEST(MatrixAnalysis, TheIterationBudgetGrowsWithTheUnknowns) {
+  // CG: 4n iterations and a stagnation window of n (within 500..5000) once above the preset's
+  // 1000 and 500; BiCGStab: n iterations.
+  const MatrixProperties small = analyse(CsrMatrix::from_coo(Backend::reference(), poisson2d(15)));
+  EXPECT_TRUE(small.suggested_overrides.empty());  // 4 * 225 = 900 <= 1000
+  const MatrixProperties cg = analyse(CsrMatrix::from_coo(Backend::reference(), poisson2d(40)));
+  EXPECT_EQ(cg.suggested_solver, "pcg_jacobi");
+  EXPECT_EQ(cg.suggested_overrides, (std::vector<std::string>{"solver.max_iterations=6400",
+                                                              "solver.stagnation_window=1600"}));
+  const MatrixProperties huge = analyse(CsrMatrix::from_coo(Backend::reference(), poisson2d(300)));
+  EXPECT_EQ(huge.suggested_overrides, (std::vector<std::string>{"solver.max_iterations=100000",
+                                                                "solver.stagnation_window=5000"}));
+  CooMatrix convection = poisson2d(40);
+  for (std::size_t k = 0; k < convection.num_entries(); ++k) {
+    if (convection.col_idx[k] == convection.row_idx[k] + 1) convection.values[k] *= 0.5;
+  }
+  const MatrixProperties bicgstab = analyse(CsrMatrix::from_coo(Backend::reference(), convection));
+  EXPECT_EQ(bicgstab.suggested_solver, "bicgstab_jacobi");
+  EXPECT_EQ(bicgstab.suggested_overrides, (std::vector<std::string>{"solver.max_iterations=1600"}));
+  EXPECT_NE(bicgstab.suggestion_reason.find("iteration limit of n = 1600"), std::string::npos)
+      << bicgstab.suggestion_reason;
 }
 
 TEST(PinUnknown, RemovesRowAndColumnAndKeepsDiagonal) {

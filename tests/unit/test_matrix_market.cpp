@@ -223,6 +223,14 @@ TEST(MatrixMarketRead, HeaderAloneGivesSizesWithoutEntries) {
   EXPECT_EQ(header.num_entries, 6);
 }
 
+TEST(MatrixMarketRead, HeaderGivesTheLineOfTheSizeLineAfterComments) {
+  // general_real.mtx: the banner, three comment lines, then the size line on line 5.
+  io::MatrixMarketHeader header;
+  io::read_matrix_market(good_file("general_real.mtx"), &header);
+  EXPECT_EQ(header.size_line, 5);
+  EXPECT_EQ(io::read_matrix_market_header(good_file("general_real.mtx")).size_line, 5);
+}
+
 TEST(MatrixMarketRead, ArrayVectorSkipsCommentsAndBlankLines) {
   // Act
   const std::vector<double> x = io::read_vector(good_file("vector.mtx"));

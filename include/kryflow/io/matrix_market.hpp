@@ -25,6 +25,7 @@ struct MatrixMarketHeader {
   /// Entries stored in the file (one triangle when symmetric); for `array` files the number of
   /// values the size line implies.
   std::int64_t num_entries = 0;
+  long long size_line = 0;  ///< 1-based line number of the size line (for messages)
 };
 
 /// Reads only the banner and the size line of `file` (plain or gzip), for sizing a run before

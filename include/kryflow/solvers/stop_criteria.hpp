@@ -44,7 +44,8 @@ struct SolveReport {
 
   SolveStatus status = SolveStatus::max_iterations;
   std::string reason;     ///< one sentence on why the iteration stopped; "at iteration k" quotes
-                          ///< `iterations` (the completed iterations) at that moment
+                          ///< `iterations` (the completed iterations) at that moment; unless
+                          ///< converged it ends with "; hint: <what to try>" (solve_hint)
   int iterations = 0;     ///< completed iterations (one Arnoldi step for GMRES); r_0 is 0
   double rhs_norm = 0.0;  ///< ||b||
   double initial_residual_norm = 0.0;    ///< ||b - A x0||
