@@ -18,11 +18,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "kernels/blas/blas.hpp"
+#include "kernels/krylov/cg/cg.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/io/matrix_market.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
@@ -184,6 +186,59 @@ int main(int argc, char** argv) {
                   ", \"waits_per_iteration\": " + json_number(t.waits_per_iteration) + "}";
           first_record = false;
         }
+      }
+    }
+    json += "], \"pcg_kernels\": [";
+    std::printf(
+        "\nPCG-Jacobi kernels alone on 3D Poisson (back to back, median): fraction of the copy "
+        "bandwidth\n| n | kernel | us | bytes (MB) | GB/s | of copy "
+        "|\n|---|---|---|---|---|---|\n");
+    first_record = true;
+    for (int n : sizes) {
+      const CsrMatrix A = CsrMatrix::from_coo(backend, poisson3d(n));
+      JacobiPreconditioner M;
+      M.setup(A);
+      const auto rows = static_cast<std::size_t>(A.num_rows());
+      Vector p = Vector::constant(backend, rows, 1.0);
+      Vector q(backend, rows);
+      Vector x = Vector::constant(backend, rows, 0.0);
+      Vector r = Vector::constant(backend, rows, 1.0);
+      DeviceScalars scalars(backend, 8);
+      const double values[8] = {1.0, 1.0, 1.0, 0.0, 1e30, 1.0, 1.0, 1.0};
+      scalars.write(0, values);  // rz, rz_previous, rz0, stop, p·Ap (huge: alpha ~ 0), ...
+      const kernels::krylov::cg::Scalars s{scalars.slot(0).address, scalars.slot(1).address,
+                                           scalars.slot(2).address, scalars.slot(3).address};
+      const double* pq = scalars.slot(4).address;
+      const double vector = 8.0 * static_cast<double>(rows);
+      const double matrix = 12.0 * A.nnz() + 4.0 * (A.num_rows() + 1);
+      struct Kernel {
+        const char* name;
+        double bytes;
+        std::function<void()> run;
+      };
+      const Kernel kernels_list[] = {
+          {"apply_dot (q = A p, p·q)", matrix + 2 * vector,
+           [&] { A.apply_dot(p, q, scalars.slot(5)); }},
+          {"update (x, r, r·z, r·r)", 7 * vector,
+           [&] {
+             kernels::krylov::cg::update(backend, p.span(), q.span(), M.inverse_diagonal()->span(),
+                                         x.span(), r.span(), s, pq, scalars.slot(6).address,
+                                         scalars.slot(7).address);
+           }},
+          {"direction (p)", 4 * vector,
+           [&] {
+             kernels::krylov::cg::direction(backend, M.inverse_diagonal()->span(), r.span(),
+                                            Span<const double>(), p.span(), s);
+           }},
+      };
+      for (const Kernel& k : kernels_list) {
+        const double seconds = bench::time_per_call(backend, k.run);
+        std::printf("| %d | %s | %.1f | %.1f | %.1f | %.3f |\n", n, k.name, 1e6 * seconds,
+                    k.bytes / 1e6, k.bytes / seconds / 1e9, k.bytes / seconds / bandwidth);
+        json += std::string(first_record ? "" : ", ") + "{\"n\": " + std::to_string(n) +
+                ", \"kernel\": \"" + k.name + "\", \"seconds\": " + json_number(seconds) +
+                ", \"bytes\": " + json_number(k.bytes) + "}";
+        first_record = false;
       }
     }
     json += "], \"small\": [";

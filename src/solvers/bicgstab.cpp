@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend/graph.hpp"
 #include "kernels/krylov/bicgstab/bicgstab.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
+#include "window_loop.hpp"
 #include "workspace.hpp"
 
 namespace kryflow {
@@ -102,70 +102,58 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
                                            v(kT).span(), v(kRHat).span(), x.span(), v(kR).span(),
                                            scalars, at(slots.ss(j)), at(slots.tt(j)), out);
   };
-  bool graphs = use_graphs(A, M);
-  kernels::LaunchGraph window_graph;
-  int done = 0;
-  for (;;) {
-    const auto window = static_cast<std::size_t>(
-        std::min<long long>(options().check_every, criteria().max_iterations - done));
-    if (graphs && window == slots.window && window_graph.empty()) {
-      try {
-        window_graph = kernels::LaunchGraph::record(backend, [&] {
-          for (std::size_t j = 0; j < window; ++j) enqueue(j);
-        });
-      } catch (const BackendError&) {
-        graphs = false;
-      }
-    }
-    if (graphs && !window_graph.empty() && window == slots.window) {
-      window_graph.replay();
-    } else {
-      for (std::size_t j = 0; j < window; ++j) enqueue(j);
-    }
-    s.read(0, host);  // the convergence check: the one wait of the window
+  WindowLoop loop;
+  loop.backend = &backend;
+  loop.workspace = &ws;
+  loop.check_every = options().check_every;
+  loop.max_iterations = criteria().max_iterations;
+  loop.graphs = use_graphs(A, M);
+  loop.enqueue = enqueue;
+  loop.inspect = [&](int done, std::size_t window, const double* values) {
     for (std::size_t j = 0; j < window; ++j) {
       const int k = done + static_cast<int>(j) + 1;
-      const double shadow_v = host[slots.shadow_v(j)];
+      const double shadow_v = values[slots.shadow_v(j)];
       if (!std::isfinite(shadow_v)) {
         nan_detected(report, "r^·v = " + number(shadow_v));
-        return;
+        return true;
       }
       if (shadow_v == 0.0) {
         breakdown(report, "r^·v vanished");
-        return;
+        return true;
       }
-      const double s_norm = std::sqrt(host[slots.ss(j)]);
+      const double s_norm = std::sqrt(values[slots.ss(j)]);
       if (!std::isfinite(s_norm)) {
         nan_detected(report, "||s|| = " + number(s_norm));
-        return;
+        return true;
       }
       if (s_norm <= goal) {  // the device ended at the half step: x += alpha p^
         check(k, s_norm, report);
-        return;
+        return true;
       }
-      const double tt = host[slots.tt(j)];
+      const double tt = values[slots.tt(j)];
       if (!std::isfinite(tt)) {
         nan_detected(report, "t·t = " + number(tt));
-        return;
+        return true;
       }
       if (tt == 0.0) {
         breakdown(report, "t·t vanished");
-        return;
+        return true;
       }
-      const double omega = host[slots.omega(j)];
+      const double omega = values[slots.omega(j)];
       if (!std::isfinite(omega)) {
         nan_detected(report, "omega = t·s / t·t = " + number(omega));
-        return;
+        return true;
       }
-      if (check(k, std::sqrt(host[slots.rr(j)]), report)) return;
+      if (check(k, std::sqrt(values[slots.rr(j)]), report)) return true;
       if (omega == 0.0) {
         breakdown(report, "omega vanished");
-        return;
+        return true;
       }
-      if (rho_fails(host[slots.rho(j)])) return;
+      if (rho_fails(values[slots.rho(j)])) return true;
     }
-    done += static_cast<int>(window);
-  }
+    return false;
+  };
+  run_windows(loop);
 }
 
 }  // namespace kryflow

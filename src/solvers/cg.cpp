@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend/graph.hpp"
 #include "kernels/krylov/cg/cg.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
+#include "window_loop.hpp"
 #include "workspace.hpp"
 
 namespace kryflow {
@@ -93,45 +93,33 @@ void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector&
     }
     kernels::krylov::cg::direction(backend, dinv, r.span(), z_span, p.span(), scalars);
   };
-  bool graphs = use_graphs(A, M);
-  kernels::LaunchGraph window_graph;
-  int done = 0;
-  for (;;) {
-    const auto window = static_cast<std::size_t>(
-        std::min<long long>(options().check_every, criteria().max_iterations - done));
-    if (graphs && window == slots.window) {
-      if (window_graph.empty()) {
-        try {
-          window_graph = kernels::LaunchGraph::record(backend, [&] {
-            for (std::size_t j = 0; j < window; ++j) enqueue(j);
-          });
-        } catch (const BackendError&) {
-          graphs = false;  // an operator that cannot be recorded: launch every kernel
-        }
-      }
-    }
-    if (graphs && !window_graph.empty() && window == slots.window) {
-      window_graph.replay();
-    } else {
-      for (std::size_t j = 0; j < window; ++j) enqueue(j);
-    }
-    s.read(0, host);  // the convergence check: the one wait of the window
+  WindowLoop loop;
+  loop.backend = &backend;
+  loop.workspace = &ws;
+  loop.check_every = options().check_every;
+  loop.max_iterations = criteria().max_iterations;
+  loop.graphs = use_graphs(A, M);
+  loop.enqueue = enqueue;
+  loop.inspect = [&](int done, std::size_t window, const double* values) {
     for (std::size_t j = 0; j < window; ++j) {
-      const double pq = host[slots.pq(j)];
+      const double pq = values[slots.pq(j)];
       if (!std::isfinite(pq)) {
         nan_detected(report, "p·Ap = " + number(pq));
-        return;
+        return true;
       }
       if (!(sign * pq > 0.0)) {
         breakdown(report, "p·Ap = " + number(pq) +
                               " has the wrong sign: A is not positive (or negative) definite");
-        return;
+        return true;
       }
-      if (check(done + static_cast<int>(j) + 1, std::sqrt(host[slots.rr(j)]), report)) return;
-      if (rz_fails(host[slots.rz(j)])) return;
+      if (check(done + static_cast<int>(j) + 1, std::sqrt(values[slots.rr(j)]), report)) {
+        return true;
+      }
+      if (rz_fails(values[slots.rz(j)])) return true;
     }
-    done += static_cast<int>(window);
-  }
+    return false;
+  };
+  run_windows(loop);
 }
 
 }  // namespace kryflow

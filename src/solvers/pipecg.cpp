@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend/graph.hpp"
 #include "kernels/krylov/pipecg/pipecg.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
+#include "window_loop.hpp"
 #include "workspace.hpp"
 
 namespace kryflow {
@@ -107,53 +107,43 @@ void PipelinedCg::iterate(const LinearOperator& A, const Preconditioner& M, cons
                                    at(PipeSlots::kInitialRr), false);
     if (d == nullptr) M.apply(v(kW), v(kM));
   };
-  bool graphs = use_graphs(A, M);
-  kernels::LaunchGraph window_graph;
-  int done = 0;
-  int since_replacement = 0;
-  for (;;) {
-    auto window = static_cast<std::size_t>(
-        std::min<long long>(options().check_every, criteria().max_iterations - done));
-    if (replacement_interval_ > 0) {
-      window = std::min<std::size_t>(
-          window, static_cast<std::size_t>(replacement_interval_ - since_replacement));
-    }
-    if (graphs && window == slots.window && window_graph.empty()) {
-      try {
-        window_graph = kernels::LaunchGraph::record(backend, [&] {
-          for (std::size_t j = 0; j < window; ++j) enqueue(j);
-        });
-      } catch (const BackendError&) {
-        graphs = false;
+  int last_replacement = 0;
+  WindowLoop loop;
+  loop.backend = &backend;
+  loop.workspace = &ws;
+  loop.check_every = options().check_every;
+  loop.max_iterations = criteria().max_iterations;
+  loop.graphs = use_graphs(A, M);
+  loop.enqueue = enqueue;
+  if (replacement_interval_ > 0) {
+    loop.limit = [&](int done) { return replacement_interval_ - (done - last_replacement); };
+    loop.between = [&](int done) {
+      if (done - last_replacement >= replacement_interval_) {
+        replace_residuals();
+        last_replacement = done;
       }
-    }
-    if (graphs && !window_graph.empty() && window == slots.window) {
-      window_graph.replay();
-    } else {
-      for (std::size_t j = 0; j < window; ++j) enqueue(j);
-    }
-    s.read(0, host);  // the convergence check: the one wait of the window
+    };
+  }
+  loop.inspect = [&](int done, std::size_t window, const double* values) {
     for (std::size_t j = 0; j < window; ++j) {
-      const double denominator = host[slots.denominator(j)];
+      const double denominator = values[slots.denominator(j)];
       if (!std::isfinite(denominator)) {
         nan_detected(report, "p·Ap = " + number(denominator));
-        return;
+        return true;
       }
       if (!(sign * denominator > 0.0)) {
         breakdown(report, "p·Ap = " + number(denominator) +
                               " has the wrong sign: A is not positive (or negative) definite");
-        return;
+        return true;
       }
-      if (check(done + static_cast<int>(j) + 1, std::sqrt(host[slots.rr(j)]), report)) return;
-      if (gamma_fails(host[slots.gamma(j)])) return;
+      if (check(done + static_cast<int>(j) + 1, std::sqrt(values[slots.rr(j)]), report)) {
+        return true;
+      }
+      if (gamma_fails(values[slots.gamma(j)])) return true;
     }
-    done += static_cast<int>(window);
-    since_replacement += static_cast<int>(window);
-    if (replacement_interval_ > 0 && since_replacement >= replacement_interval_) {
-      replace_residuals();
-      since_replacement = 0;
-    }
-  }
+    return false;
+  };
+  run_windows(loop);
 }
 
 }  // namespace kryflow

@@ -1,0 +1,36 @@
+// The iteration loop shared by the Krylov solvers with device-resident scalars: windows of
+// check_every iterations, recorded once and replayed, each followed by an asynchronous copy of
+// the scalars to the host; the next window is queued before the host checks the last one, so the
+// device never waits for the host's convergence test.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+#include "kryflow/core/backend.hpp"
+#include "workspace.hpp"
+
+namespace kryflow {
+
+struct WindowLoop {
+  const Backend* backend = nullptr;
+  KrylovSolver::Workspace* workspace = nullptr;  ///< its scalars are copied after each window
+  int check_every = 1;
+  int max_iterations = 0;
+  bool graphs = false;  ///< record a full window once and replay it
+  /// Queues iteration j (0-based) of a window; its results go to the slots of position j.
+  std::function<void(std::size_t j)> enqueue;
+  /// Optional: the most iterations the window after `done` queued iterations may have.
+  std::function<int(int done)> limit;
+  /// Optional: queued after the window that brings the queued iterations to `done`.
+  std::function<void(int done)> between;
+  /// Tests the window of `window` iterations after `done` completed ones from the host copy of
+  /// all scalars, in order; returns true when the iteration must end.
+  std::function<bool(int done, std::size_t window, const double* host)> inspect;
+};
+
+/// Runs windows until `inspect` returns true (the device then finishes the window queued ahead:
+/// x may hold up to check_every iterations more than the report's) or max_iterations are done.
+void run_windows(const WindowLoop& loop);
+
+}  // namespace kryflow
