@@ -29,6 +29,7 @@
 #include "kryflow/io/matrix_market.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
+#include "kryflow/linalg/sell_matrix.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
 #include "timing.hpp"
@@ -145,46 +146,51 @@ int main(int argc, char** argv) {
     std::printf("\n3D Poisson (7-point), b = 1, %d iterations, median of %d solves\n",
                 poisson_iterations, repeats);
     std::printf(
-        "| n | method | launches | ms/iteration | floor ms (this method) | ratio | ratio to "
+        "| n | method and format | launches | ms/iteration | floor ms (this method) | ratio | "
+        "ratio to "
         "pcg ideal floor | waits/iteration | AmgX PCG ms/it (200^3) |\n|---|---|---|---|---|---|"
         "---|---|---|\n");
     bool first_record = true;
     for (int n : sizes) {
-      const CsrMatrix A = CsrMatrix::from_coo(backend, poisson3d(n));
-      JacobiPreconditioner M;
-      M.setup(A);
-      const auto rows = static_cast<std::size_t>(A.num_rows());
-      const Vector b = Vector::constant(backend, rows, 1.0);
-      const double matrix_bytes = 12.0 * A.nnz() + 4.0 * (A.num_rows() + 1);
-      auto floor_seconds = [&](double sweeps) {
-        return (matrix_bytes + 8.0 * sweeps * A.num_rows()) / bandwidth;
-      };
-      StopCriteria criteria;
-      criteria.relative_tolerance = 0.0;
-      criteria.stagnation_window = 0;
-      criteria.max_iterations = poisson_iterations;
-      for (const std::string method : {"pcg", "pipecg"}) {
-        for (GraphMode graphs : {GraphMode::never, GraphMode::always}) {
-          auto solver = make(method, criteria, graphs, 1);
-          const Timing t = time_solves(backend, A, M, b, *solver, repeats);
-          const double own_floor = floor_seconds(method == "pcg" ? 13.0 : 22.0);
-          const double ideal = floor_seconds(10.0);
-          std::printf("| %d | %s | %s | %.4f | %.4f | %.3f | %.3f | %.2f | %s |\n", n,
-                      method.c_str(), graph_name(graphs), 1e3 * t.seconds_per_iteration,
-                      1e3 * own_floor, t.seconds_per_iteration / own_floor,
-                      t.seconds_per_iteration / ideal, t.waits_per_iteration,
-                      n == 200 ? "0.655" : "");
-          json += std::string(first_record ? "" : ", ") + "{\"n\": " + std::to_string(n) +
-                  ", \"rows\": " + std::to_string(A.num_rows()) +
-                  ", \"nnz\": " + std::to_string(A.nnz()) + ", \"method\": \"" + method +
-                  "\", \"launches\": \"" + graph_name(graphs) +
-                  "\", \"seconds_per_iteration\": " + json_number(t.seconds_per_iteration) +
-                  ", \"floor_seconds\": " + json_number(own_floor) +
-                  ", \"floor_sweeps\": " + (method == "pcg" ? "13" : "22") +
-                  ", \"pcg_two_pass_floor_seconds\": " + json_number(floor_seconds(12.0)) +
-                  ", \"pcg_ideal_floor_seconds\": " + json_number(ideal) +
-                  ", \"waits_per_iteration\": " + json_number(t.waits_per_iteration) + "}";
-          first_record = false;
+      const CsrMatrix csr = CsrMatrix::from_coo(backend, poisson3d(n));
+      const SellMatrix sell = SellMatrix::from_csr(csr, 32, 1, Precision::float64);
+      for (const std::string format : {"csr", "sell-32-1"}) {
+        const LinearOperator& A = format == "csr" ? static_cast<const LinearOperator&>(csr) : sell;
+        JacobiPreconditioner M;
+        M.setup(A);
+        const auto rows = static_cast<std::size_t>(A.num_rows());
+        const Vector b = Vector::constant(backend, rows, 1.0);
+        const double matrix_bytes = 12.0 * csr.nnz() + 4.0 * (csr.num_rows() + 1);
+        auto floor_seconds = [&](double sweeps) {
+          return (matrix_bytes + 8.0 * sweeps * A.num_rows()) / bandwidth;
+        };
+        StopCriteria criteria;
+        criteria.relative_tolerance = 0.0;
+        criteria.stagnation_window = 0;
+        criteria.max_iterations = poisson_iterations;
+        for (const std::string method : {"pcg", "pipecg"}) {
+          for (GraphMode graphs : {GraphMode::never, GraphMode::always}) {
+            auto solver = make(method, criteria, graphs, 1);
+            const Timing t = time_solves(backend, A, M, b, *solver, repeats);
+            const double own_floor = floor_seconds(method == "pcg" ? 13.0 : 22.0);
+            const double ideal = floor_seconds(10.0);
+            std::printf("| %d | %s %s | %s | %.4f | %.4f | %.3f | %.3f | %.2f | %s |\n", n,
+                        method.c_str(), format.c_str(), graph_name(graphs),
+                        1e3 * t.seconds_per_iteration, 1e3 * own_floor,
+                        t.seconds_per_iteration / own_floor, t.seconds_per_iteration / ideal,
+                        t.waits_per_iteration, n == 200 ? "0.655" : "");
+            json += std::string(first_record ? "" : ", ") + "{\"n\": " + std::to_string(n) +
+                    ", \"rows\": " + std::to_string(A.num_rows()) +
+                    ", \"nnz\": " + std::to_string(csr.nnz()) + ", \"format\": \"" + format +
+                    "\", \"method\": \"" + method + "\", \"launches\": \"" + graph_name(graphs) +
+                    "\", \"seconds_per_iteration\": " + json_number(t.seconds_per_iteration) +
+                    ", \"floor_seconds\": " + json_number(own_floor) +
+                    ", \"floor_sweeps\": " + (method == "pcg" ? "13" : "22") +
+                    ", \"pcg_two_pass_floor_seconds\": " + json_number(floor_seconds(12.0)) +
+                    ", \"pcg_ideal_floor_seconds\": " + json_number(ideal) +
+                    ", \"waits_per_iteration\": " + json_number(t.waits_per_iteration) + "}";
+            first_record = false;
+          }
         }
       }
     }
@@ -196,6 +202,7 @@ int main(int argc, char** argv) {
     first_record = true;
     for (int n : sizes) {
       const CsrMatrix A = CsrMatrix::from_coo(backend, poisson3d(n));
+      const SellMatrix sell = SellMatrix::from_csr(A, 32, 1, Precision::float64);
       JacobiPreconditioner M;
       M.setup(A);
       const auto rows = static_cast<std::size_t>(A.num_rows());
@@ -219,6 +226,9 @@ int main(int argc, char** argv) {
       const Kernel kernels_list[] = {
           {"apply_dot (q = A p, p·q)", matrix + 2 * vector,
            [&] { A.apply_dot(p, q, scalars.slot(5)); }},
+          {"apply_dot SELL-32-1", matrix + 2 * vector,
+           [&] { sell.apply_dot(p, q, scalars.slot(5)); }},
+          {"apply (q = A p)", matrix + 2 * vector, [&] { A.apply(p, q); }},
           {"update (x, r, r·z, r·r)", 7 * vector,
            [&] {
              kernels::krylov::cg::update(backend, p.span(), q.span(), M.inverse_diagonal()->span(),
