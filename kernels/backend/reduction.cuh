@@ -41,6 +41,27 @@ __device__ __forceinline__ void block_sum(double (&values)[K]) {
   __syncthreads();  // warp_sums may be reused by a second call
 }
 
+/// block_sum without its closing barrier: for a sum whose shared scratch is not touched again
+/// before the block's next barrier (same order, same bits as block_sum).
+template <int kBlock, int K>
+__device__ __forceinline__ void block_sum_once(double (&values)[K]) {
+  static_assert(kBlock % 32 == 0 && kBlock <= 1024, "block size: a multiple of 32, <= 1024");
+  constexpr int kWarps = kBlock / 32;
+  __shared__ double warp_sums_once[K][kWarps];
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  for (int k = 0; k < K; ++k) {
+    values[k] = warp_sum(values[k]);
+    if (lane == 0) warp_sums_once[k][warp] = values[k];
+  }
+  __syncthreads();
+  if (warp == 0) {
+    for (int k = 0; k < K; ++k) {
+      values[k] = warp_sum(lane < kWarps ? warp_sums_once[k][lane] : 0.0);
+    }
+  }
+}
+
 /// Grid-wide sums of K values per thread (K <= kMaxReductionValues, gridDim.x <=
 /// kMaxReductionBlocks). Every thread of every block calls it once, at the end of the kernel.
 /// `partials` and `counter` are the context's reduction buffers (the counter is 0 on entry and

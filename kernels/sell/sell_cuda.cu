@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(kBlock)
   if constexpr (kMode == Mode::product_dot) {
     __shared__ bool is_last;
     double term[1] = {mine ? __dmul_rn(__ldg(x + row), sum) : 0.0};
-    block_sum<kBlock, 1>(term);
+    kernels::cuda::block_sum_once<kBlock, 1>(term);  // publish_partial's barrier follows
     if (threadIdx.x == 0) {
       a.block_partials[blockIdx.x] = term[0];
       __threadfence();  // the partial is visible before the count says so

@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
     } else if (long_row && t == 0) {
       term[0] = __dmul_rn(__ldg(x + row), y[row]);
     }
-    block_sum<kBlock, 1>(term);
+    kernels::cuda::block_sum_once<kBlock, 1>(term);  // publish_partial's barrier follows
     if (publish_partial(term[0], a.block_partials, blockIdx.x, a.counters, gridDim.x)) {
       const double total = ordered_sum(a.block_partials, gridDim.x);
       if (t == 0) {
