@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <string>
 
 #include "kryflow/config/parameters.hpp"
 #include "kryflow/core/error.hpp"
@@ -60,15 +61,32 @@ struct KrylovParameters : ComponentParameters {
   }
 };
 
-/// gmres and fgmres: as above plus the restart length.
+/// gmres and fgmres: as above plus the restart length, the preconditioning side and the
+/// orthogonalization.
 struct GmresParameters final : KrylovParameters {
   int restart = 30;
+  std::string side = Gmres::to_string(Gmres::Side::right);
+  std::string orthogonalization = Gmres::to_string(Gmres::Orthogonalization::cgs2);
   void declare(ParameterVisitor& v) override {
     declare_stop_criteria(v, criteria);
     v.integer("restart", restart, Range::at_least(1),
-              "Krylov basis size m before a restart; memory grows as (m + 1) vectors "
-              "(2m + 1 for fgmres)");
+              "Krylov basis size m before a restart; memory grows as (m + 3) vectors "
+              "(2m + 2 for fgmres)");
+    v.choice("side", side, {"right", "left"},
+             "where the preconditioner is applied, as PETSc's -ksp_pc_side: `right` solves "
+             "A M^-1 u = b; `left` solves M^-1 A x = M^-1 b, minimizing the preconditioned "
+             "residual. Both stop on ||b - A x||: on the left its estimate is the preconditioned "
+             "residual times ||r|| / ||M^-1 r|| at the cycle's start, confirmed by the true "
+             "residual at the end of the cycle (as SciPy, not PETSc). fgmres: right only");
+    v.choice("orthogonalization", orthogonalization, {"cgs2", "mgs"},
+             "`cgs2`: classical Gram-Schmidt with one reorthogonalization, the whole Hessenberg "
+             "column from one fused multi-dot per pass; `mgs`: modified Gram-Schmidt, one "
+             "dependent dot per basis vector");
     declare_preconditioner(v);
+  }
+  std::unique_ptr<KrylovSolver> build(bool flexible) const {
+    return std::make_unique<Gmres>(criteria, restart, flexible, Gmres::parse_side(side),
+                                   Gmres::parse_orthogonalization(orthogonalization));
   }
 };
 
@@ -126,18 +144,16 @@ const std::vector<SolverEntry>& solver_entries() {
           [](const KrylovParameters& p) { return std::make_unique<Bicgstab>(p.criteria); }),
       entry<SolverEntry, GmresParameters>(
           "gmres",
-          "Restarted GMRES(m) with right preconditioning, modified Gram-Schmidt and Givens "
-          "rotations (Saad, Algorithm 9.5) for nonsymmetric A.",
-          [](const GmresParameters& p) {
-            return std::make_unique<Gmres>(p.criteria, p.restart, false);
-          }),
+          "Restarted GMRES(m) with Givens rotations for nonsymmetric A, preconditioned on the "
+          "right (Saad, Algorithm 9.5) or on the left (Algorithm 9.4); the Hessenberg matrix "
+          "stays on the device.",
+          [](const GmresParameters& p) { return p.build(false); }),
       entry<SolverEntry, GmresParameters>(
           "fgmres",
           "Flexible GMRES(m) (Saad, Algorithm 9.6): also stores the preconditioned vectors, so "
-          "the preconditioner may change from one iteration to the next.",
-          [](const GmresParameters& p) {
-            return std::make_unique<Gmres>(p.criteria, p.restart, true);
-          }),
+          "the preconditioner may change from one iteration to the next. Right preconditioning "
+          "only.",
+          [](const GmresParameters& p) { return p.build(true); }),
   };
   return entries;
 }
