@@ -241,150 +241,218 @@ Gmres::Gmres(StopCriteria criteria, int restart, bool flexible, Side side,
   }
 }
 
+/// The host side of one solve: the stopping tests of each window, the end of each cycle and
+/// the restart (a member of Gmres, so it reports through KrylovSolver's check()).
+class Gmres::Run {
+ public:
+  Run(const Gmres& solver, const LinearOperator& A, const Preconditioner& M, const Vector& b,
+      Vector& x, SolveReport& report);
+  void solve();
+
+ private:
+  bool cycle();
+  bool restart(bool stop);
+  WindowEnd test_window(std::size_t j, std::size_t len);
+  void report_stop(int code, std::size_t column);
+  void run_window(std::size_t j, std::size_t len);
+  void read_residual();
+  bool singular_preconditioner();
+  const Backend& backend() const { return A_.backend(); }
+
+  const Gmres& solver_;
+  const LinearOperator& A_;
+  SolveReport& report_;
+  std::size_t m_;
+  GmresSlots slots_;
+  bool left_;
+  Arnoldi arnoldi_;
+  std::vector<double> host_;  // the fixed scalars and the window's residual estimates
+  double goal_;
+  double beta_ = 0.0;   // ||b - A x|| at the start of the cycle
+  double scale_ = 1.0;  // turns the cycle's recursive residual norms into estimates of it
+  int iteration_ = 0;
+  bool graphs_;
+  std::vector<kernels::LaunchGraph> window_graphs_;  // by the window's first column
+};
+
+namespace {
+
+/// The Krylov space of an n x n operator is invariant after at most n steps: a larger basis is
+/// never used, and restart may be anything up to INT_MAX.
+std::size_t basis_size(int restart, std::size_t n) {
+  return std::max<std::size_t>(1, std::min(static_cast<std::size_t>(restart), n));
+}
+
+}  // namespace
+
+Gmres::Run::Run(const Gmres& solver, const LinearOperator& A, const Preconditioner& M,
+                const Vector& b, Vector& x, SolveReport& report)
+    : solver_(solver),
+      A_(A),
+      report_(report),
+      m_(basis_size(solver.restart_, b.size())),
+      slots_{m_, static_cast<std::size_t>(solver.options().check_every)},
+      left_(solver.side_ == Side::left),
+      arnoldi_(A, M, b, x,
+               solver.workspace(A.backend(), b.size(), m_ + 2 + (solver.flexible_ ? m_ : 1),
+                                slots_.count()),
+               slots_, solver.flexible_, left_,
+               solver.orthogonalization_ == Orthogonalization::cgs2),
+      host_(slots_.residual(slots_.window)),
+      goal_(solver.target(report)),
+      graphs_(solver.use_graphs(A.backend(), b.size())),
+      window_graphs_(m_) {}
+
+void Gmres::Run::solve() {
+  arnoldi_.residual();  // r0 = b - A x0 (and M^-1 r0 on the left)
+  arnoldi_.read(0, host_);
+  read_residual();
+  if (solver_.check(0, beta_, report_)) return;
+  if (singular_preconditioner()) return;
+  while (!cycle()) {
+  }
+}
+
+/// ||b - A x|| of the residual r a cycle starts from, and the factor that turns the cycle's
+/// recursive residual norms into estimates of ||b - A x_k||: 1 on the right, ||r|| / ||M^-1 r||
+/// on the left (GMRES then minimizes ||M^-1 (b - A x_k)||; the class comment).
+void Gmres::Run::read_residual() {
+  beta_ = std::sqrt(host_[left_ ? GmresSlots::kTrue : GmresSlots::kBeta]);
+  scale_ = left_ ? beta_ / std::sqrt(host_[GmresSlots::kBeta]) : 1.0;
+}
+
+/// Left: M^-1 r = 0 while r is not (a singular M) leaves nothing to minimize.
+bool Gmres::Run::singular_preconditioner() {
+  if (!left_ || host_[GmresSlots::kBeta] != 0.0) return false;
+  breakdown(report_,
+            "M^-1 r = 0 while ||r|| = " + number(beta_) + ": the preconditioner is singular");
+  return true;
+}
+
+/// One cycle: windows of Arnoldi steps, each followed by the host's tests, then the update of x
+/// and the restart. Returns true when the solve ends.
+bool Gmres::Run::cycle() {
+  arnoldi_.start_cycle();
+  std::size_t j = 0;
+  WindowEnd end = WindowEnd::more;
+  bool residual_ready = false;  // the cycle's last window queued the end of the cycle
+  while (end == WindowEnd::more && j < m_) {
+    const auto len = std::min<std::size_t>(
+        {slots_.window, m_ - j,
+         static_cast<std::size_t>(solver_.criteria().max_iterations - iteration_)});
+    run_window(j, len);
+    residual_ready = j + len == m_;
+    if (residual_ready) arnoldi_.finish(m_, true);  // read with the window's scalars
+    arnoldi_.read(len, host_);                      // the convergence check
+    end = test_window(j, len);
+    j += len;
+  }
+  const bool stop = end == WindowEnd::stop;
+  if (!residual_ready) {
+    const bool with_residual = !stop || report_.status == SolveStatus::converged;
+    arnoldi_.finish(j, with_residual);
+    if (with_residual) arnoldi_.read(0, host_);
+  }
+  return restart(stop);
+}
+
+/// The Arnoldi steps of the window of columns [j, j + len): recorded once per first column and
+/// replayed in later cycles when use_graphs() says so.
+void Gmres::Run::run_window(std::size_t j, std::size_t len) {
+  Arnoldi& arnoldi = arnoldi_;
+  auto enqueue = [&arnoldi, j, len] {
+    for (std::size_t p = 0; p < len; ++p) arnoldi.step(j + p, p);
+  };
+  if (graphs_ && len == std::min(slots_.window, m_ - j)) {
+    kernels::LaunchGraph& graph = window_graphs_[j];
+    if (graph.empty()) {
+      try {
+        graph = kernels::LaunchGraph::record(backend(), enqueue);
+      } catch (const BackendError&) {
+        graphs_ = false;  // an operator that cannot be recorded: launch every kernel
+      }
+    }
+    if (!graph.empty()) {
+      graph.replay();
+      return;
+    }
+  }
+  enqueue();
+}
+
+/// The iterations of the window of columns [j, j + len), in order.
+WindowEnd Gmres::Run::test_window(std::size_t j, std::size_t len) {
+  const auto code = static_cast<int>(host_[GmresSlots::kStop]);
+  const auto stop_column = static_cast<std::size_t>(host_[GmresSlots::kStopColumn]);
+  for (std::size_t p = 0; p < len; ++p) {
+    const bool stopped_here = code != kg::kRunning && j + p == stop_column;
+    if (stopped_here && code != kg::kHappyBreakdown) {
+      report_stop(code, j + p);
+      return WindowEnd::stop;
+    }
+    ++iteration_;
+    if (solver_.check(iteration_, host_[slots_.residual(p)] * scale_, report_)) {
+      return WindowEnd::stop;
+    }
+    if (stopped_here) return WindowEnd::happy_breakdown;
+  }
+  return WindowEnd::more;
+}
+
+/// A column that stopped the cycle (not a happy breakdown): its status and reason.
+void Gmres::Run::report_stop(int code, std::size_t column) {
+  if (code == kg::kNonFiniteProduct) {
+    nan_detected(report_, std::string(left_ ? "||M^-1 A v_j|| = " : "||A M^-1 v_j|| = ") +
+                              number(std::sqrt(host_[GmresSlots::kAz])));
+  } else if (code == kg::kNonFiniteColumn) {
+    nan_detected(report_, "the Hessenberg column " + std::to_string(column) + " is not finite");
+  } else {
+    breakdown(report_,
+              "the Hessenberg matrix is singular (|R(j,j)| = " + number(host_[GmresSlots::kRjj]) +
+                  " <= eps ||H||_F with ||H||_F = " + number(host_[GmresSlots::kHNorm]) +
+                  ", j = " + std::to_string(column) + "): " + (left_ ? "M^-1 A" : "A M^-1") +
+                  " is singular on the Krylov space; x holds the least-squares "
+                  "solution over the columns before it");
+  }
+}
+
+/// After a cycle whose end queued the update of x (and, unless it stopped on a failure, the
+/// next residual): the restart tests. Returns true when the solve ends.
+bool Gmres::Run::restart(bool stop) {
+  if (stop && report_.status != SolveStatus::converged) return true;
+  // Restart from the recomputed residual; a converged estimate must be confirmed by it.
+  read_residual();
+  if (stop && beta_ <= goal_) return true;
+  if (!std::isfinite(beta_)) {
+    nan_detected(report_, "the true residual at the restart is " + number(beta_));
+    return true;
+  }
+  if (beta_ <= goal_) {  // a happy breakdown reached the solution
+    report_.status = SolveStatus::converged;
+    report_.residual_norm = beta_;
+    report_.reason = "the Krylov space contains the solution: true residual " + number(beta_) +
+                     " <= target " + number(goal_);
+    return true;
+  }
+  const int limit = solver_.criteria().max_iterations;
+  if (iteration_ >= limit) {
+    report_.status = SolveStatus::max_iterations;
+    report_.reason = "reached max_iterations = " + std::to_string(limit);
+    return true;
+  }
+  if (singular_preconditioner()) return true;
+  report_.residual_norm = beta_;  // estimate replaced by the recomputed residual at restart
+  report_.status = SolveStatus::max_iterations;
+  // The stagnation test measures progress from the last low of the estimates; a recomputed
+  // residual above it shows that low was not real (left preconditioning: the first cycles may
+  // lower ||M^-1 r|| while ||r|| grows). Progress then counts from the measured value.
+  report_.progress.anchor = std::max(report_.progress.anchor, beta_);
+  return false;
+}
+
 void Gmres::iterate(const LinearOperator& A, const Preconditioner& M, const Vector& b, Vector& x,
                     SolveReport& report) const {
-  const Backend& backend = A.backend();
-  const std::size_t n = b.size();
-  // The Krylov space of an n x n operator is invariant after at most n steps: a larger basis is
-  // never used, and restart may be anything up to INT_MAX.
-  const std::size_t m = std::max<std::size_t>(1, std::min(static_cast<std::size_t>(restart_), n));
-  const GmresSlots slots{m, static_cast<std::size_t>(options().check_every)};
-  const bool left = side_ == Side::left;
-  Workspace& ws = workspace(backend, n, m + 2 + (flexible_ ? m : 1), slots.count());
-  Arnoldi arnoldi(A, M, b, x, ws, slots, flexible_, left,
-                  orthogonalization_ == Orthogonalization::cgs2);
-  std::vector<double> host(slots.residual(slots.window));
-  const double goal = target(report);
-
-  // The residual r = b - A x a cycle starts from: ||r||, and the factor that turns the cycle's
-  // recursive residual norms into estimates of ||b - A x_k|| (on the left, ||r|| / ||M^-1 r||:
-  // GMRES minimizes ||M^-1 (b - A x_k)||; the class comment).
-  double beta = 0.0;
-  double scale = 1.0;
-  auto read_residual = [&] {
-    beta = std::sqrt(host[left ? GmresSlots::kTrue : GmresSlots::kBeta]);
-    scale = left ? beta / std::sqrt(host[GmresSlots::kBeta]) : 1.0;
-  };
-  // Left: M^-1 r = 0 while r is not (a singular M) leaves nothing to minimize.
-  auto singular_preconditioner = [&] {
-    if (!left || host[GmresSlots::kBeta] != 0.0) return false;
-    breakdown(report,
-              "M^-1 r = 0 while ||r|| = " + number(beta) + ": the preconditioner is singular");
-    return true;
-  };
-  arnoldi.residual();  // r0 = b - A x0 (and M^-1 r0 on the left)
-  arnoldi.read(0, host);
-  read_residual();
-  if (check(0, beta, report)) return;
-  if (singular_preconditioner()) return;
-  int iteration = 0;
-
-  // A column that stopped the cycle (not a happy breakdown): its status and reason.
-  auto report_stop = [&](int code, std::size_t column) {
-    if (code == kg::kNonFiniteProduct) {
-      nan_detected(report, std::string(left ? "||M^-1 A v_j|| = " : "||A M^-1 v_j|| = ") +
-                               number(std::sqrt(host[GmresSlots::kAz])));
-    } else if (code == kg::kNonFiniteColumn) {
-      nan_detected(report, "the Hessenberg column " + std::to_string(column) + " is not finite");
-    } else {
-      breakdown(report,
-                "the Hessenberg matrix is singular (|R(j,j)| = " + number(host[GmresSlots::kRjj]) +
-                    " <= eps ||H||_F with ||H||_F = " + number(host[GmresSlots::kHNorm]) +
-                    ", j = " + std::to_string(column) + "): " + (left ? "M^-1 A" : "A M^-1") +
-                    " is singular on the Krylov space; x holds the least-squares "
-                    "solution over the columns before it");
-    }
-  };
-  // The iterations of the window of columns [j, j + len), in order.
-  auto test_window = [&](std::size_t j, std::size_t len) {
-    const auto code = static_cast<int>(host[GmresSlots::kStop]);
-    const auto stop_column = static_cast<std::size_t>(host[GmresSlots::kStopColumn]);
-    for (std::size_t p = 0; p < len; ++p) {
-      const bool stopped_here = code != kg::kRunning && j + p == stop_column;
-      if (stopped_here && code != kg::kHappyBreakdown) {
-        report_stop(code, j + p);
-        return WindowEnd::stop;
-      }
-      ++iteration;
-      if (check(iteration, host[slots.residual(p)] * scale, report)) return WindowEnd::stop;
-      if (stopped_here) return WindowEnd::happy_breakdown;
-    }
-    return WindowEnd::more;
-  };
-  // The Arnoldi steps of a window: recorded once per first column and replayed in later cycles
-  // when use_graphs() says so.
-  bool graphs = use_graphs(backend, n);
-  std::vector<kernels::LaunchGraph> window_graphs(m);
-  auto run_window = [&](std::size_t j, std::size_t len) {
-    auto enqueue = [&arnoldi, j, len] {
-      for (std::size_t p = 0; p < len; ++p) arnoldi.step(j + p, p);
-    };
-    if (graphs && len == std::min(slots.window, m - j)) {
-      kernels::LaunchGraph& graph = window_graphs[j];
-      if (graph.empty()) {
-        try {
-          graph = kernels::LaunchGraph::record(backend, enqueue);
-        } catch (const BackendError&) {
-          graphs = false;  // an operator that cannot be recorded: launch every kernel
-        }
-      }
-      if (!graph.empty()) {
-        graph.replay();
-        return;
-      }
-    }
-    enqueue();
-  };
-
-  for (;;) {
-    arnoldi.start_cycle();
-    std::size_t j = 0;
-    WindowEnd end = WindowEnd::more;
-    bool residual_ready = false;  // the cycle's last window queued the end of the cycle
-    while (end == WindowEnd::more && j < m) {
-      const auto len = std::min<std::size_t>(
-          {slots.window, m - j, static_cast<std::size_t>(criteria().max_iterations - iteration)});
-      run_window(j, len);
-      residual_ready = j + len == m;
-      if (residual_ready) arnoldi.finish(m, true);  // read with the window's scalars
-      arnoldi.read(len, host);                      // the convergence check
-      end = test_window(j, len);
-      j += len;
-    }
-    const bool stop = end == WindowEnd::stop;
-    if (!residual_ready) {
-      const bool with_residual = !stop || report.status == SolveStatus::converged;
-      arnoldi.finish(j, with_residual);
-      if (with_residual) arnoldi.read(0, host);
-    }
-    if (stop && report.status != SolveStatus::converged) return;
-    // Restart from the recomputed residual; a converged estimate must be confirmed by it.
-    read_residual();
-    if (stop && beta <= goal) return;
-    if (!std::isfinite(beta)) {
-      nan_detected(report, "the true residual at the restart is " + number(beta));
-      return;
-    }
-    if (beta <= goal) {  // a happy breakdown reached the solution
-      report.status = SolveStatus::converged;
-      report.residual_norm = beta;
-      report.reason = "the Krylov space contains the solution: true residual " + number(beta) +
-                      " <= target " + number(goal);
-      return;
-    }
-    if (iteration >= criteria().max_iterations) {
-      report.status = SolveStatus::max_iterations;
-      report.reason = "reached max_iterations = " + std::to_string(criteria().max_iterations);
-      return;
-    }
-    if (singular_preconditioner()) return;
-    report.residual_norm = beta;  // estimate replaced by the recomputed residual at restart
-    report.status = SolveStatus::max_iterations;
-    // The stagnation test measures progress from the last low of the estimates; a recomputed
-    // residual above it shows that low was not real (left preconditioning: the first cycles may
-    // lower ||M^-1 r|| while ||r|| grows). Progress then counts from the measured value.
-    report.progress.anchor = std::max(report.progress.anchor, beta);
-  }
+  Run(*this, A, M, b, x, report).solve();
 }
 
 }  // namespace kryflow

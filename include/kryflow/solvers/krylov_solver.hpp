@@ -268,6 +268,7 @@ class Gmres final : public KrylovSolver {
                SolveReport& report) const override;
 
  private:
+  class Run;  // one solve (src/solvers/gmres.cpp)
   int restart_;
   bool flexible_;
   Side side_;
