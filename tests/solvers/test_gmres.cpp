@@ -366,7 +366,7 @@ namespace {
 TEST(GmresCrossBackend, CudaAndCpuGiveIdenticalBitsInEveryVariant) {
   // Every kernel gives the same bits on cpu and cuda, so whole solves agree exactly, with
   // windows of iterations and recorded launches too.
-  const CooMatrix coo = convection(12);
+  const CooMatrix coo = convection(10);
   const std::vector<double> b = test::random_vector(static_cast<std::size_t>(coo.num_rows), 41);
   for (const Variant& variant : kVariants) {
     for (const int check_every : {1, 5}) {
@@ -389,7 +389,7 @@ TEST(GmresCrossBackend, TheHostWaitsOncePerWindowOfIterations) {
   // The only waits of a solve: r0, one per window of check_every iterations (a window ends at
   // the end of a cycle), the read of the restart residual when a cycle ends early, and the
   // final true residual of KrylovSolver::solve (||b||, ||b - A x||, the timing).
-  const CooMatrix coo = convection(12);
+  const CooMatrix coo = convection(10);
   const std::vector<double> b = test::random_vector(static_cast<std::size_t>(coo.num_rows), 43);
   const Backend backend = test::backend_under_test();
   const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
