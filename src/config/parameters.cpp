@@ -1,6 +1,7 @@
 // The parameter visitors: strict JSON reader, resolved JSON writer, Markdown reference writer.
 #include "kryflow/config/parameters.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -44,6 +45,10 @@ class KeyCollector final : public ParameterVisitor {
  public:
   void integer(const char* name, int&, Range, const char*) override { keys.emplace_back(name); }
   void real(const char* name, double&, Range, const char*) override { keys.emplace_back(name); }
+  void choice(const char* name, std::string&, const std::vector<std::string>&,
+              const char*) override {
+    keys.emplace_back(name);
+  }
   void component(const char* name, ComponentSlot&, const char*) override {
     keys.emplace_back(name);
   }
@@ -98,6 +103,24 @@ class JsonReader final : public ParameterVisitor {
           path, "value " + show(*item) + " is out of range (valid: " + range.describe() + ")");
     }
     value = x;
+  }
+
+  void choice(const char* name, std::string& value, const std::vector<std::string>& choices,
+              const char* description) override {
+    (void)description;
+    const nlohmann::json* item = find(name);
+    if (item == nullptr) return;
+    const std::string path = join_path(prefix_, name);
+    if (!item->is_string()) {
+      throw ConfigError(path, "expected a string, got " + json_type_name(*item) + " " +
+                                  show(*item) + " (valid choices: " + key_list(choices) + ")");
+    }
+    const std::string text = item->get<std::string>();
+    if (std::find(choices.begin(), choices.end(), text) == choices.end()) {
+      throw ConfigError(path,
+                        "unknown value '" + text + "' (valid choices: " + key_list(choices) + ")");
+    }
+    value = text;
   }
 
   void component(const char* name, ComponentSlot& slot, const char* description) override {
@@ -169,6 +192,10 @@ class JsonWriter final : public ParameterVisitor {
  public:
   void integer(const char* name, int& value, Range, const char*) override { json[name] = value; }
   void real(const char* name, double& value, Range, const char*) override { json[name] = value; }
+  void choice(const char* name, std::string& value, const std::vector<std::string>&,
+              const char*) override {
+    json[name] = value;
+  }
   void component(const char* name, ComponentSlot& slot, const char*) override {
     nlohmann::json sub = write_json(*slot.parameters);
     sub["type"] = slot.type;
@@ -192,6 +219,12 @@ class MarkdownTable final : public ParameterVisitor {
   }
   void real(const char* name, double& value, Range range, const char* description) override {
     row(name, "number", "`" + number_text(value) + "`", range.describe(), description);
+  }
+  void choice(const char* name, std::string& value, const std::vector<std::string>& choices,
+              const char* description) override {
+    std::string valid;
+    for (const std::string& c : choices) valid += (valid.empty() ? "`" : ", `") + c + "`";
+    row(name, "string", "`\"" + value + "\"`", valid, description);
   }
   void component(const char* name, ComponentSlot& slot, const char* description) override {
     const std::string path = join_path(prefix_, name);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <string>
 
 #include "kryflow/config/parameters.hpp"
 #include "kryflow/core/error.hpp"
@@ -45,22 +46,34 @@ void declare_stop_criteria(ParameterVisitor& v, StopCriteria& c) {
          "relative decrease that counts as progress in the stagnation test; 0 disables the test");
 }
 
-/// How the iterations run (see IterationOptions).
-void declare_iteration_options(ParameterVisitor& v, IterationOptions& o) {
+/// How the iterations run (see IterationOptions). The graph mode is declared as a string and
+/// parsed when the solver is built.
+void declare_iteration_options(ParameterVisitor& v, IterationOptions& o, std::string& graphs) {
   v.integer("check_every", o.check_every, Range::at_least(1),
             "the host reads the residual norm every check_every iterations (the only wait for "
             "the device inside the iteration); the report still names the iteration that "
             "converged");
+  v.choice("cuda_graphs", graphs, {"automatic", "always", "never"},
+           "record a window of iterations once as a CUDA graph and replay it: `automatic` on "
+           "cuda up to 2^22 rows, `always`, or `never` (launch every kernel); operators that do "
+           "not support recording are always called anew");
 }
 
 /// pcg and bicgstab: stopping criteria and a preconditioner.
 struct KrylovParameters : ComponentParameters {
   StopCriteria criteria;
   IterationOptions options;
+  std::string graphs = to_string(GraphMode::automatic);
+  /// options with the parsed graph mode.
+  IterationOptions iteration_options() const {
+    IterationOptions o = options;
+    o.graphs = parse_graph_mode(graphs);
+    return o;
+  }
   ComponentSlot preconditioner{preconditioner_family()};
   void declare(ParameterVisitor& v) override {
     declare_stop_criteria(v, criteria);
-    declare_iteration_options(v, options);
+    declare_iteration_options(v, options, graphs);
     declare_preconditioner(v);
   }
 
@@ -75,7 +88,7 @@ struct PipelinedCgParameters final : KrylovParameters {
   int replacement_interval = 50;
   void declare(ParameterVisitor& v) override {
     declare_stop_criteria(v, criteria);
-    declare_iteration_options(v, options);
+    declare_iteration_options(v, options, graphs);
     v.integer("replacement_interval", replacement_interval, Range::at_least(0),
               "recompute the residual and the auxiliary recurrences from x and p every this many "
               "iterations (0: never), bounding their drift");
@@ -83,16 +96,35 @@ struct PipelinedCgParameters final : KrylovParameters {
   }
 };
 
-/// gmres and fgmres: as above plus the restart length.
+/// gmres and fgmres: as above plus the restart length, the preconditioning side and the
+/// orthogonalization.
 struct GmresParameters final : KrylovParameters {
   int restart = 30;
+  std::string side = Gmres::to_string(Gmres::Side::right);
+  std::string orthogonalization = Gmres::to_string(Gmres::Orthogonalization::cgs2);
   void declare(ParameterVisitor& v) override {
     declare_stop_criteria(v, criteria);
-    declare_iteration_options(v, options);
+    declare_iteration_options(v, options, graphs);
     v.integer("restart", restart, Range::at_least(1),
-              "Krylov basis size m before a restart; memory grows as (m + 1) vectors "
-              "(2m + 1 for fgmres)");
+              "Krylov basis size m before a restart; memory grows as (m + 3) vectors "
+              "(2m + 2 for fgmres)");
+    v.choice("side", side, {"right", "left"},
+             "where the preconditioner is applied, as PETSc's -ksp_pc_side: `right` solves "
+             "A M^-1 u = b; `left` solves M^-1 A x = M^-1 b, minimizing the preconditioned "
+             "residual. Both stop on ||b - A x||: on the left its estimate is the preconditioned "
+             "residual times ||r|| / ||M^-1 r|| at the cycle's start, confirmed by the true "
+             "residual at the end of the cycle (as SciPy, not PETSc). fgmres: right only");
+    v.choice("orthogonalization", orthogonalization, {"cgs2", "mgs"},
+             "`cgs2`: classical Gram-Schmidt with one reorthogonalization, the whole Hessenberg "
+             "column from one fused multi-dot per pass; `mgs`: modified Gram-Schmidt, one "
+             "dependent dot per basis vector");
     declare_preconditioner(v);
+  }
+  std::unique_ptr<KrylovSolver> build(bool flexible) const {
+    auto solver = std::make_unique<Gmres>(criteria, restart, flexible, Gmres::parse_side(side),
+                                          Gmres::parse_orthogonalization(orthogonalization));
+    solver->set_options(iteration_options());
+    return solver;
   }
 };
 
@@ -139,7 +171,7 @@ Entry entry(const char* name, const char* description, Build build) {
 template <class S, class... Args>
 std::unique_ptr<KrylovSolver> with_options(const KrylovParameters& p, Args&&... args) {
   auto solver = std::make_unique<S>(std::forward<Args>(args)...);
-  solver->set_options(p.options);
+  solver->set_options(p.iteration_options());
   return solver;
 }
 
@@ -166,18 +198,16 @@ const std::vector<SolverEntry>& solver_entries() {
           [](const KrylovParameters& p) { return with_options<Bicgstab>(p, p.criteria); }),
       entry<SolverEntry, GmresParameters>(
           "gmres",
-          "Restarted GMRES(m) with right preconditioning, modified Gram-Schmidt and Givens "
-          "rotations (Saad, Algorithm 9.5) for nonsymmetric A.",
-          [](const GmresParameters& p) {
-            return with_options<Gmres>(p, p.criteria, p.restart, false);
-          }),
+          "Restarted GMRES(m) with Givens rotations for nonsymmetric A, preconditioned on the "
+          "right (Saad, Algorithm 9.5) or on the left (Algorithm 9.4); the Hessenberg matrix "
+          "stays on the device.",
+          [](const GmresParameters& p) { return p.build(false); }),
       entry<SolverEntry, GmresParameters>(
           "fgmres",
           "Flexible GMRES(m) (Saad, Algorithm 9.6): also stores the preconditioned vectors, so "
-          "the preconditioner may change from one iteration to the next.",
-          [](const GmresParameters& p) {
-            return with_options<Gmres>(p, p.criteria, p.restart, true);
-          }),
+          "the preconditioner may change from one iteration to the next. Right preconditioning "
+          "only.",
+          [](const GmresParameters& p) { return p.build(true); }),
   };
   return entries;
 }

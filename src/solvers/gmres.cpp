@@ -1,165 +1,466 @@
-// Restarted GMRES(m) with right preconditioning (Saad, Iterative Methods, 2nd ed., Algorithm 9.5)
-// and its flexible variant FGMRES (Algorithm 9.6): modified Gram-Schmidt Arnoldi, Givens
-// rotations on the Hessenberg matrix, residual norm read off |g_{j+1}| at no extra cost.
+// Restarted GMRES(m) (Saad, Iterative Methods, 2nd ed., Algorithm 6.9) preconditioned on the
+// right (Algorithm 9.5) or on the left (Algorithm 9.4), and flexible GMRES (Algorithm 9.6), with
+// the Hessenberg matrix, its Givens rotations and the least-squares solution on the device
+// (kernels/krylov/gmres/gmres.hpp).
 //
-// Per Arnoldi step j: one application of M and of A, j + 2 dot products (||A z_j|| for the
-// happy-breakdown test, then j + 1 in modified Gram-Schmidt), one norm, j + 2 axpys. Whatever
-// ends a cycle (convergence, the iteration limit, breakdown, NaN), x is first updated with the
-// least-squares solution over the columns built so far.
+// Per Arnoldi step j: one application of M and of A; then either classical Gram-Schmidt with one
+// reorthogonalization (cgs2: two passes, each one fused multi-dot of the whole column followed
+// by one update w -= V h; kernels of up to 8 sums or 8 basis vectors, so about 4 (j + 1) / 8
+// launches) or modified Gram-Schmidt (mgs: j + 2 launches, each removing one component and
+// taking the next dot); the Givens step (one thread); v_{j+1} = w / h_{j+1,j}. None of them
+// waits for the host: the host reads the residual estimates of a window of check_every
+// iterations at once (options()), tests them in order, and the launches of each window are
+// recorded once as a CUDA graph and replayed in the next cycles (use_graphs). Whatever ends a
+// cycle (convergence, the iteration limit, breakdown, NaN), x is first updated with the
+// least-squares solution over the columns accepted so far: R y = g is solved on the device and
+// x += Z y, x += M^-1 V y or x += V y (left).
+//
+// cgs2 does twice the arithmetic of mgs in fewer, independent reductions (one global
+// synchronization per pass with distributed vectors, instead of j + 1): on the cpu backend a
+// GMRES(100) iteration on ex19_cavity_33 takes 1.35 times as long as with mgs.
+//
+// Bits: with mgs every vector operation and sum is the one of the former host-driven GMRES
+// (dots in dot()'s order, w - h v, v = (1 / ||w||) w); the Givens rotations now use
+// gmres_scalars.hpp's hypotenuse instead of std::hypot (a few ulps apart), so that the device's
+// one thread and the host give the same bits. Iteration counts with mgs are those of the former
+// GMRES on the test problems, ex19_cavity_33 and fvens 2dcyl1; runs of dozens of restarts move by
+// a few percent (1504 -> 1500, 776 -> 751), as they do between the reference and cpu backends.
+// cgs2 is another algorithm (same counts on these problems, within 2% on the long runs). cpu
+// and cuda agree bit for bit in both.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "kernels/backend/graph.hpp"
+#include "kernels/krylov/gmres/gmres.hpp"
 #include "kryflow/core/error.hpp"
+#include "kryflow/linalg/reduction.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
+#include "workspace.hpp"
 
 namespace kryflow {
+namespace {
 
-Gmres::Gmres(StopCriteria criteria, int restart, bool flexible)
-    : KrylovSolver(criteria), restart_(restart), flexible_(flexible) {
+namespace kg = kernels::krylov::gmres;
+
+/// Scalar slots: the fixed ones and the residual estimates |g_{j+1}| of a window of check_every
+/// iterations (together the one read of a window), then the Hessenberg matrix, the
+/// reorthogonalization coefficients, the rotations, g and y.
+struct GmresSlots {
+  enum Fixed : std::size_t {
+    kStop,
+    kStopColumn,
+    kColumns,
+    kHNorm,
+    kAz,
+    kWn,
+    kRjj,
+    kBeta,  ///< ||v||^2 of the vector v_0 = v / ||v|| a cycle starts from
+    kTrue,  ///< left preconditioning: ||r||^2 of the residual r = b - A x, v = M^-1 r
+    kFixed
+  };
+  std::size_t m;
+  std::size_t window;
+  std::size_t residual(std::size_t p) const { return kFixed + p; }
+  std::size_t hessenberg() const { return kFixed + window; }
+  std::size_t correction() const { return hessenberg() + (m + 1) * m; }
+  std::size_t cs() const { return correction() + m + 1; }
+  std::size_t sn() const { return cs() + m; }
+  std::size_t g() const { return sn() + m; }
+  std::size_t y() const { return g() + m + 1; }
+  std::size_t count() const { return y() + m; }
+};
+
+/// The device side of one solve: the workspace's vectors and scalars, and the launches of the
+/// Arnoldi steps, of the end of a cycle and of the residual. Workspace vectors: v_0 .. v_m, w,
+/// then z = M^-1 v_j (right) or A v_j (left), or z_0 .. z_{m-1} (flexible).
+class Arnoldi {
+ public:
+  Arnoldi(const LinearOperator& A, const Preconditioner& M, const Vector& b, Vector& x,
+          KrylovSolver::Workspace& ws, const GmresSlots& slots, bool flexible, bool left, bool cgs2)
+      : A_(A),
+        M_(M),
+        b_(b),
+        x_(x),
+        ws_(ws),
+        slots_(slots),
+        flexible_(flexible),
+        left_(left),
+        cgs2_(cgs2) {
+    DeviceScalars& s = ws.scalars();
+    auto at = [&](std::size_t i) { return s.slot(i).address; };
+    scalars_ = {at(GmresSlots::kStop),
+                at(GmresSlots::kStopColumn),
+                at(GmresSlots::kColumns),
+                at(GmresSlots::kHNorm),
+                at(GmresSlots::kAz),
+                at(GmresSlots::kWn),
+                at(GmresSlots::kRjj),
+                at(GmresSlots::kBeta),
+                at(slots.hessenberg()),
+                at(slots.correction()),
+                at(slots.cs()),
+                at(slots.sn()),
+                at(slots.g()),
+                at(slots.y()),
+                static_cast<int>(slots.m)};
+    for (std::size_t i = 0; i <= slots.m; ++i) v_.push_back(v(i).span().data());
+    if (flexible_) {
+      for (std::size_t i = 0; i < slots.m; ++i)
+        z_.push_back(ws.vector(slots.m + 2 + i).span().data());
+    }
+  }
+
+  /// The vector the next cycle starts from in v_0: r = b - A x (right), or M^-1 r (left); its
+  /// squared norm in kBeta (and ||r||^2 in kTrue on the left), in one reduction.
+  void residual() {
+    if (left_) {
+      A_.residual(b_, x_, aux());
+      M_.apply(aux(), v(0));
+      const DotPair pairs[] = {{&v(0), &v(0)}, {&aux(), &aux()}};
+      start_dots(pairs, ws_.scalars(), GmresSlots::kBeta).complete();
+    } else {
+      A_.residual(b_, x_, v(0));
+      const DotPair pair{&v(0), &v(0)};
+      start_dots(std::span<const DotPair>(&pair, 1), ws_.scalars(), GmresSlots::kBeta).complete();
+    }
+  }
+
+  /// g = ||r|| e_1 and v_0 = r / ||r||.
+  void start_cycle() {
+    kg::start_cycle(backend(), scalars_);
+    kg::normalize(backend(), v(0).span(), scalars_.beta, v(0).span(), scalars_);
+  }
+
+  /// Arnoldi step j, its residual estimate in window slot p.
+  void step(std::size_t j, std::size_t p) {
+    if (left_) {
+      A_.apply(v(j), aux());
+      M_.apply(aux(), w());
+    } else {
+      Vector& z = flexible_ ? ws_.vector(slots_.m + 2 + j) : aux();
+      M_.apply(v(j), z);
+      A_.apply(z, w());
+    }
+    double* column = scalars_.hessenberg + j * (slots_.m + 1);
+    const kg::Basis basis(v_.data(), j + 1);
+    const Span<double> w_span = w().span();
+    if (cgs2_) {
+      kg::project(backend(), basis, w_span, column, scalars_.az, scalars_);
+      kg::subtract(backend(), basis, column, w_span, nullptr, scalars_);
+      kg::project(backend(), basis, w_span, scalars_.correction, nullptr, scalars_);
+      kg::subtract(backend(), basis, scalars_.correction, w_span, scalars_.wn, scalars_);
+    } else {
+      for (std::size_t i = 0; i <= j + 1; ++i) {  // remove v_{i-1}, take the dot with v_i
+        const bool update = i > 0;
+        const bool dot = i <= j;
+        double* norm = i == 0 ? scalars_.az : (i == j + 1 ? scalars_.wn : nullptr);
+        kg::mgs_step(backend(), update ? Span<const double>(v(i - 1).span()) : Span<const double>(),
+                     update ? column + i - 1 : nullptr, w_span,
+                     dot ? Span<const double>(v(i).span()) : Span<const double>(),
+                     dot ? column + i : nullptr, norm, scalars_);
+      }
+    }
+    kg::givens(backend(), scalars_, static_cast<int>(j), cgs2_,
+               ws_.scalars().slot(slots_.residual(p)).address);
+    kg::normalize(backend(), w_span, scalars_.wn, v(j + 1).span(), scalars_);
+  }
+
+  /// The end of a cycle whose columns are among the first `bound`: y = R^-1 g and x += Z y,
+  /// M^-1 V y or V y; then the next residual when `with_residual`.
+  void finish(std::size_t bound, bool with_residual) {
+    kg::solve_least_squares(backend(), scalars_);
+    if (left_) {
+      kg::add_combination(backend(), kg::Basis(v_.data(), bound), scalars_, x_.span(), true);
+    } else if (flexible_) {
+      kg::add_combination(backend(), kg::Basis(z_.data(), bound), scalars_, x_.span(), true);
+    } else {
+      kg::add_combination(backend(), kg::Basis(v_.data(), bound), scalars_, w().span(), false);
+      M_.apply(w(), aux());
+      axpby(1.0, aux(), 1.0, x_);
+    }
+    if (with_residual) residual();
+  }
+
+  /// The fixed scalars and the residual estimates of a window of `window` iterations: the one
+  /// wait for the device.
+  void read(std::size_t window, std::vector<double>& host) const {
+    ws_.scalars().read(0, std::span<double>(host.data(), slots_.residual(window)));
+  }
+
+ private:
+  const Backend& backend() const { return A_.backend(); }
+  Vector& v(std::size_t i) { return ws_.vector(i); }
+  Vector& w() { return ws_.vector(slots_.m + 1); }
+  Vector& aux() { return ws_.vector(slots_.m + 2); }
+
+  const LinearOperator& A_;
+  const Preconditioner& M_;
+  const Vector& b_;
+  Vector& x_;
+  KrylovSolver::Workspace& ws_;
+  GmresSlots slots_;
+  bool flexible_;
+  bool left_;
+  bool cgs2_;
+  kg::Scalars scalars_;
+  std::vector<const double*> v_;  // device addresses of v_0 .. v_m
+  std::vector<const double*> z_;  // and of z_0 .. z_{m-1} (flexible)
+};
+
+/// How the iterations of a window end their cycle.
+enum class WindowEnd { more, stop, happy_breakdown };
+
+}  // namespace
+
+Gmres::Side Gmres::parse_side(const std::string& name) {
+  if (name == "right") return Side::right;
+  if (name == "left") return Side::left;
+  throw ConfigError("side", "'" + name + "' is not one of right, left");
+}
+
+Gmres::Orthogonalization Gmres::parse_orthogonalization(const std::string& name) {
+  if (name == "cgs2") return Orthogonalization::cgs2;
+  if (name == "mgs") return Orthogonalization::mgs;
+  throw ConfigError("orthogonalization", "'" + name + "' is not one of cgs2, mgs");
+}
+
+const char* Gmres::to_string(Side side) {
+  return side == Side::left ? "left" : "right";
+}
+
+const char* Gmres::to_string(Orthogonalization orthogonalization) {
+  return orthogonalization == Orthogonalization::mgs ? "mgs" : "cgs2";
+}
+
+Gmres::Gmres(StopCriteria criteria, int restart, bool flexible, Side side,
+             Orthogonalization orthogonalization)
+    : KrylovSolver(criteria),
+      restart_(restart),
+      flexible_(flexible),
+      side_(side),
+      orthogonalization_(orthogonalization) {
   if (restart_ < 1) throw ConfigError("restart", "must be >= 1");
+  if (flexible_ && side_ == Side::left) {
+    throw ConfigError("side", "flexible GMRES is preconditioned on the right only");
+  }
+}
+
+/// The host side of one solve: the stopping tests of each window, the end of each cycle and
+/// the restart (a member of Gmres, so it reports through KrylovSolver's check()).
+class Gmres::Run {
+ public:
+  Run(const Gmres& solver, const LinearOperator& A, const Preconditioner& M, const Vector& b,
+      Vector& x, SolveReport& report);
+  void solve();
+
+ private:
+  bool cycle();
+  bool restart(bool stop);
+  WindowEnd test_window(std::size_t j, std::size_t len);
+  void report_stop(int code, std::size_t column);
+  void run_window(std::size_t j, std::size_t len);
+  void read_residual();
+  bool singular_preconditioner();
+  const Backend& backend() const { return A_.backend(); }
+
+  const Gmres& solver_;
+  const LinearOperator& A_;
+  SolveReport& report_;
+  std::size_t m_;
+  GmresSlots slots_;
+  bool left_;
+  Arnoldi arnoldi_;
+  std::vector<double> host_;  // the fixed scalars and the window's residual estimates
+  double goal_;
+  double beta_ = 0.0;   // ||b - A x|| at the start of the cycle
+  double scale_ = 1.0;  // turns the cycle's recursive residual norms into estimates of it
+  int iteration_ = 0;
+  bool graphs_;
+  std::vector<kernels::LaunchGraph> window_graphs_;  // by the window's first column
+};
+
+namespace {
+
+/// The Krylov space of an n x n operator is invariant after at most n steps: a larger basis is
+/// never used, and restart may be anything up to INT_MAX.
+std::size_t basis_size(int restart, std::size_t n) {
+  return std::max<std::size_t>(1, std::min(static_cast<std::size_t>(restart), n));
+}
+
+}  // namespace
+
+Gmres::Run::Run(const Gmres& solver, const LinearOperator& A, const Preconditioner& M,
+                const Vector& b, Vector& x, SolveReport& report)
+    : solver_(solver),
+      A_(A),
+      report_(report),
+      m_(basis_size(solver.restart_, b.size())),
+      slots_{m_, static_cast<std::size_t>(solver.options().check_every)},
+      left_(solver.side_ == Side::left),
+      arnoldi_(A, M, b, x,
+               solver.workspace(A.backend(), b.size(), m_ + 2 + (solver.flexible_ ? m_ : 1),
+                                slots_.count()),
+               slots_, solver.flexible_, left_,
+               solver.orthogonalization_ == Orthogonalization::cgs2),
+      host_(slots_.residual(slots_.window)),
+      goal_(solver.target(report)),
+      graphs_(solver.use_graphs(A, M)),
+      window_graphs_(m_) {}
+
+void Gmres::Run::solve() {
+  arnoldi_.residual();  // r0 = b - A x0 (and M^-1 r0 on the left)
+  arnoldi_.read(0, host_);
+  read_residual();
+  if (solver_.check(0, beta_, report_)) return;
+  if (singular_preconditioner()) return;
+  while (!cycle()) {
+  }
+}
+
+/// ||b - A x|| of the residual r a cycle starts from, and the factor that turns the cycle's
+/// recursive residual norms into estimates of ||b - A x_k||: 1 on the right, ||r|| / ||M^-1 r||
+/// on the left (GMRES then minimizes ||M^-1 (b - A x_k)||; the class comment).
+void Gmres::Run::read_residual() {
+  beta_ = std::sqrt(host_[left_ ? GmresSlots::kTrue : GmresSlots::kBeta]);
+  scale_ = left_ ? beta_ / std::sqrt(host_[GmresSlots::kBeta]) : 1.0;
+}
+
+/// Left: M^-1 r = 0 while r is not (a singular M) leaves nothing to minimize.
+bool Gmres::Run::singular_preconditioner() {
+  if (!left_ || host_[GmresSlots::kBeta] != 0.0) return false;
+  breakdown(report_,
+            "M^-1 r = 0 while ||r|| = " + number(beta_) + ": the preconditioner is singular");
+  return true;
+}
+
+/// One cycle: windows of Arnoldi steps, each followed by the host's tests, then the update of x
+/// and the restart. Returns true when the solve ends.
+bool Gmres::Run::cycle() {
+  arnoldi_.start_cycle();
+  std::size_t j = 0;
+  WindowEnd end = WindowEnd::more;
+  bool residual_ready = false;  // the cycle's last window queued the end of the cycle
+  while (end == WindowEnd::more && j < m_) {
+    const auto len = std::min<std::size_t>(
+        {slots_.window, m_ - j,
+         static_cast<std::size_t>(solver_.criteria().max_iterations - iteration_)});
+    run_window(j, len);
+    residual_ready = j + len == m_;
+    if (residual_ready) arnoldi_.finish(m_, true);  // read with the window's scalars
+    arnoldi_.read(len, host_);                      // the convergence check
+    end = test_window(j, len);
+    j += len;
+  }
+  const bool stop = end == WindowEnd::stop;
+  if (!residual_ready) {
+    const bool with_residual = !stop || report_.status == SolveStatus::converged;
+    arnoldi_.finish(j, with_residual);
+    if (with_residual) arnoldi_.read(0, host_);
+  }
+  return restart(stop);
+}
+
+/// The Arnoldi steps of the window of columns [j, j + len): recorded once per first column and
+/// replayed in later cycles when use_graphs() says so.
+void Gmres::Run::run_window(std::size_t j, std::size_t len) {
+  Arnoldi& arnoldi = arnoldi_;
+  auto enqueue = [&arnoldi, j, len] {
+    for (std::size_t p = 0; p < len; ++p) arnoldi.step(j + p, p);
+  };
+  if (graphs_ && len == std::min(slots_.window, m_ - j)) {
+    kernels::LaunchGraph& graph = window_graphs_[j];
+    if (graph.empty()) {
+      try {
+        graph = kernels::LaunchGraph::record(backend(), enqueue);
+      } catch (const BackendError&) {
+        graphs_ = false;  // an operator that cannot be recorded: launch every kernel
+      }
+    }
+    if (!graph.empty()) {
+      graph.replay();
+      return;
+    }
+  }
+  enqueue();
+}
+
+/// The iterations of the window of columns [j, j + len), in order.
+WindowEnd Gmres::Run::test_window(std::size_t j, std::size_t len) {
+  const auto code = static_cast<int>(host_[GmresSlots::kStop]);
+  const auto stop_column = static_cast<std::size_t>(host_[GmresSlots::kStopColumn]);
+  for (std::size_t p = 0; p < len; ++p) {
+    const bool stopped_here = code != kg::kRunning && j + p == stop_column;
+    if (stopped_here && code != kg::kHappyBreakdown) {
+      report_stop(code, j + p);
+      return WindowEnd::stop;
+    }
+    ++iteration_;
+    if (solver_.check(iteration_, host_[slots_.residual(p)] * scale_, report_)) {
+      return WindowEnd::stop;
+    }
+    if (stopped_here) return WindowEnd::happy_breakdown;
+  }
+  return WindowEnd::more;
+}
+
+/// A column that stopped the cycle (not a happy breakdown): its status and reason.
+void Gmres::Run::report_stop(int code, std::size_t column) {
+  if (code == kg::kNonFiniteProduct) {
+    nan_detected(report_, std::string(left_ ? "||M^-1 A v_j|| = " : "||A M^-1 v_j|| = ") +
+                              number(std::sqrt(host_[GmresSlots::kAz])));
+  } else if (code == kg::kNonFiniteColumn) {
+    nan_detected(report_, "the Hessenberg column " + std::to_string(column) + " is not finite");
+  } else {
+    breakdown(report_,
+              "the Hessenberg matrix is singular (|R(j,j)| = " + number(host_[GmresSlots::kRjj]) +
+                  " <= eps ||H||_F with ||H||_F = " + number(host_[GmresSlots::kHNorm]) +
+                  ", j = " + std::to_string(column) + "): " + (left_ ? "M^-1 A" : "A M^-1") +
+                  " is singular on the Krylov space; x holds the least-squares "
+                  "solution over the columns before it");
+  }
+}
+
+/// After a cycle whose end queued the update of x (and, unless it stopped on a failure, the
+/// next residual): the restart tests. Returns true when the solve ends.
+bool Gmres::Run::restart(bool stop) {
+  if (stop && report_.status != SolveStatus::converged) return true;
+  // Restart from the recomputed residual; a converged estimate must be confirmed by it.
+  read_residual();
+  if (stop && beta_ <= goal_) return true;
+  if (!std::isfinite(beta_)) {
+    nan_detected(report_, "the true residual at the restart is " + number(beta_));
+    return true;
+  }
+  if (beta_ <= goal_) {  // a happy breakdown reached the solution
+    report_.status = SolveStatus::converged;
+    report_.residual_norm = beta_;
+    report_.reason = "the Krylov space contains the solution: true residual " + number(beta_) +
+                     " <= target " + number(goal_);
+    return true;
+  }
+  const int limit = solver_.criteria().max_iterations;
+  if (iteration_ >= limit) {
+    report_.status = SolveStatus::max_iterations;
+    report_.reason = "reached max_iterations = " + std::to_string(limit);
+    return true;
+  }
+  if (singular_preconditioner()) return true;
+  report_.residual_norm = beta_;  // estimate replaced by the recomputed residual at restart
+  report_.status = SolveStatus::max_iterations;
+  // The stagnation test measures progress from the last low of the estimates; a recomputed
+  // residual above it shows that low was not real (left preconditioning: the first cycles may
+  // lower ||M^-1 r|| while ||r|| grows). Progress then counts from the measured value.
+  report_.progress.anchor = std::max(report_.progress.anchor, beta_);
+  return false;
 }
 
 void Gmres::iterate(const LinearOperator& A, const Preconditioner& M, const Vector& b, Vector& x,
                     SolveReport& report) const {
-  const Backend& backend = A.backend();
-  const std::size_t n = b.size();
-  // The Krylov space of an n x n operator is invariant after at most n steps: a larger basis is
-  // never used, and restart may be anything up to INT_MAX.
-  const std::size_t m = std::max<std::size_t>(1, std::min(static_cast<std::size_t>(restart_), n));
-  std::vector<Vector> V;  // Arnoldi basis v_0 .. v_m
-  std::vector<Vector> Z;  // preconditioned directions z_j = M^-1 v_j (flexible only)
-  V.reserve(m + 1);
-  for (std::size_t j = 0; j <= m; ++j) V.emplace_back(backend, n);
-  if (flexible_) {
-    Z.reserve(m);
-    for (std::size_t j = 0; j < m; ++j) Z.emplace_back(backend, n);
-  }
-  Vector w(backend, n);
-  Vector z(backend, n);
-  // Hessenberg matrix (column-major, (m+1) x m), Givens cosines/sines, right-hand side g, and
-  // the least-squares solution y.
-  std::vector<double> H((m + 1) * m);
-  std::vector<double> cs(m);
-  std::vector<double> sn(m);
-  std::vector<double> g(m + 1);
-  std::vector<double> y(m);
-  auto h = [&](std::size_t i, std::size_t j) -> double& { return H[j * (m + 1) + i]; };
-  const double goal = target(report);
-  const double eps = std::numeric_limits<double>::epsilon();
-  constexpr double happy_breakdown_factor = 10.0;
-
-  A.residual(b, x, V[0]);  // r0 = b - A x0
-  double beta = norm2(V[0]);
-  if (check(0, beta, report)) return;
-  int iteration = 0;
-
-  for (;;) {
-    axpby(1.0 / beta, V[0], 0.0, V[0]);  // v_0 = r / beta
-    std::fill(g.begin(), g.end(), 0.0);
-    g[0] = beta;
-    double h_norm = 0.0;      // ||H||_F of the columns built (rotations preserve it)
-    std::size_t columns = 0;  // columns of the least-squares problem solved below
-    bool stop = false;
-    for (std::size_t j = 0; j < m; ++j) {
-      Vector& zj = flexible_ ? Z[j] : z;
-      M.apply(V[j], zj);                // z_j = M^-1 v_j
-      A.apply(zj, w);                   // w = A z_j
-      const double az_norm = norm2(w);  // ||A z_j||, the scale of the happy-breakdown test
-      if (!std::isfinite(az_norm)) {
-        nan_detected(report, "||A M^-1 v_j|| = " + number(az_norm));
-        stop = true;
-        break;
-      }
-      for (std::size_t i = 0; i <= j; ++i) {  // modified Gram-Schmidt
-        h(i, j) = dot(w, V[i]);
-        axpby(-h(i, j), V[i], 1.0, w);
-      }
-      const double w_norm = norm2(w);
-      h(j + 1, j) = w_norm;
-      for (std::size_t i = 0; i <= j + 1; ++i) h_norm = std::hypot(h_norm, h(i, j));
-      for (std::size_t i = 0; i < j; ++i) {  // apply the previous rotations to column j
-        const double t = cs[i] * h(i, j) + sn[i] * h(i + 1, j);
-        h(i + 1, j) = -sn[i] * h(i, j) + cs[i] * h(i + 1, j);
-        h(i, j) = t;
-      }
-      const double r_jj = std::hypot(h(j, j), h(j + 1, j));  // R(j,j) after this rotation
-      if (!std::isfinite(r_jj) || !std::isfinite(h_norm)) {
-        nan_detected(report, "the Hessenberg column " + std::to_string(j) + " is not finite");
-        stop = true;
-        break;
-      }
-      if (r_jj <= eps * h_norm) {
-        // R is numerically rank deficient: A M^-1 is singular on the Krylov space, and column j
-        // cannot lower the residual. Keep the least-squares solution over columns 0 .. j-1.
-        breakdown(report, "the Hessenberg matrix is singular (|R(j,j)| = " + number(r_jj) +
-                              " <= eps ||H||_F with ||H||_F = " + number(h_norm) +
-                              ", j = " + std::to_string(j) +
-                              "): A M^-1 is singular on the Krylov space; x holds the "
-                              "least-squares solution over the columns before it");
-        stop = true;
-        break;
-      }
-      cs[j] = h(j, j) / r_jj;
-      sn[j] = h(j + 1, j) / r_jj;
-      h(j, j) = r_jj;
-      h(j + 1, j) = 0.0;
-      g[j + 1] = -sn[j] * g[j];
-      g[j] = cs[j] * g[j];
-      columns = j + 1;
-      ++iteration;
-      stop = check(iteration, std::abs(g[j + 1]), report);
-      // Happy breakdown: w vanished relative to A z_j (up to the rounding of j + 1 Gram-Schmidt
-      // steps), so the Krylov space is invariant and the least-squares solution below is exact
-      // (R is nonsingular, tested above).
-      const bool happy_breakdown =
-          w_norm <= happy_breakdown_factor * static_cast<double>(j + 1) * eps * az_norm;
-      if (stop || happy_breakdown) break;
-      axpby(1.0 / w_norm, w, 0.0, V[j + 1]);  // v_{j+1} = w / h_{j+1,j}
-    }
-    // Solve the triangular system R y = g and update x += Z y (x += M^-1 V y when not flexible).
-    if (columns > 0) {
-      for (std::size_t i = columns; i-- > 0;) {
-        double sum = g[i];
-        for (std::size_t k = i + 1; k < columns; ++k) sum -= h(i, k) * y[k];
-        y[i] = sum / h(i, i);
-      }
-      if (flexible_) {
-        for (std::size_t i = 0; i < columns; ++i) axpby(y[i], Z[i], 1.0, x);
-      } else {
-        fill(w, 0.0);
-        for (std::size_t i = 0; i < columns; ++i) axpby(y[i], V[i], 1.0, w);
-        M.apply(w, z);
-        axpby(1.0, z, 1.0, x);
-      }
-    }
-    if (stop && report.status != SolveStatus::converged) return;
-    // Restart from the true residual; a converged estimate must be confirmed by it.
-    A.residual(b, x, V[0]);
-    beta = norm2(V[0]);
-    if (stop && beta <= goal) return;
-    if (!std::isfinite(beta)) {
-      nan_detected(report, "the true residual at the restart is " + number(beta));
-      return;
-    }
-    if (beta <= goal) {  // happy breakdown reached the solution
-      report.status = SolveStatus::converged;
-      report.residual_norm = beta;
-      report.reason = "the Krylov space contains the solution: true residual " + number(beta) +
-                      " <= target " + number(goal);
-      return;
-    }
-    if (iteration >= criteria().max_iterations) {
-      report.status = SolveStatus::max_iterations;
-      report.reason = "reached max_iterations = " + std::to_string(criteria().max_iterations);
-      return;
-    }
-    report.residual_norm = beta;  // estimate replaced by the true residual at restart
-    report.status = SolveStatus::max_iterations;
-  }
+  Run(*this, A, M, b, x, report).solve();
 }
 
 }  // namespace kryflow

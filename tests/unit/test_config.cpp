@@ -93,6 +93,32 @@ TEST(ConfigDefaults, GmresAndFgmresRestartDefaultsTo30) {
   }
 }
 
+TEST(ConfigDefaults, GmresIsRightPreconditionedWithCgs2) {
+  for (const char* type : {"gmres", "fgmres"}) {
+    const SolverSetup setup = build_solver({{"solver", {{"type", type}}}});
+
+    const auto* gmres = dynamic_cast<const Gmres*>(setup.solver.get());
+    ASSERT_NE(gmres, nullptr) << type;
+    EXPECT_EQ(gmres->side(), Gmres::Side::right);
+    EXPECT_EQ(gmres->orthogonalization(), Gmres::Orthogonalization::cgs2);
+    EXPECT_EQ(setup.resolved["solver"]["side"], "right");
+    EXPECT_EQ(setup.resolved["solver"]["orthogonalization"], "cgs2");
+  }
+}
+
+TEST(ConfigValues, GmresSideAndOrthogonalizationReachTheSolver) {
+  const SolverSetup setup = build_solver(
+      {{"solver", {{"type", "gmres"}, {"side", "left"}, {"orthogonalization", "mgs"}}}});
+
+  const auto* gmres = dynamic_cast<const Gmres*>(setup.solver.get());
+  ASSERT_NE(gmres, nullptr);
+  EXPECT_EQ(gmres->side(), Gmres::Side::left);
+  EXPECT_EQ(gmres->orthogonalization(), Gmres::Orthogonalization::mgs);
+  EXPECT_FALSE(gmres->flexible());
+  EXPECT_EQ(setup.resolved["solver"]["side"], "left");
+  EXPECT_EQ(setup.resolved["solver"]["orthogonalization"], "mgs");
+}
+
 TEST(ConfigValues, ConfiguredValuesReachTheSolver) {
   const json config = {{"solver",
                         {{"type", "bicgstab"},
@@ -238,7 +264,9 @@ INSTANTIATE_TEST_SUITE_P(
                     BadValue{R"({"solver": {"preconditioner": "jacobi"}})", "solver.preconditioner",
                              "valid types: jacobi, identity"},
                     BadValue{R"({"solver": {"preconditioner": {"omega": [1]}}})",
-                             "solver.preconditioner.omega", "expected a number, got array"}));
+                             "solver.preconditioner.omega", "expected a number, got array"},
+                    BadValue{R"({"solver": {"type": "gmres", "side": 1}})", "solver.side",
+                             "expected a string, got number 1 (valid choices: right, left)"}));
 
 INSTANTIATE_TEST_SUITE_P(
     OutOfRange, ConfigBadValues,
@@ -259,6 +287,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadValue{R"({"solver": {"type": "gmres", "restart": 0}})", "solver.restart", "valid: >= 1"},
         BadValue{R"({"solver": {"preconditioner": {"omega": 0}}})", "solver.preconditioner.omega",
                  "valid: > 0"},
+        BadValue{R"({"solver": {"type": "gmres", "side": "both"}})", "solver.side",
+                 "unknown value 'both' (valid choices: right, left)"},
+        BadValue{R"({"solver": {"type": "fgmres", "orthogonalization": "cgs"}})",
+                 "solver.orthogonalization", "(valid choices: cgs2, mgs)"},
+        // Checked across fields by the constructor: flexible GMRES is right-preconditioned.
+        BadValue{R"({"solver": {"type": "fgmres", "side": "left"}})", "solver.side",
+                 "flexible GMRES is preconditioned on the right only"},
         // Checked across fields by StopCriteria::validate; the path gets its JSON prefix.
         BadValue{R"({"solver": {"max_iterations": 0, "relative_tolerance": 0}})",
                  "solver.relative_tolerance", "a tolerance or an iteration limit is needed"}));
@@ -275,11 +310,12 @@ TEST(ConfigPresets, EveryPresetInTheFolderLoadsAndBuilds) {
     const SolverSetup setup = build_solver(load_preset(name));
     ++count;
 
-    // The name states the composition: <solver>[_<preconditioner>], identity when absent.
+    // The name states the composition: <solver>[_<variant>]_<preconditioner>, or <solver> alone
+    // for identity (gmres_left_jacobi: left-preconditioned gmres with jacobi).
     const std::size_t underscore = name.find('_');
     const std::string solver = name.substr(0, underscore);
     const std::string preconditioner =
-        underscore == std::string::npos ? "identity" : name.substr(underscore + 1);
+        underscore == std::string::npos ? "identity" : name.substr(name.rfind('_') + 1);
     EXPECT_EQ(setup.solver->name(), solver);
     EXPECT_EQ(setup.preconditioner->name(), preconditioner);
   }

@@ -92,15 +92,19 @@ class ParameterVisitor {
   virtual void integer(const char* name, int& value, Range range, const char* description) = 0;
   /// A real parameter with its valid range.
   virtual void real(const char* name, double& value, Range range, const char* description) = 0;
+  /// A string parameter whose value is one of `choices` (in the order they are documented).
+  virtual void choice(const char* name, std::string& value, const std::vector<std::string>& choices,
+                      const char* description) = 0;
   /// A nested component: a JSON object with a "type" key and that type's parameters.
   virtual void component(const char* name, ComponentSlot& slot, const char* description) = 0;
 };
 
 /// Reads `json` (an object) into `parameters`, strictly: a key not declared, a value of the wrong
-/// JSON type, outside its range, or an unknown component type throws ConfigError whose path is
-/// the JSON path (`path_prefix` + "." + key, e.g. "solver.preconditioner.omega") and whose
-/// message lists the valid keys, the valid range or the valid choices. Missing keys keep their
-/// defaults. Integer parameters accept any JSON number with an integral value (1e4).
+/// JSON type, outside its range, not among its choices, or an unknown component type throws
+/// ConfigError whose path is the JSON path (`path_prefix` + "." + key, e.g.
+/// "solver.preconditioner.omega") and whose message lists the valid keys, the valid range or the
+/// valid choices. Missing keys keep their defaults. Integer parameters accept any JSON number with
+/// an integral value (1e4).
 void read_json(const nlohmann::json& json, ComponentParameters& parameters,
                const std::string& path_prefix = "");
 

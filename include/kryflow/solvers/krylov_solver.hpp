@@ -202,35 +202,84 @@ class Bicgstab final : public KrylovSolver {
                SolveReport& report) const override;
 };
 
-/// Restarted GMRES(m) with right preconditioning, modified Gram-Schmidt Arnoldi and Givens
-/// rotations (Saad, Iterative Methods, 2nd ed., Algorithm 6.9 restarted as in section 6.5, with
-/// right preconditioning Algorithm 9.5); `flexible` stores the preconditioned vectors z_j (FGMRES,
-/// Saad Algorithm 9.6) so M may change from one iteration to the next. Each cycle restarts from
-/// the true residual b - A x.
-/// Basis size: m = min(restart, n), so memory is (m + 1) n-vectors (2m + 1 for FGMRES) plus an
-/// (m + 1) x m Hessenberg matrix on the host.
+/// Restarted GMRES(m) (Saad, Iterative Methods, 2nd ed., Algorithm 6.9 restarted as in section
+/// 6.5) with Givens rotations on the Hessenberg matrix, preconditioned on the right (Algorithm
+/// 9.5, the default) or on the left (Algorithm 9.4, GMRES on M^-1 A x = M^-1 b); `flexible`
+/// stores the preconditioned vectors z_j (FGMRES, Saad Algorithm 9.6, right only) so M may change
+/// from one iteration to the next. Each cycle restarts from the residual recomputed from x.
+///
+/// Orthogonalization: classical Gram-Schmidt with one reorthogonalization pass (cgs2, the
+/// default: the whole column comes from one fused multi-dot per pass, two passes per step) or
+/// modified Gram-Schmidt (mgs: j + 1 dependent dots, each fused with the update before it).
+///
+/// Scalars on the device: the Hessenberg matrix, the rotations and the least-squares solution
+/// live in backend memory (kernels/krylov/gmres/gmres.hpp); the host reads the residual
+/// estimates |g_{j+1}| of a window of check_every iterations at once (the one wait of the
+/// window; a window never crosses the end of a cycle) and tests them in order, so the report
+/// names the iteration that converged exactly; x may then hold up to check_every - 1 further
+/// iterations of the same cycle (each lowers the minimized residual).
+///
+/// Stopping test: both sides test ||b - A x_k|| <= target (StopCriteria). Right preconditioning
+/// minimizes it, and the recursive estimate |g_{k+1}| is that norm. Left preconditioning
+/// minimizes the preconditioned residual ||M^-1 (b - A x_k)||; as SciPy's gmres does, the host
+/// turns it into an estimate of the true residual with the ratio ||r_c|| / ||M^-1 r_c|| of the
+/// residual r_c the cycle started from, and a converged estimate ends the cycle, whose
+/// recomputed true residual must confirm it (otherwise the next cycle starts from it, with a new
+/// ratio). This is not PETSc's default for -ksp_pc_side left, which stops on the preconditioned
+/// norm ||M^-1 r_k|| <= rtol ||M^-1 b||: with point Jacobi on airfoil_2d (suitesparse) that
+/// test is met at true residuals 3e4 times the target, which KrylovSolver::solve would report as
+/// `stagnated`. residual_norm and residual_history hold the estimates (the true residual at
+/// iteration 0 and at each restart).
+///
+/// Basis size: m = min(restart, n). Memory: m + 3 n-vectors (2m + 2 for FGMRES) and about
+/// (m + 1) (m + 5) device scalars (the Hessenberg matrix, rotations, g and y).
 /// Happy breakdown: h_{j+1,j} <= 10 (j + 1) eps ||A z_j|| (relative to the vector before
 /// Gram-Schmidt): the Krylov space is invariant and the cycle ends with the exact least-squares
-/// solution; the true residual then decides between converged and a restart.
+/// solution; the recomputed residual then decides between converged and a restart.
 /// Status: breakdown when the triangular factor R of the Hessenberg matrix H is numerically rank
-/// deficient (|R(j,j)| <= eps ||H||_F: A M^-1 singular on the Krylov space); nan_detected on a
-/// non-finite value. Whatever ends a cycle, x is first updated with the least-squares solution over
-/// the columns built so far, so no progress is lost.
+/// deficient (|R(j,j)| <= eps ||H||_F: the preconditioned operator is singular on the Krylov
+/// space); nan_detected on a non-finite value. Whatever ends a cycle, x is first updated with the
+/// least-squares solution over the columns built so far, so no progress is lost.
 class Gmres final : public KrylovSolver {
  public:
+  /// Where the preconditioner is applied (PETSc's -ksp_pc_side).
+  enum class Side {
+    right,  ///< A M^-1 u = b, x = M^-1 u: the residual is that of A x = b
+    left,   ///< M^-1 A x = M^-1 b: the residual is the preconditioned one
+  };
+  /// How each new Arnoldi vector is orthogonalized against the basis.
+  enum class Orthogonalization {
+    cgs2,  ///< classical Gram-Schmidt, twice
+    mgs,   ///< modified Gram-Schmidt
+  };
+  /// "right" or "left"; throws ConfigError (path "side") otherwise.
+  static Side parse_side(const std::string& name);
+  /// "cgs2" or "mgs"; throws ConfigError (path "orthogonalization") otherwise.
+  static Orthogonalization parse_orthogonalization(const std::string& name);
+  static const char* to_string(Side side);
+  static const char* to_string(Orthogonalization orthogonalization);
+
   /// restart: the Krylov basis size m before a restart (>= 1; values above n act as n).
-  /// Throws ConfigError when restart < 1, or when `criteria` is out of range.
-  Gmres(StopCriteria criteria, int restart, bool flexible);
+  /// Throws ConfigError when restart < 1 (path "restart"), when `flexible` is combined with
+  /// Side::left (path "side"), or when `criteria` is out of range.
+  Gmres(StopCriteria criteria, int restart, bool flexible, Side side = Side::right,
+        Orthogonalization orthogonalization = Orthogonalization::cgs2);
   std::string name() const override { return flexible_ ? "fgmres" : "gmres"; }
   int restart() const noexcept { return restart_; }
+  bool flexible() const noexcept { return flexible_; }
+  Side side() const noexcept { return side_; }
+  Orthogonalization orthogonalization() const noexcept { return orthogonalization_; }
 
  protected:
   void iterate(const LinearOperator& A, const Preconditioner& M, const Vector& b, Vector& x,
                SolveReport& report) const override;
 
  private:
+  class Run;  // one solve (src/solvers/gmres.cpp)
   int restart_;
   bool flexible_;
+  Side side_;
+  Orthogonalization orthogonalization_;
 };
 
 }  // namespace kryflow
