@@ -76,6 +76,7 @@ TEST(ConfigDefaults, ResolvedConfigNamesEveryKeyWithItsDefault) {
                            {"stagnation_window", d.stagnation_window},
                            {"stagnation_factor", d.stagnation_factor},
                            {"check_every", IterationOptions{}.check_every},
+                           {"cuda_graphs", "automatic"},
                            {"preconditioner", {{"type", "jacobi"}, {"omega", 1.0}}}}}};
   EXPECT_EQ(resolved, expected) << resolved.dump(2);
   EXPECT_EQ(default_config(), expected);
