@@ -30,11 +30,16 @@ extern "C" void kmp_set_blocktime(int milliseconds) __attribute__((weak));
 
 namespace kryflow::kernels::parallel {
 
-/// Elements below which a region runs serially. Measured on a 2-core AMD EPYC VM with passive
-/// waiting (kryflow_bench_cpu_threshold, bench/results/cpu_backend/threshold_*.txt): a fork and
-/// join of two sleeping threads costs about TODO us, the time a streaming kernel needs for
-/// TODO elements; the threshold keeps that overhead below about TODO of a region.
-inline constexpr std::int64_t kSerialBelow = 1 << 15;
+/// Elements each thread of a region gets at least: below 2 * kSerialBelow a region runs on the
+/// calling thread alone. Measured on a 2-core AMD EPYC VM shared with other jobs, the waiting
+/// passive (docs/decisions/004, bench/results/cpu_backend/): waking a sleeping thread and
+/// joining it costs 10-15 us on an empty region and 30-120 us once that thread must wait for a
+/// busy core (kryflow_bench_cpu_threshold), about what 30,000-100,000 elements of a streaming
+/// kernel take; with one core busy, PCG and BiCGStab on the corpus with 2 threads ran up to 1.85x
+/// slower than on the reference backend with 2^14 and 1.7x with 2^15, and within 1.1x with 2^17,
+/// 2^18 and 2^19 (scripts/cpu_backend_check.sh). 2^17 keeps a woken thread's share of work at
+/// 100-300 us, several times what it costs to wake it.
+inline constexpr std::int64_t kSerialBelow = std::int64_t{1} << 17;
 
 /// Dynamic chunks per thread of a parallel loop: enough that a running thread can take over the
 /// chunks of a descheduled one, few enough that taking a chunk costs nothing measurable.
@@ -58,9 +63,9 @@ inline void wait_passively() {
 #endif
 }
 
-/// Threads for a region touching `elements` elements: 1 below kSerialBelow, otherwise at most
-/// backend.num_threads() (itself capped by the cores, Backend::cpu) and at most one thread per
-/// kSerialBelow elements. Before it returns more than one it calls wait_passively().
+/// Threads for a region touching `elements` elements: one per kSerialBelow elements (so 1 below
+/// 2 * kSerialBelow), at most backend.num_threads() (itself capped by the cores, Backend::cpu).
+/// Before it returns more than one it calls wait_passively().
 inline int threads_for(const Backend& backend, std::int64_t elements) {
   if (elements < kSerialBelow || backend.num_threads() <= 1) return 1;
   const std::int64_t by_work = elements / kSerialBelow;
