@@ -28,8 +28,8 @@ inline std::array<double, K> ordered_sum(const Backend& backend, std::int64_t n,
   const std::int64_t num_pairs = n / 2;
   const std::int64_t stride = blocks * threads;
   std::vector<double> partial(static_cast<std::size_t>(blocks * K));
-#pragma omp parallel for schedule(static) num_threads(parallel::threads_for(backend, n))
-  for (std::int64_t b = 0; b < blocks; ++b) {
+  // Each emulated block writes its own partial, so any schedule gives the same bits.
+  parallel::for_each(backend, n, blocks, [&](std::int64_t b) {
     double sums[K][threads] = {};
     for (std::int64_t first = b * threads; first < num_pairs; first += stride) {
       const std::int64_t count = std::min(threads, num_pairs - first);
@@ -44,7 +44,7 @@ inline std::array<double, K> ordered_sum(const Backend& backend, std::int64_t n,
       for (int k = 0; k < K; ++k) sums[k][0] = sums[k][0] + t[k];
     }
     for (int k = 0; k < K; ++k) partial[b * K + k] = emulation::block_sum(sums[k]);
-  }
+  });
   for (int k = 0; k < K; ++k) {
     double totals[threads] = {};
     for (std::int64_t j = 0; j < threads; ++j) {

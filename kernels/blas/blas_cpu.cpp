@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/backend/ordered_sum.hpp"
+#include "kernels/backend/parallel.hpp"
 #include "kernels/backend/reduction_emulation.hpp"
 #include "kernels/blas/blas.hpp"
 #include "kryflow/core/error.hpp"
@@ -17,6 +18,9 @@ namespace {
 using kernels::cpu::ordered_sum;
 
 using size_type = std::int64_t;
+using parallel::chunk_for;
+using parallel::for_each;
+using parallel::threads_for;
 
 size_type ssize(Span<const double> x) {
   return static_cast<size_type>(x.size());
@@ -26,25 +30,21 @@ size_type ssize(Span<const double> x) {
 
 void fill(const Backend& backend, Span<double> x, double value) {
   const size_type n = static_cast<size_type>(x.size());
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (size_type i = 0; i < n; ++i) x[i] = value;
+  for_each(backend, n, n, [&](size_type i) { x[i] = value; });
 }
 
 void copy(const Backend& backend, Span<const double> x, Span<double> y) {
   const size_type n = ssize(x);
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (size_type i = 0; i < n; ++i) y[i] = x[i];
+  for_each(backend, n, n, [&](size_type i) { y[i] = x[i]; });
 }
 
 void axpby(const Backend& backend, double alpha, Span<const double> x, double beta,
            Span<double> y) {
   const size_type n = ssize(x);
   if (beta == 0.0) {
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-    for (size_type i = 0; i < n; ++i) y[i] = alpha * x[i];
+    for_each(backend, n, n, [&](size_type i) { y[i] = alpha * x[i]; });
   } else {
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-    for (size_type i = 0; i < n; ++i) y[i] = alpha * x[i] + beta * y[i];
+    for_each(backend, n, n, [&](size_type i) { y[i] = alpha * x[i] + beta * y[i]; });
   }
 }
 
@@ -52,19 +52,16 @@ void axpbypcz(const Backend& backend, double alpha, Span<const double> x, double
               Span<const double> y, double gamma, Span<double> z) {
   const size_type n = ssize(x);
   if (gamma == 0.0) {
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-    for (size_type i = 0; i < n; ++i) z[i] = alpha * x[i] + beta * y[i];
+    for_each(backend, n, n, [&](size_type i) { z[i] = alpha * x[i] + beta * y[i]; });
   } else {
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-    for (size_type i = 0; i < n; ++i) z[i] = alpha * x[i] + beta * y[i] + gamma * z[i];
+    for_each(backend, n, n, [&](size_type i) { z[i] = alpha * x[i] + beta * y[i] + gamma * z[i]; });
   }
 }
 
 void pointwise_multiply(const Backend& backend, Span<const double> d, Span<const double> x,
                         Span<double> y) {
   const size_type n = ssize(x);
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (size_type i = 0; i < n; ++i) y[i] = d[i] * x[i];
+  for_each(backend, n, n, [&](size_type i) { y[i] = d[i] * x[i]; });
 }
 
 double dot(const Backend& backend, Span<const double> x, Span<const double> y) {
@@ -130,20 +127,19 @@ void cg_jacobi_direction(const Backend& backend, double beta, Span<const double>
                          Span<const double> r, Span<double> p) {
   const size_type n = ssize(r);
   if (beta == 0.0) {
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-    for (size_type i = 0; i < n; ++i) p[i] = inverse_diagonal[i] * r[i];
+    for_each(backend, n, n, [&](size_type i) { p[i] = inverse_diagonal[i] * r[i]; });
   } else {
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-    for (size_type i = 0; i < n; ++i) p[i] = inverse_diagonal[i] * r[i] + beta * p[i];
+    for_each(backend, n, n, [&](size_type i) { p[i] = inverse_diagonal[i] * r[i] + beta * p[i]; });
   }
 }
 
 index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv) {
   const size_type n = ssize(d);
   size_type first_bad = n;
-#pragma omp parallel for schedule(static) reduction(min          \
-                                                    : first_bad) \
-    num_threads(backend.num_threads())
+  const int t = threads_for(backend, n);
+#pragma omp parallel for schedule(dynamic, chunk_for(n, t)) reduction(min          \
+                                                                      : first_bad) \
+    num_threads(t) if (t > 1)
   for (size_type i = 0; i < n; ++i) {
     if (d[i] == 0.0 || !std::isfinite(d[i])) {
       dinv[i] = 0.0;
@@ -162,14 +158,15 @@ double copy_bandwidth(const Backend& backend, std::size_t bytes) {
   Array<double> target(backend, static_cast<std::size_t>(n));
   double* src = source.data();
   double* dst = target.data();
-  // First touch with the schedule of the copy, so pages sit near the threads that use them.
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
+  // A static schedule, as STREAM: pages are first touched by the thread that copies them.
+  const int t = threads_for(backend, n);
+#pragma omp parallel for schedule(static) num_threads(t) if (t > 1)
   for (size_type i = 0; i < n; ++i) {
     src[i] = 1.0;
     dst[i] = 0.0;
   }
   auto copy_once = [&] {
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
+#pragma omp parallel for schedule(static) num_threads(t) if (t > 1)
     for (size_type i = 0; i < n; ++i) dst[i] = src[i];
   };
   copy_once();  // warm-up

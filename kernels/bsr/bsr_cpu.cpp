@@ -1,11 +1,13 @@
 // OpenMP BSR kernels: block rows in parallel, each scalar row summed in the order of bsr.hpp
 // (the reference order); the fused x·y follows the cuda group tree, emulated with
 // kernels/backend/reduction_emulation.hpp, so the result does not depend on the thread count.
-// The block size is a compile-time constant for B = 1..8 and a runtime value above.
+// The block size is a compile-time constant for B = 1..8 and a runtime value above. Regions run
+// serially below the work threshold of kernels/backend/parallel.hpp (work: stored entries).
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "kernels/backend/parallel.hpp"
 #include "kernels/backend/reduction_emulation.hpp"
 #include "kernels/bsr/bsr.hpp"
 
@@ -14,7 +16,15 @@ namespace {
 
 static_assert(kGroupThreads == kReductionThreads, "block_sum emulation is for 256 threads");
 
+using parallel::for_each;
+
 enum class Mode { product, residual };
+
+/// The work measure of the parallel regions: stored entries, B^2 per stored block.
+template <class V>
+std::int64_t stored_entries(const BsrView<V>& a) {
+  return a.num_blocks * a.block_size * a.block_size;
+}
 
 /// Rows I kB .. I kB + kB - 1 (kB = 0: the runtime a.block_size): y = 0; y = y + double(a) x over
 /// the blocks in stored order, then the columns; written to y (b - sum for the residual).
@@ -41,8 +51,8 @@ inline void block_row(const BsrView<V>& a, index_t I, const double* x, const dou
 template <int kB, Mode kMode, class V>
 void all_block_rows(const Backend& backend, const BsrView<V>& a, const double* x, const double* b,
                     double* y) {
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (index_t I = 0; I < a.num_block_rows; ++I) block_row<kB, kMode>(a, I, x, b, y);
+  for_each(backend, stored_entries(a), a.num_block_rows,
+           [&](std::int64_t I) { block_row<kB, kMode>(a, static_cast<index_t>(I), x, b, y); });
 }
 
 /// y = A x and x·y in the group order of bsr.hpp: per group an emulated block_sum of its terms,
@@ -53,8 +63,8 @@ double product_dot(const Backend& backend, const BsrView<V>& a, const double* x,
   const index_t R = group_block_rows(B);
   const index_t groups = num_groups(a.num_block_rows, B);
   double* partials = a.group_partials;
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (index_t g = 0; g < groups; ++g) {
+  for_each(backend, stored_entries(a), groups, [&](std::int64_t group) {
+    const auto g = static_cast<index_t>(group);
     std::array<double, kGroupThreads> terms{};
     const index_t first = g * R;
     const index_t last = first + R < a.num_block_rows ? first + R : a.num_block_rows;
@@ -66,7 +76,7 @@ double product_dot(const Backend& backend, const BsrView<V>& a, const double* x,
       }
     }
     partials[g] = emulation::block_sum(terms.data());
-  }
+  });
   std::array<double, kGroupThreads> lanes{};
   for (index_t q = 0; q < groups; ++q)
     lanes[q % kGroupThreads] = lanes[q % kGroupThreads] + partials[q];
@@ -126,8 +136,8 @@ void bsr_spmv_dot(const Backend& backend, const BsrView<V>& a, Span<const double
 template <class V>
 void bsr_diagonal(const Backend& backend, const BsrView<V>& a, Span<double> d) {
   const int B = a.block_size;
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (index_t I = 0; I < a.num_block_rows; ++I) {
+  for_each(backend, stored_entries(a), a.num_block_rows, [&](std::int64_t block_row_index) {
+    const auto I = static_cast<index_t>(block_row_index);
     const V* diagonal_block = nullptr;
     for (index_t k = a.row_ptr[I]; k < a.row_ptr[I + 1]; ++k) {
       if (a.col_idx[k] == I) diagonal_block = a.values + static_cast<std::int64_t>(k) * B * B;
@@ -137,17 +147,16 @@ void bsr_diagonal(const Backend& backend, const BsrView<V>& a, Span<double> d) {
       if (diagonal_block != nullptr) sum = sum + static_cast<double>(diagonal_block[ii * B + ii]);
       d[static_cast<std::size_t>(I) * B + ii] = sum;
     }
-  }
+  });
 }
 
 template <class V>
 void bsr_scatter_values(const Backend& backend, Span<const index_t> position,
                         Span<const double> source, Span<V> values) {
   const auto n = static_cast<std::int64_t>(position.size());
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (std::int64_t k = 0; k < n; ++k) {
+  for_each(backend, n, n, [&](std::int64_t k) {
     values[static_cast<std::size_t>(position[k])] = static_cast<V>(source[k]);
-  }
+  });
 }
 
 #define KRYFLOW_BSR_INSTANTIATE(V)                                                                \

@@ -1,11 +1,14 @@
 // OpenMP SELL-C-sigma kernels: a slice per iteration, its C rows summed side by side (the SIMD
 // form of Kreutzer et al. 2014: entry j of all C rows, then entry j + 1), each row in the order
 // of the reference, so the products need no emulation; the fused x·y emulates the cuda tree.
+// Regions run serially below the work threshold of kernels/backend/parallel.hpp (work: stored
+// entries, padding included).
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "kernels/backend/parallel.hpp"
 #include "kernels/backend/reduction_emulation.hpp"
 #include "kernels/sell/sell.hpp"
 
@@ -13,6 +16,7 @@ namespace kryflow::kernels::sell::cpu {
 namespace {
 
 using size_type = std::int64_t;
+using parallel::for_each;
 constexpr int kMaxSliceHeight = 128;
 static_assert(kDotGroup == kReductionThreads, "block_sum emulation is for 256 threads");
 
@@ -63,11 +67,17 @@ void write_slice(const SellView<T>& a, size_type s, const double* x, const doubl
   }
 }
 
+/// The work measure of the parallel regions: stored entries, padding included.
+template <class T>
+size_type stored_entries(const SellView<T>& a) {
+  return a.num_slices > 0 ? a.slice_ptr[a.num_slices] : 0;
+}
+
 template <Mode kMode, class T>
 void all_slices(const Backend& backend, const SellView<T>& a, const double* x, const double* b,
                 double* y) {
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (index_t s = 0; s < a.num_slices; ++s) write_slice<kMode>(a, s, x, b, y);
+  for_each(backend, stored_entries(a), a.num_slices,
+           [&](size_type s) { write_slice<kMode>(a, s, x, b, y); });
 }
 
 }  // namespace
@@ -77,8 +87,8 @@ void sell_layout(const Backend& backend, const CsrPattern& csr, int slice_height
   const index_t n = csr.num_rows;
   const size_type window = std::max<index_t>(sigma, 1);
   const size_type num_windows = (static_cast<size_type>(n) + window - 1) / window;
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (size_type w = 0; w < num_windows; ++w) {
+  const size_type entries = n > 0 ? csr.row_ptr[n] : 0;
+  for_each(backend, entries, num_windows, [&](size_type w) {
     const size_type first = w * window;
     const size_type last = std::min<size_type>(n, first + window);
     for (size_type p = first; p < last; ++p) permutation[p] = static_cast<index_t>(p);
@@ -87,17 +97,16 @@ void sell_layout(const Backend& backend, const CsrPattern& csr, int slice_height
         return row_length(csr, u) > row_length(csr, v);
       });
     }
-  }
+  });
   const size_type num_slices = (static_cast<size_type>(n) + slice_height - 1) / slice_height;
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (size_type s = 0; s < num_slices; ++s) {
+  for_each(backend, n, num_slices, [&](size_type s) {
     index_t width = 0;
     const size_type end = std::min<size_type>(n, (s + 1) * slice_height);
     for (size_type p = s * slice_height; p < end; ++p) {
       width = std::max(width, row_length(csr, permutation[p]));
     }
     slice_width[s] = width;
-  }
+  });
   slice_ptr[0] = 0;  // the scan is cheap next to the sort: sequential
   for (size_type s = 0; s < num_slices; ++s) {
     slice_ptr[s + 1] = slice_ptr[s] + static_cast<size_type>(slice_height) * slice_width[s];
@@ -108,8 +117,7 @@ template <class T>
 void sell_fill(const Backend& backend, const SellView<T>& a, const CsrPattern& csr,
                const double* csr_values, index_t* col_idx, T* values) {
   const int c = a.slice_height;
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (index_t s = 0; s < a.num_slices; ++s) {
+  for_each(backend, stored_entries(a), a.num_slices, [&](size_type s) {
     for (int r = 0; r < c; ++r) {
       const size_type p = static_cast<size_type>(s) * c + r;
       const size_type base = a.slice_ptr[s] + r;
@@ -129,14 +137,13 @@ void sell_fill(const Backend& backend, const SellView<T>& a, const CsrPattern& c
         values[k] = stored ? static_cast<T>(csr_values[begin + j]) : T(0);
       }
     }
-  }
+  });
 }
 
 template <class T>
 void sell_gather(const Backend& backend, const SellView<T>& a, const CsrPattern& csr,
                  index_t* csr_col_idx, double* csr_values) {
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (index_t p = 0; p < a.num_rows; ++p) {
+  for_each(backend, stored_entries(a), a.num_rows, [&](size_type p) {
     const size_type s = p / a.slice_height;
     const size_type base = a.slice_ptr[s] + p % a.slice_height;
     const index_t i = a.permutation[p];
@@ -146,7 +153,7 @@ void sell_gather(const Backend& backend, const SellView<T>& a, const CsrPattern&
       csr_col_idx[begin + j] = a.col_idx[k];
       csr_values[begin + j] = static_cast<double>(a.values[k]);
     }
-  }
+  });
 }
 
 template <class T>
@@ -169,8 +176,7 @@ double spmv_dot_value(const Backend& backend, const SellView<T>& a, Span<const d
   const size_type positions = static_cast<size_type>(a.num_slices) * a.slice_height;
   const size_type groups = num_dot_groups(positions);
   std::vector<double> group_sums(static_cast<std::size_t>(groups));
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (size_type g = 0; g < groups; ++g) {
+  for_each(backend, positions, groups, [&](size_type g) {
     std::array<double, kDotGroup> terms{};
     const size_type first = g * kDotGroup;
     const size_type end = std::min<size_type>(a.num_rows, first + kDotGroup);
@@ -179,7 +185,7 @@ double spmv_dot_value(const Backend& backend, const SellView<T>& a, Span<const d
       terms[static_cast<std::size_t>(p - first)] = x[i] * y[i];
     }
     group_sums[static_cast<std::size_t>(g)] = emulation::block_sum(terms.data());
-  }
+  });
   // Lane l adds group sums l, l + 256, ... in order; block_sum adds the lanes.
   std::array<double, kDotGroup> lanes{};
   for (size_type g = 0; g < groups; ++g) {

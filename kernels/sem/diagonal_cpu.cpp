@@ -1,7 +1,9 @@
 // OpenMP local diagonal of the SEM Poisson operator: elements split among threads, each point
 // computed in the reference's order of operations (diagonal.hpp), so the bits are the same.
+// Serial below the work threshold of kernels/backend/parallel.hpp (work: the metric terms).
 #include <cstdint>
 
+#include "kernels/backend/parallel.hpp"
 #include "kernels/sem/diagonal.hpp"
 
 namespace kryflow::kernels::sem::cpu {
@@ -12,8 +14,7 @@ void poisson_local_diagonal(const Backend& backend, const PoissonView& a,
   const std::int64_t n3 = static_cast<std::int64_t>(N) * N * N;
   const double* D = a.derivative;
   double* out = d_local.data();
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (std::int64_t e = 0; e < a.num_elements; ++e) {
+  parallel::for_each(backend, 6 * a.num_elements * n3, a.num_elements, [&](std::int64_t e) {
     const double* g11 = a.g + e * 6 * n3;
     const double* g12 = g11 + n3;
     const double* g13 = g11 + 2 * n3;
@@ -43,7 +44,7 @@ void poisson_local_diagonal(const Backend& backend, const PoissonView& a,
         }
       }
     }
-  }
+  });
 }
 
 }  // namespace kryflow::kernels::sem::cpu

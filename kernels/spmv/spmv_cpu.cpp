@@ -3,13 +3,15 @@
 // Ordinary rows are summed in stored order, the reference order, so they need no emulation.
 // Long rows and the fused x·y follow the cuda reduction trees, emulated with
 // kernels/backend/reduction_emulation.hpp; the emulated blocks run in parallel, and the result
-// does not depend on the OpenMP thread count. Every kernel is one template on the stored value
-// type (double or float, converted to double before use).
+// does not depend on the OpenMP thread count or schedule. Regions run serially below the work
+// threshold of kernels/backend/parallel.hpp (work: stored entries). Every kernel is one template on
+// the stored value type (double or float, converted to double before use).
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "kernels/backend/parallel.hpp"
 #include "kernels/backend/reduction_emulation.hpp"
 #include "kernels/spmv/spmv.hpp"
 
@@ -17,6 +19,7 @@ namespace kryflow::kernels::spmv::cpu {
 namespace {
 
 using size_type = std::int64_t;
+using parallel::for_each;
 constexpr int kThreads = kRowBlockThreads;
 static_assert(kThreads == kReductionThreads, "block_sum emulation is for 256 threads");
 
@@ -24,6 +27,11 @@ enum class Mode { product, residual, diagonal };
 
 inline index_t row_length(const CsrView& a, index_t i) {
   return a.row_ptr[i + 1] - a.row_ptr[i];
+}
+
+/// The work measure of the parallel regions: stored entries.
+inline size_type stored_entries(const CsrView& a) {
+  return a.num_rows > 0 ? a.row_ptr[a.num_rows] : 0;
 }
 
 /// An ordinary row in stored order: sum = 0; sum = sum + a_ik x_k (or + a_ii for the diagonal).
@@ -57,8 +65,8 @@ void long_rows(const Backend& backend, const CsrView& a, const Value* values, co
                const double* b, double* y) {
   if (a.num_long_rows == 0) return;
   std::vector<double> chunk_sums(static_cast<std::size_t>(a.num_chunks));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(backend.num_threads())
-  for (index_t c = 0; c < a.num_chunks; ++c) {
+  const size_type long_entries = static_cast<size_type>(a.num_chunks) * kLongRowChunk;
+  for_each(backend, long_entries, a.num_chunks, [&](size_type c) {
     const index_t slot = a.chunk_long_row[c];
     const index_t row = a.long_rows[slot];
     const size_type begin =
@@ -76,27 +84,26 @@ void long_rows(const Backend& backend, const CsrView& a, const Value* values, co
       }
     }
     chunk_sums[static_cast<std::size_t>(c)] = emulation::block_sum(lanes.data());
-  }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(backend.num_threads())
-  for (index_t s = 0; s < a.num_long_rows; ++s) {
+  });
+  for_each(backend, a.num_chunks, a.num_long_rows, [&](size_type s) {
     const index_t first = a.long_row_chunks[s];
     const double sum =
         emulate_grid_sum(chunk_sums.data() + first, a.long_row_chunks[s + 1] - first);
     const index_t row = a.long_rows[s];
     y[row] = kMode == Mode::residual ? b[row] - sum : sum;
-  }
+  });
 }
 
-/// Ordinary rows (long rows are left to long_rows) in a static row partition.
+/// Ordinary rows (long rows are left to long_rows), in dynamic chunks of rows.
 template <Mode kMode, class Value>
 void ordinary_rows(const Backend& backend, const CsrView& a, const Value* values, const double* x,
                    const double* b, double* y) {
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (index_t i = 0; i < a.num_rows; ++i) {
-    if (row_length(a, i) > a.tile) continue;
+  for_each(backend, stored_entries(a), a.num_rows, [&](size_type row) {
+    const auto i = static_cast<index_t>(row);
+    if (row_length(a, i) > a.tile) return;
     const double sum = row_sum<kMode>(a, values, i, x);
     y[i] = kMode == Mode::residual ? b[i] - sum : sum;
-  }
+  });
 }
 
 /// y = A x and x·y: long rows first, then the row blocks, each adding its x_i y_i by block_sum.
@@ -106,8 +113,7 @@ double spmv_dot(const Backend& backend, const CsrView& a, const Value* values, c
   long_rows<Mode::product>(backend, a, values, xp, nullptr, yp);
   // Row block g: thread j's term x_i y_i (0 past the block's rows), added by block_sum.
   std::vector<double> block_sums(static_cast<std::size_t>(a.num_row_blocks));
-#pragma omp parallel for schedule(static) num_threads(backend.num_threads())
-  for (index_t g = 0; g < a.num_row_blocks; ++g) {
+  for_each(backend, stored_entries(a), a.num_row_blocks, [&](size_type g) {
     const index_t first = a.row_blocks[g];
     const index_t rows = a.row_blocks[g + 1] - first;
     std::array<double, kThreads> terms{};
@@ -117,7 +123,7 @@ double spmv_dot(const Backend& backend, const CsrView& a, const Value* values, c
       terms[static_cast<std::size_t>(j)] = xp[i] * yp[i];
     }
     block_sums[static_cast<std::size_t>(g)] = emulation::block_sum(terms.data());
-  }
+  });
   return emulate_grid_sum(block_sums.data(), a.num_row_blocks);
 }
 

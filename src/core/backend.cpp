@@ -1,9 +1,11 @@
 // Backend construction, allocation and cross-backend copies.
 #include "kryflow/core/backend.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <thread>
 
 #include "kernels/backend/cuda_runtime.hpp"
 #include "kryflow/core/error.hpp"
@@ -11,8 +13,25 @@
 #ifdef KRYFLOW_WITH_OPENMP
 #include <omp.h>
 #endif
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 namespace kryflow {
+namespace {
+
+/// The cores this process may run on: its affinity mask where the system has one (Linux),
+/// otherwise std::thread::hardware_concurrency(); at least 1.
+int available_cores() {
+#ifdef __linux__
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+#endif
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+}  // namespace
 
 BackendKind parse_backend_kind(const std::string& name) {
   if (name == "reference") return BackendKind::reference;
@@ -40,6 +59,9 @@ Backend Backend::reference() {
 Backend Backend::cpu(int num_threads) {
 #ifdef KRYFLOW_WITH_OPENMP
   if (num_threads <= 0) num_threads = omp_get_max_threads();
+  // More threads than cores never helps these memory-bound kernels, and on a loaded machine
+  // every extra thread is one more to wait for at each barrier (OMP_NUM_THREADS=8 on 2 cores).
+  num_threads = std::clamp(num_threads, 1, available_cores());
 #else
   num_threads = 1;
 #endif

@@ -40,11 +40,10 @@ void direction(const Backend& backend, Span<const double> dinv, Span<const doubl
   if (!c.run) return;
   const size_type n = ssize(r);
   const bool jacobi = !dinv.empty();
-#pragma omp parallel for schedule(static) num_threads(parallel::threads_for(backend, n))
-  for (size_type i = 0; i < n; ++i) {
+  parallel::for_each(backend, n, n, [&](size_type i) {
     p[i] = c.first ? r[i] : (r[i] + c.beta_omega * v[i]) + c.beta * p[i];
     if (jacobi) p_hat[i] = dinv[i] * p[i];
-  }
+  });
 }
 
 void shadow_dot(const Backend& backend, Span<const double> r_hat, Span<const double> v,
@@ -86,8 +85,7 @@ void finish_step(const Backend& backend, Span<const double> p_hat, Span<const do
   if (!c.run) return;
   const size_type n = ssize(x);
   if (c.half) {
-#pragma omp parallel for schedule(static) num_threads(parallel::threads_for(backend, n))
-    for (size_type i = 0; i < n; ++i) x[i] = c.alpha * p_hat[i] + x[i];
+    parallel::for_each(backend, n, n, [&](size_type i) { x[i] = c.alpha * p_hat[i] + x[i]; });
     *s.stop = 2.0;
     return;
   }

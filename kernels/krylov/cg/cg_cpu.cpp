@@ -82,11 +82,9 @@ void direction(const Backend& backend, Span<const double> dinv, Span<const doubl
   const double beta = *s.rz / *s.rz_previous;
   const size_type n = ssize(p);
   if (!dinv.empty()) {
-#pragma omp parallel for schedule(static) num_threads(parallel::threads_for(backend, n))
-    for (size_type i = 0; i < n; ++i) p[i] = dinv[i] * r[i] + beta * p[i];
+    parallel::for_each(backend, n, n, [&](size_type i) { p[i] = dinv[i] * r[i] + beta * p[i]; });
   } else {
-#pragma omp parallel for schedule(static) num_threads(parallel::threads_for(backend, n))
-    for (size_type i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
+    parallel::for_each(backend, n, n, [&](size_type i) { p[i] = z[i] + beta * p[i]; });
   }
 }
 

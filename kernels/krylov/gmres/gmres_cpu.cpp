@@ -75,8 +75,7 @@ void subtract(const Backend& backend, Basis basis, const double* h, Span<double>
       return std::array<double, 1>{wi * wi};
     })[0];
   } else {
-#pragma omp parallel for schedule(static) num_threads(parallel::threads_for(backend, n))
-    for (size_type i = 0; i < n; ++i) w[i] = subtracted(basis, h, w[i], i);
+    parallel::for_each(backend, n, n, [&](size_type i) { w[i] = subtracted(basis, h, w[i], i); });
   }
 }
 
@@ -104,8 +103,7 @@ void normalize(const Backend& backend, Span<const double> w, const double* norm,
   if (*s.stop != 0.0) return;
   const double scale = 1.0 / sqrt(*norm);
   const size_type n = ssize(v);
-#pragma omp parallel for schedule(static) num_threads(parallel::threads_for(backend, n))
-  for (size_type i = 0; i < n; ++i) v[i] = scale * w[i];
+  parallel::for_each(backend, n, n, [&](size_type i) { v[i] = scale * w[i]; });
 }
 
 void givens(const Backend&, const Scalars& s, int j, bool corrected, double* residual) {
@@ -125,12 +123,11 @@ void add_combination(const Backend& backend, Basis basis, const Scalars& s, Span
   const std::size_t count = std::min(basis.size(), static_cast<std::size_t>(*s.columns));
   const double* y = s.y;
   const size_type n = ssize(out);
-#pragma omp parallel for schedule(static) num_threads(parallel::threads_for(backend, n))
-  for (size_type i = 0; i < n; ++i) {
+  parallel::for_each(backend, n, n, [&](size_type i) {
     double sum = accumulate ? out[i] : 0.0;
     for (std::size_t k = 0; k < count; ++k) sum = sum + y[k] * basis[k][i];
     out[i] = sum;
-  }
+  });
 }
 
 }  // namespace kryflow::kernels::krylov::gmres::cpu
