@@ -94,7 +94,8 @@ TEST_P(Advice, TheSuggestedPresetConvergesOnTheMatrixItWasMadeFor) {
             << " in " << report.iterations << " iterations, relative residual "
             << report.relative_residual() << " (recursive), " << true_residual << " (true)\n";
   EXPECT_EQ(report.status, SolveStatus::converged) << arguments << ": " << report.reason;
-  EXPECT_LE(true_residual, SolveReport::true_residual_slack * tolerance) << arguments << ", " << report.iterations << " iterations";
+  EXPECT_LE(true_residual, SolveReport::true_residual_slack * tolerance)
+      << arguments << ", " << report.iterations << " iterations";
   RecordProperty("advice", arguments);
   RecordProperty("iterations", report.iterations);
 }
