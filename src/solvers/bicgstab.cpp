@@ -103,13 +103,7 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
                                            scalars, at(slots.ss(j)), at(slots.tt(j)), out);
   };
   int offset = 0;  // iterations before the current restart (see below)
-  WindowLoop loop;
-  loop.backend = &backend;
-  loop.workspace = &ws;
-  loop.check_every = options().check_every;
-  loop.max_iterations = criteria().max_iterations;
-  loop.graphs = use_graphs(A, M);
-  loop.enqueue = enqueue;
+  WindowLoop loop(backend, ws, options(), criteria().max_iterations, use_graphs(A, M), enqueue);
   loop.inspect = [&](int done, std::size_t window, const double* values) {
     for (std::size_t j = 0; j < window; ++j) {
       const int k = offset + done + static_cast<int>(j) + 1;

@@ -69,18 +69,10 @@ void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector&
   // A and M may both be negative definite (e.g. a finite-volume Laplacian as assembled): CG
   // then runs on -A, -M unchanged. `sign` is fixed by r0·z0.
   const double sign = rz0 < 0.0 ? -1.0 : 1.0;
-  auto rz_fails = [&](double rz) {
-    if (!std::isfinite(rz)) {
-      nan_detected(report, "r·z = " + number(rz));
-      return true;
-    }
-    if (!(sign * rz > 0.0)) {
-      breakdown(report, "r·z = " + number(rz) +
-                            " changed sign or vanished: the preconditioner is not definite");
-      return true;
-    }
-    return false;
-  };
+  constexpr const char* kNotDefinite =
+      "changed sign or vanished: the preconditioner is not definite";
+  constexpr const char* kWrongSign = "has the wrong sign: A is not positive (or negative) definite";
+  auto rz_fails = [&](double rz) { return definite_fails(rz, sign, "r·z", kNotDefinite, report); };
   if (rz_fails(rz0)) return;
 
   auto enqueue = [&](std::size_t j) {
@@ -93,25 +85,10 @@ void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector&
     }
     kernels::krylov::cg::direction(backend, dinv, r.span(), z_span, p.span(), scalars);
   };
-  WindowLoop loop;
-  loop.backend = &backend;
-  loop.workspace = &ws;
-  loop.check_every = options().check_every;
-  loop.max_iterations = criteria().max_iterations;
-  loop.graphs = use_graphs(A, M);
-  loop.enqueue = enqueue;
+  WindowLoop loop(backend, ws, options(), criteria().max_iterations, use_graphs(A, M), enqueue);
   loop.inspect = [&](int done, std::size_t window, const double* values) {
     for (std::size_t j = 0; j < window; ++j) {
-      const double pq = values[slots.pq(j)];
-      if (!std::isfinite(pq)) {
-        nan_detected(report, "p·Ap = " + number(pq));
-        return true;
-      }
-      if (!(sign * pq > 0.0)) {
-        breakdown(report, "p·Ap = " + number(pq) +
-                              " has the wrong sign: A is not positive (or negative) definite");
-        return true;
-      }
+      if (definite_fails(values[slots.pq(j)], sign, "p·Ap", kWrongSign, report)) return true;
       if (check(done + static_cast<int>(j) + 1, std::sqrt(values[slots.rr(j)]), report)) {
         return true;
       }

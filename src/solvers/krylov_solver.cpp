@@ -214,6 +214,19 @@ void KrylovSolver::nan_detected(SolveReport& report, const std::string& reason) 
   report.reason = reason + " at iteration " + std::to_string(report.iterations);
 }
 
+bool KrylovSolver::definite_fails(double value, double sign, const char* name,
+                                  const char* wrong_sign, SolveReport& report) {
+  if (!std::isfinite(value)) {
+    nan_detected(report, std::string(name) + " = " + number(value));
+    return true;
+  }
+  if (!(sign * value > 0.0)) {
+    breakdown(report, std::string(name) + " = " + number(value) + " " + wrong_sign);
+    return true;
+  }
+  return false;
+}
+
 std::string KrylovSolver::number(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.3e", value);

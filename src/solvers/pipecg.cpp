@@ -74,17 +74,11 @@ void PipelinedCg::iterate(const LinearOperator& A, const Preconditioner& M, cons
   if (check(0, std::sqrt(host[PipeSlots::kInitialRr]), report)) return;
   const double gamma0 = host[6];
   const double sign = gamma0 < 0.0 ? -1.0 : 1.0;
+  constexpr const char* kNotDefinite =
+      "changed sign or vanished: the preconditioner is not definite";
+  constexpr const char* kWrongSign = "has the wrong sign: A is not positive (or negative) definite";
   auto gamma_fails = [&](double gamma) {
-    if (!std::isfinite(gamma)) {
-      nan_detected(report, "r·M^-1 r = " + number(gamma));
-      return true;
-    }
-    if (!(sign * gamma > 0.0)) {
-      breakdown(report, "r·M^-1 r = " + number(gamma) +
-                            " changed sign or vanished: the preconditioner is not definite");
-      return true;
-    }
-    return false;
+    return definite_fails(gamma, sign, "r·M^-1 r", kNotDefinite, report);
   };
   if (gamma_fails(gamma0)) return;
 
@@ -108,13 +102,7 @@ void PipelinedCg::iterate(const LinearOperator& A, const Preconditioner& M, cons
     if (d == nullptr) M.apply(v(kW), v(kM));
   };
   int last_replacement = 0;
-  WindowLoop loop;
-  loop.backend = &backend;
-  loop.workspace = &ws;
-  loop.check_every = options().check_every;
-  loop.max_iterations = criteria().max_iterations;
-  loop.graphs = use_graphs(A, M);
-  loop.enqueue = enqueue;
+  WindowLoop loop(backend, ws, options(), criteria().max_iterations, use_graphs(A, M), enqueue);
   if (replacement_interval_ > 0) {
     loop.limit = [&](int done) { return replacement_interval_ - (done - last_replacement); };
     loop.between = [&](int done) {
@@ -126,14 +114,7 @@ void PipelinedCg::iterate(const LinearOperator& A, const Preconditioner& M, cons
   }
   loop.inspect = [&](int done, std::size_t window, const double* values) {
     for (std::size_t j = 0; j < window; ++j) {
-      const double denominator = values[slots.denominator(j)];
-      if (!std::isfinite(denominator)) {
-        nan_detected(report, "p·Ap = " + number(denominator));
-        return true;
-      }
-      if (!(sign * denominator > 0.0)) {
-        breakdown(report, "p·Ap = " + number(denominator) +
-                              " has the wrong sign: A is not positive (or negative) definite");
+      if (definite_fails(values[slots.denominator(j)], sign, "p·Ap", kWrongSign, report)) {
         return true;
       }
       if (check(done + static_cast<int>(j) + 1, std::sqrt(values[slots.rr(j)]), report)) {

@@ -13,6 +13,15 @@
 namespace kryflow {
 
 struct WindowLoop {
+  WindowLoop(const Backend& backend_in, KrylovSolver::Workspace& workspace_in,
+             const IterationOptions& options, int max_iterations_in, bool graphs_in,
+             std::function<void(std::size_t)> enqueue_in)
+      : backend(&backend_in),
+        workspace(&workspace_in),
+        check_every(options.check_every),
+        max_iterations(max_iterations_in),
+        graphs(graphs_in),
+        enqueue(std::move(enqueue_in)) {}
   const Backend* backend = nullptr;
   KrylovSolver::Workspace* workspace = nullptr;  ///< its scalars are copied after each window
   int check_every = 1;

@@ -112,6 +112,11 @@ class KrylovSolver {
   double target(const SolveReport& report) const;
   /// `value` in %.3e, for reasons.
   static std::string number(double value);
+  /// The test of a conjugate-gradient scalar that must be finite and of `sign` (A and M both
+  /// positive or both negative definite): marks nan_detected ("<name> = v") or breakdown
+  /// ("<name> = v <wrong_sign>") and returns true when it is not.
+  static bool definite_fails(double value, double sign, const char* name, const char* wrong_sign,
+                             SolveReport& report);
   /// Whether iterations of A and M are recorded and replayed: options().graphs, and never when A
   /// or M does not support recording (LinearOperator::supports_recording).
   bool use_graphs(const LinearOperator& A, const Preconditioner& M) const;
