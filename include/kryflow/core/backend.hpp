@@ -25,7 +25,9 @@ class Backend {
  public:
   /// The single-threaded oracle every other backend is tested against.
   static Backend reference();
-  /// OpenMP on the host; `num_threads` 0 means the OpenMP default.
+  /// OpenMP on the host; `num_threads` 0 means the OpenMP default (OMP_NUM_THREADS). Never more
+  /// threads than the cores the process may run on (its affinity mask), whatever is asked; each
+  /// region takes fewer when its work is small (kernels/backend/parallel.hpp, decision 004).
   static Backend cpu(int num_threads = 0);
   /// CUDA device `device`. Throws NotCompiled without CUDA support and BackendError when the
   /// device cannot be opened.
