@@ -157,15 +157,20 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
     } else if (long_row && t == 0) {
       term[0] = __dmul_rn(__ldg(x + row), y[row]);
     }
-    kernels::cuda::block_sum_once<kBlock, 1>(term);  // publish_partial's barrier follows
-    if (publish_partial(term[0], a.block_partials, blockIdx.x, a.counters, gridDim.x)) {
-      const double total = ordered_sum(a.block_partials, gridDim.x);
-      if (t == 0) {
-        *result = total;
-        a.counters[0] = 0u;
-      }
-    }
+    // The block sums are added by dot_finish_kernel, launched next: no completion count, no
+    // fence, no second barrier in each of the (many, short) row blocks.
+    kernels::cuda::block_sum_once<kBlock, 1>(term);
+    if (t == 0) a.block_partials[blockIdx.x] = term[0];
   }
+  (void)result;
+}
+
+/// x·y of csr_spmv_dot: the row blocks' sums added in the order of grid_sum's second stage
+/// (ordered_sum), one block.
+__global__ void __launch_bounds__(kBlock)
+    dot_finish_kernel(const double* partials, size_type count, double* result) {
+  const double total = ordered_sum(partials, count);
+  if (threadIdx.x == 0) *result = total;
 }
 
 /// Chunk blockIdx.x of a long row: lane t adds the products of entries t, t + 256, ... of the
@@ -231,6 +236,10 @@ void launch_row_blocks(Context& context, const CsrView& a, const Value* values, 
   row_block_kernel<kTile, kMode, Value>
       <<<static_cast<unsigned int>(a.num_row_blocks), kBlock, 0, context.stream>>>(a, values, x, b,
                                                                                    y, result);
+  if constexpr (kMode == Mode::product_dot) {
+    check_launch("spmv::csr_spmv_dot");
+    dot_finish_kernel<<<1, kBlock, 0, context.stream>>>(a.block_partials, a.num_row_blocks, result);
+  }
 }
 
 /// Launches the long-row kernel (when the matrix has long rows), then the row-block kernel for
