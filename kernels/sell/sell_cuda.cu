@@ -100,24 +100,20 @@ __global__ void __launch_bounds__(kBlock)
     y[row] = kMode == Mode::residual ? __dsub_rn(b[row], sum) : sum;
   }
   if constexpr (kMode == Mode::product_dot) {
-    __shared__ bool is_last;
+    // The group sums are added by dot_finish_kernel, launched next (same order as before: no
+    // completion count, fence or second barrier in each group).
     double term[1] = {mine ? __dmul_rn(__ldg(x + row), sum) : 0.0};
-    kernels::cuda::block_sum_once<kBlock, 1>(term);  // publish_partial's barrier follows
-    if (threadIdx.x == 0) {
-      a.block_partials[blockIdx.x] = term[0];
-      __threadfence();  // the partial is visible before the count says so
-      is_last = atomicAdd(a.counter, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (is_last) {
-      __threadfence();
-      const double total = ordered_sum(a.block_partials, gridDim.x);
-      if (threadIdx.x == 0) {
-        *result = total;
-        *a.counter = 0u;
-      }
-    }
+    kernels::cuda::block_sum_once<kBlock, 1>(term);
+    if (threadIdx.x == 0) a.block_partials[blockIdx.x] = term[0];
   }
+  (void)result;
+}
+
+/// x·y of sell_spmv_dot: the group sums added in the order of ordered_sum, one block.
+__global__ void __launch_bounds__(kBlock)
+    dot_finish_kernel(const double* partials, size_type count, double* result) {
+  const double total = ordered_sum(partials, count);
+  if (threadIdx.x == 0) *result = total;
 }
 
 template <class T, Mode kMode>
@@ -146,6 +142,10 @@ void launch(const Backend& backend, const SellView<T>& a, const double* x, const
                          " is not compiled (1, 2, 4, ..., 128)");
   }
   check_launch(name);
+  if constexpr (kMode == Mode::product_dot) {
+    dot_finish_kernel<<<1, kBlock, 0, context.stream>>>(a.block_partials, groups, result);
+    check_launch(name);
+  }
 }
 
 // ---- Conversion ----
