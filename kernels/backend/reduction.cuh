@@ -21,26 +21,6 @@ __device__ __forceinline__ double warp_sum(double value) {
   return value;
 }
 
-/// Sums each of the K values over the kBlock threads of the block (fixed order); thread 0 holds
-/// the results. Every thread of the block must call it (it synchronises the block).
-template <int kBlock, int K>
-__device__ __forceinline__ void block_sum(double (&values)[K]) {
-  static_assert(kBlock % 32 == 0 && kBlock <= 1024, "block size: a multiple of 32, <= 1024");
-  constexpr int kWarps = kBlock / 32;
-  __shared__ double warp_sums[K][kWarps];
-  const int lane = threadIdx.x % 32;
-  const int warp = threadIdx.x / 32;
-  for (int k = 0; k < K; ++k) {
-    values[k] = warp_sum(values[k]);
-    if (lane == 0) warp_sums[k][warp] = values[k];
-  }
-  __syncthreads();
-  if (warp == 0) {
-    for (int k = 0; k < K; ++k) values[k] = warp_sum(lane < kWarps ? warp_sums[k][lane] : 0.0);
-  }
-  __syncthreads();  // warp_sums may be reused by a second call
-}
-
 /// block_sum without its closing barrier: for a sum whose shared scratch is not touched again
 /// before the block's next barrier (same order, same bits as block_sum).
 template <int kBlock, int K>
@@ -60,6 +40,14 @@ __device__ __forceinline__ void block_sum_once(double (&values)[K]) {
       values[k] = warp_sum(lane < kWarps ? warp_sums_once[k][lane] : 0.0);
     }
   }
+}
+
+/// Sums each of the K values over the kBlock threads of the block (fixed order); thread 0 holds
+/// the results. Every thread of the block must call it (it synchronises the block).
+template <int kBlock, int K>
+__device__ __forceinline__ void block_sum(double (&values)[K]) {
+  block_sum_once<kBlock, K>(values);
+  __syncthreads();  // the scratch may be reused by a second call
 }
 
 /// Grid-wide sums of K values per thread (K <= kMaxReductionValues, gridDim.x <=

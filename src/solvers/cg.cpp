@@ -69,10 +69,9 @@ void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector&
   // A and M may both be negative definite (e.g. a finite-volume Laplacian as assembled): CG
   // then runs on -A, -M unchanged. `sign` is fixed by r0·z0.
   const double sign = rz0 < 0.0 ? -1.0 : 1.0;
-  constexpr const char* kNotDefinite =
-      "changed sign or vanished: the preconditioner is not definite";
-  constexpr const char* kWrongSign = "has the wrong sign: A is not positive (or negative) definite";
-  auto rz_fails = [&](double rz) { return definite_fails(rz, sign, "r·z", kNotDefinite, report); };
+  auto rz_fails = [&](double rz) {
+    return definite_fails(rz, sign, "r·z", kPreconditionerNotDefinite, report);
+  };
   if (rz_fails(rz0)) return;
 
   auto enqueue = [&](std::size_t j) {
@@ -88,7 +87,8 @@ void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector&
   WindowLoop loop(backend, ws, options(), criteria().max_iterations, use_graphs(A, M), enqueue);
   loop.inspect = [&](int done, std::size_t window, const double* values) {
     for (std::size_t j = 0; j < window; ++j) {
-      if (definite_fails(values[slots.pq(j)], sign, "p·Ap", kWrongSign, report)) return true;
+      if (definite_fails(values[slots.pq(j)], sign, "p·Ap", kOperatorNotDefinite, report))
+        return true;
       if (check(done + static_cast<int>(j) + 1, std::sqrt(values[slots.rr(j)]), report)) {
         return true;
       }

@@ -74,11 +74,8 @@ void PipelinedCg::iterate(const LinearOperator& A, const Preconditioner& M, cons
   if (check(0, std::sqrt(host[PipeSlots::kInitialRr]), report)) return;
   const double gamma0 = host[6];
   const double sign = gamma0 < 0.0 ? -1.0 : 1.0;
-  constexpr const char* kNotDefinite =
-      "changed sign or vanished: the preconditioner is not definite";
-  constexpr const char* kWrongSign = "has the wrong sign: A is not positive (or negative) definite";
   auto gamma_fails = [&](double gamma) {
-    return definite_fails(gamma, sign, "r·M^-1 r", kNotDefinite, report);
+    return definite_fails(gamma, sign, "r·M^-1 r", kPreconditionerNotDefinite, report);
   };
   if (gamma_fails(gamma0)) return;
 
@@ -114,7 +111,8 @@ void PipelinedCg::iterate(const LinearOperator& A, const Preconditioner& M, cons
   }
   loop.inspect = [&](int done, std::size_t window, const double* values) {
     for (std::size_t j = 0; j < window; ++j) {
-      if (definite_fails(values[slots.denominator(j)], sign, "p·Ap", kWrongSign, report)) {
+      if (definite_fails(values[slots.denominator(j)], sign, "p·Ap", kOperatorNotDefinite,
+                         report)) {
         return true;
       }
       if (check(done + static_cast<int>(j) + 1, std::sqrt(values[slots.rr(j)]), report)) {

@@ -41,15 +41,18 @@ class PendingReduction {
 /// Most inner products one fused multi-dot computes.
 inline constexpr std::size_t kMaxFusedDots = 8;
 
-/// Starts x_k·y_k for the pairs (1 <= pairs.size() <= kMaxFusedDots, every vector of one size
-/// and on the scalars' backend) in one kernel that reads each distinct vector once per pair,
-/// writing sum k to scalars slot first + k. Same summation order as dot(). Throws
-/// DimensionMismatch or InvalidInput (before launching) for sizes, backends or a slot range
-/// that do not fit, InvalidInput for 0 or more than kMaxFusedDots pairs.
+/// One inner product x·y of a fused multi-dot (both vectors of one size, on one backend).
 struct DotPair {
   const Vector* x;
   const Vector* y;
 };
+
+/// Starts x_k·y_k for the pairs (1 <= pairs.size() <= kMaxFusedDots, every vector of one size
+/// and on the scalars' backend) in one kernel that reads each vector of every pair once,
+/// writing sum k to scalars slot first + k; nothing waits for the device. Same summation order
+/// as dot() (kernels/backend/reduction_order.hpp). Throws DimensionMismatch or InvalidInput
+/// (before launching) for sizes, backends or a slot range that do not fit, InvalidInput for 0
+/// or more than kMaxFusedDots pairs.
 PendingReduction start_dots(std::span<const DotPair> pairs, DeviceScalars& scalars,
                             std::size_t first);
 

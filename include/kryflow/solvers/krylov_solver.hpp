@@ -117,6 +117,11 @@ class KrylovSolver {
   /// ("<name> = v <wrong_sign>") and returns true when it is not.
   static bool definite_fails(double value, double sign, const char* name, const char* wrong_sign,
                              SolveReport& report);
+  /// The wrong_sign texts of definite_fails for r·z (M not definite) and p·Ap (A not definite).
+  static constexpr const char* kPreconditionerNotDefinite =
+      "changed sign or vanished: the preconditioner is not definite";
+  static constexpr const char* kOperatorNotDefinite =
+      "has the wrong sign: A is not positive (or negative) definite";
   /// Whether iterations of A and M are recorded and replayed: options().graphs, and never when A
   /// or M does not support recording (LinearOperator::supports_recording).
   bool use_graphs(const LinearOperator& A, const Preconditioner& M) const;

@@ -195,44 +195,30 @@ void start(const Backend& backend, Span<const double> dinv, Span<const double> r
 
 void update(const Backend& backend, const Vectors& v, const Scalars& s, double* denominator_out,
             double* rr_out, double* gamma_out) {
-  if (!v.dinv.empty()) {
+  auto launch = [&]<bool kJacobi>() {
     krylov::cuda::launch_reduce<6>(*backend.cuda_context(), v.r.size(),
-                                   Update<true>{v.dinv.data(),
-                                                v.n.data(),
-                                                v.m.data(),
-                                                v.w.data(),
-                                                v.u.data(),
-                                                v.r.data(),
-                                                v.x.data(),
-                                                v.z.data(),
-                                                v.q.data(),
-                                                v.s.data(),
-                                                v.p.data(),
-                                                s,
-                                                denominator_out,
-                                                rr_out,
-                                                gamma_out,
-                                                {}},
+                                   Update<kJacobi>{kJacobi ? v.dinv.data() : nullptr,
+                                                   v.n.data(),
+                                                   v.m.data(),
+                                                   v.w.data(),
+                                                   v.u.data(),
+                                                   v.r.data(),
+                                                   v.x.data(),
+                                                   v.z.data(),
+                                                   v.q.data(),
+                                                   v.s.data(),
+                                                   v.p.data(),
+                                                   s,
+                                                   denominator_out,
+                                                   rr_out,
+                                                   gamma_out,
+                                                   {}},
                                    "krylov::pipecg::update");
+  };
+  if (v.dinv.empty()) {
+    launch.template operator()<false>();
   } else {
-    krylov::cuda::launch_reduce<6>(*backend.cuda_context(), v.r.size(),
-                                   Update<false>{nullptr,
-                                                 v.n.data(),
-                                                 v.m.data(),
-                                                 v.w.data(),
-                                                 v.u.data(),
-                                                 v.r.data(),
-                                                 v.x.data(),
-                                                 v.z.data(),
-                                                 v.q.data(),
-                                                 v.s.data(),
-                                                 v.p.data(),
-                                                 s,
-                                                 denominator_out,
-                                                 rr_out,
-                                                 gamma_out,
-                                                 {}},
-                                   "krylov::pipecg::update");
+    launch.template operator()<true>();
   }
 }
 
