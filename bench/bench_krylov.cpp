@@ -7,10 +7,13 @@
 //   pcg ideal     10 sweeps: x, r, p read and written, q written and read, D^-1 read, p gathered
 //                 (a lower bound no two-reduction CG reaches: the direction needs beta, i.e. the
 //                 global r·z, before the product that gathers p);
-//   pcg two-pass  12 sweeps: the least a CG with two global reductions moves (p = D^-1 r + beta p
-//                 fused into the product, which gathers D^-1 r + beta p on the fly);
-//   pcg kryflow   13 sweeps: product with p·q (p gathered, q written), update (reads p q d x r,
-//                 writes x r), direction (reads d r p, writes p);
+//   pcg fused     12 sweeps, kryflow's PCG on CSR: the product gathers d, r and p and forms
+//                 D^-1 r + beta p on the fly (q written), the update stores p = D^-1 r + beta p
+//                 and reads q d x r, writes p x r (deferring x += alpha p into the next product
+//                 would save one more sweep: 11);
+//   pcg unfused   13 sweeps, kryflow's PCG on other formats: product with p·q (p gathered, q
+//                 written), update (reads p q d x r, writes x r), direction (reads d r p, writes
+//                 p);
 //   pipecg        22 sweeps: product n = A m (m gathered, n written), one update (reads n m w u r
 //                 x z q s p d, writes z q s p x r u w m).
 #include <algorithm>
@@ -172,7 +175,9 @@ int main(int argc, char** argv) {
           for (GraphMode graphs : {GraphMode::never, GraphMode::always}) {
             auto solver = make(method, criteria, graphs, 1);
             const Timing t = time_solves(backend, A, M, b, *solver, repeats);
-            const double own_floor = floor_seconds(method == "pcg" ? 13.0 : 22.0);
+            const double own_sweeps =
+                method == "pcg" ? (A.fuses_combination() ? 12.0 : 13.0) : 22.0;
+            const double own_floor = floor_seconds(own_sweeps);
             const double ideal = floor_seconds(10.0);
             std::printf("| %d | %s %s | %s | %.4f | %.4f | %.3f | %.3f | %.2f | %s |\n", n,
                         method.c_str(), format.c_str(), graph_name(graphs),
@@ -185,7 +190,7 @@ int main(int argc, char** argv) {
                     "\", \"method\": \"" + method + "\", \"launches\": \"" + graph_name(graphs) +
                     "\", \"seconds_per_iteration\": " + json_number(t.seconds_per_iteration) +
                     ", \"floor_seconds\": " + json_number(own_floor) +
-                    ", \"floor_sweeps\": " + (method == "pcg" ? "13" : "22") +
+                    ", \"floor_sweeps\": " + json_number(own_sweeps) +
                     ", \"pcg_two_pass_floor_seconds\": " + json_number(floor_seconds(12.0)) +
                     ", \"pcg_ideal_floor_seconds\": " + json_number(ideal) +
                     ", \"waits_per_iteration\": " + json_number(t.waits_per_iteration) + "}";
@@ -210,12 +215,14 @@ int main(int argc, char** argv) {
       Vector q(backend, rows);
       Vector x = Vector::constant(backend, rows, 0.0);
       Vector r = Vector::constant(backend, rows, 1.0);
-      DeviceScalars scalars(backend, 8);
-      const double values[8] = {1.0, 1.0, 1.0, 0.0, 1e30, 1.0, 1.0, 1.0};
-      scalars.write(0, values);  // rz, rz_previous, rz0, stop, p·Ap (huge: alpha ~ 0), ...
+      DeviceScalars scalars(backend, 9);
+      // rz, rz_previous, rz0, stop, beta (0: p keeps its value), p·Ap (huge: alpha ~ 0), ...
+      const double values[9] = {1.0, 1.0, 1.0, 0.0, 0.0, 1e30, 1.0, 1.0, 1.0};
+      scalars.write(0, values);
       const kernels::krylov::cg::Scalars s{scalars.slot(0).address, scalars.slot(1).address,
-                                           scalars.slot(2).address, scalars.slot(3).address};
-      const double* pq = scalars.slot(4).address;
+                                           scalars.slot(2).address, scalars.slot(3).address,
+                                           scalars.slot(4).address};
+      const double* pq = scalars.slot(5).address;
       const double vector = 8.0 * static_cast<double>(rows);
       const double matrix = 12.0 * A.nnz() + 4.0 * (A.num_rows() + 1);
       struct Kernel {
@@ -223,17 +230,26 @@ int main(int argc, char** argv) {
         double bytes;
         std::function<void()> run;
       };
+      const Vector& d = *M.inverse_diagonal();
       const Kernel kernels_list[] = {
           {"apply_dot (q = A p, p·q)", matrix + 2 * vector,
-           [&] { A.apply_dot(p, q, scalars.slot(5)); }},
+           [&] { A.apply_dot(p, q, scalars.slot(6)); }},
+          {"apply_combination_dot (q = A (D^-1 r + beta p), ·q)", matrix + 4 * vector,
+           [&] { A.apply_combination_dot(&d, r, scalars.slot(4), p, q, scalars.slot(6)); }},
           {"apply_dot SELL-32-1", matrix + 2 * vector,
-           [&] { sell.apply_dot(p, q, scalars.slot(5)); }},
+           [&] { sell.apply_dot(p, q, scalars.slot(6)); }},
           {"apply (q = A p)", matrix + 2 * vector, [&] { A.apply(p, q); }},
           {"update (x, r, r·z, r·r)", 7 * vector,
            [&] {
-             kernels::krylov::cg::update(backend, p.span(), q.span(), M.inverse_diagonal()->span(),
-                                         x.span(), r.span(), s, pq, scalars.slot(6).address,
-                                         scalars.slot(7).address);
+             kernels::krylov::cg::update(backend, p.span(), q.span(), d.span(), {}, x.span(),
+                                         r.span(), s, pq, scalars.slot(7).address,
+                                         scalars.slot(8).address, false);
+           }},
+          {"update with direction (p, x, r, r·z, r·r)", 8 * vector,
+           [&] {
+             kernels::krylov::cg::update(backend, p.span(), q.span(), d.span(), {}, x.span(),
+                                         r.span(), s, pq, scalars.slot(7).address,
+                                         scalars.slot(8).address, true);
            }},
           {"direction (p)", 4 * vector,
            [&] {
