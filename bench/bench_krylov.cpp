@@ -45,6 +45,11 @@ namespace {
 
 using namespace kryflow;
 
+/// Whether the comma-separated list names `part`.
+bool has(const std::string& list, const char* part) {
+  return ("," + list + ",").find("," + std::string(part) + ",") != std::string::npos;
+}
+
 std::unique_ptr<KrylovSolver> make(const std::string& method, StopCriteria criteria,
                                    GraphMode graphs, int check_every) {
   std::unique_ptr<KrylovSolver> solver;
@@ -110,6 +115,7 @@ int main(int argc, char** argv) {
   std::vector<int> sizes = {100, 200, 300};
   int poisson_iterations = 200;
   int repeats = 5;
+  std::string parts = "poisson,kernels,small";
   const char* env_data = std::getenv("KRYFLOW_DATA_DIR");
   std::string data_dir = env_data != nullptr ? env_data : KRYFLOW_BENCH_DATA_DIR;
   for (int i = 1; i < argc; ++i) {
@@ -125,12 +131,14 @@ int main(int argc, char** argv) {
       poisson_iterations = std::stoi(next());
     } else if (arg == "--repeats") {
       repeats = std::stoi(next());
+    } else if (arg == "--parts") {
+      parts = next();
     } else if (arg == "--data") {
       data_dir = next();
     } else {
       std::fprintf(stderr,
                    "usage: %s [--backend cuda|cpu] [--sizes 100,200,300] [--iterations 200] "
-                   "[--repeats 5] [--data DIR] [--json out.json]\n",
+                   "[--repeats 5] [--parts poisson,kernels,small] [--data DIR] [--json out.json]\n",
                    argv[0]);
       return 1;
     }
@@ -154,7 +162,7 @@ int main(int argc, char** argv) {
         "pcg ideal floor | waits/iteration | AmgX PCG ms/it (200^3) |\n|---|---|---|---|---|---|"
         "---|---|---|\n");
     bool first_record = true;
-    for (int n : sizes) {
+    for (int n : has(parts, "poisson") ? sizes : std::vector<int>{}) {
       const CsrMatrix csr = CsrMatrix::from_coo(backend, poisson3d(n));
       const SellMatrix sell = SellMatrix::from_csr(csr, 32, 1, Precision::float64);
       for (const std::string format : {"csr", "sell-32-1"}) {
@@ -205,7 +213,7 @@ int main(int argc, char** argv) {
         "bandwidth\n| n | kernel | us | bytes (MB) | GB/s | of copy "
         "|\n|---|---|---|---|---|---|\n");
     first_record = true;
-    for (int n : sizes) {
+    for (int n : has(parts, "kernels") ? sizes : std::vector<int>{}) {
       const CsrMatrix A = CsrMatrix::from_coo(backend, poisson3d(n));
       const SellMatrix sell = SellMatrix::from_csr(A, 32, 1, Precision::float64);
       JacobiPreconditioner M;
@@ -290,6 +298,7 @@ int main(int argc, char** argv) {
         "| true residual | waits/iteration |\n|---|---|---|---|---|---|---|---|---|---|\n");
     first_record = true;
     for (const Small& s : smalls) {
+      if (!has(parts, "small")) break;
       CooMatrix coo = io::read_matrix_market(data_dir + "/" + s.file);
       std::vector<double> b_host;
       if (*s.rhs != '\0') b_host = io::read_vector(data_dir + "/" + s.rhs);

@@ -23,6 +23,12 @@
 #include "kernels/backend/reduction.cuh"
 #include "kernels/spmv/spmv.hpp"
 
+/// Resident blocks per SM the fused combination product is compiled for (measured on the H200:
+/// bench_krylov's kernel table).
+#ifndef KRYFLOW_COMBINATION_BLOCKS
+#define KRYFLOW_COMBINATION_BLOCKS 4
+#endif
+
 namespace kryflow::kernels::spmv::cuda {
 namespace {
 
@@ -84,6 +90,7 @@ __device__ bool publish_partial(double value, double* partials, size_type index,
 
 /// The vector a kernel multiplies: x itself.
 struct PlainInput {
+  static constexpr int kMinBlocksPerSm = spmv::cuda::kMinBlocksPerSm;
   const double* __restrict__ x;
   __device__ void prepare() {}
   __device__ double operator()(index_t k) const { return __ldg(x + k); }
@@ -92,6 +99,8 @@ struct PlainInput {
 /// The vector a kernel multiplies: v = s ∘ u + c w (s omitted: v = u + c w), c read once from
 /// the device; v_k is computed where it is needed and never stored (spmv.hpp, Combination).
 struct CombinationInput {
+  /// Three gathers per entry, kLoadBatch entries in flight: more registers than 32.
+  static constexpr int kMinBlocksPerSm = KRYFLOW_COMBINATION_BLOCKS;
   Combination v;
   double c = 0.0;
   __device__ void prepare() { c = *v.coefficient; }
@@ -111,7 +120,7 @@ constexpr index_t kInlineFinishBlocks = 1024;
 /// the diagonal); for product_dot also the x·y grid sum into *result. Long rows were written by
 /// long_row_kernel; their block only reads y for x·y.
 template <int kTile, Mode kMode, class Value, class Input, bool kInlineFinish>
-__global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
+__global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
     row_block_kernel(const CsrView a, const Value* __restrict__ values, Input x, const double* b,
                      double* y, double* result) {
   x.prepare();

@@ -93,6 +93,9 @@ struct Update {
   double alpha = 0.0;
   double beta = 0.0;
   static constexpr int K = kJacobi ? 2 : 1;
+  /// With the direction, six streams in flight per pair need about 56 registers: 4 resident
+  /// blocks (8, i.e. 32 registers, spills).
+  static constexpr int kMinBlocksPerSm = kDirection ? 4 : 8;
 
   __device__ bool prepare(bool writer) {
     if (*s.stop != 0.0) return false;
