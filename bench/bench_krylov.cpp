@@ -7,11 +7,13 @@
 //   pcg ideal     10 sweeps: x, r, p read and written, q written and read, D^-1 read, p gathered
 //                 (a lower bound no two-reduction CG reaches: the direction needs beta, i.e. the
 //                 global r·z, before the product that gathers p);
-//   pcg fused     12 sweeps, kryflow's PCG on CSR: the product gathers d, r and p and forms
+//   pcg fused     12 sweeps, kryflow's PCG on CSR matrices of few row blocks: the product gathers
+//   d, r and p and forms
 //                 D^-1 r + beta p on the fly (q written), the update stores p = D^-1 r + beta p
 //                 and reads q d x r, writes p x r (deferring x += alpha p into the next product
 //                 would save one more sweep: 11);
-//   pcg unfused   13 sweeps, kryflow's PCG on other formats: product with p·q (p gathered, q
+//   pcg unfused   13 sweeps, kryflow's PCG on larger CSR and other formats: product with p·q (p
+//   gathered, q
 //                 written), update (reads p q d x r, writes x r), direction (reads d r p, writes
 //                 p);
 //   pipecg        22 sweeps: product n = A m (m gathered, n written), one update (reads n m w u r

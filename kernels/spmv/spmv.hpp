@@ -45,6 +45,12 @@ inline constexpr int kRowBlockThreads = 256;
 inline constexpr int kRowBlockRows = kRowBlockThreads;
 /// Stored entries per chunk of a long row (one cuda block of kRowBlockThreads threads each).
 inline constexpr int kLongRowChunk = 4096;
+/// Row blocks up to which a product is bound by latency rather than bandwidth on the GPU
+/// (measured on the H200, bench_krylov): below it the fused x·y is completed by the last row
+/// block (one launch instead of two) and CsrMatrix fuses CG's direction into its product. Above
+/// it the direction fused into the product costs more than its own pass: the product becomes
+/// bound by the three gathers per entry (0.64 of the copy bandwidth at 200^3 against 0.81).
+inline constexpr index_t kLatencyBoundRowBlocks = 1024;
 /// The tiles (most stored entries of a row block) the kernels are compiled for.
 inline constexpr int kTiles[] = {1024, 2048, 4096};
 

@@ -23,12 +23,6 @@
 #include "kernels/backend/reduction.cuh"
 #include "kernels/spmv/spmv.hpp"
 
-/// Resident blocks per SM the fused combination product is compiled for (measured on the H200:
-/// bench_krylov's kernel table).
-#ifndef KRYFLOW_COMBINATION_BLOCKS
-#define KRYFLOW_COMBINATION_BLOCKS 4
-#endif
-
 namespace kryflow::kernels::spmv::cuda {
 namespace {
 
@@ -99,8 +93,9 @@ struct PlainInput {
 /// The vector a kernel multiplies: v = s ∘ u + c w (s omitted: v = u + c w), c read once from
 /// the device; v_k is computed where it is needed and never stored (spmv.hpp, Combination).
 struct CombinationInput {
-  /// Three gathers per entry, kLoadBatch entries in flight: more registers than 32.
-  static constexpr int kMinBlocksPerSm = KRYFLOW_COMBINATION_BLOCKS;
+  /// Three gathers per entry, kLoadBatch entries in flight: 40 registers (6 resident blocks;
+  /// 4 and 8 measured 2-4% slower at 200^3 on the H200).
+  static constexpr int kMinBlocksPerSm = 6;
   Combination v;
   double c = 0.0;
   __device__ void prepare() { c = *v.coefficient; }
@@ -110,11 +105,6 @@ struct CombinationInput {
     return __dadd_rn(su, __dmul_rn(c, __ldg(v.w + k)));
   }
 };
-
-/// Row blocks up to which the x·y of a fused product is completed by the last row block to
-/// finish (one launch) instead of a one-block kernel launched next (no completion count in the
-/// many short row blocks of a large matrix).
-constexpr index_t kInlineFinishBlocks = 1024;
 
 /// The row block blockIdx.x: stage the products, add each row's in order, write y (or r, or
 /// the diagonal); for product_dot also the x·y grid sum into *result. Long rows were written by
@@ -284,7 +274,7 @@ void launch_row_blocks(Context& context, const CsrView& a, const Value* values, 
                        const double* b, double* y, double* result) {
   const auto blocks = static_cast<unsigned int>(a.num_row_blocks);
   if constexpr (kMode == Mode::product_dot) {
-    if (a.num_row_blocks <= kInlineFinishBlocks) {
+    if (a.num_row_blocks <= kLatencyBoundRowBlocks) {
       row_block_kernel<kTile, kMode, Value, Input, true>
           <<<blocks, kBlock, 0, context.stream>>>(a, values, x, b, y, result);
       return;

@@ -313,6 +313,10 @@ void CsrMatrix::apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const {
   kernels::spmv::csr_spmv_dot(backend(), view(), x.span(), y.span(), xy.address);
 }
 
+bool CsrMatrix::fuses_combination() const {
+  return num_row_blocks() <= kernels::spmv::kLatencyBoundRowBlocks;
+}
+
 void CsrMatrix::apply_combination_dot(const Vector* scale, const Vector& u, DeviceScalar c,
                                       const Vector& w, Vector& y, DeviceScalar vy) const {
   constexpr const char* kName = "CsrMatrix::apply_combination_dot";

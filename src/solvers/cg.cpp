@@ -2,19 +2,20 @@
 // Algorithm 9.1) with device-resident scalars: alpha and beta never reach the host.
 //
 // One iteration (kernels/krylov/cg/cg.hpp), for an operator that fuses the direction into its
-// product (CsrMatrix): q = A (D^-1 r + beta p) with p·q into a device scalar, the direction never
-// stored by the product; p = D^-1 r + beta p, x += alpha p, r -= alpha q with r·z and r·r (point
-// Jacobi fused: z = D^-1 r is never stored); for another preconditioner z = M^-1 r and r·z.
-// Other operators get the direction p = z + beta p as a pass of its own before q = A p. The
-// host reads the scalars of a window of
-// check_every iterations at once (the only wait for the device), tests them in order and stops
-// at the first iteration that converged or failed; on cuda the window's launches are recorded
-// once as a CUDA graph and replayed (use_graphs).
+// product (a CsrMatrix small enough for its product to be bound by latency): q = A (D^-1 r + beta
+// p) with p·q into a device scalar, the direction never stored by the product; p = D^-1 r + beta p,
+// x += alpha p, r -= alpha q with r·z and r·r (point Jacobi fused: z = D^-1 r is never stored); for
+// another preconditioner z = M^-1 r and r·z. Other operators get the direction p = z + beta p as a
+// pass of its own before q = A p. The host reads the scalars of a window of check_every iterations
+// at once (the only wait for the device), tests them in order and stops at the first iteration that
+// converged or failed; on cuda the window's launches are recorded once as a CUDA graph and replayed
+// (use_graphs).
 //
 // Memory traffic per iteration with Jacobi (n rows), fused: the product (matrix; d, r and p
 // gathered, q written), the update (reads p q d x r, writes p x r): 12 vector sweeps besides
-// the matrix. Unfused: the direction (reads d r p, writes p), the product (p gathered, q
-// written), the update (reads p q d x r, writes x r): 13.
+// the matrix, in two launches. Unfused (bandwidth-bound sizes, where three gathers per stored
+// entry cost more than the pass they save): the direction (reads d r p, writes p), the product (p
+// gathered, q written), the update (reads p q d x r, writes x r): 13.
 //
 // Iteration numbers: report.iterations counts completed iterations; a failure detected while
 // computing iteration k + 1 is reported "at iteration k" (the breakdown and nan_detected helpers
