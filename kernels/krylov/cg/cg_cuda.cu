@@ -98,14 +98,18 @@ struct Update {
   static constexpr int kMinBlocksPerSm = kDirection ? 4 : 8;
 
   __device__ bool prepare(bool writer) {
-    if (*s.stop != 0.0) return false;
+    // Every scalar read before any test: one memory round trip (see bicgstab_scalars.hpp).
+    const double stop = *s.stop;
     const double denominator = *pq;
-    if (!definite_on_device(denominator, *s.rz0)) {
+    const double rz0 = *s.rz0;
+    const double rz = *s.rz;
+    if constexpr (kDirection) beta = *s.beta;
+    if (stop != 0.0) return false;
+    if (!definite_on_device(denominator, rz0)) {
       if (writer) *s.stop = 1.0;
       return false;
     }
-    alpha = *s.rz / denominator;
-    if constexpr (kDirection) beta = *s.beta;
+    alpha = rz / denominator;
     return true;
   }
   __device__ void element(double& pi, double qi, double di, double zi, double& xi, double& ri,
@@ -184,9 +188,9 @@ struct Direction {
   Scalars s;
   double beta = 0.0;
   __device__ bool prepare(bool) {
-    if (*s.stop != 0.0) return false;
+    const double stop = *s.stop;
     beta = *s.beta;
-    return true;
+    return stop == 0.0;
   }
   __device__ double element(double di, double ri, double zi, double pi) const {
     return dinv != nullptr ? di * ri + beta * pi : zi + beta * pi;
