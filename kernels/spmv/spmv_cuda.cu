@@ -120,7 +120,6 @@ template <int kTile, Mode kMode, class Value, class Input, bool kInlineFinish, i
 __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
     row_block_kernel(const CsrView a, const Value* __restrict__ values, Input x, const double* b,
                      double* y, DotTerms dots, double* result) {
-  x.prepare();
   static_assert(kTile % (kLoadBatch * kBlock) == 0, "tile: a multiple of 1024");
   __shared__ double products[kMode == Mode::diagonal ? 1 : kTile];
   const int t = static_cast<int>(threadIdx.x);
@@ -162,6 +161,11 @@ __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
         c[u] = __ldcs(cols + k);  // streamed once: evict first, keep x in the caches
         v[u] = __ldcs(vals + k);
       }
+      if (g == 0) {  // the matrix is loaded while the kernel before finishes; x is not
+        kernels::cuda::wait_for_prerequisites();
+        kernels::cuda::allow_dependents();
+        x.prepare();  // device scalars of the input, written by earlier kernels
+      }
       double p[kLoadBatch];
 #pragma unroll
       for (int u = 0; u < kLoadBatch; ++u) {
@@ -173,12 +177,20 @@ __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
         if (k < count) products[k] = p[u];
       }
     }
+    kernels::cuda::wait_for_prerequisites();  // blocks that loaded no entry (returns at once
+    kernels::cuda::allow_dependents();        // where it was called)
+    x.prepare();
     __syncthreads();
     if (mine) {
       const int end = row_end - begin;
 #pragma unroll 4
       for (int k = row_begin - begin; k < end; ++k) sum = __dadd_rn(sum, products[k]);
     }
+  }
+  if (kMode == Mode::diagonal || long_row) {  // blocks that skipped the staging loop
+    kernels::cuda::wait_for_prerequisites();
+    kernels::cuda::allow_dependents();
+    x.prepare();
   }
   if (mine) y[row] = kMode == Mode::residual ? __dsub_rn(b[row], sum) : sum;
 
@@ -235,6 +247,8 @@ __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
 /// stage (ordered_sum), one block.
 __global__ void __launch_bounds__(kBlock)
     dot_finish_kernel(const double* partials, size_type count, int dots, double* result) {
+  kernels::cuda::wait_for_prerequisites();
+  kernels::cuda::allow_dependents();
   for (int k = 0; k < dots; ++k) {
     const double total = ordered_sum(partials + k * count, count);
     if (threadIdx.x == 0) result[k] = total;
@@ -249,6 +263,8 @@ template <Mode kMode, class Value, class Input>
 __global__ void __launch_bounds__(kBlock)
     long_row_kernel(const CsrView a, const Value* __restrict__ values, Input x, const double* b,
                     double* y) {
+  kernels::cuda::wait_for_prerequisites();
+  kernels::cuda::allow_dependents();
   x.prepare();
   const int t = static_cast<int>(threadIdx.x);
   const index_t chunk = static_cast<index_t>(blockIdx.x);
@@ -303,19 +319,19 @@ template <int kTile, Mode kMode, int kDots, class Value, class Input>
 void launch_row_blocks(Context& context, const CsrView& a, const Value* values, const Input& x,
                        const double* b, double* y, const DotTerms& dots, double* result) {
   const auto blocks = static_cast<unsigned int>(a.num_row_blocks);
+  using kernels::cuda::launch_dependent;
   if constexpr (kMode == Mode::product_dot) {
     if (a.num_row_blocks <= kLatencyBoundRowBlocks) {
-      row_block_kernel<kTile, kMode, Value, Input, true, kDots>
-          <<<blocks, kBlock, 0, context.stream>>>(a, values, x, b, y, dots, result);
+      launch_dependent(context, row_block_kernel<kTile, kMode, Value, Input, true, kDots>, blocks,
+                       kBlock, "spmv: row blocks", a, values, x, b, y, dots, result);
       return;
     }
   }
-  row_block_kernel<kTile, kMode, Value, Input, false, kDots>
-      <<<blocks, kBlock, 0, context.stream>>>(a, values, x, b, y, dots, result);
+  launch_dependent(context, row_block_kernel<kTile, kMode, Value, Input, false, kDots>, blocks,
+                   kBlock, "spmv: row blocks", a, values, x, b, y, dots, result);
   if constexpr (kMode == Mode::product_dot) {
-    check_launch("spmv::csr_spmv_dot");
-    dot_finish_kernel<<<1, kBlock, 0, context.stream>>>(a.block_partials, a.num_row_blocks, kDots,
-                                                        result);
+    launch_dependent(context, dot_finish_kernel, 1, kBlock, "spmv: dot finish", a.block_partials,
+                     static_cast<size_type>(a.num_row_blocks), kDots, result);
   }
 }
 
@@ -329,10 +345,9 @@ void launch_for(const Backend& backend, const CsrView& a, const Value* values, c
   Context& context = *backend.cuda_context();
   if (a.num_chunks > 0) {
     constexpr Mode kLongMode = kMode == Mode::product_dot ? Mode::product : kMode;
-    long_row_kernel<kLongMode, Value, Input>
-        <<<static_cast<unsigned int>(a.num_chunks), kBlock, 0, context.stream>>>(a, values, x, b,
-                                                                                 y);
-    check_launch(name);
+    kernels::cuda::launch_dependent(context, long_row_kernel<kLongMode, Value, Input>,
+                                    static_cast<unsigned int>(a.num_chunks), kBlock, name, a,
+                                    values, x, b, y);
   }
   switch (a.tile) {
     case 1024:
