@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/spmv/spmv.hpp"
+#include "kernels/spmv_axpby/spmv_axpby.hpp"
 #include "kryflow/core/error.hpp"
 
 namespace kryflow {
@@ -293,6 +294,12 @@ void CsrMatrix::apply(const Vector& x, Vector& y) const {
   check_apply_shapes(x, y, "CsrMatrix::apply");
   check_distinct(x, y, "CsrMatrix::apply");
   kernels::spmv::csr_spmv(backend(), view(), x.span(), y.span());
+}
+
+void CsrMatrix::apply(double alpha, const Vector& x, double beta, Vector& y) const {
+  check_apply_shapes(x, y, "CsrMatrix::apply(alpha, x, beta, y)");
+  check_distinct(x, y, "CsrMatrix::apply(alpha, x, beta, y)");
+  kernels::spmv_axpby::csr_spmv_axpby(backend(), view(), alpha, x.span(), beta, y.span());
 }
 
 void CsrMatrix::residual(const Vector& b, const Vector& x, Vector& r) const {

@@ -83,6 +83,10 @@ class CsrMatrix : public LinearOperator {
   /// y = A x (see LinearOperator::apply). Throws DimensionMismatch on wrong sizes,
   /// InvalidInput when x or y lives on another backend or x and y are the same vector.
   void apply(const Vector& x, Vector& y) const override;
+  using LinearOperator::apply;
+  /// y = alpha A x + beta y in one pass (kernels/spmv_axpby; y not read when beta == 0). Errors
+  /// as apply(x, y).
+  void apply(double alpha, const Vector& x, double beta, Vector& y) const override;
   /// Its products only queue kernels: they may be recorded and replayed.
   bool supports_recording() const override { return true; }
   /// r = b - A x in one pass. b and r have num_rows() entries, x num_cols(); all on backend();
