@@ -165,6 +165,16 @@ void AmgPreconditioner::setup(const LinearOperator& A) {
     hierarchy->levels.push_back(std::move(arrays));
     current = hierarchy->matrices.back().get();
   }
+  if (current->num_rows() > DenseDirectSolver::kMaxRows &&
+      dynamic_cast<const DenseDirectSolver*>(coarse.get()) != nullptr) {
+    throw InvalidInput("AMG: coarsening stopped at level " +
+                       std::to_string(hierarchy->levels.size()) + " with " +
+                       std::to_string(current->num_rows()) +
+                       " rows (max_levels reached, or the splitting kept more than 90% of the "
+                       "rows: lower strength_threshold), more than the dense coarse solver's "
+                       "limit of " +
+                       std::to_string(DenseDirectSolver::kMaxRows));
+  }
   hierarchy_ = std::move(hierarchy);
   install(A0, std::move(coarse), false);
 }

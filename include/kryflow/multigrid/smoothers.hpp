@@ -50,8 +50,9 @@ class L1JacobiSmoother final : public Smoother {
 /// Chebyshev polynomial smoother of degree k on D^-1 A (Saad, Iterative Methods, 2nd ed.,
 /// Algorithm 12.1; Adams, Brezina, Hu, Tuminaro, "Parallel multigrid smoothing: polynomial
 /// versus Gauss-Seidel", J. Comput. Phys. 188, 2003): damps the eigencomponents in
-/// [lambda_max / alpha, beta lambda_max], lambda_max of D^-1 A estimated at setup by
-/// `eigen_iterations` power iterations from a fixed start vector. For symmetric positive
+/// [lambda_max / alpha, beta lambda_max], lambda_max of D^-1 A estimated at setup by the
+/// largest Ritz value of `eigen_iterations` Jacobi-preconditioned CG steps (CG-Lanczos) from a
+/// fixed right-hand side. For symmetric positive
 /// definite A with a positive diagonal. One smooth = k products with A. Any operator that
 /// provides its diagonal. Memory: four n-vectors.
 class ChebyshevSmoother final : public Smoother {
@@ -60,7 +61,7 @@ class ChebyshevSmoother final : public Smoother {
     int degree = 2;             ///< k >= 1
     double alpha = 30.0;        ///< > 1: the damped range starts at lambda_max / alpha
     double beta = 1.1;          ///< >= 1: safety factor on the estimated lambda_max
-    int eigen_iterations = 10;  ///< >= 1 power iterations
+    int eigen_iterations = 10;  ///< >= 1 CG-Lanczos steps
   };
   /// Throws ConfigError naming the field that is out of range.
   explicit ChebyshevSmoother(Parameters parameters);
