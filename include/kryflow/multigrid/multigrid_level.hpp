@@ -50,9 +50,6 @@ class OperatorLevel final : public MultigridLevel {
   void restrict_residual(const Vector& r, Vector& b_coarse) const override;
   /// x = 1 P e_c + 1 x (LinearOperator::apply(alpha, x, beta, y): one fused pass for CSR).
   void prolongate_add(const Vector& e_coarse, Vector& x) const override;
-  /// The owned smoothers, for update_values.
-  Smoother& pre_smoother() { return *pre_; }
-  Smoother* post_smoother_or_null() { return post_.get(); }
 
  private:
   const LinearOperator* A_;
