@@ -32,15 +32,14 @@
   }                                                              \
   throw NotSupported(#op "::" #name ": unknown backend")
 
-#define KRYFLOW_DISPATCH_HOST(op, name, backend, ...)                                              \
-  switch ((backend).kind()) {                                                                      \
-    case BackendKind::reference:                                                                   \
-      return reference::name(backend, __VA_ARGS__);                                                \
-    case BackendKind::cpu:                                                                         \
-      return cpu::name(backend, __VA_ARGS__);                                                      \
-    case BackendKind::cuda:                                                                        \
-      throw NotSupported(#op "::" #name                                                            \
-                             " has no cuda kernel yet: run this setup on the cpu or reference "    \
-                             "backend (build the matrix there, set up, then copy_to the device)"); \
-  }                                                                                                \
+#define KRYFLOW_DISPATCH_HOST(op, name, backend, ...)                                      \
+  switch ((backend).kind()) {                                                              \
+    case BackendKind::reference:                                                           \
+      return reference::name(backend, __VA_ARGS__);                                        \
+    case BackendKind::cpu:                                                                 \
+      return cpu::name(backend, __VA_ARGS__);                                              \
+    case BackendKind::cuda:                                                                \
+      throw NotSupported(#op "::" #name                                                    \
+                             " has no cuda kernel yet: use the cpu or reference backend"); \
+  }                                                                                        \
   throw NotSupported(#op "::" #name ": unknown backend")
