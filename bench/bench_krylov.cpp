@@ -7,10 +7,15 @@
 //   pcg ideal     10 sweeps: x, r, p read and written, q written and read, D^-1 read, p gathered
 //                 (a lower bound no two-reduction CG reaches: the direction needs beta, i.e. the
 //                 global r·z, before the product that gathers p);
-//   pcg two-pass  12 sweeps: the least a CG with two global reductions moves (p = D^-1 r + beta p
-//                 fused into the product, which gathers D^-1 r + beta p on the fly);
-//   pcg kryflow   13 sweeps: product with p·q (p gathered, q written), update (reads p q d x r,
-//                 writes x r), direction (reads d r p, writes p);
+//   pcg fused     12 sweeps, kryflow's PCG on CSR matrices of few row blocks: the product gathers
+//   d, r and p and forms
+//                 D^-1 r + beta p on the fly (q written), the update stores p = D^-1 r + beta p
+//                 and reads q d x r, writes p x r (deferring x += alpha p into the next product
+//                 would save one more sweep: 11);
+//   pcg unfused   13 sweeps, kryflow's PCG on larger CSR and other formats: product with p·q (p
+//   gathered, q
+//                 written), update (reads p q d x r, writes x r), direction (reads d r p, writes
+//                 p);
 //   pipecg        22 sweeps: product n = A m (m gathered, n written), one update (reads n m w u r
 //                 x z q s p d, writes z q s p x r u w m).
 #include <algorithm>
@@ -41,6 +46,11 @@
 namespace {
 
 using namespace kryflow;
+
+/// Whether the comma-separated list names `part`.
+bool has(const std::string& list, const char* part) {
+  return ("," + list + ",").find("," + std::string(part) + ",") != std::string::npos;
+}
 
 std::unique_ptr<KrylovSolver> make(const std::string& method, StopCriteria criteria,
                                    GraphMode graphs, int check_every) {
@@ -107,6 +117,7 @@ int main(int argc, char** argv) {
   std::vector<int> sizes = {100, 200, 300};
   int poisson_iterations = 200;
   int repeats = 5;
+  std::string parts = "poisson,kernels,small";
   const char* env_data = std::getenv("KRYFLOW_DATA_DIR");
   std::string data_dir = env_data != nullptr ? env_data : KRYFLOW_BENCH_DATA_DIR;
   for (int i = 1; i < argc; ++i) {
@@ -122,12 +133,14 @@ int main(int argc, char** argv) {
       poisson_iterations = std::stoi(next());
     } else if (arg == "--repeats") {
       repeats = std::stoi(next());
+    } else if (arg == "--parts") {
+      parts = next();
     } else if (arg == "--data") {
       data_dir = next();
     } else {
       std::fprintf(stderr,
                    "usage: %s [--backend cuda|cpu] [--sizes 100,200,300] [--iterations 200] "
-                   "[--repeats 5] [--data DIR] [--json out.json]\n",
+                   "[--repeats 5] [--parts poisson,kernels,small] [--data DIR] [--json out.json]\n",
                    argv[0]);
       return 1;
     }
@@ -151,7 +164,7 @@ int main(int argc, char** argv) {
         "pcg ideal floor | waits/iteration | AmgX PCG ms/it (200^3) |\n|---|---|---|---|---|---|"
         "---|---|---|\n");
     bool first_record = true;
-    for (int n : sizes) {
+    for (int n : has(parts, "poisson") ? sizes : std::vector<int>{}) {
       const CsrMatrix csr = CsrMatrix::from_coo(backend, poisson3d(n));
       const SellMatrix sell = SellMatrix::from_csr(csr, 32, 1, Precision::float64);
       for (const std::string format : {"csr", "sell-32-1"}) {
@@ -172,7 +185,9 @@ int main(int argc, char** argv) {
           for (GraphMode graphs : {GraphMode::never, GraphMode::always}) {
             auto solver = make(method, criteria, graphs, 1);
             const Timing t = time_solves(backend, A, M, b, *solver, repeats);
-            const double own_floor = floor_seconds(method == "pcg" ? 13.0 : 22.0);
+            const double own_sweeps =
+                method == "pcg" ? (A.fuses_combination() ? 12.0 : 13.0) : 22.0;
+            const double own_floor = floor_seconds(own_sweeps);
             const double ideal = floor_seconds(10.0);
             std::printf("| %d | %s %s | %s | %.4f | %.4f | %.3f | %.3f | %.2f | %s |\n", n,
                         method.c_str(), format.c_str(), graph_name(graphs),
@@ -185,7 +200,7 @@ int main(int argc, char** argv) {
                     "\", \"method\": \"" + method + "\", \"launches\": \"" + graph_name(graphs) +
                     "\", \"seconds_per_iteration\": " + json_number(t.seconds_per_iteration) +
                     ", \"floor_seconds\": " + json_number(own_floor) +
-                    ", \"floor_sweeps\": " + (method == "pcg" ? "13" : "22") +
+                    ", \"floor_sweeps\": " + json_number(own_sweeps) +
                     ", \"pcg_two_pass_floor_seconds\": " + json_number(floor_seconds(12.0)) +
                     ", \"pcg_ideal_floor_seconds\": " + json_number(ideal) +
                     ", \"waits_per_iteration\": " + json_number(t.waits_per_iteration) + "}";
@@ -200,7 +215,7 @@ int main(int argc, char** argv) {
         "bandwidth\n| n | kernel | us | bytes (MB) | GB/s | of copy "
         "|\n|---|---|---|---|---|---|\n");
     first_record = true;
-    for (int n : sizes) {
+    for (int n : has(parts, "kernels") ? sizes : std::vector<int>{}) {
       const CsrMatrix A = CsrMatrix::from_coo(backend, poisson3d(n));
       const SellMatrix sell = SellMatrix::from_csr(A, 32, 1, Precision::float64);
       JacobiPreconditioner M;
@@ -210,12 +225,14 @@ int main(int argc, char** argv) {
       Vector q(backend, rows);
       Vector x = Vector::constant(backend, rows, 0.0);
       Vector r = Vector::constant(backend, rows, 1.0);
-      DeviceScalars scalars(backend, 8);
-      const double values[8] = {1.0, 1.0, 1.0, 0.0, 1e30, 1.0, 1.0, 1.0};
-      scalars.write(0, values);  // rz, rz_previous, rz0, stop, p·Ap (huge: alpha ~ 0), ...
+      DeviceScalars scalars(backend, 9);
+      // rz, rz_previous, rz0, stop, beta (0: p keeps its value), p·Ap (huge: alpha ~ 0), ...
+      const double values[9] = {1.0, 1.0, 1.0, 0.0, 0.0, 1e30, 1.0, 1.0, 1.0};
+      scalars.write(0, values);
       const kernels::krylov::cg::Scalars s{scalars.slot(0).address, scalars.slot(1).address,
-                                           scalars.slot(2).address, scalars.slot(3).address};
-      const double* pq = scalars.slot(4).address;
+                                           scalars.slot(2).address, scalars.slot(3).address,
+                                           scalars.slot(4).address};
+      const double* pq = scalars.slot(5).address;
       const double vector = 8.0 * static_cast<double>(rows);
       const double matrix = 12.0 * A.nnz() + 4.0 * (A.num_rows() + 1);
       struct Kernel {
@@ -223,17 +240,26 @@ int main(int argc, char** argv) {
         double bytes;
         std::function<void()> run;
       };
+      const Vector& d = *M.inverse_diagonal();
       const Kernel kernels_list[] = {
           {"apply_dot (q = A p, p·q)", matrix + 2 * vector,
-           [&] { A.apply_dot(p, q, scalars.slot(5)); }},
+           [&] { A.apply_dot(p, q, scalars.slot(6)); }},
+          {"apply_combination_dot (q = A (D^-1 r + beta p), ·q)", matrix + 4 * vector,
+           [&] { A.apply_combination_dot(&d, r, scalars.slot(4), p, q, scalars.slot(6)); }},
           {"apply_dot SELL-32-1", matrix + 2 * vector,
-           [&] { sell.apply_dot(p, q, scalars.slot(5)); }},
+           [&] { sell.apply_dot(p, q, scalars.slot(6)); }},
           {"apply (q = A p)", matrix + 2 * vector, [&] { A.apply(p, q); }},
           {"update (x, r, r·z, r·r)", 7 * vector,
            [&] {
-             kernels::krylov::cg::update(backend, p.span(), q.span(), M.inverse_diagonal()->span(),
-                                         x.span(), r.span(), s, pq, scalars.slot(6).address,
-                                         scalars.slot(7).address);
+             kernels::krylov::cg::update(backend, p.span(), q.span(), d.span(), {}, x.span(),
+                                         r.span(), s, pq, scalars.slot(7).address,
+                                         scalars.slot(8).address, false);
+           }},
+          {"update with direction (p, x, r, r·z, r·r)", 8 * vector,
+           [&] {
+             kernels::krylov::cg::update(backend, p.span(), q.span(), d.span(), {}, x.span(),
+                                         r.span(), s, pq, scalars.slot(7).address,
+                                         scalars.slot(8).address, true);
            }},
           {"direction (p)", 4 * vector,
            [&] {
@@ -274,6 +300,7 @@ int main(int argc, char** argv) {
         "| true residual | waits/iteration |\n|---|---|---|---|---|---|---|---|---|---|\n");
     first_record = true;
     for (const Small& s : smalls) {
+      if (!has(parts, "small")) break;
       CooMatrix coo = io::read_matrix_market(data_dir + "/" + s.file);
       std::vector<double> b_host;
       if (*s.rhs != '\0') b_host = io::read_vector(data_dir + "/" + s.rhs);

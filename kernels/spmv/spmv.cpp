@@ -130,6 +130,26 @@ void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x
   throw NotSupported("spmv::csr_spmv_dot: unknown backend");
 }
 
+void csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,
+                              Span<double> y, double* result) {
+  require_values(a, "spmv::csr_spmv_combination_dot");
+  switch (backend.kind()) {
+    case BackendKind::reference:
+      return reference::csr_spmv_combination_dot(backend, a, v, y, result);
+    case BackendKind::cpu:
+      require_partition(a, "spmv::csr_spmv_combination_dot");
+      return cpu::csr_spmv_combination_dot(backend, a, v, y, result);
+    case BackendKind::cuda:
+#ifdef KRYFLOW_WITH_CUDA
+      require_partition(a, "spmv::csr_spmv_combination_dot");
+      return cuda::csr_spmv_combination_dot(backend, a, v, y, result);
+#else
+      throw NotCompiled("spmv::csr_spmv_combination_dot: cuda backend not compiled");
+#endif
+  }
+  throw NotSupported("spmv::csr_spmv_combination_dot: unknown backend");
+}
+
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {
   require_values(a, "spmv::csr_diagonal");
   switch (backend.kind()) {

@@ -25,6 +25,9 @@
 //    lane l adds the chunk sums l, l + 256, ... in order from 0 and block_sum gives y_i;
 //  - residual: r_i = b_i - y_i with y_i as above;
 //  - diagonal: as the product with a_ik x_k replaced by a_ik where k == i (other entries skipped);
+//  - csr_spmv_combination_dot multiplies v = s ∘ u + c w (Combination), with v_k = s_k * u_k + c *
+//    w_k (or u_k + c * w_k) computed in that order wherever v_k is needed; otherwise it is
+//    csr_spmv_dot with x = v, in the same order, so it gives the bits of storing v first;
 //  - x·y of csr_spmv_dot: row block g sums t_j = x_i y_i (i = first row of g + j, j <
 //    kRowBlockRows; t_j = 0 for j past the block's rows) by block_sum into p_g; then lane l adds
 //    p_l, p_{l+256}, ... in order from 0 and block_sum gives x·y (the order of grid_sum).
@@ -42,6 +45,12 @@ inline constexpr int kRowBlockThreads = 256;
 inline constexpr int kRowBlockRows = kRowBlockThreads;
 /// Stored entries per chunk of a long row (one cuda block of kRowBlockThreads threads each).
 inline constexpr int kLongRowChunk = 4096;
+/// Row blocks up to which a product is bound by latency rather than bandwidth on the GPU
+/// (measured on the H200, bench_krylov): below it the fused x·y is completed by the last row
+/// block (one launch instead of two) and CsrMatrix fuses CG's direction into its product. Above
+/// it the direction fused into the product costs more than its own pass: the product becomes
+/// bound by the three gathers per entry (0.64 of the copy bandwidth at 200^3 against 0.81).
+inline constexpr index_t kLatencyBoundRowBlocks = 1024;
 /// The tiles (most stored entries of a row block) the kernels are compiled for.
 inline constexpr int kTiles[] = {1024, 2048, 4096};
 
@@ -73,6 +82,17 @@ struct CsrView {
   double* block_partials = nullptr;  // num_row_blocks
   double* chunk_partials = nullptr;  // num_chunks
   unsigned int* counters = nullptr;  // 1 + num_long_rows
+};
+
+/// The vector v = s ∘ u + c w of csr_spmv_combination_dot, never stored: u, w (and s, the
+/// element-wise scale, when non-null) have num_cols entries on the backend; c is a scalar in the
+/// backend's memory (read by the kernel, so it may be written by work queued before). This is
+/// the search direction p = D^-1 r + beta p of preconditioned CG, fused into its product.
+struct Combination {
+  const double* u = nullptr;
+  const double* scale = nullptr;  ///< null: v = u + c w
+  const double* w = nullptr;
+  const double* coefficient = nullptr;
 };
 
 /// Calls `f(values)` with the view's stored values, `const float*` or `const double*` (the
@@ -115,6 +135,10 @@ int default_tile(double mean_row_length);
       for the device; deterministic like blas::dot */                                            \
   void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,              \
                     Span<double> y, double* result);                                             \
+  /** y = A v and v·y written to *result (square A), v the Combination (not stored); as         \
+      csr_spmv_dot otherwise */                                                                  \
+  void csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,  \
+                                Span<double> y, double* result);                                 \
   /** d_i = a_ii (sum of duplicates; 0 where the row stores no diagonal entry) */                \
   void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d);
 

@@ -35,8 +35,8 @@ inline size_type stored_entries(const CsrView& a) {
 }
 
 /// An ordinary row in stored order: sum = 0; sum = sum + a_ik x_k (or + a_ii for the diagonal).
-template <Mode kMode, class Value>
-inline double row_sum(const CsrView& a, const Value* values, index_t i, const double* x) {
+template <Mode kMode, class Value, class X>
+inline double row_sum(const CsrView& a, const Value* values, index_t i, const X& x) {
   double sum = 0.0;
   const index_t end = a.row_ptr[i + 1];
   for (index_t k = a.row_ptr[i]; k < end; ++k) {
@@ -50,6 +50,16 @@ inline double row_sum(const CsrView& a, const Value* values, index_t i, const do
   return sum;
 }
 
+/// v_k = s_k u_k + c w_k (or u_k + c w_k), computed when read, as the cuda kernels do.
+struct CombinationValues {
+  const Combination* v;
+  double c;
+  double operator[](index_t k) const {
+    const double su = v->scale != nullptr ? v->scale[k] * v->u[k] : v->u[k];
+    return su + c * v->w[k];
+  }
+};
+
 /// Thread 0's result of `total_l = 0; total_l += v[l], v[l + 256], ...; block_sum(total)`: the
 /// second stage of the cuda grid sums.
 double emulate_grid_sum(const double* v, size_type n) {
@@ -60,8 +70,8 @@ double emulate_grid_sum(const double* v, size_type n) {
 
 /// The long rows (more than a.tile entries), written to y (b - sum for the residual): chunk
 /// sums by emulated blocks, then each row's chunk sums by an emulated grid sum.
-template <Mode kMode, class Value>
-void long_rows(const Backend& backend, const CsrView& a, const Value* values, const double* x,
+template <Mode kMode, class Value, class X>
+void long_rows(const Backend& backend, const CsrView& a, const Value* values, const X& x,
                const double* b, double* y) {
   if (a.num_long_rows == 0) return;
   std::vector<double> chunk_sums(static_cast<std::size_t>(a.num_chunks));
@@ -95,8 +105,8 @@ void long_rows(const Backend& backend, const CsrView& a, const Value* values, co
 }
 
 /// Ordinary rows (long rows are left to long_rows), in dynamic chunks of rows.
-template <Mode kMode, class Value>
-void ordinary_rows(const Backend& backend, const CsrView& a, const Value* values, const double* x,
+template <Mode kMode, class Value, class X>
+void ordinary_rows(const Backend& backend, const CsrView& a, const Value* values, const X& x,
                    const double* b, double* y) {
   for_each(backend, stored_entries(a), a.num_rows, [&](size_type row) {
     const auto i = static_cast<index_t>(row);
@@ -107,8 +117,8 @@ void ordinary_rows(const Backend& backend, const CsrView& a, const Value* values
 }
 
 /// y = A x and x·y: long rows first, then the row blocks, each adding its x_i y_i by block_sum.
-template <class Value>
-double spmv_dot(const Backend& backend, const CsrView& a, const Value* values, const double* xp,
+template <class Value, class X>
+double spmv_dot(const Backend& backend, const CsrView& a, const Value* values, const X& xp,
                 double* yp) {
   long_rows<Mode::product>(backend, a, values, xp, nullptr, yp);
   // Row block g: thread j's term x_i y_i (0 past the block's rows), added by block_sum.
@@ -151,10 +161,19 @@ void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x
   });
 }
 
+void csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,
+                              Span<double> y, double* result) {
+  const CombinationValues x{&v, *v.coefficient};
+  *result = a.num_rows == 0 ? 0.0 : visit_values(a, [&](const auto* values) {
+    return spmv_dot(backend, a, values, x, y.data());
+  });
+}
+
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {
   visit_values(a, [&](const auto* values) {
-    long_rows<Mode::diagonal>(backend, a, values, nullptr, nullptr, d.data());
-    ordinary_rows<Mode::diagonal>(backend, a, values, nullptr, nullptr, d.data());
+    const double* none = nullptr;
+    long_rows<Mode::diagonal>(backend, a, values, none, nullptr, d.data());
+    ordinary_rows<Mode::diagonal>(backend, a, values, none, nullptr, d.data());
   });
 }
 

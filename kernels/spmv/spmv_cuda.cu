@@ -82,13 +82,38 @@ __device__ bool publish_partial(double value, double* partials, size_type index,
   return last;
 }
 
+/// The vector a kernel multiplies: x itself.
+struct PlainInput {
+  static constexpr int kMinBlocksPerSm = spmv::cuda::kMinBlocksPerSm;
+  const double* __restrict__ x;
+  __device__ void prepare() {}
+  __device__ double operator()(index_t k) const { return __ldg(x + k); }
+};
+
+/// The vector a kernel multiplies: v = s ∘ u + c w (s omitted: v = u + c w), c read once from
+/// the device; v_k is computed where it is needed and never stored (spmv.hpp, Combination).
+struct CombinationInput {
+  /// Three gathers per entry, kLoadBatch entries in flight: 40 registers (6 resident blocks;
+  /// 4 and 8 measured 2-4% slower at 200^3 on the H200).
+  static constexpr int kMinBlocksPerSm = 6;
+  Combination v;
+  double c = 0.0;
+  __device__ void prepare() { c = *v.coefficient; }
+  __device__ double operator()(index_t k) const {
+    const double u = __ldg(v.u + k);
+    const double su = v.scale != nullptr ? __dmul_rn(__ldg(v.scale + k), u) : u;
+    return __dadd_rn(su, __dmul_rn(c, __ldg(v.w + k)));
+  }
+};
+
 /// The row block blockIdx.x: stage the products, add each row's in order, write y (or r, or
 /// the diagonal); for product_dot also the x·y grid sum into *result. Long rows were written by
 /// long_row_kernel; their block only reads y for x·y.
-template <int kTile, Mode kMode, class Value>
-__global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
-    row_block_kernel(const CsrView a, const Value* __restrict__ values,
-                     const double* __restrict__ x, const double* b, double* y, double* result) {
+template <int kTile, Mode kMode, class Value, class Input, bool kInlineFinish>
+__global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
+    row_block_kernel(const CsrView a, const Value* __restrict__ values, Input x, const double* b,
+                     double* y, double* result) {
+  x.prepare();
   static_assert(kTile % (kLoadBatch * kBlock) == 0, "tile: a multiple of 1024");
   __shared__ double products[kMode == Mode::diagonal ? 1 : kTile];
   const int t = static_cast<int>(threadIdx.x);
@@ -133,7 +158,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
       double p[kLoadBatch];
 #pragma unroll
       for (int u = 0; u < kLoadBatch; ++u) {
-        p[u] = __dmul_rn(static_cast<double>(v[u]), __ldg(x + c[u]));
+        p[u] = __dmul_rn(static_cast<double>(v[u]), x(c[u]));
       }
 #pragma unroll
       for (int u = 0; u < kLoadBatch; ++u) {
@@ -153,14 +178,27 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
   if constexpr (kMode == Mode::product_dot) {
     double term[1] = {0.0};
     if (mine) {
-      term[0] = __dmul_rn(__ldg(x + row), sum);
+      term[0] = __dmul_rn(x(row), sum);
     } else if (long_row && t == 0) {
-      term[0] = __dmul_rn(__ldg(x + row), y[row]);
+      term[0] = __dmul_rn(x(row), y[row]);
     }
-    // The block sums are added by dot_finish_kernel, launched next: no completion count, no
-    // fence, no second barrier in each of the (many, short) row blocks.
-    kernels::cuda::block_sum_once<kBlock, 1>(term);
-    if (t == 0) a.block_partials[blockIdx.x] = term[0];
+    if constexpr (kInlineFinish) {
+      // Few row blocks: the last to finish adds the block sums (one launch per product).
+      block_sum<kBlock, 1>(term);
+      if (publish_partial(term[0], a.block_partials, blockIdx.x, a.counters,
+                          static_cast<unsigned int>(gridDim.x))) {
+        const double total = ordered_sum(a.block_partials, gridDim.x);
+        if (t == 0) {
+          *result = total;
+          *a.counters = 0u;
+        }
+      }
+    } else {
+      // The block sums are added by dot_finish_kernel, launched next: no completion count, no
+      // fence, no second barrier in each of the (many, short) row blocks.
+      kernels::cuda::block_sum_once<kBlock, 1>(term);
+      if (t == 0) a.block_partials[blockIdx.x] = term[0];
+    }
   }
   (void)result;
 }
@@ -177,10 +215,11 @@ __global__ void __launch_bounds__(kBlock)
 /// chunk in order, block_sum adds the lanes; the row's last chunk to finish adds the chunk sums
 /// (ordered_sum) and writes y (b - sum for the residual). kMode is product, residual or
 /// diagonal.
-template <Mode kMode, class Value>
+template <Mode kMode, class Value, class Input>
 __global__ void __launch_bounds__(kBlock)
-    long_row_kernel(const CsrView a, const Value* __restrict__ values, const double* __restrict__ x,
-                    const double* b, double* y) {
+    long_row_kernel(const CsrView a, const Value* __restrict__ values, Input x, const double* b,
+                    double* y) {
+  x.prepare();
   const int t = static_cast<int>(threadIdx.x);
   const index_t chunk = static_cast<index_t>(blockIdx.x);
   const index_t slot = __ldg(a.chunk_long_row + chunk);
@@ -209,12 +248,12 @@ __global__ void __launch_bounds__(kBlock)
       }
 #pragma unroll
       for (int u = 0; u < kLoadBatch; ++u) {
-        sum = __dadd_rn(sum, __dmul_rn(static_cast<double>(v[u]), __ldg(x + c[u])));
+        sum = __dadd_rn(sum, __dmul_rn(static_cast<double>(v[u]), x(c[u])));
       }
     }
     for (; k < end; k += kBlock) {
       const double value = static_cast<double>(__ldcs(values + k));
-      sum = __dadd_rn(sum, __dmul_rn(value, __ldg(x + __ldcs(a.col_idx + k))));
+      sum = __dadd_rn(sum, __dmul_rn(value, x(__ldcs(a.col_idx + k))));
     }
   }
   double lanes[1] = {sum};
@@ -230,12 +269,19 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-template <int kTile, Mode kMode, class Value>
-void launch_row_blocks(Context& context, const CsrView& a, const Value* values, const double* x,
+template <int kTile, Mode kMode, class Value, class Input>
+void launch_row_blocks(Context& context, const CsrView& a, const Value* values, const Input& x,
                        const double* b, double* y, double* result) {
-  row_block_kernel<kTile, kMode, Value>
-      <<<static_cast<unsigned int>(a.num_row_blocks), kBlock, 0, context.stream>>>(a, values, x, b,
-                                                                                   y, result);
+  const auto blocks = static_cast<unsigned int>(a.num_row_blocks);
+  if constexpr (kMode == Mode::product_dot) {
+    if (a.num_row_blocks <= kLatencyBoundRowBlocks) {
+      row_block_kernel<kTile, kMode, Value, Input, true>
+          <<<blocks, kBlock, 0, context.stream>>>(a, values, x, b, y, result);
+      return;
+    }
+  }
+  row_block_kernel<kTile, kMode, Value, Input, false>
+      <<<blocks, kBlock, 0, context.stream>>>(a, values, x, b, y, result);
   if constexpr (kMode == Mode::product_dot) {
     check_launch("spmv::csr_spmv_dot");
     dot_finish_kernel<<<1, kBlock, 0, context.stream>>>(a.block_partials, a.num_row_blocks, result);
@@ -244,14 +290,14 @@ void launch_row_blocks(Context& context, const CsrView& a, const Value* values, 
 
 /// Launches the long-row kernel (when the matrix has long rows), then the row-block kernel for
 /// a.tile, for the stored value type; does nothing for a matrix without rows.
-template <Mode kMode, class Value>
-void launch_for(const Backend& backend, const CsrView& a, const Value* values, const double* x,
+template <Mode kMode, class Value, class Input>
+void launch_for(const Backend& backend, const CsrView& a, const Value* values, const Input& x,
                 const double* b, double* y, const char* name, double* result) {
   if (a.num_rows == 0) return;
   Context& context = *backend.cuda_context();
   if (a.num_chunks > 0) {
     constexpr Mode kLongMode = kMode == Mode::product_dot ? Mode::product : kMode;
-    long_row_kernel<kLongMode, Value>
+    long_row_kernel<kLongMode, Value, Input>
         <<<static_cast<unsigned int>(a.num_chunks), kBlock, 0, context.stream>>>(a, values, x, b,
                                                                                  y);
     check_launch(name);
@@ -274,8 +320,8 @@ void launch_for(const Backend& backend, const CsrView& a, const Value* values, c
 }
 
 /// launch_for with the view's stored values (double or float).
-template <Mode kMode>
-void launch(const Backend& backend, const CsrView& a, const double* x, const double* b, double* y,
+template <Mode kMode, class Input = PlainInput>
+void launch(const Backend& backend, const CsrView& a, const Input& x, const double* b, double* y,
             const char* name, double* result = nullptr) {
   visit_values(
       a, [&](const auto* values) { launch_for<kMode>(backend, a, values, x, b, y, name, result); });
@@ -284,12 +330,13 @@ void launch(const Backend& backend, const CsrView& a, const double* x, const dou
 }  // namespace
 
 void csr_spmv(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y) {
-  launch<Mode::product>(backend, a, x.data(), nullptr, y.data(), "spmv::csr_spmv");
+  launch<Mode::product>(backend, a, PlainInput{x.data()}, nullptr, y.data(), "spmv::csr_spmv");
 }
 
 void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b,
                   Span<const double> x, Span<double> r) {
-  launch<Mode::residual>(backend, a, x.data(), b.data(), r.data(), "spmv::csr_residual");
+  launch<Mode::residual>(backend, a, PlainInput{x.data()}, b.data(), r.data(),
+                         "spmv::csr_residual");
 }
 
 void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
@@ -298,11 +345,22 @@ void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x
     KRYFLOW_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(double), backend.cuda_context()->stream));
     return;
   }
-  launch<Mode::product_dot>(backend, a, x.data(), nullptr, y.data(), "spmv::csr_spmv_dot", result);
+  launch<Mode::product_dot>(backend, a, PlainInput{x.data()}, nullptr, y.data(),
+                            "spmv::csr_spmv_dot", result);
+}
+
+void csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,
+                              Span<double> y, double* result) {
+  if (a.num_rows == 0) {
+    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(double), backend.cuda_context()->stream));
+    return;
+  }
+  launch<Mode::product_dot>(backend, a, CombinationInput{v}, nullptr, y.data(),
+                            "spmv::csr_spmv_combination_dot", result);
 }
 
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {
-  launch<Mode::diagonal>(backend, a, nullptr, nullptr, d.data(), "spmv::csr_diagonal");
+  launch<Mode::diagonal>(backend, a, PlainInput{nullptr}, nullptr, d.data(), "spmv::csr_diagonal");
 }
 
 }  // namespace kryflow::kernels::spmv::cuda

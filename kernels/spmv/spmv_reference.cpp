@@ -5,13 +5,23 @@
 namespace kryflow::kernels::spmv::reference {
 namespace {
 
-template <class Value>
-double row_product(const CsrView& a, const Value* values, index_t row, Span<const double> x) {
+template <class Value, class X>
+double row_product(const CsrView& a, const Value* values, index_t row, const X& x) {
   double sum = 0.0;
   for (index_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k)
     sum += static_cast<double>(values[k]) * x[a.col_idx[k]];
   return sum;
 }
+
+/// v_k = s_k u_k + c w_k (or u_k + c w_k), computed when read.
+struct CombinationValues {
+  const Combination& v;
+  double c;
+  double operator[](index_t k) const {
+    const double su = v.scale != nullptr ? v.scale[k] * v.u[k] : v.u[k];
+    return su + c * v.w[k];
+  }
+};
 
 }  // namespace
 
@@ -30,6 +40,19 @@ void csr_residual(const Backend&, const CsrView& a, Span<const double> b, Span<c
 
 void csr_spmv_dot(const Backend&, const CsrView& a, Span<const double> x, Span<double> y,
                   double* result) {
+  *result = visit_values(a, [&](const auto* values) {
+    double sum = 0.0;
+    for (index_t i = 0; i < a.num_rows; ++i) {
+      y[i] = row_product(a, values, i, x);
+      sum += x[i] * y[i];
+    }
+    return sum;
+  });
+}
+
+void csr_spmv_combination_dot(const Backend&, const CsrView& a, const Combination& v,
+                              Span<double> y, double* result) {
+  const CombinationValues x{v, *v.coefficient};
   *result = visit_values(a, [&](const auto* values) {
     double sum = 0.0;
     for (index_t i = 0; i < a.num_rows; ++i) {

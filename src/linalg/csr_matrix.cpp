@@ -320,6 +320,31 @@ void CsrMatrix::apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const {
   kernels::spmv::csr_spmv_dot(backend(), view(), x.span(), y.span(), xy.address);
 }
 
+bool CsrMatrix::fuses_combination() const {
+  return num_row_blocks() <= kernels::spmv::kLatencyBoundRowBlocks;
+}
+
+void CsrMatrix::apply_combination_dot(const Vector* scale, const Vector& u, DeviceScalar c,
+                                      const Vector& w, Vector& y, DeviceScalar vy) const {
+  constexpr const char* kName = "CsrMatrix::apply_combination_dot";
+  if (num_rows_ != num_cols_)
+    throw DimensionMismatch(std::string(kName) + " needs a square matrix");
+  check_apply_shapes(u, y, kName);
+  check_apply_shapes(w, y, kName);
+  check_distinct(u, y, kName);
+  check_distinct(w, y, kName);
+  if (scale != nullptr) {
+    check_apply_shapes(*scale, y, kName);
+    check_distinct(*scale, y, kName);
+  }
+  kernels::spmv::Combination v;
+  v.u = u.span().data();
+  v.scale = scale != nullptr ? scale->span().data() : nullptr;
+  v.w = w.span().data();
+  v.coefficient = c.address;
+  kernels::spmv::csr_spmv_combination_dot(backend(), view(), v, y.span(), vy.address);
+}
+
 void CsrMatrix::diagonal(Vector& d) const {
   if (d.size() != static_cast<std::size_t>(num_rows_)) {
     throw DimensionMismatch("CsrMatrix::diagonal: d must have num_rows entries");

@@ -1,16 +1,21 @@
 // Preconditioned conjugate gradients (Saad, Iterative Methods for Sparse Linear Systems, 2nd ed.,
 // Algorithm 9.1) with device-resident scalars: alpha and beta never reach the host.
 //
-// One iteration (kernels/krylov/cg/cg.hpp): q = A p with p·q into a device scalar; x += alpha p,
-// r -= alpha q with r·z and r·r (point Jacobi fused: z = D^-1 r is never stored); for another
-// preconditioner z = M^-1 r and r·z; p = z + beta p. The host reads the scalars of a window of
-// check_every iterations at once (the only wait for the device), tests them in order and stops
-// at the first iteration that converged or failed; on cuda the window's launches are recorded
-// once as a CUDA graph and replayed (use_graphs).
+// One iteration (kernels/krylov/cg/cg.hpp), for an operator that fuses the direction into its
+// product (a CsrMatrix small enough for its product to be bound by latency): q = A (D^-1 r + beta
+// p) with p·q into a device scalar, the direction never stored by the product; p = D^-1 r + beta p,
+// x += alpha p, r -= alpha q with r·z and r·r (point Jacobi fused: z = D^-1 r is never stored); for
+// another preconditioner z = M^-1 r and r·z. Other operators get the direction p = z + beta p as a
+// pass of its own before q = A p. The host reads the scalars of a window of check_every iterations
+// at once (the only wait for the device), tests them in order and stops at the first iteration that
+// converged or failed; on cuda the window's launches are recorded once as a CUDA graph and replayed
+// (use_graphs).
 //
-// Memory traffic per iteration with Jacobi (n rows): the product fused with p·q (matrix, p
-// gathered, q written), the update (reads p q d x r, writes x r), the direction (reads d r p,
-// writes p): 13 vector sweeps besides the matrix.
+// Memory traffic per iteration with Jacobi (n rows), fused: the product (matrix; d, r and p
+// gathered, q written), the update (reads p q d x r, writes p x r): 12 vector sweeps besides
+// the matrix, in two launches. Unfused (bandwidth-bound sizes, where three gathers per stored
+// entry cost more than the pass they save): the direction (reads d r p, writes p), the product (p
+// gathered, q written), the update (reads p q d x r, writes x r): 13.
 //
 // Iteration numbers: report.iterations counts completed iterations; a failure detected while
 // computing iteration k + 1 is reported "at iteration k" (the breakdown and nan_detected helpers
@@ -28,11 +33,11 @@
 namespace kryflow {
 namespace {
 
-/// Scalar slots: the four of kernels::krylov::cg::Scalars, then per iteration j of a window
+/// Scalar slots: the five of kernels::krylov::cg::Scalars, then per iteration j of a window
 /// p·Ap, r·r and r·z.
 struct CgSlots {
   std::size_t window;
-  static constexpr std::size_t kFixed = 4;
+  static constexpr std::size_t kFixed = 5;
   std::size_t pq(std::size_t j) const { return kFixed + j; }
   std::size_t rr(std::size_t j) const { return kFixed + window + j; }
   std::size_t rz(std::size_t j) const { return kFixed + 2 * window + j; }
@@ -54,7 +59,8 @@ void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector&
   Vector* z = d != nullptr ? nullptr : &ws.vector(3);
   DeviceScalars& s = ws.scalars();
   const kernels::krylov::cg::Scalars scalars{s.slot(0).address, s.slot(1).address,
-                                             s.slot(2).address, s.slot(3).address};
+                                             s.slot(2).address, s.slot(3).address,
+                                             s.slot(4).address};
   const Span<const double> dinv = d != nullptr ? d->span() : Span<const double>();
   const Span<const double> z_span = z != nullptr ? Span<const double>(z->span()) : dinv.first(0);
   auto at = [&](std::size_t i) { return s.slot(i).address; };
@@ -74,15 +80,20 @@ void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector&
   };
   if (rz_fails(rz0)) return;
 
+  const bool fused = A.fuses_combination();
   auto enqueue = [&](std::size_t j) {
-    A.apply_dot(p, q, s.slot(slots.pq(j)));  // q = A p, p·q
-    kernels::krylov::cg::update(backend, p.span(), q.span(), dinv, x.span(), r.span(), scalars,
-                                at(slots.pq(j)), at(slots.rr(j)), at(slots.rz(j)));
+    if (fused) {  // q = A v, v = D^-1 r + beta p (or z + beta p), v·q; p = v in the update
+      A.apply_combination_dot(d, z != nullptr ? *z : r, s.slot(4), p, q, s.slot(slots.pq(j)));
+    } else {
+      kernels::krylov::cg::direction(backend, dinv, r.span(), z_span, p.span(), scalars);
+      A.apply_dot(p, q, s.slot(slots.pq(j)));  // q = A p, p·q
+    }
+    kernels::krylov::cg::update(backend, p.span(), q.span(), dinv, z_span, x.span(), r.span(),
+                                scalars, at(slots.pq(j)), at(slots.rr(j)), at(slots.rz(j)), fused);
     if (z != nullptr) {
       M.apply(r, *z);  // z = M^-1 r
       kernels::krylov::cg::residual_dot(backend, r.span(), z->span(), scalars, at(slots.rz(j)));
     }
-    kernels::krylov::cg::direction(backend, dinv, r.span(), z_span, p.span(), scalars);
   };
   WindowLoop loop(backend, ws, options(), criteria().max_iterations, use_graphs(A, M), enqueue);
   loop.inspect = [&](int done, std::size_t window, const double* values) {

@@ -590,6 +590,62 @@ TEST_F(SpmvTest, Float32ValuesGiveTheBitsOfDoubleKernelsOnRoundedValues) {
   }
 }
 
+/// v = s ∘ u + c w (s empty: u + c w) on the host, in the order of spmv.hpp's Combination.
+std::vector<double> combination(const std::vector<double>& s, const std::vector<double>& u,
+                                double c, const std::vector<double>& w) {
+  std::vector<double> v(u.size());
+  for (std::size_t k = 0; k < u.size(); ++k) {
+    const double su = s.empty() ? u[k] : s[k] * u[k];
+    v[k] = su + c * w[k];
+  }
+  return v;
+}
+
+TEST_F(SpmvTest, FusedCombinationGivesTheBitsOfTheStoredCombination) {
+  // apply_combination_dot (v = s ∘ u + c w formed on the fly) against apply_dot on v stored
+  // first, on the backend under test and on the reference: same bits, every tile, with and
+  // without the scale.
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (TestMatrix& A : test_matrices(backend, seed)) {
+    if (A.host.num_rows() != A.host.num_cols()) continue;
+    const auto n = static_cast<std::size_t>(A.host.num_rows());
+    const std::vector<double> u = test::random_vector(n, seed + 600);
+    const std::vector<double> w = test::random_vector(n, seed + 601);
+    const std::vector<double> scale = test::random_vector(n, seed + 602);
+    const double c = test::random_vector(1, seed + 603)[0];
+    for (const bool scaled : {true, false}) {
+      const std::vector<double> v = combination(scaled ? scale : std::vector<double>{}, u, c, w);
+      for (const Backend* on : {&backend, &reference}) {
+        CsrMatrix& M = on == &backend ? A.device : A.host;
+        const Vector u_d = Vector::from_host(*on, u);
+        const Vector w_d = Vector::from_host(*on, w);
+        const Vector s_d = Vector::from_host(*on, scale);
+        const Vector v_d = Vector::from_host(*on, v);
+        DeviceScalars scalars(*on, 3);
+        const double host_c[1] = {c};
+        scalars.write(0, host_c);
+        for (int tile : kAllTiles) {
+          SCOPED_TRACE(A.name + ", tile " + std::to_string(tile) + (scaled ? ", scaled" : "") +
+                       " on " + on->name());
+          if (on == &backend) M.set_spmv_tile(tile);
+          Vector y = Vector::constant(*on, n, kNaN);
+          Vector y_stored = Vector::constant(*on, n, kNaN);
+
+          M.apply_combination_dot(scaled ? &s_d : nullptr, u_d, scalars.slot(0), w_d, y,
+                                  scalars.slot(1));
+          M.apply_dot(v_d, y_stored, scalars.slot(2));
+
+          std::vector<double> dots(3);
+          scalars.read(0, dots);
+          expect_same_bits(y.to_host(), y_stored.to_host(), "apply_combination_dot");
+          EXPECT_EQ(bits(dots[1]), bits(dots[2])) << dots[1] << " vs " << dots[2];
+          if (on != &backend) break;  // the reference has no tiles
+        }
+      }
+    }
+  }
+}
+
 TEST_F(SpmvTest, ReferenceKernelsOnFloat32EqualReferenceOnRoundedDoubles) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const CooMatrix coo = test::random_sparse(20011, 20011, 30, true, seed);
@@ -775,6 +831,24 @@ void expect_cuda_equals_cpu(const CooMatrix& coo, const std::string& name, int t
     const double dot_g = A_gpu.apply_dot(x_g, y_g);
     expect_same(y_c, y_g, "csr_spmv_dot");
     EXPECT_EQ(bits(dot_g), bits(dot_c)) << "csr_spmv_dot: " << dot_g << " vs " << dot_c;
+
+    const std::vector<double> w = test::random_vector(rows, seed + 2);
+    const Vector w_c = Vector::from_host(cpu, w);
+    const Vector w_g = Vector::from_host(gpu, w);
+    DeviceScalars s_c(cpu, 2);
+    DeviceScalars s_g(gpu, 2);
+    const double c[2] = {-0.75, 0.0};
+    s_c.write(0, c);
+    s_g.write(0, c);
+    A_cpu.apply_combination_dot(&b_c, x_c, s_c.slot(0), w_c, y_c, s_c.slot(1));
+    A_gpu.apply_combination_dot(&b_g, x_g, s_g.slot(0), w_g, y_g, s_g.slot(1));
+    std::vector<double> combined_c(2);
+    std::vector<double> combined_g(2);
+    s_c.read(0, combined_c);
+    s_g.read(0, combined_g);
+    expect_same(y_c, y_g, "csr_spmv_combination_dot");
+    EXPECT_EQ(bits(combined_g[1]), bits(combined_c[1]))
+        << "csr_spmv_combination_dot: " << combined_g[1] << " vs " << combined_c[1];
   }
 }
 

@@ -98,6 +98,18 @@ class CsrMatrix : public LinearOperator {
   /// in the order of kernels/spmv/spmv.hpp, which may differ from dot()'s in the last bits. Errors
   /// as apply, plus DimensionMismatch when A is not square.
   void apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const override;
+  /// True for matrices of at most kernels::spmv::kLatencyBoundRowBlocks row blocks (about
+  /// 262,000 rows of up to 4 entries, fewer for longer rows), whose products are bound by
+  /// latency: there one pass fewer is faster; on larger matrices the three gathers per entry of
+  /// the fused product cost more than the pass they save (measured on the H200).
+  bool fuses_combination() const override;
+  /// y = A v, v = s ∘ u + c w never stored, and v·y into vy in one pass
+  /// (LinearOperator::apply_combination_dot; bits of apply_dot on the stored v), whatever
+  /// fuses_combination() says. Throws
+  /// DimensionMismatch when A is not square or a vector has the wrong size, InvalidInput when
+  /// an operand lives on another backend or y is u, w or *scale.
+  void apply_combination_dot(const Vector* scale, const Vector& u, DeviceScalar c, const Vector& w,
+                             Vector& y, DeviceScalar vy) const override;
   /// d_i = a_ii (0 where row i stores no diagonal entry). d has num_rows() entries on
   /// backend(); throws DimensionMismatch or InvalidInput otherwise.
   void diagonal(Vector& d) const override;

@@ -10,10 +10,11 @@ void start(const Backend& backend, Span<const double> dinv, Span<const double> r
   KRYFLOW_KRYLOV_DISPATCH(start, backend, dinv, r, z, p, s, rr);
 }
 
-void update(const Backend& backend, Span<const double> p, Span<const double> q,
-            Span<const double> dinv, Span<double> x, Span<double> r, const Scalars& s,
-            const double* pq, double* rr_out, double* rz_out) {
-  KRYFLOW_KRYLOV_DISPATCH(update, backend, p, q, dinv, x, r, s, pq, rr_out, rz_out);
+void update(const Backend& backend, Span<double> p, Span<const double> q, Span<const double> dinv,
+            Span<const double> z, Span<double> x, Span<double> r, const Scalars& s,
+            const double* pq, double* rr_out, double* rz_out, bool with_direction) {
+  KRYFLOW_KRYLOV_DISPATCH(update, backend, p, q, dinv, z, x, r, s, pq, rr_out, rz_out,
+                          with_direction);
 }
 
 void residual_dot(const Backend& backend, Span<const double> r, Span<const double> z,

@@ -16,6 +16,18 @@ size_type ssize(Span<const double> x) {
   return static_cast<size_type>(x.size());
 }
 
+/// rz_previous = rz, rz = value, then beta = rz / rz_previous or stop (cg.hpp).
+void new_residual_dot(const Scalars& s, double value) {
+  const double previous = *s.rz;
+  *s.rz_previous = previous;
+  *s.rz = value;
+  if (definite(value, *s.rz0)) {
+    *s.beta = value / previous;
+  } else {
+    *s.stop = 1.0;
+  }
+}
+
 }  // namespace
 
 void start(const Backend& backend, Span<const double> dinv, Span<const double> r,
@@ -29,31 +41,34 @@ void start(const Backend& backend, Span<const double> dinv, Span<const double> r
   *s.rz0 = sums[0];
   *s.rz_previous = sums[0];
   *s.stop = 0.0;
+  *s.beta = 0.0;
   *rr = sums[1];
 }
 
-void update(const Backend& backend, Span<const double> p, Span<const double> q,
-            Span<const double> dinv, Span<double> x, Span<double> r, const Scalars& s,
-            const double* pq, double* rr_out, double* rz_out) {
+void update(const Backend& backend, Span<double> p, Span<const double> q, Span<const double> dinv,
+            Span<const double> z, Span<double> x, Span<double> r, const Scalars& s,
+            const double* pq, double* rr_out, double* rz_out, bool with_direction) {
   if (*s.stop != 0.0) return;
   if (!definite(*pq, *s.rz0)) {
     *s.stop = 1.0;
     return;
   }
   const double alpha = *s.rz / *pq;
+  const double beta = *s.beta;
   if (!dinv.empty()) {
     const auto sums = ordered_sum<2>(backend, ssize(r), [&](size_type i) {
+      if (with_direction) p[i] = dinv[i] * r[i] + beta * p[i];
       x[i] += alpha * p[i];
       r[i] -= alpha * q[i];
       const double ri = r[i];
       return std::array<double, 2>{ri * dinv[i] * ri, ri * ri};
     });
-    *s.rz_previous = *s.rz;
-    *s.rz = sums[0];
+    new_residual_dot(s, sums[0]);
     *rz_out = sums[0];
     *rr_out = sums[1];
   } else {
     const auto sums = ordered_sum<1>(backend, ssize(r), [&](size_type i) {
+      if (with_direction) p[i] = z[i] + beta * p[i];
       x[i] += alpha * p[i];
       r[i] -= alpha * q[i];
       return std::array<double, 1>{r[i] * r[i]};
@@ -67,19 +82,14 @@ void residual_dot(const Backend& backend, Span<const double> r, Span<const doubl
   if (*s.stop != 0.0) return;
   const auto sums = ordered_sum<1>(backend, ssize(r),
                                    [&](size_type i) { return std::array<double, 1>{r[i] * z[i]}; });
-  *s.rz_previous = *s.rz;
-  *s.rz = sums[0];
+  new_residual_dot(s, sums[0]);
   *rz_out = sums[0];
 }
 
 void direction(const Backend& backend, Span<const double> dinv, Span<const double> r,
                Span<const double> z, Span<double> p, const Scalars& s) {
   if (*s.stop != 0.0) return;
-  if (!definite(*s.rz, *s.rz0)) {
-    *s.stop = 1.0;
-    return;
-  }
-  const double beta = *s.rz / *s.rz_previous;
+  const double beta = *s.beta;
   const size_type n = ssize(p);
   if (!dinv.empty()) {
     parallel::for_each(backend, n, n, [&](size_type i) { p[i] = dinv[i] * r[i] + beta * p[i]; });

@@ -3,6 +3,8 @@
 #include "kernels/krylov/cg/cg.hpp"
 #include "kernels/krylov/fused_cuda.cuh"
 
+#include <type_traits>
+
 namespace kryflow::kernels::krylov::cg::cuda {
 namespace {
 
@@ -53,6 +55,7 @@ struct Start {
     *s.rz0 = total[0];
     *s.rz_previous = total[0];
     *s.stop = 0.0;
+    *s.beta = 0.0;
     *rr = total[1];
   }
   bool aligned() const {
@@ -60,12 +63,27 @@ struct Start {
   }
 };
 
+/// rz_previous = rz, rz = value; then beta = rz / rz_previous, or stop when rz is invalid (the
+/// finish of the kernel that computes the new r·z; every block has read its scalars).
+__device__ void new_residual_dot(const Scalars& s, double value) {
+  const double previous = *s.rz;
+  *s.rz_previous = previous;
+  *s.rz = value;
+  if (definite_on_device(value, *s.rz0)) {
+    *s.beta = value / previous;
+  } else {
+    *s.stop = 1.0;
+  }
+}
+
+/// [kDirection: p = dinv r + beta p (or z + beta p), with the r before the update;]
 /// x += alpha p; r -= alpha q; sums r·(dinv r) (Jacobi) and r·r.
-template <bool kJacobi>
+template <bool kJacobi, bool kDirection>
 struct Update {
-  const double* p;
+  double* p;
   const double* q;
   const double* dinv;
+  const double* z;
   double* x;
   double* r;
   Scalars s;
@@ -73,20 +91,30 @@ struct Update {
   double* rr_out;
   double* rz_out;
   double alpha = 0.0;
+  double beta = 0.0;
   static constexpr int K = kJacobi ? 2 : 1;
+  /// With the direction, six streams in flight per pair need about 56 registers: 4 resident
+  /// blocks (8, i.e. 32 registers, spills).
+  static constexpr int kMinBlocksPerSm = kDirection ? 4 : 8;
 
   __device__ bool prepare(bool writer) {
-    if (*s.stop != 0.0) return false;
+    // Every scalar read before any test: one memory round trip (see bicgstab_scalars.hpp).
+    const double stop = *s.stop;
     const double denominator = *pq;
-    if (!definite_on_device(denominator, *s.rz0)) {
+    const double rz0 = *s.rz0;
+    const double rz = *s.rz;
+    if constexpr (kDirection) beta = *s.beta;
+    if (stop != 0.0) return false;
+    if (!definite_on_device(denominator, rz0)) {
       if (writer) *s.stop = 1.0;
       return false;
     }
-    alpha = *s.rz / denominator;
+    alpha = rz / denominator;
     return true;
   }
-  __device__ void element(double pi, double qi, double di, double& xi, double& ri,
+  __device__ void element(double& pi, double qi, double di, double zi, double& xi, double& ri,
                           double (&sum)[K]) const {
+    if constexpr (kDirection) pi = (kJacobi ? di * ri : zi) + beta * pi;
     xi += alpha * pi;
     ri -= alpha * qi;
     if constexpr (kJacobi) {
@@ -98,23 +126,25 @@ struct Update {
   }
   template <bool kAligned>
   __device__ void pair(size_type k, double (&sum)[K]) const {
-    const Pair pk = load_input<kAligned>(p, k);
+    Pair pk = load_output<kAligned>(p, k);
     const Pair qk = load_input<kAligned>(q, k);
     const Pair dk = kJacobi ? load_input<kAligned>(dinv, k) : Pair{};
+    const Pair zk = !kJacobi && kDirection ? load_input<kAligned>(z, k) : Pair{};
     Pair xk = load_output<kAligned>(x, k);
     Pair rk = load_output<kAligned>(r, k);
-    element(pk.a, qk.a, dk.a, xk.a, rk.a, sum);
-    element(pk.b, qk.b, dk.b, xk.b, rk.b, sum);
+    element(pk.a, qk.a, dk.a, zk.a, xk.a, rk.a, sum);
+    element(pk.b, qk.b, dk.b, zk.b, xk.b, rk.b, sum);
+    if constexpr (kDirection) store<kAligned>(p, k, pk);
     store<kAligned>(x, k, xk);
     store<kAligned>(r, k, rk);
   }
   __device__ void single(size_type i, double (&sum)[K]) const {
-    element(p[i], q[i], kJacobi ? dinv[i] : 0.0, x[i], r[i], sum);
+    element(p[i], q[i], kJacobi ? dinv[i] : 0.0, !kJacobi && kDirection ? z[i] : 0.0, x[i], r[i],
+            sum);
   }
   __device__ void finish(const double (&total)[K]) const {
     if constexpr (kJacobi) {
-      *s.rz_previous = *s.rz;
-      *s.rz = total[0];
+      new_residual_dot(s, total[0]);
       *rz_out = total[0];
       *rr_out = total[1];
     } else {
@@ -123,11 +153,11 @@ struct Update {
   }
   bool aligned() const {
     return aligned16(p) && aligned16(q) && aligned16(x) && aligned16(r) &&
-           (!kJacobi || aligned16(dinv));
+           (!kJacobi || aligned16(dinv)) && (kJacobi || !kDirection || aligned16(z));
   }
 };
 
-/// rz = r·z with the previous one kept.
+/// rz = r·z with the previous one kept, then beta (or stop).
 struct ResidualDot {
   const double* r;
   const double* z;
@@ -143,14 +173,13 @@ struct ResidualDot {
   }
   __device__ void single(size_type i, double (&sum)[1]) const { sum[0] += r[i] * z[i]; }
   __device__ void finish(const double (&total)[1]) const {
-    *s.rz_previous = *s.rz;
-    *s.rz = total[0];
+    new_residual_dot(s, total[0]);
     *rz_out = total[0];
   }
   bool aligned() const { return aligned16(r) && aligned16(z); }
 };
 
-/// p = dinv r + beta p (or z + beta p), beta = rz / rz_previous.
+/// p = dinv r + beta p (or z + beta p), beta from the device.
 struct Direction {
   const double* dinv;  // null: p = z + beta p
   const double* r;
@@ -158,15 +187,10 @@ struct Direction {
   double* p;
   Scalars s;
   double beta = 0.0;
-  __device__ bool prepare(bool writer) {
-    if (*s.stop != 0.0) return false;
-    const double rz = *s.rz;
-    if (!definite_on_device(rz, *s.rz0)) {
-      if (writer) *s.stop = 1.0;
-      return false;
-    }
-    beta = rz / *s.rz_previous;
-    return true;
+  __device__ bool prepare(bool) {
+    const double stop = *s.stop;
+    beta = *s.beta;
+    return stop == 0.0;
   }
   __device__ double element(double di, double ri, double zi, double pi) const {
     return dinv != nullptr ? di * ri + beta * pi : zi + beta * pi;
@@ -205,19 +229,24 @@ void start(const Backend& backend, Span<const double> dinv, Span<const double> r
                                  "krylov::cg::start");
 }
 
-void update(const Backend& backend, Span<const double> p, Span<const double> q,
-            Span<const double> dinv, Span<double> x, Span<double> r, const Scalars& s,
-            const double* pq, double* rr_out, double* rz_out) {
+void update(const Backend& backend, Span<double> p, Span<const double> q, Span<const double> dinv,
+            Span<const double> z, Span<double> x, Span<double> r, const Scalars& s,
+            const double* pq, double* rr_out, double* rz_out, bool with_direction) {
+  auto run = [&](auto jacobi, auto direction) {
+    constexpr bool kJacobi = decltype(jacobi)::value;
+    constexpr bool kDirection = decltype(direction)::value;
+    krylov::cuda::launch_reduce<kJacobi ? 2 : 1>(
+        context_of(backend), r.size(),
+        Update<kJacobi, kDirection>{p.data(), q.data(), or_null(dinv), or_null(z), x.data(),
+                                    r.data(), s, pq, rr_out, rz_out},
+        "krylov::cg::update");
+  };
+  using Yes = std::true_type;
+  using No = std::false_type;
   if (!dinv.empty()) {
-    krylov::cuda::launch_reduce<2>(
-        context_of(backend), r.size(),
-        Update<true>{p.data(), q.data(), dinv.data(), x.data(), r.data(), s, pq, rr_out, rz_out},
-        "krylov::cg::update");
+    with_direction ? run(Yes{}, Yes{}) : run(Yes{}, No{});
   } else {
-    krylov::cuda::launch_reduce<1>(
-        context_of(backend), r.size(),
-        Update<false>{p.data(), q.data(), nullptr, x.data(), r.data(), s, pq, rr_out, rz_out},
-        "krylov::cg::update");
+    with_direction ? run(No{}, Yes{}) : run(No{}, No{});
   }
 }
 

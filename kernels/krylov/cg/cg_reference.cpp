@@ -2,6 +2,21 @@
 #include "kernels/krylov/cg/cg.hpp"
 
 namespace kryflow::kernels::krylov::cg::reference {
+namespace {
+
+/// rz_previous = rz, rz = value, then beta = rz / rz_previous or stop (cg.hpp).
+void new_residual_dot(const Scalars& s, double value) {
+  const double previous = *s.rz;
+  *s.rz_previous = previous;
+  *s.rz = value;
+  if (definite(value, *s.rz0)) {
+    *s.beta = value / previous;
+  } else {
+    *s.stop = 1.0;
+  }
+}
+
+}  // namespace
 
 void start(const Backend&, Span<const double> dinv, Span<const double> r, Span<const double> z,
            Span<double> p, const Scalars& s, double* rr) {
@@ -16,29 +31,31 @@ void start(const Backend&, Span<const double> dinv, Span<const double> r, Span<c
   *s.rz0 = rz;
   *s.rz_previous = rz;
   *s.stop = 0.0;
+  *s.beta = 0.0;
   *rr = rr_sum;
 }
 
-void update(const Backend&, Span<const double> p, Span<const double> q, Span<const double> dinv,
-            Span<double> x, Span<double> r, const Scalars& s, const double* pq, double* rr_out,
-            double* rz_out) {
+void update(const Backend&, Span<double> p, Span<const double> q, Span<const double> dinv,
+            Span<const double> z, Span<double> x, Span<double> r, const Scalars& s,
+            const double* pq, double* rr_out, double* rz_out, bool with_direction) {
   if (*s.stop != 0.0) return;
   if (!definite(*pq, *s.rz0)) {
     *s.stop = 1.0;
     return;
   }
   const double alpha = *s.rz / *pq;
+  const double beta = *s.beta;
   double rz = 0.0;
   double rr = 0.0;
   for (std::size_t i = 0; i < r.size(); ++i) {
+    if (with_direction) p[i] = (dinv.empty() ? z[i] : dinv[i] * r[i]) + beta * p[i];
     x[i] += alpha * p[i];
     r[i] -= alpha * q[i];
     if (!dinv.empty()) rz += r[i] * dinv[i] * r[i];
     rr += r[i] * r[i];
   }
   if (!dinv.empty()) {
-    *s.rz_previous = *s.rz;
-    *s.rz = rz;
+    new_residual_dot(s, rz);
     *rz_out = rz;
   }
   *rr_out = rr;
@@ -49,19 +66,14 @@ void residual_dot(const Backend&, Span<const double> r, Span<const double> z, co
   if (*s.stop != 0.0) return;
   double rz = 0.0;
   for (std::size_t i = 0; i < r.size(); ++i) rz += r[i] * z[i];
-  *s.rz_previous = *s.rz;
-  *s.rz = rz;
+  new_residual_dot(s, rz);
   *rz_out = rz;
 }
 
 void direction(const Backend&, Span<const double> dinv, Span<const double> r, Span<const double> z,
                Span<double> p, const Scalars& s) {
   if (*s.stop != 0.0) return;
-  if (!definite(*s.rz, *s.rz0)) {
-    *s.stop = 1.0;
-    return;
-  }
-  const double beta = *s.rz / *s.rz_previous;
+  const double beta = *s.beta;
   for (std::size_t i = 0; i < p.size(); ++i) {
     p[i] = (dinv.empty() ? z[i] : dinv[i] * r[i]) + beta * p[i];
   }

@@ -96,8 +96,9 @@ struct Update {
   static constexpr int kMinBlocksPerSm = 2;
 
   __device__ bool prepare(bool writer) {
-    if (*s.stop != 0.0) return false;
+    const double stop = *s.stop;  // read with the coefficients' scalars: one round trip
     c = coefficients(s);
+    if (stop != 0.0) return false;
     if (writer) {
       *denominator_out = c.denominator;
       if (!c.valid) *s.stop = 1.0;
