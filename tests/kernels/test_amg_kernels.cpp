@@ -1,8 +1,8 @@
-// The AMG setup kernels (kernels/sparse_setup, kernels/amg, kernels/smoothers,
-// kernels/spmv_axpby) on the backend under test against the reference on random data, bit for
-// bit, and against independent naive computations in this file: dense products, the
-// definitions of strength, splitting and interpolation. Random matrices have empty rows, one
-// long row and both signs; a fresh seed per test is printed on failure.
+// The AMG setup kernels (kernels/sparse_setup, kernels/amg, kernels/smoothers) on the backend under
+// test against the reference on random data, bit for bit, and against independent naive
+// computations in this file: dense products, the definitions of strength, splitting and
+// interpolation. Random matrices have empty rows, one long row and both signs; a fresh seed per
+// test is printed on failure.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,7 +17,6 @@
 #include "kernels/amg/amg.hpp"
 #include "kernels/smoothers/smoothers.hpp"
 #include "kernels/sparse_setup/sparse_setup.hpp"
-#include "kernels/spmv_axpby/spmv_axpby.hpp"
 #include "kryflow/amg/amg.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
@@ -467,35 +466,6 @@ TEST(SmootherKernels, L1NormsAndGaussSeidelMatchReference) {
     double sum = 0.0;
     for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) sum += std::abs(a.values[k]);
     EXPECT_DOUBLE_EQ(norms[i], sum);
-  }
-}
-
-TEST(SpmvAxpby, MatchesReferenceAndTheDefinitionAndIgnoresYWhenBetaIsZero) {
-  const std::uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  const CooMatrix coo = test::random_sparse(301, 173, 20, true, seed);
-  const std::vector<double> x = test::random_vector(173, seed + 1);
-  const std::vector<double> y0 = test::random_vector(301, seed + 2);
-  const auto run = [&](const Backend& backend, double beta, bool nan_y) {
-    const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
-    const Vector xv = Vector::from_host(backend, x);
-    Vector y =
-        nan_y ? Vector::constant(backend, 301, std::nan("")) : Vector::from_host(backend, y0);
-    A.apply(-1.5, xv, beta, y);
-    return y.to_host();
-  };
-  const HostCsr a = host_csr(coo);
-  for (const double beta : {0.0, 0.75}) {
-    const std::vector<double> y = run(test::backend_under_test(), beta, beta == 0.0);
-    EXPECT_EQ(y, run(Backend::reference(), beta, beta == 0.0));
-    std::vector<double> expected(301);
-    for (index_t i = 0; i < 301; ++i) {
-      double sum = 0.0;
-      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-        sum += a.values[k] * x[a.col_idx[k]];
-      expected[i] = -1.5 * sum + beta * y0[i];
-    }
-    EXPECT_LE(test::relative_max_difference(y, expected), 1e-14);
   }
 }
 
