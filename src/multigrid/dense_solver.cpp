@@ -109,7 +109,7 @@ void DenseDirectSolver::apply(const Vector& r, Vector& z) const {
              rhs_.size() * sizeof(double));
   const int one = 1;
   int info = 0;
-  if (factorization_ == "cholesky") {
+  if (pivots_.empty()) {  // Cholesky
     dpotrs_("L", &n_, &one, factors_.data(), &n_, rhs_.data(), &n_, &info);
   } else {
     dgetrs_("N", &n_, &one, factors_.data(), &n_, pivots_.data(), rhs_.data(), &n_, &info);
