@@ -144,9 +144,8 @@ void AmgPreconditioner::setup(const LinearOperator& A) {
       const ka::InterpolationParameters ip{interpolation_kind(parameters_),
                                            parameters_.max_elements_per_row,
                                            parameters_.truncation_factor};
-      const CsrArrays P = amg_setup::interpolation(*current, S, arrays->splitting, coarse_index,
-                                                   static_cast<index_t>(num_coarse), ip);
-      arrays->prolongation = amg_setup::to_matrix(backend, P);
+      arrays->prolongation = amg_setup::to_matrix(amg_setup::interpolation(
+          *current, S, arrays->splitting, coarse_index, static_cast<index_t>(num_coarse), ip));
     }
     {
       PhaseTimer timer(report_, "galerkin_product");
@@ -155,12 +154,12 @@ void AmgPreconditioner::setup(const LinearOperator& A) {
       R.values = Array<double>(backend, arrays->restriction_source.size());
       kernels::sparse_setup::gather(backend, arrays->prolongation.values().span(),
                                     arrays->restriction_source.span(), R.values.span());
-      arrays->restriction = amg_setup::to_matrix(backend, R);
+      arrays->restriction = amg_setup::to_matrix(std::move(R));
       arrays->product = amg_setup::spgemm(backend, detail::matrix_view(*current), p);
-      const CsrArrays coarse_matrix = amg_setup::spgemm(
-          backend, detail::matrix_view(arrays->restriction), arrays->product.matrix());
+      CsrArrays coarse_matrix = amg_setup::spgemm(backend, detail::matrix_view(arrays->restriction),
+                                                  arrays->product.matrix());
       hierarchy->matrices.push_back(
-          std::make_unique<CsrMatrix>(amg_setup::to_matrix(backend, coarse_matrix)));
+          std::make_unique<CsrMatrix>(amg_setup::to_matrix(std::move(coarse_matrix))));
     }
     hierarchy->levels.push_back(std::move(arrays));
     current = hierarchy->matrices.back().get();

@@ -58,9 +58,9 @@ CsrArrays interpolation(const CsrMatrix& A, const CsrArrays& S, const Array<inde
 /// C = A B: symbolic phases (count, scan, fill), then the numeric phase.
 CsrArrays spgemm(const Backend& backend, const kernels::sparse_setup::MatrixView& a,
                  const kernels::sparse_setup::MatrixView& b);
-/// A CsrMatrix (float64) holding `arrays`' pattern and values on their backend. Goes through
-/// CsrMatrix::from_host, which validates the pattern and builds the product's partition.
-CsrMatrix to_matrix(const Backend& backend, const CsrArrays& arrays);
+/// A CsrMatrix (float64) taking `arrays`' pattern and values, on their backend
+/// (CsrMatrix::from_arrays: no copy besides the row pointers for the product's partition).
+CsrMatrix to_matrix(CsrArrays&& arrays);
 /// Index of the first row (0-based) whose diagonal is zero, missing or not finite, or -1.
 index_t first_bad_diagonal(const CsrMatrix& A);
 

@@ -105,9 +105,9 @@ CsrArrays spgemm(const Backend& backend, const ss::MatrixView& a, const ss::Matr
   return C;
 }
 
-CsrMatrix to_matrix(const Backend& backend, const CsrArrays& arrays) {
-  return CsrMatrix::from_host(backend, arrays.num_rows, arrays.num_cols, arrays.row_ptr.to_host(),
-                              arrays.col_idx.to_host(), arrays.values.to_host());
+CsrMatrix to_matrix(CsrArrays&& arrays) {
+  return CsrMatrix::from_arrays(arrays.num_rows, arrays.num_cols, std::move(arrays.row_ptr),
+                                std::move(arrays.col_idx), std::move(arrays.values));
 }
 
 index_t first_bad_diagonal(const CsrMatrix& A) {

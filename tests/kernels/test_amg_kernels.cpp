@@ -12,12 +12,14 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernels/amg/amg.hpp"
 #include "kernels/smoothers/smoothers.hpp"
 #include "kernels/sparse_setup/sparse_setup.hpp"
 #include "kryflow/amg/amg.hpp"
+#include "kryflow/core/error.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
 #include "test_support.hpp"
@@ -467,6 +469,44 @@ TEST(SmootherKernels, L1NormsAndGaussSeidelMatchReference) {
     for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) sum += std::abs(a.values[k]);
     EXPECT_DOUBLE_EQ(norms[i], sum);
   }
+}
+
+TEST(CsrFromArrays, TakesTheArraysAndChecksLengthsAndRowPointers) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  const HostCsr a = host_csr(test::random_sparse(64, 48, 9, true, seed));
+  const CsrMatrix expected =
+      CsrMatrix::from_host(backend, a.rows, a.cols, a.row_ptr, a.col_idx, a.values);
+  const auto arrays = [&](std::vector<index_t> row_ptr, std::size_t nnz) {
+    return std::tuple{
+        Array<index_t>::from_host(backend, row_ptr),
+        Array<index_t>::from_host(backend,
+                                  std::vector<index_t>(a.col_idx.begin(), a.col_idx.begin() + nnz)),
+        Array<double>::from_host(backend,
+                                 std::vector<double>(a.values.begin(), a.values.begin() + nnz))};
+  };
+
+  auto [row_ptr, col_idx, values] = arrays(a.row_ptr, a.values.size());
+  const CsrMatrix A = CsrMatrix::from_arrays(a.rows, a.cols, std::move(row_ptr), std::move(col_idx),
+                                             std::move(values));
+
+  const Vector x = Vector::from_host(backend, test::random_vector(48, seed + 1));
+  Vector y(backend, 64), y_expected(backend, 64);
+  A.apply(x, y);
+  expected.apply(x, y_expected);
+  EXPECT_EQ(y.to_host(), y_expected.to_host());
+  EXPECT_EQ(A.row_length_stats().max, expected.row_length_stats().max);
+  std::vector<index_t> decreasing = a.row_ptr;
+  std::swap(decreasing[10], decreasing[11]);
+  if (decreasing[10] != decreasing[11]) {
+    auto [r, c, v] = arrays(decreasing, a.values.size());
+    EXPECT_THROW(CsrMatrix::from_arrays(a.rows, a.cols, std::move(r), std::move(c), std::move(v)),
+                 InvalidInput);
+  }
+  auto [r, c, v] = arrays(a.row_ptr, a.values.size() - 1);
+  EXPECT_THROW(CsrMatrix::from_arrays(a.rows, a.cols, std::move(r), std::move(c), std::move(v)),
+               InvalidInput);
 }
 
 TEST(AmgHierarchy, SetupOnTheBackendEqualsReferenceBitForBitWithParallelRegions) {

@@ -34,7 +34,7 @@ class DenseDirectSolver final : public Preconditioner {
   Backend backend_ = Backend::reference();
   std::string factorization_;
   std::vector<double> factors_;  // column-major n x n
-  std::vector<int> pivots_;  // LU's row interchanges; empty for Cholesky
+  std::vector<int> pivots_;      // LU's row interchanges; empty for Cholesky
   mutable std::vector<double> rhs_;
 };
 
