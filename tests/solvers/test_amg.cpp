@@ -424,6 +424,46 @@ TEST(Robustness, IndefiniteMatrixEndsWithAStatusOrAnErrorNeverAHang) {
   }
 }
 
+TEST(Robustness, NotANumberInTheMatrixIsAnErrorOrNanDetected) {
+  for (const bool on_diagonal : {true, false}) {
+    SCOPED_TRACE(on_diagonal ? "diagonal" : "off-diagonal");
+    CooMatrix coo = poisson2d(20);
+    for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+      if (coo.row_idx[k] == 150 && (coo.col_idx[k] == 150) == on_diagonal) {
+        coo.values[k] = std::nan("");
+        break;
+      }
+    }
+    AmgPreconditioner M;
+    try {
+      const Solve s = solve(coo, Cg(pcg_criteria()), M);
+      EXPECT_NE(s.report.status, SolveStatus::converged);
+    } catch (const InvalidInput& e) {
+      const std::string message = e.what();
+      EXPECT_TRUE(message.find("finite") != std::string::npos) << message;
+    }
+  }
+}
+
+TEST(Multigrid, RepeatedCyclesFromAGuessSolveStandalone) {
+  // cycle(b, x, false) is one Richardson step x <- x + M^-1 (b - A x): ten V-cycles at a
+  // factor below 0.4 reduce the residual by at least 0.4^10 = 1e-4.
+  const Backend backend = test::backend_under_test();
+  const CooMatrix coo = poisson3d(20);
+  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+  AmgPreconditioner M;
+  M.setup(A);
+  const std::vector<double> b = consistent_rhs(coo, 9);
+  const Vector bv = Vector::from_host(backend, b);
+  Vector x = Vector::from_host(backend, test::random_vector(b.size(), 10));
+  const double initial = test::true_relative_residual(coo, x.to_host(), b);
+
+  for (int k = 0; k < 10; ++k) M.cycle(bv, x, false);
+
+  EXPECT_LT(test::true_relative_residual(coo, x.to_host(), b), 1e-4 * initial);
+  EXPECT_THROW(M.cycle(x, x, false), InvalidInput) << "b and x alias";
+}
+
 TEST(Robustness, MisuseThrowsTypedErrors) {
   const Backend backend = test::backend_under_test();
   const CsrMatrix A = CsrMatrix::from_coo(backend, poisson2d(12));
