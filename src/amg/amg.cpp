@@ -149,17 +149,8 @@ void AmgPreconditioner::setup(const LinearOperator& A) {
     }
     {
       PhaseTimer timer(report_, "galerkin_product");
-      const auto p = detail::matrix_view(arrays->prolongation);
-      CsrArrays R = amg_setup::transpose(backend, p.pattern, &arrays->restriction_source);
-      R.values = Array<double>(backend, arrays->restriction_source.size());
-      kernels::sparse_setup::gather(backend, arrays->prolongation.values().span(),
-                                    arrays->restriction_source.span(), R.values.span());
-      arrays->restriction = amg_setup::to_matrix(std::move(R));
-      arrays->product = amg_setup::spgemm(backend, detail::matrix_view(*current), p);
-      CsrArrays coarse_matrix = amg_setup::spgemm(backend, detail::matrix_view(arrays->restriction),
-                                                  arrays->product.matrix());
       hierarchy->matrices.push_back(
-          std::make_unique<CsrMatrix>(amg_setup::to_matrix(std::move(coarse_matrix))));
+          std::make_unique<CsrMatrix>(amg_setup::galerkin_product(*current, *arrays)));
     }
     hierarchy->levels.push_back(std::move(arrays));
     current = hierarchy->matrices.back().get();
@@ -257,19 +248,7 @@ void AmgPreconditioner::update_values(const LinearOperator& A) {
       arrays.prolongation.update_values(values);
     }
     PhaseTimer timer(report_, "galerkin_product");
-    Array<double> restriction_values(backend, arrays.restriction_source.size());
-    kernels::sparse_setup::gather(backend, arrays.prolongation.values().span(),
-                                  arrays.restriction_source.span(), restriction_values.span());
-    arrays.restriction.update_values(restriction_values);
-    kernels::sparse_setup::spgemm_numeric(
-        backend, detail::matrix_view(Al), detail::matrix_view(arrays.prolongation),
-        arrays.product.pattern(), arrays.product.values.span().data());
-    CsrMatrix& coarse = *hierarchy_->matrices[l];
-    Array<double> coarse_values(backend, static_cast<std::size_t>(coarse.nnz()));
-    kernels::sparse_setup::spgemm_numeric(backend, detail::matrix_view(arrays.restriction),
-                                          arrays.product.matrix(), detail::pattern_view(coarse),
-                                          coarse_values.span().data());
-    coarse.update_values(coarse_values);
+    amg_setup::galerkin_product_values(Al, arrays, *hierarchy_->matrices[l]);
   }
   install(A0, release_coarse_solver(), true);
 }

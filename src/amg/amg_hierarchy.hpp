@@ -58,6 +58,13 @@ CsrArrays interpolation(const CsrMatrix& A, const CsrArrays& S, const Array<inde
 /// C = A B: symbolic phases (count, scan, fill), then the numeric phase.
 CsrArrays spgemm(const Backend& backend, const kernels::sparse_setup::MatrixView& a,
                  const kernels::sparse_setup::MatrixView& b);
+/// The Galerkin product A_c = R (A P) of level A with levels.prolongation: forms the
+/// restriction R = P^T explicitly (levels.restriction and restriction_source) and keeps A P
+/// (levels.product) for value-only re-setup.
+CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level);
+/// Value-only re-setup of the Galerkin product: R's values gathered from P's, then the numeric
+/// phases of A P and R (A P) into `coarse` (same patterns as galerkin_product built).
+void galerkin_product_values(const CsrMatrix& A, AmgLevelArrays& level, CsrMatrix& coarse);
 /// A CsrMatrix (float64) taking `arrays`' pattern and values, on their backend
 /// (CsrMatrix::from_arrays: no copy besides the row pointers for the product's partition).
 CsrMatrix to_matrix(CsrArrays&& arrays);

@@ -105,6 +105,32 @@ CsrArrays spgemm(const Backend& backend, const ss::MatrixView& a, const ss::Matr
   return C;
 }
 
+CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level) {
+  const Backend& backend = A.backend();
+  const ss::MatrixView p = detail::matrix_view(level.prolongation);
+  CsrArrays R = transpose(backend, p.pattern, &level.restriction_source);
+  R.values = Array<double>(backend, level.restriction_source.size());
+  ss::gather(backend, level.prolongation.values().span(), level.restriction_source.span(),
+             R.values.span());
+  level.restriction = to_matrix(std::move(R));
+  level.product = spgemm(backend, detail::matrix_view(A), p);
+  return to_matrix(spgemm(backend, detail::matrix_view(level.restriction), level.product.matrix()));
+}
+
+void galerkin_product_values(const CsrMatrix& A, AmgLevelArrays& level, CsrMatrix& coarse) {
+  const Backend& backend = A.backend();
+  Array<double> restriction_values(backend, level.restriction_source.size());
+  ss::gather(backend, level.prolongation.values().span(), level.restriction_source.span(),
+             restriction_values.span());
+  level.restriction.update_values(restriction_values);
+  ss::spgemm_numeric(backend, detail::matrix_view(A), detail::matrix_view(level.prolongation),
+                     level.product.pattern(), level.product.values.span().data());
+  Array<double> coarse_values(backend, static_cast<std::size_t>(coarse.nnz()));
+  ss::spgemm_numeric(backend, detail::matrix_view(level.restriction), level.product.matrix(),
+                     detail::pattern_view(coarse), coarse_values.span().data());
+  coarse.update_values(coarse_values);
+}
+
 CsrMatrix to_matrix(CsrArrays&& arrays) {
   return CsrMatrix::from_arrays(arrays.num_rows, arrays.num_cols, std::move(arrays.row_ptr),
                                 std::move(arrays.col_idx), std::move(arrays.values));
