@@ -1,7 +1,9 @@
 // Dense Cholesky or LU factorization of a small matrix on the host, through LAPACK.
 #include "kryflow/multigrid/dense_solver.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "kryflow/core/error.hpp"
@@ -14,6 +16,8 @@ void dpotrs_(const char* uplo, const int* n, const int* nrhs, const double* a, c
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
 void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
              const int* ipiv, double* b, const int* ldb, int* info);
+void dsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
+            double* work, const int* lwork, int* info);
 }
 
 namespace kryflow {
@@ -74,32 +78,88 @@ void DenseDirectSolver::setup(const LinearOperator& A) {
   const int n = A.num_rows();
   std::vector<double> a = dense_copy(A);
   for (const double v : a) {
-    if (!std::isfinite(v))
+    if (!std::isfinite(v)) {
       throw InvalidInput("dense coarse solver: the matrix has a non-finite entry");
+    }
   }
-  const int lda = std::max(n, 1);
-  int info = 0;
-  std::vector<int> pivots;
-  std::string factorization = "cholesky";
-  std::vector<double> factors = a;
-  if (n > 0 && is_symmetric(a, static_cast<std::size_t>(n)))
-    dpotrf_("L", &n, factors.data(), &lda, &info);
-  if (n > 0 && (info != 0 || !is_symmetric(a, static_cast<std::size_t>(n)))) {
-    factorization = "lu";
-    factors = std::move(a);
-    pivots.assign(static_cast<std::size_t>(n), 0);
-    dgetrf_(&n, &n, factors.data(), &lda, pivots.data(), &info);
-    if (info != 0) {
-      throw InvalidInput("dense coarse solver: the matrix is singular (LU pivot " +
-                         std::to_string(info) + " of " + std::to_string(n) + " is zero)");
+  method_ = Method::cholesky;
+  pivots_.clear();
+  inverse_eigenvalues_.clear();
+  null_space_dimension_ = 0;
+  const bool symmetric = is_symmetric(a, static_cast<std::size_t>(n));
+  int info = symmetric ? 0 : 1;
+  factors_ = a;
+  if (n > 0 && symmetric) dpotrf_("L", &n, factors_.data(), &n, &info);
+  if (n > 0 && info != 0) {
+    factors_ = std::move(a);
+    if (symmetric) {
+      factor_eigen(n);
+    } else {
+      factor_lu(n);
     }
   }
   n_ = n;
   backend_ = A.backend();
-  factorization_ = factorization;
-  factors_ = std::move(factors);
-  pivots_ = std::move(pivots);
   rhs_.assign(static_cast<std::size_t>(n), 0.0);
+  work_.assign(static_cast<std::size_t>(n), 0.0);
+}
+
+void DenseDirectSolver::factor_lu(int n) {
+  method_ = Method::lu;
+  double largest = 0.0;
+  for (const double v : factors_) largest = std::max(largest, std::abs(v));
+  pivots_.assign(static_cast<std::size_t>(n), 0);
+  int info = 0;
+  dgetrf_(&n, &n, factors_.data(), &n, pivots_.data(), &info);
+  // A pivot at rounding level of the largest entry is a zero pivot of the exact matrix.
+  const double tiny = 1e3 * n * std::numeric_limits<double>::epsilon() * largest;
+  for (int k = 0; k < n && info == 0; ++k) {
+    if (std::abs(factors_[static_cast<std::size_t>(k) * n + k]) <= tiny) info = k + 1;
+  }
+  if (info != 0) {
+    throw InvalidInput("dense coarse solver: the matrix is singular (LU pivot " +
+                       std::to_string(info) + " of " + std::to_string(n) + " is zero)");
+  }
+}
+
+void DenseDirectSolver::factor_eigen(int n) {
+  // A = V diag(lambda) V^T (dsyev); eigenvalues of magnitude at rounding level of the largest
+  // are taken as zero, and their components dropped: z = V diag(1/lambda or 0) V^T r, the
+  // pseudo-inverse, symmetric like A.
+  method_ = Method::eigen;
+  std::vector<double> lambda(static_cast<std::size_t>(n));
+  int info = 0, lwork = -1;
+  double query = 0.0;
+  dsyev_("V", "L", &n, factors_.data(), &n, lambda.data(), &query, &lwork, &info);
+  lwork = static_cast<int>(query);
+  std::vector<double> work(static_cast<std::size_t>(std::max(lwork, 1)));
+  dsyev_("V", "L", &n, factors_.data(), &n, lambda.data(), work.data(), &lwork, &info);
+  if (info != 0) {
+    throw InvalidInput("dense coarse solver: the eigendecomposition did not converge");
+  }
+  double largest = 0.0;
+  for (const double l : lambda) largest = std::max(largest, std::abs(l));
+  const double tiny = 1e3 * n * std::numeric_limits<double>::epsilon() * largest;
+  inverse_eigenvalues_.resize(lambda.size());
+  for (std::size_t k = 0; k < lambda.size(); ++k) {
+    const bool zero = std::abs(lambda[k]) <= tiny;
+    inverse_eigenvalues_[k] = zero ? 0.0 : 1.0 / lambda[k];
+    null_space_dimension_ += zero ? 1 : 0;
+  }
+}
+
+std::string DenseDirectSolver::factorization() const {
+  switch (method_) {
+    case Method::cholesky:
+      return rhs_.empty() && n_ == 0 ? "" : "cholesky";
+    case Method::lu:
+      return "lu";
+    case Method::eigen:
+      return null_space_dimension_ > 0 ? "eigen, pseudo-inverse over a null space of dimension " +
+                                             std::to_string(null_space_dimension_)
+                                       : "eigen";
+  }
+  return "";
 }
 
 void DenseDirectSolver::apply(const Vector& r, Vector& z) const {
@@ -109,10 +169,26 @@ void DenseDirectSolver::apply(const Vector& r, Vector& z) const {
              rhs_.size() * sizeof(double));
   const int one = 1;
   int info = 0;
-  if (pivots_.empty()) {  // Cholesky
-    dpotrs_("L", &n_, &one, factors_.data(), &n_, rhs_.data(), &n_, &info);
-  } else {
-    dgetrs_("N", &n_, &one, factors_.data(), &n_, pivots_.data(), rhs_.data(), &n_, &info);
+  const auto n = static_cast<std::size_t>(n_);
+  switch (method_) {
+    case Method::cholesky:
+      dpotrs_("L", &n_, &one, factors_.data(), &n_, rhs_.data(), &n_, &info);
+      break;
+    case Method::lu:
+      dgetrs_("N", &n_, &one, factors_.data(), &n_, pivots_.data(), rhs_.data(), &n_, &info);
+      break;
+    case Method::eigen:
+      // w = diag(1/lambda) V^T r, then rhs = V w (V column-major: column k is eigenvector k).
+      for (std::size_t k = 0; k < n; ++k) {
+        double sum = 0.0;
+        for (std::size_t i = 0; i < n; ++i) sum += factors_[k * n + i] * rhs_[i];
+        work_[k] = inverse_eigenvalues_[k] * sum;
+      }
+      for (std::size_t i = 0; i < n; ++i) rhs_[i] = 0.0;
+      for (std::size_t k = 0; k < n; ++k) {
+        for (std::size_t i = 0; i < n; ++i) rhs_[i] += factors_[k * n + i] * work_[k];
+      }
+      break;
   }
   copy_bytes(z.backend(), z.span().data(), Backend::reference(), rhs_.data(),
              rhs_.size() * sizeof(double));

@@ -357,6 +357,32 @@ TEST(CorpusMatrix, Ex10hsConvergesWithThePcgAmgPreset) {
   RecordProperty("iterations", s.report.iterations);
 }
 
+TEST(CorpusMatrix, PinnedOpenfoamPressureConvergesWithThePcgAmgPreset) {
+  // OpenFOAM's pressure matrix (23,325 rows, negative semi-definite, zero row sums): unknown 1
+  // pinned to 0 (its row and column replaced by the identity's) makes it definite. Its
+  // coarsest matrix is negative definite, so the dense solve takes the eigendecomposition.
+  // Measured 27 iterations.
+  const auto path = test::data_file("matrices/openfoam/pressure_23325/openfoam_p_23325.mtx.gz");
+  ASSERT_FALSE(path.empty());
+  const CooMatrix original = io::read_matrix_market(path);
+  CooMatrix coo;
+  coo.num_rows = coo.num_cols = original.num_rows;
+  coo.push_back(0, 0, 1.0);
+  for (std::size_t k = 0; k < original.num_entries(); ++k) {
+    if (original.row_idx[k] != 0 && original.col_idx[k] != 0) {
+      coo.push_back(original.row_idx[k], original.col_idx[k], original.values[k]);
+    }
+  }
+  config::SolverSetup setup = config::build_solver(config::load_preset("pcg_amg"));
+
+  const Solve s = solve(coo, *setup.solver, *setup.preconditioner, 17);
+
+  EXPECT_EQ(s.report.status, SolveStatus::converged) << s.report.reason;
+  EXPECT_LE(s.true_residual, 1e-7);
+  EXPECT_LE(s.report.iterations, 45);
+  RecordProperty("iterations", s.report.iterations);
+}
+
 TEST(Presets, RichardsonAmgSolvesPoissonStandalone) {
   config::SolverSetup setup = config::build_solver(config::load_preset("richardson_amg"));
   const CooMatrix coo = poisson3d(24);
@@ -486,7 +512,7 @@ TEST(Robustness, MisuseThrowsTypedErrors) {
                ConfigError);
 }
 
-TEST(DenseDirectSolver, SolvesSymmetricAndNonsymmetricSystemsAndRejectsSingularOnes) {
+TEST(DenseDirectSolver, FactorsByCholeskyLuOrEigendecompositionAndRejectsSingularLu) {
   const Backend backend = test::backend_under_test();
   CooMatrix nonsymmetric = poisson2d(6);
   for (std::size_t k = 0; k < nonsymmetric.num_entries(); ++k) {
@@ -500,12 +526,34 @@ TEST(DenseDirectSolver, SolvesSymmetricAndNonsymmetricSystemsAndRejectsSingularO
     EXPECT_LE(s.report.iterations, 1);
     EXPECT_LE(s.true_residual, 1e-13);
   }
-  CooMatrix singular;
-  singular.num_rows = singular.num_cols = 2;
-  for (const auto& [i, j] : {std::pair{0, 0}, {0, 1}, {1, 0}, {1, 1}})
-    singular.push_back(i, j, 1.0);
-  DenseDirectSolver solver;
-  EXPECT_THROW(solver.setup(CsrMatrix::from_coo(backend, singular)), InvalidInput);
+  // Symmetric and singular (the constant null space of [1 1; 1 1]): the pseudo-inverse, which
+  // gives the minimum-norm solution of a consistent system. Nonsymmetric and singular: an error.
+  const auto two_by_two = [&](double a, double b, double c, double d) {
+    CooMatrix coo;
+    coo.num_rows = coo.num_cols = 2;
+    coo.push_back(0, 0, a);
+    coo.push_back(0, 1, b);
+    coo.push_back(1, 0, c);
+    coo.push_back(1, 1, d);
+    return CsrMatrix::from_coo(backend, coo);
+  };
+  DenseDirectSolver pseudo;
+  pseudo.setup(two_by_two(1.0, 1.0, 1.0, 1.0));
+  Vector z(backend, 2);
+  pseudo.apply(Vector::from_host(backend, {1.0, 1.0}), z);
+  EXPECT_EQ(pseudo.factorization(), "eigen, pseudo-inverse over a null space of dimension 1");
+  EXPECT_NEAR(z.to_host()[0], 0.5, 1e-15);
+  EXPECT_NEAR(z.to_host()[1], 0.5, 1e-15);
+  DenseDirectSolver lu;
+  EXPECT_THROW(lu.setup(two_by_two(1.0, 2.0, 0.5, 1.0)), InvalidInput);
+  // Symmetric negative definite (the sign convention of OpenFOAM's pressure matrix): Cholesky
+  // fails, the eigendecomposition inverts it.
+  DenseDirectSolver negative;
+  negative.setup(two_by_two(-2.0, 1.0, 1.0, -2.0));
+  negative.apply(Vector::from_host(backend, {-1.0, -1.0}), z);
+  EXPECT_EQ(negative.factorization(), "eigen");
+  EXPECT_NEAR(z.to_host()[0], 1.0, 1e-14);
+  EXPECT_NEAR(z.to_host()[1], 1.0, 1e-14);
 }
 
 // ---------------------------------------------------------------------------------------------
