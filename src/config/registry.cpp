@@ -189,8 +189,8 @@ struct AmgParameters final : ComponentParameters {
     v.integer("max_levels", values.max_levels, Range::at_least(1),
               "most levels of the hierarchy, the coarsest included");
     v.integer("coarse_size", values.coarse_size, Range::at_least(1),
-              "stop coarsening at this many rows or fewer; the coarsest level is solved by a "
-              "dense Cholesky or LU factorization (at most 8192 rows)");
+              "stop coarsening at this many rows or fewer; the coarsest level is solved by the "
+              "`dense` direct solver (at most 8192 rows)");
   }
   AmgPreconditioner::Parameters build() const {
     AmgPreconditioner::Parameters p = values;
@@ -313,8 +313,9 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
           [](const AmgParameters& p) { return std::make_unique<AmgPreconditioner>(p.build()); }),
       entry<PreconditionerEntry, NoParameters>(
           "dense",
-          "Direct solve by a dense Cholesky (symmetric positive definite) or LU factorization "
-          "on the host (LAPACK), for systems of at most 8192 rows.",
+          "Direct solve on the host (LAPACK), for systems of at most 8192 rows: Cholesky for "
+          "symmetric positive definite A, an eigendecomposition for other symmetric A (the "
+          "pseudo-inverse when singular), LU otherwise.",
           [](const NoParameters&) { return std::make_unique<DenseDirectSolver>(); }),
   };
   return entries;
