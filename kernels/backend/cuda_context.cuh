@@ -6,6 +6,7 @@
 #include <cusparse.h>
 
 #include <string>
+#include <utility>
 
 #include "kernels/backend/reduction_order.hpp"
 #include "kryflow/core/error.hpp"
@@ -51,6 +52,51 @@ void check(cudaError_t status, const char* what);
 void check_launch(const char* kernel);
 /// Waits for the context's stream and counts the wait (Context::host_waits).
 void wait_for_stream(Context& context);
+
+// Programmatic dependent launch (sm_90; CUDA Programming Guide, "Programmatic Dependent Launch
+// and Synchronization"). A kernel launched by launch_dependent may start while the kernel before
+// it on the stream is finishing: its blocks become resident and do what does not depend on
+// earlier work (loading a matrix's row pointers and entries), then wait_for_prerequisites()
+// until the earlier kernel has completed and its writes are visible. Every kernel launched so
+// must call wait_for_prerequisites() before it reads or writes any memory an earlier kernel may
+// write or read (vectors, scalars, the shared reduction buffers); reading data that no kernel of
+// the stream writes (a matrix during a solve) may come first. allow_dependents(), called after
+// the wait, lets the next kernel's blocks launch; a kernel that writes a matrix must not call
+// it. Where no earlier kernel allowed it, a kernel starts as after an ordinary launch and the
+// wait returns at once.
+
+/// Waits until the kernels this one depends on have completed, their writes visible.
+__device__ __forceinline__ void wait_for_prerequisites() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/// Lets the next kernel on the stream, if launched by launch_dependent, start its blocks.
+__device__ __forceinline__ void allow_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/// Launches `kernel` on `blocks` blocks of `threads` threads on the context's stream with
+/// programmatic stream serialization (see above); the kernel must follow the rules above.
+/// Recorded into a CUDA graph as a programmatic edge. Throws BackendError naming `name`.
+template <class... Params, class... Args>
+void launch_dependent(Context& context, void (*kernel)(Params...), unsigned int blocks,
+                      unsigned int threads, const char* name, Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = 0;
+  config.stream = context.stream;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  check(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...), name);
+}
 
 }  // namespace kryflow::kernels::cuda
 

@@ -158,41 +158,6 @@ void read_scalars(const Backend& backend, const double* source, std::size_t coun
   throw NotSupported("blas::read_scalars: unknown backend");
 }
 
-CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,
-                              Span<const double> q, Span<const double> inverse_diagonal,
-                              Span<double> x, Span<double> r) {
-  switch (backend.kind()) {
-    case BackendKind::reference:
-      return reference::cg_jacobi_update(backend, alpha, p, q, inverse_diagonal, x, r);
-    case BackendKind::cpu:
-      return cpu::cg_jacobi_update(backend, alpha, p, q, inverse_diagonal, x, r);
-    case BackendKind::cuda:
-#ifdef KRYFLOW_WITH_CUDA
-      return cuda::cg_jacobi_update(backend, alpha, p, q, inverse_diagonal, x, r);
-#else
-      throw NotCompiled("blas::cg_jacobi_update: cuda backend not compiled");
-#endif
-  }
-  throw NotSupported("blas::cg_jacobi_update: unknown backend");
-}
-
-void cg_jacobi_direction(const Backend& backend, double beta, Span<const double> inverse_diagonal,
-                         Span<const double> r, Span<double> p) {
-  switch (backend.kind()) {
-    case BackendKind::reference:
-      return reference::cg_jacobi_direction(backend, beta, inverse_diagonal, r, p);
-    case BackendKind::cpu:
-      return cpu::cg_jacobi_direction(backend, beta, inverse_diagonal, r, p);
-    case BackendKind::cuda:
-#ifdef KRYFLOW_WITH_CUDA
-      return cuda::cg_jacobi_direction(backend, beta, inverse_diagonal, r, p);
-#else
-      throw NotCompiled("blas::cg_jacobi_direction: cuda backend not compiled");
-#endif
-  }
-  throw NotSupported("blas::cg_jacobi_direction: unknown backend");
-}
-
 index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv) {
   switch (backend.kind()) {
     case BackendKind::reference:

@@ -18,12 +18,6 @@ namespace kryflow::kernels::blas {
 
 inline constexpr std::size_t kReductionBlock = 8192;
 
-/// r·(D^-1 r) and r·r after the fused PCG-Jacobi update.
-struct CgJacobiDots {
-  double rz = 0.0;
-  double rr = 0.0;
-};
-
 /// Most inner products one multi_dot computes.
 inline constexpr int kMaxDots = 8;
 
@@ -59,14 +53,6 @@ struct DotList {
       backend has finished: on cuda one transfer through pinned memory and one counted wait */ \
   void read_scalars(const Backend& backend, const double* source, std::size_t count,           \
                     double* host);                                                             \
-  /** x += alpha p; r -= alpha q; returns r.(dinv r) and r.r of the updated r (one pass) */    \
-  CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,    \
-                                Span<const double> q, Span<const double> inverse_diagonal,     \
-                                Span<double> x, Span<double> r);                               \
-  /** p = dinv r + beta p (p not read when beta == 0) */                                       \
-  void cg_jacobi_direction(const Backend& backend, double beta,                                \
-                           Span<const double> inverse_diagonal, Span<const double> r,          \
-                           Span<double> p);                                                    \
   /** dinv_i = 1 / d_i; returns the first (0-based) i with d_i zero or not finite, or -1 */    \
   index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv);    \
   /** Measured copy bandwidth of the backend's memory in bytes/s, counting bytes read plus     \

@@ -111,28 +111,6 @@ void multi_dot(const Backend& backend, std::size_t n, const DotList& dots, doubl
   }
 }
 
-CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,
-                              Span<const double> q, Span<const double> inverse_diagonal,
-                              Span<double> x, Span<double> r) {
-  const auto dots = ordered_sum<2>(backend, ssize(p), [&](size_type i) {
-    x[i] += alpha * p[i];
-    r[i] -= alpha * q[i];
-    const double ri = r[i];
-    return std::array<double, 2>{ri * inverse_diagonal[i] * ri, ri * ri};
-  });
-  return {dots[0], dots[1]};
-}
-
-void cg_jacobi_direction(const Backend& backend, double beta, Span<const double> inverse_diagonal,
-                         Span<const double> r, Span<double> p) {
-  const size_type n = ssize(r);
-  if (beta == 0.0) {
-    for_each(backend, n, n, [&](size_type i) { p[i] = inverse_diagonal[i] * r[i]; });
-  } else {
-    for_each(backend, n, n, [&](size_type i) { p[i] = inverse_diagonal[i] * r[i] + beta * p[i]; });
-  }
-}
-
 index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv) {
   const size_type n = ssize(d);
   size_type first_bad = n;

@@ -76,12 +76,6 @@ struct Axpbypcz {  // z = alpha x + beta y + gamma z
 struct Multiply {  // y = d x
   __device__ double operator()(double d, double x, double) const { return d * x; }
 };
-struct JacobiDirection {  // p = dinv r + beta p
-  double beta;
-  __device__ double operator()(double dinv, double r, double p) const {
-    return dinv * r + beta * p;
-  }
-};
 
 template <int kInputs, bool kReadsOutput, bool kAligned, class F>
 __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
@@ -178,41 +172,6 @@ struct MultiDotTerm {
       if (!aligned16(dots.x[k]) || !aligned16(dots.y[k])) return false;
     }
     return true;
-  }
-};
-
-/// x += alpha p; r -= alpha q; sums r (dinv r) and r r of the new r.
-struct CgJacobiUpdateTerm {
-  double alpha;
-  const double* p;
-  const double* q;
-  const double* dinv;
-  double* x;
-  double* r;
-  __device__ static void element(double alpha, double pi, double qi, double di, double& xi,
-                                 double& ri, double (&sum)[2]) {
-    xi += alpha * pi;
-    ri -= alpha * qi;
-    sum[0] += ri * di * ri;
-    sum[1] += ri * ri;
-  }
-  template <bool kAligned>
-  __device__ void pair(size_type k, double (&sum)[2]) const {
-    const Pair pk = load_input<kAligned>(p, k);
-    const Pair qk = load_input<kAligned>(q, k);
-    const Pair dk = load_input<kAligned>(dinv, k);
-    Pair xk = load_output<kAligned>(x, k);
-    Pair rk = load_output<kAligned>(r, k);
-    element(alpha, pk.a, qk.a, dk.a, xk.a, rk.a, sum);
-    element(alpha, pk.b, qk.b, dk.b, xk.b, rk.b, sum);
-    store<kAligned>(x, k, xk);
-    store<kAligned>(r, k, rk);
-  }
-  __device__ void single(size_type i, double (&sum)[2]) const {
-    element(alpha, p[i], q[i], dinv[i], x[i], r[i], sum);
-  }
-  bool aligned() const {
-    return aligned16(p) && aligned16(q) && aligned16(dinv) && aligned16(x) && aligned16(r);
   }
 };
 
@@ -394,28 +353,6 @@ void multi_dot(const Backend& backend, std::size_t n, const DotList& dots, doubl
       return multi_dot_k<8>(backend, n, dots, results);
     default:
       throw InvalidInput("blas::multi_dot: 1 to 8 pairs");
-  }
-}
-
-CgJacobiDots cg_jacobi_update(const Backend& backend, double alpha, Span<const double> p,
-                              Span<const double> q, Span<const double> inverse_diagonal,
-                              Span<double> x, Span<double> r) {
-  double sums[2] = {0.0, 0.0};
-  launch_reduction<2>(
-      backend, x.size(),
-      CgJacobiUpdateTerm{alpha, p.data(), q.data(), inverse_diagonal.data(), x.data(), r.data()},
-      sums, "blas::cg_jacobi_update");
-  return {sums[0], sums[1]};
-}
-
-void cg_jacobi_direction(const Backend& backend, double beta, Span<const double> inverse_diagonal,
-                         Span<const double> r, Span<double> p) {
-  if (beta == 0.0) {
-    launch_map<2, false>(backend, r.size(), Multiply{}, inverse_diagonal.data(), r.data(), p.data(),
-                         "blas::cg_jacobi_direction");
-  } else {
-    launch_map<2, true>(backend, r.size(), JacobiDirection{beta}, inverse_diagonal.data(), r.data(),
-                        p.data(), "blas::cg_jacobi_direction");
   }
 }
 

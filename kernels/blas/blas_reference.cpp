@@ -47,26 +47,6 @@ double norm2(const Backend& backend, Span<const double> x) {
   return std::sqrt(dot(backend, x, x));
 }
 
-CgJacobiDots cg_jacobi_update(const Backend&, double alpha, Span<const double> p,
-                              Span<const double> q, Span<const double> inverse_diagonal,
-                              Span<double> x, Span<double> r) {
-  CgJacobiDots dots;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    x[i] += alpha * p[i];
-    r[i] -= alpha * q[i];
-    dots.rz += r[i] * inverse_diagonal[i] * r[i];
-    dots.rr += r[i] * r[i];
-  }
-  return dots;
-}
-
-void cg_jacobi_direction(const Backend&, double beta, Span<const double> inverse_diagonal,
-                         Span<const double> r, Span<double> p) {
-  for (std::size_t i = 0; i < r.size(); ++i) {
-    p[i] = beta == 0.0 ? inverse_diagonal[i] * r[i] : inverse_diagonal[i] * r[i] + beta * p[i];
-  }
-}
-
 index_t invert_diagonal(const Backend&, Span<const double> d, Span<double> dinv) {
   index_t first_bad = -1;
   for (std::size_t i = 0; i < d.size(); ++i) {

@@ -1,6 +1,8 @@
 // Launch scaffolding of the fused Krylov kernels on cuda: one element-wise pass over n entries
 // in pairs (kernels/backend/vector_access.cuh), optionally with K sums reduced in the fixed
-// order of kernels/backend/reduction_order.hpp.
+// order of kernels/backend/reduction_order.hpp. Launched as dependent launches
+// (kernels/backend/cuda_context.cuh): each kernel waits for its prerequisites first, so the
+// next one's launch overlaps its work.
 //
 // An operation `Op` provides:
 //   __device__ bool prepare(bool writer)  reads its scalars (every thread, same values), returns
@@ -46,6 +48,8 @@ constexpr int min_blocks_per_sm() {
 template <int K, bool kAligned, class Op>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<Op>())
     fused_reduce_kernel(size_type n, Op op, double* partials, unsigned int* counter) {
+  kernels::cuda::wait_for_prerequisites();
+  kernels::cuda::allow_dependents();
   const bool writer = blockIdx.x == 0 && threadIdx.x == 0;
   if (!op.prepare(writer)) return;
   double sum[K];
@@ -65,6 +69,8 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<Op>())
 template <bool kAligned, class Op>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<Op>())
     fused_map_kernel(size_type n, Op op) {
+  kernels::cuda::wait_for_prerequisites();
+  kernels::cuda::allow_dependents();
   const bool writer = blockIdx.x == 0 && threadIdx.x == 0;
   if (!op.prepare(writer)) return;
   const size_type num_pairs = n / 2;
@@ -86,13 +92,13 @@ void launch_reduce(kernels::cuda::Context& context, std::size_t size, const Op& 
   const auto blocks = static_cast<unsigned int>(
       std::min<size_type>((n + per_block - 1) / per_block, kernels::kMaxReductionBlocks));
   if (op.aligned()) {
-    fused_reduce_kernel<K, true><<<blocks, kBlock, 0, context.stream>>>(
-        n, op, context.reduction_partials, context.reduction_counter);
+    kernels::cuda::launch_dependent(context, fused_reduce_kernel<K, true, Op>, blocks, kBlock, name,
+                                    n, op, context.reduction_partials, context.reduction_counter);
   } else {
-    fused_reduce_kernel<K, false><<<blocks, kBlock, 0, context.stream>>>(
-        n, op, context.reduction_partials, context.reduction_counter);
+    kernels::cuda::launch_dependent(context, fused_reduce_kernel<K, false, Op>, blocks, kBlock,
+                                    name, n, op, context.reduction_partials,
+                                    context.reduction_counter);
   }
-  kernels::cuda::check_launch(name);
 }
 
 /// Launches the element-wise pass over n entries on the backend's stream.
@@ -104,11 +110,12 @@ void launch_map(kernels::cuda::Context& context, std::size_t size, const Op& op,
   const auto blocks = static_cast<unsigned int>(
       std::min<size_type>((num_pairs + kBlock - 1) / kBlock, size_type{1} << 20));
   if (op.aligned()) {
-    fused_map_kernel<true><<<blocks, kBlock, 0, context.stream>>>(n, op);
+    kernels::cuda::launch_dependent(context, fused_map_kernel<true, Op>, blocks, kBlock, name, n,
+                                    op);
   } else {
-    fused_map_kernel<false><<<blocks, kBlock, 0, context.stream>>>(n, op);
+    kernels::cuda::launch_dependent(context, fused_map_kernel<false, Op>, blocks, kBlock, name, n,
+                                    op);
   }
-  kernels::cuda::check_launch(name);
 }
 
 /// Finite and of the sign of rz0 (see kernels/krylov/cg/cg.hpp).

@@ -130,6 +130,30 @@ void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x
   throw NotSupported("spmv::csr_spmv_dot: unknown backend");
 }
 
+void csr_spmv_dots(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
+                   const ProductDots& dots, double* result) {
+  require_values(a, "spmv::csr_spmv_dots");
+  if (dots.count < 1 || dots.count > kMaxProductDots) {
+    throw InvalidInput("spmv::csr_spmv_dots: 1 to " + std::to_string(kMaxProductDots) +
+                       " inner products, got " + std::to_string(dots.count));
+  }
+  switch (backend.kind()) {
+    case BackendKind::reference:
+      return reference::csr_spmv_dots(backend, a, x, y, dots, result);
+    case BackendKind::cpu:
+      require_partition(a, "spmv::csr_spmv_dots");
+      return cpu::csr_spmv_dots(backend, a, x, y, dots, result);
+    case BackendKind::cuda:
+#ifdef KRYFLOW_WITH_CUDA
+      require_partition(a, "spmv::csr_spmv_dots");
+      return cuda::csr_spmv_dots(backend, a, x, y, dots, result);
+#else
+      throw NotCompiled("spmv::csr_spmv_dots: cuda backend not compiled");
+#endif
+  }
+  throw NotSupported("spmv::csr_spmv_dots: unknown backend");
+}
+
 void csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,
                               Span<double> y, double* result) {
   require_values(a, "spmv::csr_spmv_combination_dot");

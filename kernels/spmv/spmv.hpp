@@ -28,6 +28,7 @@
 //  - csr_spmv_combination_dot multiplies v = s ∘ u + c w (Combination), with v_k = s_k * u_k + c *
 //    w_k (or u_k + c * w_k) computed in that order wherever v_k is needed; otherwise it is
 //    csr_spmv_dot with x = v, in the same order, so it gives the bits of storing v first;
+//  - csr_spmv_dots: each w·y as x·y below, with the term w_i y_i (y_i y_i for y·y);
 //  - x·y of csr_spmv_dot: row block g sums t_j = x_i y_i (i = first row of g + j, j <
 //    kRowBlockRows; t_j = 0 for j past the block's rows) by block_sum into p_g; then lane l adds
 //    p_l, p_{l+256}, ... in order from 0 and block_sum gives x·y (the order of grid_sum).
@@ -79,7 +80,7 @@ struct CsrView {
   // Scratch of the cuda kernels (one call at a time per matrix): sums per row block and per
   // chunk, and completion counters (counters[0] for x·y, counters[1 + s] for long row s) that
   // are 0 between calls. The cpu kernels use the partial sums only.
-  double* block_partials = nullptr;  // num_row_blocks
+  double* block_partials = nullptr;  // kMaxProductDots * num_row_blocks
   double* chunk_partials = nullptr;  // num_chunks
   unsigned int* counters = nullptr;  // 1 + num_long_rows
 };
@@ -93,6 +94,14 @@ struct Combination {
   const double* scale = nullptr;  ///< null: v = u + c w
   const double* w = nullptr;
   const double* coefficient = nullptr;
+};
+
+/// Inner products of csr_spmv_dots: up to kMaxProductDots sums w_k·y of the product y = A x,
+/// where w_k = with[k], or y itself when with[k] is null (y·y).
+inline constexpr int kMaxProductDots = 2;
+struct ProductDots {
+  int count = 1;
+  const double* with[kMaxProductDots] = {};
 };
 
 /// Calls `f(values)` with the view's stored values, `const float*` or `const double*` (the
@@ -135,6 +144,10 @@ int default_tile(double mean_row_length);
       for the device; deterministic like blas::dot */                                            \
   void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,              \
                     Span<double> y, double* result);                                             \
+  /** y = A x and result[k] = w_k·y for the dots' vectors (square A); as csr_spmv_dot           \
+      otherwise */                                                                               \
+  void csr_spmv_dots(const Backend& backend, const CsrView& a, Span<const double> x,             \
+                     Span<double> y, const ProductDots& dots, double* result);                   \
   /** y = A v and v·y written to *result (square A), v the Combination (not stored); as         \
       csr_spmv_dot otherwise */                                                                  \
   void csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,  \

@@ -116,25 +116,41 @@ void ordinary_rows(const Backend& backend, const CsrView& a, const Value* values
   });
 }
 
-/// y = A x and x·y: long rows first, then the row blocks, each adding its x_i y_i by block_sum.
+/// The terms of the fused inner products: x_i y_i (input), else with[k][i] y_i, or y_i y_i
+/// where with[k] is null; the order of the cuda kernels' terms.
+struct DotTerms {
+  int count = 1;
+  const double* with[kMaxProductDots] = {};
+  bool input = false;
+};
+
+/// y = A x and the dots: long rows first, then the row blocks, each adding its terms by
+/// block_sum; result[k] by an emulated grid sum of the block sums.
 template <class Value, class X>
-double spmv_dot(const Backend& backend, const CsrView& a, const Value* values, const X& xp,
-                double* yp) {
+void spmv_dots(const Backend& backend, const CsrView& a, const Value* values, const X& xp,
+               double* yp, const DotTerms& dots, double* result) {
   long_rows<Mode::product>(backend, a, values, xp, nullptr, yp);
-  // Row block g: thread j's term x_i y_i (0 past the block's rows), added by block_sum.
-  std::vector<double> block_sums(static_cast<std::size_t>(a.num_row_blocks));
+  const auto blocks = static_cast<std::size_t>(a.num_row_blocks);
+  std::vector<double> block_sums(kMaxProductDots * blocks);
   for_each(backend, stored_entries(a), a.num_row_blocks, [&](size_type g) {
     const index_t first = a.row_blocks[g];
     const index_t rows = a.row_blocks[g + 1] - first;
-    std::array<double, kThreads> terms{};
+    std::array<std::array<double, kThreads>, kMaxProductDots> terms{};
     for (index_t j = 0; j < rows; ++j) {
       const index_t i = first + j;
       if (row_length(a, i) <= a.tile) yp[i] = row_sum<Mode::product>(a, values, i, xp);
-      terms[static_cast<std::size_t>(j)] = xp[i] * yp[i];
+      for (int k = 0; k < dots.count; ++k) {
+        const double w = dots.input ? xp[i] : dots.with[k] != nullptr ? dots.with[k][i] : yp[i];
+        terms[k][static_cast<std::size_t>(j)] = w * yp[i];
+      }
     }
-    block_sums[static_cast<std::size_t>(g)] = emulation::block_sum(terms.data());
+    for (int k = 0; k < dots.count; ++k) {
+      block_sums[k * blocks + static_cast<std::size_t>(g)] = emulation::block_sum(terms[k].data());
+    }
   });
-  return emulate_grid_sum(block_sums.data(), a.num_row_blocks);
+  for (int k = 0; k < dots.count; ++k) {
+    result[k] = emulate_grid_sum(block_sums.data() + k * blocks, a.num_row_blocks);
+  }
 }
 
 }  // namespace
@@ -156,17 +172,42 @@ void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b
 
 void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
                   double* result) {
-  *result = a.num_rows == 0 ? 0.0 : visit_values(a, [&](const auto* values) {
-    return spmv_dot(backend, a, values, x.data(), y.data());
+  DotTerms dots;
+  dots.input = true;
+  if (a.num_rows == 0) {
+    *result = 0.0;
+    return;
+  }
+  visit_values(a, [&](const auto* values) {
+    spmv_dots(backend, a, values, x.data(), y.data(), dots, result);
+  });
+}
+
+void csr_spmv_dots(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
+                   const ProductDots& dots, double* result) {
+  DotTerms terms;
+  terms.count = dots.count;
+  for (int k = 0; k < dots.count; ++k) terms.with[k] = dots.with[k];
+  if (a.num_rows == 0) {
+    for (int k = 0; k < dots.count; ++k) result[k] = 0.0;
+    return;
+  }
+  visit_values(a, [&](const auto* values) {
+    spmv_dots(backend, a, values, x.data(), y.data(), terms, result);
   });
 }
 
 void csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,
                               Span<double> y, double* result) {
   const CombinationValues x{&v, *v.coefficient};
-  *result = a.num_rows == 0 ? 0.0 : visit_values(a, [&](const auto* values) {
-    return spmv_dot(backend, a, values, x, y.data());
-  });
+  DotTerms dots;
+  dots.input = true;
+  if (a.num_rows == 0) {
+    *result = 0.0;
+    return;
+  }
+  visit_values(
+      a, [&](const auto* values) { spmv_dots(backend, a, values, x, y.data(), dots, result); });
 }
 
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {

@@ -82,6 +82,13 @@ __device__ bool publish_partial(double value, double* partials, size_type index,
   return last;
 }
 
+/// The terms of the fused inner products: x_i y_i (input), else with[k][i] y_i, or y_i y_i where
+/// with[k] is null.
+struct DotTerms {
+  const double* with[kMaxProductDots] = {};
+  bool input = true;
+};
+
 /// The vector a kernel multiplies: x itself.
 struct PlainInput {
   static constexpr int kMinBlocksPerSm = spmv::cuda::kMinBlocksPerSm;
@@ -109,11 +116,10 @@ struct CombinationInput {
 /// The row block blockIdx.x: stage the products, add each row's in order, write y (or r, or
 /// the diagonal); for product_dot also the x·y grid sum into *result. Long rows were written by
 /// long_row_kernel; their block only reads y for x·y.
-template <int kTile, Mode kMode, class Value, class Input, bool kInlineFinish>
+template <int kTile, Mode kMode, class Value, class Input, bool kInlineFinish, int kDots = 1>
 __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
     row_block_kernel(const CsrView a, const Value* __restrict__ values, Input x, const double* b,
-                     double* y, double* result) {
-  x.prepare();
+                     double* y, DotTerms dots, double* result) {
   static_assert(kTile % (kLoadBatch * kBlock) == 0, "tile: a multiple of 1024");
   __shared__ double products[kMode == Mode::diagonal ? 1 : kTile];
   const int t = static_cast<int>(threadIdx.x);
@@ -155,6 +161,11 @@ __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
         c[u] = __ldcs(cols + k);  // streamed once: evict first, keep x in the caches
         v[u] = __ldcs(vals + k);
       }
+      if (g == 0) {  // the matrix is loaded while the kernel before finishes; x is not
+        kernels::cuda::wait_for_prerequisites();
+        kernels::cuda::allow_dependents();
+        x.prepare();  // device scalars of the input, written by earlier kernels
+      }
       double p[kLoadBatch];
 #pragma unroll
       for (int u = 0; u < kLoadBatch; ++u) {
@@ -166,6 +177,9 @@ __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
         if (k < count) products[k] = p[u];
       }
     }
+    kernels::cuda::wait_for_prerequisites();  // blocks that loaded no entry (returns at once
+    kernels::cuda::allow_dependents();        // where it was called)
+    x.prepare();
     __syncthreads();
     if (mine) {
       const int end = row_end - begin;
@@ -173,42 +187,72 @@ __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
       for (int k = row_begin - begin; k < end; ++k) sum = __dadd_rn(sum, products[k]);
     }
   }
+  if (kMode == Mode::diagonal || long_row) {  // blocks that skipped the staging loop
+    kernels::cuda::wait_for_prerequisites();
+    kernels::cuda::allow_dependents();
+    x.prepare();
+  }
   if (mine) y[row] = kMode == Mode::residual ? __dsub_rn(b[row], sum) : sum;
 
   if constexpr (kMode == Mode::product_dot) {
-    double term[1] = {0.0};
-    if (mine) {
-      term[0] = __dmul_rn(x(row), sum);
-    } else if (long_row && t == 0) {
-      term[0] = __dmul_rn(x(row), y[row]);
+    double term[kDots];
+    const bool has_term = mine || (long_row && t == 0);
+    const double yi = mine ? sum : has_term ? y[row] : 0.0;
+#pragma unroll
+    for (int k = 0; k < kDots; ++k) {
+      term[k] = 0.0;
+      if (has_term) {  // row < num_rows only here
+        const double w = dots.input                ? x(row)
+                         : dots.with[k] != nullptr ? __ldg(dots.with[k] + row)
+                                                   : yi;
+        term[k] = __dmul_rn(w, yi);
+      }
     }
+    const index_t blocks = a.num_row_blocks;
     if constexpr (kInlineFinish) {
       // Few row blocks: the last to finish adds the block sums (one launch per product).
-      block_sum<kBlock, 1>(term);
-      if (publish_partial(term[0], a.block_partials, blockIdx.x, a.counters,
-                          static_cast<unsigned int>(gridDim.x))) {
-        const double total = ordered_sum(a.block_partials, gridDim.x);
-        if (t == 0) {
-          *result = total;
-          *a.counters = 0u;
+      block_sum<kBlock, kDots>(term);
+      __shared__ bool is_last;
+      if (t == 0) {
+#pragma unroll
+        for (int k = 0; k < kDots; ++k) a.block_partials[k * blocks + blockIdx.x] = term[k];
+        __threadfence();  // the partials are visible before the count says so
+        is_last = atomicAdd(a.counters, 1u) == gridDim.x - 1;
+      }
+      __syncthreads();
+      if (is_last) {
+        __threadfence();
+#pragma unroll
+        for (int k = 0; k < kDots; ++k) {
+          const double total = ordered_sum(a.block_partials + k * blocks, blocks);
+          if (t == 0) result[k] = total;
         }
+        if (t == 0) *a.counters = 0u;
       }
     } else {
       // The block sums are added by dot_finish_kernel, launched next: no completion count, no
       // fence, no second barrier in each of the (many, short) row blocks.
-      kernels::cuda::block_sum_once<kBlock, 1>(term);
-      if (t == 0) a.block_partials[blockIdx.x] = term[0];
+      kernels::cuda::block_sum_once<kBlock, kDots>(term);
+      if (t == 0) {
+#pragma unroll
+        for (int k = 0; k < kDots; ++k) a.block_partials[k * blocks + blockIdx.x] = term[k];
+      }
     }
   }
+  (void)dots;
   (void)result;
 }
 
-/// x·y of csr_spmv_dot: the row blocks' sums added in the order of grid_sum's second stage
-/// (ordered_sum), one block.
+/// The dots of csr_spmv_dot(s): each row block's sums added in the order of grid_sum's second
+/// stage (ordered_sum), one block.
 __global__ void __launch_bounds__(kBlock)
-    dot_finish_kernel(const double* partials, size_type count, double* result) {
-  const double total = ordered_sum(partials, count);
-  if (threadIdx.x == 0) *result = total;
+    dot_finish_kernel(const double* partials, size_type count, int dots, double* result) {
+  kernels::cuda::wait_for_prerequisites();
+  kernels::cuda::allow_dependents();
+  for (int k = 0; k < dots; ++k) {
+    const double total = ordered_sum(partials + k * count, count);
+    if (threadIdx.x == 0) result[k] = total;
+  }
 }
 
 /// Chunk blockIdx.x of a long row: lane t adds the products of entries t, t + 256, ... of the
@@ -219,6 +263,8 @@ template <Mode kMode, class Value, class Input>
 __global__ void __launch_bounds__(kBlock)
     long_row_kernel(const CsrView a, const Value* __restrict__ values, Input x, const double* b,
                     double* y) {
+  kernels::cuda::wait_for_prerequisites();
+  kernels::cuda::allow_dependents();
   x.prepare();
   const int t = static_cast<int>(threadIdx.x);
   const index_t chunk = static_cast<index_t>(blockIdx.x);
@@ -269,48 +315,49 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-template <int kTile, Mode kMode, class Value, class Input>
+template <int kTile, Mode kMode, int kDots, class Value, class Input>
 void launch_row_blocks(Context& context, const CsrView& a, const Value* values, const Input& x,
-                       const double* b, double* y, double* result) {
+                       const double* b, double* y, const DotTerms& dots, double* result) {
   const auto blocks = static_cast<unsigned int>(a.num_row_blocks);
+  using kernels::cuda::launch_dependent;
   if constexpr (kMode == Mode::product_dot) {
     if (a.num_row_blocks <= kLatencyBoundRowBlocks) {
-      row_block_kernel<kTile, kMode, Value, Input, true>
-          <<<blocks, kBlock, 0, context.stream>>>(a, values, x, b, y, result);
+      launch_dependent(context, row_block_kernel<kTile, kMode, Value, Input, true, kDots>, blocks,
+                       kBlock, "spmv: row blocks", a, values, x, b, y, dots, result);
       return;
     }
   }
-  row_block_kernel<kTile, kMode, Value, Input, false>
-      <<<blocks, kBlock, 0, context.stream>>>(a, values, x, b, y, result);
+  launch_dependent(context, row_block_kernel<kTile, kMode, Value, Input, false, kDots>, blocks,
+                   kBlock, "spmv: row blocks", a, values, x, b, y, dots, result);
   if constexpr (kMode == Mode::product_dot) {
-    check_launch("spmv::csr_spmv_dot");
-    dot_finish_kernel<<<1, kBlock, 0, context.stream>>>(a.block_partials, a.num_row_blocks, result);
+    launch_dependent(context, dot_finish_kernel, 1, kBlock, "spmv: dot finish", a.block_partials,
+                     static_cast<size_type>(a.num_row_blocks), kDots, result);
   }
 }
 
 /// Launches the long-row kernel (when the matrix has long rows), then the row-block kernel for
 /// a.tile, for the stored value type; does nothing for a matrix without rows.
-template <Mode kMode, class Value, class Input>
+template <Mode kMode, int kDots, class Value, class Input>
 void launch_for(const Backend& backend, const CsrView& a, const Value* values, const Input& x,
-                const double* b, double* y, const char* name, double* result) {
+                const double* b, double* y, const char* name, const DotTerms& dots,
+                double* result) {
   if (a.num_rows == 0) return;
   Context& context = *backend.cuda_context();
   if (a.num_chunks > 0) {
     constexpr Mode kLongMode = kMode == Mode::product_dot ? Mode::product : kMode;
-    long_row_kernel<kLongMode, Value, Input>
-        <<<static_cast<unsigned int>(a.num_chunks), kBlock, 0, context.stream>>>(a, values, x, b,
-                                                                                 y);
-    check_launch(name);
+    kernels::cuda::launch_dependent(context, long_row_kernel<kLongMode, Value, Input>,
+                                    static_cast<unsigned int>(a.num_chunks), kBlock, name, a,
+                                    values, x, b, y);
   }
   switch (a.tile) {
     case 1024:
-      launch_row_blocks<1024, kMode>(context, a, values, x, b, y, result);
+      launch_row_blocks<1024, kMode, kDots>(context, a, values, x, b, y, dots, result);
       break;
     case 2048:
-      launch_row_blocks<2048, kMode>(context, a, values, x, b, y, result);
+      launch_row_blocks<2048, kMode, kDots>(context, a, values, x, b, y, dots, result);
       break;
     case 4096:
-      launch_row_blocks<4096, kMode>(context, a, values, x, b, y, result);
+      launch_row_blocks<4096, kMode, kDots>(context, a, values, x, b, y, dots, result);
       break;
     default:
       throw InvalidInput(std::string(name) + ": tile must be 1024, 2048 or 4096, got " +
@@ -320,11 +367,12 @@ void launch_for(const Backend& backend, const CsrView& a, const Value* values, c
 }
 
 /// launch_for with the view's stored values (double or float).
-template <Mode kMode, class Input = PlainInput>
+template <Mode kMode, int kDots = 1, class Input = PlainInput>
 void launch(const Backend& backend, const CsrView& a, const Input& x, const double* b, double* y,
-            const char* name, double* result = nullptr) {
-  visit_values(
-      a, [&](const auto* values) { launch_for<kMode>(backend, a, values, x, b, y, name, result); });
+            const char* name, const DotTerms& dots = {}, double* result = nullptr) {
+  visit_values(a, [&](const auto* values) {
+    launch_for<kMode, kDots>(backend, a, values, x, b, y, name, dots, result);
+  });
 }
 
 }  // namespace
@@ -346,7 +394,26 @@ void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x
     return;
   }
   launch<Mode::product_dot>(backend, a, PlainInput{x.data()}, nullptr, y.data(),
-                            "spmv::csr_spmv_dot", result);
+                            "spmv::csr_spmv_dot", DotTerms{}, result);
+}
+
+void csr_spmv_dots(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
+                   const ProductDots& dots, double* result) {
+  if (a.num_rows == 0) {
+    KRYFLOW_CUDA_CHECK(
+        cudaMemsetAsync(result, 0, sizeof(double) * dots.count, backend.cuda_context()->stream));
+    return;
+  }
+  DotTerms terms;
+  terms.input = false;
+  for (int k = 0; k < dots.count; ++k) terms.with[k] = dots.with[k];
+  if (dots.count == 1) {
+    launch<Mode::product_dot, 1>(backend, a, PlainInput{x.data()}, nullptr, y.data(),
+                                 "spmv::csr_spmv_dots", terms, result);
+  } else {
+    launch<Mode::product_dot, 2>(backend, a, PlainInput{x.data()}, nullptr, y.data(),
+                                 "spmv::csr_spmv_dots", terms, result);
+  }
 }
 
 void csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,
@@ -356,7 +423,7 @@ void csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Co
     return;
   }
   launch<Mode::product_dot>(backend, a, CombinationInput{v}, nullptr, y.data(),
-                            "spmv::csr_spmv_combination_dot", result);
+                            "spmv::csr_spmv_combination_dot", DotTerms{}, result);
 }
 
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {

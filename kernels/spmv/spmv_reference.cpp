@@ -50,6 +50,20 @@ void csr_spmv_dot(const Backend&, const CsrView& a, Span<const double> x, Span<d
   });
 }
 
+void csr_spmv_dots(const Backend&, const CsrView& a, Span<const double> x, Span<double> y,
+                   const ProductDots& dots, double* result) {
+  visit_values(a, [&](const auto* values) {
+    for (index_t i = 0; i < a.num_rows; ++i) y[i] = row_product(a, values, i, x);
+  });
+  for (int k = 0; k < dots.count; ++k) {
+    double sum = 0.0;
+    for (index_t i = 0; i < a.num_rows; ++i) {
+      sum += (dots.with[k] != nullptr ? dots.with[k][i] : y[i]) * y[i];
+    }
+    result[k] = sum;
+  }
+}
+
 void csr_spmv_combination_dot(const Backend&, const CsrView& a, const Combination& v,
                               Span<double> y, double* result) {
   const CombinationValues x{v, *v.coefficient};

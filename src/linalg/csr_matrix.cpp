@@ -89,7 +89,8 @@ void CsrMatrix::build_partition(const std::vector<index_t>& host_row_ptr, int ti
   long_rows_ = Array<index_t>::from_host(target, p.long_rows);
   long_row_chunks_ = Array<index_t>::from_host(target, p.long_row_chunks);
   chunk_long_row_ = Array<index_t>::from_host(target, p.chunk_long_row);
-  block_partials_ = Array<double>(target, p.row_blocks.size() - 1);
+  block_partials_ =
+      Array<double>(target, kernels::spmv::kMaxProductDots * (p.row_blocks.size() - 1));
   chunk_partials_ = Array<double>(target, p.chunk_long_row.size());
   counters_ =
       Array<unsigned int>::from_host(target, std::vector<unsigned int>(p.long_rows.size() + 1, 0u));
@@ -352,6 +353,30 @@ void CsrMatrix::apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const {
   check_distinct(x, y, "CsrMatrix::apply_dot");
   if (num_rows_ != num_cols_) throw DimensionMismatch("CsrMatrix::apply_dot needs a square matrix");
   kernels::spmv::csr_spmv_dot(backend(), view(), x.span(), y.span(), xy.address);
+}
+
+static_assert(kernels::spmv::kMaxProductDots == LinearOperator::kMaxProductDots);
+
+void CsrMatrix::apply_dots(const Vector& x, Vector& y, std::span<const Vector* const> with,
+                           DeviceScalar first) const {
+  constexpr const char* kName = "CsrMatrix::apply_dots";
+  check_apply_shapes(x, y, kName);
+  check_distinct(x, y, kName);
+  if (num_rows_ != num_cols_)
+    throw DimensionMismatch(std::string(kName) + " needs a square matrix");
+  if (with.empty() || with.size() > static_cast<std::size_t>(kMaxProductDots)) {
+    throw InvalidInput(std::string(kName) + ": 1 to " + std::to_string(kMaxProductDots) +
+                       " inner products, got " + std::to_string(with.size()));
+  }
+  kernels::spmv::ProductDots dots;
+  dots.count = static_cast<int>(with.size());
+  for (std::size_t k = 0; k < with.size(); ++k) {
+    if (with[k] == nullptr) continue;  // y·y
+    check_apply_shapes(x, *with[k], kName);
+    check_distinct(*with[k], y, kName);
+    dots.with[k] = with[k]->span().data();
+  }
+  kernels::spmv::csr_spmv_dots(backend(), view(), x.span(), y.span(), dots, first.address);
 }
 
 bool CsrMatrix::fuses_combination() const {

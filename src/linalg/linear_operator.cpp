@@ -39,6 +39,28 @@ void LinearOperator::apply_dot(const Vector& x, Vector& y, DeviceScalar xy) cons
   kernels::blas::multi_dot(backend(), x.size(), list, xy.address);
 }
 
+void LinearOperator::apply_dots(const Vector& x, Vector& y, std::span<const Vector* const> with,
+                                DeviceScalar first) const {
+  if (with.empty() || with.size() > static_cast<std::size_t>(kMaxProductDots)) {
+    throw InvalidInput("apply_dots: 1 to " + std::to_string(kMaxProductDots) +
+                       " inner products, got " + std::to_string(with.size()));
+  }
+  apply(x, y);
+  if (x.size() != y.size()) {
+    throw DimensionMismatch("apply_dots needs a square operator, got " +
+                            std::to_string(num_rows()) + " x " + std::to_string(num_cols()));
+  }
+  kernels::blas::DotList list;
+  list.count = static_cast<int>(with.size());
+  for (std::size_t k = 0; k < with.size(); ++k) {
+    const Vector& w = with[k] != nullptr ? *with[k] : y;
+    if (w.size() != y.size()) throw DimensionMismatch("apply_dots: w has the wrong size");
+    list.x[k] = w.span().data();
+    list.y[k] = y.span().data();
+  }
+  kernels::blas::multi_dot(backend(), x.size(), list, first.address);
+}
+
 double LinearOperator::apply_dot(const Vector& x, Vector& y) const {
   DeviceScalars result(backend(), 1);
   apply_dot(x, y, result.slot(0));

@@ -4,9 +4,10 @@
 // reach the host, which reads the scalars of a window of check_every iterations at once and
 // tests them in order.
 //
-// Per iteration with point Jacobi: direction (p and p^ = D^-1 p), v = A p^, r^·v, the half step
-// (s, s^ and s·s), t = A s^, t·t and t·s, the final step (x, r, r·r and the next rho): seven
-// launches, recorded once as a CUDA graph on cuda (use_graphs).
+// Per iteration with point Jacobi: direction (p and p^ = D^-1 p), v = A p^ with r^·v, the half
+// step (s, s^ and s·s), t = A s^ with t·t and t·s, the final step (x, r, r·r and the next rho):
+// five launches on a CSR matrix of few row blocks (LinearOperator::apply_dots fuses the inner
+// products into the product), recorded once as a CUDA graph on cuda (use_graphs).
 //
 // A vanishing denominator is a breakdown; a non-finite scalar is nan_detected, and x is never
 // updated with one. Failures found while computing iteration k + 1 are reported "at iteration
@@ -85,16 +86,14 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
     kernels::krylov::bicgstab::direction(backend, dinv, v(kR).span(), v(kV).span(), v(kP).span(),
                                          v(kPHat).span(), scalars);
     if (d == nullptr) M.apply(v(kP), v(kPHat));  // p^ = M^-1 p
-    A.apply(v(kPHat), v(kV));                    // v = A p^
-    kernels::krylov::bicgstab::shadow_dot(backend, v(kRHat).span(), v(kV).span(), scalars,
-                                          at(slots.shadow_v(j)));
+    const Vector* shadow[] = {&v(kRHat)};
+    A.apply_dots(v(kPHat), v(kV), shadow, s.slot(slots.shadow_v(j)));  // v = A p^, r^·v
     kernels::krylov::bicgstab::half_step(backend, dinv, v(kR).span(), v(kV).span(), v(kS).span(),
                                          v(kSHat).span(), scalars, at(slots.shadow_v(j)),
                                          at(slots.ss(j)));
     if (d == nullptr) M.apply(v(kS), v(kSHat));  // s^ = M^-1 s
-    A.apply(v(kSHat), v(kT));                    // t = A s^
-    kernels::krylov::bicgstab::stabilizer_dots(backend, v(kT).span(), v(kS).span(), scalars,
-                                               at(slots.tt(j)));
+    const Vector* stabilizer[] = {nullptr, &v(kS)};
+    A.apply_dots(v(kSHat), v(kT), stabilizer, s.slot(slots.tt(j)));  // t = A s^, t·t, t·s
     const kernels::krylov::bicgstab::IterationSlots out{at(slots.shadow_v(j)), at(slots.ss(j)),
                                                         at(slots.tt(j)),       at(slots.omega(j)),
                                                         at(slots.rr(j)),       at(slots.rho(j))};

@@ -21,10 +21,12 @@
 
 #include "kernels/backend/parallel.hpp"
 #include "kernels/blas/blas.hpp"
+#include "kernels/krylov/cg/cg.hpp"
 #include "kryflow/io/matrix_market.hpp"
 #include "kryflow/linalg/bsr_matrix.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
+#include "kryflow/linalg/scalars.hpp"
 #include "kryflow/linalg/sell_matrix.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
 #include "kryflow/sem/poisson_operator.hpp"
@@ -119,10 +121,17 @@ TEST_F(ParallelPath, VectorKernelsGiveTheSerialBits) {
     out.push_back(blas::norm2(backend, xa.span()));
     EXPECT_EQ(blas::invert_diagonal(backend, da.span(), dinv.span()), -1);
     blas::axpbypcz(backend, 0.5, xa.span(), -0.25, da.span(), 2.0, ya.span());
-    const auto dots = blas::cg_jacobi_update(backend, 0.3, xa.span(), da.span(), dinv.span(),
-                                             ya.span(), xa.span());
-    out.push_back(dots.rz);
-    out.push_back(dots.rr);
+    // PCG's fused update (two sums): rz, rz_previous, rz0, stop, beta, p·Ap, r·r, r·z.
+    DeviceScalars scalars(backend, 8);
+    const double start[8] = {1.0, 1.0, 1.0, 0.0, 0.5, 2.0, 0.0, 0.0};
+    scalars.write(0, start);
+    auto at = [&](std::size_t i) { return scalars.slot(i).address; };
+    const kernels::krylov::cg::Scalars s{at(0), at(1), at(2), at(3), at(4)};
+    kernels::krylov::cg::update(backend, xa.span(), da.span(), dinv.span(), {}, ya.span(),
+                                xa.span(), s, at(5), at(6), at(7), false);
+    std::vector<double> sums(8);
+    scalars.read(0, sums);
+    out.insert(out.end(), sums.begin(), sums.end());
     for (const auto& v : {xa.to_host(), ya.to_host(), dinv.to_host()})
       out.insert(out.end(), v.begin(), v.end());
     return out;

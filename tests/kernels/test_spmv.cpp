@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "kernels/spmv/spmv.hpp"
+#include "kryflow/core/error.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/linalg/vector.hpp"
@@ -644,6 +645,62 @@ TEST_F(SpmvTest, FusedCombinationGivesTheBitsOfTheStoredCombination) {
       }
     }
   }
+}
+
+TEST_F(SpmvTest, FusedDotsWithOtherVectorsAddInTheModelledCudaOrder) {
+  // apply_dots: y = A x with w·y, or with y·y and w·y; the product's bits are those of apply,
+  // each dot's those of the modelled cuda order (as x·y of csr_spmv_dot).
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (TestMatrix& A : test_matrices(backend, seed)) {
+    if (A.host.num_rows() != A.host.num_cols()) continue;
+    const auto n = static_cast<std::size_t>(A.host.num_rows());
+    const std::vector<double> x = test::random_vector(n, seed + 700);
+    const std::vector<double> w = test::random_vector(n, seed + 701);
+    const Vector x_d = Vector::from_host(backend, x);
+    const Vector w_d = Vector::from_host(backend, w);
+    DeviceScalars scalars(backend, 3);
+    for (int tile : kAllTiles) {
+      SCOPED_TRACE(A.name + ", tile " + std::to_string(tile));
+      A.device.set_spmv_tile(tile);
+      Vector y_d = Vector::constant(backend, n, kNaN);
+      Vector y_plain = Vector::constant(backend, n, kNaN);
+      A.device.apply(x_d, y_plain);
+      const std::vector<double> expected_y = y_plain.to_host();
+
+      const Vector* one[] = {&w_d};
+      A.device.apply_dots(x_d, y_d, one, scalars.slot(0));
+      const Vector* two[] = {nullptr, &w_d};
+      A.device.apply_dots(x_d, y_d, two, scalars.slot(1));
+
+      std::vector<double> dots(3);
+      scalars.read(0, dots);
+      const std::vector<double> y = y_d.to_host();
+      expect_same_bits(y, expected_y, "apply_dots product");
+      const double w_y = model_dot(A.host, w, y, tile);
+      const double y_y = model_dot(A.host, y, y, tile);
+      EXPECT_EQ(bits(dots[0]), bits(w_y)) << "w·y " << dots[0] << " vs " << w_y;
+      EXPECT_EQ(bits(dots[1]), bits(y_y)) << "y·y " << dots[1] << " vs " << y_y;
+      EXPECT_EQ(bits(dots[2]), bits(w_y)) << "second w·y " << dots[2] << " vs " << w_y;
+    }
+  }
+}
+
+TEST_F(SpmvTest, ApplyDotsRejectsMisuse) {
+  const CsrMatrix A = CsrMatrix::from_coo(backend, test::random_sparse(50, 50, 5, false, seed));
+  const CsrMatrix rect = CsrMatrix::from_coo(backend, test::random_sparse(50, 40, 5, false, seed));
+  const Vector x = Vector::constant(backend, 50, 1.0);
+  const Vector x40 = Vector::constant(backend, 40, 1.0);
+  const Vector w_short = Vector::constant(backend, 49, 1.0);
+  Vector y = Vector::constant(backend, 50, 0.0);
+  DeviceScalars scalars(backend, 3);
+  const Vector* three[] = {nullptr, nullptr, nullptr};
+  const Vector* short_w[] = {&w_short};
+  const Vector* same[] = {&y};
+  const Vector* none[] = {nullptr};
+  EXPECT_THROW(A.apply_dots(x, y, three, scalars.slot(0)), InvalidInput);
+  EXPECT_THROW(A.apply_dots(x, y, short_w, scalars.slot(0)), DimensionMismatch);
+  EXPECT_THROW(A.apply_dots(x, y, same, scalars.slot(0)), InvalidInput);
+  EXPECT_THROW(rect.apply_dots(x40, y, none, scalars.slot(0)), DimensionMismatch);
 }
 
 TEST_F(SpmvTest, ReferenceKernelsOnFloat32EqualReferenceOnRoundedDoubles) {

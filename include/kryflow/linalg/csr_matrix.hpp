@@ -107,6 +107,11 @@ class CsrMatrix : public LinearOperator {
   /// in the order of kernels/spmv/spmv.hpp, which may differ from dot()'s in the last bits. Errors
   /// as apply, plus DimensionMismatch when A is not square.
   void apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const override;
+  /// y = A x and w_k·y (LinearOperator::apply_dots) in one pass, deterministic in the order of
+  /// kernels/spmv/spmv.hpp. Errors as apply_dots, and InvalidInput when a w_k lives on another
+  /// backend or is y.
+  void apply_dots(const Vector& x, Vector& y, std::span<const Vector* const> with,
+                  DeviceScalar first) const override;
   /// True for matrices of at most kernels::spmv::kLatencyBoundRowBlocks row blocks (about
   /// 262,000 rows of up to 4 entries, fewer for longer rows), whose products are bound by
   /// latency: there one pass fewer is faster; on larger matrices the three gathers per entry of

@@ -1,6 +1,8 @@
 // The interface every matrix, matrix-free operator and preconditioner implements.
 #pragma once
 
+#include <span>
+
 #include "kryflow/linalg/scalars.hpp"
 #include "kryflow/linalg/vector.hpp"
 
@@ -49,6 +51,19 @@ class LinearOperator {
   /// y = A x and returns x·y (the virtual apply_dot through a scalar of its own, then one wait
   /// for the device): for tests and tools, not for iterations.
   double apply_dot(const Vector& x, Vector& y) const;
+
+  /// The most inner products apply_dots computes with its product.
+  static constexpr int kMaxProductDots = 2;
+
+  /// y = A x and, for k < with.size() (1 or 2), the inner product w_k·y written to the
+  /// device-resident scalar at first.address + k, where w_k = *with[k], or y itself when
+  /// with[k] is null (y·y); square A, x and y as in apply, every w_k of num_rows() entries on
+  /// backend() and distinct from y. Nothing waits for the device. BiCGStab's r^·v with v = A p^,
+  /// and its t·t and t·s with t = A s^ (van der Vorst 1992; Saad, Algorithm 7.7, lines 4 and 6).
+  /// The default calls apply, then one fused multi-dot; throws InvalidInput for another number
+  /// of products, DimensionMismatch when A is not square. Override to fuse into one pass.
+  virtual void apply_dots(const Vector& x, Vector& y, std::span<const Vector* const> with,
+                          DeviceScalar first) const;
 
   /// True when apply_combination_dot is implemented (one fused pass): CsrMatrix. The default
   /// is false.

@@ -15,20 +15,10 @@ void direction(const Backend& backend, Span<const double> dinv, Span<const doubl
   KRYFLOW_KRYLOV_DISPATCH(direction, backend, dinv, r, v, p, p_hat, s);
 }
 
-void shadow_dot(const Backend& backend, Span<const double> r_hat, Span<const double> v,
-                const Scalars& s, double* out) {
-  KRYFLOW_KRYLOV_DISPATCH(shadow_dot, backend, r_hat, v, s, out);
-}
-
 void half_step(const Backend& backend, Span<const double> dinv, Span<const double> r,
                Span<const double> v, Span<double> sv, Span<double> s_hat, const Scalars& s,
                const double* shadow_v, double* ss) {
   KRYFLOW_KRYLOV_DISPATCH(half_step, backend, dinv, r, v, sv, s_hat, s, shadow_v, ss);
-}
-
-void stabilizer_dots(const Backend& backend, Span<const double> t, Span<const double> sv,
-                     const Scalars& s, double* tt) {
-  KRYFLOW_KRYLOV_DISPATCH(stabilizer_dots, backend, t, sv, s, tt);
 }
 
 void finish_step(const Backend& backend, Span<const double> p_hat, Span<const double> s_hat,

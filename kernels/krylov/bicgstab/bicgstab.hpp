@@ -2,9 +2,10 @@
 // (src/solvers/bicgstab.cpp; van der Vorst 1992; Saad, Iterative Methods, 2nd ed., Algorithm
 // 7.7 applied to A M^-1 u = b, x = M^-1 u).
 //
-// One iteration: direction() (p, and p^ = D^-1 p with point Jacobi), [p^ = M^-1 p], v = A p^,
-// shadow_dot() (r^·v), half_step() (s, and s^ = D^-1 s, with s·s), [s^ = M^-1 s], t = A s^,
-// stabilizer_dots() (t·t, t·s), finish_step() (x, r, r·r and the next rho = r^·r). Every
+// One iteration: direction() (p, and p^ = D^-1 p with point Jacobi), [p^ = M^-1 p], v = A p^
+// with r^·v (LinearOperator::apply_dots), half_step() (s, and s^ = D^-1 s, with s·s),
+// [s^ = M^-1 s], t = A s^ with t·t and t·s (apply_dots), finish_step() (x, r, r·r and the next
+// rho = r^·r). Every
 // coefficient is computed from device scalars by the kernel that uses it:
 //   beta = (rho / rho_previous) (alpha / omega), p = (r - beta omega v) + beta p (p = r first),
 //   alpha = rho / r^·v, s = r - alpha v, omega = t·s / t·t,
@@ -46,19 +47,13 @@ struct IterationSlots {
       when rho is not finite or 0. */                                                            \
   void direction(const Backend& backend, Span<const double> dinv, Span<const double> r,          \
                  Span<const double> v, Span<double> p, Span<double> p_hat, const Scalars& s);    \
-  /** *out = r^·v. */                                                                           \
-  void shadow_dot(const Backend& backend, Span<const double> r_hat, Span<const double> v,        \
-                  const Scalars& s, double* out);                                                \
   /** alpha = rho / *shadow_v (stop when not finite or 0); s = r - alpha v; with dinv also       \
       s_hat = dinv s; *ss = s·s. */                                                             \
   void half_step(const Backend& backend, Span<const double> dinv, Span<const double> r,          \
                  Span<const double> v, Span<double> sv, Span<double> s_hat, const Scalars& s,    \
                  const double* shadow_v, double* ss);                                            \
-  /** tt[0] = t·t, tt[1] = t·s (two consecutive slots). */                                     \
-  void stabilizer_dots(const Backend& backend, Span<const double> t, Span<const double> sv,      \
-                       const Scalars& s, double* tt);                                            \
   /** The end of the step (file comment): reads *ss, tt[0..1]; writes the IterationSlots'        \
-      omega, rr and rho; rho_previous = rho, rho = r^·r. */                                     \
+      omega, rr and rho; rho_previous = rho, rho = r^·r. tt[0] = t·t, tt[1] = t·s. */         \
   void finish_step(const Backend& backend, Span<const double> p_hat, Span<const double> s_hat,   \
                    Span<const double> sv, Span<const double> t, Span<const double> r_hat,        \
                    Span<double> x, Span<double> r, const Scalars& s, const double* ss,           \

@@ -46,13 +46,6 @@ void direction(const Backend& backend, Span<const double> dinv, Span<const doubl
   });
 }
 
-void shadow_dot(const Backend& backend, Span<const double> r_hat, Span<const double> v,
-                const Scalars& s, double* out) {
-  if (*s.stop != 0.0) return;
-  *out = ordered_sum<1>(backend, ssize(v),
-                        [&](size_type i) { return std::array<double, 1>{r_hat[i] * v[i]}; })[0];
-}
-
 void half_step(const Backend& backend, Span<const double> dinv, Span<const double> r,
                Span<const double> v, Span<double> sv, Span<double> s_hat, const Scalars& s,
                const double* shadow_v, double* ss) {
@@ -65,16 +58,6 @@ void half_step(const Backend& backend, Span<const double> dinv, Span<const doubl
     if (jacobi) s_hat[i] = dinv[i] * si;
     return std::array<double, 1>{si * si};
   })[0];
-}
-
-void stabilizer_dots(const Backend& backend, Span<const double> t, Span<const double> sv,
-                     const Scalars& s, double* tt) {
-  if (*s.stop != 0.0) return;
-  const auto sums = ordered_sum<2>(backend, ssize(t), [&](size_type i) {
-    return std::array<double, 2>{t[i] * t[i], t[i] * sv[i]};
-  });
-  tt[0] = sums[0];
-  tt[1] = sums[1];
 }
 
 void finish_step(const Backend& backend, Span<const double> p_hat, Span<const double> s_hat,

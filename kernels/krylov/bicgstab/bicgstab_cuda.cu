@@ -90,24 +90,6 @@ struct Direction {
   }
 };
 
-struct ShadowDot {
-  const double* r_hat;
-  const double* v;
-  Scalars s;
-  double* out;
-  __device__ bool prepare(bool) { return *s.stop == 0.0; }
-  template <bool kAligned>
-  __device__ void pair(size_type k, double (&sum)[1]) const {
-    const Pair a = load_input<kAligned>(r_hat, k);
-    const Pair b = load_input<kAligned>(v, k);
-    sum[0] += a.a * b.a;
-    sum[0] += a.b * b.b;
-  }
-  __device__ void single(size_type i, double (&sum)[1]) const { sum[0] += r_hat[i] * v[i]; }
-  __device__ void finish(const double (&total)[1]) const { *out = total[0]; }
-  bool aligned() const { return aligned16(r_hat) && aligned16(v); }
-};
-
 struct HalfStep {
   const double* dinv;
   const double* r;
@@ -143,32 +125,6 @@ struct HalfStep {
     return aligned16(r) && aligned16(v) && aligned16(sv) &&
            (dinv == nullptr || (aligned16(dinv) && aligned16(s_hat)));
   }
-};
-
-struct StabilizerDots {
-  const double* t;
-  const double* sv;
-  Scalars s;
-  double* tt;
-  __device__ bool prepare(bool) { return *s.stop == 0.0; }
-  template <bool kAligned>
-  __device__ void pair(size_type k, double (&sum)[2]) const {
-    const Pair tk = load_input<kAligned>(t, k);
-    const Pair sk = load_input<kAligned>(sv, k);
-    sum[0] += tk.a * tk.a;
-    sum[0] += tk.b * tk.b;
-    sum[1] += tk.a * sk.a;
-    sum[1] += tk.b * sk.b;
-  }
-  __device__ void single(size_type i, double (&sum)[2]) const {
-    sum[0] += t[i] * t[i];
-    sum[1] += t[i] * sv[i];
-  }
-  __device__ void finish(const double (&total)[2]) const {
-    tt[0] = total[0];
-    tt[1] = total[1];
-  }
-  bool aligned() const { return aligned16(t) && aligned16(sv); }
 };
 
 struct FinishStep {
@@ -257,13 +213,6 @@ void direction(const Backend& backend, Span<const double> dinv, Span<const doubl
       "krylov::bicgstab::direction");
 }
 
-void shadow_dot(const Backend& backend, Span<const double> r_hat, Span<const double> v,
-                const Scalars& s, double* out) {
-  krylov::cuda::launch_reduce<1>(context_of(backend), v.size(),
-                                 ShadowDot{r_hat.data(), v.data(), s, out},
-                                 "krylov::bicgstab::shadow_dot");
-}
-
 void half_step(const Backend& backend, Span<const double> dinv, Span<const double> r,
                Span<const double> v, Span<double> sv, Span<double> s_hat, const Scalars& s,
                const double* shadow_v, double* ss) {
@@ -271,13 +220,6 @@ void half_step(const Backend& backend, Span<const double> dinv, Span<const doubl
       context_of(backend), r.size(),
       HalfStep{or_null(dinv), r.data(), v.data(), sv.data(), s_hat.data(), s, shadow_v, ss},
       "krylov::bicgstab::half_step");
-}
-
-void stabilizer_dots(const Backend& backend, Span<const double> t, Span<const double> sv,
-                     const Scalars& s, double* tt) {
-  krylov::cuda::launch_reduce<2>(context_of(backend), t.size(),
-                                 StabilizerDots{t.data(), sv.data(), s, tt},
-                                 "krylov::bicgstab::stabilizer_dots");
 }
 
 void finish_step(const Backend& backend, Span<const double> p_hat, Span<const double> s_hat,

@@ -29,14 +29,6 @@ void direction(const Backend&, Span<const double> dinv, Span<const double> r, Sp
   }
 }
 
-void shadow_dot(const Backend&, Span<const double> r_hat, Span<const double> v, const Scalars& s,
-                double* out) {
-  if (*s.stop != 0.0) return;
-  double sum = 0.0;
-  for (std::size_t i = 0; i < v.size(); ++i) sum += r_hat[i] * v[i];
-  *out = sum;
-}
-
 void half_step(const Backend&, Span<const double> dinv, Span<const double> r, Span<const double> v,
                Span<double> sv, Span<double> s_hat, const Scalars& s, const double* shadow_v,
                double* ss) {
@@ -49,19 +41,6 @@ void half_step(const Backend&, Span<const double> dinv, Span<const double> r, Sp
     sum += sv[i] * sv[i];
   }
   *ss = sum;
-}
-
-void stabilizer_dots(const Backend&, Span<const double> t, Span<const double> sv, const Scalars& s,
-                     double* tt) {
-  if (*s.stop != 0.0) return;
-  double t_t = 0.0;
-  double t_s = 0.0;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    t_t += t[i] * t[i];
-    t_s += t[i] * sv[i];
-  }
-  tt[0] = t_t;
-  tt[1] = t_s;
 }
 
 void finish_step(const Backend&, Span<const double> p_hat, Span<const double> s_hat,
