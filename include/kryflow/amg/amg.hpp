@@ -53,7 +53,8 @@ struct HierarchyReport {
 /// Preconditions: A a square float64 CsrMatrix with a nonzero diagonal; symmetric positive
 /// definite for use in PCG (then the V-cycle with symmetric smoothing is SPD). A is not copied:
 /// it must outlive the preconditioner's use. The setup kernels run on the reference and cpu
-/// backends; on cuda they throw NotSupported (set up on the host, the kernels exist there).
+/// backends; on cuda setup throws NotSupported naming the first kernel without a device
+/// version (docs/decisions/006).
 /// update_values(A) keeps the strength, splitting and every pattern and recomputes the values
 /// of P, R, A_c, the smoothers and the coarse solver.
 class AmgPreconditioner final : public Multigrid {
