@@ -322,6 +322,35 @@ TEST(ReSetup, UpdateValuesAfterScalingOrPerturbingGivesTheIterationsOfAFreshSetu
   }
 }
 
+TEST(ReSetup, UpdateValuesWithUnchangedValuesReproducesTheHierarchyBitForBit) {
+  const CsrMatrix A = CsrMatrix::from_coo(test::backend_under_test(), poisson3d(18));
+  Parameters truncated;
+  truncated.max_elements_per_row = 3;
+  truncated.truncation_factor = 0.3;
+  Parameters pmis_seed;
+  pmis_seed.coarsening = AmgPreconditioner::Coarsening::pmis;
+  pmis_seed.interpolation = AmgPreconditioner::Interpolation::seed;
+  for (const Parameters& p : {truncated, pmis_seed}) {
+    AmgPreconditioner M(p);
+    M.setup(A);
+    std::vector<std::vector<double>> before;
+    for (std::size_t l = 0; l < M.num_levels(); ++l) {
+      before.push_back(M.prolongation(l).values_to_host());
+      before.push_back(M.level_matrix(l + 1).values_to_host());
+    }
+
+    M.update_values(A);
+
+    std::vector<std::vector<double>> after;
+    for (std::size_t l = 0; l < M.num_levels(); ++l) {
+      after.push_back(M.prolongation(l).values_to_host());
+      after.push_back(M.level_matrix(l + 1).values_to_host());
+    }
+    EXPECT_EQ(after, before);
+    EXPECT_GE(M.num_levels(), 2u);
+  }
+}
+
 TEST(ReSetup, UpdateValuesOfTheSameMatrixObjectTracksItsNewValues) {
   const CooMatrix original = poisson2d(40);
   CsrMatrix A = CsrMatrix::from_coo(test::backend_under_test(), original);
