@@ -1,4 +1,6 @@
-// The cuda side of HostMirror: pinned host memory, cudaMemcpyAsync and one event.
+// The cuda side of HostMirror: mapped pinned host memory written by a one-block kernel (a
+// dependent launch, so the kernels queued after it start while it runs, which a cudaMemcpyAsync
+// would not allow), and one event.
 #include <cuda_runtime.h>
 
 #include "kernels/backend/cuda_context.cuh"
@@ -9,7 +11,7 @@ namespace kryflow::kernels::cuda {
 double* allocate_pinned(const Backend& backend, std::size_t count, void** event) {
   KRYFLOW_CUDA_CHECK(cudaSetDevice(backend.cuda_context()->device));
   double* host = nullptr;
-  if (cudaHostAlloc(&host, sizeof(double) * count, cudaHostAllocDefault) != cudaSuccess) {
+  if (cudaHostAlloc(&host, sizeof(double) * count, cudaHostAllocMapped) != cudaSuccess) {
     cudaGetLastError();
     throw OutOfMemory(sizeof(double) * count, 0, "pinned host memory");
   }
@@ -28,11 +30,27 @@ void free_pinned(double* host, void* event) noexcept {
   cudaFreeHost(host);
 }
 
+namespace {
+
+/// host[0..count) = device[0..count), host mapped pinned memory; one block.
+__global__ void __launch_bounds__(128)
+    mirror_kernel(const double* device, double* host, int count) {
+  wait_for_prerequisites();
+  allow_dependents();
+  for (int i = static_cast<int>(threadIdx.x); i < count; i += static_cast<int>(blockDim.x)) {
+    host[i] = device[i];
+  }
+}
+
+}  // namespace
+
 void copy_to_pinned_async(const Backend& backend, double* host, const double* device,
                           std::size_t count, void* event) {
   Context& context = *backend.cuda_context();
-  KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(host, device, sizeof(double) * count, cudaMemcpyDeviceToHost,
-                                     context.stream));
+  double* mapped = nullptr;
+  KRYFLOW_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&mapped), host, 0));
+  launch_dependent(context, mirror_kernel, 1, 128, "host mirror copy", device, mapped,
+                   static_cast<int>(count));
   KRYFLOW_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(event), context.stream));
 }
 

@@ -48,16 +48,23 @@ enum class Mode {
 
 /// Thread 0 receives v[0] + ... in the fixed order of grid_sum's second stage: thread j adds
 /// v[j], v[j + 256], ... in order from 0 (read through L2, where other blocks wrote them;
-/// loaded eight at a time, added in order), then block_sum. Every thread of the block calls it.
+/// loaded kBatch at a time, added in order), then block_sum. Every thread of the block calls
+/// it. kBatch only sets how many loads are in flight (the bits do not depend on it): 8 inside
+/// the row-block kernels (32 registers), 16 in the one-block finish over many partials.
+template <int kBatch = 8>
 __device__ double ordered_sum(const double* v, size_type n) {
   double total = 0.0;
   size_type q = threadIdx.x;
-  for (; q + 7 * kBlock < n; q += 8 * kBlock) {
-    double p[8];
+  for (; q + (kBatch - 1) * kBlock < n; q += kBatch * kBlock) {
+    double p[kBatch];
+    // Volatile loads stay in program order ahead of the additions: kBatch in flight per thread
+    // (the compiler otherwise interleaves them with the additions to save registers).
 #pragma unroll
-    for (int u = 0; u < 8; ++u) p[u] = __ldcg(v + q + u * kBlock);
+    for (int u = 0; u < kBatch; ++u) {
+      asm volatile("ld.global.cg.f64 %0, [%1];" : "=d"(p[u]) : "l"(v + q + u * kBlock));
+    }
 #pragma unroll
-    for (int u = 0; u < 8; ++u) total = __dadd_rn(total, p[u]);
+    for (int u = 0; u < kBatch; ++u) total = __dadd_rn(total, p[u]);
   }
   for (; q < n; q += kBlock) total = __dadd_rn(total, __ldcg(v + q));
   double sums[1] = {total};
@@ -250,7 +257,7 @@ __global__ void __launch_bounds__(kBlock)
   kernels::cuda::wait_for_prerequisites();
   kernels::cuda::allow_dependents();
   for (int k = 0; k < dots; ++k) {
-    const double total = ordered_sum(partials + k * count, count);
+    const double total = ordered_sum<16>(partials + k * count, count);
     if (threadIdx.x == 0) result[k] = total;
   }
 }

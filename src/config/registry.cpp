@@ -57,9 +57,10 @@ void declare_iteration_options(ParameterVisitor& v, IterationOptions& o, std::st
             "the device inside the iteration); the report still names the iteration that "
             "converged");
   v.choice("cuda_graphs", graphs, {"automatic", "always", "never"},
-           "record a window of iterations once as a CUDA graph and replay it: `automatic` on "
-           "cuda up to 2^22 rows, `always`, or `never` (launch every kernel); operators that do "
-           "not support recording are always called anew");
+           "record a window of iterations once as a CUDA graph and replay it: `always`, or "
+           "`never` (launch every kernel); `automatic` launches every kernel, measured as fast "
+           "or faster since the kernels are dependent launches; operators that do not support "
+           "recording are always called anew");
 }
 
 /// pcg and bicgstab: stopping criteria and a preconditioner.

@@ -19,8 +19,8 @@ using IterationMonitor = std::function<void(int iteration, double residual_norm,
 /// Whether a solver records the launches of its iterations once and replays them (a CUDA graph
 /// on cuda, kernels/backend/graph.hpp) instead of launching every kernel every time.
 enum class GraphMode {
-  automatic,  ///< replay where it was measured faster: cuda, systems of at most
-              ///< kGraphAutomaticMaxRows rows
+  automatic,  ///< replay where it was measured faster: nowhere since the kernels are launched
+              ///< as dependent launches (docs/decisions/005), so launch every kernel
   always,     ///< replay whenever A and M support recording
   never,      ///< launch every kernel
 };
@@ -39,10 +39,6 @@ struct IterationOptions {
   /// Throws ConfigError naming the field when check_every < 1.
   void validate() const;
 };
-
-/// The largest system for which GraphMode::automatic replays recorded iterations (see
-/// docs/decisions/005-device-resident-scalars.md for the measurement).
-inline constexpr std::size_t kGraphAutomaticMaxRows = std::size_t{1} << 22;
 
 /// Base of the Krylov solvers. A solver object holds its parameters (StopCriteria,
 /// IterationOptions and, for GMRES, the restart length) and a workspace: its work vectors and
