@@ -45,6 +45,19 @@ std::string declared_text(const std::string& declared) {
   return declared.empty() ? "" : " (" + declared + ")";
 }
 
+/// `text` (lines ending in '\n') with every line indented by two spaces.
+std::string indented(const std::string& text) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    const std::size_t stop = end == std::string::npos ? text.size() : end;
+    out += "  " + text.substr(start, stop - start) + "\n";
+    start = stop + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string symmetry_text(const MatrixProperties& p) {
@@ -69,6 +82,7 @@ std::string solve_text(const SolveSummary& s) {
   text += line("solver", s.solver_choice_reason);
   text += line("configuration", s.config.dump());
   text += line("setup", seconds_text(r.setup_seconds));
+  if (!s.preconditioner_summary.empty()) text += indented(s.preconditioner_summary);
   text += line("solve", seconds_text(r.solve_seconds) + format(", %d iterations, ", r.iterations) +
                             seconds_text(seconds_per_iteration(r)) + " per iteration");
   text += line("status", std::string(to_string(r.status)) + ": " + r.reason);
@@ -118,6 +132,7 @@ nlohmann::json solve_json(const SolveSummary& s) {
       {"advised_arguments", advice_arguments(p)}};
   j["config"] = s.config;
   j["setup_seconds"] = r.setup_seconds;
+  j["preconditioner_summary"] = s.preconditioner_summary;
   j["solve_seconds"] = r.solve_seconds;
   j["iterations"] = r.iterations;
   j["seconds_per_iteration"] = seconds_per_iteration(r);

@@ -37,11 +37,12 @@ struct SolveSummary {
   std::string rhs;  ///< the file, or "A * 1"
   std::string backend;
   std::string device;
-  std::string format;                ///< "CSR", "SELL-32-1", "BSR-4", with the stored precision
-  std::string format_reason;         ///< why (the advisor's reason, or "chosen with --format")
-  std::string solver_choice;         ///< "advice", "preset" or "config file"
-  std::string solver_choice_reason;  ///< which preset, and why (the advice's reason)
-  nlohmann::json config;             ///< the fully resolved configuration
+  std::string format;                  ///< "CSR", "SELL-32-1", "BSR-4", with the stored precision
+  std::string format_reason;           ///< why (the advisor's reason, or "chosen with --format")
+  std::string solver_choice;           ///< "advice", "preset" or "config file"
+  std::string solver_choice_reason;    ///< which preset, and why (the advice's reason)
+  std::string preconditioner_summary;  ///< Preconditioner::summary() after setup (may be empty)
+  nlohmann::json config;               ///< the fully resolved configuration
   SolveReport report;
   std::optional<double> max_error;  ///< max_i |x_i - 1| when b = A * 1
   double spmv_bytes = 0.0;          ///< bytes one SpMV moves at least

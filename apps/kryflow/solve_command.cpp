@@ -303,6 +303,7 @@ int run_solve(const SolveOptions& options) {
       "try --preset gmres (no preconditioner)");
   backend.synchronize();
   const double setup_seconds = seconds_since(setup_start);
+  summary.preconditioner_summary = setup.preconditioner->summary();
 
   ProgressLine progress(isatty(2) == 1);
   if (progress.enabled()) {

@@ -11,9 +11,12 @@
 #include <sstream>
 #include <string>
 
+#include "kryflow/amg/amg.hpp"
 #include "kryflow/config/parameters.hpp"
 #include "kryflow/core/error.hpp"
+#include "kryflow/multigrid/dense_solver.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
+#include "kryflow/solvers/richardson.hpp"
 
 #ifndef KRYFLOW_PRESET_DIR
 #define KRYFLOW_PRESET_DIR "configs"
@@ -136,6 +139,76 @@ struct JacobiParameters final : ComponentParameters {
   }
 };
 
+/// amg: AmgPreconditioner::Parameters, the enumerations declared as strings and parsed by
+/// build().
+struct AmgParameters final : ComponentParameters {
+  AmgPreconditioner::Parameters values;
+  std::string strength = "classical";
+  std::string coarsening = "greedy";
+  std::string interpolation = "direct";
+  std::string smoother = "gauss_seidel";
+  std::string cycle = to_string(CycleType::v);
+  int random_seed = 1;
+  void declare(ParameterVisitor& v) override {
+    v.choice("strength", strength, {"classical", "seed"},
+             "strength of connection: `classical`, i depends strongly on j when -s a_ij >= "
+             "strength_threshold max_k (-s a_ik), s the sign of a_ii (Stüben 2001, eq. (7.2)); "
+             "`seed`, when |a_ij| > strength_threshold |a_ii| (Liebmann's Parallel Toolbox)");
+    v.real("strength_threshold", values.strength_threshold, Range::at_least(0),
+           "theta of the classical measure or eps of the seed measure");
+    v.real("max_row_sum", values.max_row_sum, {0.0, false, 1.0, true},
+           "a row with |sum_j a_ij| > max_row_sum |a_ii| depends strongly on nothing; 1 "
+           "disables the test");
+    v.choice("coarsening", coarsening, {"greedy", "pmis"},
+             "C/F splitting: `greedy`, rows in order, an undecided row becomes coarse and its "
+             "undecided strong dependencies fine (Parallel Toolbox); `pmis`, parallel modified "
+             "independent set (De Sterck, Yang, Heys 2006)");
+    v.integer("random_seed", random_seed, Range::at_least(0),
+              "seed of the random part of the PMIS weights (the splitting is deterministic for a "
+              "seed)");
+    v.choice("interpolation", interpolation, {"direct", "seed"},
+             "prolongation P = [I; P_FC]: `direct`, Stüben's direct interpolation from the "
+             "strongly coupled coarse points; `seed`, weights 1/n_i over them (Parallel Toolbox)");
+    v.integer("max_elements_per_row", values.max_elements_per_row, Range::at_least(0),
+              "most interpolatory points per row of P (the largest weights); 0: no limit");
+    v.real("truncation_factor", values.truncation_factor, Range::closed_open(0, 1),
+           "drop interpolation weights below truncation_factor times the row's largest; the "
+           "kept weights are rescaled to the row sums (Stüben 2001, sec. 7.2.4)");
+    v.choice("smoother", smoother, {"gauss_seidel", "jacobi", "l1_jacobi", "chebyshev"},
+             "`gauss_seidel`: forward before and backward after the coarse correction "
+             "(sequential, host backends); `jacobi`: damped by jacobi_omega; `l1_jacobi`: "
+             "D = sum_j |a_ij|; `chebyshev`: degree chebyshev_degree on D^-1 A");
+    v.real("jacobi_omega", values.jacobi_omega, {0.0, false, 2.0, false},
+           "damping of the jacobi smoother");
+    v.integer("chebyshev_degree", values.chebyshev_degree, Range::at_least(1),
+              "degree of the chebyshev smoother (products with A per smoothing step)");
+    v.integer("pre_sweeps", values.cycle.pre_sweeps, Range::at_least(0),
+              "smoothing steps before the coarse-grid correction");
+    v.integer("post_sweeps", values.cycle.post_sweeps, Range::at_least(0),
+              "smoothing steps after it");
+    v.choice("cycle", cycle, {"v", "w", "f"}, "multigrid cycle shape");
+    v.integer("max_levels", values.max_levels, Range::at_least(1),
+              "most levels of the hierarchy, the coarsest included");
+    v.integer("coarse_size", values.coarse_size, Range::at_least(1),
+              "stop coarsening at this many rows or fewer; the coarsest level is solved by the "
+              "`dense` direct solver (at most 8192 rows)");
+  }
+  AmgPreconditioner::Parameters build() const {
+    AmgPreconditioner::Parameters p = values;
+    using A = AmgPreconditioner;
+    p.strength = strength == "seed" ? A::Strength::seed : A::Strength::classical;
+    p.coarsening = coarsening == "pmis" ? A::Coarsening::pmis : A::Coarsening::greedy;
+    p.interpolation = interpolation == "seed" ? A::Interpolation::seed : A::Interpolation::direct;
+    p.smoother = smoother == "jacobi"      ? A::SmootherKind::jacobi
+                 : smoother == "l1_jacobi" ? A::SmootherKind::l1_jacobi
+                 : smoother == "chebyshev" ? A::SmootherKind::chebyshev
+                                           : A::SmootherKind::gauss_seidel;
+    p.cycle.cycle = parse_cycle_type(cycle);
+    p.random_seed = static_cast<std::uint64_t>(random_seed);
+    return p;
+  }
+};
+
 struct NoParameters final : ComponentParameters {
   void declare(ParameterVisitor&) override {}
 };
@@ -209,6 +282,11 @@ const std::vector<SolverEntry>& solver_entries() {
           "the preconditioner may change from one iteration to the next. Right preconditioning "
           "only.",
           [](const GmresParameters& p) { return p.build(true); }),
+      entry<SolverEntry, KrylovParameters>(
+          "richardson",
+          "Preconditioned Richardson iteration x <- x + M^-1 (b - A x) (Saad, sec. 4.1): with "
+          "the `amg` preconditioner, one multigrid cycle per iteration (standalone multigrid).",
+          [](const KrylovParameters& p) { return with_options<Richardson>(p, p.criteria); }),
   };
   return entries;
 }
@@ -225,6 +303,21 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
       entry<PreconditionerEntry, NoParameters>(
           "identity", "No preconditioning: z = r.",
           [](const NoParameters&) { return std::make_unique<IdentityPreconditioner>(); }),
+      entry<PreconditionerEntry, AmgParameters>(
+          "amg",
+          "Classical algebraic multigrid (Stüben 2001; the Parallel Toolbox AMG of Liebmann "
+          "2016): strength of connection, C/F splitting, interpolation, Galerkin products "
+          "R A P with R = P^T, one cycle per application. Symmetric with the default smoother, "
+          "so pcg may use it; with `richardson` it is a standalone solver. A must be an "
+          "assembled matrix (CSR) with a nonzero diagonal; the setup runs on the cpu and "
+          "reference backends. `kryflow solve` prints the hierarchy.",
+          [](const AmgParameters& p) { return std::make_unique<AmgPreconditioner>(p.build()); }),
+      entry<PreconditionerEntry, NoParameters>(
+          "dense",
+          "Direct solve on the host (LAPACK), for systems of at most 8192 rows: Cholesky for "
+          "symmetric positive definite A, an eigendecomposition for other symmetric A (the "
+          "pseudo-inverse when singular), LU otherwise.",
+          [](const NoParameters&) { return std::make_unique<DenseDirectSolver>(); }),
   };
   return entries;
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/spmv/spmv.hpp"
+#include "kernels/spmv_axpby/spmv_axpby.hpp"
 #include "kryflow/core/error.hpp"
 
 namespace kryflow {
@@ -140,6 +141,40 @@ CsrMatrix CsrMatrix::from_host(const Backend& backend, index_t num_rows, index_t
     A.values_ = Array<double>::from_host(backend, values);
   }
   A.build_partition(row_ptr, kernels::spmv::default_tile(stats.mean));
+  return A;
+}
+
+CsrMatrix CsrMatrix::from_arrays(index_t num_rows, index_t num_cols, Array<index_t> row_ptr,
+                                 Array<index_t> col_idx, Array<double> values) {
+  if (num_rows < 0 || num_cols < 0) throw InvalidInput("CSR matrix with negative dimensions");
+  check_index_range(values.size(), "stored entries");
+  if (row_ptr.size() != static_cast<std::size_t>(num_rows) + 1) {
+    throw InvalidInput("CSR row_ptr has " + std::to_string(row_ptr.size()) + " entries, expected " +
+                       std::to_string(num_rows + 1));
+  }
+  if (col_idx.size() != values.size()) {
+    throw InvalidInput("CSR col_idx and values differ in length");
+  }
+  const bool empty_entries = values.size() == 0;
+  if (!empty_entries &&
+      (!(col_idx.backend() == row_ptr.backend()) || !(values.backend() == row_ptr.backend()))) {
+    throw InvalidInput("CSR arrays live on different backends");
+  }
+  const std::vector<index_t> host_row_ptr = row_ptr.to_host();
+  if (host_row_ptr[0] != 0 || static_cast<std::size_t>(host_row_ptr[num_rows]) != values.size()) {
+    throw InvalidInput("CSR row_ptr must run from 0 to nnz");
+  }
+  for (index_t i = 0; i < num_rows; ++i) {
+    if (host_row_ptr[i + 1] < host_row_ptr[i]) {
+      throw InvalidInput("CSR row_ptr decreases at row " + std::to_string(i + 1));
+    }
+  }
+  const RowLengthStats stats = compute_stats(num_rows, host_row_ptr);
+  const Backend backend = row_ptr.backend();
+  CsrMatrix A(num_rows, num_cols, std::move(row_ptr),
+              empty_entries ? Array<index_t>(backend, 0) : std::move(col_idx), stats);
+  A.values_ = empty_entries ? Array<double>(backend, 0) : std::move(values);
+  A.build_partition(host_row_ptr, kernels::spmv::default_tile(stats.mean));
   return A;
 }
 
@@ -294,6 +329,12 @@ void CsrMatrix::apply(const Vector& x, Vector& y) const {
   check_apply_shapes(x, y, "CsrMatrix::apply");
   check_distinct(x, y, "CsrMatrix::apply");
   kernels::spmv::csr_spmv(backend(), view(), x.span(), y.span());
+}
+
+void CsrMatrix::apply(double alpha, const Vector& x, double beta, Vector& y) const {
+  check_apply_shapes(x, y, "CsrMatrix::apply(alpha, x, beta, y)");
+  check_distinct(x, y, "CsrMatrix::apply(alpha, x, beta, y)");
+  kernels::spmv_axpby::csr_spmv_axpby(backend(), view(), alpha, x.span(), beta, y.span());
 }
 
 void CsrMatrix::residual(const Vector& b, const Vector& x, Vector& r) const {

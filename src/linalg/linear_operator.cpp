@@ -14,6 +14,18 @@ void LinearOperator::residual(const Vector& b, const Vector& x, Vector& r) const
   axpby(1.0, b, -1.0, r);
 }
 
+void LinearOperator::apply(double alpha, const Vector& x, double beta, Vector& y) const {
+  if (beta == 0.0) {
+    apply(x, y);
+    if (alpha != 1.0) axpby(0.0, y, alpha, y);
+    return;
+  }
+  check_apply_shapes(x, y, "LinearOperator::apply(alpha, x, beta, y)");
+  Vector product(backend(), y.size());
+  apply(x, product);
+  axpby(alpha, product, beta, y);
+}
+
 void LinearOperator::apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const {
   apply(x, y);
   if (x.size() != y.size()) {

@@ -59,6 +59,15 @@ class CsrMatrix : public LinearOperator {
   /// rounded, InvalidInput on overflow).
   static CsrMatrix from_coo(const Backend& backend, const CooMatrix& coo,
                             Precision precision = Precision::float64);
+  /// Takes ownership of CSR arrays already on one backend, as kernels build them (the AMG
+  /// setup): row_ptr (num_rows + 1), col_idx and values (nnz each), float64. No copy of col_idx
+  /// or values; row_ptr is downloaded once for the products' row-block partition and checked
+  /// (from 0 to nnz, non-decreasing). The columns are not checked: they must be in range,
+  /// sorted and unique within each row, as the producing kernel's contract guarantees. Throws
+  /// InvalidInput when a dimension is negative, the lengths disagree, the arrays live on
+  /// different backends or row_ptr is invalid; NotSupported when nnz exceeds index_t.
+  static CsrMatrix from_arrays(index_t num_rows, index_t num_cols, Array<index_t> row_ptr,
+                               Array<index_t> col_idx, Array<double> values);
 
   /// A deep copy on `target` (pattern, values in the same precision, the row-block partition).
   CsrMatrix copy_to(const Backend& target) const;
@@ -83,6 +92,10 @@ class CsrMatrix : public LinearOperator {
   /// y = A x (see LinearOperator::apply). Throws DimensionMismatch on wrong sizes,
   /// InvalidInput when x or y lives on another backend or x and y are the same vector.
   void apply(const Vector& x, Vector& y) const override;
+  using LinearOperator::apply;
+  /// y = alpha A x + beta y in one pass (kernels/spmv_axpby; y not read when beta == 0). Errors
+  /// as apply(x, y).
+  void apply(double alpha, const Vector& x, double beta, Vector& y) const override;
   /// Its products only queue kernels: they may be recorded and replayed.
   bool supports_recording() const override { return true; }
   /// r = b - A x in one pass. b and r have num_rows() entries, x num_cols(); all on backend();

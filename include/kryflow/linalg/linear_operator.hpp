@@ -26,6 +26,15 @@ class LinearOperator {
   /// another backend.
   virtual void apply(const Vector& x, Vector& y) const = 0;
 
+  /// y = alpha A x + beta y: shapes, backends and aliasing as apply(x, y); when beta == 0 the
+  /// old y is not read (NaN or Inf in it do not matter). The default calls apply(x, y) when
+  /// beta == 0 (then scales y unless alpha == 1), and otherwise computes A x into a work vector
+  /// of num_rows() entries allocated by the call, then y = alpha (A x) + beta y: override to
+  /// fuse (CsrMatrix does) where it runs inside an iteration. A class that declares its own
+  /// apply(x, y) brings this one into scope with `using LinearOperator::apply;`. Throws what
+  /// apply(x, y) throws.
+  virtual void apply(double alpha, const Vector& x, double beta, Vector& y) const;
+
   /// r = b - A x. b and r have num_rows() entries, x num_cols(); all on backend(); r distinct
   /// from b and x. The default calls apply(x, r), then r = b - r: it throws what apply throws,
   /// and DimensionMismatch or InvalidInput for a b of another size or backend (after r has

@@ -21,6 +21,9 @@ class Preconditioner : public LinearOperator {
   /// For point-Jacobi-like preconditioners: the vector d with M^-1 = diag(d), which lets PCG fuse
   /// the preconditioner into its vector updates. Null otherwise.
   virtual const Vector* inverse_diagonal() const { return nullptr; }
+  /// What setup built, as text for reports (multigrid: levels, complexities, setup phases);
+  /// empty for preconditioners with nothing to tell. `kryflow solve` prints it.
+  virtual std::string summary() const { return {}; }
 };
 
 /// M = I: z = r. Used instead of a null preconditioner.

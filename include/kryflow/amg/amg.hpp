@@ -1,0 +1,125 @@
+// Classical (Ruge-Stüben type) algebraic multigrid as a preconditioner.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kryflow/linalg/csr_matrix.hpp"
+#include "kryflow/multigrid/multigrid.hpp"
+
+namespace kryflow {
+
+/// What an AMG setup built and how long it took (AmgPreconditioner::hierarchy_report).
+struct HierarchyReport {
+  struct Level {
+    index_t rows = 0;
+    std::int64_t nonzeros = 0;
+  };
+  struct Phase {
+    std::string
+        name;  ///< strength, splitting, interpolation, galerkin_product, smoothers, coarse_solver
+    double seconds = 0.0;
+  };
+  std::vector<Level> levels;  ///< finest first; the last is the coarsest (solved directly)
+  /// sum of nonzeros over all levels / nonzeros of the finest (Stüben 2001, sec. 8).
+  double operator_complexity = 0.0;
+  /// sum of rows over all levels / rows of the finest.
+  double grid_complexity = 0.0;
+  std::vector<Phase> phases;
+  std::string smoother;
+  std::string coarse_solver;
+  /// A table, one line per level, then the complexities and the setup phases.
+  std::string to_text() const;
+};
+
+/// Classical algebraic multigrid (Stüben, "A review of algebraic multigrid", J. Comput. Appl.
+/// Math. 128, 2001; Trottenberg, Oosterlee, Schüller, "Multigrid", 2001, appendix A; the
+/// Parallel Toolbox AMG of Liebmann 2016). Setup per level, every step a kernel with a
+/// reference oracle (kernels/amg, kernels/sparse_setup):
+///  1. strength of connection S (classical with strength_threshold theta, sign-aware, or the
+///     Parallel Toolbox's |a_ij| > eps |a_ii|; max_row_sum);
+///  2. C/F splitting: the Parallel Toolbox's greedy coarsening or PMIS (De Sterck, Yang, Heys
+///     2006) with weights from random_seed;
+///  3. prolongation P = [I; P_FC] by the Parallel Toolbox's 1/n_i weights or Stüben's direct
+///     interpolation, truncated (max_elements_per_row, truncation_factor);
+///  4. restriction R = P^T (formed explicitly) and the Galerkin product A_c = R (A P) by two
+///     sparse products (symbolic, then numeric phase).
+/// Coarsening stops at coarse_size rows, at max_levels levels, or when a level does not shrink
+/// (fewer than 10% fewer rows); the coarsest level is solved by DenseDirectSolver or by the
+/// coarse solver given to the constructor. The cycle is Multigrid's.
+///
+/// Preconditions: A a square float64 CsrMatrix with a nonzero diagonal; symmetric positive
+/// definite for use in PCG (then the V-cycle with symmetric smoothing is SPD). A is not copied:
+/// it must outlive the preconditioner's use. The setup kernels run on the reference and cpu
+/// backends; on cuda setup throws NotSupported naming the first kernel without a device
+/// version (docs/decisions/006).
+/// update_values(A) keeps the strength, splitting and every pattern and recomputes the values
+/// of P, R, A_c, the smoothers and the coarse solver.
+class AmgPreconditioner final : public Multigrid {
+ public:
+  enum class Strength { classical, seed };
+  enum class Coarsening { greedy, pmis };
+  enum class Interpolation { seed, direct };
+  enum class SmootherKind { jacobi, l1_jacobi, chebyshev, gauss_seidel };
+  struct Parameters {
+    Strength strength = Strength::classical;
+    double strength_threshold = 0.25;  ///< theta (classical) or eps (seed), >= 0
+    double max_row_sum = 1.0;          ///< (0, 1]; 1 disables the test
+    Coarsening coarsening = Coarsening::greedy;
+    std::uint64_t random_seed = 1;  ///< PMIS weights
+    Interpolation interpolation = Interpolation::direct;
+    int max_elements_per_row = 0;    ///< >= 0, 0: no limit
+    double truncation_factor = 0.0;  ///< [0, 1)
+    SmootherKind smoother = SmootherKind::gauss_seidel;
+    double jacobi_omega = 2.0 / 3.0;  ///< damping of the jacobi smoother, (0, 2)
+    int chebyshev_degree = 2;         ///< >= 1
+    int max_levels = 25;              ///< >= 1 (1: the coarse solver alone)
+    int coarse_size = 200;            ///< stop coarsening at this many rows or fewer, >= 1
+    Multigrid::Parameters cycle;      ///< cycle shape and sweeps
+  };
+  /// Throws ConfigError naming the parameter that is out of range.
+  explicit AmgPreconditioner(Parameters parameters);
+  AmgPreconditioner() : AmgPreconditioner(Parameters{}) {}
+  /// As AmgPreconditioner(parameters), with `coarse_solver` (set up by setup) solving the
+  /// coarsest level instead of the dense factorization.
+  AmgPreconditioner(Parameters parameters, std::unique_ptr<Preconditioner> coarse_solver);
+  ~AmgPreconditioner() override;
+
+  /// Builds the hierarchy. Throws NotSupported when A is not a float64 CsrMatrix or lives on
+  /// cuda; DimensionMismatch when A is not square; InvalidInput naming the first (1-based) row
+  /// of a level whose diagonal is zero or missing, and what the smoothers and the coarse solver
+  /// throw (a singular or indefinite coarse matrix, a Chebyshev estimate that is not positive).
+  void setup(const LinearOperator& A) override;
+  /// Value-only re-setup for an A with the pattern of the last setup. Throws InvalidInput
+  /// when setup was not called or A's size or number of entries differs.
+  void update_values(const LinearOperator& A) override;
+  std::string name() const override { return "amg"; }
+  const HierarchyReport& hierarchy_report() const noexcept { return report_; }
+  std::string summary() const override { return report_.to_text(); }
+  /// The prolongation and restriction of level l (< num_levels()), for tests and tools.
+  const CsrMatrix& prolongation(std::size_t l) const;
+  const CsrMatrix& restriction(std::size_t l) const;
+  /// The operator of level l (<= num_levels(); 0 is the A of setup).
+  const CsrMatrix& level_matrix(std::size_t l) const;
+  /// The C/F splitting of level l (< num_levels()), 1 coarse, 0 fine, copied to the host.
+  std::vector<index_t> splitting(std::size_t l) const;
+
+  /// Internal: the arrays of the hierarchy (src/amg/amg_hierarchy.hpp).
+  struct Hierarchy;
+
+ private:
+  std::unique_ptr<Smoother> make_smoother(bool post) const;
+  /// Builds the smoothers and levels over the hierarchy's arrays for A (level 0) and hands them
+  /// to Multigrid with `coarse`, set up for the coarsest matrix (update_values when `update`).
+  void install(const CsrMatrix& A, std::unique_ptr<Preconditioner> coarse, bool update);
+
+  Parameters parameters_;
+  std::unique_ptr<Preconditioner> user_coarse_solver_;
+  std::unique_ptr<Hierarchy> hierarchy_;
+  const CsrMatrix* level0_ = nullptr;  // the A of the last setup or update_values
+  HierarchyReport report_;
+};
+
+}  // namespace kryflow

@@ -1,0 +1,31 @@
+// The smoother seam of multigrid: algebraic and spectral-element levels share it.
+#pragma once
+
+#include <string>
+
+#include "kryflow/linalg/linear_operator.hpp"
+
+namespace kryflow {
+
+/// A smoother S for A x = b: a few cheap iterations that damp the high-frequency error
+/// (Trottenberg, Oosterlee, Schüller, "Multigrid", 2001, sec. 2.1). `setup(A)` must precede
+/// `smooth`; the smoother keeps a reference to A, which must outlive it (or the next setup).
+/// Workspaces are allocated by setup, never by smooth. One object smooths one system at a time.
+class Smoother {
+ public:
+  virtual ~Smoother() = default;
+  /// Prepares S for the square operator A (n x n, on the backend smooth runs on). Throws
+  /// DimensionMismatch when A is not square, InvalidInput when A lacks what the method needs
+  /// (a nonzero diagonal), NotSupported when A's type or backend cannot run it.
+  virtual void setup(const LinearOperator& A) = 0;
+  /// Refreshes S after A's values (not its pattern) changed. Default: setup(A).
+  virtual void update_values(const LinearOperator& A) { setup(A); }
+  /// Improves x for A x = b by one application of the method (its sweeps). b and x have n
+  /// entries on A's backend; with x_is_zero the old x is not read (taken as 0), which saves a
+  /// product. Throws DimensionMismatch or InvalidInput for vectors of another size or backend.
+  virtual void smooth(const Vector& b, Vector& x, bool x_is_zero) const = 0;
+  /// "jacobi", "l1_jacobi", "chebyshev", "gauss_seidel" (with its direction).
+  virtual std::string name() const = 0;
+};
+
+}  // namespace kryflow

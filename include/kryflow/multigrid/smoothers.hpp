@@ -1,0 +1,108 @@
+// Smoothers of multigrid levels: damped Jacobi, l1-Jacobi, Chebyshev and Gauss-Seidel.
+#pragma once
+
+#include "kryflow/multigrid/smoother.hpp"
+
+namespace kryflow {
+
+class CsrMatrix;
+
+/// Damped Jacobi, the Parallel Toolbox's omega-Jacobi smoother: x <- x + omega D^-1 (b - A x),
+/// D = diag(A) (Saad, Iterative Methods, 2nd ed., sec. 4.1; Liebmann 2016). One smooth = one
+/// sweep. Works with any operator that provides its diagonal (LinearOperator::diagonal).
+/// Memory: two n-vectors.
+class JacobiSmoother final : public Smoother {
+ public:
+  /// Throws ConfigError when omega is not in (0, 2).
+  explicit JacobiSmoother(double omega = 2.0 / 3.0);
+  /// Throws InvalidInput naming the first (1-based) row whose diagonal is zero, missing or not
+  /// finite; DimensionMismatch when A is not square; NotSupported when A lacks its diagonal.
+  void setup(const LinearOperator& A) override;
+  void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
+  std::string name() const override { return "jacobi"; }
+
+ private:
+  double omega_;
+  const LinearOperator* A_ = nullptr;
+  Vector scaled_inverse_diagonal_;  // omega / a_ii
+  mutable Vector r_;
+};
+
+/// l1-Jacobi: x <- x + D_l1^-1 (b - A x) with (D_l1)_ii = sum_j |a_ij| (Baker, Falgout, Kolev,
+/// Yang, "Multigrid smoothers for ultraparallel computing", SIAM J. Sci. Comput. 33, 2011):
+/// convergent for every symmetric positive definite A without a damping parameter. Needs the
+/// entries: A must be a CsrMatrix (float64 values) on the reference or cpu backend. Memory:
+/// two n-vectors.
+class L1JacobiSmoother final : public Smoother {
+ public:
+  /// Throws NotSupported when A is not a float64 CsrMatrix; InvalidInput naming the first
+  /// (1-based) row whose l1 norm is zero or not finite; DimensionMismatch when A is not square.
+  void setup(const LinearOperator& A) override;
+  void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
+  std::string name() const override { return "l1_jacobi"; }
+
+ private:
+  const LinearOperator* A_ = nullptr;
+  Vector inverse_l1_;
+  mutable Vector r_;
+};
+
+/// Chebyshev polynomial smoother of degree k on D^-1 A (Saad, Iterative Methods, 2nd ed.,
+/// Algorithm 12.1; Adams, Brezina, Hu, Tuminaro, "Parallel multigrid smoothing: polynomial
+/// versus Gauss-Seidel", J. Comput. Phys. 188, 2003): damps the eigencomponents in
+/// [lambda_max / alpha, beta lambda_max], lambda_max of D^-1 A estimated at setup by the
+/// largest Ritz value of `eigen_iterations` Jacobi-preconditioned CG steps (CG-Lanczos) from a
+/// fixed right-hand side. For symmetric positive
+/// definite A with a positive diagonal. One smooth = k products with A. Any operator that
+/// provides its diagonal. Memory: four n-vectors.
+class ChebyshevSmoother final : public Smoother {
+ public:
+  struct Parameters {
+    int degree = 2;             ///< k >= 1
+    double alpha = 30.0;        ///< > 1: the damped range starts at lambda_max / alpha
+    double beta = 1.1;          ///< >= 1: safety factor on the estimated lambda_max
+    int eigen_iterations = 10;  ///< >= 1 CG-Lanczos steps
+  };
+  /// Throws ConfigError naming the field that is out of range.
+  explicit ChebyshevSmoother(Parameters parameters);
+  ChebyshevSmoother() : ChebyshevSmoother(Parameters{}) {}
+  /// As JacobiSmoother::setup, plus InvalidInput when the estimate of lambda_max is not
+  /// positive and finite (A not positive definite).
+  void setup(const LinearOperator& A) override;
+  void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
+  std::string name() const override { return "chebyshev"; }
+  /// The estimate of lambda_max(D^-1 A) from the last setup (before the factor beta).
+  double lambda_max() const noexcept { return lambda_max_; }
+
+ private:
+  Parameters parameters_;
+  const LinearOperator* A_ = nullptr;
+  double lambda_max_ = 0.0;
+  Vector inverse_diagonal_;
+  mutable Vector r_, z_, d_;
+};
+
+/// Sequential Gauss-Seidel, the Parallel Toolbox's forward/backward smoother: each sweep updates
+/// x_i = (b_i - sum_{j != i} a_ij x_j) / a_ii in increasing (forward) or decreasing (backward)
+/// row order; symmetric = forward then backward (Saad, Iterative Methods, 2nd ed., sec. 4.1).
+/// Forward before and backward after the coarse correction keep a V-cycle symmetric. Needs the
+/// entries and runs sequentially: a float64 CsrMatrix on the reference or cpu backend (cuda
+/// throws NotSupported until a colored variant exists). Memory: one n-vector.
+class GaussSeidelSmoother final : public Smoother {
+ public:
+  enum class Direction { forward, backward, symmetric };
+  explicit GaussSeidelSmoother(Direction direction = Direction::symmetric)
+      : direction_(direction) {}
+  /// Throws NotSupported when A is not a float64 CsrMatrix; InvalidInput naming the first
+  /// (1-based) row whose diagonal is zero, missing or not finite.
+  void setup(const LinearOperator& A) override;
+  void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
+  std::string name() const override;
+
+ private:
+  Direction direction_;
+  const CsrMatrix* A_ = nullptr;
+  Vector inverse_diagonal_;
+};
+
+}  // namespace kryflow

@@ -1,0 +1,126 @@
+// Contract of the classical algebraic multigrid setup kernels: strength of connection, C/F
+// splitting (the Parallel Toolbox greedy algorithm and PMIS) and interpolation (the Parallel
+// Toolbox 1/n_i weights and Stüben's direct interpolation, with truncation).
+//
+// Same layout as kernels/sparse_setup (reference oracle, cpu, dispatch; no cuda kernel yet: the
+// dispatch throws NotSupported on cuda). Every kernel is deterministic: cpu and reference give
+// the same bits. Patterns are 0-based CSR with sorted unique columns; every pointer is an
+// address on the backend. The matrix A (n x n) has a nonzero diagonal entry in every row
+// (callers check it).
+//
+// Sources: K. Stüben, "A review of algebraic multigrid", J. Comput. Appl. Math. 128 (2001),
+// sec. 7 (also U. Trottenberg, C. Oosterlee, A. Schüller, "Multigrid", Academic Press 2001,
+// appendix A, sec. A.7); H. De Sterck, U. M. Yang, J. J. Heys, "Reducing complexity in parallel
+// algebraic multigrid preconditioners", SIAM J. Matrix Anal. Appl. 27 (2006), sec. 3 (PMIS);
+// M. Liebmann, "Algebraic multigrid methods on GPU-accelerated hybrid architectures" (the
+// Parallel Toolbox, TU München 2016): coarsening algorithm and prolongation operator (1)-(3).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/sparse_setup/sparse_setup.hpp"
+
+namespace kryflow::kernels::amg {
+
+using sparse_setup::MatrixView;
+using sparse_setup::PatternView;
+
+/// Values of a C/F splitting array (one entry per row).
+inline constexpr index_t kFine = 0;
+inline constexpr index_t kCoarse = 1;
+
+/// Which rule says that i strongly depends on j (j != i, a_ij stored).
+enum class StrengthMeasure {
+  /// Stüben (2001) eq. (7.2), sign-aware as for M-matrices: with s = -sign(a_ii),
+  /// s a_ij >= threshold max_{k != i} s a_ik and s a_ij > 0.
+  classical,
+  /// The Parallel Toolbox rule: |a_ij| > threshold |a_ii|.
+  seed,
+};
+
+struct StrengthParameters {
+  StrengthMeasure measure = StrengthMeasure::classical;
+  double threshold = 0.25;
+  /// When < 1, a row with |sum_j a_ij| > max_row_sum |a_ii| (strongly diagonally dominant)
+  /// depends strongly on nothing (as hypre's BoomerAMG); 1 disables the test.
+  double max_row_sum = 1.0;
+};
+
+enum class InterpolationKind {
+  /// The Parallel Toolbox: (P_FC)_ij = 1/n_i over the n_i coarse points i depends on.
+  seed,
+  /// Stüben (2001) sec. 7.2.1 (Trottenberg et al. A.7.2.1): direct interpolation from the
+  /// strongly coupled coarse points, negative and positive couplings scaled separately.
+  direct,
+};
+
+struct InterpolationParameters {
+  InterpolationKind kind = InterpolationKind::direct;
+  /// Most interpolatory points per row (0: no limit); the largest |weights| are kept (for seed
+  /// weights, the largest |a_ij|), ties to the smaller column.
+  int max_elements_per_row = 0;
+  /// Drops weights below truncation_factor * max |w_ij| of the row (0: keeps all).
+  double truncation_factor = 0.0;
+};
+
+#define KRYFLOW_AMG_DECLARATIONS                                                                 \
+  /** counts[i] = points row i strongly depends on (counts has n entries) */                     \
+  void strength_count(const Backend& backend, const MatrixView& a, const StrengthParameters& p,  \
+                      Span<index_t> counts);                                                     \
+  /** The strength pattern S (row i: the j that i strongly depends on): s_row_ptr from           \
+      exclusive_scan of strength_count given, writes s_col_idx */                                \
+  void strength_fill(const Backend& backend, const MatrixView& a, const StrengthParameters& p,   \
+                     const index_t* s_row_ptr, index_t* s_col_idx);                              \
+  /** The Parallel Toolbox coarsening: rows in increasing order; an undecided row i becomes      \
+      coarse and every undecided j in S_i fine. cf has n entries (kCoarse or kFine). */          \
+  void greedy_splitting(const Backend& backend, const PatternView& s, Span<index_t> cf);         \
+  /** PMIS (De Sterck, Yang, Heys 2006): weights w_i = |S^T_i| + u_i with u_i in [0, 1) from     \
+      `seed` and i (splitmix64); rows no one depends on are fine; then rounds: undecided rows    \
+      whose weight beats every undecided neighbour in S and S^T become coarse, undecided rows    \
+      depending on a new coarse row become fine. st is the pattern of S^T. */                    \
+  void pmis_splitting(const Backend& backend, const PatternView& s, const PatternView& st,       \
+                      std::uint64_t seed, Span<index_t> cf);                                     \
+  /** coarse_points[coarse_index[i]] = i for every coarse row i (coarse_index: exclusive_scan    \
+      of cf, n + 1 entries) */                                                                   \
+  void coarse_points(const Backend& backend, Span<const index_t> cf,                             \
+                     Span<const index_t> coarse_index, Span<index_t> coarse_points);             \
+  /** counts[i] = entries of row i of the prolongation P (1 for coarse rows) */                  \
+  void interpolation_count(const Backend& backend, const MatrixView& a, const PatternView& s,    \
+                           Span<const index_t> cf, const InterpolationParameters& p,             \
+                           Span<index_t> counts);                                                \
+  /** P (n x n_c): p_row_ptr from exclusive_scan of interpolation_count given; writes columns    \
+      (coarse indices, sorted) and weights: 1 at coarse_index[i] for coarse rows, the kept       \
+      interpolatory set's weights (recomputed over the kept set) for fine rows */                \
+  void interpolation_fill(const Backend& backend, const MatrixView& a, const PatternView& s,     \
+                          Span<const index_t> cf, Span<const index_t> coarse_index,              \
+                          const InterpolationParameters& p, const index_t* p_row_ptr,            \
+                          index_t* p_col_idx, double* p_values);                                 \
+  /** Value-only re-setup: the weights of P's fixed pattern (coarse columns; coarse_points maps  \
+      them to rows of A) from the values of a; the same bits as interpolation_fill when a and    \
+      the pattern are those it was built from */                                                 \
+  void interpolation_values(const Backend& backend, const MatrixView& a, Span<const index_t> cf, \
+                            Span<const index_t> coarse_points, InterpolationKind kind,           \
+                            const PatternView& prolongation, double* p_values);
+
+/// Dispatch (NotSupported on cuda).
+KRYFLOW_AMG_DECLARATIONS
+
+namespace reference {
+KRYFLOW_AMG_DECLARATIONS
+}
+namespace cpu {
+KRYFLOW_AMG_DECLARATIONS
+}
+
+#undef KRYFLOW_AMG_DECLARATIONS
+
+/// The uniform number in [0, 1) PMIS adds to the weight of row i (splitmix64 of seed and i).
+inline double pmis_random(std::uint64_t seed, index_t i) {
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(i) + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+}  // namespace kryflow::kernels::amg

@@ -1,0 +1,153 @@
+// OpenMP AMG setup kernels: rows in parallel (each thread with its own row scratch), PMIS rounds
+// in two parallel phases; the greedy splitting is sequential by definition.
+#include <cstdint>
+#include <vector>
+
+#include "kernels/amg/amg.hpp"
+#include "kernels/amg/amg_rows.hpp"
+#include "kernels/backend/parallel.hpp"
+
+namespace kryflow::kernels::amg::cpu {
+namespace {
+
+using size_type = std::int64_t;
+
+/// Calls body(i, scratch) for i in [0, n) in parallel, `work` elements in all; each thread owns
+/// one default-constructed Scratch.
+template <class Scratch, class Body>
+void for_each_row(const Backend& backend, size_type work, size_type n, Body body) {
+  const int threads = parallel::threads_for(backend, work);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    Scratch scratch;
+#pragma omp for schedule(dynamic, parallel::chunk_for(n, threads))
+    for (size_type i = 0; i < n; ++i) body(static_cast<index_t>(i), scratch);
+  }
+}
+
+struct NoScratch {};
+
+size_type entries(const PatternView& p) {
+  return p.row_ptr[p.num_rows];
+}
+
+/// As the reference: whether undecided row i beats its undecided neighbours in `graph`.
+bool beats_neighbours(const PatternView& graph, Span<const index_t> cf,
+                      const std::vector<double>& w, index_t i) {
+  for (index_t q = graph.row_ptr[i]; q < graph.row_ptr[i + 1]; ++q) {
+    const index_t j = graph.col_idx[q];
+    if (j != i && cf[j] < 0 && (w[j] > w[i] || (w[j] == w[i] && j > i))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void strength_count(const Backend& backend, const MatrixView& a, const StrengthParameters& p,
+                    Span<index_t> counts) {
+  for_each_row<NoScratch>(backend, entries(a.pattern), a.pattern.num_rows,
+                          [&](index_t i, NoScratch&) {
+                            index_t count = 0;
+                            rows::strong_dependencies(a, p, i, [&](index_t, double) { ++count; });
+                            counts[i] = count;
+                          });
+}
+
+void strength_fill(const Backend& backend, const MatrixView& a, const StrengthParameters& p,
+                   const index_t* s_row_ptr, index_t* s_col_idx) {
+  for_each_row<NoScratch>(
+      backend, entries(a.pattern), a.pattern.num_rows, [&](index_t i, NoScratch&) {
+        index_t next = s_row_ptr[i];
+        rows::strong_dependencies(a, p, i, [&](index_t j, double) { s_col_idx[next++] = j; });
+      });
+}
+
+void greedy_splitting(const Backend& backend, const PatternView& s, Span<index_t> cf) {
+  reference::greedy_splitting(backend, s, cf);
+}
+
+void pmis_splitting(const Backend& backend, const PatternView& s, const PatternView& st,
+                    std::uint64_t seed, Span<index_t> cf) {
+  const size_type n = s.num_rows;
+  const size_type work = entries(s) + entries(st);
+  std::vector<double> w(static_cast<std::size_t>(n));
+  parallel::for_each(backend, work, n, [&](size_type i) {
+    const index_t influences = st.row_ptr[i + 1] - st.row_ptr[i];
+    w[i] = influences + pmis_random(seed, static_cast<index_t>(i));
+    cf[i] = influences == 0 ? kFine : -1;
+  });
+  std::vector<char> selected(static_cast<std::size_t>(n), 0);
+  std::vector<char> changed(static_cast<std::size_t>(n), 0);
+  bool any_undecided = true;
+  while (any_undecided) {
+    parallel::for_each(backend, work, n, [&](size_type i) {
+      const auto row = static_cast<index_t>(i);
+      selected[i] =
+          cf[i] < 0 && beats_neighbours(s, cf, w, row) && beats_neighbours(st, cf, w, row);
+    });
+    parallel::for_each(backend, n, n, [&](size_type i) {
+      if (selected[i]) cf[i] = kCoarse;
+    });
+    parallel::for_each(backend, work, n, [&](size_type i) {
+      changed[i] = 0;
+      if (cf[i] >= 0) return;
+      for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+        if (cf[s.col_idx[q]] == kCoarse) {
+          changed[i] = 1;
+          return;
+        }
+      }
+    });
+    any_undecided = false;
+    for (size_type i = 0; i < n; ++i) {
+      if (changed[i]) cf[i] = kFine;
+      any_undecided = any_undecided || cf[i] < 0;
+    }
+  }
+}
+
+void coarse_points(const Backend& backend, Span<const index_t> cf, Span<const index_t> coarse_index,
+                   Span<index_t> coarse_points) {
+  const auto n = static_cast<size_type>(cf.size());
+  parallel::for_each(backend, n, n, [&](size_type i) {
+    if (cf[i] == kCoarse) coarse_points[coarse_index[i]] = static_cast<index_t>(i);
+  });
+}
+
+void interpolation_count(const Backend& backend, const MatrixView& a, const PatternView& s,
+                         Span<const index_t> cf, const InterpolationParameters& p,
+                         Span<index_t> counts) {
+  for_each_row<rows::InterpolationRow>(backend, entries(a.pattern), a.pattern.num_rows,
+                                       [&](index_t i, rows::InterpolationRow& row) {
+                                         rows::interpolation_row(a, s, cf, p, i, row);
+                                         counts[i] = static_cast<index_t>(row.columns.size());
+                                       });
+}
+
+void interpolation_fill(const Backend& backend, const MatrixView& a, const PatternView& s,
+                        Span<const index_t> cf, Span<const index_t> coarse_index,
+                        const InterpolationParameters& p, const index_t* p_row_ptr,
+                        index_t* p_col_idx, double* p_values) {
+  for_each_row<rows::InterpolationRow>(
+      backend, entries(a.pattern), a.pattern.num_rows, [&](index_t i, rows::InterpolationRow& row) {
+        rows::interpolation_row(a, s, cf, p, i, row);
+        for (std::size_t k = 0; k < row.columns.size(); ++k) {
+          p_col_idx[p_row_ptr[i] + k] = coarse_index[row.columns[k]];
+          p_values[p_row_ptr[i] + k] = row.weights[k];
+        }
+      });
+}
+
+void interpolation_values(const Backend& backend, const MatrixView& a, Span<const index_t> cf,
+                          Span<const index_t> coarse_points, InterpolationKind kind,
+                          const PatternView& prolongation, double* p_values) {
+  for_each_row<rows::InterpolationRow>(
+      backend, entries(a.pattern), a.pattern.num_rows, [&](index_t i, rows::InterpolationRow& row) {
+        rows::fixed_pattern_row(a, cf, coarse_points, kind, prolongation, i, row);
+        for (std::size_t k = 0; k < row.weights.size(); ++k) {
+          p_values[prolongation.row_ptr[i] + k] = row.weights[k];
+        }
+      });
+}
+
+}  // namespace kryflow::kernels::amg::cpu

@@ -1,0 +1,131 @@
+// Reference AMG setup kernels: single-threaded loops over the rows (the oracle).
+#include <vector>
+
+#include "kernels/amg/amg.hpp"
+#include "kernels/amg/amg_rows.hpp"
+
+namespace kryflow::kernels::amg::reference {
+
+void strength_count(const Backend&, const MatrixView& a, const StrengthParameters& p,
+                    Span<index_t> counts) {
+  for (index_t i = 0; i < a.pattern.num_rows; ++i) {
+    index_t count = 0;
+    rows::strong_dependencies(a, p, i, [&](index_t, double) { ++count; });
+    counts[i] = count;
+  }
+}
+
+void strength_fill(const Backend&, const MatrixView& a, const StrengthParameters& p,
+                   const index_t* s_row_ptr, index_t* s_col_idx) {
+  for (index_t i = 0; i < a.pattern.num_rows; ++i) {
+    index_t next = s_row_ptr[i];
+    rows::strong_dependencies(a, p, i, [&](index_t j, double) { s_col_idx[next++] = j; });
+  }
+}
+
+void greedy_splitting(const Backend&, const PatternView& s, Span<index_t> cf) {
+  constexpr index_t undecided = -1;
+  for (index_t i = 0; i < s.num_rows; ++i) cf[i] = undecided;
+  for (index_t i = 0; i < s.num_rows; ++i) {
+    if (cf[i] != undecided) continue;
+    cf[i] = kCoarse;
+    for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+      if (cf[s.col_idx[q]] == undecided) cf[s.col_idx[q]] = kFine;
+    }
+  }
+}
+
+namespace {
+
+/// Whether undecided row i's weight beats every undecided neighbour's in `graph` (ties: the
+/// larger index wins).
+bool beats_neighbours(const PatternView& graph, Span<const index_t> cf,
+                      const std::vector<double>& w, index_t i) {
+  for (index_t q = graph.row_ptr[i]; q < graph.row_ptr[i + 1]; ++q) {
+    const index_t j = graph.col_idx[q];
+    if (j != i && cf[j] < 0 && (w[j] > w[i] || (w[j] == w[i] && j > i))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void pmis_splitting(const Backend&, const PatternView& s, const PatternView& st, std::uint64_t seed,
+                    Span<index_t> cf) {
+  const index_t n = s.num_rows;
+  std::vector<double> w(static_cast<std::size_t>(n));
+  index_t undecided = 0;
+  for (index_t i = 0; i < n; ++i) {
+    const index_t influences = st.row_ptr[i + 1] - st.row_ptr[i];
+    w[i] = influences + pmis_random(seed, i);
+    cf[i] = influences == 0 ? kFine : -1;
+    undecided += influences == 0 ? 0 : 1;
+  }
+  std::vector<char> selected(static_cast<std::size_t>(n), 0);
+  while (undecided > 0) {
+    for (index_t i = 0; i < n; ++i) {
+      selected[i] = cf[i] < 0 && beats_neighbours(s, cf, w, i) && beats_neighbours(st, cf, w, i);
+    }
+    for (index_t i = 0; i < n; ++i) {
+      if (selected[i]) {
+        cf[i] = kCoarse;
+        --undecided;
+      }
+    }
+    for (index_t i = 0; i < n; ++i) {
+      if (cf[i] >= 0) continue;
+      for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+        if (cf[s.col_idx[q]] == kCoarse) {
+          cf[i] = kFine;
+          --undecided;
+          break;
+        }
+      }
+    }
+  }
+}
+
+void coarse_points(const Backend&, Span<const index_t> cf, Span<const index_t> coarse_index,
+                   Span<index_t> coarse_points) {
+  for (std::size_t i = 0; i < cf.size(); ++i) {
+    if (cf[i] == kCoarse) coarse_points[coarse_index[i]] = static_cast<index_t>(i);
+  }
+}
+
+void interpolation_count(const Backend&, const MatrixView& a, const PatternView& s,
+                         Span<const index_t> cf, const InterpolationParameters& p,
+                         Span<index_t> counts) {
+  rows::InterpolationRow row;
+  for (index_t i = 0; i < a.pattern.num_rows; ++i) {
+    rows::interpolation_row(a, s, cf, p, i, row);
+    counts[i] = static_cast<index_t>(row.columns.size());
+  }
+}
+
+void interpolation_fill(const Backend&, const MatrixView& a, const PatternView& s,
+                        Span<const index_t> cf, Span<const index_t> coarse_index,
+                        const InterpolationParameters& p, const index_t* p_row_ptr,
+                        index_t* p_col_idx, double* p_values) {
+  rows::InterpolationRow row;
+  for (index_t i = 0; i < a.pattern.num_rows; ++i) {
+    rows::interpolation_row(a, s, cf, p, i, row);
+    for (std::size_t k = 0; k < row.columns.size(); ++k) {
+      p_col_idx[p_row_ptr[i] + k] = coarse_index[row.columns[k]];
+      p_values[p_row_ptr[i] + k] = row.weights[k];
+    }
+  }
+}
+
+void interpolation_values(const Backend&, const MatrixView& a, Span<const index_t> cf,
+                          Span<const index_t> coarse_points, InterpolationKind kind,
+                          const PatternView& prolongation, double* p_values) {
+  rows::InterpolationRow row;
+  for (index_t i = 0; i < a.pattern.num_rows; ++i) {
+    rows::fixed_pattern_row(a, cf, coarse_points, kind, prolongation, i, row);
+    for (std::size_t k = 0; k < row.weights.size(); ++k) {
+      p_values[prolongation.row_ptr[i] + k] = row.weights[k];
+    }
+  }
+}
+
+}  // namespace kryflow::kernels::amg::reference

@@ -1,0 +1,77 @@
+// Contract of the sparse setup kernels: prefix sums, transposition, gathers and the two phases
+// of the sparse matrix-matrix product (SpGEMM) that algebraic multigrid builds its Galerkin
+// products with.
+//
+// Same layout as kernels/blas: namespaces reference (the oracle), cpu (OpenMP) and cuda with
+// identical signatures, and unqualified functions that dispatch on the backend
+// (kernels/backend/dispatch.hpp); the cuda kernels do not exist yet and their dispatch throws
+// NotSupported. Every pointer is an address on the backend. Column indices within a row are
+// sorted and unique in every input, and every output pattern is written sorted and unique.
+//
+// Every kernel is deterministic: the same input gives the same bits on every backend. The
+// numeric SpGEMM adds the products of row i of C = A B in the order of Gustavson's row-by-row
+// algorithm (F. Gustavson, ACM TOMS 4, 1978): for each stored a_ik in order, for each stored
+// b_kj in order, c_ij += a_ik b_kj, starting from c_ij = 0.
+#pragma once
+
+#include <cstdint>
+
+#include "kryflow/core/array.hpp"
+
+namespace kryflow::kernels::sparse_setup {
+
+/// A CSR pattern as the kernels see it: row_ptr (num_rows + 1), col_idx (row_ptr[num_rows]).
+struct PatternView {
+  index_t num_rows = 0;
+  index_t num_cols = 0;
+  const index_t* row_ptr = nullptr;
+  const index_t* col_idx = nullptr;
+};
+
+/// A CSR matrix in double: a pattern and its values (row_ptr[num_rows] entries).
+struct MatrixView {
+  PatternView pattern;
+  const double* values = nullptr;
+};
+
+#define KRYFLOW_SPARSE_SETUP_DECLARATIONS                                                      \
+  /** offsets[0] = 0, offsets[i + 1] = offsets[i] + counts[i] (offsets has counts.size() + 1   \
+      entries); returns the total, read on the host (one wait on a device). */                 \
+  std::int64_t exclusive_scan(const Backend& backend, Span<const index_t> counts,              \
+                              Span<index_t> offsets);                                          \
+  /** counts[j] = stored entries of column j of a (counts has a.num_cols entries) */           \
+  void transpose_count(const Backend& backend, const PatternView& a, Span<index_t> counts);    \
+  /** The pattern of a^T: at_row_ptr (a.num_cols + 1, from exclusive_scan of transpose_count)  \
+      given; writes at_col_idx and source (nnz each): entry k of a^T is entry source[k] of a.  \
+      Rows of a^T list their columns in increasing order. */                                   \
+  void transpose_fill(const Backend& backend, const PatternView& a, const index_t* at_row_ptr, \
+                      index_t* at_col_idx, index_t* source);                                   \
+  /** y[k] = x[map[k]] for k < y.size() */                                                     \
+  void gather(const Backend& backend, Span<const double> x, Span<const index_t> map,           \
+              Span<double> y);                                                                 \
+  /** Symbolic phase 1 of C = A B: counts[i] = distinct columns of row i of C (counts has      \
+      a.num_rows entries); a.num_cols == b.num_rows. */                                        \
+  void spgemm_count(const Backend& backend, const PatternView& a, const PatternView& b,        \
+                    Span<index_t> counts);                                                     \
+  /** Symbolic phase 2: writes c_col_idx (sorted per row) for c_row_ptr from exclusive_scan of \
+      spgemm_count. */                                                                         \
+  void spgemm_fill(const Backend& backend, const PatternView& a, const PatternView& b,         \
+                   const index_t* c_row_ptr, index_t* c_col_idx);                              \
+  /** Numeric phase: c_values of C = A B on the pattern c from spgemm_fill (or any pattern     \
+      holding every column of the product; the others get 0), in Gustavson's order. */         \
+  void spgemm_numeric(const Backend& backend, const MatrixView& a, const MatrixView& b,        \
+                      const PatternView& c, double* c_values);
+
+/// Dispatch. Every kernel throws NotSupported on cuda (no kernel yet).
+KRYFLOW_SPARSE_SETUP_DECLARATIONS
+
+namespace reference {
+KRYFLOW_SPARSE_SETUP_DECLARATIONS
+}
+namespace cpu {
+KRYFLOW_SPARSE_SETUP_DECLARATIONS
+}
+
+#undef KRYFLOW_SPARSE_SETUP_DECLARATIONS
+
+}  // namespace kryflow::kernels::sparse_setup

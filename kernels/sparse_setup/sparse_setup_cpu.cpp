@@ -1,0 +1,142 @@
+// OpenMP sparse setup kernels: rows of the SpGEMM phases and gathers run in parallel, each
+// thread with its own dense marker and accumulator; scans and transposition are one sequential
+// pass (memory-bound counting sorts).
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/backend/parallel.hpp"
+#include "kernels/sparse_setup/sparse_setup.hpp"
+#include "kryflow/core/error.hpp"
+
+namespace kryflow::kernels::sparse_setup::cpu {
+namespace {
+
+using size_type = std::int64_t;
+
+/// Work of a SpGEMM phase for the thread count: entries of A plus entries of B.
+size_type spgemm_work(const PatternView& a, const PatternView& b) {
+  return static_cast<size_type>(a.row_ptr[a.num_rows]) + b.row_ptr[b.num_rows];
+}
+
+/// Calls body(i, marker, columns) for every row of A in parallel; marker (b.num_cols entries,
+/// all -1 on entry and on exit of each call) and columns (scratch) belong to the thread.
+template <class Body>
+void for_each_row(const Backend& backend, const PatternView& a, const PatternView& b, Body body) {
+  const int threads = parallel::threads_for(backend, spgemm_work(a, b));
+  const size_type n = a.num_rows;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    std::vector<index_t> marker(static_cast<std::size_t>(b.num_cols), -1);
+    std::vector<index_t> columns;
+#pragma omp for schedule(dynamic, parallel::chunk_for(n, threads))
+    for (size_type i = 0; i < n; ++i) body(static_cast<index_t>(i), marker, columns);
+  }
+}
+
+/// The distinct columns of row i of A B into `columns` (unsorted); marker as in for_each_row.
+void collect_columns(const PatternView& a, const PatternView& b, index_t i,
+                     std::vector<index_t>& marker, std::vector<index_t>& columns) {
+  columns.clear();
+  for (index_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+    const index_t k = a.col_idx[p];
+    for (index_t q = b.row_ptr[k]; q < b.row_ptr[k + 1]; ++q) {
+      const index_t j = b.col_idx[q];
+      if (marker[j] != i) {
+        marker[j] = i;
+        columns.push_back(j);
+      }
+    }
+  }
+  for (const index_t j : columns) marker[j] = -1;
+}
+
+}  // namespace
+
+std::int64_t exclusive_scan(const Backend&, Span<const index_t> counts, Span<index_t> offsets) {
+  std::int64_t total = 0;
+  offsets[0] = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    total += counts[i];
+    if (total > std::numeric_limits<index_t>::max()) {
+      throw NotSupported("sparse_setup::exclusive_scan: " + std::to_string(total) +
+                         " entries exceed the 32-bit index range");
+    }
+    offsets[i + 1] = static_cast<index_t>(total);
+  }
+  return total;
+}
+
+void transpose_count(const Backend&, const PatternView& a, Span<index_t> counts) {
+  std::fill(counts.begin(), counts.end(), 0);
+  const index_t nnz = a.row_ptr[a.num_rows];
+  for (index_t k = 0; k < nnz; ++k) ++counts[a.col_idx[k]];
+}
+
+void transpose_fill(const Backend&, const PatternView& a, const index_t* at_row_ptr,
+                    index_t* at_col_idx, index_t* source) {
+  std::vector<index_t> next(at_row_ptr, at_row_ptr + a.num_cols);
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const index_t position = next[a.col_idx[k]]++;
+      at_col_idx[position] = i;
+      source[position] = k;
+    }
+  }
+}
+
+void gather(const Backend& backend, Span<const double> x, Span<const index_t> map, Span<double> y) {
+  const auto n = static_cast<size_type>(y.size());
+  parallel::for_each(backend, n, n, [&](size_type k) { y[k] = x[map[k]]; });
+}
+
+void spgemm_count(const Backend& backend, const PatternView& a, const PatternView& b,
+                  Span<index_t> counts) {
+  for_each_row(backend, a, b,
+               [&](index_t i, std::vector<index_t>& marker, std::vector<index_t>& columns) {
+                 collect_columns(a, b, i, marker, columns);
+                 counts[i] = static_cast<index_t>(columns.size());
+               });
+}
+
+void spgemm_fill(const Backend& backend, const PatternView& a, const PatternView& b,
+                 const index_t* c_row_ptr, index_t* c_col_idx) {
+  for_each_row(backend, a, b,
+               [&](index_t i, std::vector<index_t>& marker, std::vector<index_t>& columns) {
+                 collect_columns(a, b, i, marker, columns);
+                 std::sort(columns.begin(), columns.end());
+                 std::copy(columns.begin(), columns.end(), c_col_idx + c_row_ptr[i]);
+               });
+}
+
+void spgemm_numeric(const Backend& backend, const MatrixView& a, const MatrixView& b,
+                    const PatternView& c, double* c_values) {
+  const int threads = parallel::threads_for(backend, spgemm_work(a.pattern, b.pattern));
+  const size_type n = a.pattern.num_rows;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    std::vector<double> row(static_cast<std::size_t>(b.pattern.num_cols), 0.0);
+#pragma omp for schedule(dynamic, parallel::chunk_for(n, threads))
+    for (size_type i = 0; i < n; ++i) {
+      const PatternView& ap = a.pattern;
+      const PatternView& bp = b.pattern;
+      for (index_t p = ap.row_ptr[i]; p < ap.row_ptr[i + 1]; ++p) {
+        const index_t k = ap.col_idx[p];
+        for (index_t q = bp.row_ptr[k]; q < bp.row_ptr[k + 1]; ++q) {
+          row[bp.col_idx[q]] += a.values[p] * b.values[q];
+        }
+      }
+      for (index_t p = c.row_ptr[i]; p < c.row_ptr[i + 1]; ++p) {
+        c_values[p] = row[c.col_idx[p]];
+      }
+      for (index_t p = ap.row_ptr[i]; p < ap.row_ptr[i + 1]; ++p) {
+        const index_t k = ap.col_idx[p];
+        for (index_t q = bp.row_ptr[k]; q < bp.row_ptr[k + 1]; ++q) row[bp.col_idx[q]] = 0.0;
+      }
+    }
+  }
+}
+
+}  // namespace kryflow::kernels::sparse_setup::cpu

@@ -1,0 +1,98 @@
+// Reference sparse setup kernels: single-threaded, written for clarity (the oracle).
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/sparse_setup/sparse_setup.hpp"
+#include "kryflow/core/error.hpp"
+
+namespace kryflow::kernels::sparse_setup::reference {
+
+std::int64_t exclusive_scan(const Backend&, Span<const index_t> counts, Span<index_t> offsets) {
+  std::int64_t total = 0;
+  offsets[0] = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    total += counts[i];
+    if (total > std::numeric_limits<index_t>::max()) {
+      throw NotSupported("sparse_setup::exclusive_scan: " + std::to_string(total) +
+                         " entries exceed the 32-bit index range");
+    }
+    offsets[i + 1] = static_cast<index_t>(total);
+  }
+  return total;
+}
+
+void transpose_count(const Backend&, const PatternView& a, Span<index_t> counts) {
+  std::fill(counts.begin(), counts.end(), 0);
+  for (index_t k = 0; k < a.row_ptr[a.num_rows]; ++k) ++counts[a.col_idx[k]];
+}
+
+void transpose_fill(const Backend&, const PatternView& a, const index_t* at_row_ptr,
+                    index_t* at_col_idx, index_t* source) {
+  std::vector<index_t> next(at_row_ptr, at_row_ptr + a.num_cols);
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const index_t position = next[a.col_idx[k]]++;
+      at_col_idx[position] = i;
+      source[position] = k;
+    }
+  }
+}
+
+void gather(const Backend&, Span<const double> x, Span<const index_t> map, Span<double> y) {
+  for (std::size_t k = 0; k < y.size(); ++k) y[k] = x[map[k]];
+}
+
+namespace {
+
+/// The sorted distinct columns of row i of A B.
+std::vector<index_t> product_row_columns(const PatternView& a, const PatternView& b, index_t i) {
+  std::vector<index_t> columns;
+  for (index_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+    const index_t k = a.col_idx[p];
+    columns.insert(columns.end(), b.col_idx + b.row_ptr[k], b.col_idx + b.row_ptr[k + 1]);
+  }
+  std::sort(columns.begin(), columns.end());
+  columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+  return columns;
+}
+
+}  // namespace
+
+void spgemm_count(const Backend&, const PatternView& a, const PatternView& b,
+                  Span<index_t> counts) {
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    counts[i] = static_cast<index_t>(product_row_columns(a, b, i).size());
+  }
+}
+
+void spgemm_fill(const Backend&, const PatternView& a, const PatternView& b,
+                 const index_t* c_row_ptr, index_t* c_col_idx) {
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    const std::vector<index_t> columns = product_row_columns(a, b, i);
+    std::copy(columns.begin(), columns.end(), c_col_idx + c_row_ptr[i]);
+  }
+}
+
+void spgemm_numeric(const Backend&, const MatrixView& a, const MatrixView& b, const PatternView& c,
+                    double* c_values) {
+  std::vector<double> row(static_cast<std::size_t>(b.pattern.num_cols), 0.0);
+  for (index_t i = 0; i < a.pattern.num_rows; ++i) {
+    for (index_t p = a.pattern.row_ptr[i]; p < a.pattern.row_ptr[i + 1]; ++p) {
+      const index_t k = a.pattern.col_idx[p];
+      for (index_t q = b.pattern.row_ptr[k]; q < b.pattern.row_ptr[k + 1]; ++q) {
+        row[b.pattern.col_idx[q]] += a.values[p] * b.values[q];
+      }
+    }
+    for (index_t p = c.row_ptr[i]; p < c.row_ptr[i + 1]; ++p) c_values[p] = row[c.col_idx[p]];
+    for (index_t p = a.pattern.row_ptr[i]; p < a.pattern.row_ptr[i + 1]; ++p) {
+      const index_t k = a.pattern.col_idx[p];
+      for (index_t q = b.pattern.row_ptr[k]; q < b.pattern.row_ptr[k + 1]; ++q) {
+        row[b.pattern.col_idx[q]] = 0.0;
+      }
+    }
+  }
+}
+
+}  // namespace kryflow::kernels::sparse_setup::reference

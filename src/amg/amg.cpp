@@ -1,0 +1,294 @@
+// The classical AMG preconditioner: hierarchy construction, value-only re-setup and its report.
+#include "kryflow/amg/amg.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "kryflow/core/error.hpp"
+#include "kryflow/multigrid/dense_solver.hpp"
+#include "kryflow/multigrid/smoothers.hpp"
+#include "src/amg/amg_hierarchy.hpp"
+#include "src/multigrid/csr_access.hpp"
+
+namespace kryflow {
+namespace {
+
+namespace ka = kernels::amg;
+
+/// Adds the seconds since construction to a report phase when it goes out of scope.
+class PhaseTimer {
+ public:
+  PhaseTimer(HierarchyReport& report, const char* name)
+      : report_(report), name_(name), start_(std::chrono::steady_clock::now()) {}
+  ~PhaseTimer() {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    for (HierarchyReport::Phase& phase : report_.phases) {
+      if (phase.name == name_) {
+        phase.seconds += seconds;
+        return;
+      }
+    }
+    report_.phases.push_back({name_, seconds});
+  }
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+ private:
+  HierarchyReport& report_;
+  std::string name_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+ka::StrengthParameters strength_parameters(const AmgPreconditioner::Parameters& p) {
+  return {p.strength == AmgPreconditioner::Strength::classical ? ka::StrengthMeasure::classical
+                                                               : ka::StrengthMeasure::seed,
+          p.strength_threshold, p.max_row_sum};
+}
+
+ka::InterpolationKind interpolation_kind(const AmgPreconditioner::Parameters& p) {
+  return p.interpolation == AmgPreconditioner::Interpolation::seed ? ka::InterpolationKind::seed
+                                                                   : ka::InterpolationKind::direct;
+}
+
+void check_diagonal(const CsrMatrix& A, std::size_t level) {
+  const index_t bad = amg_setup::first_bad_diagonal(A);
+  if (bad >= 0) {
+    throw InvalidInput("AMG: the diagonal entry of row " + std::to_string(bad + 1) + " of level " +
+                       std::to_string(level) + " is zero, missing or not finite");
+  }
+}
+
+}  // namespace
+
+AmgPreconditioner::AmgPreconditioner(Parameters parameters)
+    : AmgPreconditioner(parameters, nullptr) {}
+
+AmgPreconditioner::AmgPreconditioner(Parameters parameters,
+                                     std::unique_ptr<Preconditioner> coarse_solver)
+    : Multigrid(parameters.cycle),
+      parameters_(parameters),
+      user_coarse_solver_(std::move(coarse_solver)) {
+  const Parameters& p = parameters_;
+  if (!(p.strength_threshold >= 0.0)) throw ConfigError("strength_threshold", "must be >= 0");
+  if (!(p.max_row_sum > 0.0 && p.max_row_sum <= 1.0)) {
+    throw ConfigError("max_row_sum", "must be in (0, 1]");
+  }
+  if (p.max_elements_per_row < 0) throw ConfigError("max_elements_per_row", "must be >= 0");
+  if (!(p.truncation_factor >= 0.0 && p.truncation_factor < 1.0)) {
+    throw ConfigError("truncation_factor", "must be in [0, 1)");
+  }
+  if (!(p.jacobi_omega > 0.0 && p.jacobi_omega < 2.0)) {
+    throw ConfigError("jacobi_omega", "must be in (0, 2)");
+  }
+  if (p.chebyshev_degree < 1) throw ConfigError("chebyshev_degree", "must be >= 1");
+  if (p.max_levels < 1) throw ConfigError("max_levels", "must be >= 1");
+  if (p.coarse_size < 1) throw ConfigError("coarse_size", "must be >= 1");
+}
+
+AmgPreconditioner::~AmgPreconditioner() = default;
+
+std::unique_ptr<Smoother> AmgPreconditioner::make_smoother(bool post) const {
+  switch (parameters_.smoother) {
+    case SmootherKind::jacobi:
+      return std::make_unique<JacobiSmoother>(parameters_.jacobi_omega);
+    case SmootherKind::l1_jacobi:
+      return std::make_unique<L1JacobiSmoother>();
+    case SmootherKind::chebyshev: {
+      ChebyshevSmoother::Parameters chebyshev;
+      chebyshev.degree = parameters_.chebyshev_degree;
+      return std::make_unique<ChebyshevSmoother>(chebyshev);
+    }
+    case SmootherKind::gauss_seidel:
+      return std::make_unique<GaussSeidelSmoother>(post ? GaussSeidelSmoother::Direction::backward
+                                                        : GaussSeidelSmoother::Direction::forward);
+  }
+  throw ConfigError("smoother", "unknown smoother");
+}
+
+void AmgPreconditioner::setup(const LinearOperator& A) {
+  const CsrMatrix& A0 = detail::require_csr(A, "AMG");
+  std::unique_ptr<Preconditioner> coarse =
+      coarse_solver() != nullptr ? release_coarse_solver() : std::move(user_coarse_solver_);
+  if (!coarse) coarse = std::make_unique<DenseDirectSolver>();
+  report_ = HierarchyReport{};
+  auto hierarchy = std::make_unique<Hierarchy>();
+  const CsrMatrix* current = &A0;
+  for (std::size_t level = 0; level + 1 < std::size_t(parameters_.max_levels) &&
+                              current->num_rows() > parameters_.coarse_size;
+       ++level) {
+    check_diagonal(*current, level);
+    const Backend& backend = current->backend();
+    auto arrays = std::make_unique<AmgLevelArrays>();
+    CsrArrays S;
+    {
+      PhaseTimer timer(report_, "strength");
+      S = amg_setup::strength(*current, strength_parameters(parameters_));
+    }
+    std::int64_t num_coarse = 0;
+    Array<index_t> coarse_index;
+    {
+      PhaseTimer timer(report_, "splitting");
+      arrays->splitting =
+          amg_setup::splitting(backend, S, parameters_.coarsening, parameters_.random_seed);
+      coarse_index = amg_setup::coarse_index(backend, arrays->splitting, num_coarse);
+    }
+    // Stop when coarsening stalls: no coarse point, or fewer than 10% fewer rows.
+    if (num_coarse == 0 || double(num_coarse) > 0.9 * current->num_rows()) break;
+    {
+      PhaseTimer timer(report_, "interpolation");
+      arrays->coarse_points = Array<index_t>(backend, static_cast<std::size_t>(num_coarse));
+      kernels::amg::coarse_points(backend, arrays->splitting.span(), coarse_index.span(),
+                                  arrays->coarse_points.span());
+      const ka::InterpolationParameters ip{interpolation_kind(parameters_),
+                                           parameters_.max_elements_per_row,
+                                           parameters_.truncation_factor};
+      arrays->prolongation = amg_setup::to_matrix(amg_setup::interpolation(
+          *current, S, arrays->splitting, coarse_index, static_cast<index_t>(num_coarse), ip));
+    }
+    {
+      PhaseTimer timer(report_, "galerkin_product");
+      hierarchy->matrices.push_back(
+          std::make_unique<CsrMatrix>(amg_setup::galerkin_product(*current, *arrays)));
+    }
+    hierarchy->levels.push_back(std::move(arrays));
+    current = hierarchy->matrices.back().get();
+  }
+  if (current->num_rows() > DenseDirectSolver::kMaxRows &&
+      dynamic_cast<const DenseDirectSolver*>(coarse.get()) != nullptr) {
+    throw InvalidInput("AMG: coarsening stopped at level " +
+                       std::to_string(hierarchy->levels.size()) + " with " +
+                       std::to_string(current->num_rows()) +
+                       " rows (max_levels reached, or the splitting kept more than 90% of the "
+                       "rows: lower strength_threshold), more than the dense coarse solver's "
+                       "limit of " +
+                       std::to_string(DenseDirectSolver::kMaxRows));
+  }
+  hierarchy_ = std::move(hierarchy);
+  install(A0, std::move(coarse), false);
+}
+
+void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Preconditioner> coarse,
+                                bool update) {
+  level0_ = &A;
+  std::vector<std::unique_ptr<MultigridLevel>> levels;
+  report_.levels.clear();
+  {
+    PhaseTimer timer(report_, "smoothers");
+    for (std::size_t l = 0; l < hierarchy_->levels.size(); ++l) {
+      const CsrMatrix& Al = level_matrix(l);
+      check_diagonal(Al, l);
+      std::unique_ptr<Smoother> pre = make_smoother(false);
+      pre->setup(Al);
+      std::unique_ptr<Smoother> post;
+      if (parameters_.smoother == SmootherKind::gauss_seidel) {
+        post = make_smoother(true);
+        post->setup(Al);
+      }
+      const AmgLevelArrays& arrays = *hierarchy_->levels[l];
+      levels.push_back(std::make_unique<OperatorLevel>(Al, arrays.restriction, arrays.prolongation,
+                                                       std::move(pre), std::move(post)));
+      report_.levels.push_back({Al.num_rows(), Al.nnz()});
+    }
+  }
+  const CsrMatrix& coarsest = level_matrix(hierarchy_->levels.size());
+  report_.levels.push_back({coarsest.num_rows(), coarsest.nnz()});
+  {
+    PhaseTimer timer(report_, "coarse_solver");
+    if (update) {
+      coarse->update_values(coarsest);
+    } else {
+      coarse->setup(coarsest);
+    }
+  }
+  double rows = 0.0, nonzeros = 0.0;
+  for (const HierarchyReport::Level& level : report_.levels) {
+    rows += level.rows;
+    nonzeros += static_cast<double>(level.nonzeros);
+  }
+  report_.grid_complexity = A.num_rows() > 0 ? rows / A.num_rows() : 1.0;
+  report_.operator_complexity = A.nnz() > 0 ? nonzeros / static_cast<double>(A.nnz()) : 1.0;
+  report_.smoother = make_smoother(false)->name();
+  if (parameters_.smoother == SmootherKind::gauss_seidel) {
+    report_.smoother = "gauss_seidel (forward before, backward after the coarse correction)";
+  }
+  report_.coarse_solver = coarse->name();
+  if (const auto* dense = dynamic_cast<const DenseDirectSolver*>(coarse.get())) {
+    report_.coarse_solver += " (" + dense->factorization() + ")";
+  }
+  set_hierarchy(std::move(levels), coarsest, std::move(coarse));
+}
+
+void AmgPreconditioner::update_values(const LinearOperator& A) {
+  const CsrMatrix& A0 = detail::require_csr(A, "AMG update_values");
+  if (!hierarchy_ || coarse_solver() == nullptr) {
+    throw InvalidInput("AMG update_values: setup(A) was not called");
+  }
+  if (A0.num_rows() != level0_->num_rows() || A0.nnz() != level0_->nnz()) {
+    throw InvalidInput("AMG update_values: A has " + std::to_string(A0.num_rows()) + " rows and " +
+                       std::to_string(A0.nnz()) + " entries, the hierarchy was built for " +
+                       std::to_string(level0_->num_rows()) + " and " +
+                       std::to_string(level0_->nnz()) + ": call setup");
+  }
+  report_.phases.clear();
+  level0_ = &A0;
+  const ka::InterpolationKind kind = interpolation_kind(parameters_);
+  for (std::size_t l = 0; l < hierarchy_->levels.size(); ++l) {
+    AmgLevelArrays& arrays = *hierarchy_->levels[l];
+    const CsrMatrix& Al = level_matrix(l);
+    const Backend& backend = Al.backend();
+    check_diagonal(Al, l);
+    {
+      PhaseTimer timer(report_, "interpolation");
+      Array<double> values(backend, static_cast<std::size_t>(arrays.prolongation.nnz()));
+      kernels::amg::interpolation_values(
+          backend, detail::matrix_view(Al), arrays.splitting.span(), arrays.coarse_points.span(),
+          kind, detail::pattern_view(arrays.prolongation), values.span().data());
+      arrays.prolongation.update_values(values);
+    }
+    PhaseTimer timer(report_, "galerkin_product");
+    amg_setup::galerkin_product_values(Al, arrays, *hierarchy_->matrices[l]);
+  }
+  install(A0, release_coarse_solver(), true);
+}
+
+const CsrMatrix& AmgPreconditioner::prolongation(std::size_t l) const {
+  return hierarchy_->levels.at(l)->prolongation;
+}
+
+const CsrMatrix& AmgPreconditioner::restriction(std::size_t l) const {
+  return hierarchy_->levels.at(l)->restriction;
+}
+
+const CsrMatrix& AmgPreconditioner::level_matrix(std::size_t l) const {
+  if (!hierarchy_ || level0_ == nullptr) throw InvalidInput("AMG: setup(A) was not called");
+  return l == 0 ? *level0_ : *hierarchy_->matrices.at(l - 1);
+}
+
+std::vector<index_t> AmgPreconditioner::splitting(std::size_t l) const {
+  return hierarchy_->levels.at(l)->splitting.to_host();
+}
+
+std::string HierarchyReport::to_text() const {
+  std::string text = "algebraic multigrid hierarchy\n  level        rows      nonzeros  per row\n";
+  char line[160];
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    const double per_row = levels[l].rows > 0 ? double(levels[l].nonzeros) / levels[l].rows : 0.0;
+    std::snprintf(line, sizeof line, "  %5zu %11d %13lld %8.1f\n", l, levels[l].rows,
+                  static_cast<long long>(levels[l].nonzeros), per_row);
+    text += line;
+  }
+  std::snprintf(line, sizeof line, "  operator complexity %.3f, grid complexity %.3f\n",
+                operator_complexity, grid_complexity);
+  text += line;
+  text += "  smoother " + smoother + "; coarse solver " + coarse_solver + "\n  setup:";
+  for (const Phase& phase : phases) {
+    std::snprintf(line, sizeof line, " %s %.3f s,", phase.name.c_str(), phase.seconds);
+    text += line;
+  }
+  if (!phases.empty()) text.pop_back();
+  return text + "\n";
+}
+
+}  // namespace kryflow

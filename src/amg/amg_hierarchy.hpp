@@ -1,0 +1,75 @@
+// Internal: the arrays of an AMG hierarchy and the setup steps that build them from kernels.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "kernels/amg/amg.hpp"
+#include "kryflow/amg/amg.hpp"
+
+namespace kryflow {
+
+/// A CSR matrix under construction: arrays on one backend (values empty for a pattern).
+struct CsrArrays {
+  index_t num_rows = 0;
+  index_t num_cols = 0;
+  Array<index_t> row_ptr;
+  Array<index_t> col_idx;
+  Array<double> values;
+  kernels::sparse_setup::PatternView pattern() const {
+    return {num_rows, num_cols, row_ptr.span().data(), col_idx.span().data()};
+  }
+  kernels::sparse_setup::MatrixView matrix() const { return {pattern(), values.span().data()}; }
+};
+
+/// Everything one level of the hierarchy keeps for the cycle and for value-only re-setup.
+struct AmgLevelArrays {
+  CsrMatrix prolongation;             // n x n_c
+  CsrMatrix restriction;              // n_c x n, P^T
+  Array<index_t> restriction_source;  // entry k of R is entry restriction_source[k] of P
+  Array<index_t> splitting;           // kCoarse / kFine per row
+  Array<index_t> coarse_points;       // row of each coarse point
+  CsrArrays product;                  // A P (pattern and values)
+};
+
+struct AmgPreconditioner::Hierarchy {
+  std::vector<std::unique_ptr<AmgLevelArrays>> levels;
+  std::vector<std::unique_ptr<CsrMatrix>> matrices;  // A_1 .. A_L (A_0 is the user's)
+};
+
+namespace amg_setup {
+
+/// The strength pattern S of A (kernels::amg::strength_count / strength_fill).
+CsrArrays strength(const CsrMatrix& A, const kernels::amg::StrengthParameters& parameters);
+/// The transpose of a pattern; `source` (optional) receives the position in `a` of each entry.
+CsrArrays transpose(const Backend& backend, const kernels::sparse_setup::PatternView& a,
+                    Array<index_t>* source);
+/// The C/F splitting of S (greedy or PMIS with `seed`).
+Array<index_t> splitting(const Backend& backend, const CsrArrays& S,
+                         AmgPreconditioner::Coarsening coarsening, std::uint64_t seed);
+/// coarse_index (exclusive scan of the splitting, n + 1 entries) and its total n_c.
+Array<index_t> coarse_index(const Backend& backend, const Array<index_t>& splitting,
+                            std::int64_t& num_coarse);
+/// P (n x num_coarse) from A, S and the splitting.
+CsrArrays interpolation(const CsrMatrix& A, const CsrArrays& S, const Array<index_t>& splitting,
+                        const Array<index_t>& coarse_index, index_t num_coarse,
+                        const kernels::amg::InterpolationParameters& parameters);
+/// C = A B: symbolic phases (count, scan, fill), then the numeric phase.
+CsrArrays spgemm(const Backend& backend, const kernels::sparse_setup::MatrixView& a,
+                 const kernels::sparse_setup::MatrixView& b);
+/// The Galerkin product A_c = R (A P) of level A with levels.prolongation: forms the
+/// restriction R = P^T explicitly (levels.restriction and restriction_source) and keeps A P
+/// (levels.product) for value-only re-setup.
+CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level);
+/// Value-only re-setup of the Galerkin product: R's values gathered from P's, then the numeric
+/// phases of A P and R (A P) into `coarse` (same patterns as galerkin_product built).
+void galerkin_product_values(const CsrMatrix& A, AmgLevelArrays& level, CsrMatrix& coarse);
+/// A CsrMatrix (float64) taking `arrays`' pattern and values, on their backend
+/// (CsrMatrix::from_arrays: no copy besides the row pointers for the product's partition).
+CsrMatrix to_matrix(CsrArrays&& arrays);
+/// Index of the first row (0-based) whose diagonal is zero, missing or not finite, or -1.
+index_t first_bad_diagonal(const CsrMatrix& A);
+
+}  // namespace amg_setup
+}  // namespace kryflow

@@ -1,0 +1,146 @@
+// The steps of a classical AMG setup as sequences of kernel calls (kernels/amg,
+// kernels/sparse_setup): each count phase, a scan, each fill phase, all on A's backend.
+#include <string>
+
+#include "kernels/blas/blas.hpp"
+#include "src/amg/amg_hierarchy.hpp"
+#include "src/multigrid/csr_access.hpp"
+
+namespace kryflow::amg_setup {
+namespace {
+
+namespace ss = kernels::sparse_setup;
+
+/// Row pointers from per-row counts: a scan on the backend; nnz returned.
+Array<index_t> row_pointers(const Backend& backend, const Array<index_t>& counts,
+                            std::int64_t& nnz) {
+  Array<index_t> row_ptr(backend, counts.size() + 1);
+  nnz = ss::exclusive_scan(backend, counts.span(), row_ptr.span());
+  return row_ptr;
+}
+
+}  // namespace
+
+CsrArrays strength(const CsrMatrix& A, const kernels::amg::StrengthParameters& parameters) {
+  const Backend& backend = A.backend();
+  const auto a = detail::matrix_view(A);
+  CsrArrays S;
+  S.num_rows = S.num_cols = A.num_rows();
+  Array<index_t> counts(backend, static_cast<std::size_t>(A.num_rows()));
+  kernels::amg::strength_count(backend, a, parameters, counts.span());
+  std::int64_t nnz = 0;
+  S.row_ptr = row_pointers(backend, counts, nnz);
+  S.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+  kernels::amg::strength_fill(backend, a, parameters, S.row_ptr.span().data(),
+                              S.col_idx.span().data());
+  return S;
+}
+
+CsrArrays transpose(const Backend& backend, const ss::PatternView& a, Array<index_t>* source) {
+  CsrArrays t;
+  t.num_rows = a.num_cols;
+  t.num_cols = a.num_rows;
+  Array<index_t> counts(backend, static_cast<std::size_t>(a.num_cols));
+  ss::transpose_count(backend, a, counts.span());
+  std::int64_t nnz = 0;
+  t.row_ptr = row_pointers(backend, counts, nnz);
+  t.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+  Array<index_t> positions(backend, static_cast<std::size_t>(nnz));
+  ss::transpose_fill(backend, a, t.row_ptr.span().data(), t.col_idx.span().data(),
+                     positions.span().data());
+  if (source != nullptr) *source = std::move(positions);
+  return t;
+}
+
+Array<index_t> splitting(const Backend& backend, const CsrArrays& S,
+                         AmgPreconditioner::Coarsening coarsening, std::uint64_t seed) {
+  Array<index_t> cf(backend, static_cast<std::size_t>(S.num_rows));
+  if (coarsening == AmgPreconditioner::Coarsening::greedy) {
+    kernels::amg::greedy_splitting(backend, S.pattern(), cf.span());
+  } else {
+    const CsrArrays St = transpose(backend, S.pattern(), nullptr);
+    kernels::amg::pmis_splitting(backend, S.pattern(), St.pattern(), seed, cf.span());
+  }
+  return cf;
+}
+
+Array<index_t> coarse_index(const Backend& backend, const Array<index_t>& splitting,
+                            std::int64_t& num_coarse) {
+  return row_pointers(backend, splitting, num_coarse);
+}
+
+CsrArrays interpolation(const CsrMatrix& A, const CsrArrays& S, const Array<index_t>& splitting,
+                        const Array<index_t>& coarse_index, index_t num_coarse,
+                        const kernels::amg::InterpolationParameters& parameters) {
+  const Backend& backend = A.backend();
+  const auto a = detail::matrix_view(A);
+  CsrArrays P;
+  P.num_rows = A.num_rows();
+  P.num_cols = num_coarse;
+  Array<index_t> counts(backend, static_cast<std::size_t>(A.num_rows()));
+  kernels::amg::interpolation_count(backend, a, S.pattern(), splitting.span(), parameters,
+                                    counts.span());
+  std::int64_t nnz = 0;
+  P.row_ptr = row_pointers(backend, counts, nnz);
+  P.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+  P.values = Array<double>(backend, static_cast<std::size_t>(nnz));
+  kernels::amg::interpolation_fill(backend, a, S.pattern(), splitting.span(), coarse_index.span(),
+                                   parameters, P.row_ptr.span().data(), P.col_idx.span().data(),
+                                   P.values.span().data());
+  return P;
+}
+
+CsrArrays spgemm(const Backend& backend, const ss::MatrixView& a, const ss::MatrixView& b) {
+  CsrArrays C;
+  C.num_rows = a.pattern.num_rows;
+  C.num_cols = b.pattern.num_cols;
+  Array<index_t> counts(backend, static_cast<std::size_t>(C.num_rows));
+  ss::spgemm_count(backend, a.pattern, b.pattern, counts.span());
+  std::int64_t nnz = 0;
+  C.row_ptr = row_pointers(backend, counts, nnz);
+  C.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+  C.values = Array<double>(backend, static_cast<std::size_t>(nnz));
+  ss::spgemm_fill(backend, a.pattern, b.pattern, C.row_ptr.span().data(), C.col_idx.span().data());
+  ss::spgemm_numeric(backend, a, b, C.pattern(), C.values.span().data());
+  return C;
+}
+
+CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level) {
+  const Backend& backend = A.backend();
+  const ss::MatrixView p = detail::matrix_view(level.prolongation);
+  CsrArrays R = transpose(backend, p.pattern, &level.restriction_source);
+  R.values = Array<double>(backend, level.restriction_source.size());
+  ss::gather(backend, level.prolongation.values().span(), level.restriction_source.span(),
+             R.values.span());
+  level.restriction = to_matrix(std::move(R));
+  level.product = spgemm(backend, detail::matrix_view(A), p);
+  return to_matrix(spgemm(backend, detail::matrix_view(level.restriction), level.product.matrix()));
+}
+
+void galerkin_product_values(const CsrMatrix& A, AmgLevelArrays& level, CsrMatrix& coarse) {
+  const Backend& backend = A.backend();
+  Array<double> restriction_values(backend, level.restriction_source.size());
+  ss::gather(backend, level.prolongation.values().span(), level.restriction_source.span(),
+             restriction_values.span());
+  level.restriction.update_values(restriction_values);
+  ss::spgemm_numeric(backend, detail::matrix_view(A), detail::matrix_view(level.prolongation),
+                     level.product.pattern(), level.product.values.span().data());
+  Array<double> coarse_values(backend, static_cast<std::size_t>(coarse.nnz()));
+  ss::spgemm_numeric(backend, detail::matrix_view(level.restriction), level.product.matrix(),
+                     detail::pattern_view(coarse), coarse_values.span().data());
+  coarse.update_values(coarse_values);
+}
+
+CsrMatrix to_matrix(CsrArrays&& arrays) {
+  return CsrMatrix::from_arrays(arrays.num_rows, arrays.num_cols, std::move(arrays.row_ptr),
+                                std::move(arrays.col_idx), std::move(arrays.values));
+}
+
+index_t first_bad_diagonal(const CsrMatrix& A) {
+  Vector d(A.backend(), static_cast<std::size_t>(A.num_rows()));
+  A.diagonal(d);
+  Vector inverse(A.backend(), d.size());
+  return kernels::blas::invert_diagonal(A.backend(), d.span(), inverse.span());
+}
+
+}  // namespace kryflow::amg_setup

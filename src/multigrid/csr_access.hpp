@@ -1,0 +1,37 @@
+// Internal: the checks and kernel views of the multigrid components that need a CsrMatrix's
+// entries (l1-Jacobi, Gauss-Seidel, the AMG setup).
+#pragma once
+
+#include <string>
+
+#include "kernels/sparse_setup/sparse_setup.hpp"
+#include "kryflow/core/error.hpp"
+#include "kryflow/linalg/csr_matrix.hpp"
+
+namespace kryflow::detail {
+
+/// A as a float64 CsrMatrix; throws NotSupported naming `who` otherwise.
+inline const CsrMatrix& require_csr(const LinearOperator& A, const std::string& who) {
+  const auto* csr = dynamic_cast<const CsrMatrix*>(&A);
+  if (csr == nullptr) {
+    throw NotSupported(who + " needs the matrix entries: pass a CsrMatrix");
+  }
+  if (csr->precision() != Precision::float64) {
+    throw NotSupported(who + " needs float64 values: use with_precision(Precision::float64)");
+  }
+  if (csr->num_rows() != csr->num_cols()) {
+    throw DimensionMismatch(who + " needs a square matrix, got " + std::to_string(csr->num_rows()) +
+                            " x " + std::to_string(csr->num_cols()));
+  }
+  return *csr;
+}
+
+inline kernels::sparse_setup::PatternView pattern_view(const CsrMatrix& A) {
+  return {A.num_rows(), A.num_cols(), A.row_ptr().span().data(), A.col_idx().span().data()};
+}
+
+inline kernels::sparse_setup::MatrixView matrix_view(const CsrMatrix& A) {
+  return {pattern_view(A), A.values().span().data()};
+}
+
+}  // namespace kryflow::detail

@@ -1,0 +1,179 @@
+// The multigrid cycle over a hierarchy of levels, and the operator-made level.
+#include "kryflow/multigrid/multigrid.hpp"
+
+#include <string>
+
+#include "kryflow/core/error.hpp"
+
+namespace kryflow {
+
+OperatorLevel::OperatorLevel(const LinearOperator& A, const LinearOperator& restriction,
+                             const LinearOperator& prolongation, std::unique_ptr<Smoother> pre,
+                             std::unique_ptr<Smoother> post)
+    : A_(&A),
+      restriction_(&restriction),
+      prolongation_(&prolongation),
+      pre_(std::move(pre)),
+      post_(std::move(post)) {
+  if (!pre_) throw InvalidInput("OperatorLevel: a pre-smoother is required");
+  const index_t n = A.num_rows();
+  const index_t coarse = restriction.num_rows();
+  if (A.num_cols() != n || restriction.num_cols() != n || prolongation.num_rows() != n ||
+      prolongation.num_cols() != coarse) {
+    throw DimensionMismatch(
+        "OperatorLevel: A is " + std::to_string(n) + " x " + std::to_string(A.num_cols()) + ", R " +
+        std::to_string(coarse) + " x " + std::to_string(restriction.num_cols()) + ", P " +
+        std::to_string(prolongation.num_rows()) + " x " + std::to_string(prolongation.num_cols()));
+  }
+}
+
+void OperatorLevel::restrict_residual(const Vector& r, Vector& b_coarse) const {
+  restriction_->apply(r, b_coarse);
+}
+
+void OperatorLevel::prolongate_add(const Vector& e_coarse, Vector& x) const {
+  prolongation_->apply(1.0, e_coarse, 1.0, x);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+CycleType parse_cycle_type(const std::string& name) {
+  if (name == "v") return CycleType::v;
+  if (name == "w") return CycleType::w;
+  if (name == "f") return CycleType::f;
+  throw ConfigError("cycle", "unknown cycle '" + name + "' (valid choices: v, w, f)");
+}
+
+const char* to_string(CycleType cycle) {
+  switch (cycle) {
+    case CycleType::v:
+      return "v";
+    case CycleType::w:
+      return "w";
+    case CycleType::f:
+      return "f";
+  }
+  return "v";
+}
+
+Multigrid::Multigrid(Parameters parameters) : parameters_(parameters) {
+  if (parameters_.pre_sweeps < 0) throw ConfigError("pre_sweeps", "must be >= 0");
+  if (parameters_.post_sweeps < 0) throw ConfigError("post_sweeps", "must be >= 0");
+}
+
+Multigrid::~Multigrid() = default;
+
+index_t Multigrid::num_rows() const {
+  if (!levels_.empty()) return levels_.front()->level_operator().num_rows();
+  return coarse_operator_ != nullptr ? coarse_operator_->num_rows() : 0;
+}
+
+const Backend& Multigrid::backend() const {
+  static const Backend none = Backend::reference();
+  if (!levels_.empty()) return levels_.front()->level_operator().backend();
+  return coarse_operator_ != nullptr ? coarse_operator_->backend() : none;
+}
+
+void Multigrid::set_hierarchy(std::vector<std::unique_ptr<MultigridLevel>> levels,
+                              const LinearOperator& coarse_operator,
+                              std::unique_ptr<Preconditioner> coarse_solver) {
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    const index_t next = l + 1 < levels.size() ? levels[l + 1]->level_operator().num_rows()
+                                               : coarse_operator.num_rows();
+    if (levels[l]->coarse_rows() != next) {
+      throw DimensionMismatch("Multigrid: level " + std::to_string(l) + " restricts to " +
+                              std::to_string(levels[l]->coarse_rows()) +
+                              " rows, the next level has " + std::to_string(next));
+    }
+  }
+  std::vector<Work> work(levels.size() + 1);
+  for (std::size_t l = 0; l <= levels.size(); ++l) {
+    const LinearOperator& A = l < levels.size() ? levels[l]->level_operator() : coarse_operator;
+    const auto n = static_cast<std::size_t>(A.num_rows());
+    if (l > 0) {
+      work[l].b = Vector(A.backend(), n);
+      work[l].x = Vector(A.backend(), n);
+    }
+    work[l].r = Vector(A.backend(), n);
+    if (l == levels.size()) work[l].z = Vector(A.backend(), n);
+  }
+  levels_ = std::move(levels);
+  coarse_operator_ = &coarse_operator;
+  coarse_solver_ = std::move(coarse_solver);
+  work_ = std::move(work);
+}
+
+void Multigrid::check_vectors(const Vector& b, const Vector& x, const char* who) const {
+  if (coarse_solver_ == nullptr) {
+    throw InvalidInput(std::string(who) + ": setup(A) was not called");
+  }
+  if (&b == &x) throw InvalidInput(std::string(who) + ": the two vectors must be distinct");
+  const auto n = static_cast<std::size_t>(num_rows());
+  if (b.size() != n || x.size() != n) {
+    throw DimensionMismatch(std::string(who) + ": the hierarchy has " + std::to_string(n) +
+                            " rows, the vectors " + std::to_string(b.size()) + " and " +
+                            std::to_string(x.size()));
+  }
+  if (!(b.backend() == backend()) || !(x.backend() == backend())) {
+    throw InvalidInput(std::string(who) + ": vectors must live on the hierarchy's backend (" +
+                       backend().name() + ")");
+  }
+}
+
+void Multigrid::apply(const Vector& r, Vector& z) const {
+  check_vectors(r, z, "Multigrid::apply");
+  visit(0, r, z, true, parameters_.cycle);
+}
+
+void Multigrid::cycle(const Vector& b, Vector& x, bool x_is_zero) const {
+  check_vectors(b, x, "Multigrid::cycle");
+  visit(0, b, x, x_is_zero, parameters_.cycle);
+}
+
+void Multigrid::coarse_solve(const Vector& b, Vector& x, bool x_is_zero) const {
+  if (x_is_zero) {
+    coarse_solver_->apply(b, x);
+    return;
+  }
+  // x <- x + M^-1 (b - A x): the same as M^-1 b for an exact coarse solver.
+  Work& w = work_.back();
+  coarse_operator_->residual(b, x, w.r);
+  coarse_solver_->apply(w.r, w.z);
+  axpby(1.0, w.z, 1.0, x);
+}
+
+void Multigrid::visit(std::size_t l, const Vector& b, Vector& x, bool x_is_zero,
+                      CycleType type) const {
+  if (l == levels_.size()) {
+    coarse_solve(b, x, x_is_zero);
+    return;
+  }
+  const MultigridLevel& level = *levels_[l];
+  Vector& r = work_[l].r;
+  Vector& b_coarse = work_[l + 1].b;
+  Vector& x_coarse = work_[l + 1].x;
+  for (int s = 0; s < parameters_.pre_sweeps; ++s) {
+    level.pre_smoother().smooth(b, x, x_is_zero && s == 0);
+  }
+  if (x_is_zero && parameters_.pre_sweeps == 0) fill(x, 0.0);
+  level.level_operator().residual(b, x, r);
+  level.restrict_residual(r, b_coarse);
+  const bool coarsest_next = l + 1 == levels_.size();
+  switch (type) {
+    case CycleType::v:
+      visit(l + 1, b_coarse, x_coarse, true, CycleType::v);
+      break;
+    case CycleType::w:
+      visit(l + 1, b_coarse, x_coarse, true, CycleType::w);
+      if (!coarsest_next) visit(l + 1, b_coarse, x_coarse, false, CycleType::w);
+      break;
+    case CycleType::f:
+      visit(l + 1, b_coarse, x_coarse, true, CycleType::f);
+      if (!coarsest_next) visit(l + 1, b_coarse, x_coarse, false, CycleType::v);
+      break;
+  }
+  level.prolongate_add(x_coarse, x);
+  for (int s = 0; s < parameters_.post_sweeps; ++s) level.post_smoother().smooth(b, x, false);
+}
+
+}  // namespace kryflow

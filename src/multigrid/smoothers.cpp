@@ -1,0 +1,254 @@
+// Damped Jacobi, l1-Jacobi, Chebyshev and Gauss-Seidel smoothers.
+#include "kryflow/multigrid/smoothers.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/blas/blas.hpp"
+#include "kernels/smoothers/smoothers.hpp"
+#include "kryflow/core/error.hpp"
+#include "kryflow/linalg/csr_matrix.hpp"
+#include "src/multigrid/csr_access.hpp"
+
+extern "C" void dstev_(const char* jobz, const int* n, double* d, double* e, double* z,
+                       const int* ldz, double* work, int* info);
+
+namespace kryflow {
+namespace {
+
+/// The largest eigenvalue of the symmetric tridiagonal matrix (diagonal, off_diagonal) by
+/// LAPACK's dstev; NaN when it fails, 0 for an empty matrix.
+double largest_tridiagonal_eigenvalue(std::vector<double> diagonal,
+                                      std::vector<double> off_diagonal) {
+  const int m = static_cast<int>(diagonal.size());
+  if (m == 0) return 0.0;
+  off_diagonal.resize(static_cast<std::size_t>(m));
+  int info = 0;
+  const int one = 1;
+  double unused = 0.0;
+  dstev_("N", &m, diagonal.data(), off_diagonal.data(), &unused, &one, &unused, &info);
+  if (info != 0) return std::nan("");
+  return diagonal.back();  // ascending order
+}
+
+void require_square(const LinearOperator& A, const std::string& who) {
+  if (A.num_rows() != A.num_cols()) {
+    throw DimensionMismatch(who + " needs a square operator, got " + std::to_string(A.num_rows()) +
+                            " x " + std::to_string(A.num_cols()));
+  }
+}
+
+/// 1 / d_i, or InvalidInput naming the first (1-based) row where d_i is zero or not finite.
+Vector checked_inverse(const Vector& d, const std::string& who, const char* what) {
+  Vector inverse(d.backend(), d.size());
+  const index_t bad = kernels::blas::invert_diagonal(d.backend(), d.span(), inverse.span());
+  if (bad >= 0) {
+    const double value = d.to_host()[static_cast<std::size_t>(bad)];
+    throw InvalidInput(who + ": the " + what + " of row " + std::to_string(bad + 1) + " is " +
+                       (value == 0.0 ? std::string("zero or missing") : std::to_string(value)));
+  }
+  return inverse;
+}
+
+Vector inverse_diagonal_of(const LinearOperator& A, const std::string& who) {
+  require_square(A, who);
+  Vector d(A.backend(), static_cast<std::size_t>(A.num_rows()));
+  A.diagonal(d);
+  return checked_inverse(d, who, "diagonal entry");
+}
+
+void check_vectors(const LinearOperator* A, const Vector& b, const Vector& x, const char* who) {
+  if (A == nullptr) throw InvalidInput(std::string(who) + ": setup(A) was not called");
+  const auto n = static_cast<std::size_t>(A->num_rows());
+  if (b.size() != n || x.size() != n) {
+    throw DimensionMismatch(std::string(who) + ": the operator has " + std::to_string(n) +
+                            " rows, b has " + std::to_string(b.size()) + " and x " +
+                            std::to_string(x.size()));
+  }
+  if (!(b.backend() == A->backend()) || !(x.backend() == A->backend())) {
+    throw InvalidInput(std::string(who) + ": b and x must live on the operator's backend");
+  }
+}
+
+/// x <- x + d .* (b - A x) (x <- d .* b when x_is_zero), r a work vector.
+void scaled_residual_update(const LinearOperator& A, const Vector& d, const Vector& b, Vector& x,
+                            bool x_is_zero, Vector& r) {
+  if (x_is_zero) {
+    pointwise_multiply(d, b, x);
+    return;
+  }
+  A.residual(b, x, r);
+  pointwise_multiply(d, r, r);
+  axpby(1.0, r, 1.0, x);
+}
+
+/// The largest eigenvalue of the tridiagonal Lanczos matrix of `steps` Jacobi-preconditioned
+/// CG steps on A x = v from x = 0, v a fixed pseudo-random vector (all frequencies) (Saad,
+/// Iterative Methods, 2nd ed., sec. 6.7.3): the Ritz value approaches lambda_max(D^-1 A) from
+/// below, much faster than power iteration. r, z, p are work vectors of n entries.
+double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagonal, int steps,
+                          Vector& r, Vector& z, Vector& p) {
+  const std::size_t n = inverse_diagonal.size();
+  if (n == 0) return 1.0;
+  std::vector<double> start(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    // Uniform in [-1, 1) from a splitmix64 hash of i: every frequency present.
+    std::uint64_t h = 0x9E3779B97F4A7C15ull * (i + 1);
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    h ^= h >> 31;
+    start[i] = static_cast<double>(h >> 11) * 0x1.0p-52 - 1.0;
+  }
+  Vector q(A.backend(), n);
+  r = Vector::from_host(A.backend(), start);
+  pointwise_multiply(inverse_diagonal, r, z);
+  copy(z, p);
+  double rz = dot(r, z);
+  std::vector<double> diagonal, off_diagonal;
+  double alpha_previous = 0.0, beta_previous = 0.0;
+  for (int j = 0; j < steps && rz > 0.0; ++j) {
+    A.apply(p, q);
+    const double pq = dot(p, q);
+    if (!(pq > 0.0) || !std::isfinite(pq)) return pq > 0.0 ? pq : -1.0;
+    const double alpha = rz / pq;
+    // T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}, T_{j-1,j} = sqrt(beta_{j-1})/alpha_{j-1}.
+    diagonal.push_back(1.0 / alpha + (j > 0 ? beta_previous / alpha_previous : 0.0));
+    if (j > 0) off_diagonal.push_back(std::sqrt(beta_previous) / alpha_previous);
+    axpby(-alpha, q, 1.0, r);
+    pointwise_multiply(inverse_diagonal, r, z);
+    const double rz_next = dot(r, z);
+    const double beta = rz_next / rz;
+    axpby(1.0, z, beta, p);
+    rz = rz_next;
+    alpha_previous = alpha;
+    beta_previous = beta;
+  }
+  return largest_tridiagonal_eigenvalue(diagonal, off_diagonal);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+JacobiSmoother::JacobiSmoother(double omega) : omega_(omega) {
+  if (!(omega > 0.0 && omega < 2.0)) throw ConfigError("jacobi_omega", "must be in (0, 2)");
+}
+
+void JacobiSmoother::setup(const LinearOperator& A) {
+  Vector inverse = inverse_diagonal_of(A, "Jacobi smoother");
+  axpby(0.0, inverse, omega_, inverse);
+  scaled_inverse_diagonal_ = std::move(inverse);
+  r_ = Vector(A.backend(), scaled_inverse_diagonal_.size());
+  A_ = &A;
+}
+
+void JacobiSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const {
+  check_vectors(A_, b, x, "JacobiSmoother::smooth");
+  scaled_residual_update(*A_, scaled_inverse_diagonal_, b, x, x_is_zero, r_);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void L1JacobiSmoother::setup(const LinearOperator& A) {
+  const CsrMatrix& csr = detail::require_csr(A, "l1-Jacobi smoother");
+  Vector norms(A.backend(), static_cast<std::size_t>(A.num_rows()));
+  kernels::smoothers::l1_row_norms(A.backend(), detail::matrix_view(csr), norms.span());
+  inverse_l1_ = checked_inverse(norms, "l1-Jacobi smoother", "l1 norm");
+  r_ = Vector(A.backend(), inverse_l1_.size());
+  A_ = &A;
+}
+
+void L1JacobiSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const {
+  check_vectors(A_, b, x, "L1JacobiSmoother::smooth");
+  scaled_residual_update(*A_, inverse_l1_, b, x, x_is_zero, r_);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+ChebyshevSmoother::ChebyshevSmoother(Parameters parameters) : parameters_(parameters) {
+  if (parameters_.degree < 1) throw ConfigError("chebyshev_degree", "must be >= 1");
+  if (!(parameters_.alpha > 1.0)) throw ConfigError("chebyshev_alpha", "must be > 1");
+  if (!(parameters_.beta >= 1.0)) throw ConfigError("chebyshev_beta", "must be >= 1");
+  if (parameters_.eigen_iterations < 1) {
+    throw ConfigError("chebyshev_eigen_iterations", "must be >= 1");
+  }
+}
+
+void ChebyshevSmoother::setup(const LinearOperator& A) {
+  inverse_diagonal_ = inverse_diagonal_of(A, "Chebyshev smoother");
+  const std::size_t n = inverse_diagonal_.size();
+  r_ = Vector(A.backend(), n);
+  z_ = Vector(A.backend(), n);
+  d_ = Vector(A.backend(), n);
+  A_ = &A;
+  const double lambda =
+      lanczos_lambda_max(A, inverse_diagonal_, parameters_.eigen_iterations, r_, z_, d_);
+  if (!(lambda > 0.0) || !std::isfinite(lambda)) {
+    throw InvalidInput("Chebyshev smoother: the estimate of lambda_max(D^-1 A) is " +
+                       std::to_string(lambda) + ": A must be positive definite");
+  }
+  lambda_max_ = lambda;
+}
+
+void ChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const {
+  check_vectors(A_, b, x, "ChebyshevSmoother::smooth");
+  const double upper = parameters_.beta * lambda_max_;
+  const double lower = upper / parameters_.alpha;
+  const double theta = 0.5 * (upper + lower);
+  const double delta = 0.5 * (upper - lower);
+  const double sigma = theta / delta;
+  double rho = 1.0 / sigma;
+  // d_0 = D^-1 r_0 / theta; x_1 = x_0 + d_0 (Saad, Algorithm 12.1 preconditioned by D).
+  if (x_is_zero) {
+    pointwise_multiply(inverse_diagonal_, b, d_);
+  } else {
+    A_->residual(b, x, r_);
+    pointwise_multiply(inverse_diagonal_, r_, d_);
+  }
+  axpby(1.0 / theta, d_, x_is_zero ? 0.0 : 1.0, x);
+  if (parameters_.degree > 1) axpby(0.0, d_, 1.0 / theta, d_);
+  for (int k = 1; k < parameters_.degree; ++k) {
+    A_->residual(b, x, r_);
+    pointwise_multiply(inverse_diagonal_, r_, z_);
+    const double rho_next = 1.0 / (2.0 * sigma - rho);
+    // d_k = rho_k rho_{k-1} d_{k-1} + (2 rho_k / delta) D^-1 r_k; x_{k+1} = x_k + d_k.
+    axpby(2.0 * rho_next / delta, z_, rho_next * rho, d_);
+    axpby(1.0, d_, 1.0, x);
+    rho = rho_next;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void GaussSeidelSmoother::setup(const LinearOperator& A) {
+  const CsrMatrix& csr = detail::require_csr(A, "Gauss-Seidel smoother");
+  inverse_diagonal_ = inverse_diagonal_of(A, "Gauss-Seidel smoother");
+  A_ = &csr;
+}
+
+void GaussSeidelSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const {
+  check_vectors(A_, b, x, "GaussSeidelSmoother::smooth");
+  if (x_is_zero) fill(x, 0.0);
+  const auto sweep = [&](kernels::smoothers::SweepDirection direction) {
+    kernels::smoothers::gauss_seidel(A_->backend(), detail::matrix_view(*A_),
+                                     inverse_diagonal_.span(), b.span(), x.span(), direction);
+  };
+  if (direction_ != Direction::backward) sweep(kernels::smoothers::SweepDirection::forward);
+  if (direction_ != Direction::forward) sweep(kernels::smoothers::SweepDirection::backward);
+}
+
+std::string GaussSeidelSmoother::name() const {
+  switch (direction_) {
+    case Direction::forward:
+      return "gauss_seidel (forward)";
+    case Direction::backward:
+      return "gauss_seidel (backward)";
+    case Direction::symmetric:
+      break;
+  }
+  return "gauss_seidel (symmetric)";
+}
+
+}  // namespace kryflow

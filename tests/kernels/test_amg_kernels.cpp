@@ -1,0 +1,543 @@
+// The AMG setup kernels (kernels/sparse_setup, kernels/amg, kernels/smoothers) on the backend under
+// test against the reference on random data, bit for bit, and against independent naive
+// computations in this file: dense products, the definitions of strength, splitting and
+// interpolation. Random matrices have empty rows, one long row and both signs; a fresh seed per
+// test is printed on failure.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/amg/amg.hpp"
+#include "kernels/smoothers/smoothers.hpp"
+#include "kernels/sparse_setup/sparse_setup.hpp"
+#include "kryflow/amg/amg.hpp"
+#include "kryflow/core/error.hpp"
+#include "kryflow/linalg/csr_matrix.hpp"
+#include "kryflow/linalg/generators.hpp"
+#include "test_support.hpp"
+
+namespace kryflow {
+namespace {
+
+namespace ss = kernels::sparse_setup;
+namespace ka = kernels::amg;
+
+/// A CSR matrix on the host (sorted columns, no duplicates).
+struct HostCsr {
+  index_t rows = 0, cols = 0;
+  std::vector<index_t> row_ptr, col_idx;
+  std::vector<double> values;
+  double at(index_t i, index_t j) const {
+    for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+      if (col_idx[k] == j) return values[k];
+    }
+    return 0.0;
+  }
+};
+
+HostCsr host_csr(const CooMatrix& coo) {
+  const CsrMatrix A = CsrMatrix::from_coo(Backend::reference(), coo);
+  return {A.num_rows(), A.num_cols(), A.row_ptr().to_host(), A.col_idx().to_host(),
+          A.values_to_host()};
+}
+
+/// The same matrix in arrays on `backend`, with the kernels' views.
+struct OnBackend {
+  OnBackend(const Backend& backend, const HostCsr& a)
+      : rows(a.rows),
+        cols(a.cols),
+        row_ptr(Array<index_t>::from_host(backend, a.row_ptr)),
+        col_idx(Array<index_t>::from_host(backend, a.col_idx)),
+        values(Array<double>::from_host(backend, a.values)) {}
+  index_t rows, cols;
+  Array<index_t> row_ptr, col_idx;
+  Array<double> values;
+  ss::PatternView pattern() const {
+    return {rows, cols, row_ptr.span().data(), col_idx.span().data()};
+  }
+  ss::MatrixView matrix() const { return {pattern(), values.span().data()}; }
+};
+
+/// A random symmetric matrix with mixed-sign off-diagonal entries (mostly negative) and a
+/// positive diagonal 1 + sum |a_ij|: symmetric positive definite, some rows with one entry.
+CooMatrix random_spd(index_t n, std::uint64_t seed) {
+  const CooMatrix pattern = test::random_sparse(n, n, 9, true, seed);
+  std::map<std::pair<index_t, index_t>, double> entries;
+  for (std::size_t k = 0; k < pattern.num_entries(); ++k) {
+    const index_t i = pattern.row_idx[k], j = pattern.col_idx[k];
+    if (i == j) continue;
+    // About 15% positive couplings.
+    const double v =
+        pattern.values[k] < -0.7 ? 0.5 * std::abs(pattern.values[k]) : -std::abs(pattern.values[k]);
+    entries[{std::min(i, j), std::max(i, j)}] = v;
+  }
+  std::vector<double> diagonal(static_cast<std::size_t>(n), 1.0);
+  CooMatrix coo;
+  coo.num_rows = coo.num_cols = n;
+  for (const auto& [ij, v] : entries) {
+    coo.push_back(ij.first, ij.second, v);
+    coo.push_back(ij.second, ij.first, v);
+    diagonal[ij.first] += std::abs(v);
+    diagonal[ij.second] += std::abs(v);
+  }
+  for (index_t i = 0; i < n; ++i) coo.push_back(i, i, diagonal[i]);
+  return coo;
+}
+
+/// C = A B computed densely on the host.
+std::vector<double> dense_product(const HostCsr& a, const HostCsr& b) {
+  std::vector<double> c(static_cast<std::size_t>(a.rows) * b.cols, 0.0);
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+      const index_t k = a.col_idx[p];
+      for (index_t q = b.row_ptr[k]; q < b.row_ptr[k + 1]; ++q) {
+        c[static_cast<std::size_t>(i) * b.cols + b.col_idx[q]] += a.values[p] * b.values[q];
+      }
+    }
+  }
+  return c;
+}
+
+/// The product on `backend` through the three SpGEMM phases.
+HostCsr spgemm(const Backend& backend, const HostCsr& a, const HostCsr& b) {
+  const OnBackend A(backend, a), B(backend, b);
+  Array<index_t> counts(backend, static_cast<std::size_t>(a.rows));
+  ss::spgemm_count(backend, A.pattern(), B.pattern(), counts.span());
+  Array<index_t> row_ptr(backend, counts.size() + 1);
+  const std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), row_ptr.span());
+  Array<index_t> col_idx(backend, static_cast<std::size_t>(nnz));
+  Array<double> values(backend, static_cast<std::size_t>(nnz));
+  ss::spgemm_fill(backend, A.pattern(), B.pattern(), row_ptr.span().data(), col_idx.span().data());
+  const ss::PatternView c{a.rows, b.cols, row_ptr.span().data(), col_idx.span().data()};
+  ss::spgemm_numeric(backend, A.matrix(), B.matrix(), c, values.span().data());
+  return {a.rows, b.cols, row_ptr.to_host(), col_idx.to_host(), values.to_host()};
+}
+
+TEST(SparseSetup, SpgemmMatchesReferenceBitForBitAndTheDenseProduct) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr a = host_csr(test::random_sparse(53, 37, 12, true, seed));
+  const HostCsr b = host_csr(test::random_sparse(37, 61, 9, true, seed + 1));
+
+  const HostCsr c = spgemm(test::backend_under_test(), a, b);
+  const HostCsr expected = spgemm(Backend::reference(), a, b);
+
+  EXPECT_EQ(c.row_ptr, expected.row_ptr);
+  EXPECT_EQ(c.col_idx, expected.col_idx);
+  EXPECT_EQ(c.values, expected.values);
+  // Against the dense product: every stored product entry, and nothing missing (tolerance: a
+  // sum of at most 37 products of numbers below 1, 64 eps).
+  const std::vector<double> dense = dense_product(a, b);
+  std::vector<double> from_sparse(dense.size(), 0.0);
+  for (index_t i = 0; i < c.rows; ++i) {
+    for (index_t k = c.row_ptr[i]; k < c.row_ptr[i + 1]; ++k) {
+      if (k > c.row_ptr[i]) EXPECT_LT(c.col_idx[k - 1], c.col_idx[k]);
+      from_sparse[static_cast<std::size_t>(i) * c.cols + c.col_idx[k]] = c.values[k];
+    }
+  }
+  EXPECT_LE(test::relative_max_difference(from_sparse, dense),
+            64 * std::numeric_limits<double>::epsilon());
+}
+
+TEST(SparseSetup, TransposeMatchesReferenceAndTheDefinition) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr a = host_csr(test::random_sparse(45, 71, 10, true, seed));
+  const auto transpose = [&](const Backend& backend, std::vector<index_t>& source) {
+    const OnBackend A(backend, a);
+    Array<index_t> counts(backend, static_cast<std::size_t>(a.cols));
+    ss::transpose_count(backend, A.pattern(), counts.span());
+    Array<index_t> row_ptr(backend, counts.size() + 1);
+    const std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), row_ptr.span());
+    Array<index_t> col_idx(backend, static_cast<std::size_t>(nnz));
+    Array<index_t> positions(backend, static_cast<std::size_t>(nnz));
+    ss::transpose_fill(backend, A.pattern(), row_ptr.span().data(), col_idx.span().data(),
+                       positions.span().data());
+    Array<double> values(backend, positions.size());
+    ss::gather(backend, A.values.span(), positions.span(), values.span());
+    source = positions.to_host();
+    return HostCsr{a.cols, a.rows, row_ptr.to_host(), col_idx.to_host(), values.to_host()};
+  };
+  std::vector<index_t> source, expected_source;
+
+  const HostCsr t = transpose(test::backend_under_test(), source);
+  const HostCsr expected = transpose(Backend::reference(), expected_source);
+
+  EXPECT_EQ(t.row_ptr, expected.row_ptr);
+  EXPECT_EQ(t.col_idx, expected.col_idx);
+  EXPECT_EQ(source, expected_source);
+  ASSERT_EQ(t.values.size(), a.values.size());
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      EXPECT_EQ(t.at(a.col_idx[k], i), a.values[k]);
+    }
+  }
+}
+
+/// The strength pattern on `backend`.
+std::vector<std::set<index_t>> strength(const Backend& backend, const HostCsr& a,
+                                        const ka::StrengthParameters& p) {
+  const OnBackend A(backend, a);
+  Array<index_t> counts(backend, static_cast<std::size_t>(a.rows));
+  ka::strength_count(backend, A.matrix(), p, counts.span());
+  Array<index_t> row_ptr(backend, counts.size() + 1);
+  const std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), row_ptr.span());
+  Array<index_t> col_idx(backend, static_cast<std::size_t>(nnz));
+  ka::strength_fill(backend, A.matrix(), p, row_ptr.span().data(), col_idx.span().data());
+  const std::vector<index_t> rp = row_ptr.to_host(), ci = col_idx.to_host();
+  std::vector<std::set<index_t>> rows(static_cast<std::size_t>(a.rows));
+  for (index_t i = 0; i < a.rows; ++i) rows[i] = {ci.begin() + rp[i], ci.begin() + rp[i + 1]};
+  return rows;
+}
+
+/// The definitions of kernels/amg/amg.hpp, written out.
+bool strongly_depends(const HostCsr& a, const ka::StrengthParameters& p, index_t i, index_t j) {
+  const double a_ii = a.at(i, i);
+  double row_sum = 0.0, largest = 0.0;
+  for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+    row_sum += a.values[k];
+    if (a.col_idx[k] != i) largest = std::max(largest, -(a_ii < 0 ? -1.0 : 1.0) * a.values[k]);
+  }
+  if (p.max_row_sum < 1.0 && std::abs(row_sum) > p.max_row_sum * std::abs(a_ii)) return false;
+  const double a_ij = a.at(i, j);
+  if (p.measure == ka::StrengthMeasure::seed) return std::abs(a_ij) > p.threshold * std::abs(a_ii);
+  const double s = -(a_ii < 0 ? -1.0 : 1.0) * a_ij;
+  return largest > 0.0 && s > 0.0 && s >= p.threshold * largest;
+}
+
+TEST(AmgKernels, StrengthMatchesReferenceAndTheDefinitions) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr a = host_csr(random_spd(211, seed));
+  for (const ka::StrengthParameters p :
+       {ka::StrengthParameters{ka::StrengthMeasure::classical, 0.25, 1.0},
+        ka::StrengthParameters{ka::StrengthMeasure::classical, 0.5, 0.8},
+        ka::StrengthParameters{ka::StrengthMeasure::seed, 0.1, 1.0}}) {
+    SCOPED_TRACE("threshold " + std::to_string(p.threshold));
+
+    const auto s = strength(test::backend_under_test(), a, p);
+    const auto expected = strength(Backend::reference(), a, p);
+
+    EXPECT_EQ(s, expected);
+    for (index_t i = 0; i < a.rows; ++i) {
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        const index_t j = a.col_idx[k];
+        EXPECT_EQ(s[i].count(j) == 1, j != i && strongly_depends(a, p, i, j))
+            << "row " << i << " column " << j;
+      }
+    }
+  }
+}
+
+struct Strength {
+  HostCsr s;   // pattern, values unused
+  HostCsr st;  // its transpose
+};
+
+Strength strength_pattern(const HostCsr& a, const ka::StrengthParameters& p) {
+  const auto rows = strength(Backend::reference(), a, p);
+  CooMatrix s, st;
+  s.num_rows = s.num_cols = st.num_rows = st.num_cols = a.rows;
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (const index_t j : rows[i]) {
+      s.push_back(i, j, 1.0);
+      st.push_back(j, i, 1.0);
+    }
+  }
+  return {host_csr(s), host_csr(st)};
+}
+
+std::vector<index_t> split(const Backend& backend, const Strength& s, bool pmis,
+                           std::uint64_t seed) {
+  const OnBackend S(backend, s.s), St(backend, s.st);
+  Array<index_t> cf(backend, static_cast<std::size_t>(s.s.rows));
+  if (pmis) {
+    ka::pmis_splitting(backend, S.pattern(), St.pattern(), seed, cf.span());
+  } else {
+    ka::greedy_splitting(backend, S.pattern(), cf.span());
+  }
+  return cf.to_host();
+}
+
+TEST(AmgKernels, GreedySplittingFollowsTheParallelToolboxRules) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Strength s = strength_pattern(host_csr(random_spd(307, seed)), {});
+
+  const std::vector<index_t> cf = split(test::backend_under_test(), s, false, 0);
+
+  EXPECT_EQ(cf, split(Backend::reference(), s, false, 0));
+  // Row 0 is coarse; a fine row j was made fine by an earlier coarse row i with j in S_i; a
+  // coarse row i is not in S_k of an earlier coarse row k.
+  ASSERT_FALSE(cf.empty());
+  EXPECT_EQ(cf[0], ka::kCoarse);
+  for (index_t j = 0; j < s.s.rows; ++j) {
+    bool made_fine = false;
+    for (index_t i = 0; i < j; ++i) {
+      if (cf[i] == ka::kCoarse && s.s.at(i, j) != 0.0) made_fine = true;
+    }
+    EXPECT_EQ(cf[j] == ka::kFine, made_fine) << "row " << j;
+  }
+}
+
+TEST(AmgKernels, PmisSplittingIsDeterministicForASeedAndFollowsItsRules) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Strength s = strength_pattern(host_csr(random_spd(401, seed)), {});
+
+  const std::vector<index_t> cf = split(test::backend_under_test(), s, true, 7);
+
+  EXPECT_EQ(cf, split(Backend::reference(), s, true, 7));
+  EXPECT_EQ(cf, split(test::backend_under_test(), s, true, 7));
+  for (index_t i = 0; i < s.s.rows; ++i) {
+    ASSERT_TRUE(cf[i] == ka::kCoarse || cf[i] == ka::kFine);
+    const bool influences = s.st.row_ptr[i + 1] > s.st.row_ptr[i];
+    if (!influences) EXPECT_EQ(cf[i], ka::kFine) << "row " << i << " influences nothing";
+    bool depends_on_coarse = false;
+    for (index_t k = s.s.row_ptr[i]; k < s.s.row_ptr[i + 1]; ++k) {
+      const index_t j = s.s.col_idx[k];
+      // Two coarse rows never depend on each other both ways (one was made fine by the other
+      // in the round the first was chosen, or they were neighbours in the same round).
+      if (cf[i] == ka::kCoarse && cf[j] == ka::kCoarse) {
+        EXPECT_EQ(s.s.at(j, i), 0.0) << "coarse " << i << " and " << j;
+      }
+      depends_on_coarse = depends_on_coarse || cf[j] == ka::kCoarse;
+    }
+    // A fine row that influences others was made fine by a coarse row it depends on.
+    if (cf[i] == ka::kFine && influences) EXPECT_TRUE(depends_on_coarse) << "row " << i;
+  }
+}
+
+/// P on `backend` (columns are coarse indices) for a splitting.
+HostCsr interpolation(const Backend& backend, const HostCsr& a, const Strength& s,
+                      const std::vector<index_t>& cf, const ka::InterpolationParameters& p) {
+  const OnBackend A(backend, a), S(backend, s.s);
+  const Array<index_t> splitting = Array<index_t>::from_host(backend, cf);
+  Array<index_t> coarse_index(backend, cf.size() + 1);
+  const std::int64_t num_coarse =
+      ss::exclusive_scan(backend, splitting.span(), coarse_index.span());
+  Array<index_t> counts(backend, cf.size());
+  ka::interpolation_count(backend, A.matrix(), S.pattern(), splitting.span(), p, counts.span());
+  Array<index_t> row_ptr(backend, cf.size() + 1);
+  const std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), row_ptr.span());
+  Array<index_t> col_idx(backend, static_cast<std::size_t>(nnz));
+  Array<double> values(backend, static_cast<std::size_t>(nnz));
+  ka::interpolation_fill(backend, A.matrix(), S.pattern(), splitting.span(), coarse_index.span(), p,
+                         row_ptr.span().data(), col_idx.span().data(), values.span().data());
+  return {a.rows, static_cast<index_t>(num_coarse), row_ptr.to_host(), col_idx.to_host(),
+          values.to_host()};
+}
+
+/// Direct interpolation weights of fine row i over the fine-numbered points `set`, written out
+/// from Trottenberg et al. (A.7.7)-(A.7.8).
+std::map<index_t, double> direct_weights(const HostCsr& a, index_t i,
+                                         const std::set<index_t>& set) {
+  double a_ii = a.at(i, i), neg_n = 0, pos_n = 0, neg_p = 0, pos_p = 0;
+  for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+    if (a.col_idx[k] == i) continue;
+    (a.values[k] < 0 ? neg_n : pos_n) += a.values[k];
+    if (set.count(a.col_idx[k])) (a.values[k] < 0 ? neg_p : pos_p) += a.values[k];
+  }
+  const double alpha = neg_p != 0 ? neg_n / neg_p : 0.0;
+  const double beta = pos_p != 0 ? pos_n / pos_p : 0.0;
+  if (pos_p == 0) a_ii += pos_n;
+  std::map<index_t, double> w;
+  for (const index_t j : set) {
+    const double v = a.at(i, j);
+    w[j] = v < 0 ? -alpha * v / a_ii : -beta * v / a_ii;
+  }
+  return w;
+}
+
+TEST(AmgKernels, InterpolationMatchesReferenceAndTheFormulas) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr a = host_csr(random_spd(263, seed));
+  const Strength s = strength_pattern(a, {});
+  const std::vector<index_t> cf = split(Backend::reference(), s, false, 0);
+  std::vector<index_t> coarse_index(cf.size() + 1, 0);
+  std::vector<index_t> coarse_points;  // the row of each coarse index
+  for (std::size_t i = 0; i < cf.size(); ++i) {
+    coarse_index[i + 1] = coarse_index[i] + cf[i];
+    if (cf[i] == ka::kCoarse) coarse_points.push_back(static_cast<index_t>(i));
+  }
+  for (const ka::InterpolationParameters p :
+       {ka::InterpolationParameters{ka::InterpolationKind::seed, 0, 0.0},
+        ka::InterpolationParameters{ka::InterpolationKind::direct, 0, 0.0},
+        ka::InterpolationParameters{ka::InterpolationKind::direct, 2, 0.2}}) {
+    SCOPED_TRACE("kind " + std::to_string(int(p.kind)) + " max " +
+                 std::to_string(p.max_elements_per_row));
+
+    const HostCsr P = interpolation(test::backend_under_test(), a, s, cf, p);
+    const HostCsr expected = interpolation(Backend::reference(), a, s, cf, p);
+
+    EXPECT_EQ(P.row_ptr, expected.row_ptr);
+    EXPECT_EQ(P.col_idx, expected.col_idx);
+    EXPECT_EQ(P.values, expected.values);
+    for (index_t i = 0; i < a.rows; ++i) {
+      const index_t length = P.row_ptr[i + 1] - P.row_ptr[i];
+      if (cf[i] == ka::kCoarse) {
+        ASSERT_EQ(length, 1);
+        EXPECT_EQ(P.col_idx[P.row_ptr[i]], coarse_index[i]);
+        EXPECT_EQ(P.values[P.row_ptr[i]], 1.0);
+        continue;
+      }
+      if (p.max_elements_per_row > 0) EXPECT_LE(length, p.max_elements_per_row);
+      std::set<index_t> kept;  // fine numbering
+      for (index_t k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
+        const index_t j = coarse_points[P.col_idx[k]];
+        ASSERT_EQ(cf[j], ka::kCoarse);
+        ASSERT_NE(s.s.at(i, j), 0.0) << "interpolates from a point it does not depend on";
+        kept.insert(j);
+      }
+      const std::map<index_t, double> w = direct_weights(a, i, kept);
+      for (index_t k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
+        const index_t j = *std::next(kept.begin(), k - P.row_ptr[i]);
+        const double expected_w = p.kind == ka::InterpolationKind::seed ? 1.0 / length : w.at(j);
+        EXPECT_NEAR(P.values[k], expected_w, 1e-14 * std::max(1.0, std::abs(expected_w)));
+      }
+    }
+  }
+}
+
+TEST(AmgKernels, InterpolationValuesReproduceTheFillBitForBit) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr a = host_csr(random_spd(199, seed));
+  const Strength s = strength_pattern(a, {});
+  const std::vector<index_t> cf = split(Backend::reference(), s, true, 3);
+  std::vector<index_t> coarse_points;
+  for (std::size_t i = 0; i < cf.size(); ++i) {
+    if (cf[i] == ka::kCoarse) coarse_points.push_back(static_cast<index_t>(i));
+  }
+  for (const ka::InterpolationParameters p :
+       {ka::InterpolationParameters{ka::InterpolationKind::seed, 2, 0.0},
+        ka::InterpolationParameters{ka::InterpolationKind::direct, 3, 0.1}}) {
+    const HostCsr P = interpolation(Backend::reference(), a, s, cf, p);
+    const Backend backend = test::backend_under_test();
+    const OnBackend A(backend, a), Pb(backend, P);
+    const Array<index_t> splitting = Array<index_t>::from_host(backend, cf);
+    const Array<index_t> points = Array<index_t>::from_host(backend, coarse_points);
+    Array<double> values(backend, P.values.size());
+
+    ka::interpolation_values(backend, A.matrix(), splitting.span(), points.span(), p.kind,
+                             Pb.pattern(), values.span().data());
+
+    EXPECT_EQ(values.to_host(), P.values);
+  }
+}
+
+TEST(SmootherKernels, L1NormsAndGaussSeidelMatchReference) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr a = host_csr(random_spd(157, seed));
+  const std::vector<double> b = test::random_vector(157, seed + 1);
+  const std::vector<double> x0 = test::random_vector(157, seed + 2);
+  std::vector<double> dinv(157);
+  for (index_t i = 0; i < 157; ++i) dinv[i] = 1.0 / a.at(i, i);
+  const auto run = [&](const Backend& backend, std::vector<double>& norms) {
+    const OnBackend A(backend, a);
+    Array<double> d(backend, 157);
+    kernels::smoothers::l1_row_norms(backend, A.matrix(), d.span());
+    norms = d.to_host();
+    const Array<double> inverse = Array<double>::from_host(backend, dinv);
+    const Array<double> bb = Array<double>::from_host(backend, b);
+    Array<double> x = Array<double>::from_host(backend, x0);
+    for (const auto direction : {kernels::smoothers::SweepDirection::forward,
+                                 kernels::smoothers::SweepDirection::backward}) {
+      kernels::smoothers::gauss_seidel(backend, A.matrix(), inverse.span(), bb.span(), x.span(),
+                                       direction);
+    }
+    return x.to_host();
+  };
+  std::vector<double> norms, expected_norms;
+
+  const std::vector<double> x = run(test::backend_under_test(), norms);
+
+  EXPECT_EQ(x, run(Backend::reference(), expected_norms));
+  EXPECT_EQ(norms, expected_norms);
+  for (index_t i = 0; i < a.rows; ++i) {
+    double sum = 0.0;
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) sum += std::abs(a.values[k]);
+    EXPECT_DOUBLE_EQ(norms[i], sum);
+  }
+}
+
+TEST(CsrFromArrays, TakesTheArraysAndChecksLengthsAndRowPointers) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  const HostCsr a = host_csr(test::random_sparse(64, 48, 9, true, seed));
+  const CsrMatrix expected =
+      CsrMatrix::from_host(backend, a.rows, a.cols, a.row_ptr, a.col_idx, a.values);
+  const auto arrays = [&](std::vector<index_t> row_ptr, std::size_t nnz) {
+    return std::tuple{
+        Array<index_t>::from_host(backend, row_ptr),
+        Array<index_t>::from_host(backend,
+                                  std::vector<index_t>(a.col_idx.begin(), a.col_idx.begin() + nnz)),
+        Array<double>::from_host(backend,
+                                 std::vector<double>(a.values.begin(), a.values.begin() + nnz))};
+  };
+
+  auto [row_ptr, col_idx, values] = arrays(a.row_ptr, a.values.size());
+  const CsrMatrix A = CsrMatrix::from_arrays(a.rows, a.cols, std::move(row_ptr), std::move(col_idx),
+                                             std::move(values));
+
+  const Vector x = Vector::from_host(backend, test::random_vector(48, seed + 1));
+  Vector y(backend, 64), y_expected(backend, 64);
+  A.apply(x, y);
+  expected.apply(x, y_expected);
+  EXPECT_EQ(y.to_host(), y_expected.to_host());
+  EXPECT_EQ(A.row_length_stats().max, expected.row_length_stats().max);
+  std::vector<index_t> decreasing = a.row_ptr;
+  std::swap(decreasing[10], decreasing[11]);
+  if (decreasing[10] != decreasing[11]) {
+    auto [r, c, v] = arrays(decreasing, a.values.size());
+    EXPECT_THROW(CsrMatrix::from_arrays(a.rows, a.cols, std::move(r), std::move(c), std::move(v)),
+                 InvalidInput);
+  }
+  auto [r, c, v] = arrays(a.row_ptr, a.values.size() - 1);
+  EXPECT_THROW(CsrMatrix::from_arrays(a.rows, a.cols, std::move(r), std::move(c), std::move(v)),
+               InvalidInput);
+}
+
+TEST(AmgHierarchy, SetupOnTheBackendEqualsReferenceBitForBitWithParallelRegions) {
+  // 3D Poisson, 40^3: 440,000 stored entries, enough for the cpu kernels to open parallel
+  // regions (kernels/backend/parallel.hpp); PMIS and greedy, direct interpolation.
+  const CooMatrix coo = poisson3d(40);
+  for (const auto coarsening :
+       {AmgPreconditioner::Coarsening::greedy, AmgPreconditioner::Coarsening::pmis}) {
+    AmgPreconditioner::Parameters p;
+    p.coarsening = coarsening;
+    p.max_elements_per_row = 4;
+    const CsrMatrix A = CsrMatrix::from_coo(test::backend_under_test(), coo);
+    const CsrMatrix A_ref = CsrMatrix::from_coo(Backend::reference(), coo);
+    AmgPreconditioner M(p), M_ref(p);
+
+    M.setup(A);
+    M_ref.setup(A_ref);
+
+    ASSERT_EQ(M.num_levels(), M_ref.num_levels());
+    ASSERT_GE(M.num_levels(), 3u);
+    for (std::size_t l = 0; l < M.num_levels(); ++l) {
+      SCOPED_TRACE("level " + std::to_string(l));
+      EXPECT_EQ(M.splitting(l), M_ref.splitting(l));
+      EXPECT_EQ(M.prolongation(l).col_idx().to_host(), M_ref.prolongation(l).col_idx().to_host());
+      EXPECT_EQ(M.prolongation(l).values_to_host(), M_ref.prolongation(l).values_to_host());
+      EXPECT_EQ(M.level_matrix(l + 1).col_idx().to_host(),
+                M_ref.level_matrix(l + 1).col_idx().to_host());
+      EXPECT_EQ(M.level_matrix(l + 1).values_to_host(), M_ref.level_matrix(l + 1).values_to_host());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kryflow
