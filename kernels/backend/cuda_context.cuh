@@ -79,40 +79,22 @@ __device__ __forceinline__ void allow_dependents() {
 #endif
 }
 
-template <class... Params, class... Args>
-void launch_dependent_cluster(Context& context, void (*kernel)(Params...), unsigned int blocks,
-                              unsigned int threads, unsigned int cluster, const char* name,
-                              Args&&... args);
-
 /// Launches `kernel` on `blocks` blocks of `threads` threads on the context's stream with
 /// programmatic stream serialization (see above); the kernel must follow the rules above.
 /// Recorded into a CUDA graph as a programmatic edge. Throws BackendError naming `name`.
 template <class... Params, class... Args>
 void launch_dependent(Context& context, void (*kernel)(Params...), unsigned int blocks,
                       unsigned int threads, const char* name, Args&&... args) {
-  launch_dependent_cluster(context, kernel, blocks, threads, 1, name, std::forward<Args>(args)...);
-}
-
-/// launch_dependent with the blocks grouped in thread-block clusters of `cluster` blocks
-/// (`blocks` a multiple of it; 1: no clusters).
-template <class... Params, class... Args>
-void launch_dependent_cluster(Context& context, void (*kernel)(Params...), unsigned int blocks,
-                              unsigned int threads, unsigned int cluster, const char* name,
-                              Args&&... args) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(blocks);
   config.blockDim = dim3(threads);
   config.dynamicSmemBytes = 0;
   config.stream = context.stream;
-  cudaLaunchAttribute attribute[2];
+  cudaLaunchAttribute attribute[1];
   attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute[0].val.programmaticStreamSerializationAllowed = 1;
-  attribute[1].id = cudaLaunchAttributeClusterDimension;
-  attribute[1].val.clusterDim.x = cluster;
-  attribute[1].val.clusterDim.y = 1;
-  attribute[1].val.clusterDim.z = 1;
   config.attrs = attribute;
-  config.numAttrs = cluster > 1 ? 2 : 1;
+  config.numAttrs = 1;
   check(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...), name);
 }
 

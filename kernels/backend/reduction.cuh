@@ -7,7 +7,6 @@
 // same grid therefore gives the same bits on every run, whatever the scheduling.
 #pragma once
 
-#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include "kernels/backend/cuda_context.cuh"
@@ -85,36 +84,6 @@ __device__ void grid_sum_then(double (&values)[K], double* partials, unsigned in
     finish(total);
     *counter = 0u;
   }
-}
-
-/// Most blocks of a reduction that runs as one thread-block cluster (the portable cluster size).
-inline constexpr int kMaxClusterBlocks = 8;
-
-/// grid_sum_then for a grid that is one thread-block cluster of gridDim.x <= kMaxClusterBlocks
-/// blocks (launched with that cluster size): the block sums meet in block 0's shared memory
-/// through distributed shared memory and one cluster barrier, instead of global partials, a
-/// fence and a completion count (three memory round trips on a small system's critical path).
-/// Same order of additions as grid_sum_then, so the same bits; `finish` runs in thread 0 of
-/// block 0 after every block has reached the barrier.
-template <int kBlock, int K, class Finish>
-__device__ void cluster_sum_then(double (&values)[K], Finish finish) {
-  namespace cg = cooperative_groups;
-  __shared__ double block_sums[K][kMaxClusterBlocks];
-  cg::cluster_group cluster = cg::this_cluster();
-  block_sum<kBlock, K>(values);
-  if (threadIdx.x == 0) {
-    double* target = cluster.map_shared_rank(&block_sums[0][0], 0);
-    for (int k = 0; k < K; ++k) target[k * kMaxClusterBlocks + blockIdx.x] = values[k];
-  }
-  cluster.sync();
-  if (blockIdx.x != 0) return;
-  double total[K];
-  for (int k = 0; k < K; ++k) {
-    total[k] = 0.0;
-    if (threadIdx.x < gridDim.x) total[k] += block_sums[k][threadIdx.x];
-  }
-  block_sum<kBlock, K>(total);
-  if (threadIdx.x == 0) finish(total);
 }
 
 /// grid_sum_then writing the K sums to result[0..K).

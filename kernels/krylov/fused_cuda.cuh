@@ -23,7 +23,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <type_traits>
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/reduction.cuh"
@@ -46,7 +45,7 @@ constexpr int min_blocks_per_sm() {
   }
 }
 
-template <int K, bool kAligned, bool kCluster, class Op>
+template <int K, bool kAligned, class Op>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<Op>())
     fused_reduce_kernel(size_type n, Op op, double* partials, unsigned int* counter) {
   kernels::cuda::wait_for_prerequisites();
@@ -63,12 +62,8 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<Op>())
     op.template pair<kAligned>(p, sum);
   }
   if (n % 2 == 1 && writer) op.single(n - 1, sum);
-  auto finish = [&op](const double(&total)[K]) { op.finish(total); };
-  if constexpr (kCluster) {
-    kernels::cuda::cluster_sum_then<kBlock, K>(sum, finish);
-  } else {
-    kernels::cuda::grid_sum_then<kBlock, K>(sum, partials, counter, finish);
-  }
+  kernels::cuda::grid_sum_then<kBlock, K>(sum, partials, counter,
+                                          [&op](const double(&total)[K]) { op.finish(total); });
 }
 
 template <bool kAligned, class Op>
@@ -96,21 +91,13 @@ void launch_reduce(kernels::cuda::Context& context, std::size_t size, const Op& 
   const size_type per_block = kBlock * kernels::kReductionElementsPerThread;
   const auto blocks = static_cast<unsigned int>(
       std::min<size_type>((n + per_block - 1) / per_block, kernels::kMaxReductionBlocks));
-  auto run = [&](auto aligned, auto cluster) {
-    constexpr bool kAligned = decltype(aligned)::value;
-    constexpr bool kCluster = decltype(cluster)::value;
-    kernels::cuda::launch_dependent_cluster(context, fused_reduce_kernel<K, kAligned, kCluster, Op>,
-                                            blocks, kBlock, kCluster ? blocks : 1u, name, n, op,
-                                            context.reduction_partials, context.reduction_counter);
-  };
-  using Yes = std::true_type;
-  using No = std::false_type;
-  // A grid of at most one portable cluster reduces through distributed shared memory.
-  const bool cluster = blocks <= static_cast<unsigned int>(kernels::cuda::kMaxClusterBlocks);
   if (op.aligned()) {
-    cluster ? run(Yes{}, Yes{}) : run(Yes{}, No{});
+    kernels::cuda::launch_dependent(context, fused_reduce_kernel<K, true, Op>, blocks, kBlock, name,
+                                    n, op, context.reduction_partials, context.reduction_counter);
   } else {
-    cluster ? run(No{}, Yes{}) : run(No{}, No{});
+    kernels::cuda::launch_dependent(context, fused_reduce_kernel<K, false, Op>, blocks, kBlock,
+                                    name, n, op, context.reduction_partials,
+                                    context.reduction_counter);
   }
 }
 
