@@ -232,7 +232,8 @@ int main(int argc, char** argv) {
       const kernels::krylov::cg::Scalars s{scalars.slot(0).address, scalars.slot(1).address,
                                            scalars.slot(2).address, scalars.slot(3).address,
                                            scalars.slot(4).address};
-      const double* pq = scalars.slot(5).address;
+      double* pq_slot = scalars.slot(5).address;
+      const DeviceSum pq{pq_slot, 0};
       const double vector = 8.0 * static_cast<double>(rows);
       const double matrix = 12.0 * A.nnz() + 4.0 * (A.num_rows() + 1);
       struct Kernel {
@@ -245,20 +246,20 @@ int main(int argc, char** argv) {
           {"apply_dot (q = A p, p·q)", matrix + 2 * vector,
            [&] { A.apply_dot(p, q, scalars.slot(6)); }},
           {"apply_combination_dot (q = A (D^-1 r + beta p), ·q)", matrix + 4 * vector,
-           [&] { A.apply_combination_dot(&d, r, scalars.slot(4), p, q, scalars.slot(6)); }},
+           [&] { A.apply_combination_dot(&d, r, scalars.slot(4), p, q, scalars.slot(6), true); }},
           {"apply_dot SELL-32-1", matrix + 2 * vector,
            [&] { sell.apply_dot(p, q, scalars.slot(6)); }},
           {"apply (q = A p)", matrix + 2 * vector, [&] { A.apply(p, q); }},
           {"update (x, r, r·z, r·r)", 7 * vector,
            [&] {
              kernels::krylov::cg::update(backend, p.span(), q.span(), d.span(), {}, x.span(),
-                                         r.span(), s, pq, scalars.slot(7).address,
+                                         r.span(), s, pq, pq_slot, scalars.slot(7).address,
                                          scalars.slot(8).address, false);
            }},
           {"update with direction (p, x, r, r·z, r·r)", 8 * vector,
            [&] {
              kernels::krylov::cg::update(backend, p.span(), q.span(), d.span(), {}, x.span(),
-                                         r.span(), s, pq, scalars.slot(7).address,
+                                         r.span(), s, pq, pq_slot, scalars.slot(7).address,
                                          scalars.slot(8).address, true);
            }},
           {"direction (p)", 4 * vector,

@@ -50,6 +50,38 @@ __device__ __forceinline__ void block_sum(double (&values)[K]) {
   __syncthreads();  // the scratch may be reused by a second call
 }
 
+/// Thread 0 receives v[0] + ... + v[n-1] in the fixed order of grid_sum's second stage (the
+/// emulation's ordered_sum): thread j adds v[j], v[j + kBlock], ... in order from 0 (read
+/// through L2, where other blocks or kernels wrote them; loaded kBatch at a time, added in
+/// order), then block_sum. Every thread of the block calls it. kBatch only sets how many loads
+/// are in flight; the bits do not depend on it.
+template <int kBlock, int kBatch = 8>
+__device__ double ordered_sum(const double* v, long long n) {
+  double total = 0.0;
+  long long q = threadIdx.x;
+  for (; q + (kBatch - 1) * kBlock < n; q += kBatch * kBlock) {
+    double p[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) p[u] = __ldcg(v + q + u * kBlock);
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) total = __dadd_rn(total, p[u]);
+  }
+  for (; q < n; q += kBlock) total = __dadd_rn(total, __ldcg(v + q));
+  double sums[1] = {total};
+  block_sum<kBlock, 1>(sums);
+  return sums[0];
+}
+
+/// ordered_sum with the result in every thread of the block.
+template <int kBlock, int kBatch = 8>
+__device__ double ordered_sum_to_all(const double* v, long long n) {
+  __shared__ double result;
+  const double total = ordered_sum<kBlock, kBatch>(v, n);
+  if (threadIdx.x == 0) result = total;
+  __syncthreads();
+  return result;
+}
+
 /// Grid-wide sums of K values per thread (K <= kMaxReductionValues, gridDim.x <=
 /// kMaxReductionBlocks). Every thread of every block calls it once, at the end of the kernel.
 /// `partials` and `counter` are the context's reduction buffers (the counter is 0 on entry and

@@ -24,4 +24,14 @@ inline double block_sum(double* threads) {
   return warp_sum(warp_sums);
 }
 
+/// Thread 0's result of the second stage of a grid sum over n partial sums v: lane l adds
+/// v[l], v[l + kReductionThreads], ... in order from 0, then block_sum over the lanes.
+inline double ordered_sum(const double* v, long long n) {
+  double lanes[kReductionThreads] = {};
+  for (long long q = 0; q < n; ++q) {
+    lanes[q % kReductionThreads] = lanes[q % kReductionThreads] + v[q];
+  }
+  return block_sum(lanes);
+}
+
 }  // namespace kryflow::kernels::emulation

@@ -154,19 +154,19 @@ void csr_spmv_dots(const Backend& backend, const CsrView& a, Span<const double> 
   throw NotSupported("spmv::csr_spmv_dots: unknown backend");
 }
 
-void csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,
-                              Span<double> y, double* result) {
+int csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,
+                             Span<double> y, double* result, bool leave_partials) {
   require_values(a, "spmv::csr_spmv_combination_dot");
   switch (backend.kind()) {
     case BackendKind::reference:
-      return reference::csr_spmv_combination_dot(backend, a, v, y, result);
+      return reference::csr_spmv_combination_dot(backend, a, v, y, result, leave_partials);
     case BackendKind::cpu:
       require_partition(a, "spmv::csr_spmv_combination_dot");
-      return cpu::csr_spmv_combination_dot(backend, a, v, y, result);
+      return cpu::csr_spmv_combination_dot(backend, a, v, y, result, leave_partials);
     case BackendKind::cuda:
 #ifdef KRYFLOW_WITH_CUDA
       require_partition(a, "spmv::csr_spmv_combination_dot");
-      return cuda::csr_spmv_combination_dot(backend, a, v, y, result);
+      return cuda::csr_spmv_combination_dot(backend, a, v, y, result, leave_partials);
 #else
       throw NotCompiled("spmv::csr_spmv_combination_dot: cuda backend not compiled");
 #endif

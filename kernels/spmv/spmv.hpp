@@ -148,10 +148,14 @@ int default_tile(double mean_row_length);
       otherwise */                                                                               \
   void csr_spmv_dots(const Backend& backend, const CsrView& a, Span<const double> x,             \
                      Span<double> y, const ProductDots& dots, double* result);                   \
-  /** y = A v and v·y written to *result (square A), v the Combination (not stored); as         \
-      csr_spmv_dot otherwise */                                                                  \
-  void csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,  \
-                                Span<double> y, double* result);                                 \
+  /** y = A v and v·y (square A), v the Combination (not stored); as csr_spmv_dot otherwise.    \
+      Returns 0 when *result holds v·y. With leave_partials, a product of at most               \
+      kLatencyBoundRowBlocks row blocks on cuda may instead leave its row blocks' sums in        \
+      a.block_partials and return their number, for the next kernel to add in the order of       \
+      emulation::ordered_sum (one chain of memory round trips less than adding them in the       \
+      last row block); *result is then not written. */                                           \
+  int csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,   \
+                               Span<double> y, double* result, bool leave_partials);             \
   /** d_i = a_ii (sum of duplicates; 0 where the row stores no diagonal entry) */                \
   void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d);
 

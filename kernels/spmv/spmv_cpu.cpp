@@ -197,17 +197,18 @@ void csr_spmv_dots(const Backend& backend, const CsrView& a, Span<const double> 
   });
 }
 
-void csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,
-                              Span<double> y, double* result) {
+int csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,
+                             Span<double> y, double* result, bool /*leave_partials*/) {
   const CombinationValues x{&v, *v.coefficient};
   DotTerms dots;
   dots.input = true;
   if (a.num_rows == 0) {
     *result = 0.0;
-    return;
+    return 0;
   }
   visit_values(
       a, [&](const auto* values) { spmv_dots(backend, a, values, x, y.data(), dots, result); });
+  return 0;
 }
 
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {

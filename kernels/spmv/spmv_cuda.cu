@@ -46,30 +46,10 @@ enum class Mode {
   diagonal,     // y_i = sum of the stored a_ii
 };
 
-/// Thread 0 receives v[0] + ... in the fixed order of grid_sum's second stage: thread j adds
-/// v[j], v[j + 256], ... in order from 0 (read through L2, where other blocks wrote them;
-/// loaded kBatch at a time, added in order), then block_sum. Every thread of the block calls
-/// it. kBatch only sets how many loads are in flight (the bits do not depend on it): 8 inside
-/// the row-block kernels (32 registers), 16 in the one-block finish over many partials.
+/// kernels::cuda::ordered_sum on the row blocks' threads.
 template <int kBatch = 8>
 __device__ double ordered_sum(const double* v, size_type n) {
-  double total = 0.0;
-  size_type q = threadIdx.x;
-  for (; q + (kBatch - 1) * kBlock < n; q += kBatch * kBlock) {
-    double p[kBatch];
-    // Volatile loads stay in program order ahead of the additions: kBatch in flight per thread
-    // (the compiler otherwise interleaves them with the additions to save registers).
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      asm volatile("ld.global.cg.f64 %0, [%1];" : "=d"(p[u]) : "l"(v + q + u * kBlock));
-    }
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) total = __dadd_rn(total, p[u]);
-  }
-  for (; q < n; q += kBlock) total = __dadd_rn(total, __ldcg(v + q));
-  double sums[1] = {total};
-  block_sum<kBlock, 1>(sums);
-  return sums[0];
+  return kernels::cuda::ordered_sum<kBlock, kBatch>(v, n);
 }
 
 /// Thread 0 stores `value` to partials[index] and counts the block done in *counter; returns
@@ -94,6 +74,7 @@ __device__ bool publish_partial(double value, double* partials, size_type index,
 struct DotTerms {
   const double* with[kMaxProductDots] = {};
   bool input = true;
+  bool leave_partials = false;  ///< launch: the row blocks' sums stay in a.block_partials
 };
 
 /// The vector a kernel multiplies: x itself.
@@ -328,6 +309,11 @@ void launch_row_blocks(Context& context, const CsrView& a, const Value* values, 
   const auto blocks = static_cast<unsigned int>(a.num_row_blocks);
   using kernels::cuda::launch_dependent;
   if constexpr (kMode == Mode::product_dot) {
+    if (dots.leave_partials) {  // the consumer adds the block sums (csr_spmv_combination_dot)
+      launch_dependent(context, row_block_kernel<kTile, kMode, Value, Input, false, kDots>, blocks,
+                       kBlock, "spmv: row blocks", a, values, x, b, y, dots, result);
+      return;
+    }
     if (a.num_row_blocks <= kLatencyBoundRowBlocks) {
       launch_dependent(context, row_block_kernel<kTile, kMode, Value, Input, true, kDots>, blocks,
                        kBlock, "spmv: row blocks", a, values, x, b, y, dots, result);
@@ -423,14 +409,22 @@ void csr_spmv_dots(const Backend& backend, const CsrView& a, Span<const double> 
   }
 }
 
-void csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,
-                              Span<double> y, double* result) {
+int csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,
+                             Span<double> y, double* result, bool leave_partials) {
   if (a.num_rows == 0) {
     KRYFLOW_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(double), backend.cuda_context()->stream));
-    return;
+    return 0;
+  }
+  if (leave_partials && a.num_row_blocks <= kLatencyBoundRowBlocks) {
+    DotTerms partials;
+    partials.leave_partials = true;
+    launch<Mode::product_dot>(backend, a, CombinationInput{v}, nullptr, y.data(),
+                              "spmv::csr_spmv_combination_dot", partials, nullptr);
+    return static_cast<int>(a.num_row_blocks);
   }
   launch<Mode::product_dot>(backend, a, CombinationInput{v}, nullptr, y.data(),
                             "spmv::csr_spmv_combination_dot", DotTerms{}, result);
+  return 0;
 }
 
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {

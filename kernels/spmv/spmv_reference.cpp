@@ -64,8 +64,8 @@ void csr_spmv_dots(const Backend&, const CsrView& a, Span<const double> x, Span<
   }
 }
 
-void csr_spmv_combination_dot(const Backend&, const CsrView& a, const Combination& v,
-                              Span<double> y, double* result) {
+int csr_spmv_combination_dot(const Backend&, const CsrView& a, const Combination& v, Span<double> y,
+                             double* result, bool /*leave_partials*/) {
   const CombinationValues x{v, *v.coefficient};
   *result = visit_values(a, [&](const auto* values) {
     double sum = 0.0;
@@ -75,6 +75,7 @@ void csr_spmv_combination_dot(const Backend&, const CsrView& a, const Combinatio
     }
     return sum;
   });
+  return 0;
 }
 
 void csr_diagonal(const Backend&, const CsrView& a, Span<double> d) {

@@ -383,8 +383,9 @@ bool CsrMatrix::fuses_combination() const {
   return num_row_blocks() <= kernels::spmv::kLatencyBoundRowBlocks;
 }
 
-void CsrMatrix::apply_combination_dot(const Vector* scale, const Vector& u, DeviceScalar c,
-                                      const Vector& w, Vector& y, DeviceScalar vy) const {
+DeviceSum CsrMatrix::apply_combination_dot(const Vector* scale, const Vector& u, DeviceScalar c,
+                                           const Vector& w, Vector& y, DeviceScalar vy,
+                                           bool partials_ok) const {
   constexpr const char* kName = "CsrMatrix::apply_combination_dot";
   if (num_rows_ != num_cols_)
     throw DimensionMismatch(std::string(kName) + " needs a square matrix");
@@ -401,7 +402,10 @@ void CsrMatrix::apply_combination_dot(const Vector* scale, const Vector& u, Devi
   v.scale = scale != nullptr ? scale->span().data() : nullptr;
   v.w = w.span().data();
   v.coefficient = c.address;
-  kernels::spmv::csr_spmv_combination_dot(backend(), view(), v, y.span(), vy.address);
+  const int partials = kernels::spmv::csr_spmv_combination_dot(backend(), view(), v, y.span(),
+                                                               vy.address, partials_ok);
+  if (partials == 0) return {vy.address, 0};
+  return {block_partials_.data(), partials};
 }
 
 void CsrMatrix::diagonal(Vector& d) const {

@@ -69,9 +69,10 @@ double LinearOperator::apply_dot(const Vector& x, Vector& y) const {
   return host;
 }
 
-void LinearOperator::apply_combination_dot(const Vector* /*scale*/, const Vector& /*u*/,
-                                           DeviceScalar /*c*/, const Vector& /*w*/, Vector& /*y*/,
-                                           DeviceScalar /*vy*/) const {
+DeviceSum LinearOperator::apply_combination_dot(const Vector* /*scale*/, const Vector& /*u*/,
+                                                DeviceScalar /*c*/, const Vector& /*w*/,
+                                                Vector& /*y*/, DeviceScalar /*vy*/,
+                                                bool /*partials_ok*/) const {
   throw NotSupported("this linear operator (" + std::string(typeid(*this).name()) +
                      ") has no fused apply_combination_dot");
 }

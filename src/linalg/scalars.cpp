@@ -4,11 +4,19 @@
 #include <string>
 #include <vector>
 
+#include "kernels/backend/reduction_emulation.hpp"
 #include "kernels/blas/blas.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/linalg/reduction.hpp"
 
 namespace kryflow {
+
+double read_sum(const Backend& backend, const DeviceSum& sum) {
+  std::vector<double> host(static_cast<std::size_t>(sum.count > 0 ? sum.count : 1));
+  kernels::blas::read_scalars(backend, sum.values, host.size(), host.data());
+  if (sum.count == 0) return host[0];
+  return kernels::emulation::ordered_sum(host.data(), sum.count);
+}
 
 DeviceScalars::DeviceScalars(const Backend& backend, std::size_t count) : values_(backend, count) {
   if (count > 0) kernels::blas::fill(backend, values_.span(), 0.0);

@@ -82,14 +82,17 @@ void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector&
 
   const bool fused = A.fuses_combination();
   auto enqueue = [&](std::size_t j) {
+    DeviceSum pq{at(slots.pq(j)), 0};
     if (fused) {  // q = A v, v = D^-1 r + beta p (or z + beta p), v·q; p = v in the update
-      A.apply_combination_dot(d, z != nullptr ? *z : r, s.slot(4), p, q, s.slot(slots.pq(j)));
+      pq = A.apply_combination_dot(d, z != nullptr ? *z : r, s.slot(4), p, q, s.slot(slots.pq(j)),
+                                   true);  // v·q may stay as partials for the update to add
     } else {
       kernels::krylov::cg::direction(backend, dinv, r.span(), z_span, p.span(), scalars);
       A.apply_dot(p, q, s.slot(slots.pq(j)));  // q = A p, p·q
     }
     kernels::krylov::cg::update(backend, p.span(), q.span(), dinv, z_span, x.span(), r.span(),
-                                scalars, at(slots.pq(j)), at(slots.rr(j)), at(slots.rz(j)), fused);
+                                scalars, pq, at(slots.pq(j)), at(slots.rr(j)), at(slots.rz(j)),
+                                fused);
     if (z != nullptr) {
       M.apply(r, *z);  // z = M^-1 r
       kernels::krylov::cg::residual_dot(backend, r.span(), z->span(), scalars, at(slots.rz(j)));

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/backend/reduction_emulation.hpp"
 #include "kernels/krylov/cg/cg.hpp"
 #include "kryflow/linalg/scalars.hpp"
 #include "kryflow/linalg/vector.hpp"
@@ -130,8 +131,8 @@ TEST_F(CgKernelTest, UpdateMatchesReferenceWithAndWithoutDirectionAndJacobi) {
         const State st = random_state(n);
         const std::vector<double> s = compare(st, [&](const Backend& b, OnBackend& v) {
           kc::update(b, v.p.span(), v.q.span(), jacobi ? v.d.span() : Span<const double>(),
-                     v.z.span(), v.x.span(), v.r.span(), v.scalars(), v.at(5), v.at(6), v.at(7),
-                     direction);
+                     v.z.span(), v.x.span(), v.r.span(), v.scalars(), DeviceSum{v.at(5), 0},
+                     v.at(5), v.at(6), v.at(7), direction);
         });
         EXPECT_EQ(s[3], 0.0) << "stop set on valid input";
         EXPECT_GE(s[6], 0.0) << "r·r not written";
@@ -167,6 +168,32 @@ TEST_F(CgKernelTest, ResidualDotDirectionAndStartMatchReference) {
   }
 }
 
+TEST_F(CgKernelTest, UpdateAddsPartialSumsOfPqInTheFixedOrder) {
+  // p·q handed over as partial sums (a product's row-block sums): the update adds them in the
+  // order of emulation::ordered_sum, records the sum, and updates exactly as with the sum given.
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (std::size_t count : {1, 7, 256, 300, 1024}) {
+    SCOPED_TRACE("partials " + std::to_string(count));
+    const State st = random_state(31);
+    std::vector<double> partials = positive(test::random_vector(count, seed++));
+    const double sum =
+        kernels::emulation::ordered_sum(partials.data(), static_cast<long long>(count));
+    State given = st;
+    given.scalars[5] = sum;
+    OnBackend a(backend, st);
+    OnBackend e(backend, given);
+    const Vector parts = Vector::from_host(backend, partials);
+    kc::update(backend, a.p.span(), a.q.span(), a.d.span(), a.z.span(), a.x.span(), a.r.span(),
+               a.scalars(), DeviceSum{parts.span().data(), static_cast<int>(count)}, a.at(5),
+               a.at(6), a.at(7), true);
+    kc::update(backend, e.p.span(), e.q.span(), e.d.span(), e.z.span(), e.x.span(), e.r.span(),
+               e.scalars(), DeviceSum{e.at(5), 0}, e.at(5), e.at(6), e.at(7), true);
+    expect_identical(a.x.to_host(), e.x.to_host(), "x");
+    expect_identical(a.r.to_host(), e.r.to_host(), "r");
+    expect_identical(a.read(), e.read(), "scalars (p·q recorded)");
+  }
+}
+
 TEST_F(CgKernelTest, InvalidCoefficientSetsStopAndWritesNothing) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const std::size_t n = 1000;
@@ -174,7 +201,7 @@ TEST_F(CgKernelTest, InvalidCoefficientSetsStopAndWritesNothing) {
   st.scalars[5] = -1.0;  // p·Ap of the wrong sign: A not positive definite
   OnBackend v(backend, st);
   kc::update(backend, v.p.span(), v.q.span(), v.d.span(), v.z.span(), v.x.span(), v.r.span(),
-             v.scalars(), v.at(5), v.at(6), v.at(7), true);
+             v.scalars(), DeviceSum{v.at(5), 0}, v.at(5), v.at(6), v.at(7), true);
   EXPECT_EQ(v.read()[3], 1.0) << "stop not set";
   expect_identical(v.p.to_host(), st.p, "p after an invalid p·Ap");
   expect_identical(v.x.to_host(), st.x, "x after an invalid p·Ap");

@@ -128,7 +128,7 @@ TEST_F(ParallelPath, VectorKernelsGiveTheSerialBits) {
     auto at = [&](std::size_t i) { return scalars.slot(i).address; };
     const kernels::krylov::cg::Scalars s{at(0), at(1), at(2), at(3), at(4)};
     kernels::krylov::cg::update(backend, xa.span(), da.span(), dinv.span(), {}, ya.span(),
-                                xa.span(), s, at(5), at(6), at(7), false);
+                                xa.span(), s, DeviceSum{at(5), 0}, at(5), at(6), at(7), false);
     std::vector<double> sums(8);
     scalars.read(0, sums);
     out.insert(out.end(), sums.begin(), sums.end());

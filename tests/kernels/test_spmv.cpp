@@ -640,6 +640,15 @@ TEST_F(SpmvTest, FusedCombinationGivesTheBitsOfTheStoredCombination) {
           scalars.read(0, dots);
           expect_same_bits(y.to_host(), y_stored.to_host(), "apply_combination_dot");
           EXPECT_EQ(bits(dots[1]), bits(dots[2])) << dots[1] << " vs " << dots[2];
+
+          // Partial sums allowed: the same product, and the same sum once added in order.
+          Vector y_partials = Vector::constant(*on, n, kNaN);
+          const DeviceSum sum =
+              M.apply_combination_dot(scaled ? &s_d : nullptr, u_d, scalars.slot(0), w_d,
+                                      y_partials, scalars.slot(1), true);
+          const double added = read_sum(*on, sum);
+          expect_same_bits(y_partials.to_host(), y_stored.to_host(), "with partials");
+          EXPECT_EQ(bits(added), bits(dots[2])) << added << " vs " << dots[2];
           if (on != &backend) break;  // the reference has no tiles
         }
       }

@@ -96,6 +96,7 @@ class BsrMatrix : public LinearOperator {
 
   /// y = A x. Errors as CsrMatrix::apply.
   void apply(const Vector& x, Vector& y) const override;
+  using LinearOperator::apply;  // y = alpha A x + beta y
   /// Its products only queue kernels: they may be recorded and replayed.
   bool supports_recording() const override { return true; }
   /// r = b - A x in one pass. Errors as CsrMatrix::residual.

@@ -119,11 +119,14 @@ class CsrMatrix : public LinearOperator {
   bool fuses_combination() const override;
   /// y = A v, v = s ∘ u + c w never stored, and v·y into vy in one pass
   /// (LinearOperator::apply_combination_dot; bits of apply_dot on the stored v), whatever
-  /// fuses_combination() says. Throws
+  /// fuses_combination() says. With partials_ok, on cuda and at most
+  /// kernels::spmv::kLatencyBoundRowBlocks row blocks, v·y is left as the row blocks' sums
+  /// (valid until this matrix's next product). Throws
   /// DimensionMismatch when A is not square or a vector has the wrong size, InvalidInput when
   /// an operand lives on another backend or y is u, w or *scale.
-  void apply_combination_dot(const Vector* scale, const Vector& u, DeviceScalar c, const Vector& w,
-                             Vector& y, DeviceScalar vy) const override;
+  DeviceSum apply_combination_dot(const Vector* scale, const Vector& u, DeviceScalar c,
+                                  const Vector& w, Vector& y, DeviceScalar vy,
+                                  bool partials_ok = false) const override;
   /// d_i = a_ii (0 where row i stores no diagonal entry). d has num_rows() entries on
   /// backend(); throws DimensionMismatch or InvalidInput otherwise.
   void diagonal(Vector& d) const override;

@@ -69,18 +69,20 @@ class LinearOperator {
   /// is false.
   virtual bool fuses_combination() const { return false; }
 
-  /// y = A v and v·y written to the device-resident scalar `vy`, for square A, where
-  /// v = s ∘ u + c w (s = *scale element-wise, or v = u + c w when scale is null) is computed
-  /// where it is needed and never stored; c is a device-resident scalar read by the queued
-  /// work. u, w and *scale have num_cols() entries, y num_rows(), all on backend(); y distinct
-  /// from them. It is the search direction p = D^-1 r + beta p of preconditioned CG (Saad,
-  /// Iterative Methods, 2nd ed., Algorithm 9.1, lines 7 and 3 of the next iteration) fused into
-  /// its product, which saves the pass that stores p before the product reads it. The result
-  /// has the bits of storing v and calling apply_dot. The default throws NotSupported (check
-  /// fuses_combination()); implementations throw DimensionMismatch or InvalidInput like
-  /// apply_dot.
-  virtual void apply_combination_dot(const Vector* scale, const Vector& u, DeviceScalar c,
-                                     const Vector& w, Vector& y, DeviceScalar vy) const;
+  /// y = A v and v·y, for square A, where v = s ∘ u + c w (s = *scale element-wise, or
+  /// v = u + c w when scale is null) is computed where it is needed and never stored; c is a
+  /// device-resident scalar read by the queued work. u, w and *scale have num_cols() entries,
+  /// y num_rows(), all on backend(); y distinct from them. It is the search direction
+  /// p = D^-1 r + beta p of preconditioned CG (Saad, Iterative Methods, 2nd ed., Algorithm 9.1,
+  /// lines 7 and 3 of the next iteration) fused into its product, which saves the pass that
+  /// stores p before the product reads it. v·y is returned as a DeviceSum: written to `vy`
+  /// (count 0), or, when `partials_ok` and the operator prefers it, left as partial sums for
+  /// the next kernel to add (scalars.hpp). Its value has the bits of storing v and calling
+  /// apply_dot. The default throws NotSupported (check fuses_combination()); implementations
+  /// throw DimensionMismatch or InvalidInput like apply_dot.
+  virtual DeviceSum apply_combination_dot(const Vector* scale, const Vector& u, DeviceScalar c,
+                                          const Vector& w, Vector& y, DeviceScalar vy,
+                                          bool partials_ok = false) const;
 
   /// d_i = a_ii for square operators that know their diagonal (assembled matrices, and
   /// matrix-free operators that assemble it without forming A); the point-Jacobi

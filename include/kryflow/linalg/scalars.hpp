@@ -16,6 +16,21 @@ struct DeviceScalar {
   double* address = nullptr;
 };
 
+/// A sum held in a backend's memory either complete (count == 0: values[0] is the sum) or as
+/// `count` partial sums that the kernel reading it adds in kryflow's fixed order (the second
+/// stage of a grid sum, kernels/backend/reduction_order.hpp). A product on a small matrix hands
+/// its inner product over this way instead of completing it in its last block, which saves a
+/// chain of memory round trips per product (LinearOperator::apply_combination_dot). The
+/// partials stay valid until the next product of the same operator.
+struct DeviceSum {
+  const double* values = nullptr;
+  int count = 0;
+};
+
+/// The value of `sum` on the host, added in the fixed order; one wait for the queued work.
+/// Throws BackendError when queued device work failed.
+double read_sum(const Backend& backend, const DeviceSum& sum);
+
 /// A fixed set of doubles on one backend, allocated once (at a solver's setup) and zeroed.
 /// Kernels address them through slot(); the host sees them only through read(), which waits for
 /// the queued work that writes them: it is the one place an iteration synchronizes with the

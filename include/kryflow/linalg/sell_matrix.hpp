@@ -71,6 +71,7 @@ class SellMatrix : public LinearOperator {
   /// y = A x (see LinearOperator::apply). Throws DimensionMismatch on wrong sizes,
   /// InvalidInput when x or y lives on another backend or x and y are the same vector.
   void apply(const Vector& x, Vector& y) const override;
+  using LinearOperator::apply;  // y = alpha A x + beta y
   /// Its products only queue kernels: they may be recorded and replayed.
   bool supports_recording() const override { return true; }
   /// r = b - A x in one pass; r_i = b_i - y_i with y_i summed as in apply. Errors as

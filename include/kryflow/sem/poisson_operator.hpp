@@ -107,6 +107,7 @@ class SemPoissonOperator : public LinearOperator {
   /// y = A x. Errors as LinearOperator::apply, and InvalidInput when x and y are the same
   /// vector. Not for concurrent calls (shared scratch).
   void apply(const Vector& x, Vector& y) const override;
+  using LinearOperator::apply;  // y = alpha A x + beta y
   /// Its products only queue kernels: they may be recorded and replayed.
   bool supports_recording() const override { return true; }
   /// y = Q^T A_L Q x without the Dirichlet mask (the Neumann operator on every point): for

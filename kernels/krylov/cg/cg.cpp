@@ -12,8 +12,9 @@ void start(const Backend& backend, Span<const double> dinv, Span<const double> r
 
 void update(const Backend& backend, Span<double> p, Span<const double> q, Span<const double> dinv,
             Span<const double> z, Span<double> x, Span<double> r, const Scalars& s,
-            const double* pq, double* rr_out, double* rz_out, bool with_direction) {
-  KRYFLOW_KRYLOV_DISPATCH(update, backend, p, q, dinv, z, x, r, s, pq, rr_out, rz_out,
+            const DeviceSum& pq, double* pq_out, double* rr_out, double* rz_out,
+            bool with_direction) {
+  KRYFLOW_KRYLOV_DISPATCH(update, backend, p, q, dinv, z, x, r, s, pq, pq_out, rr_out, rz_out,
                           with_direction);
 }
 

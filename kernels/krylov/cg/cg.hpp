@@ -27,6 +27,7 @@
 #pragma once
 
 #include "kryflow/core/array.hpp"
+#include "kryflow/linalg/scalars.hpp"
 
 namespace kryflow::kernels::krylov::cg {
 
@@ -44,15 +45,16 @@ struct Scalars {
       (= r·z), *rr = r·r, stop = 0, beta = 0. */                                               \
   void start(const Backend& backend, Span<const double> dinv, Span<const double> r,              \
              Span<const double> z, Span<double> p, const Scalars& s, double* rr);                \
-  /** alpha = rz / *pq; with_direction: p = dinv r + beta p (or z + beta p, z the M^-1 r of      \
+  /** p·q from pq (complete, or partials added in the fixed order), recorded in *pq_out;        \
+      alpha = rz / p·q; with_direction: p = dinv r + beta p (or z + beta p, z the M^-1 r of     \
       the r before this update); x += alpha p; r -= alpha q. With dinv: rz_previous = rz,        \
       rz = *rz_out = r·(dinv r) of the new r, then beta = rz / rz_previous or stop when rz is   \
       invalid. Always *rr_out = r·r of the new r. Does nothing when stop is set; sets stop (and \
       writes nothing) when *pq is invalid. z may be empty unless with_direction and no dinv. */  \
   void update(const Backend& backend, Span<double> p, Span<const double> q,                      \
               Span<const double> dinv, Span<const double> z, Span<double> x, Span<double> r,     \
-              const Scalars& s, const double* pq, double* rr_out, double* rz_out,                \
-              bool with_direction);                                                              \
+              const Scalars& s, const DeviceSum& pq, double* pq_out, double* rr_out,             \
+              double* rz_out, bool with_direction);                                              \
   /** General preconditioner, z = M^-1 r given: rz_previous = rz, rz = *rz_out = r·z, then      \
       beta = rz / rz_previous or stop when rz is invalid. Does nothing when stop is set. */      \
   void residual_dot(const Backend& backend, Span<const double> r, Span<const double> z,          \

@@ -4,6 +4,7 @@
 
 #include "kernels/backend/ordered_sum.hpp"
 #include "kernels/backend/parallel.hpp"
+#include "kernels/backend/reduction_emulation.hpp"
 #include "kernels/krylov/cg/cg.hpp"
 
 namespace kryflow::kernels::krylov::cg::cpu {
@@ -47,13 +48,17 @@ void start(const Backend& backend, Span<const double> dinv, Span<const double> r
 
 void update(const Backend& backend, Span<double> p, Span<const double> q, Span<const double> dinv,
             Span<const double> z, Span<double> x, Span<double> r, const Scalars& s,
-            const double* pq, double* rr_out, double* rz_out, bool with_direction) {
+            const DeviceSum& pq, double* pq_out, double* rr_out, double* rz_out,
+            bool with_direction) {
+  const double denominator =
+      pq.count == 0 ? *pq.values : kernels::emulation::ordered_sum(pq.values, pq.count);
+  *pq_out = denominator;
   if (*s.stop != 0.0) return;
-  if (!definite(*pq, *s.rz0)) {
+  if (!definite(denominator, *s.rz0)) {
     *s.stop = 1.0;
     return;
   }
-  const double alpha = *s.rz / *pq;
+  const double alpha = *s.rz / denominator;
   const double beta = *s.beta;
   if (!dinv.empty()) {
     const auto sums = ordered_sum<2>(backend, ssize(r), [&](size_type i) {

@@ -87,7 +87,8 @@ struct Update {
   double* x;
   double* r;
   Scalars s;
-  const double* pq;
+  DeviceSum pq;
+  double* pq_out;
   double* rr_out;
   double* rz_out;
   double alpha = 0.0;
@@ -100,10 +101,15 @@ struct Update {
   __device__ bool prepare(bool writer) {
     // Every scalar read before any test: one memory round trip (see bicgstab_scalars.hpp).
     const double stop = *s.stop;
-    const double denominator = *pq;
     const double rz0 = *s.rz0;
     const double rz = *s.rz;
     if constexpr (kDirection) beta = *s.beta;
+    // p·q complete, or the product's block sums added here (every block, the same order)
+    const double denominator =
+        pq.count == 0
+            ? *pq.values
+            : kernels::cuda::ordered_sum_to_all<krylov::cuda::kBlock>(pq.values, pq.count);
+    if (writer) *pq_out = denominator;
     if (stop != 0.0) return false;
     if (!definite_on_device(denominator, rz0)) {
       if (writer) *s.stop = 1.0;
@@ -231,14 +237,15 @@ void start(const Backend& backend, Span<const double> dinv, Span<const double> r
 
 void update(const Backend& backend, Span<double> p, Span<const double> q, Span<const double> dinv,
             Span<const double> z, Span<double> x, Span<double> r, const Scalars& s,
-            const double* pq, double* rr_out, double* rz_out, bool with_direction) {
+            const DeviceSum& pq, double* pq_out, double* rr_out, double* rz_out,
+            bool with_direction) {
   auto run = [&](auto jacobi, auto direction) {
     constexpr bool kJacobi = decltype(jacobi)::value;
     constexpr bool kDirection = decltype(direction)::value;
     krylov::cuda::launch_reduce<kJacobi ? 2 : 1>(
         context_of(backend), r.size(),
         Update<kJacobi, kDirection>{p.data(), q.data(), or_null(dinv), or_null(z), x.data(),
-                                    r.data(), s, pq, rr_out, rz_out},
+                                    r.data(), s, pq, pq_out, rr_out, rz_out},
         "krylov::cg::update");
   };
   using Yes = std::true_type;
