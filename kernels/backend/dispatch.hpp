@@ -20,26 +20,23 @@
 #define KRYFLOW_DISPATCH_CUDA_CASE(op, name, ...) \
   throw NotCompiled(#op "::" #name ": cuda backend not compiled");
 #endif
+#define KRYFLOW_DISPATCH_NO_CUDA_CASE(op, name, ...) \
+  throw NotSupported(#op "::" #name " has no cuda kernel yet: use the cpu or reference backend");
 
-#define KRYFLOW_DISPATCH(op, name, backend, ...)                 \
+/// The switch both forms share; `cuda_case` is one of the two macros above.
+#define KRYFLOW_DISPATCH_WITH(cuda_case, op, name, backend, ...) \
   switch ((backend).kind()) {                                    \
     case BackendKind::reference:                                 \
       return reference::name(backend, __VA_ARGS__);              \
     case BackendKind::cpu:                                       \
       return cpu::name(backend, __VA_ARGS__);                    \
     case BackendKind::cuda:                                      \
-      KRYFLOW_DISPATCH_CUDA_CASE(op, name, backend, __VA_ARGS__) \
+      cuda_case(op, name, backend, __VA_ARGS__)                  \
   }                                                              \
   throw NotSupported(#op "::" #name ": unknown backend")
 
-#define KRYFLOW_DISPATCH_HOST(op, name, backend, ...)                                      \
-  switch ((backend).kind()) {                                                              \
-    case BackendKind::reference:                                                           \
-      return reference::name(backend, __VA_ARGS__);                                        \
-    case BackendKind::cpu:                                                                 \
-      return cpu::name(backend, __VA_ARGS__);                                              \
-    case BackendKind::cuda:                                                                \
-      throw NotSupported(#op "::" #name                                                    \
-                             " has no cuda kernel yet: use the cpu or reference backend"); \
-  }                                                                                        \
-  throw NotSupported(#op "::" #name ": unknown backend")
+#define KRYFLOW_DISPATCH(op, name, backend, ...) \
+  KRYFLOW_DISPATCH_WITH(KRYFLOW_DISPATCH_CUDA_CASE, op, name, backend, __VA_ARGS__)
+
+#define KRYFLOW_DISPATCH_HOST(op, name, backend, ...) \
+  KRYFLOW_DISPATCH_WITH(KRYFLOW_DISPATCH_NO_CUDA_CASE, op, name, backend, __VA_ARGS__)

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <string>
 
+#include "kernels/backend/dispatch.hpp"
 #include "kryflow/core/error.hpp"
 
 namespace kryflow::kernels::spmv {
@@ -63,7 +64,8 @@ void require_values(const CsrView& a, const char* name) {
 }
 
 /// The cpu and cuda kernels walk the row-block partition; a view without one is misuse.
-void require_partition(const CsrView& a, const char* name) {
+void require_partition(const Backend& backend, const CsrView& a, const char* name) {
+  if (backend.kind() == BackendKind::reference) return;  // the reference reads no partition
   if (a.num_rows > 0 && (a.row_blocks == nullptr || a.num_row_blocks == 0)) {
     throw InvalidInput(std::string(name) + ": the view has no row-block partition");
   }
@@ -71,126 +73,42 @@ void require_partition(const CsrView& a, const char* name) {
 
 }  // namespace
 
+/// The checks every CSR kernel shares, then the shared dispatch helper.
+#define KRYFLOW_SPMV_DISPATCH(name, backend, a, ...) \
+  require_values(a, "spmv::" #name);                 \
+  require_partition(backend, a, "spmv::" #name);     \
+  KRYFLOW_DISPATCH(spmv, name, backend, a, __VA_ARGS__)
+
 void csr_spmv(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y) {
-  require_values(a, "spmv::csr_spmv");
-  switch (backend.kind()) {
-    case BackendKind::reference:
-      return reference::csr_spmv(backend, a, x, y);
-    case BackendKind::cpu:
-      require_partition(a, "spmv::csr_spmv");
-      return cpu::csr_spmv(backend, a, x, y);
-    case BackendKind::cuda:
-#ifdef KRYFLOW_WITH_CUDA
-      require_partition(a, "spmv::csr_spmv");
-      return cuda::csr_spmv(backend, a, x, y);
-#else
-      throw NotCompiled("spmv::csr_spmv: cuda backend not compiled");
-#endif
-  }
-  throw NotSupported("spmv::csr_spmv: unknown backend");
+  KRYFLOW_SPMV_DISPATCH(csr_spmv, backend, a, x, y);
 }
 
 void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b,
                   Span<const double> x, Span<double> r) {
-  require_values(a, "spmv::csr_residual");
-  switch (backend.kind()) {
-    case BackendKind::reference:
-      return reference::csr_residual(backend, a, b, x, r);
-    case BackendKind::cpu:
-      require_partition(a, "spmv::csr_residual");
-      return cpu::csr_residual(backend, a, b, x, r);
-    case BackendKind::cuda:
-#ifdef KRYFLOW_WITH_CUDA
-      require_partition(a, "spmv::csr_residual");
-      return cuda::csr_residual(backend, a, b, x, r);
-#else
-      throw NotCompiled("spmv::csr_residual: cuda backend not compiled");
-#endif
-  }
-  throw NotSupported("spmv::csr_residual: unknown backend");
+  KRYFLOW_SPMV_DISPATCH(csr_residual, backend, a, b, x, r);
 }
 
 void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
                   double* result) {
-  require_values(a, "spmv::csr_spmv_dot");
-  switch (backend.kind()) {
-    case BackendKind::reference:
-      return reference::csr_spmv_dot(backend, a, x, y, result);
-    case BackendKind::cpu:
-      require_partition(a, "spmv::csr_spmv_dot");
-      return cpu::csr_spmv_dot(backend, a, x, y, result);
-    case BackendKind::cuda:
-#ifdef KRYFLOW_WITH_CUDA
-      require_partition(a, "spmv::csr_spmv_dot");
-      return cuda::csr_spmv_dot(backend, a, x, y, result);
-#else
-      throw NotCompiled("spmv::csr_spmv_dot: cuda backend not compiled");
-#endif
-  }
-  throw NotSupported("spmv::csr_spmv_dot: unknown backend");
+  KRYFLOW_SPMV_DISPATCH(csr_spmv_dot, backend, a, x, y, result);
 }
 
 void csr_spmv_dots(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
                    const ProductDots& dots, double* result) {
-  require_values(a, "spmv::csr_spmv_dots");
   if (dots.count < 1 || dots.count > kMaxProductDots) {
     throw InvalidInput("spmv::csr_spmv_dots: 1 to " + std::to_string(kMaxProductDots) +
                        " inner products, got " + std::to_string(dots.count));
   }
-  switch (backend.kind()) {
-    case BackendKind::reference:
-      return reference::csr_spmv_dots(backend, a, x, y, dots, result);
-    case BackendKind::cpu:
-      require_partition(a, "spmv::csr_spmv_dots");
-      return cpu::csr_spmv_dots(backend, a, x, y, dots, result);
-    case BackendKind::cuda:
-#ifdef KRYFLOW_WITH_CUDA
-      require_partition(a, "spmv::csr_spmv_dots");
-      return cuda::csr_spmv_dots(backend, a, x, y, dots, result);
-#else
-      throw NotCompiled("spmv::csr_spmv_dots: cuda backend not compiled");
-#endif
-  }
-  throw NotSupported("spmv::csr_spmv_dots: unknown backend");
+  KRYFLOW_SPMV_DISPATCH(csr_spmv_dots, backend, a, x, y, dots, result);
 }
 
 int csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,
                              Span<double> y, double* result, bool leave_partials) {
-  require_values(a, "spmv::csr_spmv_combination_dot");
-  switch (backend.kind()) {
-    case BackendKind::reference:
-      return reference::csr_spmv_combination_dot(backend, a, v, y, result, leave_partials);
-    case BackendKind::cpu:
-      require_partition(a, "spmv::csr_spmv_combination_dot");
-      return cpu::csr_spmv_combination_dot(backend, a, v, y, result, leave_partials);
-    case BackendKind::cuda:
-#ifdef KRYFLOW_WITH_CUDA
-      require_partition(a, "spmv::csr_spmv_combination_dot");
-      return cuda::csr_spmv_combination_dot(backend, a, v, y, result, leave_partials);
-#else
-      throw NotCompiled("spmv::csr_spmv_combination_dot: cuda backend not compiled");
-#endif
-  }
-  throw NotSupported("spmv::csr_spmv_combination_dot: unknown backend");
+  KRYFLOW_SPMV_DISPATCH(csr_spmv_combination_dot, backend, a, v, y, result, leave_partials);
 }
 
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {
-  require_values(a, "spmv::csr_diagonal");
-  switch (backend.kind()) {
-    case BackendKind::reference:
-      return reference::csr_diagonal(backend, a, d);
-    case BackendKind::cpu:
-      require_partition(a, "spmv::csr_diagonal");
-      return cpu::csr_diagonal(backend, a, d);
-    case BackendKind::cuda:
-#ifdef KRYFLOW_WITH_CUDA
-      require_partition(a, "spmv::csr_diagonal");
-      return cuda::csr_diagonal(backend, a, d);
-#else
-      throw NotCompiled("spmv::csr_diagonal: cuda backend not compiled");
-#endif
-  }
-  throw NotSupported("spmv::csr_diagonal: unknown backend");
+  KRYFLOW_SPMV_DISPATCH(csr_diagonal, backend, a, d);
 }
 
 }  // namespace kryflow::kernels::spmv
