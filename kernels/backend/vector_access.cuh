@@ -18,13 +18,6 @@ struct Pair {
   double b = 0.0;
 };
 
-/// Asks for elements 2p and 2p+1 of a vector to be brought into this SM's L1 ahead of their
-/// load. For a dependent launch's prologue (kernels/backend/cuda_context.cuh): only for vectors
-/// that no kernel still running writes, i.e. not written by the kernel just before.
-__device__ __forceinline__ void prefetch_pair(const double* p, size_type pair) {
-  if (p != nullptr) asm volatile("prefetch.global.L1 [%0];" ::"l"(p + 2 * pair));
-}
-
 /// Elements 2p and 2p+1 of a vector the kernel only reads (read-only data path).
 template <bool kAligned>
 __device__ __forceinline__ Pair load_input(const double* p, size_type pair) {

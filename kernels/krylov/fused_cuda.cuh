@@ -14,9 +14,6 @@
 //   __device__ void finish(const double (&total)[K])   reductions: one thread, after every
 //                                         block has read its scalars (may overwrite them)
 //   bool aligned() const                   every pointer 16-byte aligned
-//   __device__ void prefetch(size_type p) const   optional: prefetch_pair of the vectors the
-//                                         kernel launched just before does not write (called
-//                                         before the wait for it, for the thread's first pair)
 //   static constexpr int kMinBlocksPerSm    optional: resident blocks per SM the kernel is
 //                                         compiled for (default 8, i.e. at most 32 registers per
 //                                         thread; operations with many streams need fewer blocks
@@ -48,19 +45,9 @@ constexpr int min_blocks_per_sm() {
   }
 }
 
-/// The thread's first pair prefetched before the wait, when the operation says what it may.
-template <class Op>
-__device__ __forceinline__ void prefetch_first(const Op& op, size_type n) {
-  if constexpr (requires { op.prefetch(size_type{}); }) {
-    const size_type first = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x;
-    if (first < n / 2) op.prefetch(first);
-  }
-}
-
 template <int K, bool kAligned, class Op>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<Op>())
     fused_reduce_kernel(size_type n, Op op, double* partials, unsigned int* counter) {
-  prefetch_first(op, n);
   kernels::cuda::wait_for_prerequisites();
   kernels::cuda::allow_dependents();
   const bool writer = blockIdx.x == 0 && threadIdx.x == 0;
@@ -82,7 +69,6 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<Op>())
 template <bool kAligned, class Op>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<Op>())
     fused_map_kernel(size_type n, Op op) {
-  prefetch_first(op, n);
   kernels::cuda::wait_for_prerequisites();
   kernels::cuda::allow_dependents();
   const bool writer = blockIdx.x == 0 && threadIdx.x == 0;

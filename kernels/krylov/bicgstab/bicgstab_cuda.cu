@@ -55,12 +55,6 @@ struct Direction {
   double* p_hat;
   Scalars s;
   DirectionCoefficients c;
-  /// v and p (r is the previous finish step's output).
-  __device__ void prefetch(size_type k) const {
-    kernels::cuda::prefetch_pair(v, k);
-    kernels::cuda::prefetch_pair(p, k);
-    kernels::cuda::prefetch_pair(dinv, k);
-  }
   __device__ bool prepare(bool writer) {
     c = direction_coefficients(s, writer);
     return c.run;
@@ -106,11 +100,6 @@ struct HalfStep {
   const double* shadow_v;
   double* ss;
   double alpha = 0.0;
-  /// r and dinv (v is the product's output, written by the kernel just before).
-  __device__ void prefetch(size_type k) const {
-    kernels::cuda::prefetch_pair(r, k);
-    kernels::cuda::prefetch_pair(dinv, k);
-  }
   __device__ bool prepare(bool writer) { return half_step_alpha(s, shadow_v, writer, alpha); }
   template <bool kAligned>
   __device__ void pair(size_type k, double (&sum)[1]) const {
@@ -151,15 +140,6 @@ struct FinishStep {
   const double* tt;
   IterationSlots out;
   FinishCoefficients c;
-  /// Everything but t (the product's output, written by the kernel just before).
-  __device__ void prefetch(size_type k) const {
-    kernels::cuda::prefetch_pair(p_hat, k);
-    kernels::cuda::prefetch_pair(s_hat, k);
-    kernels::cuda::prefetch_pair(sv, k);
-    kernels::cuda::prefetch_pair(r_hat, k);
-    kernels::cuda::prefetch_pair(x, k);
-    kernels::cuda::prefetch_pair(r, k);
-  }
   __device__ bool prepare(bool writer) {
     c = finish_coefficients(s, ss, tt, out, writer);
     return c.run;

@@ -130,14 +130,6 @@ struct Update {
       sum[0] += ri * ri;
     }
   }
-  /// Everything but q (the product's output, written by the kernel just before).
-  __device__ void prefetch(size_type k) const {
-    kernels::cuda::prefetch_pair(p, k);
-    kernels::cuda::prefetch_pair(x, k);
-    kernels::cuda::prefetch_pair(r, k);
-    kernels::cuda::prefetch_pair(dinv, k);
-    if constexpr (!kJacobi && kDirection) kernels::cuda::prefetch_pair(z, k);
-  }
   template <bool kAligned>
   __device__ void pair(size_type k, double (&sum)[K]) const {
     Pair pk = load_output<kAligned>(p, k);
