@@ -11,12 +11,12 @@ namespace kryflow::cli {
 
 /// `kryflow solve`: see main.cpp for the option help texts.
 struct SolveOptions {
-  std::string matrix;                  ///< -A; empty: the built-in poisson3d(64)
-  std::string rhs;                     ///< -b; empty: b = A * 1
-  std::string initial_guess;           ///< -x; empty: x0 = 0
-  std::string config_file;             ///< -c
-  std::string preset;                  ///< --preset
-  std::vector<std::string> overrides;  ///< -p key=value, applied in order
+  std::string matrix;                   ///< -A; empty: the built-in poisson3d(64)
+  std::string rhs = "random-solution";  ///< -b: a file, random-solution, ones-solution, ones
+  std::string initial_guess;            ///< -x; empty: x0 = 0
+  std::string config_file;              ///< -c
+  std::string preset;                   ///< --preset
+  std::vector<std::string> overrides;   ///< -p key=value, applied in order
   std::string backend;  ///< empty: cuda when compiled and a device is present, else cpu
   std::optional<long long> pin_unknown;  ///< 1-based row fixed to 0
   std::string format = "csr";            ///< --format: csr, sell, bsr or auto (the advisor)

@@ -47,9 +47,11 @@ int main(int argc, char** argv) {
       "solve", "Solve A x = b. Exit status 0 when converged, 2 when not converged, 1 on errors.");
   solve_command->add_option("-A,--matrix", solve.matrix,
                             "Matrix Market file (.mtx or .mtx.gz); default: 3D Poisson, n = 64");
-  solve_command->add_option("-b,--rhs", solve.rhs,
-                            "right-hand side vector file; default b = A * 1 (error vs x = 1 is "
-                            "reported)");
+  solve_command->add_option(
+      "-b,--rhs", solve.rhs,
+      "right-hand side: a vector file, or random-solution (the default: b = A x* for a "
+      "fixed-seed random x* in [-1, 1)), ones-solution (b = A * 1) or ones (b = 1); the error "
+      "against x* is reported where it is known");
   solve_command->add_option("-x,--initial-guess", solve.initial_guess,
                             "initial guess vector file; default 0");
   auto* config_option =

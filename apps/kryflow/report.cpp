@@ -76,7 +76,7 @@ std::string solve_text(const SolveSummary& s) {
                              format(": %d x %d, %lld nonzeros, ", p.num_rows, p.num_cols,
                                     static_cast<long long>(p.nnz)) +
                              symmetry_text(p));
-  text += line("right-hand side", s.rhs == "A * 1" ? "b = A * 1 (exact solution x = 1)" : s.rhs);
+  text += line("right-hand side", s.rhs);
   text += line("backend", s.backend + ", device: " + s.device);
   text += line("format", s.format + (s.format_reason.empty() ? "" : ": " + s.format_reason));
   text += line("solver", s.solver_choice_reason);
@@ -90,7 +90,7 @@ std::string solve_text(const SolveSummary& s) {
                                   "convergence rate %.4f per iteration",
                                   r.relative_residual(), r.true_relative_residual(), r.rhs_norm,
                                   r.convergence_rate()));
-  if (s.max_error) text += line("error", format("max |x_i - 1| = %.3e", *s.max_error));
+  if (s.max_error) text += line("error", format("max |x_i - x*_i| = %.3e", *s.max_error));
   const double spmv = spmv_bandwidth(s);
   std::string spmv_line = format("%.1f GB/s (%.1f MB in %s)", spmv / 1e9, s.spmv_bytes / 1e6,
                                  seconds_text(s.spmv_seconds).c_str());

@@ -34,7 +34,7 @@ CopyBandwidth measure_copy_bandwidth(const Backend& backend, std::size_t bytes);
 struct SolveSummary {
   std::string matrix;  ///< the file, or a description of the built-in problem
   MatrixProperties properties;
-  std::string rhs;  ///< the file, or "A * 1"
+  std::string rhs;  ///< the file, or how b was made (see solve_command.cpp)
   std::string backend;
   std::string device;
   std::string format;                  ///< "CSR", "SELL-32-1", "BSR-4", with the stored precision
@@ -44,7 +44,7 @@ struct SolveSummary {
   std::string preconditioner_summary;  ///< Preconditioner::summary() after setup (may be empty)
   nlohmann::json config;               ///< the fully resolved configuration
   SolveReport report;
-  std::optional<double> max_error;  ///< max_i |x_i - 1| when b = A * 1
+  std::optional<double> max_error;  ///< max_i |x_i - x*_i| when b = A x* for a known x*
   double spmv_bytes = 0.0;          ///< bytes one SpMV moves at least
   double spmv_seconds = 0.0;        ///< mean time of one SpMV after the solve
   CopyBandwidth copy;               ///< the backend's copy bandwidth, or why it is missing

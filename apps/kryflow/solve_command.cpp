@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -161,12 +162,29 @@ Backend choose_backend(const std::string& name) {
 
 namespace {
 
-/// The system as read (or generated), checked and pinned, on the host.
+/// The system as read (or generated), checked and pinned, on the host. For random-solution and
+/// ones-solution, b = A x* is made on the backend from the pinned A and x*.
 struct HostSystem {
   CooMatrix coo;
   std::optional<std::vector<double>> b;
   std::optional<std::vector<double>> x0;
+  std::optional<std::vector<double>> solution;  ///< x*, when b = A x*
 };
+
+/// The default right-hand side's solution: x*_i uniform in [-1, 1) from splitmix64 of i (a
+/// fixed seed, the same on every platform). Not A * 1: aggregation multigrid solves that in one
+/// cycle, so it flatters multigrid (docs: ../shared/ANCHORS.md of the benchmarks).
+std::vector<double> random_solution(std::size_t n) {
+  std::vector<double> x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t z = 0x9e3779b97f4a7c15ULL * (i + 1) + 0x5eed;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    x[i] = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
+  }
+  return x;
+}
 
 HostSystem load_system(const SolveOptions& options, SolveSummary& summary) {
   HostSystem system;
@@ -187,7 +205,14 @@ HostSystem load_system(const SolveOptions& options, SolveSummary& summary) {
                             "matrix");
   }
   const index_t n = coo.num_rows;
-  if (!options.rhs.empty()) system.b = read_sized_vector(options.rhs, "b", n, summary.matrix);
+  const bool generated =
+      options.rhs == "random-solution" || options.rhs == "ones-solution" || options.rhs == "ones";
+  if (!generated) system.b = read_sized_vector(options.rhs, "b", n, summary.matrix);
+  if (options.rhs == "ones") system.b = std::vector<double>(static_cast<std::size_t>(n), 1.0);
+  if (options.rhs == "random-solution")
+    system.solution = random_solution(static_cast<std::size_t>(n));
+  if (options.rhs == "ones-solution")
+    system.solution = std::vector<double>(static_cast<std::size_t>(n), 1.0);
   if (!options.initial_guess.empty()) {
     system.x0 = read_sized_vector(options.initial_guess, "x0", n, summary.matrix);
   }
@@ -199,8 +224,17 @@ HostSystem load_system(const SolveOptions& options, SolveSummary& summary) {
     const auto row = static_cast<index_t>(*options.pin_unknown - 1);
     pin_unknown(coo, system.b ? &*system.b : nullptr, row);
     if (system.x0) (*system.x0)[static_cast<std::size_t>(row)] = 0.0;
+    if (system.solution) (*system.solution)[static_cast<std::size_t>(row)] = 0.0;  // x_row = 0
   }
-  summary.rhs = system.b ? options.rhs : "A * 1";
+  if (options.rhs == "random-solution") {
+    summary.rhs = "b = A x* (x* random in [-1, 1), fixed seed; --rhs ones-solution for b = A * 1)";
+  } else if (options.rhs == "ones-solution") {
+    summary.rhs = "b = A * 1 (exact solution x* = 1)";
+  } else if (options.rhs == "ones") {
+    summary.rhs = "b = 1";
+  } else {
+    summary.rhs = options.rhs;
+  }
   return system;
 }
 
@@ -288,10 +322,11 @@ int run_solve(const SolveOptions& options) {
   Vector b;
   if (system.b) {
     b = Vector::from_host(backend, *system.b);
-  } else {
-    const Vector ones = Vector::constant(backend, static_cast<std::size_t>(n), 1.0);
+  } else if (system.solution) {
     b = Vector(backend, static_cast<std::size_t>(n));
-    A.apply(ones, b);
+    A.apply(Vector::from_host(backend, *system.solution), b);
+  } else {
+    b = Vector::constant(backend, static_cast<std::size_t>(n), 1.0);
   }
   Vector x = system.x0 ? Vector::from_host(backend, *system.x0)
                        : Vector::constant(backend, static_cast<std::size_t>(n), 0.0);
@@ -321,9 +356,12 @@ int run_solve(const SolveOptions& options) {
   }
 
   const std::vector<double> x_host = x.to_host();
-  if (!system.b) {
+  if (system.solution) {
     double error = 0.0;
-    for (double xi : x_host) error = std::max(error, std::isnan(xi) ? INFINITY : std::abs(xi - 1));
+    for (std::size_t i = 0; i < x_host.size(); ++i) {
+      const double xi = x_host[i];
+      error = std::max(error, std::isnan(xi) ? INFINITY : std::abs(xi - (*system.solution)[i]));
+    }
     summary.max_error = error;
   }
   if (!options.output.empty()) io::write_vector(options.output, Span<const double>(x_host));
