@@ -173,7 +173,7 @@ struct HostSystem {
 
 /// The default right-hand side's solution: x*_i uniform in [-1, 1) from splitmix64 of i (a
 /// fixed seed, the same on every platform). Not A * 1: aggregation multigrid solves that in one
-/// cycle, so it flatters multigrid (docs: ../shared/ANCHORS.md of the benchmarks).
+/// cycle, so it flatters multigrid.
 std::vector<double> random_solution(std::size_t n) {
   std::vector<double> x(n);
   for (std::size_t i = 0; i < n; ++i) {
