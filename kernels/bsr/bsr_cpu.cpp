@@ -77,10 +77,7 @@ double product_dot(const Backend& backend, const BsrView<V>& a, const double* x,
     }
     partials[g] = emulation::block_sum(terms.data());
   });
-  std::array<double, kGroupThreads> lanes{};
-  for (index_t q = 0; q < groups; ++q)
-    lanes[q % kGroupThreads] = lanes[q % kGroupThreads] + partials[q];
-  return emulation::block_sum(lanes.data());
+  return emulation::ordered_sum(partials, groups);
 }
 
 /// Calls f.template operator()<kB>() with kB = B for B = 1..8, 0 (runtime B) otherwise.

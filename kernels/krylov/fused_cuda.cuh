@@ -28,6 +28,8 @@
 #include "kernels/backend/reduction.cuh"
 #include "kernels/backend/reduction_order.hpp"
 #include "kernels/backend/vector_access.cuh"
+#include "kryflow/core/array.hpp"
+#include "kryflow/core/backend.hpp"
 
 namespace kryflow::kernels::krylov::cuda {
 
@@ -116,6 +118,16 @@ void launch_map(kernels::cuda::Context& context, std::size_t size, const Op& op,
     kernels::cuda::launch_dependent(context, fused_map_kernel<false, Op>, blocks, kBlock, name, n,
                                     op);
   }
+}
+
+/// The cuda context of the backend a kernel runs on.
+inline kernels::cuda::Context& context_of(const Backend& backend) {
+  return *backend.cuda_context();
+}
+
+/// An optional vector's data, or null when it is empty.
+inline const double* or_null(Span<const double> v) {
+  return v.empty() ? nullptr : v.data();
 }
 
 /// Finite and of the sign of rz0 (see kernels/krylov/cg/cg.hpp).

@@ -187,11 +187,8 @@ double spmv_dot_value(const Backend& backend, const SellView<T>& a, Span<const d
     group_sums[static_cast<std::size_t>(g)] = emulation::block_sum(terms.data());
   });
   // Lane l adds group sums l, l + 256, ... in order; block_sum adds the lanes.
-  std::array<double, kDotGroup> lanes{};
-  for (size_type g = 0; g < groups; ++g) {
-    lanes[g % kDotGroup] = lanes[g % kDotGroup] + group_sums[static_cast<std::size_t>(g)];
-  }
-  return emulation::block_sum(lanes.data());
+  static_assert(kDotGroup == kReductionThreads, "ordered_sum emulates 256 lanes");
+  return emulation::ordered_sum(group_sums.data(), groups);
 }
 
 template <class T>

@@ -60,14 +60,6 @@ struct CombinationValues {
   }
 };
 
-/// Thread 0's result of `total_l = 0; total_l += v[l], v[l + 256], ...; block_sum(total)`: the
-/// second stage of the cuda grid sums.
-double emulate_grid_sum(const double* v, size_type n) {
-  std::array<double, kThreads> lanes{};
-  for (size_type q = 0; q < n; ++q) lanes[q % kThreads] = lanes[q % kThreads] + v[q];
-  return emulation::block_sum(lanes.data());
-}
-
 /// The long rows (more than a.tile entries), written to y (b - sum for the residual): chunk
 /// sums by emulated blocks, then each row's chunk sums by an emulated grid sum.
 template <Mode kMode, class Value, class X>
@@ -98,7 +90,7 @@ void long_rows(const Backend& backend, const CsrView& a, const Value* values, co
   for_each(backend, a.num_chunks, a.num_long_rows, [&](size_type s) {
     const index_t first = a.long_row_chunks[s];
     const double sum =
-        emulate_grid_sum(chunk_sums.data() + first, a.long_row_chunks[s + 1] - first);
+        emulation::ordered_sum(chunk_sums.data() + first, a.long_row_chunks[s + 1] - first);
     const index_t row = a.long_rows[s];
     y[row] = kMode == Mode::residual ? b[row] - sum : sum;
   });
@@ -149,7 +141,7 @@ void spmv_dots(const Backend& backend, const CsrView& a, const Value* values, co
     }
   });
   for (int k = 0; k < dots.count; ++k) {
-    result[k] = emulate_grid_sum(block_sums.data() + k * blocks, a.num_row_blocks);
+    result[k] = emulation::ordered_sum(block_sums.data() + k * blocks, a.num_row_blocks);
   }
 }
 

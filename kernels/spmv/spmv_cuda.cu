@@ -52,15 +52,17 @@ __device__ double ordered_sum(const double* v, size_type n) {
   return kernels::cuda::ordered_sum<kBlock, kBatch>(v, n);
 }
 
-/// Thread 0 stores `value` to partials[index] and counts the block done in *counter; returns
-/// true, in every thread, in the block that completes the count to `expected`, which then sees
-/// all partials. Every thread of the block calls it.
-__device__ bool publish_partial(double value, double* partials, size_type index,
-                                unsigned int* counter, unsigned int expected) {
+/// Thread 0 stores values[k] to partials[k * stride + index] (k < K) and counts the block done
+/// in *counter; returns true, in every thread, in the block that completes the count to
+/// `expected`, which then sees all partials. Every thread of the block calls it.
+template <int K>
+__device__ bool publish_partials(const double (&values)[K], double* partials, size_type stride,
+                                 size_type index, unsigned int* counter, unsigned int expected) {
   __shared__ bool is_last;
   if (threadIdx.x == 0) {
-    partials[index] = value;
-    __threadfence();  // the partial is visible before the count says so
+#pragma unroll
+    for (int k = 0; k < K; ++k) partials[k * stride + index] = values[k];
+    __threadfence();  // the partials are visible before the count says so
     is_last = atomicAdd(counter, 1u) == expected - 1;
   }
   __syncthreads();
@@ -200,16 +202,8 @@ __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
     if constexpr (kInlineFinish) {
       // Few row blocks: the last to finish adds the block sums (one launch per product).
       block_sum<kBlock, kDots>(term);
-      __shared__ bool is_last;
-      if (t == 0) {
-#pragma unroll
-        for (int k = 0; k < kDots; ++k) a.block_partials[k * blocks + blockIdx.x] = term[k];
-        __threadfence();  // the partials are visible before the count says so
-        is_last = atomicAdd(a.counters, 1u) == gridDim.x - 1;
-      }
-      __syncthreads();
-      if (is_last) {
-        __threadfence();
+      if (publish_partials(term, a.block_partials, blocks, blockIdx.x, a.counters,
+                           static_cast<unsigned int>(gridDim.x))) {
 #pragma unroll
         for (int k = 0; k < kDots; ++k) {
           const double total = ordered_sum(a.block_partials + k * blocks, blocks);
@@ -293,8 +287,8 @@ __global__ void __launch_bounds__(kBlock)
   double lanes[1] = {sum};
   block_sum<kBlock, 1>(lanes);
   unsigned int* counter = a.counters + 1 + slot;
-  if (publish_partial(lanes[0], a.chunk_partials, chunk, counter,
-                      static_cast<unsigned int>(num_chunks))) {
+  if (publish_partials(lanes, a.chunk_partials, 0, chunk, counter,
+                       static_cast<unsigned int>(num_chunks))) {
     const double total = ordered_sum(a.chunk_partials + first_chunk, num_chunks);
     if (t == 0) {
       y[row] = kMode == Mode::residual ? __dsub_rn(b[row], total) : total;

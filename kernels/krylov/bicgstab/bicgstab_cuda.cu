@@ -12,11 +12,9 @@ using kernels::cuda::load_input;
 using kernels::cuda::load_output;
 using kernels::cuda::Pair;
 using kernels::cuda::store;
+using krylov::cuda::context_of;
+using krylov::cuda::or_null;
 using krylov::cuda::size_type;
-
-kernels::cuda::Context& context_of(const Backend& backend) {
-  return *backend.cuda_context();
-}
 
 struct Start {
   const double* r;
@@ -192,10 +190,6 @@ struct FinishStep {
            aligned16(r_hat) && aligned16(x) && aligned16(r);
   }
 };
-
-const double* or_null(Span<const double> v) {
-  return v.empty() ? nullptr : v.data();
-}
 
 }  // namespace
 

@@ -78,11 +78,30 @@ KRYFLOW_CG_DECLARATIONS
 
 #undef KRYFLOW_CG_DECLARATIONS
 
+#ifdef __CUDACC__
+#define KRYFLOW_CG_HD __host__ __device__
+#else
+#define KRYFLOW_CG_HD
+#endif
+
 /// The validity test of a coefficient's denominator (shared by every backend): finite and of
 /// the sign of r0·z0.
-inline bool definite(double value, double rz0) {
+KRYFLOW_CG_HD inline bool definite(double value, double rz0) {
   const double sign = rz0 < 0.0 ? -1.0 : 1.0;
   return value - value == 0.0 && sign * value > 0.0;
+}
+
+/// The end of the kernel that computes the new r·z, on every backend (one thread): rz_previous
+/// = rz, rz = value, then beta = rz / rz_previous, or stop when rz is invalid (file comment).
+KRYFLOW_CG_HD inline void new_residual_dot(const Scalars& s, double value) {
+  const double previous = *s.rz;
+  *s.rz_previous = previous;
+  *s.rz = value;
+  if (definite(value, *s.rz0)) {
+    *s.beta = value / previous;
+  } else {
+    *s.stop = 1.0;
+  }
 }
 
 }  // namespace kryflow::kernels::krylov::cg

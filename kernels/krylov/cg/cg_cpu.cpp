@@ -17,18 +17,6 @@ size_type ssize(Span<const double> x) {
   return static_cast<size_type>(x.size());
 }
 
-/// rz_previous = rz, rz = value, then beta = rz / rz_previous or stop (cg.hpp).
-void new_residual_dot(const Scalars& s, double value) {
-  const double previous = *s.rz;
-  *s.rz_previous = previous;
-  *s.rz = value;
-  if (definite(value, *s.rz0)) {
-    *s.beta = value / previous;
-  } else {
-    *s.stop = 1.0;
-  }
-}
-
 }  // namespace
 
 void start(const Backend& backend, Span<const double> dinv, Span<const double> r,

@@ -13,12 +13,10 @@ using kernels::cuda::load_input;
 using kernels::cuda::load_output;
 using kernels::cuda::Pair;
 using kernels::cuda::store;
+using krylov::cuda::context_of;
 using krylov::cuda::definite_on_device;
+using krylov::cuda::or_null;
 using krylov::cuda::size_type;
-
-kernels::cuda::Context& context_of(const Backend& backend) {
-  return *backend.cuda_context();
-}
 
 /// p = dinv r (or z); sums r·p and r·r.
 struct Start {
@@ -62,19 +60,6 @@ struct Start {
     return aligned16(r) && aligned16(p) && (dinv == nullptr ? aligned16(z) : aligned16(dinv));
   }
 };
-
-/// rz_previous = rz, rz = value; then beta = rz / rz_previous, or stop when rz is invalid (the
-/// finish of the kernel that computes the new r·z; every block has read its scalars).
-__device__ void new_residual_dot(const Scalars& s, double value) {
-  const double previous = *s.rz;
-  *s.rz_previous = previous;
-  *s.rz = value;
-  if (definite_on_device(value, *s.rz0)) {
-    *s.beta = value / previous;
-  } else {
-    *s.stop = 1.0;
-  }
-}
 
 /// [kDirection: p = dinv r + beta p (or z + beta p), with the r before the update;]
 /// x += alpha p; r -= alpha q; sums r·(dinv r) (Jacobi) and r·r.
@@ -221,10 +206,6 @@ struct Direction {
     return aligned16(p) && (dinv != nullptr ? aligned16(dinv) && aligned16(r) : aligned16(z));
   }
 };
-
-const double* or_null(Span<const double> v) {
-  return v.empty() ? nullptr : v.data();
-}
 
 }  // namespace
 

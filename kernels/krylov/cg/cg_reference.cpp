@@ -3,21 +3,6 @@
 #include "kernels/krylov/cg/cg.hpp"
 
 namespace kryflow::kernels::krylov::cg::reference {
-namespace {
-
-/// rz_previous = rz, rz = value, then beta = rz / rz_previous or stop (cg.hpp).
-void new_residual_dot(const Scalars& s, double value) {
-  const double previous = *s.rz;
-  *s.rz_previous = previous;
-  *s.rz = value;
-  if (definite(value, *s.rz0)) {
-    *s.beta = value / previous;
-  } else {
-    *s.stop = 1.0;
-  }
-}
-
-}  // namespace
 
 void start(const Backend&, Span<const double> dinv, Span<const double> r, Span<const double> z,
            Span<double> p, const Scalars& s, double* rr) {

@@ -16,12 +16,10 @@ using kernels::cuda::load_input;
 using kernels::cuda::load_output;
 using kernels::cuda::Pair;
 using kernels::cuda::store;
+using krylov::cuda::context_of;
+using krylov::cuda::or_null;
 using krylov::cuda::size_type;
 constexpr int kGroupSize = static_cast<int>(kGroup);
-
-kernels::cuda::Context& context_of(const Backend& backend) {
-  return *backend.cuda_context();
-}
 
 /// K sums x[k]·w of one projection group.
 template <int K>

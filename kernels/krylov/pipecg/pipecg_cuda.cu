@@ -12,6 +12,7 @@ using kernels::cuda::load_input;
 using kernels::cuda::load_output;
 using kernels::cuda::Pair;
 using kernels::cuda::store;
+using krylov::cuda::context_of;
 using krylov::cuda::size_type;
 
 struct Start {
@@ -188,7 +189,7 @@ struct Update {
 void start(const Backend& backend, Span<const double> dinv, Span<const double> r,
            Span<const double> u, Span<const double> w, Span<const double> sv, Span<const double> p,
            Span<double> m, const Scalars& s, double* rr, bool reset) {
-  krylov::cuda::launch_reduce<6>(*backend.cuda_context(), r.size(),
+  krylov::cuda::launch_reduce<6>(context_of(backend), r.size(),
                                  Start{dinv.empty() ? nullptr : dinv.data(), r.data(), u.data(),
                                        w.data(), sv.data(), p.data(), m.data(), s, rr, reset},
                                  "krylov::pipecg::start");
@@ -197,7 +198,7 @@ void start(const Backend& backend, Span<const double> dinv, Span<const double> r
 void update(const Backend& backend, const Vectors& v, const Scalars& s, double* denominator_out,
             double* rr_out, double* gamma_out) {
   auto launch = [&]<bool kJacobi>() {
-    krylov::cuda::launch_reduce<6>(*backend.cuda_context(), v.r.size(),
+    krylov::cuda::launch_reduce<6>(context_of(backend), v.r.size(),
                                    Update<kJacobi>{kJacobi ? v.dinv.data() : nullptr,
                                                    v.n.data(),
                                                    v.m.data(),
