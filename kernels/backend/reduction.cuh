@@ -58,15 +58,19 @@ __device__ __forceinline__ void block_sum(double (&values)[K]) {
 template <int kBlock, int kBatch = 8>
 __device__ double ordered_sum(const double* v, long long n) {
   double total = 0.0;
-  long long q = threadIdx.x;
-  for (; q + (kBatch - 1) * kBlock < n; q += kBatch * kBlock) {
+  // Every round issues kBatch loads per thread, masked past n, so a thread waits for one
+  // memory round trip per kBatch of its terms, the last partial batch included (a serial tail
+  // of up to kBatch - 1 dependent round trips otherwise). Masked terms are not added.
+#pragma unroll 1
+  for (long long q = threadIdx.x; q < n; q += kBatch * kBlock) {
     double p[kBatch];
 #pragma unroll
-    for (int u = 0; u < kBatch; ++u) p[u] = __ldcg(v + q + u * kBlock);
+    for (int u = 0; u < kBatch; ++u) p[u] = q + u * kBlock < n ? __ldcg(v + q + u * kBlock) : 0.0;
 #pragma unroll
-    for (int u = 0; u < kBatch; ++u) total = __dadd_rn(total, p[u]);
+    for (int u = 0; u < kBatch; ++u) {
+      if (q + u * kBlock < n) total = __dadd_rn(total, p[u]);
+    }
   }
-  for (; q < n; q += kBlock) total = __dadd_rn(total, __ldcg(v + q));
   double sums[1] = {total};
   block_sum<kBlock, 1>(sums);
   return sums[0];
@@ -104,11 +108,29 @@ __device__ void grid_sum_then(double (&values)[K], double* partials, unsigned in
   if (!is_last_block) return;
   __threadfence();
   double total[K];
-  for (int k = 0; k < K; ++k) {
-    total[k] = 0.0;
-    // __ldcg reads through L2, where the other blocks' partials are.
-    for (unsigned int b = threadIdx.x; b < gridDim.x; b += kBlock) {
-      total[k] += __ldcg(partials + k * kMaxReductionBlocks + b);
+#pragma unroll
+  for (int k = 0; k < K; ++k) total[k] = 0.0;
+  // Thread j adds block sums j, j + kBlock, ... in order; every load of a round is issued
+  // before the first add (one memory round trip per round; gridDim.x <= kMaxReductionBlocks
+  // makes it one round). __ldcg reads through L2, where the other blocks' partials are.
+  constexpr int kBatch = (kMaxReductionBlocks + kBlock - 1) / kBlock;
+#pragma unroll 1
+  for (unsigned int b0 = threadIdx.x; b0 < gridDim.x; b0 += kBatch * kBlock) {
+    double p[K][kBatch];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const unsigned int b = b0 + u * kBlock;
+        p[k][u] = b < gridDim.x ? __ldcg(partials + k * kMaxReductionBlocks + b) : 0.0;
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        if (b0 + u * kBlock < gridDim.x) total[k] += p[k][u];
+      }
     }
   }
   block_sum<kBlock, K>(total);

@@ -232,7 +232,7 @@ __global__ void __launch_bounds__(kBlock)
   kernels::cuda::wait_for_prerequisites();
   kernels::cuda::allow_dependents();
   for (int k = 0; k < dots; ++k) {
-    const double total = ordered_sum<16>(partials + k * count, count);
+    const double total = ordered_sum<32>(partials + k * count, count);
     if (threadIdx.x == 0) result[k] = total;
   }
 }

@@ -93,7 +93,7 @@ struct Update {
     const double denominator =
         pq.count == 0
             ? *pq.values
-            : kernels::cuda::ordered_sum_to_all<krylov::cuda::kBlock>(pq.values, pq.count);
+            : kernels::cuda::ordered_sum_to_all<krylov::cuda::kBlock, 4>(pq.values, pq.count);
     if (writer) *pq_out = denominator;
     if (stop != 0.0) return false;
     if (!definite_on_device(denominator, rz0)) {
