@@ -60,9 +60,10 @@ __device__ double ordered_sum(const double* v, long long n) {
   double total = 0.0;
   // Every round issues kBatch loads per thread, masked past n, so a thread waits for one
   // memory round trip per kBatch of its terms, the last partial batch included (a serial tail
-  // of up to kBatch - 1 dependent round trips otherwise). Masked terms are not added.
-#pragma unroll 1
-  for (long long q = threadIdx.x; q < n; q += kBatch * kBlock) {
+  // of up to kBatch - 1 dependent round trips otherwise). Masked terms are not added. The
+  // first round is outside the loop, so that its loads may be issued together with the
+  // caller's loads before it.
+  const auto round = [&](long long q) {
     double p[kBatch];
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) p[u] = q + u * kBlock < n ? __ldcg(v + q + u * kBlock) : 0.0;
@@ -70,7 +71,10 @@ __device__ double ordered_sum(const double* v, long long n) {
     for (int u = 0; u < kBatch; ++u) {
       if (q + u * kBlock < n) total = __dadd_rn(total, p[u]);
     }
-  }
+  };
+  round(threadIdx.x);
+#pragma unroll 1
+  for (long long q = threadIdx.x + kBatch * kBlock; q < n; q += kBatch * kBlock) round(q);
   double sums[1] = {total};
   block_sum<kBlock, 1>(sums);
   return sums[0];
