@@ -7,47 +7,47 @@ namespace kryflow::kernels::amg {
 
 void strength_count(const Backend& backend, const MatrixView& a, const StrengthParameters& p,
                     Span<index_t> counts) {
-  KRYFLOW_DISPATCH_HOST(amg, strength_count, backend, a, p, counts);
+  KRYFLOW_DISPATCH(amg, strength_count, backend, a, p, counts);
 }
 
 void strength_fill(const Backend& backend, const MatrixView& a, const StrengthParameters& p,
                    const index_t* s_row_ptr, index_t* s_col_idx) {
-  KRYFLOW_DISPATCH_HOST(amg, strength_fill, backend, a, p, s_row_ptr, s_col_idx);
+  KRYFLOW_DISPATCH(amg, strength_fill, backend, a, p, s_row_ptr, s_col_idx);
 }
 
 void greedy_splitting(const Backend& backend, const PatternView& s, Span<index_t> cf) {
-  KRYFLOW_DISPATCH_HOST(amg, greedy_splitting, backend, s, cf);
+  KRYFLOW_DISPATCH(amg, greedy_splitting, backend, s, cf);
 }
 
 void pmis_splitting(const Backend& backend, const PatternView& s, const PatternView& st,
                     std::uint64_t seed, Span<index_t> cf) {
-  KRYFLOW_DISPATCH_HOST(amg, pmis_splitting, backend, s, st, seed, cf);
+  KRYFLOW_DISPATCH(amg, pmis_splitting, backend, s, st, seed, cf);
 }
 
 void coarse_points(const Backend& backend, Span<const index_t> cf, Span<const index_t> coarse_index,
                    Span<index_t> coarse_points) {
-  KRYFLOW_DISPATCH_HOST(amg, coarse_points, backend, cf, coarse_index, coarse_points);
+  KRYFLOW_DISPATCH(amg, coarse_points, backend, cf, coarse_index, coarse_points);
 }
 
 void interpolation_count(const Backend& backend, const MatrixView& a, const PatternView& s,
                          Span<const index_t> cf, const InterpolationParameters& p,
                          Span<index_t> counts) {
-  KRYFLOW_DISPATCH_HOST(amg, interpolation_count, backend, a, s, cf, p, counts);
+  KRYFLOW_DISPATCH(amg, interpolation_count, backend, a, s, cf, p, counts);
 }
 
 void interpolation_fill(const Backend& backend, const MatrixView& a, const PatternView& s,
                         Span<const index_t> cf, Span<const index_t> coarse_index,
                         const InterpolationParameters& p, const index_t* p_row_ptr,
                         index_t* p_col_idx, double* p_values) {
-  KRYFLOW_DISPATCH_HOST(amg, interpolation_fill, backend, a, s, cf, coarse_index, p, p_row_ptr,
-                        p_col_idx, p_values);
+  KRYFLOW_DISPATCH(amg, interpolation_fill, backend, a, s, cf, coarse_index, p, p_row_ptr,
+                   p_col_idx, p_values);
 }
 
 void interpolation_values(const Backend& backend, const MatrixView& a, Span<const index_t> cf,
                           Span<const index_t> coarse_points, InterpolationKind kind,
                           const PatternView& prolongation, double* p_values) {
-  KRYFLOW_DISPATCH_HOST(amg, interpolation_values, backend, a, cf, coarse_points, kind,
-                        prolongation, p_values);
+  KRYFLOW_DISPATCH(amg, interpolation_values, backend, a, cf, coarse_points, kind, prolongation,
+                   p_values);
 }
 
 }  // namespace kryflow::kernels::amg

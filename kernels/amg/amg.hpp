@@ -2,11 +2,13 @@
 // splitting (the Parallel Toolbox greedy algorithm and PMIS) and interpolation (the Parallel
 // Toolbox 1/n_i weights and Stüben's direct interpolation, with truncation).
 //
-// Same layout as kernels/sparse_setup (reference oracle, cpu, dispatch; no cuda kernel yet: the
-// dispatch throws NotSupported on cuda). Every kernel is deterministic: cpu and reference give
-// the same bits. Patterns are 0-based CSR with sorted unique columns; every pointer is an
-// address on the backend. The matrix A (n x n) has a nonzero diagonal entry in every row
-// (callers check it).
+// Same layout as kernels/sparse_setup (reference oracle, cpu, cuda, dispatch). Every kernel is
+// deterministic: cpu, cuda and reference give the same bits (the per-row formulas are one
+// host-and-device definition, kernels/amg/amg_rows.hpp). On cuda, greedy_splitting runs in one
+// thread (sequential by definition; slow for large matrices: PMIS is the parallel splitting),
+// pmis_splitting waits once per round and the interpolation kernels once per call. Patterns are
+// 0-based CSR with sorted unique columns; every pointer is an address on the backend. The
+// matrix A (n x n) has a nonzero diagonal entry in every row (callers check it).
 //
 // Sources: K. Stüben, "A review of algebraic multigrid", J. Comput. Appl. Math. 128 (2001),
 // sec. 7 (also U. Trottenberg, C. Oosterlee, A. Schüller, "Multigrid", Academic Press 2001,
@@ -18,6 +20,7 @@
 
 #include <cstdint>
 
+#include "kernels/backend/host_device.hpp"
 #include "kernels/sparse_setup/sparse_setup.hpp"
 
 namespace kryflow::kernels::amg {
@@ -102,7 +105,7 @@ struct InterpolationParameters {
                             Span<const index_t> coarse_points, InterpolationKind kind,           \
                             const PatternView& prolongation, double* p_values);
 
-/// Dispatch (NotSupported on cuda).
+/// Dispatch.
 KRYFLOW_AMG_DECLARATIONS
 
 namespace reference {
@@ -111,11 +114,14 @@ KRYFLOW_AMG_DECLARATIONS
 namespace cpu {
 KRYFLOW_AMG_DECLARATIONS
 }
+namespace cuda {
+KRYFLOW_AMG_DECLARATIONS
+}
 
 #undef KRYFLOW_AMG_DECLARATIONS
 
 /// The uniform number in [0, 1) PMIS adds to the weight of row i (splitmix64 of seed and i).
-inline double pmis_random(std::uint64_t seed, index_t i) {
+KRYFLOW_HOST_DEVICE inline double pmis_random(std::uint64_t seed, index_t i) {
   std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(i) + 1);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;

@@ -117,11 +117,12 @@ void coarse_points(const Backend& backend, Span<const index_t> cf, Span<const in
 void interpolation_count(const Backend& backend, const MatrixView& a, const PatternView& s,
                          Span<const index_t> cf, const InterpolationParameters& p,
                          Span<index_t> counts) {
-  for_each_row<rows::InterpolationRow>(backend, entries(a.pattern), a.pattern.num_rows,
-                                       [&](index_t i, rows::InterpolationRow& row) {
-                                         rows::interpolation_row(a, s, cf, p, i, row);
-                                         counts[i] = static_cast<index_t>(row.columns.size());
-                                       });
+  for_each_row<rows::InterpolationRow>(
+      backend, entries(a.pattern), a.pattern.num_rows, [&](index_t i, rows::InterpolationRow& row) {
+        rows::PointsView points = row.view(rows::point_capacity(s, cf, i));
+        rows::interpolation_row(a, s, cf, p, i, points);
+        counts[i] = points.size;
+      });
 }
 
 void interpolation_fill(const Backend& backend, const MatrixView& a, const PatternView& s,
@@ -130,10 +131,11 @@ void interpolation_fill(const Backend& backend, const MatrixView& a, const Patte
                         index_t* p_col_idx, double* p_values) {
   for_each_row<rows::InterpolationRow>(
       backend, entries(a.pattern), a.pattern.num_rows, [&](index_t i, rows::InterpolationRow& row) {
-        rows::interpolation_row(a, s, cf, p, i, row);
-        for (std::size_t k = 0; k < row.columns.size(); ++k) {
-          p_col_idx[p_row_ptr[i] + k] = coarse_index[row.columns[k]];
-          p_values[p_row_ptr[i] + k] = row.weights[k];
+        rows::PointsView points = row.view(rows::point_capacity(s, cf, i));
+        rows::interpolation_row(a, s, cf, p, i, points);
+        for (index_t k = 0; k < points.size; ++k) {
+          p_col_idx[p_row_ptr[i] + k] = coarse_index[points.columns[k]];
+          p_values[p_row_ptr[i] + k] = points.weights[k];
         }
       });
 }
@@ -143,9 +145,10 @@ void interpolation_values(const Backend& backend, const MatrixView& a, Span<cons
                           const PatternView& prolongation, double* p_values) {
   for_each_row<rows::InterpolationRow>(
       backend, entries(a.pattern), a.pattern.num_rows, [&](index_t i, rows::InterpolationRow& row) {
-        rows::fixed_pattern_row(a, cf, coarse_points, kind, prolongation, i, row);
-        for (std::size_t k = 0; k < row.weights.size(); ++k) {
-          p_values[prolongation.row_ptr[i] + k] = row.weights[k];
+        rows::PointsView points = row.view(prolongation.row_ptr[i + 1] - prolongation.row_ptr[i]);
+        rows::fixed_pattern_row(a, cf, coarse_points, kind, prolongation, i, points);
+        for (index_t k = 0; k < points.size; ++k) {
+          p_values[prolongation.row_ptr[i] + k] = points.weights[k];
         }
       });
 }

@@ -97,8 +97,9 @@ void interpolation_count(const Backend&, const MatrixView& a, const PatternView&
                          Span<index_t> counts) {
   rows::InterpolationRow row;
   for (index_t i = 0; i < a.pattern.num_rows; ++i) {
-    rows::interpolation_row(a, s, cf, p, i, row);
-    counts[i] = static_cast<index_t>(row.columns.size());
+    rows::PointsView points = row.view(rows::point_capacity(s, cf, i));
+    rows::interpolation_row(a, s, cf, p, i, points);
+    counts[i] = points.size;
   }
 }
 
@@ -108,10 +109,11 @@ void interpolation_fill(const Backend&, const MatrixView& a, const PatternView& 
                         index_t* p_col_idx, double* p_values) {
   rows::InterpolationRow row;
   for (index_t i = 0; i < a.pattern.num_rows; ++i) {
-    rows::interpolation_row(a, s, cf, p, i, row);
-    for (std::size_t k = 0; k < row.columns.size(); ++k) {
-      p_col_idx[p_row_ptr[i] + k] = coarse_index[row.columns[k]];
-      p_values[p_row_ptr[i] + k] = row.weights[k];
+    rows::PointsView points = row.view(rows::point_capacity(s, cf, i));
+    rows::interpolation_row(a, s, cf, p, i, points);
+    for (index_t k = 0; k < points.size; ++k) {
+      p_col_idx[p_row_ptr[i] + k] = coarse_index[points.columns[k]];
+      p_values[p_row_ptr[i] + k] = points.weights[k];
     }
   }
 }
@@ -121,9 +123,10 @@ void interpolation_values(const Backend&, const MatrixView& a, Span<const index_
                           const PatternView& prolongation, double* p_values) {
   rows::InterpolationRow row;
   for (index_t i = 0; i < a.pattern.num_rows; ++i) {
-    rows::fixed_pattern_row(a, cf, coarse_points, kind, prolongation, i, row);
-    for (std::size_t k = 0; k < row.weights.size(); ++k) {
-      p_values[prolongation.row_ptr[i] + k] = row.weights[k];
+    rows::PointsView points = row.view(prolongation.row_ptr[i + 1] - prolongation.row_ptr[i]);
+    rows::fixed_pattern_row(a, cf, coarse_points, kind, prolongation, i, points);
+    for (index_t k = 0; k < points.size; ++k) {
+      p_values[prolongation.row_ptr[i] + k] = points.weights[k];
     }
   }
 }

@@ -1,17 +1,29 @@
-// The per-row formulas of the AMG setup kernels, shared by the reference and cpu kernels (which
-// differ in how rows are distributed): strong dependencies and interpolation weights of a row.
+// The per-row formulas of the AMG setup kernels, shared by the reference, cpu and cuda kernels
+// (which differ only in how rows are distributed and where a row's scratch lives): strong
+// dependencies and interpolation weights of a row. Host and device code (KRYFLOW_HOST_DEVICE):
+// no allocation inside, a row's points live in storage the caller provides (PointsView).
 #pragma once
 
-#include <algorithm>
-#include <cmath>
+#include <math.h>
+
 #include <vector>
 
 #include "kernels/amg/amg.hpp"
+#include "kernels/backend/host_device.hpp"
 
 namespace kryflow::kernels::amg::rows {
 
+KRYFLOW_HOST_DEVICE inline double magnitude(double x) {
+  return fabs(x);
+}
+
+/// std::max's rule: a unless a < b.
+KRYFLOW_HOST_DEVICE inline double larger(double a, double b) {
+  return a < b ? b : a;
+}
+
 /// a_ii of row i (0 when not stored).
-inline double diagonal(const MatrixView& a, index_t i) {
+KRYFLOW_HOST_DEVICE inline double diagonal(const MatrixView& a, index_t i) {
   for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
     if (a.pattern.col_idx[k] == i) return a.values[k];
   }
@@ -20,27 +32,31 @@ inline double diagonal(const MatrixView& a, index_t i) {
 
 /// Calls emit(j, a_ij) for every j row i strongly depends on, in column order (see
 /// StrengthParameters).
+#ifdef __CUDACC__
+#pragma nv_exec_check_disable
+#endif
 template <class Emit>
-void strong_dependencies(const MatrixView& a, const StrengthParameters& p, index_t i, Emit emit) {
+KRYFLOW_HOST_DEVICE void strong_dependencies(const MatrixView& a, const StrengthParameters& p,
+                                             index_t i, Emit emit) {
   const index_t begin = a.pattern.row_ptr[i];
   const index_t end = a.pattern.row_ptr[i + 1];
   const double a_ii = diagonal(a, i);
   if (p.max_row_sum < 1.0) {
     double row_sum = 0.0;
     for (index_t k = begin; k < end; ++k) row_sum += a.values[k];
-    if (std::abs(row_sum) > p.max_row_sum * std::abs(a_ii)) return;
+    if (magnitude(row_sum) > p.max_row_sum * magnitude(a_ii)) return;
   }
   if (p.measure == StrengthMeasure::seed) {
     for (index_t k = begin; k < end; ++k) {
       const index_t j = a.pattern.col_idx[k];
-      if (j != i && std::abs(a.values[k]) > p.threshold * std::abs(a_ii)) emit(j, a.values[k]);
+      if (j != i && magnitude(a.values[k]) > p.threshold * magnitude(a_ii)) emit(j, a.values[k]);
     }
     return;
   }
   const double sign = a_ii < 0.0 ? 1.0 : -1.0;  // s = -sign(a_ii)
   double largest = 0.0;
   for (index_t k = begin; k < end; ++k) {
-    if (a.pattern.col_idx[k] != i) largest = std::max(largest, sign * a.values[k]);
+    if (a.pattern.col_idx[k] != i) largest = larger(largest, sign * a.values[k]);
   }
   if (!(largest > 0.0)) return;
   for (index_t k = begin; k < end; ++k) {
@@ -51,26 +67,33 @@ void strong_dependencies(const MatrixView& a, const StrengthParameters& p, index
   }
 }
 
-/// Work arrays of one row's interpolation (reused from row to row by one thread).
-struct InterpolationRow {
-  std::vector<index_t> columns;  ///< interpolatory points (rows of A), increasing
-  std::vector<double> a;         ///< a_ij for each of them
-  std::vector<double> weights;   ///< w_ij for each of them
-  std::vector<int> order;        ///< scratch of the truncation
+/// One row's interpolatory points in caller-provided storage of at least `capacity()` of the
+/// row (see point_capacity): columns (rows of A, increasing), a_ij and w_ij; `size` in use.
+struct PointsView {
+  index_t* columns = nullptr;
+  double* a = nullptr;
+  double* weights = nullptr;
+  index_t size = 0;
 };
+
+/// Storage interpolation_row needs for row i: 1 for a coarse row, else |S_i| (a bound of its
+/// coarse points). fixed_pattern_row needs the length of P's row i.
+KRYFLOW_HOST_DEVICE inline index_t point_capacity(const PatternView& s, Span<const index_t> cf,
+                                                  index_t i) {
+  return cf[i] == kCoarse ? 1 : s.row_ptr[i + 1] - s.row_ptr[i];
+}
 
 /// The weights of `row` over its points: 1/n_i (seed) or Stüben's direct interpolation
 /// (Trottenberg et al. eq. (A.7.7)-(A.7.8)): with N_i the off-diagonal entries of row i and P_i
 /// the interpolatory points, alpha = sum_{N_i} a_ik^- / sum_{P_i} a_ik^-, beta likewise for
 /// positive entries, w_ij = -alpha a_ij / a_ii (a_ij < 0) or -beta a_ij / a_ii (a_ij > 0); when
 /// P_i has no positive entry, the positive entries of N_i are added to a_ii instead (beta = 0).
-inline void compute_weights(const MatrixView& a, index_t i, InterpolationKind kind,
-                            InterpolationRow& row) {
-  const std::size_t m = row.columns.size();
-  row.weights.assign(m, 0.0);
+KRYFLOW_HOST_DEVICE inline void compute_weights(const MatrixView& a, index_t i,
+                                                InterpolationKind kind, PointsView& row) {
+  const index_t m = row.size;
   if (m == 0) return;
   if (kind == InterpolationKind::seed) {
-    for (double& w : row.weights) w = 1.0 / static_cast<double>(m);
+    for (index_t k = 0; k < m; ++k) row.weights[k] = 1.0 / static_cast<double>(m);
     return;
   }
   double a_ii = 0.0, negative_n = 0.0, positive_n = 0.0, negative_p = 0.0, positive_p = 0.0;
@@ -84,7 +107,8 @@ inline void compute_weights(const MatrixView& a, index_t i, InterpolationKind ki
       positive_n += v;
     }
   }
-  for (const double v : row.a) {
+  for (index_t k = 0; k < m; ++k) {
+    const double v = row.a[k];
     if (v < 0.0) negative_p += v;
     if (v > 0.0) positive_p += v;
   }
@@ -95,7 +119,7 @@ inline void compute_weights(const MatrixView& a, index_t i, InterpolationKind ki
   } else {
     a_ii += positive_n;
   }
-  for (std::size_t k = 0; k < m; ++k) {
+  for (index_t k = 0; k < m; ++k) {
     const double v = row.a[k];
     row.weights[k] = v < 0.0 ? -alpha * v / a_ii : (v > 0.0 ? -beta * v / a_ii : 0.0);
   }
@@ -105,44 +129,57 @@ inline void compute_weights(const MatrixView& a, index_t i, InterpolationKind ki
 /// them by largest |w| (seed: largest |a_ij|), ties to the smaller column; column order is
 /// kept. Stüben (2001) sec. 7.2.4; the caller recomputes the weights over the kept points,
 /// which rescales them so that the row sums of negative and positive weights stay.
-inline void truncate(const InterpolationParameters& p, InterpolationRow& row) {
-  const std::size_t m = row.columns.size();
+///
+/// The largest ones are chosen by rank, as a stable sort by decreasing key would order them:
+/// rank(k) = #{l : key_l > key_k} + #{l < k : key_l == key_k} over the points passing the
+/// threshold (m^2 comparisons for m points, no scratch). Dropped points are marked by
+/// complementing their column (~j < 0) and then squeezed out.
+KRYFLOW_HOST_DEVICE inline void truncate(const InterpolationParameters& p, PointsView& row) {
+  const index_t m = row.size;
   double largest = 0.0;
-  for (const double w : row.weights) largest = std::max(largest, std::abs(w));
-  row.order.clear();
-  for (std::size_t k = 0; k < m; ++k) {
-    if (std::abs(row.weights[k]) >= p.truncation_factor * largest) {
-      row.order.push_back(static_cast<int>(k));
+  for (index_t k = 0; k < m; ++k) largest = larger(largest, magnitude(row.weights[k]));
+  const double cut = p.truncation_factor * largest;
+  const bool seed = p.kind == InterpolationKind::seed;
+  index_t passing = 0;
+  for (index_t k = 0; k < m; ++k) passing += magnitude(row.weights[k]) >= cut ? 1 : 0;
+  const bool limit = p.max_elements_per_row > 0 && passing > p.max_elements_per_row;
+  for (index_t k = 0; k < m; ++k) {
+    bool keep = magnitude(row.weights[k]) >= cut;
+    if (keep && limit) {
+      const double key = seed ? magnitude(row.a[k]) : magnitude(row.weights[k]);
+      index_t rank = 0;
+      for (index_t l = 0; l < m; ++l) {
+        if (!(magnitude(row.weights[l]) >= cut) || l == k) continue;
+        const double other = seed ? magnitude(row.a[l]) : magnitude(row.weights[l]);
+        rank += (other > key || (l < k && !(key > other))) ? 1 : 0;
+      }
+      keep = rank < p.max_elements_per_row;
     }
+    if (!keep) row.columns[k] = ~row.columns[k];
   }
-  if (p.max_elements_per_row > 0 && row.order.size() > std::size_t(p.max_elements_per_row)) {
-    const auto key = [&](int k) {
-      return p.kind == InterpolationKind::seed ? std::abs(row.a[k]) : std::abs(row.weights[k]);
-    };
-    std::stable_sort(row.order.begin(), row.order.end(),
-                     [&](int x, int y) { return key(x) > key(y); });
-    row.order.resize(static_cast<std::size_t>(p.max_elements_per_row));
-    std::sort(row.order.begin(), row.order.end());
+  index_t kept = 0;
+  for (index_t k = 0; k < m; ++k) {
+    if (row.columns[k] < 0) continue;
+    row.columns[kept] = row.columns[k];
+    row.a[kept] = row.a[k];
+    ++kept;
   }
-  if (row.order.size() == m) return;
-  for (std::size_t k = 0; k < row.order.size(); ++k) {
-    row.columns[k] = row.columns[row.order[k]];
-    row.a[k] = row.a[row.order[k]];
-  }
-  row.columns.resize(row.order.size());
-  row.a.resize(row.order.size());
+  row.size = kept;
 }
 
 /// Row i of the prolongation in fine-row numbering: {i} with weight 1 for a coarse row; for a
-/// fine row the coarse points of S_i, truncated, with their weights.
-inline void interpolation_row(const MatrixView& a, const PatternView& s, Span<const index_t> cf,
-                              const InterpolationParameters& p, index_t i, InterpolationRow& row) {
-  row.columns.clear();
-  row.a.clear();
+/// fine row the coarse points of S_i, truncated, with their weights. `row` has storage for
+/// point_capacity(s, cf, i) points.
+KRYFLOW_HOST_DEVICE inline void interpolation_row(const MatrixView& a, const PatternView& s,
+                                                  Span<const index_t> cf,
+                                                  const InterpolationParameters& p, index_t i,
+                                                  PointsView& row) {
+  row.size = 0;
   if (cf[i] == kCoarse) {
-    row.columns.push_back(i);
-    row.a.push_back(diagonal(a, i));
-    row.weights.assign(1, 1.0);
+    row.columns[0] = i;
+    row.a[0] = diagonal(a, i);
+    row.weights[0] = 1.0;
+    row.size = 1;
     return;
   }
   index_t k = a.pattern.row_ptr[i];
@@ -150,27 +187,30 @@ inline void interpolation_row(const MatrixView& a, const PatternView& s, Span<co
     const index_t j = s.col_idx[q];
     while (a.pattern.col_idx[k] != j) ++k;  // S_i is a subset of row i's columns
     if (cf[j] == kCoarse) {
-      row.columns.push_back(j);
-      row.a.push_back(a.values[k]);
+      row.columns[row.size] = j;
+      row.a[row.size] = a.values[k];
+      ++row.size;
     }
   }
   compute_weights(a, i, p.kind, row);
-  if (row.columns.empty() || (p.truncation_factor <= 0.0 && p.max_elements_per_row <= 0)) return;
-  const std::size_t before = row.columns.size();
+  if (row.size == 0 || (p.truncation_factor <= 0.0 && p.max_elements_per_row <= 0)) return;
+  const index_t before = row.size;
   truncate(p, row);
-  if (row.columns.size() != before) compute_weights(a, i, p.kind, row);
+  if (row.size != before) compute_weights(a, i, p.kind, row);
 }
 
 /// Row i of a prolongation whose pattern is fixed (value-only re-setup): the points are the
 /// columns of P's row i mapped through coarse_points; weights as interpolation_row computes
-/// them over its kept points.
-inline void fixed_pattern_row(const MatrixView& a, Span<const index_t> cf,
-                              Span<const index_t> coarse_points, InterpolationKind kind,
-                              const PatternView& prolongation, index_t i, InterpolationRow& row) {
-  row.columns.clear();
-  row.a.clear();
+/// them over its kept points. `row` has storage for the length of P's row i.
+KRYFLOW_HOST_DEVICE inline void fixed_pattern_row(const MatrixView& a, Span<const index_t> cf,
+                                                  Span<const index_t> coarse_points,
+                                                  InterpolationKind kind,
+                                                  const PatternView& prolongation, index_t i,
+                                                  PointsView& row) {
+  row.size = 0;
   if (cf[i] == kCoarse) {
-    row.weights.assign(1, 1.0);
+    row.weights[0] = 1.0;
+    row.size = 1;
     return;
   }
   index_t k = a.pattern.row_ptr[i];
@@ -178,10 +218,28 @@ inline void fixed_pattern_row(const MatrixView& a, Span<const index_t> cf,
     const index_t j = coarse_points[prolongation.col_idx[q]];
     while (k < a.pattern.row_ptr[i + 1] && a.pattern.col_idx[k] < j) ++k;
     const bool stored = k < a.pattern.row_ptr[i + 1] && a.pattern.col_idx[k] == j;
-    row.columns.push_back(j);
-    row.a.push_back(stored ? a.values[k] : 0.0);
+    row.columns[row.size] = j;
+    row.a[row.size] = stored ? a.values[k] : 0.0;
+    ++row.size;
   }
   compute_weights(a, i, kind, row);
 }
+
+/// Host storage of one row's points, reused from row to row by one thread.
+struct InterpolationRow {
+  std::vector<index_t> columns;
+  std::vector<double> a;
+  std::vector<double> weights;
+  /// A view with room for `capacity` points (at least 1).
+  PointsView view(index_t capacity) {
+    const auto size = static_cast<std::size_t>(capacity > 1 ? capacity : 1);
+    if (columns.size() < size) {
+      columns.resize(size);
+      a.resize(size);
+      weights.resize(size);
+    }
+    return {columns.data(), a.data(), weights.data(), 0};
+  }
+};
 
 }  // namespace kryflow::kernels::amg::rows

@@ -6,12 +6,12 @@
 namespace kryflow::kernels::smoothers {
 
 void l1_row_norms(const Backend& backend, const MatrixView& a, Span<double> d) {
-  KRYFLOW_DISPATCH_HOST(smoothers, l1_row_norms, backend, a, d);
+  KRYFLOW_DISPATCH(smoothers, l1_row_norms, backend, a, d);
 }
 
 void gauss_seidel(const Backend& backend, const MatrixView& a, Span<const double> inverse_diagonal,
                   Span<const double> b, Span<double> x, SweepDirection direction) {
-  KRYFLOW_DISPATCH_HOST(smoothers, gauss_seidel, backend, a, inverse_diagonal, b, x, direction);
+  KRYFLOW_DISPATCH(smoothers, gauss_seidel, backend, a, inverse_diagonal, b, x, direction);
 }
 
 }  // namespace kryflow::kernels::smoothers

@@ -1,9 +1,10 @@
 // Contract of the smoother kernels that need a matrix's entries: l1 row norms (l1-Jacobi) and
 // sequential Gauss-Seidel sweeps.
 //
-// Same layout as kernels/sparse_setup (reference oracle, cpu, dispatch; no cuda kernel yet: the
-// dispatch throws NotSupported on cuda). Gauss-Seidel is sequential by definition; the cpu
-// kernel is the same loop (a parallel variant needs a coloring, kernels/coloring).
+// Same layout as kernels/sparse_setup (reference oracle, cpu, cuda, dispatch). Gauss-Seidel is
+// sequential by definition; the cpu kernel is the same loop, and the cuda one throws
+// NotSupported naming the parallel smoothers (a parallel variant needs a coloring,
+// kernels/coloring).
 #pragma once
 
 #include "kernels/sparse_setup/sparse_setup.hpp"
@@ -24,13 +25,16 @@ enum class SweepDirection { forward, backward };
                     Span<const double> inverse_diagonal, Span<const double> b, Span<double> x, \
                     SweepDirection direction);
 
-/// Dispatch (NotSupported on cuda).
+/// Dispatch (gauss_seidel: NotSupported on cuda).
 KRYFLOW_SMOOTHERS_DECLARATIONS
 
 namespace reference {
 KRYFLOW_SMOOTHERS_DECLARATIONS
 }
 namespace cpu {
+KRYFLOW_SMOOTHERS_DECLARATIONS
+}
+namespace cuda {
 KRYFLOW_SMOOTHERS_DECLARATIONS
 }
 

@@ -7,35 +7,35 @@ namespace kryflow::kernels::sparse_setup {
 
 std::int64_t exclusive_scan(const Backend& backend, Span<const index_t> counts,
                             Span<index_t> offsets) {
-  KRYFLOW_DISPATCH_HOST(sparse_setup, exclusive_scan, backend, counts, offsets);
+  KRYFLOW_DISPATCH(sparse_setup, exclusive_scan, backend, counts, offsets);
 }
 
 void transpose_count(const Backend& backend, const PatternView& a, Span<index_t> counts) {
-  KRYFLOW_DISPATCH_HOST(sparse_setup, transpose_count, backend, a, counts);
+  KRYFLOW_DISPATCH(sparse_setup, transpose_count, backend, a, counts);
 }
 
 void transpose_fill(const Backend& backend, const PatternView& a, const index_t* at_row_ptr,
                     index_t* at_col_idx, index_t* source) {
-  KRYFLOW_DISPATCH_HOST(sparse_setup, transpose_fill, backend, a, at_row_ptr, at_col_idx, source);
+  KRYFLOW_DISPATCH(sparse_setup, transpose_fill, backend, a, at_row_ptr, at_col_idx, source);
 }
 
 void gather(const Backend& backend, Span<const double> x, Span<const index_t> map, Span<double> y) {
-  KRYFLOW_DISPATCH_HOST(sparse_setup, gather, backend, x, map, y);
+  KRYFLOW_DISPATCH(sparse_setup, gather, backend, x, map, y);
 }
 
 void spgemm_count(const Backend& backend, const PatternView& a, const PatternView& b,
                   Span<index_t> counts) {
-  KRYFLOW_DISPATCH_HOST(sparse_setup, spgemm_count, backend, a, b, counts);
+  KRYFLOW_DISPATCH(sparse_setup, spgemm_count, backend, a, b, counts);
 }
 
 void spgemm_fill(const Backend& backend, const PatternView& a, const PatternView& b,
                  const index_t* c_row_ptr, index_t* c_col_idx) {
-  KRYFLOW_DISPATCH_HOST(sparse_setup, spgemm_fill, backend, a, b, c_row_ptr, c_col_idx);
+  KRYFLOW_DISPATCH(sparse_setup, spgemm_fill, backend, a, b, c_row_ptr, c_col_idx);
 }
 
 void spgemm_numeric(const Backend& backend, const MatrixView& a, const MatrixView& b,
                     const PatternView& c, double* c_values) {
-  KRYFLOW_DISPATCH_HOST(sparse_setup, spgemm_numeric, backend, a, b, c, c_values);
+  KRYFLOW_DISPATCH(sparse_setup, spgemm_numeric, backend, a, b, c, c_values);
 }
 
 }  // namespace kryflow::kernels::sparse_setup

@@ -4,9 +4,10 @@
 //
 // Same layout as kernels/blas: namespaces reference (the oracle), cpu (OpenMP) and cuda with
 // identical signatures, and unqualified functions that dispatch on the backend
-// (kernels/backend/dispatch.hpp); the cuda kernels do not exist yet and their dispatch throws
-// NotSupported. Every pointer is an address on the backend. Column indices within a row are
-// sorted and unique in every input, and every output pattern is written sorted and unique.
+// (kernels/backend/dispatch.hpp). Every pointer is an address on the backend. Column indices
+// within a row are sorted and unique in every input, and every output pattern is written sorted
+// and unique. On cuda nothing waits for the device except exclusive_scan (it returns the
+// total) and transpose_fill (its sort needs the entry count): one wait each.
 //
 // Every kernel is deterministic: the same input gives the same bits on every backend. The
 // numeric SpGEMM adds the products of row i of C = A B in the order of Gustavson's row-by-row
@@ -62,13 +63,16 @@ struct MatrixView {
   void spgemm_numeric(const Backend& backend, const MatrixView& a, const MatrixView& b,        \
                       const PatternView& c, double* c_values);
 
-/// Dispatch. Every kernel throws NotSupported on cuda (no kernel yet).
+/// Dispatch.
 KRYFLOW_SPARSE_SETUP_DECLARATIONS
 
 namespace reference {
 KRYFLOW_SPARSE_SETUP_DECLARATIONS
 }
 namespace cpu {
+KRYFLOW_SPARSE_SETUP_DECLARATIONS
+}
+namespace cuda {
 KRYFLOW_SPARSE_SETUP_DECLARATIONS
 }
 

@@ -1,8 +1,11 @@
 // The AMG setup kernels (kernels/sparse_setup, kernels/amg, kernels/smoothers) on the backend under
 // test against the reference on random data, bit for bit, and against independent naive
 // computations in this file: dense products, the definitions of strength, splitting and
-// interpolation. Random matrices have empty rows, one long row and both signs; a fresh seed per
-// test is printed on failure.
+// interpolation. Random matrices have empty rows, long rows (beyond 1024 entries where the cuda
+// kernels switch to their fallback paths) and both signs; a fresh seed per test is printed on
+// failure. Every kernel's contract says deterministic, so every comparison with the reference
+// is bit for bit (EXPECT_EQ on the raw doubles); tolerances appear only against the
+// independent computations.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -147,29 +151,54 @@ TEST(SparseSetup, SpgemmMatchesReferenceBitForBitAndTheDenseProduct) {
             64 * std::numeric_limits<double>::epsilon());
 }
 
+/// a^T on `backend` (transpose_count, scan, transpose_fill, gather of the values); `source` gets
+/// the entry of a behind each entry of a^T.
+HostCsr transpose(const Backend& backend, const HostCsr& a, std::vector<index_t>& source) {
+  const OnBackend A(backend, a);
+  Array<index_t> counts(backend, static_cast<std::size_t>(a.cols));
+  ss::transpose_count(backend, A.pattern(), counts.span());
+  Array<index_t> row_ptr(backend, counts.size() + 1);
+  const std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), row_ptr.span());
+  Array<index_t> col_idx(backend, static_cast<std::size_t>(nnz));
+  Array<index_t> positions(backend, static_cast<std::size_t>(nnz));
+  ss::transpose_fill(backend, A.pattern(), row_ptr.span().data(), col_idx.span().data(),
+                     positions.span().data());
+  Array<double> values(backend, positions.size());
+  ss::gather(backend, A.values.span(), positions.span(), values.span());
+  source = positions.to_host();
+  return HostCsr{a.cols, a.rows, row_ptr.to_host(), col_idx.to_host(), values.to_host()};
+}
+
+/// A random matrix whose row lengths are drawn from `lengths` (uniformly; repeat a length to
+/// make it likelier), with distinct random columns and values in [-1, -0.1] u [0.1, 1].
+HostCsr random_rows(index_t rows, index_t cols, const std::vector<index_t>& lengths,
+                    std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::size_t> pick(0, lengths.size() - 1);
+  std::uniform_int_distribution<index_t> column(0, cols - 1);
+  HostCsr a;
+  a.rows = rows;
+  a.cols = cols;
+  a.row_ptr.push_back(0);
+  for (index_t i = 0; i < rows; ++i) {
+    const index_t length = std::min(lengths[pick(rng)], cols);
+    std::set<index_t> columns;
+    while (static_cast<index_t>(columns.size()) < length) columns.insert(column(rng));
+    a.col_idx.insert(a.col_idx.end(), columns.begin(), columns.end());
+    a.row_ptr.push_back(static_cast<index_t>(a.col_idx.size()));
+  }
+  a.values = test::random_vector(a.col_idx.size(), seed + 1);
+  return a;
+}
+
 TEST(SparseSetup, TransposeMatchesReferenceAndTheDefinition) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const HostCsr a = host_csr(test::random_sparse(45, 71, 10, true, seed));
-  const auto transpose = [&](const Backend& backend, std::vector<index_t>& source) {
-    const OnBackend A(backend, a);
-    Array<index_t> counts(backend, static_cast<std::size_t>(a.cols));
-    ss::transpose_count(backend, A.pattern(), counts.span());
-    Array<index_t> row_ptr(backend, counts.size() + 1);
-    const std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), row_ptr.span());
-    Array<index_t> col_idx(backend, static_cast<std::size_t>(nnz));
-    Array<index_t> positions(backend, static_cast<std::size_t>(nnz));
-    ss::transpose_fill(backend, A.pattern(), row_ptr.span().data(), col_idx.span().data(),
-                       positions.span().data());
-    Array<double> values(backend, positions.size());
-    ss::gather(backend, A.values.span(), positions.span(), values.span());
-    source = positions.to_host();
-    return HostCsr{a.cols, a.rows, row_ptr.to_host(), col_idx.to_host(), values.to_host()};
-  };
   std::vector<index_t> source, expected_source;
 
-  const HostCsr t = transpose(test::backend_under_test(), source);
-  const HostCsr expected = transpose(Backend::reference(), expected_source);
+  const HostCsr t = transpose(test::backend_under_test(), a, source);
+  const HostCsr expected = transpose(Backend::reference(), a, expected_source);
 
   EXPECT_EQ(t.row_ptr, expected.row_ptr);
   EXPECT_EQ(t.col_idx, expected.col_idx);
@@ -179,6 +208,82 @@ TEST(SparseSetup, TransposeMatchesReferenceAndTheDefinition) {
     for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
       EXPECT_EQ(t.at(a.col_idx[k], i), a.values[k]);
     }
+  }
+}
+
+TEST(SparseSetup, ExclusiveScanMatchesReferenceAndRefusesOverflow) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<index_t> count(0, 50);
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000003}}) {
+    std::vector<index_t> counts(n);
+    for (index_t& c : counts) c = count(rng);
+    const auto scan = [&](const Backend& b, std::int64_t& total) {
+      const Array<index_t> c = Array<index_t>::from_host(b, counts);
+      Array<index_t> offsets(b, n + 1);
+      total = ss::exclusive_scan(b, c.span(), offsets.span());
+      return offsets.to_host();
+    };
+    std::int64_t total = -1, expected_total = -2;
+
+    const std::vector<index_t> offsets = scan(backend, total);
+
+    EXPECT_EQ(offsets, scan(Backend::reference(), expected_total));
+    EXPECT_EQ(total, expected_total);
+    EXPECT_EQ(total, offsets.back());
+  }
+  const index_t big = index_t{1} << 30;
+  const Array<index_t> c = Array<index_t>::from_host(backend, std::vector<index_t>{big, big, big});
+  Array<index_t> offsets(backend, 4);
+  EXPECT_THROW(ss::exclusive_scan(backend, c.span(), offsets.span()), NotSupported);
+}
+
+TEST(SparseSetup, LongRowsMatchReferenceBitForBit) {
+  // Row lengths beyond 1024 in A and B; products per row of C from none to tens of thousands
+  // (past the cuda kernels' shared-memory hash tables of 2048 slots), rows of C beyond 512
+  // entries (past their shared-memory numeric rows), and columns spread over more than one
+  // bitmap window of 262,144 columns (300,007 columns) or packed into a few thousand.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  struct Case {
+    index_t rows, inner, cols;
+    std::vector<index_t> a_lengths, b_lengths;
+  };
+  const std::vector<Case> cases = {
+      {97,
+       4001,
+       300007,
+       {0, 1, 3, 7, 12, 150, 300, 400, 1500},
+       {0, 1, 2, 3, 4, 5, 9, 0, 2, 1100, 2500}},
+      {53, 301, 2003, {0, 5, 9, 290}, {0, 3, 7, 1500}},
+  };
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    SCOPED_TRACE("case " + std::to_string(c));
+    const Case& k = cases[c];
+    const HostCsr a = random_rows(k.rows, k.inner, k.a_lengths, seed + 10 * c);
+    const HostCsr b = random_rows(k.inner, k.cols, k.b_lengths, seed + 10 * c + 5);
+
+    const HostCsr product = spgemm(test::backend_under_test(), a, b);
+    const HostCsr expected = spgemm(Backend::reference(), a, b);
+
+    EXPECT_EQ(product.row_ptr, expected.row_ptr);
+    EXPECT_EQ(product.col_idx, expected.col_idx);
+    EXPECT_EQ(product.values, expected.values);
+    index_t longest = 0;
+    for (index_t i = 0; i < expected.rows; ++i) {
+      longest = std::max(longest, expected.row_ptr[i + 1] - expected.row_ptr[i]);
+    }
+    EXPECT_GT(longest, 1024);
+
+    std::vector<index_t> source, expected_source;
+    const HostCsr t = transpose(test::backend_under_test(), b, source);
+    const HostCsr expected_t = transpose(Backend::reference(), b, expected_source);
+    EXPECT_EQ(t.row_ptr, expected_t.row_ptr);
+    EXPECT_EQ(t.col_idx, expected_t.col_idx);
+    EXPECT_EQ(source, expected_source);
+    EXPECT_EQ(t.values, expected_t.values);
   }
 }
 
@@ -435,7 +540,31 @@ TEST(AmgKernels, InterpolationValuesReproduceTheFillBitForBit) {
   }
 }
 
-TEST(SmootherKernels, L1NormsAndGaussSeidelMatchReference) {
+TEST(SmootherKernels, L1NormsMatchReference) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  // random_spd(2203) has a row of more than 1024 entries.
+  for (const index_t n : {157, 2203}) {
+    const HostCsr a = host_csr(random_spd(n, seed));
+    const auto norms = [&](const Backend& backend) {
+      const OnBackend A(backend, a);
+      Array<double> d(backend, static_cast<std::size_t>(n));
+      kernels::smoothers::l1_row_norms(backend, A.matrix(), d.span());
+      return d.to_host();
+    };
+
+    const std::vector<double> d = norms(test::backend_under_test());
+
+    EXPECT_EQ(d, norms(Backend::reference()));
+    for (index_t i = 0; i < a.rows; ++i) {
+      double sum = 0.0;
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) sum += std::abs(a.values[k]);
+      EXPECT_DOUBLE_EQ(d[i], sum);
+    }
+  }
+}
+
+TEST(SmootherKernels, GaussSeidelMatchesReferenceOnTheHostAndIsRefusedOnCuda) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const HostCsr a = host_csr(random_spd(157, seed));
@@ -443,11 +572,8 @@ TEST(SmootherKernels, L1NormsAndGaussSeidelMatchReference) {
   const std::vector<double> x0 = test::random_vector(157, seed + 2);
   std::vector<double> dinv(157);
   for (index_t i = 0; i < 157; ++i) dinv[i] = 1.0 / a.at(i, i);
-  const auto run = [&](const Backend& backend, std::vector<double>& norms) {
+  const auto run = [&](const Backend& backend) {
     const OnBackend A(backend, a);
-    Array<double> d(backend, 157);
-    kernels::smoothers::l1_row_norms(backend, A.matrix(), d.span());
-    norms = d.to_host();
     const Array<double> inverse = Array<double>::from_host(backend, dinv);
     const Array<double> bb = Array<double>::from_host(backend, b);
     Array<double> x = Array<double>::from_host(backend, x0);
@@ -458,16 +584,129 @@ TEST(SmootherKernels, L1NormsAndGaussSeidelMatchReference) {
     }
     return x.to_host();
   };
-  std::vector<double> norms, expected_norms;
+  const Backend backend = test::backend_under_test();
+  if (backend.kind() == BackendKind::cuda) {
+    // Sequential by definition: no cuda kernel, the message names the parallel smoothers.
+    try {
+      run(backend);
+      ADD_FAILURE() << "gauss_seidel ran on cuda";
+    } catch (const NotSupported& error) {
+      EXPECT_NE(std::string(error.what()).find("chebyshev"), std::string::npos) << error.what();
+    }
+    return;
+  }
+  EXPECT_EQ(run(backend), run(Backend::reference()));
+}
 
-  const std::vector<double> x = run(test::backend_under_test(), norms);
+TEST(AmgKernels, LongRowsMatchReferenceBitForBit) {
+  // random_spd(2203) has a row of more than 1024 entries (and its mirror column): strength rows
+  // and interpolation rows far beyond the cuda kernels' 32 per-thread points.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr a = host_csr(random_spd(2203, seed));
+  index_t longest = 0;
+  for (index_t i = 0; i < a.rows; ++i) longest = std::max(longest, a.row_ptr[i + 1] - a.row_ptr[i]);
+  ASSERT_GT(longest, 1024);
+  const Backend backend = test::backend_under_test();
+  for (const ka::StrengthParameters p :
+       {ka::StrengthParameters{ka::StrengthMeasure::classical, 0.25, 1.0},
+        ka::StrengthParameters{ka::StrengthMeasure::seed, 0.01, 1.0}}) {
+    EXPECT_EQ(strength(backend, a, p), strength(Backend::reference(), a, p));
+  }
+  // A low threshold keeps the long row's many weak couplings strong.
+  const Strength s = strength_pattern(a, {ka::StrengthMeasure::classical, 0.01, 1.0});
+  for (const bool pmis : {false, true}) {
+    SCOPED_TRACE(pmis ? "pmis" : "greedy");
+    const std::vector<index_t> cf = split(backend, s, pmis, seed);
+    ASSERT_EQ(cf, split(Backend::reference(), s, pmis, seed));
+    std::vector<index_t> coarse_points;
+    for (std::size_t i = 0; i < cf.size(); ++i) {
+      if (cf[i] == ka::kCoarse) coarse_points.push_back(static_cast<index_t>(i));
+    }
+    for (const ka::InterpolationParameters p :
+         {ka::InterpolationParameters{ka::InterpolationKind::seed, 0, 0.0},
+          ka::InterpolationParameters{ka::InterpolationKind::direct, 0, 0.0},
+          ka::InterpolationParameters{ka::InterpolationKind::direct, 40, 0.05},
+          ka::InterpolationParameters{ka::InterpolationKind::seed, 3, 0.0}}) {
+      SCOPED_TRACE("kind " + std::to_string(int(p.kind)) + " max " +
+                   std::to_string(p.max_elements_per_row));
 
-  EXPECT_EQ(x, run(Backend::reference(), expected_norms));
-  EXPECT_EQ(norms, expected_norms);
-  for (index_t i = 0; i < a.rows; ++i) {
-    double sum = 0.0;
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) sum += std::abs(a.values[k]);
-    EXPECT_DOUBLE_EQ(norms[i], sum);
+      const HostCsr P = interpolation(backend, a, s, cf, p);
+      const HostCsr expected = interpolation(Backend::reference(), a, s, cf, p);
+
+      EXPECT_EQ(P.row_ptr, expected.row_ptr);
+      EXPECT_EQ(P.col_idx, expected.col_idx);
+      EXPECT_EQ(P.values, expected.values);
+      const OnBackend A(backend, a), Pb(backend, expected);
+      const Array<index_t> splitting = Array<index_t>::from_host(backend, cf);
+      const Array<index_t> points = Array<index_t>::from_host(backend, coarse_points);
+      Array<double> values(backend, expected.values.size());
+      ka::interpolation_values(backend, A.matrix(), splitting.span(), points.span(), p.kind,
+                               Pb.pattern(), values.span().data());
+      EXPECT_EQ(values.to_host(), expected.values);
+    }
+  }
+}
+
+/// Every stage of one AMG level on `backend`: S, S^T, the PMIS splitting, P (direct, at most
+/// 4 points per row), R = P^T, A P and R (A P). Each stage's input is the previous stage's
+/// output from the same backend.
+struct LevelStages {
+  HostCsr s, st, p, r, ap, rap;
+  std::vector<index_t> cf, st_source, r_source;
+};
+
+LevelStages level_stages(const Backend& backend, const HostCsr& a, std::uint64_t seed) {
+  LevelStages out;
+  const auto rows = strength(backend, a, {});
+  out.s = HostCsr{a.rows, a.cols, {0}, {}, {}};
+  for (const std::set<index_t>& row : rows) {
+    out.s.col_idx.insert(out.s.col_idx.end(), row.begin(), row.end());
+    out.s.row_ptr.push_back(static_cast<index_t>(out.s.col_idx.size()));
+  }
+  out.s.values.assign(out.s.col_idx.size(), 1.0);
+  out.st = transpose(backend, out.s, out.st_source);
+  const Strength s{out.s, out.st};
+  out.cf = split(backend, s, true, seed);
+  out.p = interpolation(backend, a, s, out.cf, {ka::InterpolationKind::direct, 4, 0.0});
+  out.r = transpose(backend, out.p, out.r_source);
+  out.ap = spgemm(backend, a, out.p);
+  out.rap = spgemm(backend, out.r, out.ap);
+  return out;
+}
+
+void expect_same(const HostCsr& x, const HostCsr& y, const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(x.rows, y.rows);
+  EXPECT_EQ(x.cols, y.cols);
+  EXPECT_EQ(x.row_ptr, y.row_ptr);
+  EXPECT_EQ(x.col_idx, y.col_idx);
+  EXPECT_EQ(x.values, y.values);
+}
+
+TEST(AmgChain, Poisson3dLevelEqualsReferenceBitForBit) {
+  // Strength -> transpose -> PMIS -> interpolation -> transpose -> A P -> R (A P) on 3D Poisson
+  // (7-point, 24^3 rows, and 27-point, 14^3 rows), every stage compared bit for bit.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const bool stencil27 : {false, true}) {
+    SCOPED_TRACE(stencil27 ? "27-point" : "7-point");
+    const HostCsr a = host_csr(stencil27 ? poisson3d27(14) : poisson3d(24));
+
+    const LevelStages got = level_stages(test::backend_under_test(), a, seed);
+    const LevelStages expected = level_stages(Backend::reference(), a, seed);
+
+    expect_same(got.s, expected.s, "S");
+    expect_same(got.st, expected.st, "S^T");
+    EXPECT_EQ(got.st_source, expected.st_source);
+    EXPECT_EQ(got.cf, expected.cf);
+    expect_same(got.p, expected.p, "P");
+    expect_same(got.r, expected.r, "R");
+    EXPECT_EQ(got.r_source, expected.r_source);
+    expect_same(got.ap, expected.ap, "A P");
+    expect_same(got.rap, expected.rap, "R A P");
+    EXPECT_GT(expected.rap.rows, 0);
+    EXPECT_LT(expected.rap.rows, a.rows);
   }
 }
 

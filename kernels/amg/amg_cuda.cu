@@ -1,0 +1,355 @@
+// CUDA AMG setup kernels: one thread per row running the per-row formulas of amg_rows.hpp (the
+// same code as the reference and cpu kernels, hence the same bits), PMIS in parallel rounds,
+// and the greedy splitting in a single thread (sequential by definition).
+//
+// Interpolation rows keep their points in per-thread arrays of kLocalPoints entries; a row that
+// may have more (|S_i| > kLocalPoints) is listed by the first pass and computed by a second
+// kernel with slices of global scratch (one wait in between reads how many such rows exist and
+// their largest bound, to size the scratch).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cub/cub.cuh>
+#include <string>
+
+#include "kernels/amg/amg.hpp"
+#include "kernels/amg/amg_rows.hpp"
+#include "kernels/backend/cuda_context.cuh"
+#include "kernels/backend/cuda_runtime.hpp"
+#include "kernels/backend/device_scratch.cuh"
+#include "kryflow/core/error.hpp"
+
+namespace kryflow::kernels::amg::cuda {
+namespace {
+
+using kernels::cuda::blocks_for;
+using kernels::cuda::check_launch;
+using kernels::cuda::Context;
+using kernels::cuda::DeviceScratch;
+using kernels::cuda::read_integers;
+using size_type = long long;
+
+constexpr int kBlock = 256;
+/// Points an interpolation row keeps in per-thread (local-memory) arrays.
+constexpr index_t kLocalPoints = 32;
+/// Threads of the second interpolation pass (each owns one slice of scratch and loops over the
+/// long rows): bounds the scratch to kLongRowThreads * bound points.
+constexpr unsigned int kLongRowThreads = 64 * kBlock;
+
+Context& context_of(const Backend& backend) {
+  return *backend.cuda_context();
+}
+
+#define KRYFLOW_FOR_EACH_ROW(i, n)                                                \
+  for (size_type i##_ = blockIdx.x * size_type{kBlock} + threadIdx.x; i##_ < (n); \
+       i##_ += size_type{gridDim.x} * kBlock)                                     \
+    if (const auto i = static_cast<index_t>(i##_); true)
+
+// ---------------------------------------------------------------------------------------------
+// Strength: one thread per row, work = the row's entries (two or three passes).
+
+__global__ void strength_count_kernel(MatrixView a, StrengthParameters p, index_t* counts) {
+  KRYFLOW_FOR_EACH_ROW(i, a.pattern.num_rows) {
+    index_t count = 0;
+    rows::strong_dependencies(a, p, i, [&](index_t, double) { ++count; });
+    counts[i] = count;
+  }
+}
+
+__global__ void strength_fill_kernel(MatrixView a, StrengthParameters p, const index_t* s_row_ptr,
+                                     index_t* s_col_idx) {
+  KRYFLOW_FOR_EACH_ROW(i, a.pattern.num_rows) {
+    index_t next = s_row_ptr[i];
+    rows::strong_dependencies(a, p, i, [&](index_t j, double) { s_col_idx[next++] = j; });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Splittings
+
+/// The reference's loop in one thread: n rows and nnz(S) entries, sequentially (slow on a GPU:
+/// about a second for millions of rows; PMIS is the parallel splitting).
+__global__ void greedy_kernel(PatternView s, index_t* cf) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  constexpr index_t undecided = -1;
+  for (index_t i = 0; i < s.num_rows; ++i) cf[i] = undecided;
+  for (index_t i = 0; i < s.num_rows; ++i) {
+    if (cf[i] != undecided) continue;
+    cf[i] = kCoarse;
+    for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+      if (cf[s.col_idx[q]] == undecided) cf[s.col_idx[q]] = kFine;
+    }
+  }
+}
+
+__global__ void pmis_init(PatternView st, std::uint64_t seed, double* w, index_t* cf) {
+  KRYFLOW_FOR_EACH_ROW(i, st.num_rows) {
+    const index_t influences = st.row_ptr[i + 1] - st.row_ptr[i];
+    w[i] = influences + pmis_random(seed, i);
+    cf[i] = influences == 0 ? kFine : -1;
+  }
+}
+
+/// As the reference: whether undecided row i's weight beats every undecided neighbour's in
+/// `graph` (ties: the larger index wins).
+__device__ bool beats_neighbours(const PatternView& graph, const index_t* cf, const double* w,
+                                 index_t i) {
+  for (index_t q = graph.row_ptr[i]; q < graph.row_ptr[i + 1]; ++q) {
+    const index_t j = graph.col_idx[q];
+    if (j != i && cf[j] < 0 && (w[j] > w[i] || (w[j] == w[i] && j > i))) return false;
+  }
+  return true;
+}
+
+/// Round, first half: selected_i from the splitting at the start of the round (cf is only
+/// read). Work: entries of S and S^T.
+__global__ void pmis_select(PatternView s, PatternView st, const index_t* cf, const double* w,
+                            unsigned char* selected) {
+  KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
+    selected[i] = cf[i] < 0 && beats_neighbours(s, cf, w, i) && beats_neighbours(st, cf, w, i);
+  }
+}
+
+/// Round, second half: selected rows become coarse, undecided rows depending on a selected or
+/// coarse row fine; counts the rows left undecided. A row writes only its own cf, and the
+/// value it reads for j ("coarse?") is the same before and after j's write (j turns coarse
+/// only when selected), so the result does not depend on the order of the threads. Work:
+/// entries of S.
+__global__ void pmis_update(PatternView s, const unsigned char* selected, index_t* cf,
+                            unsigned long long* undecided) {
+  using BlockReduce = cub::BlockReduce<unsigned int, kBlock>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  unsigned int left = 0;
+  KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
+    if (selected[i]) {
+      cf[i] = kCoarse;
+    } else if (cf[i] < 0) {
+      bool fine = false;
+      for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1] && !fine; ++q) {
+        const index_t j = s.col_idx[q];
+        fine = selected[j] != 0 || cf[j] == kCoarse;
+      }
+      if (fine) {
+        cf[i] = kFine;
+      } else {
+        ++left;
+      }
+    }
+  }
+  left = BlockReduce(storage).Sum(left);
+  if (threadIdx.x == 0 && left > 0) atomicAdd(undecided, static_cast<unsigned long long>(left));
+}
+
+__global__ void coarse_points_kernel(const index_t* cf, const index_t* coarse_index, size_type n,
+                                     index_t* coarse_points) {
+  KRYFLOW_FOR_EACH_ROW(i, n) {
+    if (cf[i] == kCoarse) coarse_points[coarse_index[i]] = i;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interpolation: a Job gives the storage bound of row i and computes and writes the row.
+
+struct CountJob {
+  MatrixView a;
+  PatternView s;
+  Span<const index_t> cf;
+  InterpolationParameters p;
+  index_t* counts;
+  __device__ index_t capacity(index_t i) const { return rows::point_capacity(s, cf, i); }
+  __device__ void run(index_t i, rows::PointsView& row) const {
+    rows::interpolation_row(a, s, cf, p, i, row);
+    counts[i] = row.size;
+  }
+};
+
+struct FillJob {
+  MatrixView a;
+  PatternView s;
+  Span<const index_t> cf;
+  Span<const index_t> coarse_index;
+  InterpolationParameters p;
+  const index_t* p_row_ptr;
+  index_t* p_col_idx;
+  double* p_values;
+  __device__ index_t capacity(index_t i) const { return rows::point_capacity(s, cf, i); }
+  __device__ void run(index_t i, rows::PointsView& row) const {
+    rows::interpolation_row(a, s, cf, p, i, row);
+    for (index_t k = 0; k < row.size; ++k) {
+      p_col_idx[p_row_ptr[i] + k] = coarse_index[row.columns[k]];
+      p_values[p_row_ptr[i] + k] = row.weights[k];
+    }
+  }
+};
+
+struct ValuesJob {
+  MatrixView a;
+  Span<const index_t> cf;
+  Span<const index_t> coarse_points;
+  InterpolationKind kind;
+  PatternView prolongation;
+  double* p_values;
+  __device__ index_t capacity(index_t i) const {
+    return prolongation.row_ptr[i + 1] - prolongation.row_ptr[i];
+  }
+  __device__ void run(index_t i, rows::PointsView& row) const {
+    rows::fixed_pattern_row(a, cf, coarse_points, kind, prolongation, i, row);
+    for (index_t k = 0; k < row.size; ++k) p_values[prolongation.row_ptr[i] + k] = row.weights[k];
+  }
+};
+
+/// First pass: rows whose bound fits kLocalPoints; the others are listed in long_rows, with
+/// info[0] their number and info[1] their largest bound. Work per row: its entries in A and S
+/// plus m^2 for the truncation of m points.
+template <class Job>
+__global__ void local_rows(Job job, index_t n, index_t* long_rows, unsigned long long* info) {
+  KRYFLOW_FOR_EACH_ROW(i, n) {
+    const index_t capacity = job.capacity(i);
+    if (capacity <= kLocalPoints) {
+      index_t columns[kLocalPoints];
+      double a[kLocalPoints];
+      double weights[kLocalPoints];
+      rows::PointsView row{columns, a, weights, 0};
+      job.run(i, row);
+    } else {
+      const auto slot = atomicAdd(&info[0], 1ull);
+      long_rows[slot] = i;
+      atomicMax(&info[1], static_cast<unsigned long long>(capacity));
+    }
+  }
+}
+
+/// Second pass: thread t owns scratch slice t (`bound` points) and computes long rows t,
+/// t + threads, ...
+template <class Job>
+__global__ void long_rows_kernel(Job job, const index_t* long_rows, size_type count,
+                                 size_type bound, index_t* columns, double* a, double* weights) {
+  const size_type t = blockIdx.x * size_type{kBlock} + threadIdx.x;
+  const size_type threads = size_type{gridDim.x} * kBlock;
+  for (size_type r = t; r < count; r += threads) {
+    rows::PointsView row{columns + t * bound, a + t * bound, weights + t * bound, 0};
+    job.run(long_rows[r], row);
+  }
+}
+
+template <class Job>
+void run_rows(const Backend& backend, index_t n, const Job& job, const char* name) {
+  if (n == 0) return;
+  Context& context = context_of(backend);
+  DeviceScratch long_rows(context, sizeof(index_t) * static_cast<std::size_t>(n));
+  DeviceScratch info(context, 2 * sizeof(unsigned long long));
+  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(info.as<unsigned long long>(), 0,
+                                     2 * sizeof(unsigned long long), context.stream));
+  local_rows<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(job, n, long_rows.as<index_t>(),
+                                                                   info.as<unsigned long long>());
+  check_launch(name);
+  long long host_info[2] = {0, 0};
+  read_integers(context, reinterpret_cast<const long long*>(info.as<unsigned long long>()), 2,
+                host_info);
+  const size_type count = host_info[0];
+  const size_type bound = host_info[1];
+  if (count == 0) return;
+  const size_type threads = std::min<size_type>(count, static_cast<size_type>(kLongRowThreads));
+  const auto slots = static_cast<std::size_t>(threads * bound);
+  DeviceScratch columns(context, sizeof(index_t) * slots);
+  DeviceScratch a(context, sizeof(double) * slots);
+  DeviceScratch weights(context, sizeof(double) * slots);
+  long_rows_kernel<<<blocks_for(threads, kBlock), kBlock, 0, context.stream>>>(
+      job, long_rows.as<index_t>(), count, bound, columns.as<index_t>(), a.as<double>(),
+      weights.as<double>());
+  check_launch(name);
+}
+
+}  // namespace
+
+void strength_count(const Backend& backend, const MatrixView& a, const StrengthParameters& p,
+                    Span<index_t> counts) {
+  if (a.pattern.num_rows == 0) return;
+  Context& context = context_of(backend);
+  strength_count_kernel<<<blocks_for(a.pattern.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      a, p, counts.data());
+  check_launch("amg::strength_count");
+}
+
+void strength_fill(const Backend& backend, const MatrixView& a, const StrengthParameters& p,
+                   const index_t* s_row_ptr, index_t* s_col_idx) {
+  if (a.pattern.num_rows == 0) return;
+  Context& context = context_of(backend);
+  strength_fill_kernel<<<blocks_for(a.pattern.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      a, p, s_row_ptr, s_col_idx);
+  check_launch("amg::strength_fill");
+}
+
+void greedy_splitting(const Backend& backend, const PatternView& s, Span<index_t> cf) {
+  if (s.num_rows == 0) return;
+  Context& context = context_of(backend);
+  greedy_kernel<<<1, 1, 0, context.stream>>>(s, cf.data());
+  check_launch("amg::greedy_splitting");
+}
+
+void pmis_splitting(const Backend& backend, const PatternView& s, const PatternView& st,
+                    std::uint64_t seed, Span<index_t> cf) {
+  const index_t n = s.num_rows;
+  if (n == 0) return;
+  Context& context = context_of(backend);
+  const unsigned int blocks = blocks_for(n, kBlock);
+  DeviceScratch w(context, sizeof(double) * static_cast<std::size_t>(n));
+  DeviceScratch selected(context, static_cast<std::size_t>(n));
+  DeviceScratch undecided(context, sizeof(unsigned long long));
+  pmis_init<<<blocks, kBlock, 0, context.stream>>>(st, seed, w.as<double>(), cf.data());
+  check_launch("amg::pmis_splitting (weights)");
+  // Each round makes the undecided row of largest weight coarse, so at most n rounds; in
+  // practice a few (one wait each, to test whether rows are left).
+  for (index_t round = 0; round <= n; ++round) {
+    pmis_select<<<blocks, kBlock, 0, context.stream>>>(s, st, cf.data(), w.as<double>(),
+                                                       selected.as<unsigned char>());
+    check_launch("amg::pmis_splitting (select)");
+    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(undecided.as<unsigned long long>(), 0,
+                                       sizeof(unsigned long long), context.stream));
+    pmis_update<<<blocks, kBlock, 0, context.stream>>>(s, selected.as<unsigned char>(), cf.data(),
+                                                       undecided.as<unsigned long long>());
+    check_launch("amg::pmis_splitting (update)");
+    long long left = 0;
+    read_integers(context, reinterpret_cast<const long long*>(undecided.as<unsigned long long>()),
+                  1, &left);
+    if (left == 0) return;
+  }
+  throw BackendError("amg::pmis_splitting: rows left undecided after " + std::to_string(n + 1) +
+                     " rounds");
+}
+
+void coarse_points(const Backend& backend, Span<const index_t> cf, Span<const index_t> coarse_index,
+                   Span<index_t> coarse_points) {
+  const auto n = static_cast<size_type>(cf.size());
+  if (n == 0) return;
+  Context& context = context_of(backend);
+  coarse_points_kernel<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(
+      cf.data(), coarse_index.data(), n, coarse_points.data());
+  check_launch("amg::coarse_points");
+}
+
+void interpolation_count(const Backend& backend, const MatrixView& a, const PatternView& s,
+                         Span<const index_t> cf, const InterpolationParameters& p,
+                         Span<index_t> counts) {
+  run_rows(backend, a.pattern.num_rows, CountJob{a, s, cf, p, counts.data()},
+           "amg::interpolation_count");
+}
+
+void interpolation_fill(const Backend& backend, const MatrixView& a, const PatternView& s,
+                        Span<const index_t> cf, Span<const index_t> coarse_index,
+                        const InterpolationParameters& p, const index_t* p_row_ptr,
+                        index_t* p_col_idx, double* p_values) {
+  run_rows(backend, a.pattern.num_rows,
+           FillJob{a, s, cf, coarse_index, p, p_row_ptr, p_col_idx, p_values},
+           "amg::interpolation_fill");
+}
+
+void interpolation_values(const Backend& backend, const MatrixView& a, Span<const index_t> cf,
+                          Span<const index_t> coarse_points, InterpolationKind kind,
+                          const PatternView& prolongation, double* p_values) {
+  run_rows(backend, a.pattern.num_rows,
+           ValuesJob{a, cf, coarse_points, kind, prolongation, p_values},
+           "amg::interpolation_values");
+}
+
+}  // namespace kryflow::kernels::amg::cuda
