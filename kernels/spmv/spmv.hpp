@@ -29,6 +29,10 @@
 //    w_k (or u_k + c * w_k) computed in that order wherever v_k is needed; otherwise it is
 //    csr_spmv_dot with x = v, in the same order, so it gives the bits of storing v first;
 //  - csr_spmv_dots: each w·y as x·y below, with the term w_i y_i (y_i y_i for y·y);
+//  - csr_spmv_shifted_dots multiplies z = d ∘ s with s = u + c w and c = -(numerator /
+//    denominator) (ShiftedStep), s_k = u_k + c * w_k and z_k = d_k * s_k computed in that order
+//    wherever z_k is needed; the row's own s_i and z_i are stored; s·s, y·y and y·s as x·y
+//    below, with the terms s_i s_i, y_i y_i and y_i s_i;
 //  - x·y of csr_spmv_dot: row block g sums t_j = x_i y_i (i = first row of g + j, j <
 //    kRowBlockRows; t_j = 0 for j past the block's rows) by block_sum into p_g; then lane l adds
 //    p_l, p_{l+256}, ... in order from 0 and block_sum gives x·y (the order of grid_sum).
@@ -80,7 +84,7 @@ struct CsrView {
   // Scratch of the cuda kernels (one call at a time per matrix): sums per row block and per
   // chunk, and completion counters (counters[0] for x·y, counters[1 + s] for long row s) that
   // are 0 between calls. The cpu kernels use the partial sums only.
-  double* block_partials = nullptr;  // kMaxProductDots * num_row_blocks
+  double* block_partials = nullptr;  // kMaxFusedDots * num_row_blocks
   double* chunk_partials = nullptr;  // num_chunks
   unsigned int* counters = nullptr;  // 1 + num_long_rows
 };
@@ -96,9 +100,28 @@ struct Combination {
   const double* coefficient = nullptr;
 };
 
+/// BiCGStab's half step fused into the product that follows it (csr_spmv_shifted_dots):
+/// s = u + c w with c = -(*numerator / *denominator) read on the backend, z = d ∘ s, y = A z.
+/// u, w, d have num_cols entries on the backend, s and z receive num_rows entries; s and z are
+/// distinct from u, w, d and y. For BiCGStab-Jacobi: u = r, w = v, c = -alpha with
+/// alpha = rho / r^·v, d = D^-1, so s is the half-step residual and z = M^-1 s (van der Vorst
+/// 1992; Saad, Iterative Methods, 2nd ed., Algorithm 7.7, lines 5 and 6).
+struct ShiftedStep {
+  const double* u = nullptr;
+  const double* w = nullptr;
+  const double* scale = nullptr;
+  const double* numerator = nullptr;
+  const double* denominator = nullptr;
+  double* s = nullptr;
+  double* z = nullptr;
+};
+
 /// Inner products of csr_spmv_dots: up to kMaxProductDots sums w_k·y of the product y = A x,
 /// where w_k = with[k], or y itself when with[k] is null (y·y).
 inline constexpr int kMaxProductDots = 2;
+/// The most inner products one product kernel sums (csr_spmv_shifted_dots: three); sets the
+/// size of CsrView::block_partials.
+inline constexpr int kMaxFusedDots = 3;
 struct ProductDots {
   int count = 1;
   const double* with[kMaxProductDots] = {};
@@ -156,6 +179,10 @@ int default_tile(double mean_row_length);
       last row block); *result is then not written. */                                           \
   int csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,   \
                                Span<double> y, double* result, bool leave_partials);             \
+  /** y = A z with z = d ∘ (u + c w) (ShiftedStep; s and z stored), result[0] = s·s,          \
+      result[1] = y·y, result[2] = y·s (square A); nothing waits for the device */             \
+  void csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,     \
+                             Span<double> y, double* result);                                    \
   /** d_i = a_ii (sum of duplicates; 0 where the row stores no diagonal entry) */                \
   void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d);
 

@@ -108,11 +108,13 @@ void ordinary_rows(const Backend& backend, const CsrView& a, const Value* values
   });
 }
 
-/// The terms of the fused inner products: x_i y_i (input), else with[k][i] y_i, or y_i y_i
-/// where with[k] is null; the order of the cuda kernels' terms.
+/// The terms of the fused inner products: x_i y_i (input), else with[k][i] y_i (with[k][i]
+/// with[k][i] where squared[k]), or y_i y_i where with[k] is null; the order of the cuda
+/// kernels' terms.
 struct DotTerms {
   int count = 1;
-  const double* with[kMaxProductDots] = {};
+  const double* with[kMaxFusedDots] = {};
+  bool squared[kMaxFusedDots] = {};
   bool input = false;
 };
 
@@ -123,17 +125,17 @@ void spmv_dots(const Backend& backend, const CsrView& a, const Value* values, co
                double* yp, const DotTerms& dots, double* result) {
   long_rows<Mode::product>(backend, a, values, xp, nullptr, yp);
   const auto blocks = static_cast<std::size_t>(a.num_row_blocks);
-  std::vector<double> block_sums(kMaxProductDots * blocks);
+  std::vector<double> block_sums(kMaxFusedDots * blocks);
   for_each(backend, stored_entries(a), a.num_row_blocks, [&](size_type g) {
     const index_t first = a.row_blocks[g];
     const index_t rows = a.row_blocks[g + 1] - first;
-    std::array<std::array<double, kThreads>, kMaxProductDots> terms{};
+    std::array<std::array<double, kThreads>, kMaxFusedDots> terms{};
     for (index_t j = 0; j < rows; ++j) {
       const index_t i = first + j;
       if (row_length(a, i) <= a.tile) yp[i] = row_sum<Mode::product>(a, values, i, xp);
       for (int k = 0; k < dots.count; ++k) {
         const double w = dots.input ? xp[i] : dots.with[k] != nullptr ? dots.with[k][i] : yp[i];
-        terms[k][static_cast<std::size_t>(j)] = w * yp[i];
+        terms[k][static_cast<std::size_t>(j)] = dots.squared[k] ? w * w : w * yp[i];
       }
     }
     for (int k = 0; k < dots.count; ++k) {
@@ -201,6 +203,30 @@ int csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Com
   visit_values(
       a, [&](const auto* values) { spmv_dots(backend, a, values, x, y.data(), dots, result); });
   return 0;
+}
+
+void csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,
+                           Span<double> y, double* result) {
+  if (a.num_rows == 0) {
+    for (int k = 0; k < 3; ++k) result[k] = 0.0;
+    return;
+  }
+  // s and z first (the cuda kernel forms z_k where it gathers it, with the same operations)
+  const double c = -(*v.numerator / *v.denominator);
+  for_each(backend, a.num_rows, a.num_rows, [&](size_type row) {
+    const auto i = static_cast<index_t>(row);
+    const double si = v.u[i] + c * v.w[i];
+    v.s[i] = si;
+    v.z[i] = v.scale[i] * si;
+  });
+  DotTerms dots;
+  dots.count = 3;
+  dots.with[0] = v.s;  // s·s
+  dots.squared[0] = true;
+  dots.with[2] = v.s;  // y·s
+  visit_values(a, [&](const auto* values) {
+    spmv_dots(backend, a, values, static_cast<const double*>(v.z), y.data(), dots, result);
+  });
 }
 
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {

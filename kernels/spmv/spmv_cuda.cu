@@ -71,10 +71,13 @@ __device__ bool publish_partials(const double (&values)[K], double* partials, si
   return last;
 }
 
-/// The terms of the fused inner products: x_i y_i (input), else with[k][i] y_i, or y_i y_i where
-/// with[k] is null.
+/// The terms of the fused inner products: x_i y_i (input), else with[k][i] y_i (with[k][i]
+/// with[k][i] where squared[k]), or y_i y_i where with[k] is null.
 struct DotTerms {
-  const double* with[kMaxProductDots] = {};
+  /// For an input that stores its own rows (Input::kStoresOwn), a non-null with[k] stands for
+  /// the value the input stored (ShiftedInput: s_i).
+  const double* with[kMaxFusedDots] = {};
+  bool squared[kMaxFusedDots] = {};  ///< the term w_i w_i instead of w_i y_i
   bool input = true;
   bool leave_partials = false;  ///< launch: the row blocks' sums stay in a.block_partials
 };
@@ -82,6 +85,7 @@ struct DotTerms {
 /// The vector a kernel multiplies: x itself.
 struct PlainInput {
   static constexpr int kMinBlocksPerSm = spmv::cuda::kMinBlocksPerSm;
+  static constexpr bool kStoresOwn = false;
   const double* __restrict__ x;
   __device__ void prepare() {}
   __device__ double operator()(index_t k) const { return __ldg(x + k); }
@@ -95,11 +99,40 @@ struct CombinationInput {
   static constexpr int kMinBlocksPerSm = 6;
   Combination v;
   double c = 0.0;
+  static constexpr bool kStoresOwn = false;
   __device__ void prepare() { c = *v.coefficient; }
   __device__ double operator()(index_t k) const {
     const double u = __ldg(v.u + k);
     const double su = v.scale != nullptr ? __dmul_rn(__ldg(v.scale + k), u) : u;
     return __dadd_rn(su, __dmul_rn(c, __ldg(v.w + k)));
+  }
+};
+
+/// The vector a kernel multiplies: z = d ∘ (u + c w) with c = -(numerator / denominator) read
+/// once from the device (spmv.hpp, ShiftedStep); z_k is computed where it is needed, and each
+/// row's own s_i = u_i + c w_i and z_i are stored by the thread of that row (own()).
+struct ShiftedInput {
+  static constexpr int kMinBlocksPerSm = CombinationInput::kMinBlocksPerSm;  // three gathers
+  static constexpr bool kStoresOwn = true;
+  ShiftedStep v;
+  double c = 0.0;
+  __device__ void prepare() {
+    const double numerator = *v.numerator;
+    const double denominator = *v.denominator;
+    c = -(numerator / denominator);
+  }
+  __device__ double shifted(index_t k) const {
+    return __dadd_rn(__ldg(v.u + k), __dmul_rn(c, __ldg(v.w + k)));
+  }
+  __device__ double operator()(index_t k) const {
+    return __dmul_rn(__ldg(v.scale + k), shifted(k));
+  }
+  /// Stores s_i and z_i of row i; returns s_i.
+  __device__ double own(index_t i) const {
+    const double si = shifted(i);
+    v.s[i] = si;
+    v.z[i] = __dmul_rn(__ldg(v.scale + i), si);
+    return si;
   }
 };
 
@@ -188,14 +221,19 @@ __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
     double term[kDots];
     const bool has_term = mine || (long_row && t == 0);
     const double yi = mine ? sum : has_term ? y[row] : 0.0;
+    double own = 0.0;
+    if constexpr (Input::kStoresOwn) {
+      if (has_term) own = x.own(row);
+    }
 #pragma unroll
     for (int k = 0; k < kDots; ++k) {
       term[k] = 0.0;
       if (has_term) {  // row < num_rows only here
         const double w = dots.input                ? x(row)
-                         : dots.with[k] != nullptr ? __ldg(dots.with[k] + row)
-                                                   : yi;
-        term[k] = __dmul_rn(w, yi);
+                         : dots.with[k] == nullptr ? yi
+                         : Input::kStoresOwn       ? own
+                                                   : __ldg(dots.with[k] + row);
+        term[k] = __dmul_rn(w, dots.squared[k] ? w : yi);
       }
     }
     const index_t blocks = a.num_row_blocks;
@@ -401,6 +439,22 @@ void csr_spmv_dots(const Backend& backend, const CsrView& a, Span<const double> 
     launch<Mode::product_dot, 2>(backend, a, PlainInput{x.data()}, nullptr, y.data(),
                                  "spmv::csr_spmv_dots", terms, result);
   }
+}
+
+void csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,
+                           Span<double> y, double* result) {
+  if (a.num_rows == 0) {
+    KRYFLOW_CUDA_CHECK(
+        cudaMemsetAsync(result, 0, 3 * sizeof(double), backend.cuda_context()->stream));
+    return;
+  }
+  DotTerms terms;
+  terms.input = false;
+  terms.with[0] = v.s;  // s·s
+  terms.squared[0] = true;
+  terms.with[2] = v.s;  // y·s
+  launch<Mode::product_dot, 3>(backend, a, ShiftedInput{v}, nullptr, y.data(),
+                               "spmv::csr_spmv_shifted_dots", terms, result);
 }
 
 int csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,

@@ -78,6 +78,26 @@ int csr_spmv_combination_dot(const Backend&, const CsrView& a, const Combination
   return 0;
 }
 
+void csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,
+                           Span<double> y, double* result) {
+  const double c = -(*v.numerator / *v.denominator);
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    v.s[i] = v.u[i] + c * v.w[i];
+    v.z[i] = v.scale[i] * v.s[i];
+  }
+  visit_values(a, [&](const auto* values) {
+    for (index_t i = 0; i < a.num_rows; ++i) y[i] = row_product(a, values, i, v.z);
+  });
+  (void)backend;
+  double sums[3] = {0.0, 0.0, 0.0};
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    sums[0] += v.s[i] * v.s[i];
+    sums[1] += y[i] * y[i];
+    sums[2] += y[i] * v.s[i];
+  }
+  for (int k = 0; k < 3; ++k) result[k] = sums[k];
+}
+
 void csr_diagonal(const Backend&, const CsrView& a, Span<double> d) {
   visit_values(a, [&](const auto* values) {
     for (index_t i = 0; i < a.num_rows; ++i) {

@@ -89,8 +89,7 @@ void CsrMatrix::build_partition(const std::vector<index_t>& host_row_ptr, int ti
   long_rows_ = Array<index_t>::from_host(target, p.long_rows);
   long_row_chunks_ = Array<index_t>::from_host(target, p.long_row_chunks);
   chunk_long_row_ = Array<index_t>::from_host(target, p.chunk_long_row);
-  block_partials_ =
-      Array<double>(target, kernels::spmv::kMaxProductDots * (p.row_blocks.size() - 1));
+  block_partials_ = Array<double>(target, kernels::spmv::kMaxFusedDots * (p.row_blocks.size() - 1));
   chunk_partials_ = Array<double>(target, p.chunk_long_row.size());
   counters_ =
       Array<unsigned int>::from_host(target, std::vector<unsigned int>(p.long_rows.size() + 1, 0u));
@@ -406,6 +405,34 @@ DeviceSum CsrMatrix::apply_combination_dot(const Vector* scale, const Vector& u,
                                                                vy.address, partials_ok);
   if (partials == 0) return {vy.address, 0};
   return {block_partials_.data(), partials};
+}
+
+bool CsrMatrix::fuses_shifted_product() const {
+  return num_row_blocks() <= kernels::spmv::kLatencyBoundRowBlocks;
+}
+
+void CsrMatrix::apply_shifted_dots(const Vector& d, const Vector& u, DeviceScalar numerator,
+                                   DeviceScalar denominator, const Vector& w, Vector& s, Vector& z,
+                                   Vector& y, DeviceScalar sums) const {
+  constexpr const char* kName = "CsrMatrix::apply_shifted_dots";
+  if (num_rows_ != num_cols_)
+    throw DimensionMismatch(std::string(kName) + " needs a square matrix");
+  const Vector* operands[] = {&s, &z, &y, &d, &u, &w};  // outputs first
+  for (const Vector* operand : operands) check_apply_shapes(*operand, y, kName);
+  for (std::size_t o = 0; o < 3; ++o) {
+    for (std::size_t k = 0; k < std::size(operands); ++k) {
+      if (k != o) check_distinct(*operands[k], *operands[o], kName);
+    }
+  }
+  kernels::spmv::ShiftedStep v;
+  v.u = u.span().data();
+  v.w = w.span().data();
+  v.scale = d.span().data();
+  v.numerator = numerator.address;
+  v.denominator = denominator.address;
+  v.s = s.span().data();
+  v.z = z.span().data();
+  kernels::spmv::csr_spmv_shifted_dots(backend(), view(), v, y.span(), sums.address);
 }
 
 void CsrMatrix::diagonal(Vector& d) const {

@@ -77,6 +77,14 @@ DeviceSum LinearOperator::apply_combination_dot(const Vector* /*scale*/, const V
                      ") has no fused apply_combination_dot");
 }
 
+void LinearOperator::apply_shifted_dots(const Vector& /*d*/, const Vector& /*u*/,
+                                        DeviceScalar /*numerator*/, DeviceScalar /*denominator*/,
+                                        const Vector& /*w*/, Vector& /*s*/, Vector& /*z*/,
+                                        Vector& /*y*/, DeviceScalar /*sums*/) const {
+  throw NotSupported("this linear operator (" + std::string(typeid(*this).name()) +
+                     ") has no fused apply_shifted_dots");
+}
+
 void LinearOperator::diagonal(Vector& /*d*/) const {
   throw NotSupported("this linear operator (" + std::string(typeid(*this).name()) +
                      ") does not provide its diagonal");

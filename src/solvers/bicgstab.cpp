@@ -5,9 +5,10 @@
 // tests them in order.
 //
 // Per iteration with point Jacobi: direction (p and p^ = D^-1 p), v = A p^ with r^·v, the half
-// step (s, s^ and s·s), t = A s^ with t·t and t·s, the final step (x, r, r·r and the next rho):
-// five launches on a CSR matrix of few row blocks (LinearOperator::apply_dots fuses the inner
-// products into the product), recorded once as a CUDA graph on cuda (use_graphs).
+// step (s, s^ and s·s), t = A s^ with t·t and t·s, the final step (x, r, r·r and the next rho).
+// On an operator that fuses them (LinearOperator::apply_dots, apply_shifted_dots: a CSR matrix
+// of few row blocks) the inner products run inside the products and the half step inside the
+// second product: four launches, five otherwise.
 //
 // A vanishing denominator is a breakdown; a non-finite scalar is nan_detected, and x is never
 // updated with one. Failures found while computing iteration k + 1 are reported "at iteration
@@ -33,14 +34,14 @@ struct BicgstabSlots {
   static constexpr std::size_t kFixed = 8;
   static constexpr std::size_t kInitialRr = 7;
   static constexpr std::size_t kPerIteration = 7;
-  std::size_t base(std::size_t j) const { return kFixed + kPerIteration * j; }
-  std::size_t shadow_v(std::size_t j) const { return base(j); }
-  std::size_t ss(std::size_t j) const { return base(j) + 1; }
-  std::size_t tt(std::size_t j) const { return base(j) + 2; }  // t·t, then t·s
-  std::size_t omega(std::size_t j) const { return base(j) + 4; }
-  std::size_t rr(std::size_t j) const { return base(j) + 5; }
-  std::size_t rho(std::size_t j) const { return base(j) + 6; }
-  std::size_t count() const { return kFixed + kPerIteration * window; }
+  constexpr std::size_t base(std::size_t j) const { return kFixed + kPerIteration * j; }
+  constexpr std::size_t shadow_v(std::size_t j) const { return base(j); }
+  constexpr std::size_t ss(std::size_t j) const { return base(j) + 1; }
+  constexpr std::size_t tt(std::size_t j) const { return base(j) + 2; }  // t·t, then t·s
+  constexpr std::size_t omega(std::size_t j) const { return base(j) + 4; }
+  constexpr std::size_t rr(std::size_t j) const { return base(j) + 5; }
+  constexpr std::size_t rho(std::size_t j) const { return base(j) + 6; }
+  constexpr std::size_t count() const { return kFixed + kPerIteration * window; }
 };
 
 enum VectorIndex { kR, kRHat, kP, kV, kPHat, kS, kSHat, kT, kVectorCount };
@@ -82,18 +83,27 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
   };
   if (rho_fails(host[0])) return;
 
+  // With the Jacobi preconditioner on an operator that fuses it (a CSR matrix of few row
+  // blocks), the half step runs inside the second product: four launches per iteration.
+  const bool fused_half_step = d != nullptr && A.fuses_shifted_product();
+  static_assert(BicgstabSlots{1}.tt(0) == BicgstabSlots{1}.ss(0) + 1);  // s·s, t·t, t·s
   auto enqueue = [&](std::size_t j) {
     kernels::krylov::bicgstab::direction(backend, dinv, v(kR).span(), v(kV).span(), v(kP).span(),
                                          v(kPHat).span(), scalars);
     if (d == nullptr) M.apply(v(kP), v(kPHat));  // p^ = M^-1 p
     const Vector* shadow[] = {&v(kRHat)};
     A.apply_dots(v(kPHat), v(kV), shadow, s.slot(slots.shadow_v(j)));  // v = A p^, r^·v
-    kernels::krylov::bicgstab::half_step(backend, dinv, v(kR).span(), v(kV).span(), v(kS).span(),
-                                         v(kSHat).span(), scalars, at(slots.shadow_v(j)),
-                                         at(slots.ss(j)));
-    if (d == nullptr) M.apply(v(kS), v(kSHat));  // s^ = M^-1 s
-    const Vector* stabilizer[] = {nullptr, &v(kS)};
-    A.apply_dots(v(kSHat), v(kT), stabilizer, s.slot(slots.tt(j)));  // t = A s^, t·t, t·s
+    if (fused_half_step) {  // s = r - alpha v, s^ = D^-1 s, t = A s^, s·s, t·t, t·s
+      A.apply_shifted_dots(*d, v(kR), s.slot(0), s.slot(slots.shadow_v(j)), v(kV), v(kS), v(kSHat),
+                           v(kT), s.slot(slots.ss(j)));
+    } else {
+      kernels::krylov::bicgstab::half_step(backend, dinv, v(kR).span(), v(kV).span(), v(kS).span(),
+                                           v(kSHat).span(), scalars, at(slots.shadow_v(j)),
+                                           at(slots.ss(j)));
+      if (d == nullptr) M.apply(v(kS), v(kSHat));  // s^ = M^-1 s
+      const Vector* stabilizer[] = {nullptr, &v(kS)};
+      A.apply_dots(v(kSHat), v(kT), stabilizer, s.slot(slots.tt(j)));  // t = A s^, t·t, t·s
+    }
     const kernels::krylov::bicgstab::IterationSlots out{at(slots.shadow_v(j)), at(slots.ss(j)),
                                                         at(slots.tt(j)),       at(slots.omega(j)),
                                                         at(slots.rr(j)),       at(slots.rho(j))};

@@ -694,6 +694,97 @@ TEST_F(SpmvTest, FusedDotsWithOtherVectorsAddInTheModelledCudaOrder) {
   }
 }
 
+TEST_F(SpmvTest, FusedHalfStepGivesTheBitsOfTheStoredHalfStep) {
+  // apply_shifted_dots (s = u - alpha w, z = d ∘ s, y = A z, s·s, y·y, y·s in one pass) against
+  // s and z formed on the host with the same operations, y = A z by apply, and each sum in the
+  // modelled cuda order; every tile.
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (TestMatrix& A : test_matrices(backend, seed)) {
+    if (A.host.num_rows() != A.host.num_cols()) continue;
+    const auto n = static_cast<std::size_t>(A.host.num_rows());
+    const std::vector<double> u = test::random_vector(n, seed + 800);
+    const std::vector<double> w = test::random_vector(n, seed + 801);
+    const std::vector<double> d = test::random_vector(n, seed + 802);
+    const std::vector<double> fraction = test::random_vector(2, seed + 803);
+    const double numerator = fraction[0];
+    const double denominator = fraction[1] + 2.0;  // away from 0
+    const double c = -(numerator / denominator);
+    std::vector<double> s(n);
+    std::vector<double> z(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      s[k] = u[k] + c * w[k];
+      z[k] = d[k] * s[k];
+    }
+    const Vector u_d = Vector::from_host(backend, u);
+    const Vector w_d = Vector::from_host(backend, w);
+    const Vector d_d = Vector::from_host(backend, d);
+    const Vector z_stored = Vector::from_host(backend, z);
+    DeviceScalars scalars(backend, 5);
+    const double fraction_host[2] = {numerator, denominator};
+    scalars.write(0, fraction_host);
+    for (int tile : kAllTiles) {
+      SCOPED_TRACE(A.name + ", tile " + std::to_string(tile));
+      A.device.set_spmv_tile(tile);
+      Vector s_d = Vector::constant(backend, n, kNaN);
+      Vector z_d = Vector::constant(backend, n, kNaN);
+      Vector y_d = Vector::constant(backend, n, kNaN);
+      Vector y_plain = Vector::constant(backend, n, kNaN);
+      A.device.apply(z_stored, y_plain);
+      A.device.apply_shifted_dots(d_d, u_d, scalars.slot(0), scalars.slot(1), w_d, s_d, z_d, y_d,
+                                  scalars.slot(2));
+      std::vector<double> sums(5);
+      scalars.read(0, sums);
+      const std::vector<double> y = y_d.to_host();
+      expect_same_bits(s_d.to_host(), s, "s");
+      expect_same_bits(z_d.to_host(), z, "z");
+      expect_same_bits(y, y_plain.to_host(), "y = A z");
+      const double s_s = model_dot(A.host, s, s, tile);
+      const double y_y = model_dot(A.host, y, y, tile);
+      const double y_s = model_dot(A.host, s, y, tile);
+      EXPECT_EQ(bits(sums[2]), bits(s_s)) << "s·s " << sums[2] << " vs " << s_s;
+      EXPECT_EQ(bits(sums[3]), bits(y_y)) << "y·y " << sums[3] << " vs " << y_y;
+      EXPECT_EQ(bits(sums[4]), bits(y_s)) << "y·s " << sums[4] << " vs " << y_s;
+    }
+    // The reference kernel: the same vectors, the sums within rounding of the model.
+    const CsrMatrix& R = A.host;
+    const Vector u_r = Vector::from_host(reference, u);
+    const Vector w_r = Vector::from_host(reference, w);
+    const Vector d_r = Vector::from_host(reference, d);
+    Vector s_r = Vector::constant(reference, n, kNaN);
+    Vector z_r = Vector::constant(reference, n, kNaN);
+    Vector y_r = Vector::constant(reference, n, kNaN);
+    DeviceScalars on_reference(reference, 5);
+    on_reference.write(0, fraction_host);
+    R.apply_shifted_dots(d_r, u_r, on_reference.slot(0), on_reference.slot(1), w_r, s_r, z_r, y_r,
+                         on_reference.slot(2));
+    std::vector<double> sums(5);
+    on_reference.read(0, sums);
+    expect_same_bits(s_r.to_host(), s, "reference s");
+    expect_same_bits(z_r.to_host(), z, "reference z");
+    const double s_s = model_dot(A.host, s, s, kAllTiles[0]);
+    EXPECT_NEAR(sums[2], s_s, 1e-12 * std::abs(s_s) * static_cast<double>(n)) << "reference s·s";
+  }
+}
+
+TEST_F(SpmvTest, FusedHalfStepRejectsAliasedOperands) {
+  const CsrMatrix A = CsrMatrix::from_coo(backend, test::random_sparse(50, 50, 5, false, seed));
+  const Vector d = Vector::constant(backend, 50, 1.0);
+  const Vector u = Vector::constant(backend, 50, 1.0);
+  Vector s = Vector::constant(backend, 50, 0.0);
+  Vector y = Vector::constant(backend, 50, 0.0);
+  Vector short_z = Vector::constant(backend, 49, 0.0);
+  DeviceScalars scalars(backend, 5);
+  EXPECT_THROW(
+      A.apply_shifted_dots(d, u, scalars.slot(0), scalars.slot(1), u, s, s, y, scalars.slot(2)),
+      InvalidInput);
+  EXPECT_THROW(
+      A.apply_shifted_dots(d, u, scalars.slot(0), scalars.slot(1), u, s, y, y, scalars.slot(2)),
+      InvalidInput);
+  EXPECT_THROW(A.apply_shifted_dots(d, u, scalars.slot(0), scalars.slot(1), u, s, short_z, y,
+                                    scalars.slot(2)),
+               DimensionMismatch);
+}
+
 TEST_F(SpmvTest, ApplyDotsRejectsMisuse) {
   const CsrMatrix A = CsrMatrix::from_coo(backend, test::random_sparse(50, 50, 5, false, seed));
   const CsrMatrix rect = CsrMatrix::from_coo(backend, test::random_sparse(50, 40, 5, false, seed));
@@ -915,6 +1006,30 @@ void expect_cuda_equals_cpu(const CooMatrix& coo, const std::string& name, int t
     expect_same(y_c, y_g, "csr_spmv_combination_dot");
     EXPECT_EQ(bits(combined_g[1]), bits(combined_c[1]))
         << "csr_spmv_combination_dot: " << combined_g[1] << " vs " << combined_c[1];
+
+    // The fused half step: s, z, y and the three sums.
+    DeviceScalars h_c(cpu, 5);
+    DeviceScalars h_g(gpu, 5);
+    const double fraction[2] = {0.375, -1.25};
+    h_c.write(0, fraction);
+    h_g.write(0, fraction);
+    Vector s_c = Vector::constant(cpu, rows, kNaN);
+    Vector s_g = Vector::constant(gpu, rows, kNaN);
+    Vector z_c = Vector::constant(cpu, rows, kNaN);
+    Vector z_g = Vector::constant(gpu, rows, kNaN);
+    A_cpu.apply_shifted_dots(b_c, x_c, h_c.slot(0), h_c.slot(1), w_c, s_c, z_c, y_c, h_c.slot(2));
+    A_gpu.apply_shifted_dots(b_g, x_g, h_g.slot(0), h_g.slot(1), w_g, s_g, z_g, y_g, h_g.slot(2));
+    std::vector<double> sums_c(5);
+    std::vector<double> sums_g(5);
+    h_c.read(0, sums_c);
+    h_g.read(0, sums_g);
+    expect_same(s_c, s_g, "csr_spmv_shifted_dots s");
+    expect_same(z_c, z_g, "csr_spmv_shifted_dots z");
+    expect_same(y_c, y_g, "csr_spmv_shifted_dots y");
+    for (std::size_t k = 2; k < 5; ++k) {
+      EXPECT_EQ(bits(sums_g[k]), bits(sums_c[k]))
+          << "csr_spmv_shifted_dots sum " << k - 2 << ": " << sums_g[k] << " vs " << sums_c[k];
+    }
   }
 }
 

@@ -84,6 +84,23 @@ class LinearOperator {
                                           const Vector& w, Vector& y, DeviceScalar vy,
                                           bool partials_ok = false) const;
 
+  /// True when apply_shifted_dots is implemented (one fused pass): CsrMatrix. The default is
+  /// false.
+  virtual bool fuses_shifted_product() const { return false; }
+
+  /// BiCGStab's half step fused into the product that follows it (van der Vorst 1992; Saad,
+  /// Iterative Methods, 2nd ed., Algorithm 7.7, lines 5 and 6, with the Jacobi preconditioner):
+  /// with alpha = *numerator / *denominator (device-resident scalars read by the queued work),
+  /// s = u - alpha w and z = d ∘ s are stored, y = A z, and sums[0] = s·s, sums[1] = y·y,
+  /// sums[2] = y·s are written to three consecutive device scalars starting at `sums`. Square
+  /// A; d, u, w, s, z of num_cols() entries and y of num_rows(), all on backend(); s, z and y
+  /// distinct from each other and from d, u, w. Nothing waits for the device. The default
+  /// throws NotSupported (check fuses_shifted_product()); implementations throw
+  /// DimensionMismatch or InvalidInput like apply_dots.
+  virtual void apply_shifted_dots(const Vector& d, const Vector& u, DeviceScalar numerator,
+                                  DeviceScalar denominator, const Vector& w, Vector& s, Vector& z,
+                                  Vector& y, DeviceScalar sums) const;
+
   /// d_i = a_ii for square operators that know their diagonal (assembled matrices, and
   /// matrix-free operators that assemble it without forming A); the point-Jacobi
   /// preconditioner's setup calls it. d has num_rows() entries on backend(). The default throws

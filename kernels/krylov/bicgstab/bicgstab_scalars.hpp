@@ -77,13 +77,21 @@ KRYFLOW_BICGSTAB_HD inline FinishCoefficients finish_coefficients(
     const Scalars& s, const double* ss, const double* tt, const IterationSlots& out, bool writer) {
   FinishCoefficients c;
   const double stop = *s.stop;
-  const double alpha = *s.alpha;
+  const double rho = *s.rho;
+  const double denominator = *out.shadow_v;
   const double s_squared = *ss;
   const double target = *s.target;
   const double t_t = tt[0];
   const double t_s = tt[1];
   if (stop != 0.0) return c;
-  c.alpha = alpha;
+  // alpha again (half_step_alpha's value): the half step may have run inside the product
+  // (LinearOperator::apply_shifted_dots), which records no alpha.
+  if (!usable(denominator)) {
+    if (writer) *s.stop = 1.0;
+    return c;
+  }
+  c.alpha = rho / denominator;
+  if (writer) *s.alpha = c.alpha;
   using std::sqrt;
   const double s_norm = sqrt(s_squared);
   if (s_norm - s_norm != 0.0) {  // not finite: the host reports it
