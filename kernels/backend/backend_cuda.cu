@@ -28,6 +28,7 @@ void wait_for_stream(Context& context) {
 Context::~Context() {
   if (cublas != nullptr) cublasDestroy(cublas);
   if (cusparse != nullptr) cusparseDestroy(cusparse);
+  if (cusolver != nullptr) cusolverDnDestroy(cusolver);
   if (stream != nullptr) {
     cudaStreamSynchronize(stream);
     cudaStreamDestroy(stream);
@@ -159,6 +160,19 @@ cusparseHandle_t cusparse_handle(Context& context) {
     cusparseSetStream(context.cusparse, context.stream);
   }
   return context.cusparse;
+}
+
+cusolverDnHandle_t cusolver_handle(Context& context) {
+  if (context.cusolver == nullptr) {
+    if (cusolverDnCreate(&context.cusolver) != CUSOLVER_STATUS_SUCCESS) {
+      context.cusolver = nullptr;
+      throw BackendError("cusolverDnCreate failed");
+    }
+    if (cusolverDnSetStream(context.cusolver, context.stream) != CUSOLVER_STATUS_SUCCESS) {
+      throw BackendError("cusolverDnSetStream failed");
+    }
+  }
+  return context.cusolver;
 }
 
 }  // namespace kryflow::kernels::cuda
