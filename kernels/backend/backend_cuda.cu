@@ -114,6 +114,17 @@ void deallocate(Context& context, void* pointer) noexcept {
   cudaFreeAsync(pointer, context.stream);
 }
 
+std::size_t available_memory(Context& context) {
+  KRYFLOW_CUDA_CHECK(cudaSetDevice(context.device));
+  std::size_t free_bytes = 0, total_bytes = 0;
+  KRYFLOW_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  std::uint64_t reserved = 0, used = 0;
+  KRYFLOW_CUDA_CHECK(
+      cudaMemPoolGetAttribute(context.pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  KRYFLOW_CUDA_CHECK(cudaMemPoolGetAttribute(context.pool, cudaMemPoolAttrUsedMemCurrent, &used));
+  return free_bytes + static_cast<std::size_t>(reserved > used ? reserved - used : 0);
+}
+
 void synchronize(Context& context) {
   wait_for_stream(context);
 }
