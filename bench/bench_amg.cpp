@@ -1,18 +1,29 @@
-// Algebraic multigrid against point Jacobi as PCG preconditioners: setup time per phase,
-// hierarchy size, iterations and solve time, on 3D Poisson and on Matrix Market files.
+// PCG with algebraic multigrid on 3D Poisson problems: the setup per phase, the value-only
+// re-setup, the solve, the hierarchy's memory, and the finest Galerkin product against
+// cuSPARSE's SpGEMM (on cuda).
 //
-// Right-hand side b = A x* for x* uniform in [-1, 1] from a fixed seed, x_0 = 0, relative tolerance
-// 1e-8; times are wall-clock seconds of one setup and one solve (no repeats: the setup is the
-// object of the comparison, and PCG-AMG's few iterations leave nothing to average).
+// Problems: the 7-point (p7) and 27-point (p27) stencils of include/kryflow/linalg/generators.hpp
+// on n^3 grids. Right-hand side b = 1 (every frequency, unlike b = A 1), x_0 = 0, PCG to the
+// relative residual 1e-8, the preconditioner of the pcg_amg preset (configs/pcg_amg.json) with
+// the overrides given. Times are wall-clock seconds, the backend synchronized before a clock is
+// read:
+//   setup      AmgPreconditioner::setup (phases from its HierarchyReport)
+//   resetup    update_values after A's values are scaled by 2 (same pattern)
+//   solve      the PCG solve after setup (iterations, status, true residual)
+//   galerkin   the finest level's R (A P): kryflow's two products (the galerkin_product phase
+//              of a two-level setup) and, on cuda, two cusparseSpGEMM products
+//              (bench/cusparse_spgemm.cu); the median of --repeats runs each
+// A problem that fails (an error in setup, e.g. NotSupported or OutOfMemory) is reported with
+// its message and the others still run.
 //
-//   kryflow_bench_amg [--backend cpu|reference] [--sizes 32,64,100] [--json out.json]
-//                     [matrix.mtx ...]
+//   kryflow_bench_amg [--backend cuda|cpu|reference] [--problems p7:100,p7:200,p7:300,p27:200]
+//                     [--smoother S] [--coarsening C] [-p key=value ...] [--repeats 3]
+//                     [--no-galerkin] [--json out.json]
+#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
-#include <random>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,128 +31,232 @@
 #include <nlohmann/json.hpp>
 
 #include "kryflow/amg/amg.hpp"
+#include "kryflow/config/registry.hpp"
 #include "kryflow/core/error.hpp"
-#include "kryflow/io/matrix_market.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
+#ifdef KRYFLOW_WITH_CUDA
+#include "bench/cusparse_spgemm.hpp"
+#endif
 
 namespace {
 
 using namespace kryflow;
+using Clock = std::chrono::steady_clock;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+double seconds_since(const Backend& backend, Clock::time_point start) {
+  backend.synchronize();
+  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-struct Run {
-  double setup_seconds = 0.0;
-  double solve_seconds = 0.0;
-  int iterations = 0;
-  std::string status;
-  double true_residual = 0.0;
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Problem {
+  std::string stencil;  // p7 or p27
+  int n = 0;
+  std::string name() const { return stencil + "(" + std::to_string(n) + "^3)"; }
+  CooMatrix matrix() const { return stencil == "p27" ? poisson3d27(n) : poisson3d(n); }
 };
 
-/// Sets M up for A and solves A x = b with PCG from x = 0.
-Run run_pcg(const CsrMatrix& A, Preconditioner& M, const Vector& b) {
-  Run run;
-  auto start = std::chrono::steady_clock::now();
-  M.setup(A);
-  A.backend().synchronize();
-  run.setup_seconds = seconds_since(start);
-  StopCriteria criteria;
-  criteria.max_iterations = 20000;
-  criteria.relative_tolerance = 1e-8;
-  criteria.stagnation_window = 0;
-  Vector x = Vector::constant(A.backend(), b.size(), 0.0);
-  start = std::chrono::steady_clock::now();
-  const SolveReport report = Cg(criteria).solve(A, M, b, x);
-  run.solve_seconds = seconds_since(start);
-  run.iterations = report.iterations;
-  run.status = to_string(report.status);
-  run.true_residual = report.true_relative_residual();
-  return run;
-}
-
-nlohmann::json bench_one(const std::string& name, const CooMatrix& coo, const Backend& backend) {
-  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
-  std::vector<double> x_star(static_cast<std::size_t>(A.num_cols()));
-  std::mt19937_64 rng(2024);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  for (double& v : x_star) v = uniform(rng);
-  const Vector xs = Vector::from_host(backend, x_star);
-  Vector b(backend, static_cast<std::size_t>(A.num_rows()));
-  A.apply(xs, b);
-
-  AmgPreconditioner amg;
-  const Run with_amg = run_pcg(A, amg, b);
-  JacobiPreconditioner jacobi;
-  const Run with_jacobi = run_pcg(A, jacobi, b);
-
-  const HierarchyReport& h = amg.hierarchy_report();
-  std::printf("%-22s %9d %5zu %6.2f %8.3f %5d %8.3f %-10s %6d %8.3f %-10s\n", name.c_str(),
-              A.num_rows(), h.levels.size(), h.operator_complexity, with_amg.setup_seconds,
-              with_amg.iterations, with_amg.solve_seconds, with_amg.status.c_str(),
-              with_jacobi.iterations, with_jacobi.solve_seconds, with_jacobi.status.c_str());
-  nlohmann::json phases = nlohmann::json::object();
-  for (const HierarchyReport::Phase& phase : h.phases) phases[phase.name] = phase.seconds;
-  const auto as_json = [](const Run& r) {
-    return nlohmann::json{{"setup_seconds", r.setup_seconds},
-                          {"solve_seconds", r.solve_seconds},
-                          {"iterations", r.iterations},
-                          {"status", r.status},
-                          {"true_relative_residual", r.true_residual}};
-  };
-  return {{"matrix", name},
-          {"rows", A.num_rows()},
-          {"nonzeros", A.nnz()},
-          {"levels", h.levels.size()},
-          {"operator_complexity", h.operator_complexity},
-          {"grid_complexity", h.grid_complexity},
-          {"amg_setup_phases", phases},
-          {"pcg_amg", as_json(with_amg)},
-          {"pcg_jacobi", as_json(with_jacobi)}};
-}
-
-std::vector<int> parse_sizes(const std::string& text) {
-  std::vector<int> sizes;
+std::vector<Problem> parse_problems(const std::string& text) {
+  std::vector<Problem> problems;
   std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) sizes.push_back(std::stoi(item));
-  return sizes;
+  for (std::string item; std::getline(in, item, ',');) {
+    const std::size_t colon = item.find(':');
+    if (colon == std::string::npos) throw InvalidInput("--problems: expected p7:N or p27:N");
+    Problem p{item.substr(0, colon), std::stoi(item.substr(colon + 1))};
+    if (p.stencil != "p7" && p.stencil != "p27") {
+      throw InvalidInput("--problems: unknown stencil '" + p.stencil + "' (p7 or p27)");
+    }
+    problems.push_back(p);
+  }
+  return problems;
+}
+
+struct Options {
+  std::string backend = "cuda";
+  std::vector<Problem> problems = parse_problems("p7:100,p7:200,p7:300,p27:200");
+  std::vector<std::string> overrides;
+  int repeats = 3;
+  bool galerkin = true;
+  std::string json_file;
+};
+
+/// The finest Galerkin product: kryflow's (a two-level setup with a Jacobi coarse solver, its
+/// galerkin_product phase) and cuSPARSE's on the same R, A, P.
+nlohmann::json galerkin_comparison(const CsrMatrix& A, AmgPreconditioner::Parameters parameters,
+                                   int repeats) {
+  parameters.max_levels = 2;
+  std::vector<double> ours, theirs;
+  nlohmann::json out;
+  for (int k = 0; k < repeats; ++k) {
+    AmgPreconditioner two_level(parameters, std::make_unique<JacobiPreconditioner>());
+    two_level.setup(A);
+    for (const HierarchyReport::Phase& phase : two_level.hierarchy_report().phases) {
+      if (phase.name == "galerkin_product") ours.push_back(phase.seconds);
+    }
+    if (two_level.num_levels() == 0) return out;
+    out["coarse_rows"] = two_level.level_matrix(1).num_rows();
+    out["coarse_nonzeros"] = two_level.level_matrix(1).nnz();
+#ifdef KRYFLOW_WITH_CUDA
+    if (A.backend().is_device()) {
+      const bench::GalerkinTiming t =
+          bench::cusparse_galerkin_product(two_level.restriction(0), A, two_level.prolongation(0));
+      theirs.push_back(t.seconds);
+      out["cusparse_coarse_nonzeros"] = t.coarse_nnz;
+    }
+#endif
+  }
+  out["kryflow_seconds"] = median(ours);
+  if (!theirs.empty()) out["cusparse_seconds"] = median(theirs);
+  return out;
+}
+
+nlohmann::json bench_one(const Problem& problem, const Backend& backend, const Options& options) {
+  nlohmann::json out{{"problem", problem.name()}, {"right_hand_side", "ones"}};
+  const CooMatrix coo = problem.matrix();
+  CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+  out["rows"] = A.num_rows();
+  out["nonzeros"] = A.nnz();
+  nlohmann::json config = config::load_preset("pcg_amg");
+  for (const std::string& assignment : options.overrides) {
+    config::apply_override(config, assignment);
+  }
+  config["solver"]["relative_tolerance"] = 1e-8;
+  config::SolverSetup setup = config::build_solver(config);
+  out["preconditioner"] = setup.resolved["solver"]["preconditioner"];
+  auto* amg = dynamic_cast<AmgPreconditioner*>(setup.preconditioner.get());
+  if (amg == nullptr) throw InvalidInput("the configuration's preconditioner is not amg");
+  try {
+    auto start = Clock::now();
+    amg->setup(A);
+    out["setup_seconds"] = seconds_since(backend, start);
+    const HierarchyReport report = amg->hierarchy_report();
+    nlohmann::json phases = nlohmann::json::object();
+    for (const HierarchyReport::Phase& phase : report.phases) phases[phase.name] = phase.seconds;
+    out["setup_phases"] = phases;
+    out["levels"] = report.levels.size();
+    out["operator_complexity"] = report.operator_complexity;
+    out["grid_complexity"] = report.grid_complexity;
+    out["memory_bytes"] = report.memory_bytes;
+    out["bytes_per_fine_row"] = report.bytes_per_fine_row;
+    out["smoother"] = report.smoother;
+    out["coarse_solver"] = report.coarse_solver;
+
+    const Vector b = Vector::constant(backend, static_cast<std::size_t>(A.num_rows()), 1.0);
+    Vector x = Vector::constant(backend, b.size(), 0.0);
+    start = Clock::now();
+    const SolveReport solved = setup.solver->solve(A, *amg, b, x);
+    out["solve_seconds"] = seconds_since(backend, start);
+    out["iterations"] = solved.iterations;
+    out["status"] = to_string(solved.status);
+    out["true_relative_residual"] = solved.true_relative_residual();
+    out["setup_plus_solve_seconds"] =
+        out["setup_seconds"].get<double>() + out["solve_seconds"].get<double>();
+
+    std::vector<double> doubled = A.values_to_host();
+    for (double& v : doubled) v *= 2.0;
+    A.update_values(Array<double>::from_host(backend, doubled));
+    start = Clock::now();
+    amg->update_values(A);
+    out["resetup_seconds"] = seconds_since(backend, start);
+    nlohmann::json rephases = nlohmann::json::object();
+    for (const HierarchyReport::Phase& phase : amg->hierarchy_report().phases) {
+      rephases[phase.name] = phase.seconds;
+    }
+    out["resetup_phases"] = rephases;
+    if (options.galerkin) {
+      AmgPreconditioner::Parameters parameters = amg->amg_parameters();
+      out["galerkin_finest"] = galerkin_comparison(A, parameters, options.repeats);
+    }
+  } catch (const Error& e) {
+    out["error"] = e.what();
+  }
+  return out;
+}
+
+std::string seconds_or_dash(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", j[key].get<double>());
+  return text;
+}
+
+void print_row(const nlohmann::json& r) {
+  if (r.contains("error")) {
+    std::printf("%-14s %10d  error: %s\n", r["problem"].get<std::string>().c_str(),
+                r["rows"].get<int>(), r["error"].get<std::string>().c_str());
+    return;
+  }
+  const nlohmann::json g = r.value("galerkin_finest", nlohmann::json::object());
+  std::printf("%-14s %10d %4d %6.2f %7.0f %8s %8s %8s %5d %9s %9s %9s\n",
+              r["problem"].get<std::string>().c_str(), r["rows"].get<int>(), r["levels"].get<int>(),
+              r["operator_complexity"].get<double>(), r["bytes_per_fine_row"].get<double>(),
+              seconds_or_dash(r, "setup_seconds").c_str(),
+              seconds_or_dash(r, "resetup_seconds").c_str(),
+              seconds_or_dash(r, "solve_seconds").c_str(), r["iterations"].get<int>(),
+              seconds_or_dash(r, "setup_plus_solve_seconds").c_str(),
+              seconds_or_dash(g, "kryflow_seconds").c_str(),
+              seconds_or_dash(g, "cusparse_seconds").c_str());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    std::string backend_name = "cpu", json_file;
-    std::vector<int> sizes = {32, 64, 100};
-    std::vector<std::string> files;
+    Options options;
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
-      if (arg == "--backend" && i + 1 < argc) {
-        backend_name = argv[++i];
-      } else if (arg == "--sizes" && i + 1 < argc) {
-        sizes = parse_sizes(argv[++i]);
-      } else if (arg == "--json" && i + 1 < argc) {
-        json_file = argv[++i];
+      const auto next = [&]() -> std::string {
+        if (i + 1 >= argc) throw InvalidInput(arg + " needs a value");
+        return argv[++i];
+      };
+      if (arg == "--backend") {
+        options.backend = next();
+      } else if (arg == "--problems") {
+        options.problems = parse_problems(next());
+      } else if (arg == "--smoother") {
+        options.overrides.push_back("solver.preconditioner.smoother=" + next());
+      } else if (arg == "--coarsening") {
+        options.overrides.push_back("solver.preconditioner.coarsening=" + next());
+      } else if (arg == "-p") {
+        options.overrides.push_back(next());
+      } else if (arg == "--repeats") {
+        options.repeats = std::max(1, std::stoi(next()));
+      } else if (arg == "--no-galerkin") {
+        options.galerkin = false;
+      } else if (arg == "--json") {
+        options.json_file = next();
       } else {
-        files.push_back(arg);
+        throw InvalidInput("unknown argument '" + arg + "'");
       }
     }
-    const Backend backend = Backend::create(parse_backend_kind(backend_name));
-    std::printf("backend %s\n%-22s %9s %5s %6s %8s %5s %8s %-10s %6s %8s %-10s\n",
-                backend.name().c_str(), "matrix", "rows", "lvls", "op.cx", "setup s", "its",
-                "solve s", "status", "jac it", "solve s", "status");
+    const Backend backend = Backend::create(parse_backend_kind(options.backend));
+    std::printf("backend %s; PCG-AMG (pcg_amg preset", backend.name().c_str());
+    for (const std::string& o : options.overrides) std::printf(", %s", o.c_str());
+    std::printf("), b = 1, relative tolerance 1e-8\n");
+    std::printf("%-14s %10s %4s %6s %7s %8s %8s %8s %5s %9s %9s %9s\n", "problem", "rows", "lvls",
+                "op.cx", "B/row", "setup s", "resetup", "solve s", "its", "setup+sol", "RAP kryf",
+                "RAP cusp");
     nlohmann::json results = nlohmann::json::array();
-    for (const int n : sizes) {
-      results.push_back(bench_one("poisson3d(" + std::to_string(n) + ")", poisson3d(n), backend));
+    for (const Problem& problem : options.problems) {
+      results.push_back(bench_one(problem, backend, options));
+      print_row(results.back());
+      std::fflush(stdout);
     }
-    for (const std::string& file : files) {
-      results.push_back(bench_one(file, io::read_matrix_market(file), backend));
+    if (!options.json_file.empty()) {
+      nlohmann::json document{{"benchmark", "amg"},
+                              {"backend", backend.name()},
+                              {"overrides", options.overrides},
+                              {"results", results}};
+      std::ofstream(options.json_file) << document.dump(2) << "\n";
     }
-    if (!json_file.empty()) std::ofstream(json_file) << results.dump(2) << "\n";
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kryflow_bench_amg: %s\n", e.what());

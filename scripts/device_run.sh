@@ -5,7 +5,8 @@
 #   scripts/device_run.sh [results-dir]
 #
 # Environment: KRYFLOW_DATA_DIR (matrix corpus; default .data if present, else ../shared/data);
-# KRYFLOW_STEPS, the steps to run (default "tests krylov cli session bench formats sem").
+# KRYFLOW_STEPS, the steps to run (default "tests krylov amg cli session bench formats sem");
+# KRYFLOW_AMG_PROBLEMS, the amg step's problems (default p7:100,p7:200,p7:300,p27:200).
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
 # .deps/root and used when the system lacks them.
 set -uo pipefail
@@ -47,7 +48,7 @@ say "== build"
 cmake -S "$root" -B "$build" "${generator[@]}" "${cmake_args[@]}" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1 || { grep -E "error|Error" "$log" | head -40; exit 1; }
 
-steps=" ${KRYFLOW_STEPS:-tests krylov cli session bench formats sem} "
+steps=" ${KRYFLOW_STEPS:-tests krylov amg cli session bench formats sem} "
 want() { [[ $steps == *" $1 "* ]]; }
 test_summary="(tests not run)"
 
@@ -65,6 +66,12 @@ if want krylov; then
 say "== Krylov iterations: PCG and pipelined CG on 3D Poisson, small corpus systems (graphs, check windows)"
 "$build/bench/kryflow_bench_krylov" --sizes "${KRYFLOW_KRYLOV_SIZES:-100,200,300}" --data "$KRYFLOW_DATA_DIR" \
   --json "$results/bench_krylov.json" 2>&1 | tee "$results/bench_krylov.txt" | tail -40
+fi
+
+if want amg; then
+say "== AMG: PCG with the pcg_amg preset on 3D Poisson (cuda, b = 1): setup phases, re-setup, solve, memory, finest R (A P) against cuSPARSE SpGEMM"
+"$build/bench/kryflow_bench_amg" --backend cuda --problems "${KRYFLOW_AMG_PROBLEMS:-p7:100,p7:200,p7:300,p27:200}" \
+  --json "$results/bench_amg.json" 2>&1 | tee "$results/amg_table.txt" | tail -20
 fi
 
 m=$KRYFLOW_DATA_DIR/matrices
@@ -119,7 +126,8 @@ say "== benchmarks"
 for b in "$build"/bench/kryflow_bench_*; do
   [[ -x $b ]] || continue
   name=$(basename "$b")
-  [[ $name == kryflow_bench_sem* || $name == kryflow_bench_krylov ]] && continue  # own steps
+  [[ $name == kryflow_bench_sem* || $name == kryflow_bench_krylov || $name == kryflow_bench_amg ]] \
+    && continue  # own steps
   extra=()
   [[ $name == kryflow_bench_spmv ]] && extra=(--tiles "${KRYFLOW_SPMV_TILES:-auto,1024,2048,4096}")
   [[ $name == kryflow_bench_bsr ]] && extra=(--block-sizes 2,3,4,5,6,7,8)
@@ -190,6 +198,7 @@ say "tests: $test_summary"
 grep -E "^\[  FAILED  \]|Failure$|^.*error: " "$results/ctest.txt" 2>/dev/null | sort -u | head -20
 cat "$cli_table"
 for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && { echo "-- $(basename "$t")"; grep -E "^\||^median|^best|^BSR on|^p = " "$t" | head -80; }; done
+[[ -s $results/amg_table.txt ]] && { echo "-- PCG-AMG (cuda; kryflow_bench_amg)"; cat "$results/amg_table.txt"; }
 [[ -s $sem_table ]] && { echo "-- PCG on the spectral-element meshes, p = 7 (cuda)"; cat "$sem_table"; }
 
 # Few files come back from some machines: bundle the per-run outputs.

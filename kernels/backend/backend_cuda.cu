@@ -28,6 +28,7 @@ void wait_for_stream(Context& context) {
 Context::~Context() {
   if (cublas != nullptr) cublasDestroy(cublas);
   if (cusparse != nullptr) cusparseDestroy(cusparse);
+  if (cusolver != nullptr) cusolverDnDestroy(cusolver);
   if (stream != nullptr) {
     cudaStreamSynchronize(stream);
     cudaStreamDestroy(stream);
@@ -113,6 +114,17 @@ void deallocate(Context& context, void* pointer) noexcept {
   cudaFreeAsync(pointer, context.stream);
 }
 
+std::size_t available_memory(Context& context) {
+  KRYFLOW_CUDA_CHECK(cudaSetDevice(context.device));
+  std::size_t free_bytes = 0, total_bytes = 0;
+  KRYFLOW_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  std::uint64_t reserved = 0, used = 0;
+  KRYFLOW_CUDA_CHECK(
+      cudaMemPoolGetAttribute(context.pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  KRYFLOW_CUDA_CHECK(cudaMemPoolGetAttribute(context.pool, cudaMemPoolAttrUsedMemCurrent, &used));
+  return free_bytes + static_cast<std::size_t>(reserved > used ? reserved - used : 0);
+}
+
 void synchronize(Context& context) {
   wait_for_stream(context);
 }
@@ -159,6 +171,19 @@ cusparseHandle_t cusparse_handle(Context& context) {
     cusparseSetStream(context.cusparse, context.stream);
   }
   return context.cusparse;
+}
+
+cusolverDnHandle_t cusolver_handle(Context& context) {
+  if (context.cusolver == nullptr) {
+    if (cusolverDnCreate(&context.cusolver) != CUSOLVER_STATUS_SUCCESS) {
+      context.cusolver = nullptr;
+      throw BackendError("cusolverDnCreate failed");
+    }
+    if (cusolverDnSetStream(context.cusolver, context.stream) != CUSOLVER_STATUS_SUCCESS) {
+      throw BackendError("cusolverDnSetStream failed");
+    }
+  }
+  return context.cusolver;
 }
 
 }  // namespace kryflow::kernels::cuda

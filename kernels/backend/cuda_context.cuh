@@ -3,6 +3,7 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <cusolverDn.h>
 #include <cusparse.h>
 
 #include <string>
@@ -25,8 +26,9 @@ struct Context {
   cudaStream_t stream = nullptr;
   cudaMemPool_t pool = nullptr;
   cudaDeviceProp properties{};
-  cublasHandle_t cublas = nullptr;      // created on first use by cublas_handle()
-  cusparseHandle_t cusparse = nullptr;  // created on first use by cusparse_handle()
+  cublasHandle_t cublas = nullptr;        // created on first use by cublas_handle()
+  cusparseHandle_t cusparse = nullptr;    // created on first use by cusparse_handle()
+  cusolverDnHandle_t cusolver = nullptr;  // created on first use by cusolver_handle()
   // Persistent buffers of the deterministic reductions, allocated by create_context. Kernels
   // on the one stream use them in turn; a reduction waits for its result before returning.
   double* reduction_partials = nullptr;       // device: kMaxReductionValues * kMaxReductionBlocks
@@ -45,6 +47,8 @@ struct Context {
 
 cublasHandle_t cublas_handle(Context& context);
 cusparseHandle_t cusparse_handle(Context& context);
+/// The dense cuSOLVER handle on the context's stream (the coarse solver's factorizations).
+cusolverDnHandle_t cusolver_handle(Context& context);
 
 /// Throws BackendError naming the call and CUDA's message when `status` is not cudaSuccess.
 void check(cudaError_t status, const char* what);

@@ -2,7 +2,9 @@
 #include "kryflow/amg/amg.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <new>
 #include <string>
 
 #include "kryflow/core/error.hpp"
@@ -16,12 +18,18 @@ namespace {
 
 namespace ka = kernels::amg;
 
-/// Adds the seconds since construction to a report phase when it goes out of scope.
+/// Adds the seconds since construction to a report phase when it goes out of scope, after the
+/// backend's queued work has finished (a device's kernels run asynchronously).
 class PhaseTimer {
  public:
-  PhaseTimer(HierarchyReport& report, const char* name)
-      : report_(report), name_(name), start_(std::chrono::steady_clock::now()) {}
+  PhaseTimer(HierarchyReport& report, const char* name, const Backend& backend)
+      : report_(report), name_(name), backend_(backend), start_(std::chrono::steady_clock::now()) {}
   ~PhaseTimer() {
+    try {
+      backend_.synchronize();
+    } catch (const Error&) {
+      // The failed work's error surfaces again at the next call on the backend.
+    }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     for (HierarchyReport::Phase& phase : report_.phases) {
@@ -38,6 +46,7 @@ class PhaseTimer {
  private:
   HierarchyReport& report_;
   std::string name_;
+  const Backend& backend_;
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -60,7 +69,36 @@ void check_diagonal(const CsrMatrix& A, std::size_t level) {
   }
 }
 
+std::int64_t csr_bytes(const CsrMatrix& m) {
+  return static_cast<std::int64_t>(sizeof(index_t)) * (m.num_rows() + 1 + m.nnz()) +
+         static_cast<std::int64_t>(sizeof(double)) * m.nnz();
+}
+
+template <class T>
+std::int64_t array_bytes(const Array<T>& a) {
+  return static_cast<std::int64_t>(a.size() * sizeof(T));
+}
+
+/// n-vectors a smoother of `kind` keeps (smoothers.hpp), both smoothers of a level together.
+int smoother_vectors(AmgPreconditioner::SmootherKind kind) {
+  switch (kind) {
+    case AmgPreconditioner::SmootherKind::jacobi:
+    case AmgPreconditioner::SmootherKind::l1_jacobi:
+      return 2;
+    case AmgPreconditioner::SmootherKind::chebyshev:
+      return 4;
+    case AmgPreconditioner::SmootherKind::gauss_seidel:
+      return 2;  // one inverse diagonal each for the forward and the backward smoother
+  }
+  return 4;
+}
+
 }  // namespace
+
+std::size_t AmgPreconditioner::estimate_memory_bytes(index_t rows, std::int64_t nonzeros) {
+  const auto entry = static_cast<std::size_t>(sizeof(index_t) + sizeof(double));
+  return 64 * static_cast<std::size_t>(rows) + 8 * entry * static_cast<std::size_t>(nonzeros);
+}
 
 AmgPreconditioner::AmgPreconditioner(Parameters parameters)
     : AmgPreconditioner(parameters, nullptr) {}
@@ -69,7 +107,8 @@ AmgPreconditioner::AmgPreconditioner(Parameters parameters,
                                      std::unique_ptr<Preconditioner> coarse_solver)
     : Multigrid(parameters.cycle),
       parameters_(parameters),
-      user_coarse_solver_(std::move(coarse_solver)) {
+      user_coarse_solver_(std::move(coarse_solver)),
+      user_coarse_(user_coarse_solver_ != nullptr) {
   const Parameters& p = parameters_;
   if (!(p.strength_threshold >= 0.0)) throw ConfigError("strength_threshold", "must be >= 0");
   if (!(p.max_row_sum > 0.0 && p.max_row_sum <= 1.0)) {
@@ -109,10 +148,39 @@ std::unique_ptr<Smoother> AmgPreconditioner::make_smoother(bool post) const {
 
 void AmgPreconditioner::setup(const LinearOperator& A) {
   const CsrMatrix& A0 = detail::require_csr(A, "AMG");
-  std::unique_ptr<Preconditioner> coarse =
-      coarse_solver() != nullptr ? release_coarse_solver() : std::move(user_coarse_solver_);
-  if (!coarse) coarse = std::make_unique<DenseDirectSolver>();
+  // The estimate first, before anything is allocated or dropped; the hierarchy a new setup
+  // replaces is freed first, so its bytes count as available.
+  const std::size_t estimate = estimate_memory_bytes(A0.num_rows(), A0.nnz());
+  std::size_t limit = parameters_.memory_limit_bytes;
+  if (limit == 0) {
+    const std::size_t available = A0.backend().available_memory();
+    const auto held = static_cast<std::size_t>(report_.memory_bytes);
+    limit = available > SIZE_MAX - held ? SIZE_MAX : available + held;
+  }
+  if (estimate > limit) {
+    throw OutOfMemory(estimate, limit,
+                      A0.backend().name() + " (the AMG setup's estimate of its hierarchy for " +
+                          std::to_string(A0.num_rows()) + " rows and " + std::to_string(A0.nnz()) +
+                          " entries; memory_limit_bytes)");
+  }
+  std::unique_ptr<Preconditioner> coarse = clear_hierarchy();
+  if (!coarse) coarse = std::move(user_coarse_solver_);
+  hierarchy_.reset();
+  level0_ = nullptr;
   report_ = HierarchyReport{};
+  if (!coarse) coarse = std::make_unique<DenseDirectSolver>();
+  try {
+    build(A0, coarse);
+  } catch (const std::bad_alloc&) {
+    clear(std::move(coarse));
+    throw OutOfMemory(0, 0, "host (AMG setup)");
+  } catch (...) {
+    clear(std::move(coarse));
+    throw;
+  }
+}
+
+void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditioner>& coarse) {
   auto hierarchy = std::make_unique<Hierarchy>();
   const CsrMatrix* current = &A0;
   for (std::size_t level = 0; level + 1 < std::size_t(parameters_.max_levels) &&
@@ -123,13 +191,13 @@ void AmgPreconditioner::setup(const LinearOperator& A) {
     auto arrays = std::make_unique<AmgLevelArrays>();
     CsrArrays S;
     {
-      PhaseTimer timer(report_, "strength");
+      PhaseTimer timer(report_, "strength", backend);
       S = amg_setup::strength(*current, strength_parameters(parameters_));
     }
     std::int64_t num_coarse = 0;
     Array<index_t> coarse_index;
     {
-      PhaseTimer timer(report_, "splitting");
+      PhaseTimer timer(report_, "splitting", backend);
       arrays->splitting =
           amg_setup::splitting(backend, S, parameters_.coarsening, parameters_.random_seed);
       coarse_index = amg_setup::coarse_index(backend, arrays->splitting, num_coarse);
@@ -137,7 +205,7 @@ void AmgPreconditioner::setup(const LinearOperator& A) {
     // Stop when coarsening stalls: no coarse point, or fewer than 10% fewer rows.
     if (num_coarse == 0 || double(num_coarse) > 0.9 * current->num_rows()) break;
     {
-      PhaseTimer timer(report_, "interpolation");
+      PhaseTimer timer(report_, "interpolation", backend);
       arrays->coarse_points = Array<index_t>(backend, static_cast<std::size_t>(num_coarse));
       kernels::amg::coarse_points(backend, arrays->splitting.span(), coarse_index.span(),
                                   arrays->coarse_points.span());
@@ -148,7 +216,7 @@ void AmgPreconditioner::setup(const LinearOperator& A) {
           *current, S, arrays->splitting, coarse_index, static_cast<index_t>(num_coarse), ip));
     }
     {
-      PhaseTimer timer(report_, "galerkin_product");
+      PhaseTimer timer(report_, "galerkin_product", backend);
       hierarchy->matrices.push_back(
           std::make_unique<CsrMatrix>(amg_setup::galerkin_product(*current, *arrays)));
     }
@@ -166,16 +234,16 @@ void AmgPreconditioner::setup(const LinearOperator& A) {
                        std::to_string(DenseDirectSolver::kMaxRows));
   }
   hierarchy_ = std::move(hierarchy);
-  install(A0, std::move(coarse), false);
+  install(A0, coarse, false);
 }
 
-void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Preconditioner> coarse,
+void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Preconditioner>& coarse,
                                 bool update) {
   level0_ = &A;
   std::vector<std::unique_ptr<MultigridLevel>> levels;
   report_.levels.clear();
   {
-    PhaseTimer timer(report_, "smoothers");
+    PhaseTimer timer(report_, "smoothers", A.backend());
     for (std::size_t l = 0; l < hierarchy_->levels.size(); ++l) {
       const CsrMatrix& Al = level_matrix(l);
       check_diagonal(Al, l);
@@ -195,7 +263,7 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
   const CsrMatrix& coarsest = level_matrix(hierarchy_->levels.size());
   report_.levels.push_back({coarsest.num_rows(), coarsest.nnz()});
   {
-    PhaseTimer timer(report_, "coarse_solver");
+    PhaseTimer timer(report_, "coarse_solver", A.backend());
     if (update) {
       coarse->update_values(coarsest);
     } else {
@@ -218,6 +286,41 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
     report_.coarse_solver += " (" + dense->factorization() + ")";
   }
   set_hierarchy(std::move(levels), coarsest, std::move(coarse));
+  report_.memory_bytes = memory_bytes();
+  report_.bytes_per_fine_row =
+      A.num_rows() > 0 ? static_cast<double>(report_.memory_bytes) / A.num_rows() : 0.0;
+}
+
+void AmgPreconditioner::clear(std::unique_ptr<Preconditioner> coarse) {
+  std::unique_ptr<Preconditioner> installed = clear_hierarchy();
+  if (!coarse) coarse = std::move(installed);
+  hierarchy_.reset();
+  level0_ = nullptr;
+  report_ = HierarchyReport{};
+  if (user_coarse_) user_coarse_solver_ = std::move(coarse);
+}
+
+std::int64_t AmgPreconditioner::memory_bytes() const {
+  if (!hierarchy_) return 0;
+  const auto doubles = [](index_t n) { return static_cast<std::int64_t>(sizeof(double)) * n; };
+  std::int64_t bytes = 0;
+  const int smoothers = smoother_vectors(parameters_.smoother);
+  for (std::size_t l = 0; l < hierarchy_->levels.size(); ++l) {
+    const AmgLevelArrays& a = *hierarchy_->levels[l];
+    bytes += csr_bytes(a.prolongation) + csr_bytes(a.restriction) +
+             array_bytes(a.restriction_source) + array_bytes(a.splitting) +
+             array_bytes(a.coarse_points) + array_bytes(a.product.row_ptr) +
+             array_bytes(a.product.col_idx) + array_bytes(a.product.values);
+    // The smoothers' vectors, and the cycle's (r on the finest; b, x, r below it).
+    bytes += doubles(level_matrix(l).num_rows()) * (smoothers + (l == 0 ? 1 : 3));
+  }
+  for (const auto& matrix : hierarchy_->matrices) bytes += csr_bytes(*matrix);
+  const index_t coarsest = level_matrix(hierarchy_->levels.size()).num_rows();
+  bytes += doubles(coarsest) * 4;  // b, x, r, z of the coarsest level
+  if (dynamic_cast<const DenseDirectSolver*>(coarse_solver()) != nullptr) {
+    bytes += doubles(coarsest) * coarsest;
+  }
+  return bytes;
 }
 
 void AmgPreconditioner::update_values(const LinearOperator& A) {
@@ -232,7 +335,22 @@ void AmgPreconditioner::update_values(const LinearOperator& A) {
                        std::to_string(level0_->nnz()) + ": call setup");
   }
   report_.phases.clear();
-  level0_ = &A0;
+  std::unique_ptr<Preconditioner> coarse;
+  try {
+    level0_ = &A0;
+    update_levels();
+    coarse = release_coarse_solver();
+    install(A0, coarse, true);
+  } catch (const std::bad_alloc&) {
+    clear(std::move(coarse));
+    throw OutOfMemory(0, 0, "host (AMG update_values)");
+  } catch (...) {
+    clear(std::move(coarse));
+    throw;
+  }
+}
+
+void AmgPreconditioner::update_levels() {
   const ka::InterpolationKind kind = interpolation_kind(parameters_);
   for (std::size_t l = 0; l < hierarchy_->levels.size(); ++l) {
     AmgLevelArrays& arrays = *hierarchy_->levels[l];
@@ -240,17 +358,16 @@ void AmgPreconditioner::update_values(const LinearOperator& A) {
     const Backend& backend = Al.backend();
     check_diagonal(Al, l);
     {
-      PhaseTimer timer(report_, "interpolation");
+      PhaseTimer timer(report_, "interpolation", backend);
       Array<double> values(backend, static_cast<std::size_t>(arrays.prolongation.nnz()));
       kernels::amg::interpolation_values(
           backend, detail::matrix_view(Al), arrays.splitting.span(), arrays.coarse_points.span(),
           kind, detail::pattern_view(arrays.prolongation), values.span().data());
       arrays.prolongation.update_values(values);
     }
-    PhaseTimer timer(report_, "galerkin_product");
+    PhaseTimer timer(report_, "galerkin_product", backend);
     amg_setup::galerkin_product_values(Al, arrays, *hierarchy_->matrices[l]);
   }
-  install(A0, release_coarse_solver(), true);
 }
 
 const CsrMatrix& AmgPreconditioner::prolongation(std::size_t l) const {
@@ -281,6 +398,9 @@ std::string HierarchyReport::to_text() const {
   }
   std::snprintf(line, sizeof line, "  operator complexity %.3f, grid complexity %.3f\n",
                 operator_complexity, grid_complexity);
+  text += line;
+  std::snprintf(line, sizeof line, "  memory %.1f MiB, %.0f bytes per fine row\n",
+                static_cast<double>(memory_bytes) / (1024.0 * 1024.0), bytes_per_fine_row);
   text += line;
   text += "  smoother " + smoother + "; coarse solver " + coarse_solver + "\n  setup:";
   for (const Phase& phase : phases) {

@@ -177,7 +177,8 @@ struct AmgParameters final : ComponentParameters {
     v.choice("smoother", smoother, {"gauss_seidel", "jacobi", "l1_jacobi", "chebyshev"},
              "`gauss_seidel`: forward before and backward after the coarse correction "
              "(sequential, host backends); `jacobi`: damped by jacobi_omega; `l1_jacobi`: "
-             "D = sum_j |a_ij|; `chebyshev`: degree chebyshev_degree on D^-1 A");
+             "D = sum_j |a_ij|; `chebyshev`: degree chebyshev_degree on D^-1 A (A definite, "
+             "diagonal of its sign); all but `gauss_seidel` run on every backend");
     v.real("jacobi_omega", values.jacobi_omega, {0.0, false, 2.0, false},
            "damping of the jacobi smoother");
     v.integer("chebyshev_degree", values.chebyshev_degree, Range::at_least(1),
@@ -309,14 +310,19 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
           "2016): strength of connection, C/F splitting, interpolation, Galerkin products "
           "R A P with R = P^T, one cycle per application. Symmetric with the default smoother, "
           "so pcg may use it; with `richardson` it is a standalone solver. A must be an "
-          "assembled matrix (CSR) with a nonzero diagonal; the setup runs on the cpu and "
-          "reference backends. `kryflow solve` prints the hierarchy.",
+          "assembled matrix (CSR) with a nonzero diagonal. The setup runs on A's backend; "
+          "`greedy` coarsening and `gauss_seidel` are sequential and have no cuda kernel (the "
+          "`*_amg` presets use `pmis` with `chebyshev` or `l1_jacobi`, which run on every "
+          "backend). The coarsest level is solved by the `dense` explicit inverse on the "
+          "backend. `kryflow solve` prints the hierarchy and its memory.",
           [](const AmgParameters& p) { return std::make_unique<AmgPreconditioner>(p.build()); }),
       entry<PreconditionerEntry, NoParameters>(
           "dense",
-          "Direct solve on the host (LAPACK), for systems of at most 8192 rows: Cholesky for "
-          "symmetric positive definite A, an eigendecomposition for other symmetric A (the "
-          "pseudo-inverse when singular), LU otherwise.",
+          "Direct solve by the explicit inverse, formed on A's backend (LAPACK on the host, "
+          "cuSOLVER on cuda), for systems of at most 8192 rows: Cholesky for symmetric "
+          "positive definite A, an eigendecomposition for other symmetric A (the "
+          "pseudo-inverse when singular), LU otherwise; each application is one dense "
+          "matrix-vector product on the backend.",
           [](const NoParameters&) { return std::make_unique<DenseDirectSolver>(); }),
   };
   return entries;

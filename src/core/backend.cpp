@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <limits>
 #include <new>
+#include <string>
 #include <thread>
 
 #include "kernels/backend/cuda_runtime.hpp"
@@ -120,6 +123,21 @@ void* Backend::allocate(std::size_t bytes) const {
   void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
   if (p == nullptr) throw OutOfMemory(bytes, 0, "host");
   return p;
+}
+
+std::size_t Backend::available_memory() const {
+#ifdef KRYFLOW_WITH_CUDA
+  if (cuda_) return kernels::cuda::available_memory(*cuda_);
+#endif
+#ifdef __linux__
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string line; std::getline(meminfo, line);) {
+    if (line.rfind("MemAvailable:", 0) == 0) {
+      return static_cast<std::size_t>(std::strtoull(line.c_str() + 13, nullptr, 10)) * 1024;
+    }
+  }
+#endif
+  return std::numeric_limits<std::size_t>::max();
 }
 
 void Backend::deallocate(void* pointer) const noexcept {

@@ -76,7 +76,7 @@ const Backend& Multigrid::backend() const {
 
 void Multigrid::set_hierarchy(std::vector<std::unique_ptr<MultigridLevel>> levels,
                               const LinearOperator& coarse_operator,
-                              std::unique_ptr<Preconditioner> coarse_solver) {
+                              std::unique_ptr<Preconditioner>&& coarse_solver) {
   for (std::size_t l = 0; l < levels.size(); ++l) {
     const index_t next = l + 1 < levels.size() ? levels[l + 1]->level_operator().num_rows()
                                                : coarse_operator.num_rows();
@@ -101,6 +101,13 @@ void Multigrid::set_hierarchy(std::vector<std::unique_ptr<MultigridLevel>> level
   coarse_operator_ = &coarse_operator;
   coarse_solver_ = std::move(coarse_solver);
   work_ = std::move(work);
+}
+
+std::unique_ptr<Preconditioner> Multigrid::clear_hierarchy() {
+  levels_.clear();
+  work_.clear();
+  coarse_operator_ = nullptr;
+  return std::move(coarse_solver_);
 }
 
 void Multigrid::check_vectors(const Vector& b, const Vector& x, const char* who) const {

@@ -87,7 +87,10 @@ void scaled_residual_update(const LinearOperator& A, const Vector& d, const Vect
 /// The largest eigenvalue of the tridiagonal Lanczos matrix of `steps` Jacobi-preconditioned
 /// CG steps on A x = v from x = 0, v a fixed pseudo-random vector (all frequencies) (Saad,
 /// Iterative Methods, 2nd ed., sec. 6.7.3): the Ritz value approaches lambda_max(D^-1 A) from
-/// below, much faster than power iteration. r, z, p are work vectors of n entries.
+/// below, much faster than power iteration. D^-1 A must be similar to a positive definite
+/// matrix (A and D both positive or both negative definite); -1 otherwise. The host reads two
+/// scalars per step (r.z and p.Ap) and uploads the start vector once. r, z, p are work vectors
+/// of n entries.
 double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagonal, int steps,
                           Vector& r, Vector& z, Vector& p) {
   const std::size_t n = inverse_diagonal.size();
@@ -108,11 +111,13 @@ double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagona
   double rz = dot(r, z);
   std::vector<double> diagonal, off_diagonal;
   double alpha_previous = 0.0, beta_previous = 0.0;
-  for (int j = 0; j < steps && rz > 0.0; ++j) {
+  // A and D both negative definite (a pressure matrix of the other sign convention) make rz and
+  // pq negative and D^-1 A positive definite all the same: alpha = rz / pq > 0 is the test.
+  for (int j = 0; j < steps && rz != 0.0 && std::isfinite(rz); ++j) {
     A.apply(p, q);
     const double pq = dot(p, q);
-    if (!(pq > 0.0) || !std::isfinite(pq)) return pq > 0.0 ? pq : -1.0;
     const double alpha = rz / pq;
+    if (!(alpha > 0.0) || !std::isfinite(alpha)) return -1.0;
     // T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}, T_{j-1,j} = sqrt(beta_{j-1})/alpha_{j-1}.
     diagonal.push_back(1.0 / alpha + (j > 0 ? beta_previous / alpha_previous : 0.0));
     if (j > 0) off_diagonal.push_back(std::sqrt(beta_previous) / alpha_previous);
@@ -187,7 +192,8 @@ void ChebyshevSmoother::setup(const LinearOperator& A) {
       lanczos_lambda_max(A, inverse_diagonal_, parameters_.eigen_iterations, r_, z_, d_);
   if (!(lambda > 0.0) || !std::isfinite(lambda)) {
     throw InvalidInput("Chebyshev smoother: the estimate of lambda_max(D^-1 A) is " +
-                       std::to_string(lambda) + ": A must be positive definite");
+                       std::to_string(lambda) +
+                       ": A must be positive (or negative) definite with a diagonal of its sign");
   }
   lambda_max_ = lambda;
 }

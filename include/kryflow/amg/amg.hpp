@@ -28,6 +28,13 @@ struct HierarchyReport {
   /// sum of rows over all levels / rows of the finest.
   double grid_complexity = 0.0;
   std::vector<Phase> phases;
+  /// Bytes the hierarchy holds on the backend, counted from its arrays: P, R and R's source
+  /// map, the splitting and coarse points, A P, the coarse matrices A_1 .. A_L (the A of setup
+  /// is the caller's and not counted), the smoothers' and the cycle's vectors and the coarse
+  /// solver's dense inverse (n_L^2 doubles when it is DenseDirectSolver).
+  std::int64_t memory_bytes = 0;
+  /// memory_bytes / rows of the finest level.
+  double bytes_per_fine_row = 0.0;
   std::string smoother;
   std::string coarse_solver;
   /// A table, one line per level, then the complexities and the setup phases.
@@ -52,9 +59,21 @@ struct HierarchyReport {
 ///
 /// Preconditions: A a square float64 CsrMatrix with a nonzero diagonal; symmetric positive
 /// definite for use in PCG (then the V-cycle with symmetric smoothing is SPD). A is not copied:
-/// it must outlive the preconditioner's use. The setup kernels run on the reference and cpu
-/// backends; on cuda setup throws NotSupported naming the first kernel without a device
-/// version (docs/decisions/006).
+/// it must outlive the preconditioner's use. Setup runs where A lives: every step is a kernel of
+/// A's backend (reference, cpu or cuda; docs/decisions/006), the host reads only the sizes of
+/// new arrays and the coarse solver's status. The greedy coarsening and the Gauss-Seidel
+/// smoother are sequential by definition and have no cuda kernel: on a GPU use PMIS with
+/// l1_jacobi, jacobi or chebyshev (the pcg_amg preset). A cycle runs entirely on the backend:
+/// the coarsest level is solved by DenseDirectSolver's explicit inverse, one dense
+/// matrix-vector product, with no host synchronization.
+///
+/// Memory: before anything is allocated, setup estimates the hierarchy's bytes from A
+/// (estimate_memory_bytes) and throws OutOfMemory when the estimate exceeds
+/// memory_limit_bytes, or, when that is 0, the backend's available memory
+/// (Backend::available_memory). A failed setup or update_values (OutOfMemory from an
+/// allocation, or any other error) leaves the preconditioner empty, as before its first
+/// setup: apply throws InvalidInput until setup succeeds; a coarse solver given to the
+/// constructor is kept. The bytes the hierarchy holds are in hierarchy_report().
 /// update_values(A) keeps the strength, splitting and every pattern and recomputes the values
 /// of P, R, A_c, the smoothers and the coarse solver.
 class AmgPreconditioner final : public Multigrid {
@@ -78,7 +97,19 @@ class AmgPreconditioner final : public Multigrid {
     int max_levels = 25;              ///< >= 1 (1: the coarse solver alone)
     int coarse_size = 200;            ///< stop coarsening at this many rows or fewer, >= 1
     Multigrid::Parameters cycle;      ///< cycle shape and sweeps
+    /// Setup throws OutOfMemory when estimate_memory_bytes(A) exceeds this; 0: the backend's
+    /// available memory at setup (Backend::available_memory).
+    std::size_t memory_limit_bytes = 0;
   };
+  /// The estimate setup compares with the memory limit, for a fine matrix of `rows` rows and
+  /// `nonzeros` entries: 64 bytes per row (the splitting, coarse points, the smoothers' and the
+  /// cycle's vectors over all levels) plus 8 times the fine matrix's entries at 12 bytes each
+  /// (4-byte column, 8-byte value): the coarse matrices (operator complexity up to 3, so up to
+  /// 2 nnz), P, R and A P over all levels (up to 4 nnz) and the strength pattern with its
+  /// transpose while a level is built (up to 2 nnz). The pcg_amg preset's hierarchy holds
+  /// about 62% of it on 7-point 3D Poisson (460 of 736 bytes per row) and 11% on 27-point
+  /// (HierarchyReport::memory_bytes): a conservative estimate, not a sharp bound.
+  static std::size_t estimate_memory_bytes(index_t rows, std::int64_t nonzeros);
   /// Throws ConfigError naming the parameter that is out of range.
   explicit AmgPreconditioner(Parameters parameters);
   AmgPreconditioner() : AmgPreconditioner(Parameters{}) {}
@@ -87,16 +118,21 @@ class AmgPreconditioner final : public Multigrid {
   AmgPreconditioner(Parameters parameters, std::unique_ptr<Preconditioner> coarse_solver);
   ~AmgPreconditioner() override;
 
-  /// Builds the hierarchy. Throws NotSupported when A is not a float64 CsrMatrix or lives on
-  /// cuda; DimensionMismatch when A is not square; InvalidInput naming the first (1-based) row
-  /// of a level whose diagonal is zero or missing, and what the smoothers and the coarse solver
-  /// throw (a singular or indefinite coarse matrix, a Chebyshev estimate that is not positive).
+  /// Builds the hierarchy. Throws NotSupported when A is not a float64 CsrMatrix, or when a
+  /// step has no kernel on A's backend (greedy coarsening or Gauss-Seidel on cuda);
+  /// DimensionMismatch when A is not square; OutOfMemory when the estimate exceeds the limit
+  /// or an allocation fails; InvalidInput naming the first (1-based) row of a level whose
+  /// diagonal is zero or missing, and what the smoothers and the coarse solver throw (a
+  /// singular coarse matrix, a Chebyshev estimate that is not positive). On an error the
+  /// preconditioner is left empty (see above).
   void setup(const LinearOperator& A) override;
   /// Value-only re-setup for an A with the pattern of the last setup. Throws InvalidInput
   /// when setup was not called or A's size or number of entries differs.
   void update_values(const LinearOperator& A) override;
   std::string name() const override { return "amg"; }
   const HierarchyReport& hierarchy_report() const noexcept { return report_; }
+  /// The parameters given to the constructor.
+  const Parameters& amg_parameters() const noexcept { return parameters_; }
   std::string summary() const override { return report_.to_text(); }
   /// The prolongation and restriction of level l (< num_levels()), for tests and tools.
   const CsrMatrix& prolongation(std::size_t l) const;
@@ -112,11 +148,22 @@ class AmgPreconditioner final : public Multigrid {
  private:
   std::unique_ptr<Smoother> make_smoother(bool post) const;
   /// Builds the smoothers and levels over the hierarchy's arrays for A (level 0) and hands them
-  /// to Multigrid with `coarse`, set up for the coarsest matrix (update_values when `update`).
-  void install(const CsrMatrix& A, std::unique_ptr<Preconditioner> coarse, bool update);
+  /// to Multigrid with `coarse`, set up for the coarsest matrix (update_values when `update`);
+  /// `coarse` stays with the caller when this throws.
+  void install(const CsrMatrix& A, std::unique_ptr<Preconditioner>& coarse, bool update);
+  /// The levels and the coarse solver of setup (the hierarchy's arrays are built here).
+  void build(const CsrMatrix& A0, std::unique_ptr<Preconditioner>& coarse);
+  /// The numeric phases of update_values over every level (P's values, R, A P, A_c).
+  void update_levels();
+  /// Drops the hierarchy after a failed setup or update_values; keeps `coarse` (the coarse
+  /// solver taken out for the setup) when it came from the constructor.
+  void clear(std::unique_ptr<Preconditioner> coarse);
+  /// HierarchyReport::memory_bytes of the installed hierarchy.
+  std::int64_t memory_bytes() const;
 
   Parameters parameters_;
   std::unique_ptr<Preconditioner> user_coarse_solver_;
+  bool user_coarse_ = false;  // the coarse solver came from the constructor
   std::unique_ptr<Hierarchy> hierarchy_;
   const CsrMatrix* level0_ = nullptr;  // the A of the last setup or update_values
   HierarchyReport report_;

@@ -47,6 +47,12 @@ class Backend {
   /// OutOfMemory with the bytes requested and free (free is reported as 0 on the host, where
   /// it is not known). Release with deallocate on the same backend.
   void* allocate(std::size_t bytes) const;
+  /// Bytes this backend can still allocate, about: on cuda the device's free memory
+  /// (cudaMemGetInfo) plus what the stream-ordered pool holds unused; on the host the
+  /// operating system's available memory (MemAvailable of /proc/meminfo on Linux), or
+  /// SIZE_MAX where it is not known. For estimates before a large setup (AmgPreconditioner);
+  /// an allocation may still fail.
+  std::size_t available_memory() const;
   /// Frees memory from allocate on this backend; null is ignored.
   void deallocate(void* pointer) const noexcept;
   /// Waits until all work queued on this backend has finished (a no-op on the host). Throws

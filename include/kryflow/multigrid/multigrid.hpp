@@ -61,13 +61,18 @@ class Multigrid : public Preconditioner {
   /// Installs a hierarchy: levels[0] is the finest (its operator is the A of setup), level l's
   /// coarse_rows() equals level l + 1's rows, and `coarse_operator` (not owned, outliving the
   /// hierarchy) is the coarsest operator, which coarse_solver has already been set up for.
-  /// Allocates the work vectors of every level. Throws DimensionMismatch when sizes disagree.
+  /// Allocates the work vectors of every level. Throws DimensionMismatch when sizes disagree,
+  /// OutOfMemory when the work vectors do not fit; then nothing changes and coarse_solver
+  /// stays with the caller.
   void set_hierarchy(std::vector<std::unique_ptr<MultigridLevel>> levels,
                      const LinearOperator& coarse_operator,
-                     std::unique_ptr<Preconditioner> coarse_solver);
+                     std::unique_ptr<Preconditioner>&& coarse_solver);
   /// Takes the coarse solver back (null before set_hierarchy), e.g. to reuse it in a new
   /// hierarchy; the hierarchy cannot cycle until set_hierarchy is called again.
   std::unique_ptr<Preconditioner> release_coarse_solver() { return std::move(coarse_solver_); }
+  /// Drops the levels, the coarse operator and the work vectors, and returns the coarse solver
+  /// (null if none): the state before the first set_hierarchy (apply throws InvalidInput).
+  std::unique_ptr<Preconditioner> clear_hierarchy();
 
  private:
   struct Work {

@@ -52,9 +52,10 @@ class L1JacobiSmoother final : public Smoother {
 /// versus Gauss-Seidel", J. Comput. Phys. 188, 2003): damps the eigencomponents in
 /// [lambda_max / alpha, beta lambda_max], lambda_max of D^-1 A estimated at setup by the
 /// largest Ritz value of `eigen_iterations` Jacobi-preconditioned CG steps (CG-Lanczos) from a
-/// fixed right-hand side. For symmetric positive
-/// definite A with a positive diagonal. One smooth = k products with A. Any operator that
-/// provides its diagonal. Memory: four n-vectors.
+/// fixed right-hand side (setup reads two scalars per step on the host). For symmetric A that
+/// is positive definite with a positive diagonal, or negative definite with a negative one
+/// (then D^-1 A is positive definite all the same). One smooth = k products with A, all on the
+/// backend. Any operator that provides its diagonal. Memory: four n-vectors.
 class ChebyshevSmoother final : public Smoother {
  public:
   struct Parameters {
@@ -67,7 +68,7 @@ class ChebyshevSmoother final : public Smoother {
   explicit ChebyshevSmoother(Parameters parameters);
   ChebyshevSmoother() : ChebyshevSmoother(Parameters{}) {}
   /// As JacobiSmoother::setup, plus InvalidInput when the estimate of lambda_max is not
-  /// positive and finite (A not positive definite).
+  /// positive and finite (A indefinite, or A and D of different signs).
   void setup(const LinearOperator& A) override;
   void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
   std::string name() const override { return "chebyshev"; }
