@@ -1013,17 +1013,17 @@ void expect_cuda_equals_cpu(const CooMatrix& coo, const std::string& name, int t
     const double fraction[2] = {0.375, -1.25};
     h_c.write(0, fraction);
     h_g.write(0, fraction);
-    Vector s_c = Vector::constant(cpu, rows, kNaN);
-    Vector s_g = Vector::constant(gpu, rows, kNaN);
+    Vector half_c = Vector::constant(cpu, rows, kNaN);
+    Vector half_g = Vector::constant(gpu, rows, kNaN);
     Vector z_c = Vector::constant(cpu, rows, kNaN);
     Vector z_g = Vector::constant(gpu, rows, kNaN);
-    A_cpu.apply_shifted_dots(b_c, x_c, h_c.slot(0), h_c.slot(1), w_c, s_c, z_c, y_c, h_c.slot(2));
-    A_gpu.apply_shifted_dots(b_g, x_g, h_g.slot(0), h_g.slot(1), w_g, s_g, z_g, y_g, h_g.slot(2));
+    A_cpu.apply_shifted_dots(b_c, x_c, h_c.slot(0), h_c.slot(1), w_c, half_c, z_c, y_c, h_c.slot(2));
+    A_gpu.apply_shifted_dots(b_g, x_g, h_g.slot(0), h_g.slot(1), w_g, half_g, z_g, y_g, h_g.slot(2));
     std::vector<double> sums_c(5);
     std::vector<double> sums_g(5);
     h_c.read(0, sums_c);
     h_g.read(0, sums_g);
-    expect_same(s_c, s_g, "csr_spmv_shifted_dots s");
+    expect_same(half_c, half_g, "csr_spmv_shifted_dots s");
     expect_same(z_c, z_g, "csr_spmv_shifted_dots z");
     expect_same(y_c, y_g, "csr_spmv_shifted_dots y");
     for (std::size_t k = 2; k < 5; ++k) {
