@@ -1017,8 +1017,10 @@ void expect_cuda_equals_cpu(const CooMatrix& coo, const std::string& name, int t
     Vector half_g = Vector::constant(gpu, rows, kNaN);
     Vector z_c = Vector::constant(cpu, rows, kNaN);
     Vector z_g = Vector::constant(gpu, rows, kNaN);
-    A_cpu.apply_shifted_dots(b_c, x_c, h_c.slot(0), h_c.slot(1), w_c, half_c, z_c, y_c, h_c.slot(2));
-    A_gpu.apply_shifted_dots(b_g, x_g, h_g.slot(0), h_g.slot(1), w_g, half_g, z_g, y_g, h_g.slot(2));
+    A_cpu.apply_shifted_dots(b_c, x_c, h_c.slot(0), h_c.slot(1), w_c, half_c, z_c, y_c,
+                             h_c.slot(2));
+    A_gpu.apply_shifted_dots(b_g, x_g, h_g.slot(0), h_g.slot(1), w_g, half_g, z_g, y_g,
+                             h_g.slot(2));
     std::vector<double> sums_c(5);
     std::vector<double> sums_g(5);
     h_c.read(0, sums_c);
