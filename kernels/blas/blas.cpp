@@ -7,6 +7,21 @@
 
 namespace kryflow::kernels::blas {
 
+void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t seed) {
+  switch (backend.kind()) {
+    case BackendKind::reference:
+      return reference::fill_pseudo_random(backend, x, seed);
+    case BackendKind::cpu:
+      return cpu::fill_pseudo_random(backend, x, seed);
+    case BackendKind::cuda:
+#ifdef KRYFLOW_WITH_CUDA
+      return cuda::fill_pseudo_random(backend, x, seed);
+#else
+      throw NotCompiled("blas::fill_pseudo_random: cuda backend not compiled");
+#endif
+  }
+}
+
 void fill(const Backend& backend, Span<double> x, double value) {
   switch (backend.kind()) {
     case BackendKind::reference:

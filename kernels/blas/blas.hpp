@@ -10,6 +10,10 @@
 // bit-identical results (fused multiply-add is disabled on both sides).
 #pragma once
 
+#include <cstdint>
+
+#include "kernels/backend/host_device.hpp"
+
 #include <cstddef>
 
 #include "kryflow/core/array.hpp"
@@ -28,9 +32,22 @@ struct DotList {
   const double* y[kMaxDots] = {};
 };
 
+/// A uniform number in [-1, 1) from a splitmix64 hash of seed and i (Steele, Lea, Flood,
+/// "Fast splittable pseudorandom number generators", OOPSLA 2014): every frequency present in
+/// a vector of them, for eigenvalue estimates and test data. Exact in double.
+KRYFLOW_HOST_DEVICE inline double pseudo_uniform(std::uint64_t seed, std::uint64_t i) {
+  std::uint64_t h = seed + 0x9E3779B97F4A7C15ull * (i + 1);
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+  h ^= h >> 31;
+  return static_cast<double>(h >> 11) * 0x1.0p-52 - 1.0;
+}
+
 #define KRYFLOW_BLAS_DECLARATIONS                                                              \
   /** x_i = value */                                                                           \
   void fill(const Backend& backend, Span<double> x, double value);                             \
+  /** x_i = pseudo_uniform(seed, i): the same bits on every backend */                         \
+  void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t seed);         \
   /** y_i = x_i */                                                                             \
   void copy(const Backend& backend, Span<const double> x, Span<double> y);                     \
   /** y = alpha x + beta y; y is not read when beta == 0 */                                    \

@@ -33,6 +33,12 @@ void fill(const Backend& backend, Span<double> x, double value) {
   for_each(backend, n, n, [&](size_type i) { x[i] = value; });
 }
 
+void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t seed) {
+  const size_type n = static_cast<size_type>(x.size());
+  for_each(backend, n, n,
+           [&](size_type i) { x[i] = pseudo_uniform(seed, static_cast<std::uint64_t>(i)); });
+}
+
 void copy(const Backend& backend, Span<const double> x, Span<double> y) {
   const size_type n = ssize(x);
   for_each(backend, n, n, [&](size_type i) { y[i] = x[i]; });

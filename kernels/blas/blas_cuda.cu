@@ -101,6 +101,15 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
   }
 }
 
+__global__ void __launch_bounds__(kBlock)
+    pseudo_random_kernel(size_type n, std::uint64_t seed, double* x) {
+  const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
+  for (size_type i = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x; i < n;
+       i += stride) {
+    x[i] = pseudo_uniform(seed, static_cast<std::uint64_t>(i));
+  }
+}
+
 template <int kInputs, bool kReadsOutput, class F>
 void launch_map(const Backend& backend, std::size_t size, F f, const double* in0, const double* in1,
                 double* out, const char* name) {
@@ -285,6 +294,15 @@ struct Event {
 
 void fill(const Backend& backend, Span<double> x, double value) {
   launch_map<0, false>(backend, x.size(), Fill{value}, nullptr, nullptr, x.data(), "blas::fill");
+}
+
+void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t seed) {
+  const auto n = static_cast<size_type>(x.size());
+  if (n == 0) return;
+  const auto blocks =
+      static_cast<unsigned int>(std::min<size_type>((n + kBlock - 1) / kBlock, kMaxMapBlocks));
+  pseudo_random_kernel<<<blocks, kBlock, 0, stream_of(backend)>>>(n, seed, x.data());
+  check_launch("blas::fill_pseudo_random");
 }
 
 void copy(const Backend& backend, Span<const double> x, Span<double> y) {

@@ -14,6 +14,10 @@ void fill(const Backend&, Span<double> x, double value) {
   for (double& xi : x) xi = value;
 }
 
+void fill_pseudo_random(const Backend&, Span<double> x, std::uint64_t seed) {
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = pseudo_uniform(seed, i);
+}
+
 void copy(const Backend&, Span<const double> x, Span<double> y) {
   for (std::size_t i = 0; i < x.size(); ++i) y[i] = x[i];
 }

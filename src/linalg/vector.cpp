@@ -32,6 +32,10 @@ void fill(Vector& x, double value) {
   kernels::blas::fill(x.backend(), x.span(), value);
 }
 
+void fill_pseudo_random(Vector& x, std::uint64_t seed) {
+  kernels::blas::fill_pseudo_random(x.backend(), x.span(), seed);
+}
+
 void copy(const Vector& x, Vector& y) {
   check_same(x, y, "copy");
   kernels::blas::copy(x.backend(), x.span(), y.span());

@@ -89,23 +89,14 @@ void scaled_residual_update(const LinearOperator& A, const Vector& d, const Vect
 /// Iterative Methods, 2nd ed., sec. 6.7.3): the Ritz value approaches lambda_max(D^-1 A) from
 /// below, much faster than power iteration. D^-1 A must be similar to a positive definite
 /// matrix (A and D both positive or both negative definite); -1 otherwise. The host reads two
-/// scalars per step (r.z and p.Ap) and uploads the start vector once. r, z, p are work vectors
-/// of n entries.
+/// scalars per step (r.z and p.Ap); the start vector is formed where A lives. r, z, p are work
+/// vectors of n entries.
 double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagonal, int steps,
                           Vector& r, Vector& z, Vector& p) {
   const std::size_t n = inverse_diagonal.size();
   if (n == 0) return 1.0;
-  std::vector<double> start(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    // Uniform in [-1, 1) from a splitmix64 hash of i: every frequency present.
-    std::uint64_t h = 0x9E3779B97F4A7C15ull * (i + 1);
-    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-    h ^= h >> 31;
-    start[i] = static_cast<double>(h >> 11) * 0x1.0p-52 - 1.0;
-  }
   Vector q(A.backend(), n);
-  r = Vector::from_host(A.backend(), start);
+  fill_pseudo_random(r, 0);  // uniform in [-1, 1): every frequency present
   pointwise_multiply(inverse_diagonal, r, z);
   copy(z, p);
   double rz = dot(r, z);

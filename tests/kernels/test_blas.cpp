@@ -106,6 +106,26 @@ TEST_F(BlasTest, FillWritesTheValueToEveryElement) {
   }
 }
 
+TEST_F(BlasTest, FillPseudoRandomGivesTheReferenceBitsInMinusOneToOne) {
+  const std::uint64_t seed = random.seed;
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(seed));
+    Array<double> x = on(backend, poison(n));
+    Array<double> expected = on(reference, poison(n));
+
+    blas::fill_pseudo_random(backend, x.span(), seed);
+    blas::fill_pseudo_random(reference, expected.span(), seed);
+
+    const std::vector<double> values = x.to_host();
+    expect_identical(values, expected.to_host());
+    for (const double v : values) {
+      ASSERT_GE(v, -1.0);
+      ASSERT_LT(v, 1.0);
+    }
+    if (n >= 2) EXPECT_NE(values[0], values[1]);
+  }
+}
+
 TEST_F(BlasTest, CopyReproducesTheSourceExactly) {
   for (std::size_t n : kSizes) {
     SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));

@@ -515,7 +515,10 @@ TEST(Memory, AFailedSetupLeavesAnEmptyPreconditionerThatCanBeSetUpAgain) {
   const CsrMatrix B = CsrMatrix::from_coo(backend, bad);
   auto coarse = std::make_unique<JacobiPreconditioner>();
   const Preconditioner* coarse_address = coarse.get();
-  AmgPreconditioner M(Parameters{}, std::move(coarse));
+  Parameters parameters;  // kernels on every backend (Gauss-Seidel is sequential: host only)
+  parameters.coarsening = AmgPreconditioner::Coarsening::pmis;
+  parameters.smoother = AmgPreconditioner::SmootherKind::chebyshev;
+  AmgPreconditioner M(parameters, std::move(coarse));
   M.setup(A);
   ASSERT_EQ(M.coarse_solver(), coarse_address);
 

@@ -1,6 +1,8 @@
 // Dense vectors on a backend and the free functions of BLAS level 1 on them.
 #pragma once
 
+#include <cstdint>
+
 #include <vector>
 
 #include "kryflow/core/array.hpp"
@@ -50,6 +52,10 @@ class Vector {
 
 /// x_i = value for every i.
 void fill(Vector& x, double value);
+/// x_i = a uniform number in [-1, 1) from a splitmix64 hash of (seed, i), formed where x lives
+/// (no host transfer); the same bits on every backend. A start vector with every frequency
+/// present, e.g. for eigenvalue estimates (Steele, Lea, Flood, OOPSLA 2014).
+void fill_pseudo_random(Vector& x, std::uint64_t seed);
 /// y = x. Same size and backend; the old y is not read.
 void copy(const Vector& x, Vector& y);
 /// y = alpha x + beta y. Same size and backend. When beta == 0, y's old content is not read:
