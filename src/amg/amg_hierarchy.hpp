@@ -30,7 +30,7 @@ struct AmgLevelArrays {
   Array<index_t> restriction_source;  // entry k of R is entry restriction_source[k] of P
   Array<index_t> splitting;           // kCoarse / kFine per row
   Array<index_t> coarse_points;       // row of each coarse point
-  CsrArrays product;                  // A P (pattern and values)
+  CsrArrays product;                  // the pattern of A P (values only during setups)
 };
 
 struct AmgPreconditioner::Hierarchy {
@@ -59,8 +59,8 @@ CsrArrays interpolation(const CsrMatrix& A, const CsrArrays& S, const Array<inde
 CsrArrays spgemm(const Backend& backend, const kernels::sparse_setup::MatrixView& a,
                  const kernels::sparse_setup::MatrixView& b);
 /// The Galerkin product A_c = R (A P) of level A with levels.prolongation: forms the
-/// restriction R = P^T explicitly (levels.restriction and restriction_source) and keeps A P
-/// (levels.product) for value-only re-setup.
+/// restriction R = P^T explicitly (levels.restriction and restriction_source) and keeps the
+/// pattern of A P (levels.product, values released) for value-only re-setup.
 CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level);
 /// Value-only re-setup of the Galerkin product: R's values gathered from P's, then the numeric
 /// phases of A P and R (A P) into `coarse` (same patterns as galerkin_product built).

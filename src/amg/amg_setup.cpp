@@ -114,7 +114,10 @@ CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level) {
              R.values.span());
   level.restriction = to_matrix(std::move(R));
   level.product = spgemm(backend, detail::matrix_view(A), p);
-  return to_matrix(spgemm(backend, detail::matrix_view(level.restriction), level.product.matrix()));
+  CsrMatrix coarse =
+      to_matrix(spgemm(backend, detail::matrix_view(level.restriction), level.product.matrix()));
+  level.product.values = Array<double>();  // the pattern stays for re-setup, the values go
+  return coarse;
 }
 
 void galerkin_product_values(const CsrMatrix& A, AmgLevelArrays& level, CsrMatrix& coarse) {
@@ -123,10 +126,14 @@ void galerkin_product_values(const CsrMatrix& A, AmgLevelArrays& level, CsrMatri
   ss::gather(backend, level.prolongation.values().span(), level.restriction_source.span(),
              restriction_values.span());
   level.restriction.update_values(restriction_values);
+  // A P's values live only here (its pattern is kept from setup): 8 bytes per entry of A P
+  // less in the hierarchy, one allocation from the pool per re-setup.
+  Array<double> product_values(backend, level.product.col_idx.size());
   ss::spgemm_numeric(backend, detail::matrix_view(A), detail::matrix_view(level.prolongation),
-                     level.product.pattern(), level.product.values.span().data());
+                     level.product.pattern(), product_values.span().data());
+  const ss::MatrixView product{level.product.pattern(), product_values.span().data()};
   Array<double> coarse_values(backend, static_cast<std::size_t>(coarse.nnz()));
-  ss::spgemm_numeric(backend, detail::matrix_view(level.restriction), level.product.matrix(),
+  ss::spgemm_numeric(backend, detail::matrix_view(level.restriction), product,
                      detail::pattern_view(coarse), coarse_values.span().data());
   coarse.update_values(coarse_values);
 }

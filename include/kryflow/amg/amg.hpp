@@ -107,7 +107,7 @@ class AmgPreconditioner final : public Multigrid {
   /// (4-byte column, 8-byte value): the coarse matrices (operator complexity up to 3, so up to
   /// 2 nnz), P, R and A P over all levels (up to 4 nnz) and the strength pattern with its
   /// transpose while a level is built (up to 2 nnz). The pcg_amg preset's hierarchy holds
-  /// about 62% of it on 7-point 3D Poisson (460 of 736 bytes per row) and 11% on 27-point
+  /// about 46% of it on 7-point 3D Poisson (340 of 736 bytes per row) and less on 27-point
   /// (HierarchyReport::memory_bytes): a conservative estimate, not a sharp bound.
   static std::size_t estimate_memory_bytes(index_t rows, std::int64_t nonzeros);
   /// Throws ConfigError naming the parameter that is out of range.
