@@ -62,8 +62,10 @@ struct HierarchyReport {
 /// it must outlive the preconditioner's use. Setup runs where A lives: every step is a kernel of
 /// A's backend (reference, cpu or cuda; docs/decisions/006), the host reads only the sizes of
 /// new arrays and the coarse solver's status. The greedy coarsening and the Gauss-Seidel
-/// smoother are sequential by definition and have no cuda kernel: on a GPU use PMIS with
-/// l1_jacobi, jacobi or chebyshev (the pcg_amg preset). A cycle runs entirely on the backend:
+/// smoother (the defaults: the Parallel Toolbox's method) are sequential by definition: on
+/// cuda the greedy coarsening runs as one device thread (correct, slow: about a second per
+/// million rows) and Gauss-Seidel has no kernel; on a GPU use PMIS with chebyshev, l1_jacobi or
+/// jacobi (the pcg_amg preset). A cycle runs entirely on the backend:
 /// the coarsest level is solved by DenseDirectSolver's explicit inverse, one dense
 /// matrix-vector product, with no host synchronization.
 ///
@@ -119,7 +121,7 @@ class AmgPreconditioner final : public Multigrid {
   ~AmgPreconditioner() override;
 
   /// Builds the hierarchy. Throws NotSupported when A is not a float64 CsrMatrix, or when a
-  /// step has no kernel on A's backend (greedy coarsening or Gauss-Seidel on cuda);
+  /// step has no kernel on A's backend (Gauss-Seidel on cuda);
   /// DimensionMismatch when A is not square; OutOfMemory when the estimate exceeds the limit
   /// or an allocation fails; InvalidInput naming the first (1-based) row of a level whose
   /// diagonal is zero or missing, and what the smoothers and the coarse solver throw (a
