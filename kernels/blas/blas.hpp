@@ -56,6 +56,12 @@ KRYFLOW_HOST_DEVICE inline double pseudo_uniform(std::uint64_t seed, std::uint64
   /** z = alpha x + beta y + gamma z; z is not read when gamma == 0 */                         \
   void axpbypcz(const Backend& backend, double alpha, Span<const double> x, double beta,       \
                 Span<const double> y, double gamma, Span<double> z);                           \
+  /** One step of Chebyshev iteration with the Jacobi preconditioner (Saad, Iterative          \
+      Methods, 2nd ed., Algorithm 12.1): d_i = alpha (dinv_i r_i) + beta d_i (d not read when  \
+      beta == 0), then x_i = d_i + x_i (x_i = d_i when x_is_zero: x not read) */               \
+  void chebyshev_update(const Backend& backend, Span<const double> dinv, Span<const double> r, \
+                        double alpha, double beta, Span<double> d, Span<double> x,             \
+                        bool x_is_zero);                                                       \
   /** y_i = d_i x_i */                                                                         \
   void pointwise_multiply(const Backend& backend, Span<const double> d, Span<const double> x,  \
                           Span<double> y);                                                     \

@@ -39,6 +39,16 @@ void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t se
            [&](size_type i) { x[i] = pseudo_uniform(seed, static_cast<std::uint64_t>(i)); });
 }
 
+void chebyshev_update(const Backend& backend, Span<const double> dinv, Span<const double> r,
+                      double alpha, double beta, Span<double> d, Span<double> x, bool x_is_zero) {
+  const size_type n = ssize(x);
+  for_each(backend, 3 * n, n, [&](size_type i) {
+    const double z = dinv[i] * r[i];
+    d[i] = beta == 0.0 ? alpha * z : alpha * z + beta * d[i];
+    x[i] = x_is_zero ? d[i] : d[i] + x[i];
+  });
+}
+
 void copy(const Backend& backend, Span<const double> x, Span<double> y) {
   const size_type n = ssize(x);
   for_each(backend, n, n, [&](size_type i) { y[i] = x[i]; });

@@ -110,6 +110,22 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+/// d = alpha (dinv ∘ r) + beta d (kReadsD), x = d + x (kReadsX) or d.
+template <bool kReadsD, bool kReadsX>
+__global__ void __launch_bounds__(kBlock)
+    chebyshev_kernel(size_type n, const double* __restrict__ dinv, const double* __restrict__ r,
+                     double alpha, double beta, double* __restrict__ d, double* __restrict__ x) {
+  const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
+  for (size_type i = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x; i < n;
+       i += stride) {
+    const double z = __dmul_rn(dinv[i], r[i]);
+    const double di =
+        kReadsD ? __dadd_rn(__dmul_rn(alpha, z), __dmul_rn(beta, d[i])) : __dmul_rn(alpha, z);
+    d[i] = di;
+    x[i] = kReadsX ? __dadd_rn(di, x[i]) : di;
+  }
+}
+
 template <int kInputs, bool kReadsOutput, class F>
 void launch_map(const Backend& backend, std::size_t size, F f, const double* in0, const double* in1,
                 double* out, const char* name) {
@@ -303,6 +319,25 @@ void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t se
       static_cast<unsigned int>(std::min<size_type>((n + kBlock - 1) / kBlock, kMaxMapBlocks));
   pseudo_random_kernel<<<blocks, kBlock, 0, stream_of(backend)>>>(n, seed, x.data());
   check_launch("blas::fill_pseudo_random");
+}
+
+void chebyshev_update(const Backend& backend, Span<const double> dinv, Span<const double> r,
+                      double alpha, double beta, Span<double> d, Span<double> x, bool x_is_zero) {
+  const auto n = static_cast<size_type>(x.size());
+  if (n == 0) return;
+  const auto blocks =
+      static_cast<unsigned int>(std::min<size_type>((n + kBlock - 1) / kBlock, kMaxMapBlocks));
+  auto run = [&](auto kernel) {
+    kernel<<<blocks, kBlock, 0, stream_of(backend)>>>(n, dinv.data(), r.data(), alpha, beta,
+                                                      d.data(), x.data());
+  };
+  const bool reads_d = beta != 0.0;
+  if (reads_d) {
+    x_is_zero ? run(chebyshev_kernel<true, false>) : run(chebyshev_kernel<true, true>);
+  } else {
+    x_is_zero ? run(chebyshev_kernel<false, false>) : run(chebyshev_kernel<false, true>);
+  }
+  check_launch("blas::chebyshev_update");
 }
 
 void copy(const Backend& backend, Span<const double> x, Span<double> y) {

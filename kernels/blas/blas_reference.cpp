@@ -18,6 +18,15 @@ void fill_pseudo_random(const Backend&, Span<double> x, std::uint64_t seed) {
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = pseudo_uniform(seed, i);
 }
 
+void chebyshev_update(const Backend&, Span<const double> dinv, Span<const double> r, double alpha,
+                      double beta, Span<double> d, Span<double> x, bool x_is_zero) {
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double z = dinv[i] * r[i];
+    d[i] = beta == 0.0 ? alpha * z : alpha * z + beta * d[i];
+    x[i] = x_is_zero ? d[i] : d[i] + x[i];
+  }
+}
+
 void copy(const Backend&, Span<const double> x, Span<double> y) {
   for (std::size_t i = 0; i < x.size(); ++i) y[i] = x[i];
 }

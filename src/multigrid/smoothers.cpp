@@ -198,21 +198,18 @@ void ChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const
   const double sigma = theta / delta;
   double rho = 1.0 / sigma;
   // d_0 = D^-1 r_0 / theta; x_1 = x_0 + d_0 (Saad, Algorithm 12.1 preconditioned by D).
-  if (x_is_zero) {
-    pointwise_multiply(inverse_diagonal_, b, d_);
-  } else {
-    A_->residual(b, x, r_);
-    pointwise_multiply(inverse_diagonal_, r_, d_);
-  }
-  axpby(1.0 / theta, d_, x_is_zero ? 0.0 : 1.0, x);
-  if (parameters_.degree > 1) axpby(0.0, d_, 1.0 / theta, d_);
+  // Each step is one fused pass after the residual (kernels::blas::chebyshev_update).
+  if (!x_is_zero) A_->residual(b, x, r_);
+  kernels::blas::chebyshev_update(x.backend(), inverse_diagonal_.span(),
+                                  x_is_zero ? b.span() : r_.span(), 1.0 / theta, 0.0, d_.span(),
+                                  x.span(), x_is_zero);
   for (int k = 1; k < parameters_.degree; ++k) {
     A_->residual(b, x, r_);
-    pointwise_multiply(inverse_diagonal_, r_, z_);
     const double rho_next = 1.0 / (2.0 * sigma - rho);
     // d_k = rho_k rho_{k-1} d_{k-1} + (2 rho_k / delta) D^-1 r_k; x_{k+1} = x_k + d_k.
-    axpby(2.0 * rho_next / delta, z_, rho_next * rho, d_);
-    axpby(1.0, d_, 1.0, x);
+    kernels::blas::chebyshev_update(x.backend(), inverse_diagonal_.span(), r_.span(),
+                                    2.0 * rho_next / delta, rho_next * rho, d_.span(), x.span(),
+                                    false);
     rho = rho_next;
   }
 }
