@@ -107,9 +107,9 @@ int csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Com
   KRYFLOW_SPMV_DISPATCH(csr_spmv_combination_dot, backend, a, v, y, result, leave_partials);
 }
 
-void csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,
-                           Span<double> y, double* result) {
-  KRYFLOW_SPMV_DISPATCH(csr_spmv_shifted_dots, backend, a, v, y, result);
+int csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,
+                          Span<double> y, double* result, bool leave_partials) {
+  KRYFLOW_SPMV_DISPATCH(csr_spmv_shifted_dots, backend, a, v, y, result, leave_partials);
 }
 
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {

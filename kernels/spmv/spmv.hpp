@@ -157,33 +157,35 @@ RowPartition partition_rows(Span<const index_t> row_ptr, int tile);
 /// a longer tail (bench_spmv --tiles measures all three).
 int default_tile(double mean_row_length);
 
-#define KRYFLOW_SPMV_DECLARATIONS                                                                \
-  /** y = A x */                                                                                 \
-  void csr_spmv(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y); \
-  /** r = b - A x */                                                                             \
-  void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b,              \
-                    Span<const double> x, Span<double> r);                                       \
-  /** y = A x and x·y written to *result, an address on the backend (square A); nothing waits   \
-      for the device; deterministic like blas::dot */                                            \
-  void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,              \
-                    Span<double> y, double* result);                                             \
-  /** y = A x and result[k] = w_k·y for the dots' vectors (square A); as csr_spmv_dot           \
-      otherwise */                                                                               \
-  void csr_spmv_dots(const Backend& backend, const CsrView& a, Span<const double> x,             \
-                     Span<double> y, const ProductDots& dots, double* result);                   \
-  /** y = A v and v·y (square A), v the Combination (not stored); as csr_spmv_dot otherwise.    \
-      Returns 0 when *result holds v·y. With leave_partials, a product of at most               \
-      kLatencyBoundRowBlocks row blocks on cuda may instead leave its row blocks' sums in        \
-      a.block_partials and return their number, for the next kernel to add in the order of       \
-      emulation::ordered_sum (one chain of memory round trips less than adding them in the       \
-      last row block); *result is then not written. */                                           \
-  int csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,   \
-                               Span<double> y, double* result, bool leave_partials);             \
-  /** y = A z with z = d ∘ (u + c w) (ShiftedStep; s and z stored), result[0] = s·s,          \
-      result[1] = y·y, result[2] = y·s (square A); nothing waits for the device */             \
-  void csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,     \
-                             Span<double> y, double* result);                                    \
-  /** d_i = a_ii (sum of duplicates; 0 where the row stores no diagonal entry) */                \
+#define KRYFLOW_SPMV_DECLARATIONS                                                                 \
+  /** y = A x */                                                                                  \
+  void csr_spmv(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y);  \
+  /** r = b - A x */                                                                              \
+  void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b,               \
+                    Span<const double> x, Span<double> r);                                        \
+  /** y = A x and x·y written to *result, an address on the backend (square A); nothing waits    \
+      for the device; deterministic like blas::dot */                                             \
+  void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x,               \
+                    Span<double> y, double* result);                                              \
+  /** y = A x and result[k] = w_k·y for the dots' vectors (square A); as csr_spmv_dot            \
+      otherwise */                                                                                \
+  void csr_spmv_dots(const Backend& backend, const CsrView& a, Span<const double> x,              \
+                     Span<double> y, const ProductDots& dots, double* result);                    \
+  /** y = A v and v·y (square A), v the Combination (not stored); as csr_spmv_dot otherwise.     \
+      Returns 0 when *result holds v·y. With leave_partials, a product of at most                \
+      kLatencyBoundRowBlocks row blocks on cuda may instead leave its row blocks' sums in         \
+      a.block_partials and return their number, for the next kernel to add in the order of        \
+      emulation::ordered_sum (one chain of memory round trips less than adding them in the        \
+      last row block); *result is then not written. */                                            \
+  int csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,    \
+                               Span<double> y, double* result, bool leave_partials);              \
+  /** y = A z with z = d ∘ (u + c w) (ShiftedStep; s and z stored), result[0] = s·s,           \
+      result[1] = y·y, result[2] = y·s (square A); nothing waits for the device. Returns 0, or, \
+      with leave_partials, as csr_spmv_combination_dot: the row blocks' sums left in              \
+      a.block_partials (sum k at k * count) and their count returned. */                          \
+  int csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,       \
+                            Span<double> y, double* result, bool leave_partials);                 \
+  /** d_i = a_ii (sum of duplicates; 0 where the row stores no diagonal entry) */                 \
   void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d);
 
 /// Dispatch. The cpu and cuda kernels need the partition: they throw InvalidInput when a view

@@ -205,11 +205,11 @@ int csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Com
   return 0;
 }
 
-void csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,
-                           Span<double> y, double* result) {
+int csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,
+                          Span<double> y, double* result, bool /*leave_partials*/) {
   if (a.num_rows == 0) {
     for (int k = 0; k < 3; ++k) result[k] = 0.0;
-    return;
+    return 0;
   }
   // s and z first (the cuda kernel forms z_k where it gathers it, with the same operations)
   const double c = -(*v.numerator / *v.denominator);
@@ -227,6 +227,7 @@ void csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const Shift
   visit_values(a, [&](const auto* values) {
     spmv_dots(backend, a, values, static_cast<const double*>(v.z), y.data(), dots, result);
   });
+  return 0;
 }
 
 void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d) {

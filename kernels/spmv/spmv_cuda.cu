@@ -441,20 +441,22 @@ void csr_spmv_dots(const Backend& backend, const CsrView& a, Span<const double> 
   }
 }
 
-void csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,
-                           Span<double> y, double* result) {
+int csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,
+                          Span<double> y, double* result, bool leave_partials) {
   if (a.num_rows == 0) {
     KRYFLOW_CUDA_CHECK(
         cudaMemsetAsync(result, 0, 3 * sizeof(double), backend.cuda_context()->stream));
-    return;
+    return 0;
   }
   DotTerms terms;
   terms.input = false;
   terms.with[0] = v.s;  // s·s
   terms.squared[0] = true;
   terms.with[2] = v.s;  // y·s
+  terms.leave_partials = leave_partials && a.num_row_blocks <= kLatencyBoundRowBlocks;
   launch<Mode::product_dot, 3>(backend, a, ShiftedInput{v}, nullptr, y.data(),
                                "spmv::csr_spmv_shifted_dots", terms, result);
+  return terms.leave_partials ? static_cast<int>(a.num_row_blocks) : 0;
 }
 
 int csr_spmv_combination_dot(const Backend& backend, const CsrView& a, const Combination& v,

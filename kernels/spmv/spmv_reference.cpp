@@ -78,8 +78,8 @@ int csr_spmv_combination_dot(const Backend&, const CsrView& a, const Combination
   return 0;
 }
 
-void csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,
-                           Span<double> y, double* result) {
+int csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,
+                          Span<double> y, double* result, bool /*leave_partials*/) {
   const double c = -(*v.numerator / *v.denominator);
   for (index_t i = 0; i < a.num_rows; ++i) {
     v.s[i] = v.u[i] + c * v.w[i];
@@ -96,6 +96,7 @@ void csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const Shift
     sums[2] += y[i] * v.s[i];
   }
   for (int k = 0; k < 3; ++k) result[k] = sums[k];
+  return 0;
 }
 
 void csr_diagonal(const Backend&, const CsrView& a, Span<double> d) {

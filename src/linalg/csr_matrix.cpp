@@ -411,9 +411,10 @@ bool CsrMatrix::fuses_shifted_product() const {
   return num_row_blocks() <= kernels::spmv::kLatencyBoundRowBlocks;
 }
 
-void CsrMatrix::apply_shifted_dots(const Vector& d, const Vector& u, DeviceScalar numerator,
-                                   DeviceScalar denominator, const Vector& w, Vector& s, Vector& z,
-                                   Vector& y, DeviceScalar sums) const {
+DeviceSum CsrMatrix::apply_shifted_dots(const Vector& d, const Vector& u, DeviceScalar numerator,
+                                        DeviceScalar denominator, const Vector& w, Vector& s,
+                                        Vector& z, Vector& y, DeviceScalar sums,
+                                        bool partials_ok) const {
   constexpr const char* kName = "CsrMatrix::apply_shifted_dots";
   if (num_rows_ != num_cols_)
     throw DimensionMismatch(std::string(kName) + " needs a square matrix");
@@ -432,7 +433,10 @@ void CsrMatrix::apply_shifted_dots(const Vector& d, const Vector& u, DeviceScala
   v.denominator = denominator.address;
   v.s = s.span().data();
   v.z = z.span().data();
-  kernels::spmv::csr_spmv_shifted_dots(backend(), view(), v, y.span(), sums.address);
+  const int partials = kernels::spmv::csr_spmv_shifted_dots(backend(), view(), v, y.span(),
+                                                            sums.address, partials_ok);
+  if (partials == 0) return {sums.address, 0};
+  return {block_partials_.data(), partials};
 }
 
 void CsrMatrix::diagonal(Vector& d) const {

@@ -77,10 +77,11 @@ DeviceSum LinearOperator::apply_combination_dot(const Vector* /*scale*/, const V
                      ") has no fused apply_combination_dot");
 }
 
-void LinearOperator::apply_shifted_dots(const Vector& /*d*/, const Vector& /*u*/,
-                                        DeviceScalar /*numerator*/, DeviceScalar /*denominator*/,
-                                        const Vector& /*w*/, Vector& /*s*/, Vector& /*z*/,
-                                        Vector& /*y*/, DeviceScalar /*sums*/) const {
+DeviceSum LinearOperator::apply_shifted_dots(const Vector& /*d*/, const Vector& /*u*/,
+                                             DeviceScalar /*numerator*/,
+                                             DeviceScalar /*denominator*/, const Vector& /*w*/,
+                                             Vector& /*s*/, Vector& /*z*/, Vector& /*y*/,
+                                             DeviceScalar /*sums*/, bool /*partials_ok*/) const {
   throw NotSupported("this linear operator (" + std::string(typeid(*this).name()) +
                      ") has no fused apply_shifted_dots");
 }

@@ -93,9 +93,10 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
     if (d == nullptr) M.apply(v(kP), v(kPHat));  // p^ = M^-1 p
     const Vector* shadow[] = {&v(kRHat)};
     A.apply_dots(v(kPHat), v(kV), shadow, s.slot(slots.shadow_v(j)));  // v = A p^, r^·v
+    DeviceSum sums;         // s·s, t·t, t·s complete in their slots (count 0) or as partial sums
     if (fused_half_step) {  // s = r - alpha v, s^ = D^-1 s, t = A s^, s·s, t·t, t·s
-      A.apply_shifted_dots(*d, v(kR), s.slot(0), s.slot(slots.shadow_v(j)), v(kV), v(kS), v(kSHat),
-                           v(kT), s.slot(slots.ss(j)));
+      sums = A.apply_shifted_dots(*d, v(kR), s.slot(0), s.slot(slots.shadow_v(j)), v(kV), v(kS),
+                                  v(kSHat), v(kT), s.slot(slots.ss(j)), true);
     } else {
       kernels::krylov::bicgstab::half_step(backend, dinv, v(kR).span(), v(kV).span(), v(kS).span(),
                                            v(kSHat).span(), scalars, at(slots.shadow_v(j)),
@@ -109,7 +110,7 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
                                                         at(slots.rr(j)),       at(slots.rho(j))};
     kernels::krylov::bicgstab::finish_step(backend, v(kPHat).span(), v(kSHat).span(), v(kS).span(),
                                            v(kT).span(), v(kRHat).span(), x.span(), v(kR).span(),
-                                           scalars, at(slots.ss(j)), at(slots.tt(j)), out);
+                                           scalars, at(slots.ss(j)), at(slots.tt(j)), sums, out);
   };
   int offset = 0;  // iterations before the current restart (see below)
   WindowLoop loop(backend, ws, options(), criteria().max_iterations, use_graphs(A, M), enqueue);

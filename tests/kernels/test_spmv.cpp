@@ -744,6 +744,20 @@ TEST_F(SpmvTest, FusedHalfStepGivesTheBitsOfTheStoredHalfStep) {
       EXPECT_EQ(bits(sums[2]), bits(s_s)) << "s·s " << sums[2] << " vs " << s_s;
       EXPECT_EQ(bits(sums[3]), bits(y_y)) << "y·y " << sums[3] << " vs " << y_y;
       EXPECT_EQ(bits(sums[4]), bits(y_s)) << "y·s " << sums[4] << " vs " << y_s;
+
+      // Partial sums allowed (cuda, few row blocks): the same vectors, and the same sums once
+      // added in order.
+      const DeviceSum partial = A.device.apply_shifted_dots(
+          d_d, u_d, scalars.slot(0), scalars.slot(1), w_d, s_d, z_d, y_d, scalars.slot(2), true);
+      expect_same_bits(y_d.to_host(), y, "y with partials");
+      for (int k = 0; k < 3; ++k) {
+        const DeviceSum one = partial.count == 0
+                                  ? DeviceSum{partial.values + k, 0}
+                                  : DeviceSum{partial.values + k * partial.count, partial.count};
+        const double added = read_sum(backend, one);
+        EXPECT_EQ(bits(added), bits(sums[2 + static_cast<std::size_t>(k)]))
+            << "sum " << k << " with partials: " << added;
+      }
     }
     // The reference kernel: the same vectors, the sums within rounding of the model.
     const CsrMatrix& R = A.host;

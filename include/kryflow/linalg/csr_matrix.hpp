@@ -130,12 +130,15 @@ class CsrMatrix : public LinearOperator {
   /// As fuses_combination(): true for matrices of at most kLatencyBoundRowBlocks row blocks.
   bool fuses_shifted_product() const override;
   /// s = u - alpha w, z = d ∘ s, y = A z and s·s, y·y, y·s in one pass
-  /// (LinearOperator::apply_shifted_dots), whatever fuses_shifted_product() says. Throws
-  /// DimensionMismatch when A is not square or a vector has the wrong size, InvalidInput when
-  /// an operand lives on another backend or an output is also an input or another output.
-  void apply_shifted_dots(const Vector& d, const Vector& u, DeviceScalar numerator,
-                          DeviceScalar denominator, const Vector& w, Vector& s, Vector& z,
-                          Vector& y, DeviceScalar sums) const override;
+  /// (LinearOperator::apply_shifted_dots), whatever fuses_shifted_product() says; with
+  /// partials_ok, on cuda and at most kLatencyBoundRowBlocks row blocks, the sums are left as
+  /// the row blocks' sums (valid until this matrix's next product). Throws DimensionMismatch
+  /// when A is not square or a vector has the wrong size, InvalidInput when an operand lives on
+  /// another backend or an output is also an input or another output.
+  DeviceSum apply_shifted_dots(const Vector& d, const Vector& u, DeviceScalar numerator,
+                               DeviceScalar denominator, const Vector& w, Vector& s, Vector& z,
+                               Vector& y, DeviceScalar sums,
+                               bool partials_ok = false) const override;
   /// d_i = a_ii (0 where row i stores no diagonal entry). d has num_rows() entries on
   /// backend(); throws DimensionMismatch or InvalidInput otherwise.
   void diagonal(Vector& d) const override;

@@ -94,12 +94,16 @@ class LinearOperator {
   /// s = u - alpha w and z = d ∘ s are stored, y = A z, and sums[0] = s·s, sums[1] = y·y,
   /// sums[2] = y·s are written to three consecutive device scalars starting at `sums`. Square
   /// A; d, u, w, s, z of num_cols() entries and y of num_rows(), all on backend(); s, z and y
-  /// distinct from each other and from d, u, w. Nothing waits for the device. The default
-  /// throws NotSupported (check fuses_shifted_product()); implementations throw
+  /// distinct from each other and from d, u, w. Nothing waits for the device. Returns
+  /// {sums, 0}; or, when `partials_ok` and the operator prefers it, leaves the three sums as
+  /// partial sums (DeviceSum: count partials each, s·s first, then y·y at values + count and
+  /// y·s at values + 2 count) for the next kernel to add, and does not write `sums`. The
+  /// default throws NotSupported (check fuses_shifted_product()); implementations throw
   /// DimensionMismatch or InvalidInput like apply_dots.
-  virtual void apply_shifted_dots(const Vector& d, const Vector& u, DeviceScalar numerator,
-                                  DeviceScalar denominator, const Vector& w, Vector& s, Vector& z,
-                                  Vector& y, DeviceScalar sums) const;
+  virtual DeviceSum apply_shifted_dots(const Vector& d, const Vector& u, DeviceScalar numerator,
+                                       DeviceScalar denominator, const Vector& w, Vector& s,
+                                       Vector& z, Vector& y, DeviceScalar sums,
+                                       bool partials_ok = false) const;
 
   /// d_i = a_ii for square operators that know their diagonal (assembled matrices, and
   /// matrix-free operators that assemble it without forming A); the point-Jacobi

@@ -23,9 +23,10 @@ void half_step(const Backend& backend, Span<const double> dinv, Span<const doubl
 
 void finish_step(const Backend& backend, Span<const double> p_hat, Span<const double> s_hat,
                  Span<const double> sv, Span<const double> t, Span<const double> r_hat,
-                 Span<double> x, Span<double> r, const Scalars& s, const double* ss,
-                 const double* tt, const IterationSlots& out) {
-  KRYFLOW_KRYLOV_DISPATCH(finish_step, backend, p_hat, s_hat, sv, t, r_hat, x, r, s, ss, tt, out);
+                 Span<double> x, Span<double> r, const Scalars& s, double* ss, double* tt,
+                 const DeviceSum& sums, const IterationSlots& out) {
+  KRYFLOW_KRYLOV_DISPATCH(finish_step, backend, p_hat, s_hat, sv, t, r_hat, x, r, s, ss, tt, sums,
+                          out);
 }
 
 }  // namespace kryflow::kernels::krylov::bicgstab

@@ -16,6 +16,7 @@
 #pragma once
 
 #include "kryflow/core/array.hpp"
+#include "kryflow/linalg/scalars.hpp"
 
 namespace kryflow::kernels::krylov::bicgstab {
 
@@ -52,12 +53,14 @@ struct IterationSlots {
   void half_step(const Backend& backend, Span<const double> dinv, Span<const double> r,          \
                  Span<const double> v, Span<double> sv, Span<double> s_hat, const Scalars& s,    \
                  const double* shadow_v, double* ss);                                            \
-  /** The end of the step (file comment): reads *ss, tt[0..1]; writes the IterationSlots'        \
-      omega, rr and rho; rho_previous = rho, rho = r^·r. tt[0] = t·t, tt[1] = t·s. */         \
+  /** The end of the step (file comment): reads *ss, tt[0..1] (s·s, t·t, t·s), or, when       \
+      sums.count > 0, adds them from sums (three runs of sums.count partial sums, s·s first) in \
+      the fixed order and writes them there; writes the IterationSlots' omega, rr and rho;       \
+      rho_previous = rho, rho = r^·r. */                                                        \
   void finish_step(const Backend& backend, Span<const double> p_hat, Span<const double> s_hat,   \
                    Span<const double> sv, Span<const double> t, Span<const double> r_hat,        \
-                   Span<double> x, Span<double> r, const Scalars& s, const double* ss,           \
-                   const double* tt, const IterationSlots& out);
+                   Span<double> x, Span<double> r, const Scalars& s, double* ss, double* tt,     \
+                   const DeviceSum& sums, const IterationSlots& out);
 
 KRYFLOW_BICGSTAB_DECLARATIONS
 

@@ -134,12 +134,31 @@ struct FinishStep {
   double* x;
   double* r;
   Scalars s;
-  const double* ss;
-  const double* tt;
+  double* ss;
+  double* tt;
+  DeviceSum sums;
   IterationSlots out;
   FinishCoefficients c;
   __device__ bool prepare(bool writer) {
-    c = finish_coefficients(s, ss, tt, out, writer);
+    const FinishInputs in = finish_inputs(s, out);  // loads issued before the sums' loads
+    double total[3];
+    if (sums.count == 0) {
+      total[0] = *ss;
+      total[1] = tt[0];
+      total[2] = tt[1];
+    } else {  // the product's row-block sums, added in every block in the same order
+#pragma unroll
+      for (int k = 0; k < 3; ++k) {
+        total[k] = kernels::cuda::ordered_sum_to_all<krylov::cuda::kBlock, 4>(
+            sums.values + k * sums.count, sums.count);
+      }
+      if (writer) {
+        *ss = total[0];
+        tt[0] = total[1];
+        tt[1] = total[2];
+      }
+    }
+    c = finish_coefficients(in, total[0], total[1], total[2], s, out, writer);
     return c.run;
   }
   template <bool kAligned>
@@ -218,8 +237,8 @@ void half_step(const Backend& backend, Span<const double> dinv, Span<const doubl
 
 void finish_step(const Backend& backend, Span<const double> p_hat, Span<const double> s_hat,
                  Span<const double> sv, Span<const double> t, Span<const double> r_hat,
-                 Span<double> x, Span<double> r, const Scalars& s, const double* ss,
-                 const double* tt, const IterationSlots& out) {
+                 Span<double> x, Span<double> r, const Scalars& s, double* ss, double* tt,
+                 const DeviceSum& sums, const IterationSlots& out) {
   krylov::cuda::launch_reduce<2>(context_of(backend), x.size(),
                                  FinishStep{p_hat.data(),
                                             s_hat.data(),
@@ -231,6 +250,7 @@ void finish_step(const Backend& backend, Span<const double> p_hat, Span<const do
                                             s,
                                             ss,
                                             tt,
+                                            sums,
                                             out,
                                             {}},
                                  "krylov::bicgstab::finish_step");

@@ -45,9 +45,10 @@ void half_step(const Backend&, Span<const double> dinv, Span<const double> r, Sp
 
 void finish_step(const Backend&, Span<const double> p_hat, Span<const double> s_hat,
                  Span<const double> sv, Span<const double> t, Span<const double> r_hat,
-                 Span<double> x, Span<double> r, const Scalars& s, const double* ss,
-                 const double* tt, const IterationSlots& out) {
-  const FinishCoefficients c = finish_coefficients(s, ss, tt, out, true);
+                 Span<double> x, Span<double> r, const Scalars& s, double* ss, double* tt,
+                 const DeviceSum& /*sums: complete on the host*/, const IterationSlots& out) {
+  const FinishCoefficients c =
+      finish_coefficients(finish_inputs(s, out), *ss, tt[0], tt[1], s, out, true);
   if (!c.run) return;
   if (c.half) {
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = c.alpha * p_hat[i] + x[i];

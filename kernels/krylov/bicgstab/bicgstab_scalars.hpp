@@ -73,16 +73,27 @@ struct FinishCoefficients {
   double alpha = 0.0;
   double omega = 0.0;
 };
-KRYFLOW_BICGSTAB_HD inline FinishCoefficients finish_coefficients(
-    const Scalars& s, const double* ss, const double* tt, const IterationSlots& out, bool writer) {
+/// The scalars finish_step reads before its sums (one memory round trip on a GPU).
+struct FinishInputs {
+  double stop = 0.0;
+  double rho = 0.0;
+  double denominator = 0.0;  ///< r^·v
+  double target = 0.0;
+};
+KRYFLOW_BICGSTAB_HD inline FinishInputs finish_inputs(const Scalars& s, const IterationSlots& out) {
+  return {*s.stop, *s.rho, *out.shadow_v, *s.target};
+}
+/// s_squared = s·s, t_t = t·t, t_s = t·s.
+KRYFLOW_BICGSTAB_HD inline FinishCoefficients finish_coefficients(const FinishInputs& in,
+                                                                  double s_squared, double t_t,
+                                                                  double t_s, const Scalars& s,
+                                                                  const IterationSlots& out,
+                                                                  bool writer) {
   FinishCoefficients c;
-  const double stop = *s.stop;
-  const double rho = *s.rho;
-  const double denominator = *out.shadow_v;
-  const double s_squared = *ss;
-  const double target = *s.target;
-  const double t_t = tt[0];
-  const double t_s = tt[1];
+  const double stop = in.stop;
+  const double rho = in.rho;
+  const double denominator = in.denominator;
+  const double target = in.target;
   if (stop != 0.0) return c;
   // alpha again (half_step_alpha's value): the half step may have run inside the product
   // (LinearOperator::apply_shifted_dots), which records no alpha.
