@@ -718,10 +718,19 @@ TEST(AmgKernels, LongRowsMatchReferenceBitForBit) {
   }
   // A low threshold keeps the long row's many weak couplings strong.
   const Strength s = strength_pattern(a, {ka::StrengthMeasure::classical, 0.01, 1.0});
+  index_t most_points = 0;  // coarse points of S_i in a fine row, the cuda kernels' bound
   for (const bool pmis : {false, true}) {
     SCOPED_TRACE(pmis ? "pmis" : "greedy");
     const std::vector<index_t> cf = split(backend, s, pmis, seed);
     ASSERT_EQ(cf, split(Backend::reference(), s, pmis, seed));
+    for (index_t i = 0; i < a.rows; ++i) {
+      if (cf[i] == ka::kCoarse) continue;
+      index_t points = 0;
+      for (index_t q = s.s.row_ptr[i]; q < s.s.row_ptr[i + 1]; ++q) {
+        points += cf[s.s.col_idx[q]] == ka::kCoarse ? 1 : 0;
+      }
+      most_points = std::max(most_points, points);
+    }
     std::vector<index_t> coarse_points;
     for (std::size_t i = 0; i < cf.size(); ++i) {
       if (cf[i] == ka::kCoarse) coarse_points.push_back(static_cast<index_t>(i));
@@ -749,6 +758,7 @@ TEST(AmgKernels, LongRowsMatchReferenceBitForBit) {
       EXPECT_EQ(values.to_host(), expected.values);
     }
   }
+  EXPECT_GT(most_points, 32);
 }
 
 /// Every stage of one AMG level on `backend`: S, S^T, the PMIS splitting, P (direct, at most
