@@ -6,7 +6,8 @@
 // deterministic: cpu, cuda and reference give the same bits (the per-row formulas are one
 // host-and-device definition, kernels/amg/amg_rows.hpp). On cuda, greedy_splitting runs in one
 // thread (sequential by definition; slow for large matrices: PMIS is the parallel splitting),
-// pmis_splitting waits once per round and the interpolation kernels once per call. Patterns are
+// pmis_splitting waits once per round and the interpolation kernels once per call (none for
+// interpolation_count without truncation). Patterns are
 // 0-based CSR with sorted unique columns; every pointer is an address on the backend. The
 // matrix A (n x n) has a nonzero diagonal entry in every row (callers check it).
 //

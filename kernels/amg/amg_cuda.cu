@@ -3,9 +3,9 @@
 // and the greedy splitting in a single thread (sequential by definition).
 //
 // Interpolation rows keep their points in per-thread arrays of kLocalPoints entries; a row that
-// may have more (|S_i| > kLocalPoints) is listed by the first pass and computed by a second
-// kernel with slices of global scratch (one wait in between reads how many such rows exist and
-// their largest bound, to size the scratch).
+// may have more (more than kLocalPoints coarse points in S_i) is listed by the first pass and
+// computed by a second kernel with slices of global scratch (one wait in between reads how many
+// such rows exist and their largest bound, to size the scratch).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -219,6 +219,14 @@ __global__ void local_rows(Job job, index_t n, index_t* long_rows, unsigned long
   }
 }
 
+/// counts[i] = rows::point_capacity: row i's count when nothing is truncated (interpolation_row
+/// then keeps every coarse point of S_i, or {i} for a coarse row). Work: the entries of S.
+__global__ void capacity_kernel(PatternView s, Span<const index_t> cf, index_t* counts) {
+  KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
+    counts[i] = rows::point_capacity(s, cf, i);
+  }
+}
+
 /// Second pass: thread t owns scratch slice t (`bound` points) and computes long rows t,
 /// t + threads, ...
 template <class Job>
@@ -331,6 +339,15 @@ void coarse_points(const Backend& backend, Span<const index_t> cf, Span<const in
 void interpolation_count(const Backend& backend, const MatrixView& a, const PatternView& s,
                          Span<const index_t> cf, const InterpolationParameters& p,
                          Span<index_t> counts) {
+  if (p.truncation_factor <= 0.0 && p.max_elements_per_row <= 0) {
+    // Without truncation a row keeps every point it collects: the count is the storage bound.
+    const index_t n = a.pattern.num_rows;
+    if (n == 0) return;
+    Context& context = context_of(backend);
+    capacity_kernel<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(s, cf, counts.data());
+    check_launch("amg::interpolation_count");
+    return;
+  }
   run_rows(backend, a.pattern.num_rows, CountJob{a, s, cf, p, counts.data()},
            "amg::interpolation_count");
 }

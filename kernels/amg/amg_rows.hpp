@@ -76,11 +76,17 @@ struct PointsView {
   index_t size = 0;
 };
 
-/// Storage interpolation_row needs for row i: 1 for a coarse row, else |S_i| (a bound of its
-/// coarse points). fixed_pattern_row needs the length of P's row i.
+/// Storage interpolation_row needs for row i: 1 for a coarse row, else the number of coarse
+/// points in S_i (the points it collects before truncation). fixed_pattern_row needs the length
+/// of P's row i.
 KRYFLOW_HOST_DEVICE inline index_t point_capacity(const PatternView& s, Span<const index_t> cf,
                                                   index_t i) {
-  return cf[i] == kCoarse ? 1 : s.row_ptr[i + 1] - s.row_ptr[i];
+  if (cf[i] == kCoarse) return 1;
+  index_t coarse = 0;
+  for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+    coarse += cf[s.col_idx[q]] == kCoarse ? 1 : 0;
+  }
+  return coarse;
 }
 
 /// The weights of `row` over its points: 1/n_i (seed) or Stüben's direct interpolation

@@ -287,6 +287,109 @@ TEST(SparseSetup, LongRowsMatchReferenceBitForBit) {
   }
 }
 
+/// B with rows of 2^r entries (r < 13) and rows 13 + r repeating the columns of rows r < 7;
+/// A's row for a product count t uses the rows of B whose lengths are t's binary digits, so
+/// row i of A B has exactly targets[i] products (twice that, half of them repeated columns,
+/// for the targets marked `doubled`).
+std::pair<HostCsr, HostCsr> rows_with_products(const std::vector<index_t>& targets,
+                                               const std::vector<index_t>& doubled,
+                                               std::uint64_t seed) {
+  constexpr index_t kCols = 6007;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<index_t> column(0, kCols - 1);
+  HostCsr b;
+  b.rows = 20;
+  b.cols = kCols;
+  b.row_ptr.push_back(0);
+  for (index_t r = 0; r < b.rows; ++r) {
+    if (r >= 13) {
+      const index_t source = r - 13;
+      b.col_idx.insert(b.col_idx.end(), b.col_idx.begin() + b.row_ptr[source],
+                       b.col_idx.begin() + b.row_ptr[source + 1]);
+    } else {
+      std::set<index_t> columns;
+      while (static_cast<index_t>(columns.size()) < (index_t{1} << r)) columns.insert(column(rng));
+      b.col_idx.insert(b.col_idx.end(), columns.begin(), columns.end());
+    }
+    b.row_ptr.push_back(static_cast<index_t>(b.col_idx.size()));
+  }
+  b.values = test::random_vector(b.col_idx.size(), seed + 1);
+  HostCsr a;
+  a.cols = b.rows;
+  a.row_ptr.push_back(0);
+  const auto add_row = [&](index_t target, bool twice) {
+    for (index_t r = 0; r < 13; ++r) {
+      if ((target >> r) & 1) a.col_idx.push_back(r);
+    }
+    if (twice) {
+      for (index_t r = 0; r < 7; ++r) {
+        if ((target >> r) & 1) a.col_idx.push_back(13 + r);
+      }
+    }
+    a.row_ptr.push_back(static_cast<index_t>(a.col_idx.size()));
+  };
+  for (const index_t t : targets) add_row(t, false);
+  for (const index_t t : doubled) add_row(t, true);
+  a.rows = static_cast<index_t>(a.row_ptr.size()) - 1;
+  a.values = test::random_vector(a.col_idx.size(), seed + 2);
+  return {a, b};
+}
+
+TEST(SparseSetup, RowsOnEveryBinBoundaryMatchReferenceBitForBit) {
+  // The cuda SpGEMM bins rows by their product count (at most 32, 64, ..., 2048, then the long
+  // rows): rows with one product less, exactly and one more than every bound, repeated columns
+  // (distinct columns half the products), and a numeric phase on a pattern wider than the
+  // product (rows binned by their length instead).
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<index_t> targets = {0, 1, 2, 3, 5, 4097, 6000, 8191};
+  for (index_t bound = 16; bound <= 4096; bound *= 2) {
+    targets.insert(targets.end(), {bound - 1, bound, bound + 1});
+  }
+  const std::vector<index_t> doubled = {1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127};
+  const auto [a, b] = rows_with_products(targets, doubled, seed);
+
+  const HostCsr product = spgemm(test::backend_under_test(), a, b);
+  const HostCsr expected = spgemm(Backend::reference(), a, b);
+  EXPECT_EQ(product.row_ptr, expected.row_ptr);
+  EXPECT_EQ(product.col_idx, expected.col_idx);
+  EXPECT_EQ(product.values, expected.values);
+
+  // A wider pattern: row i also holds the columns [6007 - w_i, 6007) for widths up to 2100.
+  HostCsr wide;
+  wide.rows = expected.rows;
+  wide.cols = expected.cols;
+  wide.row_ptr.push_back(0);
+  for (index_t i = 0; i < expected.rows; ++i) {
+    std::set<index_t> columns(expected.col_idx.begin() + expected.row_ptr[i],
+                              expected.col_idx.begin() + expected.row_ptr[i + 1]);
+    const index_t width = (i * 97) % 2100;
+    for (index_t j = expected.cols - width; j < expected.cols; ++j) columns.insert(j);
+    wide.col_idx.insert(wide.col_idx.end(), columns.begin(), columns.end());
+    wide.row_ptr.push_back(static_cast<index_t>(wide.col_idx.size()));
+  }
+  const auto numeric = [&](const Backend& backend) {
+    const OnBackend A(backend, a), B(backend, b);
+    const Array<index_t> row_ptr = Array<index_t>::from_host(backend, wide.row_ptr);
+    const Array<index_t> col_idx = Array<index_t>::from_host(backend, wide.col_idx);
+    Array<double> values(backend, wide.col_idx.size());
+    const ss::PatternView c{wide.rows, wide.cols, row_ptr.span().data(), col_idx.span().data()};
+    ss::spgemm_numeric(backend, A.matrix(), B.matrix(), c, values.span().data());
+    return values.to_host();
+  };
+  const std::vector<double> values = numeric(test::backend_under_test());
+  EXPECT_EQ(values, numeric(Backend::reference()));
+  for (index_t i = 0; i < wide.rows; ++i) {
+    for (index_t k = wide.row_ptr[i]; k < wide.row_ptr[i + 1]; ++k) {
+      if (!std::binary_search(expected.col_idx.begin() + expected.row_ptr[i],
+                              expected.col_idx.begin() + expected.row_ptr[i + 1],
+                              wide.col_idx[k])) {
+        EXPECT_EQ(values[k], 0.0) << "row " << i << " column " << wide.col_idx[k];
+      }
+    }
+  }
+}
+
 /// The strength pattern on `backend`.
 std::vector<std::set<index_t>> strength(const Backend& backend, const HostCsr& a,
                                         const ka::StrengthParameters& p) {
@@ -615,10 +718,19 @@ TEST(AmgKernels, LongRowsMatchReferenceBitForBit) {
   }
   // A low threshold keeps the long row's many weak couplings strong.
   const Strength s = strength_pattern(a, {ka::StrengthMeasure::classical, 0.01, 1.0});
+  index_t most_points = 0;  // coarse points of S_i in a fine row, the cuda kernels' bound
   for (const bool pmis : {false, true}) {
     SCOPED_TRACE(pmis ? "pmis" : "greedy");
     const std::vector<index_t> cf = split(backend, s, pmis, seed);
     ASSERT_EQ(cf, split(Backend::reference(), s, pmis, seed));
+    for (index_t i = 0; i < a.rows; ++i) {
+      if (cf[i] == ka::kCoarse) continue;
+      index_t points = 0;
+      for (index_t q = s.s.row_ptr[i]; q < s.s.row_ptr[i + 1]; ++q) {
+        points += cf[s.s.col_idx[q]] == ka::kCoarse ? 1 : 0;
+      }
+      most_points = std::max(most_points, points);
+    }
     std::vector<index_t> coarse_points;
     for (std::size_t i = 0; i < cf.size(); ++i) {
       if (cf[i] == ka::kCoarse) coarse_points.push_back(static_cast<index_t>(i));
@@ -646,6 +758,7 @@ TEST(AmgKernels, LongRowsMatchReferenceBitForBit) {
       EXPECT_EQ(values.to_host(), expected.values);
     }
   }
+  EXPECT_GT(most_points, 32);
 }
 
 /// Every stage of one AMG level on `backend`: S, S^T, the PMIS splitting, P (direct, at most

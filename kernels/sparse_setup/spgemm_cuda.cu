@@ -1,0 +1,635 @@
+// CUDA SpGEMM C = A B (sparse_setup.hpp): rows binned by their product count, a group of lanes
+// per row sized to its bin, and one block per row past the largest bin. Every phase gives the
+// reference's bits:
+//   - the symbolic phases write each row's columns sorted, whatever the insertion order;
+//   - spgemm_numeric adds each c_ij's products in Gustavson's order: a group walks the entries
+//     a_ik of row i in order, and for each the stored b_kj in chunks of one entry per lane; the
+//     columns of one chunk are distinct (one row of B), so every c_ij receives at most one
+//     product per chunk, and __syncwarp over the group orders the chunks (it also orders the
+//     group's shared-memory accesses, CUDA Programming Guide, "Synchronization Functions").
+// Products and sums are rounded as on the host (the library compiles CUDA with --fmad=false).
+//
+// Binning (after Nagasaka, Nukada, Matsuoka, "High-performance and memory-saving sparse general
+// matrix-matrix multiplication for NVIDIA Pascal GPU", ICPP 2017): the products of row i, sum
+// over a_ik of the length of row k of B, bound its distinct columns. Bin b < kGroupBins holds
+// the rows with at most kBinProducts(b) = 32 * 2^b products (the numeric phase also bounds the
+// length of C's row by it); a group of min(32, 4 * 2^b) lanes computes each, with a shared hash
+// table of twice that many slots (symbolic) or a shared copy of the row's columns and sums
+// (numeric). Rows past the last group bin go to the long-row kernels: a block per row with a
+// shared bitmap over column windows (symbolic), a warp per row accumulating in shared memory
+// or, past kNumericShared entries, in c_values itself (numeric). Nothing waits for the host:
+// the bin kernels loop over the bin sizes the device counted.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cub/cub.cuh>
+#include <limits>
+
+#include "kernels/backend/cuda_context.cuh"
+#include "kernels/backend/cuda_runtime.hpp"
+#include "kernels/backend/device_scratch.cuh"
+#include "kernels/sparse_setup/sparse_setup.hpp"
+#include "kryflow/core/error.hpp"
+
+namespace kryflow::kernels::sparse_setup::cuda {
+namespace {
+
+using kernels::cuda::check_launch;
+using kernels::cuda::Context;
+using kernels::cuda::DeviceScratch;
+using size_type = long long;
+
+constexpr int kBlock = 256;
+constexpr int kWarp = 32;
+/// Bins of rows computed by lane groups; bin kGroupBins holds the longer rows.
+constexpr int kGroupBins = 7;
+constexpr int kBins = kGroupBins + 1;
+/// Most products of a row of bin b (b < kGroupBins).
+__host__ __device__ constexpr long long bin_products(int b) {
+  return 32LL << b;
+}
+/// Lanes per row in bin b: 4, 8, 16, then a warp.
+__host__ __device__ constexpr int bin_lanes(int b) {
+  return (4 << b) < kWarp ? (4 << b) : kWarp;
+}
+/// Threads per block of the group kernels (fewer for the largest tables, see below).
+constexpr int kGroupBlock = 128;
+/// Entries of C's row the long-row numeric kernel keeps in shared memory; longer rows
+/// accumulate in c_values directly (global memory, same order, same bits).
+constexpr int kNumericShared = 512;
+/// Warps per block of the long-row numeric kernel.
+constexpr int kRowWarps = 4;
+/// Bitmap words of the block-per-row symbolic path: one window of 32 * kBitmapWords columns.
+constexpr int kBitmapWords = 8192;
+constexpr size_type kWindowColumns = size_type{32} * kBitmapWords;
+/// Most resident blocks per multiprocessor the bin kernels are launched with (they loop over
+/// their bin, whose size only the device knows).
+constexpr unsigned int kBlocksPerSm = 16;
+
+Context& context_of(const Backend& backend) {
+  return *backend.cuda_context();
+}
+
+/// The bin of a row with `size` products (numeric: the larger of products and C's row length).
+__device__ int bin_of(long long size) {
+  int b = 0;
+  while (b < kGroupBins && size > bin_products(b)) ++b;
+  return b;
+}
+
+/// Products of row i of A B, one thread.
+__device__ long long row_products(const PatternView& a, const PatternView& b, index_t i) {
+  long long products = 0;
+  for (index_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+    const index_t k = a.col_idx[p];
+    products += b.row_ptr[k + 1] - b.row_ptr[k];
+  }
+  return products;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binning: row_bin[i] and the bin sizes, then the rows of each bin listed contiguously (bin b
+// from the sum of the sizes of bins < b; any order within a bin: each row's output is its own).
+
+/// Adds 1 to counters[bin] for each calling thread, one shared atomic per distinct bin of the
+/// warp; returns the counter's value before this thread's increment.
+__device__ unsigned int add_to_bin(unsigned int* counters, int bin) {
+  const unsigned int active = __activemask();
+  const unsigned int same = __match_any_sync(active, bin);
+  const int lane = threadIdx.x % kWarp;
+  const int leader = __ffs(same) - 1;
+  unsigned int base = 0;
+  if (lane == leader) base = atomicAdd(&counters[bin], static_cast<unsigned int>(__popc(same)));
+  base = __shfl_sync(same, base, leader);
+  return base + __popc(same & ((1u << lane) - 1u));
+}
+
+/// kNumeric: bins by max(products, length of C's row) (the numeric tables hold C's row).
+template <bool kNumeric>
+__global__ void __launch_bounds__(kBlock)
+    count_bins(PatternView a, PatternView b, const index_t* c_row_ptr, unsigned char* row_bin,
+               unsigned int* bin_sizes) {
+  __shared__ unsigned int counts[kBins];
+  if (threadIdx.x < kBins) counts[threadIdx.x] = 0;
+  __syncthreads();
+  for (size_type row = blockIdx.x * size_type{kBlock} + threadIdx.x; row < a.num_rows;
+       row += size_type{gridDim.x} * kBlock) {
+    const auto i = static_cast<index_t>(row);
+    long long size = row_products(a, b, i);
+    if constexpr (kNumeric) {
+      const long long length = c_row_ptr[i + 1] - c_row_ptr[i];
+      size = length > size ? length : size;
+    }
+    const int bin = bin_of(size);
+    row_bin[i] = static_cast<unsigned char>(bin);
+    add_to_bin(counts, bin);
+  }
+  __syncthreads();
+  if (threadIdx.x < kBins && counts[threadIdx.x] > 0) {
+    atomicAdd(&bin_sizes[threadIdx.x], counts[threadIdx.x]);
+  }
+}
+
+/// First entry of bin `bin` in the bin list.
+__device__ unsigned int bin_begin(const unsigned int* bin_sizes, int bin) {
+  unsigned int begin = 0;
+  for (int b = 0; b < bin; ++b) begin += bin_sizes[b];
+  return begin;
+}
+
+/// Lists the rows of each bin: each block takes tiles of kBlock rows, counts them per bin in
+/// shared memory, reserves room in each bin with one atomic (bin_cursor), then writes.
+__global__ void __launch_bounds__(kBlock)
+    fill_bins(index_t n, const unsigned char* row_bin, const unsigned int* bin_sizes,
+              unsigned int* bin_cursor, index_t* bin_list) {
+  __shared__ unsigned int counts[kBins];
+  __shared__ unsigned int bases[kBins];
+  const size_type tiles = (size_type{n} + kBlock - 1) / kBlock;
+  for (size_type tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    if (threadIdx.x < kBins) counts[threadIdx.x] = 0;
+    __syncthreads();
+    const size_type row = tile * kBlock + threadIdx.x;
+    int bin = 0;
+    unsigned int local = 0;
+    if (row < n) {
+      bin = row_bin[row];
+      local = add_to_bin(counts, bin);
+    }
+    __syncthreads();
+    if (threadIdx.x < kBins) {
+      bases[threadIdx.x] = bin_begin(bin_sizes, static_cast<int>(threadIdx.x)) +
+                           atomicAdd(&bin_cursor[threadIdx.x], counts[threadIdx.x]);
+    }
+    __syncthreads();
+    if (row < n) bin_list[bases[bin] + local] = static_cast<index_t>(row);
+    __syncthreads();  // counts and bases are reused by the next tile
+  }
+}
+
+/// The rows of A in bins (device memory of the calling scope's lifetime).
+class Bins {
+ public:
+  Bins(Context& context, index_t n)
+      : row_bin_(context, static_cast<std::size_t>(n)),
+        counters_(context, 2 * kBins * sizeof(unsigned int)),
+        list_(context, sizeof(index_t) * static_cast<std::size_t>(n)) {}
+  unsigned char* row_bin() const { return row_bin_.as<unsigned char>(); }
+  unsigned int* sizes() const { return counters_.as<unsigned int>(); }
+  unsigned int* cursors() const { return counters_.as<unsigned int>() + kBins; }
+  index_t* list() const { return list_.as<index_t>(); }
+
+ private:
+  DeviceScratch row_bin_;
+  DeviceScratch counters_;
+  DeviceScratch list_;
+};
+
+unsigned int grid_for(long long rows, int rows_per_block, const Context& context) {
+  const long long needed = (std::max(rows, 1LL) + rows_per_block - 1) / rows_per_block;
+  const long long resident =
+      static_cast<long long>(kBlocksPerSm) * context.properties.multiProcessorCount;
+  return static_cast<unsigned int>(std::max(1LL, std::min(needed, resident)));
+}
+
+/// Bins the rows of A (c_row_ptr given: by the numeric phase's rule). Two kernels, no wait.
+void bin_rows(Context& context, const PatternView& a, const PatternView& b,
+              const index_t* c_row_ptr, const Bins& bins) {
+  KRYFLOW_CUDA_CHECK(
+      cudaMemsetAsync(bins.sizes(), 0, 2 * kBins * sizeof(unsigned int), context.stream));
+  const unsigned int blocks = grid_for(a.num_rows, kBlock, context);
+  if (c_row_ptr == nullptr) {
+    count_bins<false>
+        <<<blocks, kBlock, 0, context.stream>>>(a, b, nullptr, bins.row_bin(), bins.sizes());
+  } else {
+    count_bins<true>
+        <<<blocks, kBlock, 0, context.stream>>>(a, b, c_row_ptr, bins.row_bin(), bins.sizes());
+  }
+  check_launch("sparse_setup::spgemm (count bins)");
+  fill_bins<<<blocks, kBlock, 0, context.stream>>>(a.num_rows, bins.row_bin(), bins.sizes(),
+                                                   bins.cursors(), bins.list());
+  check_launch("sparse_setup::spgemm (fill bins)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lane groups: kLanes consecutive lanes of a warp (kLanes a power of two <= 32).
+
+template <int kLanes>
+__device__ unsigned int group_mask() {
+  if constexpr (kLanes == kWarp) {
+    return 0xffffffffu;
+  } else {
+    const unsigned int first = (threadIdx.x % kWarp) / kLanes * kLanes;
+    return ((1u << kLanes) - 1u) << first;
+  }
+}
+
+template <int kLanes, class T>
+__device__ T group_sum(unsigned int mask, T value) {
+  for (int offset = kLanes / 2; offset > 0; offset /= 2) {
+    value += __shfl_xor_sync(mask, value, offset, kLanes);
+  }
+  return value;
+}
+
+/// Calls visit(j) for every stored b_kj of every a_ik of row i (group-wide, each product by one
+/// lane, a_ik in order and each row of B in chunks of kLanes consecutive entries, one per
+/// lane); visit(j, a_ik, q) also gets the entry a_ik's position p and b_kj's position q.
+/// sync() runs on every lane after each chunk. The group loads kLanes entries of A's row (k
+/// and B's row range) at once and passes them around by shuffles.
+template <int kLanes, class Visit, class Sync>
+__device__ void for_each_product(const PatternView& a, const PatternView& b, index_t i,
+                                 unsigned int mask, int lane, Visit visit, Sync sync) {
+  const index_t a_end = a.row_ptr[i + 1];
+  for (index_t p0 = a.row_ptr[i]; p0 < a_end; p0 += kLanes) {
+    index_t q_begin = 0, q_end = 0;
+    if (p0 + lane < a_end) {
+      const index_t k = a.col_idx[p0 + lane];
+      q_begin = b.row_ptr[k];
+      q_end = b.row_ptr[k + 1];
+    }
+    const int entries = a_end - p0 < kLanes ? a_end - p0 : kLanes;
+    for (int e = 0; e < entries; ++e) {
+      const index_t begin = __shfl_sync(mask, q_begin, e, kLanes);
+      const index_t end = __shfl_sync(mask, q_end, e, kLanes);
+      for (index_t q0 = begin; q0 < end; q0 += kLanes) {
+        const index_t q = q0 + lane;
+        if (q < end) visit(p0 + e, q);
+        sync();
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Symbolic phases
+
+/// Inserts j into the hash table (slots a power of two, -1 empty); true when it was new.
+__device__ bool hash_insert(index_t* table, unsigned int slots, index_t j) {
+  unsigned int h = (static_cast<unsigned int>(j) * 2654435761u) & (slots - 1);
+  while (true) {
+    const index_t previous = atomicCAS(&table[h], -1, j);
+    if (previous == -1) return true;
+    if (previous == j) return false;
+    h = (h + 1) & (slots - 1);
+  }
+}
+
+/// Hash slots per row of bin b (twice its most products: the table never fills) and rows per
+/// block (kGroupBlock threads, fewer when that would pass 32 KB of tables).
+template <int kBin>
+struct SymbolicShape {
+  static constexpr int lanes = bin_lanes(kBin);
+  static constexpr int slots = static_cast<int>(2 * bin_products(kBin));
+  static constexpr int groups =
+      kGroupBlock / lanes < 8192 / slots ? kGroupBlock / lanes : 8192 / slots;
+  static_assert(slots % lanes == 0 && groups >= 1);
+};
+
+/// A group per row of bin kBin: the distinct columns go into the group's shared hash table;
+/// kFill == false writes their number to out[i], kFill == true writes them sorted to
+/// out + c_row_ptr[i] (each lane ranks its keys against all m keys: m^2 / lanes comparisons).
+/// Work per row: products + slots (clear, compact) + with kFill m^2 / lanes.
+template <bool kFill, int kBin>
+__global__ void __launch_bounds__(SymbolicShape<kBin>::lanes* SymbolicShape<kBin>::groups)
+    symbolic_group_rows(PatternView a, PatternView b, const index_t* c_row_ptr, index_t* out,
+                        const index_t* bin_list, const unsigned int* bin_sizes) {
+  using Shape = SymbolicShape<kBin>;
+  constexpr int kLanes = Shape::lanes;
+  constexpr int kSlots = Shape::slots;
+  __shared__ index_t tables[Shape::groups][kSlots + 1];  // + 1: groups on different banks
+  const int group = threadIdx.x / kLanes;
+  const int lane = threadIdx.x % kLanes;
+  const unsigned int mask = group_mask<kLanes>();
+  index_t* table = tables[group];
+  const unsigned int begin = bin_begin(bin_sizes, kBin);
+  const unsigned int count = bin_sizes[kBin];
+  for (size_type r = size_type{blockIdx.x} * Shape::groups + group; r < count;
+       r += size_type{gridDim.x} * Shape::groups) {
+    const index_t i = bin_list[begin + r];
+    for (int s = lane; s < kSlots; s += kLanes) table[s] = -1;
+    __syncwarp(mask);
+    unsigned int inserted = 0;
+    for_each_product<kLanes>(
+        a, b, i, mask, lane,
+        [&](index_t, index_t q) { inserted += hash_insert(table, kSlots, b.col_idx[q]) ? 1 : 0; },
+        [] {});
+    __syncwarp(mask);
+    if constexpr (!kFill) {
+      inserted = group_sum<kLanes>(mask, inserted);
+      if (lane == 0) out[i] = static_cast<index_t>(inserted);
+    } else {
+      // Compact the keys to the front of the table, chunk by chunk (a key moves only to a
+      // slot at or before its own, already read).
+      const unsigned int first = (threadIdx.x % kWarp) / kLanes * kLanes;
+      int m = 0;
+      for (int s0 = 0; s0 < kSlots; s0 += kLanes) {
+        const index_t key = table[s0 + lane];
+        __syncwarp(mask);
+        // Other groups' lanes may take part in the ballot: keep this group's bits.
+        const unsigned int occupied = (__ballot_sync(mask, key != -1) & mask) >> first;
+        if (key != -1) table[m + __popc(occupied & ((1u << lane) - 1u))] = key;
+        m += __popc(occupied);
+        __syncwarp(mask);
+      }
+      const index_t base = c_row_ptr[i];
+      const index_t length = c_row_ptr[i + 1] - base;
+      for (int t = lane; t < m; t += kLanes) {
+        const index_t key = table[t];
+        index_t rank = 0;
+        for (int u = 0; u < m; ++u) rank += table[u] < key ? 1 : 0;
+        if (rank < length) out[base + rank] = key;
+      }
+    }
+    __syncwarp(mask);  // the table is cleared for the next row
+  }
+}
+
+struct Smaller {
+  __device__ index_t operator()(index_t x, index_t y) const { return y < x ? y : x; }
+};
+struct Larger {
+  __device__ index_t operator()(index_t x, index_t y) const { return x < y ? y : x; }
+};
+
+/// One block per row of the last bin (more than bin_products(kGroupBins - 1) products): the
+/// row's columns in [lo, hi] are marked in a shared bitmap one window of kWindowColumns at a
+/// time, then counted (and with kFill written in increasing order: a block scan of each
+/// thread's popcounts). Work per row: windows * (products + kBitmapWords), windows =
+/// (hi - lo) / kWindowColumns + 1.
+template <bool kFill>
+__global__ void __launch_bounds__(kBlock)
+    symbolic_long_rows(PatternView a, PatternView b, const index_t* c_row_ptr, index_t* out,
+                       const index_t* bin_list, const unsigned int* bin_sizes) {
+  using BlockScan = cub::BlockScan<index_t, kBlock>;
+  using BlockReduce = cub::BlockReduce<index_t, kBlock>;
+  __shared__ unsigned int bitmap[kBitmapWords];
+  __shared__ union {
+    typename BlockScan::TempStorage scan;
+    typename BlockReduce::TempStorage reduce;
+  } storage;
+  __shared__ index_t range[2];
+  constexpr int kWordsPerThread = kBitmapWords / kBlock;
+  const int warp = threadIdx.x / kWarp;
+  const int lane = threadIdx.x % kWarp;
+  const unsigned int first = bin_begin(bin_sizes, kGroupBins);
+  const unsigned int rows = bin_sizes[kGroupBins];
+  for (unsigned int r = blockIdx.x; r < rows; r += gridDim.x) {
+    const index_t i = bin_list[first + r];
+    const index_t begin = a.row_ptr[i];
+    const index_t end = a.row_ptr[i + 1];
+    // Column range of the row's products.
+    index_t lo = std::numeric_limits<index_t>::max();
+    index_t hi = -1;
+    for (index_t p = begin + threadIdx.x; p < end; p += kBlock) {
+      const index_t k = a.col_idx[p];
+      if (b.row_ptr[k + 1] > b.row_ptr[k]) {
+        lo = min(lo, b.col_idx[b.row_ptr[k]]);
+        hi = max(hi, b.col_idx[b.row_ptr[k + 1] - 1]);
+      }
+    }
+    lo = BlockReduce(storage.reduce).Reduce(lo, Smaller{});
+    __syncthreads();
+    hi = BlockReduce(storage.reduce).Reduce(hi, Larger{});
+    if (threadIdx.x == 0) {
+      range[0] = lo;
+      range[1] = hi;
+    }
+    __syncthreads();
+    lo = range[0];
+    hi = range[1];
+    index_t written = 0;
+    const index_t base = kFill ? c_row_ptr[i] : 0;
+    for (size_type window = lo; window <= hi; window += kWindowColumns) {
+      for (int w = threadIdx.x; w < kBitmapWords; w += kBlock) bitmap[w] = 0u;
+      __syncthreads();
+      for (index_t p = begin + warp; p < end; p += kBlock / kWarp) {
+        const index_t k = a.col_idx[p];
+        for (index_t q = b.row_ptr[k] + lane; q < b.row_ptr[k + 1]; q += kWarp) {
+          const size_type offset = b.col_idx[q] - window;
+          if (offset >= 0 && offset < kWindowColumns) {
+            atomicOr(&bitmap[offset / 32], 1u << (offset % 32));
+          }
+        }
+      }
+      __syncthreads();
+      // Thread t owns words [t * kWordsPerThread, (t + 1) * kWordsPerThread).
+      index_t mine = 0;
+      for (int w = 0; w < kWordsPerThread; ++w) {
+        mine += __popc(bitmap[threadIdx.x * kWordsPerThread + w]);
+      }
+      index_t before = 0;
+      index_t total = 0;
+      BlockScan(storage.scan).ExclusiveSum(mine, before, total);
+      if constexpr (kFill) {
+        index_t position = base + written + before;
+        for (int w = 0; w < kWordsPerThread; ++w) {
+          const int word = threadIdx.x * kWordsPerThread + w;
+          unsigned int bits = bitmap[word];
+          while (bits != 0u) {
+            const int bit = __ffs(bits) - 1;
+            bits &= bits - 1u;
+            out[position++] = static_cast<index_t>(window + size_type{32} * word + bit);
+          }
+        }
+      }
+      written += total;
+      __syncthreads();  // the bitmap and scan storage are reused
+    }
+    if (!kFill && threadIdx.x == 0) out[i] = written;
+    __syncthreads();
+  }
+}
+
+template <bool kFill, int kBin>
+void launch_symbolic_bin(Context& context, const PatternView& a, const PatternView& b,
+                         const index_t* c_row_ptr, index_t* out, const Bins& bins,
+                         const char* name) {
+  using Shape = SymbolicShape<kBin>;
+  symbolic_group_rows<kFill, kBin>
+      <<<grid_for(a.num_rows, Shape::groups, context), Shape::lanes * Shape::groups, 0,
+         context.stream>>>(a, b, c_row_ptr, out, bins.list(), bins.sizes());
+  check_launch(name);
+}
+
+template <bool kFill, int... kBin>
+void launch_symbolic_bins(Context& context, const PatternView& a, const PatternView& b,
+                          const index_t* c_row_ptr, index_t* out, const Bins& bins,
+                          const char* name, std::integer_sequence<int, kBin...>) {
+  (launch_symbolic_bin<kFill, kBin>(context, a, b, c_row_ptr, out, bins, name), ...);
+}
+
+/// Both symbolic phases: binning, a kernel per group bin, then the long rows. No host wait.
+template <bool kFill>
+void symbolic(const Backend& backend, const PatternView& a, const PatternView& b,
+              const index_t* c_row_ptr, index_t* out, const char* name) {
+  if (a.num_rows == 0) return;
+  Context& context = context_of(backend);
+  const Bins bins(context, a.num_rows);
+  bin_rows(context, a, b, nullptr, bins);
+  launch_symbolic_bins<kFill>(context, a, b, c_row_ptr, out, bins, name,
+                              std::make_integer_sequence<int, kGroupBins>{});
+  const auto sms = static_cast<unsigned int>(context.properties.multiProcessorCount);
+  symbolic_long_rows<kFill>
+      <<<2 * sms, kBlock, 0, context.stream>>>(a, b, c_row_ptr, out, bins.list(), bins.sizes());
+  check_launch(name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numeric phase
+
+/// First position t in columns[0, m) with columns[t] >= j.
+__device__ index_t lower_bound(const index_t* columns, index_t m, index_t j) {
+  index_t low = 0, high = m;
+  while (low < high) {
+    const index_t middle = low + (high - low) / 2;
+    if (columns[middle] < j) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return low;
+}
+
+/// Entries of C's row held per group in bin b (its most products, which bound the row's
+/// length by the numeric binning rule) and rows per block (at most 24 KB of tables).
+template <int kBin>
+struct NumericShape {
+  static constexpr int lanes = bin_lanes(kBin);
+  static constexpr int capacity = static_cast<int>(bin_products(kBin));
+  static constexpr int groups =
+      kGroupBlock / lanes < 2048 / capacity ? kGroupBlock / lanes : 2048 / capacity;
+  static_assert(groups >= 1);
+};
+
+/// A group per row of bin kBin, in Gustavson's order (see the file comment): the row's
+/// columns and sums sit in the group's shared tables (m <= capacity by the binning rule).
+/// Work per row: products * log2(m) for the column search, in sum over a_ik of
+/// ceil(len(B_k) / lanes) group steps.
+template <int kBin>
+__global__ void __launch_bounds__(NumericShape<kBin>::lanes* NumericShape<kBin>::groups, 4)
+    numeric_group_rows(MatrixView a, MatrixView b, PatternView c, double* c_values,
+                       const index_t* bin_list, const unsigned int* bin_sizes) {
+  using Shape = NumericShape<kBin>;
+  constexpr int kLanes = Shape::lanes;
+  // + 1: the groups' tables start on different banks.
+  __shared__ double sums_of[Shape::groups][Shape::capacity + 1];
+  __shared__ index_t columns_of[Shape::groups][Shape::capacity + 1];
+  const int group = threadIdx.x / kLanes;
+  const int lane = threadIdx.x % kLanes;
+  const unsigned int mask = group_mask<kLanes>();
+  double* sums = sums_of[group];
+  index_t* columns = columns_of[group];
+  const unsigned int begin = bin_begin(bin_sizes, kBin);
+  const unsigned int count = bin_sizes[kBin];
+  for (size_type r = size_type{blockIdx.x} * Shape::groups + group; r < count;
+       r += size_type{gridDim.x} * Shape::groups) {
+    const index_t i = bin_list[begin + r];
+    const index_t c_begin = c.row_ptr[i];
+    const index_t m = c.row_ptr[i + 1] - c_begin;  // <= Shape::capacity (binning)
+    for (index_t t = lane; t < m; t += kLanes) {
+      columns[t] = c.col_idx[c_begin + t];
+      sums[t] = 0.0;
+    }
+    __syncwarp(mask);
+    for_each_product<kLanes>(
+        a.pattern, b.pattern, i, mask, lane,
+        [&](index_t p, index_t q) {
+          const double product = a.values[p] * b.values[q];
+          const index_t t = lower_bound(columns, m, b.pattern.col_idx[q]);
+          if (t < m && columns[t] == b.pattern.col_idx[q]) sums[t] += product;
+        },
+        [mask] { __syncwarp(mask); });
+    for (index_t t = lane; t < m; t += kLanes) c_values[c_begin + t] = sums[t];
+    __syncwarp(mask);  // the tables are reused by the next row
+  }
+}
+
+/// One warp per row of the last bin, in Gustavson's order: row i's pattern and sums sit in
+/// shared memory when it has at most kNumericShared entries, else the sums accumulate in
+/// c_values (global memory, the same order; __threadfence_block orders them between chunks).
+__global__ void __launch_bounds__(kRowWarps* kWarp)
+    numeric_long_rows(MatrixView a, MatrixView b, PatternView c, double* c_values,
+                      const index_t* bin_list, const unsigned int* bin_sizes) {
+  __shared__ index_t shared_columns[kRowWarps][kNumericShared];
+  __shared__ double shared_sums[kRowWarps][kNumericShared];
+  const int warp = threadIdx.x / kWarp;
+  const int lane = threadIdx.x % kWarp;
+  const unsigned int begin = bin_begin(bin_sizes, kGroupBins);
+  const unsigned int count = bin_sizes[kGroupBins];
+  for (size_type r = size_type{blockIdx.x} * kRowWarps + warp; r < count;
+       r += size_type{gridDim.x} * kRowWarps) {
+    const index_t i = bin_list[begin + r];
+    const index_t c_begin = c.row_ptr[i];
+    const index_t m = c.row_ptr[i + 1] - c_begin;
+    const bool in_shared = m <= kNumericShared;
+    const index_t* columns = in_shared ? shared_columns[warp] : c.col_idx + c_begin;
+    double* sums = in_shared ? shared_sums[warp] : c_values + c_begin;
+    for (index_t t = lane; t < m; t += kWarp) {
+      if (in_shared) shared_columns[warp][t] = c.col_idx[c_begin + t];
+      sums[t] = 0.0;
+    }
+    __threadfence_block();
+    __syncwarp();
+    for_each_product<kWarp>(
+        a.pattern, b.pattern, i, 0xffffffffu, lane,
+        [&](index_t p, index_t q) {
+          const double product = a.values[p] * b.values[q];
+          const index_t t = lower_bound(columns, m, b.pattern.col_idx[q]);
+          if (t < m && columns[t] == b.pattern.col_idx[q]) sums[t] += product;
+        },
+        [] {
+          __threadfence_block();
+          __syncwarp();
+        });
+    if (in_shared) {
+      for (index_t t = lane; t < m; t += kWarp) c_values[c_begin + t] = sums[t];
+    }
+    __syncwarp();
+  }
+}
+
+template <int kBin>
+void launch_numeric_bin(Context& context, const MatrixView& a, const MatrixView& b,
+                        const PatternView& c, double* c_values, const Bins& bins) {
+  using Shape = NumericShape<kBin>;
+  numeric_group_rows<kBin>
+      <<<grid_for(a.pattern.num_rows, Shape::groups, context), Shape::lanes * Shape::groups, 0,
+         context.stream>>>(a, b, c, c_values, bins.list(), bins.sizes());
+  check_launch("sparse_setup::spgemm_numeric");
+}
+
+template <int... kBin>
+void launch_numeric_bins(Context& context, const MatrixView& a, const MatrixView& b,
+                         const PatternView& c, double* c_values, const Bins& bins,
+                         std::integer_sequence<int, kBin...>) {
+  (launch_numeric_bin<kBin>(context, a, b, c, c_values, bins), ...);
+}
+
+}  // namespace
+
+void spgemm_count(const Backend& backend, const PatternView& a, const PatternView& b,
+                  Span<index_t> counts) {
+  symbolic<false>(backend, a, b, nullptr, counts.data(), "sparse_setup::spgemm_count");
+}
+
+void spgemm_fill(const Backend& backend, const PatternView& a, const PatternView& b,
+                 const index_t* c_row_ptr, index_t* c_col_idx) {
+  symbolic<true>(backend, a, b, c_row_ptr, c_col_idx, "sparse_setup::spgemm_fill");
+}
+
+void spgemm_numeric(const Backend& backend, const MatrixView& a, const MatrixView& b,
+                    const PatternView& c, double* c_values) {
+  if (a.pattern.num_rows == 0) return;
+  Context& context = context_of(backend);
+  const Bins bins(context, a.pattern.num_rows);
+  bin_rows(context, a.pattern, b.pattern, c.row_ptr, bins);
+  launch_numeric_bins(context, a, b, c, c_values, bins,
+                      std::make_integer_sequence<int, kGroupBins>{});
+  numeric_long_rows<<<grid_for(a.pattern.num_rows, kRowWarps, context), kRowWarps * kWarp, 0,
+                      context.stream>>>(a, b, c, c_values, bins.list(), bins.sizes());
+  check_launch("sparse_setup::spgemm_numeric");
+}
+
+}  // namespace kryflow::kernels::sparse_setup::cuda
