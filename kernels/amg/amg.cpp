@@ -43,10 +43,11 @@ void interpolation_fill(const Backend& backend, const MatrixView& a, const Patte
                    p_col_idx, p_values);
 }
 
-void interpolation_values(const Backend& backend, const MatrixView& a, Span<const index_t> cf,
-                          Span<const index_t> coarse_points, InterpolationKind kind,
-                          const PatternView& prolongation, double* p_values) {
-  KRYFLOW_DISPATCH(amg, interpolation_values, backend, a, cf, coarse_points, kind, prolongation,
+void interpolation_values(const Backend& backend, const MatrixView& a, const PatternView& s,
+                          Span<const index_t> cf, Span<const index_t> coarse_points,
+                          InterpolationKind kind, const PatternView& prolongation,
+                          double* p_values) {
+  KRYFLOW_DISPATCH(amg, interpolation_values, backend, a, s, cf, coarse_points, kind, prolongation,
                    p_values);
 }
 

@@ -1,6 +1,7 @@
 // Contract of the classical algebraic multigrid setup kernels: strength of connection, C/F
 // splitting (the Parallel Toolbox greedy algorithm and PMIS) and interpolation (the Parallel
-// Toolbox 1/n_i weights and Stüben's direct interpolation, with truncation).
+// Toolbox 1/n_i weights, Stüben's direct interpolation and the distance-two extended+i
+// interpolation, with truncation).
 //
 // Same layout as kernels/sparse_setup (reference oracle, cpu, cuda, dispatch). Every kernel is
 // deterministic: cpu, cuda and reference give the same bits (the per-row formulas are one
@@ -16,7 +17,9 @@
 // appendix A, sec. A.7); H. De Sterck, U. M. Yang, J. J. Heys, "Reducing complexity in parallel
 // algebraic multigrid preconditioners", SIAM J. Matrix Anal. Appl. 27 (2006), sec. 3 (PMIS);
 // M. Liebmann, "Algebraic multigrid methods on GPU-accelerated hybrid architectures" (the
-// Parallel Toolbox, TU München 2016): coarsening algorithm and prolongation operator (1)-(3).
+// Parallel Toolbox, TU München 2016): coarsening algorithm and prolongation operator (1)-(3);
+// H. De Sterck, R. D. Falgout, J. W. Nolting, U. M. Yang, "Distance-two interpolation for
+// parallel algebraic multigrid", Numer. Linear Algebra Appl. 15 (2008) (extended+i).
 #pragma once
 
 #include <cstdint>
@@ -56,6 +59,18 @@ enum class InterpolationKind {
   /// Stüben (2001) sec. 7.2.1 (Trottenberg et al. A.7.2.1): direct interpolation from the
   /// strongly coupled coarse points, negative and positive couplings scaled separately.
   direct,
+  /// De Sterck, Falgout, Nolting, Yang (2008), "extended+i" (as hypre BoomerAMG's
+  /// interp_type 6): distance-two interpolation from C_i^ = the coarse points of S_i and of
+  /// S_k for the fine points k of S_i. With a^_kl = a_kl where sign(a_kl) != sign(a_kk), else
+  /// 0, and d_k = sum_{l in C_i^ + {i}} a^_kl for k in F_i^s (the fine points of S_i):
+  ///   w_ij = -(a_ij + sum_{k in F_i^s, d_k != 0} a_ik a^_kj / d_k) / a~_ii,
+  ///   a~_ii = a_ii + sum_{n in N_i, n not in C_i^ + F_i^s} a_in
+  ///                + sum_{k in F_i^s, d_k != 0} a_ik a^_ki / d_k + sum_{k in F_i^s, d_k = 0} a_ik
+  /// (a_ij = 0 when not stored; N_i the off-diagonal columns of row i). sum_j w_ij =
+  /// 1 - r_i / a~_ii with r_i the sum of row i of A: constants are interpolated exactly in
+  /// zero-row-sum rows. When a~_ii = 0 the row's weights are 0. Truncation keeps a subset K of
+  /// C_i^ and recomputes the formula with C_i^ = K (the dropped points' a_ij join a~_ii).
+  extended_i,
 };
 
 struct InterpolationParameters {
@@ -88,7 +103,8 @@ struct InterpolationParameters {
       of cf, n + 1 entries) */                                                                   \
   void coarse_points(const Backend& backend, Span<const index_t> cf,                             \
                      Span<const index_t> coarse_index, Span<index_t> coarse_points);             \
-  /** counts[i] = entries of row i of the prolongation P (1 for coarse rows) */                  \
+  /** counts[i] = entries of row i of the prolongation P (1 for coarse rows); S is the strength  \
+      pattern the splitting cf was made from (extended_i reads rows S_k of i's fine points k) */ \
   void interpolation_count(const Backend& backend, const MatrixView& a, const PatternView& s,    \
                            Span<const index_t> cf, const InterpolationParameters& p,             \
                            Span<index_t> counts);                                                \
@@ -101,10 +117,12 @@ struct InterpolationParameters {
                           index_t* p_col_idx, double* p_values);                                 \
   /** Value-only re-setup: the weights of P's fixed pattern (coarse columns; coarse_points maps  \
       them to rows of A) from the values of a; the same bits as interpolation_fill when a and    \
-      the pattern are those it was built from */                                                 \
-  void interpolation_values(const Backend& backend, const MatrixView& a, Span<const index_t> cf, \
-                            Span<const index_t> coarse_points, InterpolationKind kind,           \
-                            const PatternView& prolongation, double* p_values);
+      the pattern are those it was built from. s: the strength pattern P was built from, read    \
+      only for extended_i (which needs the fine points of S_i; may be empty otherwise) */        \
+  void interpolation_values(const Backend& backend, const MatrixView& a, const PatternView& s,   \
+                            Span<const index_t> cf, Span<const index_t> coarse_points,           \
+                            InterpolationKind kind, const PatternView& prolongation,             \
+                            double* p_values);
 
 /// Dispatch.
 KRYFLOW_AMG_DECLARATIONS

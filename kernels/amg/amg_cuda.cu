@@ -3,11 +3,13 @@
 // and the greedy splitting in a single thread (sequential by definition).
 //
 // Interpolation rows keep their points in per-thread arrays of kLocalPoints entries; a row that
-// may have more (more than kLocalPoints coarse points in S_i) is listed by the first pass and
+// may have more (more than kLocalPoints coarse points in S_i, or for extended_i in S_i and the
+// S_k of its fine points k, see rows::point_capacity) is listed by the first pass and
 // computed by a second kernel with slices of global scratch (one wait in between reads how many
 // such rows exist and their largest bound, to size the scratch).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cub/cub.cuh>
 #include <string>
@@ -35,6 +37,8 @@ constexpr index_t kLocalPoints = 32;
 /// Threads of the second interpolation pass (each owns one slice of scratch and loops over the
 /// long rows): bounds the scratch to kLongRowThreads * bound points.
 constexpr unsigned int kLongRowThreads = 64 * kBlock;
+/// Scratch of the second pass above which it runs fewer threads (see run_rows).
+constexpr std::size_t kLongRowScratchBytes = std::size_t{256} << 20;
 
 Context& context_of(const Backend& backend) {
   return *backend.cuda_context();
@@ -156,7 +160,7 @@ struct CountJob {
   Span<const index_t> cf;
   InterpolationParameters p;
   index_t* counts;
-  __device__ index_t capacity(index_t i) const { return rows::point_capacity(s, cf, i); }
+  __device__ index_t capacity(index_t i) const { return rows::point_capacity(s, cf, p.kind, i); }
   __device__ void run(index_t i, rows::PointsView& row) const {
     rows::interpolation_row(a, s, cf, p, i, row);
     counts[i] = row.size;
@@ -172,7 +176,7 @@ struct FillJob {
   const index_t* p_row_ptr;
   index_t* p_col_idx;
   double* p_values;
-  __device__ index_t capacity(index_t i) const { return rows::point_capacity(s, cf, i); }
+  __device__ index_t capacity(index_t i) const { return rows::point_capacity(s, cf, p.kind, i); }
   __device__ void run(index_t i, rows::PointsView& row) const {
     rows::interpolation_row(a, s, cf, p, i, row);
     for (index_t k = 0; k < row.size; ++k) {
@@ -184,6 +188,7 @@ struct FillJob {
 
 struct ValuesJob {
   MatrixView a;
+  PatternView s;
   Span<const index_t> cf;
   Span<const index_t> coarse_points;
   InterpolationKind kind;
@@ -193,7 +198,7 @@ struct ValuesJob {
     return prolongation.row_ptr[i + 1] - prolongation.row_ptr[i];
   }
   __device__ void run(index_t i, rows::PointsView& row) const {
-    rows::fixed_pattern_row(a, cf, coarse_points, kind, prolongation, i, row);
+    rows::fixed_pattern_row(a, s, cf, coarse_points, kind, prolongation, i, row);
     for (index_t k = 0; k < row.size; ++k) p_values[prolongation.row_ptr[i] + k] = row.weights[k];
   }
 };
@@ -219,11 +224,13 @@ __global__ void local_rows(Job job, index_t n, index_t* long_rows, unsigned long
   }
 }
 
-/// counts[i] = rows::point_capacity: row i's count when nothing is truncated (interpolation_row
-/// then keeps every coarse point of S_i, or {i} for a coarse row). Work: the entries of S.
-__global__ void capacity_kernel(PatternView s, Span<const index_t> cf, index_t* counts) {
+/// counts[i] = rows::point_capacity: row i's count when nothing is truncated and the kind is
+/// seed or direct (interpolation_row then keeps every coarse point of S_i, or {i} for a coarse
+/// row). Work: the entries of S.
+__global__ void capacity_kernel(PatternView s, Span<const index_t> cf, InterpolationKind kind,
+                                index_t* counts) {
   KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
-    counts[i] = rows::point_capacity(s, cf, i);
+    counts[i] = rows::point_capacity(s, cf, kind, i);
   }
 }
 
@@ -257,7 +264,13 @@ void run_rows(const Backend& backend, index_t n, const Job& job, const char* nam
   const size_type count = host_info[0];
   const size_type bound = host_info[1];
   if (count == 0) return;
-  const size_type threads = std::min<size_type>(count, static_cast<size_type>(kLongRowThreads));
+  // Fewer threads when the slices would pass kLongRowScratchBytes (extended_i's bounds can be
+  // large and uneven); at least one.
+  const auto point_bytes = static_cast<size_type>(sizeof(index_t) + 2 * sizeof(double));
+  const size_type affordable =
+      std::max<size_type>(1, static_cast<size_type>(kLongRowScratchBytes) / (bound * point_bytes));
+  const size_type threads =
+      std::min<size_type>({count, static_cast<size_type>(kLongRowThreads), affordable});
   const auto slots = static_cast<std::size_t>(threads * bound);
   DeviceScratch columns(context, sizeof(index_t) * slots);
   DeviceScratch a(context, sizeof(double) * slots);
@@ -339,12 +352,15 @@ void coarse_points(const Backend& backend, Span<const index_t> cf, Span<const in
 void interpolation_count(const Backend& backend, const MatrixView& a, const PatternView& s,
                          Span<const index_t> cf, const InterpolationParameters& p,
                          Span<index_t> counts) {
-  if (p.truncation_factor <= 0.0 && p.max_elements_per_row <= 0) {
-    // Without truncation a row keeps every point it collects: the count is the storage bound.
+  if (p.truncation_factor <= 0.0 && p.max_elements_per_row <= 0 &&
+      p.kind != InterpolationKind::extended_i) {
+    // Without truncation a row keeps every point it collects: the count is the storage bound
+    // (not for extended_i, whose bound counts a point reached through two fine points twice).
     const index_t n = a.pattern.num_rows;
     if (n == 0) return;
     Context& context = context_of(backend);
-    capacity_kernel<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(s, cf, counts.data());
+    capacity_kernel<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(s, cf, p.kind,
+                                                                          counts.data());
     check_launch("amg::interpolation_count");
     return;
   }
@@ -361,11 +377,12 @@ void interpolation_fill(const Backend& backend, const MatrixView& a, const Patte
            "amg::interpolation_fill");
 }
 
-void interpolation_values(const Backend& backend, const MatrixView& a, Span<const index_t> cf,
-                          Span<const index_t> coarse_points, InterpolationKind kind,
-                          const PatternView& prolongation, double* p_values) {
+void interpolation_values(const Backend& backend, const MatrixView& a, const PatternView& s,
+                          Span<const index_t> cf, Span<const index_t> coarse_points,
+                          InterpolationKind kind, const PatternView& prolongation,
+                          double* p_values) {
   run_rows(backend, a.pattern.num_rows,
-           ValuesJob{a, cf, coarse_points, kind, prolongation, p_values},
+           ValuesJob{a, s, cf, coarse_points, kind, prolongation, p_values},
            "amg::interpolation_values");
 }
 

@@ -97,7 +97,7 @@ void interpolation_count(const Backend&, const MatrixView& a, const PatternView&
                          Span<index_t> counts) {
   rows::InterpolationRow row;
   for (index_t i = 0; i < a.pattern.num_rows; ++i) {
-    rows::PointsView points = row.view(rows::point_capacity(s, cf, i));
+    rows::PointsView points = row.view(rows::point_capacity(s, cf, p.kind, i));
     rows::interpolation_row(a, s, cf, p, i, points);
     counts[i] = points.size;
   }
@@ -109,7 +109,7 @@ void interpolation_fill(const Backend&, const MatrixView& a, const PatternView& 
                         index_t* p_col_idx, double* p_values) {
   rows::InterpolationRow row;
   for (index_t i = 0; i < a.pattern.num_rows; ++i) {
-    rows::PointsView points = row.view(rows::point_capacity(s, cf, i));
+    rows::PointsView points = row.view(rows::point_capacity(s, cf, p.kind, i));
     rows::interpolation_row(a, s, cf, p, i, points);
     for (index_t k = 0; k < points.size; ++k) {
       p_col_idx[p_row_ptr[i] + k] = coarse_index[points.columns[k]];
@@ -118,13 +118,14 @@ void interpolation_fill(const Backend&, const MatrixView& a, const PatternView& 
   }
 }
 
-void interpolation_values(const Backend&, const MatrixView& a, Span<const index_t> cf,
-                          Span<const index_t> coarse_points, InterpolationKind kind,
-                          const PatternView& prolongation, double* p_values) {
+void interpolation_values(const Backend&, const MatrixView& a, const PatternView& s,
+                          Span<const index_t> cf, Span<const index_t> coarse_points,
+                          InterpolationKind kind, const PatternView& prolongation,
+                          double* p_values) {
   rows::InterpolationRow row;
   for (index_t i = 0; i < a.pattern.num_rows; ++i) {
     rows::PointsView points = row.view(prolongation.row_ptr[i + 1] - prolongation.row_ptr[i]);
-    rows::fixed_pattern_row(a, cf, coarse_points, kind, prolongation, i, points);
+    rows::fixed_pattern_row(a, s, cf, coarse_points, kind, prolongation, i, points);
     for (index_t k = 0; k < points.size; ++k) {
       p_values[prolongation.row_ptr[i] + k] = points.weights[k];
     }

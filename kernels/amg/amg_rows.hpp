@@ -77,16 +77,130 @@ struct PointsView {
 };
 
 /// Storage interpolation_row needs for row i: 1 for a coarse row, else the number of coarse
-/// points in S_i (the points it collects before truncation). fixed_pattern_row needs the length
-/// of P's row i.
+/// points in S_i (the points it collects before truncation), and for extended_i also the
+/// coarse points of S_k for every fine point k of S_i (an upper bound of |C_i^|: repeated
+/// points are counted again). fixed_pattern_row needs the length of P's row i.
 KRYFLOW_HOST_DEVICE inline index_t point_capacity(const PatternView& s, Span<const index_t> cf,
-                                                  index_t i) {
+                                                  InterpolationKind kind, index_t i) {
   if (cf[i] == kCoarse) return 1;
   index_t coarse = 0;
   for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
-    coarse += cf[s.col_idx[q]] == kCoarse ? 1 : 0;
+    const index_t k = s.col_idx[q];
+    if (cf[k] == kCoarse) {
+      ++coarse;
+    } else if (kind == InterpolationKind::extended_i) {
+      for (index_t r = s.row_ptr[k]; r < s.row_ptr[k + 1]; ++r) {
+        coarse += cf[s.col_idx[r]] == kCoarse ? 1 : 0;
+      }
+    }
   }
   return coarse;
+}
+
+/// Position of column j among the row's points (sorted), or -1.
+KRYFLOW_HOST_DEVICE inline index_t find_point(const PointsView& row, index_t j) {
+  index_t low = 0, high = row.size;
+  while (low < high) {
+    const index_t middle = low + (high - low) / 2;
+    if (row.columns[middle] < j) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return low < row.size && row.columns[low] == j ? low : -1;
+}
+
+/// Inserts column j into the row's sorted points unless present (insertion sort; the storage
+/// holds point_capacity points).
+KRYFLOW_HOST_DEVICE inline void insert_point(PointsView& row, index_t j) {
+  index_t position = row.size;
+  while (position > 0 && row.columns[position - 1] > j) --position;
+  if (position > 0 && row.columns[position - 1] == j) return;
+  for (index_t k = row.size; k > position; --k) row.columns[k] = row.columns[k - 1];
+  row.columns[position] = j;
+  ++row.size;
+}
+
+/// C_i^ of extended+i for fine row i (see InterpolationKind::extended_i): the coarse points
+/// of S_i and of S_k for the fine points k of S_i, sorted, each once; row.a[p] = a_ij (0 when
+/// not stored).
+KRYFLOW_HOST_DEVICE inline void extended_points(const MatrixView& a, const PatternView& s,
+                                                Span<const index_t> cf, index_t i,
+                                                PointsView& row) {
+  row.size = 0;
+  for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+    const index_t k = s.col_idx[q];
+    if (cf[k] == kCoarse) {
+      insert_point(row, k);
+      continue;
+    }
+    for (index_t r = s.row_ptr[k]; r < s.row_ptr[k + 1]; ++r) {
+      if (cf[s.col_idx[r]] == kCoarse) insert_point(row, s.col_idx[r]);
+    }
+  }
+  index_t k = a.pattern.row_ptr[i];
+  const index_t end = a.pattern.row_ptr[i + 1];
+  for (index_t p = 0; p < row.size; ++p) {
+    while (k < end && a.pattern.col_idx[k] < row.columns[p]) ++k;
+    row.a[p] = k < end && a.pattern.col_idx[k] == row.columns[p] ? a.values[k] : 0.0;
+  }
+}
+
+/// Extended+i weights of fine row i over the sorted points of `row` as C_i^ (the formula of
+/// InterpolationKind::extended_i; a truncated row passes its kept points). The sums run over
+/// row i of A in column order, each fine point k of S_i over row k of A in column order, so
+/// every backend adds in the same order.
+KRYFLOW_HOST_DEVICE inline void extended_weights(const MatrixView& a, const PatternView& s,
+                                                 Span<const index_t> cf, index_t i,
+                                                 PointsView& row) {
+  const index_t m = row.size;
+  for (index_t p = 0; p < m; ++p) row.weights[p] = 0.0;
+  double diagonal_sum = diagonal(a, i);  // a~_ii, from a_ii
+  index_t q = s.row_ptr[i];              // walks S_i beside row i of A (both sorted)
+  const index_t* cols = a.pattern.col_idx;
+  for (index_t e = a.pattern.row_ptr[i]; e < a.pattern.row_ptr[i + 1]; ++e) {
+    const index_t n = cols[e];
+    const double a_in = a.values[e];
+    while (q < s.row_ptr[i + 1] && s.col_idx[q] < n) ++q;
+    const bool strong = q < s.row_ptr[i + 1] && s.col_idx[q] == n;
+    if (n == i) continue;
+    const index_t p = find_point(row, n);
+    if (p >= 0) {
+      row.weights[p] += a_in;
+    } else if (strong && cf[n] != kCoarse) {
+      // n = k, a strong fine neighbour: a_ik distributed over C_i^ + {i} by a^_kl.
+      const index_t begin = a.pattern.row_ptr[n], end = a.pattern.row_ptr[n + 1];
+      const bool negative_diagonal = diagonal(a, n) < 0.0;
+      double d = 0.0;
+      for (index_t f = begin; f < end; ++f) {
+        const double v = a.values[f];
+        const bool opposite = negative_diagonal ? v > 0.0 : v < 0.0;
+        if (opposite && cols[f] != n && (cols[f] == i || find_point(row, cols[f]) >= 0)) d += v;
+      }
+      if (d != 0.0) {
+        const double distribute = a_in / d;
+        for (index_t f = begin; f < end; ++f) {
+          const double v = a.values[f];
+          const bool opposite = negative_diagonal ? v > 0.0 : v < 0.0;
+          if (!opposite || cols[f] == n) continue;
+          if (cols[f] == i) {
+            diagonal_sum += distribute * v;
+          } else {
+            const index_t l = find_point(row, cols[f]);
+            if (l >= 0) row.weights[l] += distribute * v;
+          }
+        }
+      } else {
+        diagonal_sum += a_in;
+      }
+    } else {
+      diagonal_sum += a_in;  // weak, or a coarse point truncation dropped
+    }
+  }
+  for (index_t p = 0; p < m; ++p) {
+    row.weights[p] = diagonal_sum != 0.0 ? -row.weights[p] / diagonal_sum : 0.0;
+  }
 }
 
 /// The weights of `row` over its points: 1/n_i (seed) or Stüben's direct interpolation
@@ -174,8 +288,8 @@ KRYFLOW_HOST_DEVICE inline void truncate(const InterpolationParameters& p, Point
 }
 
 /// Row i of the prolongation in fine-row numbering: {i} with weight 1 for a coarse row; for a
-/// fine row the coarse points of S_i, truncated, with their weights. `row` has storage for
-/// point_capacity(s, cf, i) points.
+/// fine row the coarse points of S_i (extended_i: C_i^), truncated, with their weights. `row`
+/// has storage for point_capacity(s, cf, p.kind, i) points.
 KRYFLOW_HOST_DEVICE inline void interpolation_row(const MatrixView& a, const PatternView& s,
                                                   Span<const index_t> cf,
                                                   const InterpolationParameters& p, index_t i,
@@ -188,27 +302,40 @@ KRYFLOW_HOST_DEVICE inline void interpolation_row(const MatrixView& a, const Pat
     row.size = 1;
     return;
   }
-  index_t k = a.pattern.row_ptr[i];
-  for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
-    const index_t j = s.col_idx[q];
-    while (a.pattern.col_idx[k] != j) ++k;  // S_i is a subset of row i's columns
-    if (cf[j] == kCoarse) {
-      row.columns[row.size] = j;
-      row.a[row.size] = a.values[k];
-      ++row.size;
+  const bool extended = p.kind == InterpolationKind::extended_i;
+  if (extended) {
+    extended_points(a, s, cf, i, row);
+    extended_weights(a, s, cf, i, row);
+  } else {
+    index_t k = a.pattern.row_ptr[i];
+    for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+      const index_t j = s.col_idx[q];
+      while (a.pattern.col_idx[k] != j) ++k;  // S_i is a subset of row i's columns
+      if (cf[j] == kCoarse) {
+        row.columns[row.size] = j;
+        row.a[row.size] = a.values[k];
+        ++row.size;
+      }
     }
+    compute_weights(a, i, p.kind, row);
   }
-  compute_weights(a, i, p.kind, row);
   if (row.size == 0 || (p.truncation_factor <= 0.0 && p.max_elements_per_row <= 0)) return;
   const index_t before = row.size;
   truncate(p, row);
-  if (row.size != before) compute_weights(a, i, p.kind, row);
+  if (row.size == before) return;
+  if (extended) {
+    extended_weights(a, s, cf, i, row);
+  } else {
+    compute_weights(a, i, p.kind, row);
+  }
 }
 
 /// Row i of a prolongation whose pattern is fixed (value-only re-setup): the points are the
 /// columns of P's row i mapped through coarse_points; weights as interpolation_row computes
-/// them over its kept points. `row` has storage for the length of P's row i.
-KRYFLOW_HOST_DEVICE inline void fixed_pattern_row(const MatrixView& a, Span<const index_t> cf,
+/// them over its kept points (extended_i reads the fine points of S_i from s). `row` has
+/// storage for the length of P's row i.
+KRYFLOW_HOST_DEVICE inline void fixed_pattern_row(const MatrixView& a, const PatternView& s,
+                                                  Span<const index_t> cf,
                                                   Span<const index_t> coarse_points,
                                                   InterpolationKind kind,
                                                   const PatternView& prolongation, index_t i,
@@ -228,7 +355,11 @@ KRYFLOW_HOST_DEVICE inline void fixed_pattern_row(const MatrixView& a, Span<cons
     row.a[row.size] = stored ? a.values[k] : 0.0;
     ++row.size;
   }
-  compute_weights(a, i, kind, row);
+  if (kind == InterpolationKind::extended_i) {
+    extended_weights(a, s, cf, i, row);
+  } else {
+    compute_weights(a, i, kind, row);
+  }
 }
 
 /// Host storage of one row's points, reused from row to row by one thread.

@@ -57,8 +57,15 @@ ka::StrengthParameters strength_parameters(const AmgPreconditioner::Parameters& 
 }
 
 ka::InterpolationKind interpolation_kind(const AmgPreconditioner::Parameters& p) {
-  return p.interpolation == AmgPreconditioner::Interpolation::seed ? ka::InterpolationKind::seed
-                                                                   : ka::InterpolationKind::direct;
+  switch (p.interpolation) {
+    case AmgPreconditioner::Interpolation::seed:
+      return ka::InterpolationKind::seed;
+    case AmgPreconditioner::Interpolation::extended_i:
+      return ka::InterpolationKind::extended_i;
+    case AmgPreconditioner::Interpolation::direct:
+      break;
+  }
+  return ka::InterpolationKind::direct;
 }
 
 void check_diagonal(const CsrMatrix& A, std::size_t level) {
@@ -214,6 +221,8 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
                                            parameters_.truncation_factor};
       arrays->prolongation = amg_setup::to_matrix(amg_setup::interpolation(
           *current, S, arrays->splitting, coarse_index, static_cast<index_t>(num_coarse), ip));
+      // Extended+i re-setup reads the strong fine neighbours of each row: S stays.
+      if (ip.kind == ka::InterpolationKind::extended_i) arrays->strength = std::move(S);
     }
     {
       PhaseTimer timer(report_, "galerkin_product", backend);
@@ -310,7 +319,8 @@ std::int64_t AmgPreconditioner::memory_bytes() const {
     bytes += csr_bytes(a.prolongation) + csr_bytes(a.restriction) +
              array_bytes(a.restriction_source) + array_bytes(a.splitting) +
              array_bytes(a.coarse_points) + array_bytes(a.product.row_ptr) +
-             array_bytes(a.product.col_idx) + array_bytes(a.product.values);
+             array_bytes(a.product.col_idx) + array_bytes(a.product.values) +
+             array_bytes(a.strength.row_ptr) + array_bytes(a.strength.col_idx);
     // The smoothers' vectors, and the cycle's (r on the finest; b, x, r below it).
     bytes += doubles(level_matrix(l).num_rows()) * (smoothers + (l == 0 ? 1 : 3));
   }
@@ -361,8 +371,9 @@ void AmgPreconditioner::update_levels() {
       PhaseTimer timer(report_, "interpolation", backend);
       Array<double> values(backend, static_cast<std::size_t>(arrays.prolongation.nnz()));
       kernels::amg::interpolation_values(
-          backend, detail::matrix_view(Al), arrays.splitting.span(), arrays.coarse_points.span(),
-          kind, detail::pattern_view(arrays.prolongation), values.span().data());
+          backend, detail::matrix_view(Al), arrays.strength.pattern(), arrays.splitting.span(),
+          arrays.coarse_points.span(), kind, detail::pattern_view(arrays.prolongation),
+          values.span().data());
       arrays.prolongation.update_values(values);
     }
     PhaseTimer timer(report_, "galerkin_product", backend);

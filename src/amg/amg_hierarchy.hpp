@@ -31,6 +31,7 @@ struct AmgLevelArrays {
   Array<index_t> splitting;           // kCoarse / kFine per row
   Array<index_t> coarse_points;       // row of each coarse point
   CsrArrays product;                  // the pattern of A P (values only during setups)
+  CsrArrays strength;                 // S, kept for extended+i re-setup only (else empty)
 };
 
 struct AmgPreconditioner::Hierarchy {

@@ -628,18 +628,202 @@ TEST(AmgKernels, InterpolationValuesReproduceTheFillBitForBit) {
   }
   for (const ka::InterpolationParameters p :
        {ka::InterpolationParameters{ka::InterpolationKind::seed, 2, 0.0},
-        ka::InterpolationParameters{ka::InterpolationKind::direct, 3, 0.1}}) {
+        ka::InterpolationParameters{ka::InterpolationKind::direct, 3, 0.1},
+        ka::InterpolationParameters{ka::InterpolationKind::extended_i, 0, 0.0},
+        ka::InterpolationParameters{ka::InterpolationKind::extended_i, 3, 0.1}}) {
+    SCOPED_TRACE("kind " + std::to_string(int(p.kind)));
     const HostCsr P = interpolation(Backend::reference(), a, s, cf, p);
     const Backend backend = test::backend_under_test();
-    const OnBackend A(backend, a), Pb(backend, P);
+    const OnBackend A(backend, a), S(backend, s.s), Pb(backend, P);
     const Array<index_t> splitting = Array<index_t>::from_host(backend, cf);
     const Array<index_t> points = Array<index_t>::from_host(backend, coarse_points);
     Array<double> values(backend, P.values.size());
 
-    ka::interpolation_values(backend, A.matrix(), splitting.span(), points.span(), p.kind,
-                             Pb.pattern(), values.span().data());
+    ka::interpolation_values(backend, A.matrix(), S.pattern(), splitting.span(), points.span(),
+                             p.kind, Pb.pattern(), values.span().data());
 
     EXPECT_EQ(values.to_host(), P.values);
+  }
+}
+
+/// C_i^ of extended+i (fine numbering): the coarse points of S_i and of S_k, k fine in S_i.
+std::set<index_t> extended_set(const HostCsr& s, const std::vector<index_t>& cf, index_t i) {
+  std::set<index_t> set;
+  for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+    const index_t k = s.col_idx[q];
+    if (cf[k] == ka::kCoarse) {
+      set.insert(k);
+      continue;
+    }
+    for (index_t r = s.row_ptr[k]; r < s.row_ptr[k + 1]; ++r) {
+      if (cf[s.col_idx[r]] == ka::kCoarse) set.insert(s.col_idx[r]);
+    }
+  }
+  return set;
+}
+
+/// Extended+i weights of fine row i over the interpolatory set `set` written out from De
+/// Sterck, Falgout, Nolting, Yang (2008): w_ij = -(a_ij + sum_{k in F_i^s} a_ik a^_kj / d_k) /
+/// a~_ii, d_k = sum_{l in set + {i}} a^_kl, a^ the couplings of sign opposite to a_kk; every
+/// other neighbour (and a_ik with d_k = 0) joins a~_ii.
+std::map<index_t, double> extended_weights(const HostCsr& a, const HostCsr& s,
+                                           const std::vector<index_t>& cf, index_t i,
+                                           const std::set<index_t>& set) {
+  const auto bar = [&](index_t k, index_t l) {
+    const double v = a.at(k, l);
+    return (a.at(k, k) < 0) == (v > 0) && v != 0 && l != k ? v : 0.0;
+  };
+  std::map<index_t, double> numerator;
+  for (const index_t j : set) numerator[j] = a.at(i, j);
+  double diagonal = a.at(i, i);
+  for (index_t e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e) {
+    const index_t n = a.col_idx[e];
+    if (n == i || set.count(n)) continue;
+    if (s.at(i, n) == 0.0 || cf[n] == ka::kCoarse) {
+      diagonal += a.values[e];
+      continue;
+    }
+    double d = bar(n, i);
+    for (const index_t l : set) d += bar(n, l);
+    if (d == 0.0) {
+      diagonal += a.values[e];
+      continue;
+    }
+    diagonal += a.values[e] * bar(n, i) / d;
+    for (const index_t l : set) numerator[l] += a.values[e] * bar(n, l) / d;
+  }
+  std::map<index_t, double> w;
+  for (const auto& [j, v] : numerator) w[j] = diagonal != 0.0 ? -v / diagonal : 0.0;
+  return w;
+}
+
+TEST(AmgKernels, ExtendedInterpolationMatchesReferenceAndTheFormula) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr a = host_csr(random_spd(263, seed));
+  const Strength s = strength_pattern(a, {});
+  for (const bool pmis : {false, true}) {
+    SCOPED_TRACE(pmis ? "pmis" : "greedy");
+    const std::vector<index_t> cf = split(Backend::reference(), s, pmis, seed);
+    std::vector<index_t> coarse_points;  // the row of each coarse index
+    for (std::size_t i = 0; i < cf.size(); ++i) {
+      if (cf[i] == ka::kCoarse) coarse_points.push_back(static_cast<index_t>(i));
+    }
+    index_t distance_two = 0;  // points of P not in S_i
+    for (const ka::InterpolationParameters p :
+         {ka::InterpolationParameters{ka::InterpolationKind::extended_i, 0, 0.0},
+          ka::InterpolationParameters{ka::InterpolationKind::extended_i, 4, 0.0},
+          ka::InterpolationParameters{ka::InterpolationKind::extended_i, 0, 0.3},
+          ka::InterpolationParameters{ka::InterpolationKind::extended_i, 3, 0.2}}) {
+      SCOPED_TRACE("max " + std::to_string(p.max_elements_per_row) + " factor " +
+                   std::to_string(p.truncation_factor));
+
+      const HostCsr P = interpolation(test::backend_under_test(), a, s, cf, p);
+      const HostCsr expected = interpolation(Backend::reference(), a, s, cf, p);
+
+      EXPECT_EQ(P.row_ptr, expected.row_ptr);
+      EXPECT_EQ(P.col_idx, expected.col_idx);
+      EXPECT_EQ(P.values, expected.values);
+      const bool truncated = p.max_elements_per_row > 0 || p.truncation_factor > 0;
+      for (index_t i = 0; i < a.rows; ++i) {
+        if (cf[i] == ka::kCoarse) {
+          ASSERT_EQ(P.row_ptr[i + 1] - P.row_ptr[i], 1);
+          EXPECT_EQ(P.values[P.row_ptr[i]], 1.0);
+          continue;
+        }
+        const std::set<index_t> full = extended_set(s.s, cf, i);
+        std::set<index_t> kept;
+        for (index_t k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
+          const index_t j = coarse_points[P.col_idx[k]];
+          if (k > P.row_ptr[i]) ASSERT_LT(P.col_idx[k - 1], P.col_idx[k]);
+          ASSERT_EQ(full.count(j), 1u) << "row " << i << " interpolates from " << j;
+          distance_two += s.s.at(i, j) == 0.0 ? 1 : 0;
+          kept.insert(j);
+        }
+        if (!truncated) EXPECT_EQ(kept, full) << "row " << i;
+        if (p.max_elements_per_row > 0) {
+          EXPECT_LE(kept.size(), static_cast<std::size_t>(p.max_elements_per_row));
+        }
+        const std::map<index_t, double> w = extended_weights(a, s.s, cf, i, kept);
+        for (index_t k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
+          const double expected_w = w.at(coarse_points[P.col_idx[k]]);
+          EXPECT_NEAR(P.values[k], expected_w, 1e-13 * std::max(1.0, std::abs(expected_w)))
+              << "row " << i;
+        }
+      }
+    }
+    EXPECT_GT(distance_two, 0);
+  }
+}
+
+/// P of extended+i on the reference for A (classical strength, theta 0.25) and a splitting.
+HostCsr extended_p(const HostCsr& a, const std::vector<index_t>& cf,
+                   const ka::InterpolationParameters& p) {
+  const Strength s = strength_pattern(a, {});
+  const HostCsr P = interpolation(test::backend_under_test(), a, s, cf, p);
+  EXPECT_EQ(P.values, interpolation(Backend::reference(), a, s, cf, p).values);
+  return P;
+}
+
+TEST(AmgKernels, ExtendedInterpolationOf1dLaplacianIsLinearInterpolation) {
+  // tridiag(-1, 2, -1), n = 10, C F F C F F C F F C. Fine row 1: C_1^ = {0} + S_2's coarse
+  // {3}; k = 2 distributes a_12 = -1 over a_21 = -1 (to the diagonal) and a_23 = -1: d = -2,
+  // a~_11 = 2 + (-1)(-1)/(-2) = 1.5, w_10 = 1/1.5 = 2/3, w_13 = 0.5/1.5 = 1/3. By symmetry
+  // w_20 = 1/3, w_23 = 2/3: linear interpolation between coarse points three apart.
+  CooMatrix coo;
+  coo.num_rows = coo.num_cols = 10;
+  for (index_t i = 0; i < 10; ++i) {
+    coo.push_back(i, i, 2.0);
+    if (i > 0) coo.push_back(i, i - 1, -1.0);
+    if (i < 9) coo.push_back(i, i + 1, -1.0);
+  }
+  const HostCsr a = host_csr(coo);
+  std::vector<index_t> cf(10, ka::kFine);
+  for (const index_t c : {0, 3, 6, 9}) cf[c] = ka::kCoarse;
+
+  const HostCsr P = extended_p(a, cf, {ka::InterpolationKind::extended_i, 0, 0.0});
+
+  ASSERT_EQ(P.cols, 4);
+  for (index_t i = 0; i < 10; ++i) {
+    const index_t left = i / 3;  // the coarse index of the coarse point at or left of i
+    if (i % 3 == 0) {
+      ASSERT_EQ(P.row_ptr[i + 1] - P.row_ptr[i], 1);
+      EXPECT_EQ(P.col_idx[P.row_ptr[i]], left);
+      EXPECT_EQ(P.values[P.row_ptr[i]], 1.0);
+      continue;
+    }
+    ASSERT_EQ(P.row_ptr[i + 1] - P.row_ptr[i], 2) << "row " << i;
+    EXPECT_EQ(P.col_idx[P.row_ptr[i]], left);
+    EXPECT_EQ(P.col_idx[P.row_ptr[i] + 1], left + 1);
+    const double right_weight = (i % 3) / 3.0;
+    EXPECT_NEAR(P.values[P.row_ptr[i]], 1.0 - right_weight, 1e-15) << "row " << i;
+    EXPECT_NEAR(P.values[P.row_ptr[i] + 1], right_weight, 1e-15) << "row " << i;
+  }
+}
+
+TEST(AmgKernels, ExtendedInterpolationKeepsConstantsInZeroRowSumRows) {
+  // 2D Poisson 24 x 24 (Dirichlet rows at the boundary): every fine row whose row sum is 0
+  // (the interior) has weights summing to 1, also after truncation (the formula recomputed
+  // over the kept points moves the dropped couplings to a~_ii).
+  const HostCsr a = host_csr(poisson2d(24));
+  const Strength s = strength_pattern(a, {});
+  const std::vector<index_t> cf = split(Backend::reference(), s, true, 5);
+  for (const ka::InterpolationParameters p :
+       {ka::InterpolationParameters{ka::InterpolationKind::extended_i, 0, 0.0},
+        ka::InterpolationParameters{ka::InterpolationKind::extended_i, 4, 0.2}}) {
+    SCOPED_TRACE("max " + std::to_string(p.max_elements_per_row));
+    const HostCsr P = extended_p(a, cf, p);
+    index_t checked = 0;
+    for (index_t i = 0; i < a.rows; ++i) {
+      double row_sum = 0.0, weights = 0.0;
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) row_sum += a.values[k];
+      for (index_t k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) weights += P.values[k];
+      if (cf[i] == ka::kCoarse || row_sum != 0.0) continue;
+      EXPECT_NEAR(weights, 1.0, 1e-14) << "row " << i;
+      if (p.max_elements_per_row > 0) EXPECT_LE(P.row_ptr[i + 1] - P.row_ptr[i], 4);
+      ++checked;
+    }
+    EXPECT_GT(checked, 200);
   }
 }
 
@@ -739,7 +923,9 @@ TEST(AmgKernels, LongRowsMatchReferenceBitForBit) {
          {ka::InterpolationParameters{ka::InterpolationKind::seed, 0, 0.0},
           ka::InterpolationParameters{ka::InterpolationKind::direct, 0, 0.0},
           ka::InterpolationParameters{ka::InterpolationKind::direct, 40, 0.05},
-          ka::InterpolationParameters{ka::InterpolationKind::seed, 3, 0.0}}) {
+          ka::InterpolationParameters{ka::InterpolationKind::seed, 3, 0.0},
+          ka::InterpolationParameters{ka::InterpolationKind::extended_i, 0, 0.0},
+          ka::InterpolationParameters{ka::InterpolationKind::extended_i, 40, 0.05}}) {
       SCOPED_TRACE("kind " + std::to_string(int(p.kind)) + " max " +
                    std::to_string(p.max_elements_per_row));
 
@@ -749,12 +935,12 @@ TEST(AmgKernels, LongRowsMatchReferenceBitForBit) {
       EXPECT_EQ(P.row_ptr, expected.row_ptr);
       EXPECT_EQ(P.col_idx, expected.col_idx);
       EXPECT_EQ(P.values, expected.values);
-      const OnBackend A(backend, a), Pb(backend, expected);
+      const OnBackend A(backend, a), S(backend, s.s), Pb(backend, expected);
       const Array<index_t> splitting = Array<index_t>::from_host(backend, cf);
       const Array<index_t> points = Array<index_t>::from_host(backend, coarse_points);
       Array<double> values(backend, expected.values.size());
-      ka::interpolation_values(backend, A.matrix(), splitting.span(), points.span(), p.kind,
-                               Pb.pattern(), values.span().data());
+      ka::interpolation_values(backend, A.matrix(), S.pattern(), splitting.span(), points.span(),
+                               p.kind, Pb.pattern(), values.span().data());
       EXPECT_EQ(values.to_host(), expected.values);
     }
   }

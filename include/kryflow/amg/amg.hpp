@@ -49,8 +49,11 @@ struct HierarchyReport {
 ///     Parallel Toolbox's |a_ij| > eps |a_ii|; max_row_sum);
 ///  2. C/F splitting: the Parallel Toolbox's greedy coarsening or PMIS (De Sterck, Yang, Heys
 ///     2006) with weights from random_seed;
-///  3. prolongation P = [I; P_FC] by the Parallel Toolbox's 1/n_i weights or Stüben's direct
-///     interpolation, truncated (max_elements_per_row, truncation_factor);
+///  3. prolongation P = [I; P_FC] by the Parallel Toolbox's 1/n_i weights, Stüben's direct
+///     interpolation or the distance-two extended+i interpolation (De Sterck, Falgout,
+///     Nolting, Yang, "Distance-two interpolation for parallel algebraic multigrid", Numer.
+///     Linear Algebra Appl. 15, 2008; the formula at kernels::amg::InterpolationKind), truncated
+///     (max_elements_per_row, truncation_factor);
 ///  4. restriction R = P^T (formed explicitly) and the Galerkin product A_c = R (A P) by two
 ///     sparse products (symbolic, then numeric phase).
 /// Coarsening stops at coarse_size rows, at max_levels levels, or when a level does not shrink
@@ -77,12 +80,16 @@ struct HierarchyReport {
 /// setup: apply throws InvalidInput until setup succeeds; a coarse solver given to the
 /// constructor is kept. The bytes the hierarchy holds are in hierarchy_report().
 /// update_values(A) keeps the strength, splitting and every pattern and recomputes the values
-/// of P, R, A_c, the smoothers and the coarse solver.
+/// of P, R, A_c, the smoothers and the coarse solver (extended_i keeps each level's strength
+/// pattern S for it, counted in memory_bytes).
 class AmgPreconditioner final : public Multigrid {
  public:
   enum class Strength { classical, seed };
   enum class Coarsening { greedy, pmis };
-  enum class Interpolation { seed, direct };
+  /// seed: 1/n_i over the coarse points of S_i; direct: Stüben's direct interpolation from
+  /// them; extended_i: extended+i, from them and the coarse points of S_k for the fine k in S_i
+  /// (P has more entries per row than direct, the coarse operators more nonzeros).
+  enum class Interpolation { seed, direct, extended_i };
   enum class SmootherKind { jacobi, l1_jacobi, chebyshev, gauss_seidel };
   struct Parameters {
     Strength strength = Strength::classical;
