@@ -120,7 +120,7 @@ void interpolation_count(const Backend& backend, const MatrixView& a, const Patt
   for_each_row<rows::InterpolationRow>(
       backend, entries(a.pattern), a.pattern.num_rows, [&](index_t i, rows::InterpolationRow& row) {
         rows::PointsView points = row.view(rows::point_capacity(s, cf, p.kind, i));
-        rows::interpolation_row(a, s, cf, p, i, points);
+        rows::interpolation_row(a, s, cf, p, i, points, false);
         counts[i] = points.size;
       });
 }

@@ -162,7 +162,7 @@ struct CountJob {
   index_t* counts;
   __device__ index_t capacity(index_t i) const { return rows::point_capacity(s, cf, p.kind, i); }
   __device__ void run(index_t i, rows::PointsView& row) const {
-    rows::interpolation_row(a, s, cf, p, i, row);
+    rows::interpolation_row(a, s, cf, p, i, row, false);
     counts[i] = row.size;
   }
 };

@@ -98,7 +98,7 @@ void interpolation_count(const Backend&, const MatrixView& a, const PatternView&
   rows::InterpolationRow row;
   for (index_t i = 0; i < a.pattern.num_rows; ++i) {
     rows::PointsView points = row.view(rows::point_capacity(s, cf, p.kind, i));
-    rows::interpolation_row(a, s, cf, p, i, points);
+    rows::interpolation_row(a, s, cf, p, i, points, false);
     counts[i] = points.size;
   }
 }

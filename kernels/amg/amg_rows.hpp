@@ -97,9 +97,17 @@ KRYFLOW_HOST_DEVICE inline index_t point_capacity(const PatternView& s, Span<con
   return coarse;
 }
 
-/// Position of column j among the row's points (sorted), or -1.
-KRYFLOW_HOST_DEVICE inline index_t find_point(const PointsView& row, index_t j) {
-  index_t low = 0, high = row.size;
+/// The first position p >= from of the row's sorted points with columns[p] >= j (row.size if
+/// none): a galloping search, O(log(p - from)), for lookups with increasing j.
+KRYFLOW_HOST_DEVICE inline index_t lower_bound_from(const PointsView& row, index_t j,
+                                                    index_t from) {
+  index_t low = from, step = 1, high = from;
+  while (high < row.size && row.columns[high] < j) {
+    low = high + 1;
+    high += step;
+    step *= 2;
+  }
+  if (high > row.size) high = row.size;
   while (low < high) {
     const index_t middle = low + (high - low) / 2;
     if (row.columns[middle] < j) {
@@ -108,35 +116,58 @@ KRYFLOW_HOST_DEVICE inline index_t find_point(const PointsView& row, index_t j) 
       high = middle;
     }
   }
-  return low < row.size && row.columns[low] == j ? low : -1;
+  return low;
 }
 
-/// Inserts column j into the row's sorted points unless present (insertion sort; the storage
-/// holds point_capacity points).
-KRYFLOW_HOST_DEVICE inline void insert_point(PointsView& row, index_t j) {
-  index_t position = row.size;
-  while (position > 0 && row.columns[position - 1] > j) --position;
-  if (position > 0 && row.columns[position - 1] == j) return;
-  for (index_t k = row.size; k > position; --k) row.columns[k] = row.columns[k - 1];
-  row.columns[position] = j;
-  ++row.size;
+/// Heapsort's step: moves columns[root] down the max-heap columns[0, size).
+KRYFLOW_HOST_DEVICE inline void sift_down(index_t* columns, index_t root, index_t size) {
+  while (true) {
+    index_t child = 2 * root + 1;
+    if (child >= size) return;
+    if (child + 1 < size && columns[child] < columns[child + 1]) ++child;
+    if (!(columns[root] < columns[child])) return;
+    const index_t t = columns[root];
+    columns[root] = columns[child];
+    columns[child] = t;
+    root = child;
+  }
+}
+
+/// Sorts columns[0, m) increasingly in place (heapsort: no scratch, no recursion, the same
+/// steps on every backend).
+KRYFLOW_HOST_DEVICE inline void sort_columns(index_t* columns, index_t m) {
+  for (index_t root = m / 2; root-- > 0;) sift_down(columns, root, m);
+  for (index_t end = m; end-- > 1;) {
+    const index_t t = columns[0];
+    columns[0] = columns[end];
+    columns[end] = t;
+    sift_down(columns, 0, end);
+  }
 }
 
 /// C_i^ of extended+i for fine row i (see InterpolationKind::extended_i): the coarse points
-/// of S_i and of S_k for the fine points k of S_i, sorted, each once; row.a[p] = a_ij (0 when
-/// not stored).
+/// of S_i and of S_k for the fine points k of S_i, sorted, each once (collected with repeats
+/// into the point_capacity storage, sorted, then squeezed); row.a[p] = a_ij (0 when not
+/// stored).
 KRYFLOW_HOST_DEVICE inline void extended_points(const MatrixView& a, const PatternView& s,
                                                 Span<const index_t> cf, index_t i,
                                                 PointsView& row) {
-  row.size = 0;
+  index_t m = 0;
   for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
     const index_t k = s.col_idx[q];
     if (cf[k] == kCoarse) {
-      insert_point(row, k);
+      row.columns[m++] = k;
       continue;
     }
     for (index_t r = s.row_ptr[k]; r < s.row_ptr[k + 1]; ++r) {
-      if (cf[s.col_idx[r]] == kCoarse) insert_point(row, s.col_idx[r]);
+      if (cf[s.col_idx[r]] == kCoarse) row.columns[m++] = s.col_idx[r];
+    }
+  }
+  sort_columns(row.columns, m);
+  row.size = 0;
+  for (index_t p = 0; p < m; ++p) {
+    if (row.size == 0 || row.columns[row.size - 1] != row.columns[p]) {
+      row.columns[row.size++] = row.columns[p];
     }
   }
   index_t k = a.pattern.row_ptr[i];
@@ -158,37 +189,42 @@ KRYFLOW_HOST_DEVICE inline void extended_weights(const MatrixView& a, const Patt
   for (index_t p = 0; p < m; ++p) row.weights[p] = 0.0;
   double diagonal_sum = diagonal(a, i);  // a~_ii, from a_ii
   index_t q = s.row_ptr[i];              // walks S_i beside row i of A (both sorted)
+  index_t p = 0;                         // walks the points beside row i
   const index_t* cols = a.pattern.col_idx;
   for (index_t e = a.pattern.row_ptr[i]; e < a.pattern.row_ptr[i + 1]; ++e) {
     const index_t n = cols[e];
     const double a_in = a.values[e];
     while (q < s.row_ptr[i + 1] && s.col_idx[q] < n) ++q;
     const bool strong = q < s.row_ptr[i + 1] && s.col_idx[q] == n;
+    p = lower_bound_from(row, n, p);
     if (n == i) continue;
-    const index_t p = find_point(row, n);
-    if (p >= 0) {
+    if (p < m && row.columns[p] == n) {
       row.weights[p] += a_in;
     } else if (strong && cf[n] != kCoarse) {
       // n = k, a strong fine neighbour: a_ik distributed over C_i^ + {i} by a^_kl.
       const index_t begin = a.pattern.row_ptr[n], end = a.pattern.row_ptr[n + 1];
       const bool negative_diagonal = diagonal(a, n) < 0.0;
       double d = 0.0;
+      index_t l = 0;
       for (index_t f = begin; f < end; ++f) {
         const double v = a.values[f];
         const bool opposite = negative_diagonal ? v > 0.0 : v < 0.0;
-        if (opposite && cols[f] != n && (cols[f] == i || find_point(row, cols[f]) >= 0)) d += v;
+        if (!opposite || cols[f] == n) continue;
+        l = lower_bound_from(row, cols[f], l);
+        if (cols[f] == i || (l < m && row.columns[l] == cols[f])) d += v;
       }
       if (d != 0.0) {
         const double distribute = a_in / d;
+        l = 0;
         for (index_t f = begin; f < end; ++f) {
           const double v = a.values[f];
           const bool opposite = negative_diagonal ? v > 0.0 : v < 0.0;
           if (!opposite || cols[f] == n) continue;
+          l = lower_bound_from(row, cols[f], l);
           if (cols[f] == i) {
             diagonal_sum += distribute * v;
-          } else {
-            const index_t l = find_point(row, cols[f]);
-            if (l >= 0) row.weights[l] += distribute * v;
+          } else if (l < m && row.columns[l] == cols[f]) {
+            row.weights[l] += distribute * v;
           }
         }
       } else {
@@ -198,8 +234,8 @@ KRYFLOW_HOST_DEVICE inline void extended_weights(const MatrixView& a, const Patt
       diagonal_sum += a_in;  // weak, or a coarse point truncation dropped
     }
   }
-  for (index_t p = 0; p < m; ++p) {
-    row.weights[p] = diagonal_sum != 0.0 ? -row.weights[p] / diagonal_sum : 0.0;
+  for (index_t k = 0; k < m; ++k) {
+    row.weights[k] = diagonal_sum != 0.0 ? -row.weights[k] / diagonal_sum : 0.0;
   }
 }
 
@@ -289,11 +325,12 @@ KRYFLOW_HOST_DEVICE inline void truncate(const InterpolationParameters& p, Point
 
 /// Row i of the prolongation in fine-row numbering: {i} with weight 1 for a coarse row; for a
 /// fine row the coarse points of S_i (extended_i: C_i^), truncated, with their weights. `row`
-/// has storage for point_capacity(s, cf, p.kind, i) points.
+/// has storage for point_capacity(s, cf, p.kind, i) points. weights = false (a count): the
+/// points only, row.weights left unspecified (computed only where truncation needs them).
 KRYFLOW_HOST_DEVICE inline void interpolation_row(const MatrixView& a, const PatternView& s,
                                                   Span<const index_t> cf,
                                                   const InterpolationParameters& p, index_t i,
-                                                  PointsView& row) {
+                                                  PointsView& row, bool weights = true) {
   row.size = 0;
   if (cf[i] == kCoarse) {
     row.columns[0] = i;
@@ -303,9 +340,10 @@ KRYFLOW_HOST_DEVICE inline void interpolation_row(const MatrixView& a, const Pat
     return;
   }
   const bool extended = p.kind == InterpolationKind::extended_i;
+  const bool truncating = p.truncation_factor > 0.0 || p.max_elements_per_row > 0;
   if (extended) {
     extended_points(a, s, cf, i, row);
-    extended_weights(a, s, cf, i, row);
+    if (weights || truncating) extended_weights(a, s, cf, i, row);
   } else {
     index_t k = a.pattern.row_ptr[i];
     for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
@@ -317,12 +355,12 @@ KRYFLOW_HOST_DEVICE inline void interpolation_row(const MatrixView& a, const Pat
         ++row.size;
       }
     }
-    compute_weights(a, i, p.kind, row);
+    if (weights || truncating) compute_weights(a, i, p.kind, row);
   }
-  if (row.size == 0 || (p.truncation_factor <= 0.0 && p.max_elements_per_row <= 0)) return;
+  if (row.size == 0 || !truncating) return;
   const index_t before = row.size;
   truncate(p, row);
-  if (row.size == before) return;
+  if (row.size == before || !weights) return;
   if (extended) {
     extended_weights(a, s, cf, i, row);
   } else {
