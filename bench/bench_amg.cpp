@@ -20,7 +20,8 @@
 // its message and the others still run.
 //
 //   kryflow_bench_amg [--backend cuda|cpu|reference] [--problems p7:100,p7:200,p7:300,p27:200]
-//                     [--smoother S] [--coarsening C] [-p key=value ...] [--repeats 3]
+//                     [--smoother S] [--coarsening C] [--interpolation direct|extended_i|seed]
+//                     [-p key=value ...] [--repeats 3]
 //                     [--no-galerkin] [--json out.json]
 #include <algorithm>
 #include <chrono>
@@ -240,6 +241,8 @@ int main(int argc, char** argv) {
         options.overrides.push_back("solver.preconditioner.smoother=" + next());
       } else if (arg == "--coarsening") {
         options.overrides.push_back("solver.preconditioner.coarsening=" + next());
+      } else if (arg == "--interpolation") {
+        options.overrides.push_back("solver.preconditioner.interpolation=" + next());
       } else if (arg == "-p") {
         options.overrides.push_back(next());
       } else if (arg == "--repeats") {

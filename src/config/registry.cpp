@@ -166,14 +166,18 @@ struct AmgParameters final : ComponentParameters {
     v.integer("random_seed", random_seed, Range::at_least(0),
               "seed of the random part of the PMIS weights (the splitting is deterministic for a "
               "seed)");
-    v.choice("interpolation", interpolation, {"direct", "seed"},
+    v.choice("interpolation", interpolation, {"direct", "seed", "extended_i"},
              "prolongation P = [I; P_FC]: `direct`, Stüben's direct interpolation from the "
-             "strongly coupled coarse points; `seed`, weights 1/n_i over them (Parallel Toolbox)");
+             "strongly coupled coarse points; `seed`, weights 1/n_i over them (Parallel "
+             "Toolbox); `extended_i`, distance-two extended+i interpolation from those and the "
+             "strongly coupled coarse points of the strongly coupled fine points (De Sterck, "
+             "Falgout, Nolting, Yang 2008; hypre's interp_type 6)");
     v.integer("max_elements_per_row", values.max_elements_per_row, Range::at_least(0),
               "most interpolatory points per row of P (the largest weights); 0: no limit");
     v.real("truncation_factor", values.truncation_factor, Range::closed_open(0, 1),
            "drop interpolation weights below truncation_factor times the row's largest; the "
-           "kept weights are rescaled to the row sums (Stüben 2001, sec. 7.2.4)");
+           "weights are recomputed over the kept points (`direct`: rescaled to the row sums, "
+           "Stüben 2001, sec. 7.2.4; `extended_i`: the dropped couplings join the diagonal)");
     v.choice("smoother", smoother, {"gauss_seidel", "jacobi", "l1_jacobi", "chebyshev"},
              "`gauss_seidel`: forward before and backward after the coarse correction "
              "(sequential, host backends); `jacobi`: damped by jacobi_omega; `l1_jacobi`: "
@@ -199,7 +203,9 @@ struct AmgParameters final : ComponentParameters {
     using A = AmgPreconditioner;
     p.strength = strength == "seed" ? A::Strength::seed : A::Strength::classical;
     p.coarsening = coarsening == "pmis" ? A::Coarsening::pmis : A::Coarsening::greedy;
-    p.interpolation = interpolation == "seed" ? A::Interpolation::seed : A::Interpolation::direct;
+    p.interpolation = interpolation == "seed"         ? A::Interpolation::seed
+                      : interpolation == "extended_i" ? A::Interpolation::extended_i
+                                                      : A::Interpolation::direct;
     p.smoother = smoother == "jacobi"      ? A::SmootherKind::jacobi
                  : smoother == "l1_jacobi" ? A::SmootherKind::l1_jacobi
                  : smoother == "chebyshev" ? A::SmootherKind::chebyshev

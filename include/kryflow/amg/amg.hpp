@@ -117,7 +117,9 @@ class AmgPreconditioner final : public Multigrid {
   /// 2 nnz), P, R and A P over all levels (up to 4 nnz) and the strength pattern with its
   /// transpose while a level is built (up to 2 nnz). The pcg_amg preset's hierarchy holds
   /// about 46% of it on 7-point 3D Poisson (340 of 736 bytes per row) and less on 27-point
-  /// (HierarchyReport::memory_bytes): a conservative estimate, not a sharp bound.
+  /// (HierarchyReport::memory_bytes): a conservative estimate, not a sharp bound. Untruncated
+  /// extended_i interpolation can exceed it (7-point 3D Poisson 64^3, PMIS: 768 bytes per row
+  /// against 727 estimated, operator complexity 4.3); with max_elements_per_row = 4, 474.
   static std::size_t estimate_memory_bytes(index_t rows, std::int64_t nonzeros);
   /// Throws ConfigError naming the parameter that is out of range.
   explicit AmgPreconditioner(Parameters parameters);
