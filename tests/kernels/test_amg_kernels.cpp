@@ -700,59 +700,63 @@ std::map<index_t, double> extended_weights(const HostCsr& a, const HostCsr& s,
 TEST(AmgKernels, ExtendedInterpolationMatchesReferenceAndTheFormula) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const HostCsr a = host_csr(random_spd(263, seed));
-  const Strength s = strength_pattern(a, {});
-  for (const bool pmis : {false, true}) {
-    SCOPED_TRACE(pmis ? "pmis" : "greedy");
-    const std::vector<index_t> cf = split(Backend::reference(), s, pmis, seed);
-    std::vector<index_t> coarse_points;  // the row of each coarse index
-    for (std::size_t i = 0; i < cf.size(); ++i) {
-      if (cf[i] == ka::kCoarse) coarse_points.push_back(static_cast<index_t>(i));
-    }
-    index_t distance_two = 0;  // points of P not in S_i
-    for (const ka::InterpolationParameters p :
-         {ka::InterpolationParameters{ka::InterpolationKind::extended_i, 0, 0.0},
-          ka::InterpolationParameters{ka::InterpolationKind::extended_i, 4, 0.0},
-          ka::InterpolationParameters{ka::InterpolationKind::extended_i, 0, 0.3},
-          ka::InterpolationParameters{ka::InterpolationKind::extended_i, 3, 0.2}}) {
-      SCOPED_TRACE("max " + std::to_string(p.max_elements_per_row) + " factor " +
-                   std::to_string(p.truncation_factor));
+  // A and -A: the classical strength and a^_kl follow the sign of the diagonal.
+  for (const double sign : {1.0, -1.0}) {
+    HostCsr a = host_csr(random_spd(263, seed));
+    for (double& v : a.values) v *= sign;
+    const Strength s = strength_pattern(a, {});
+    for (const bool pmis : {false, true}) {
+      SCOPED_TRACE(std::string(pmis ? "pmis" : "greedy") + (sign < 0 ? ", -A" : ", A"));
+      const std::vector<index_t> cf = split(Backend::reference(), s, pmis, seed);
+      std::vector<index_t> coarse_points;  // the row of each coarse index
+      for (std::size_t i = 0; i < cf.size(); ++i) {
+        if (cf[i] == ka::kCoarse) coarse_points.push_back(static_cast<index_t>(i));
+      }
+      index_t distance_two = 0;  // points of P not in S_i
+      for (const ka::InterpolationParameters p :
+           {ka::InterpolationParameters{ka::InterpolationKind::extended_i, 0, 0.0},
+            ka::InterpolationParameters{ka::InterpolationKind::extended_i, 4, 0.0},
+            ka::InterpolationParameters{ka::InterpolationKind::extended_i, 0, 0.3},
+            ka::InterpolationParameters{ka::InterpolationKind::extended_i, 3, 0.2}}) {
+        SCOPED_TRACE("max " + std::to_string(p.max_elements_per_row) + " factor " +
+                     std::to_string(p.truncation_factor));
 
-      const HostCsr P = interpolation(test::backend_under_test(), a, s, cf, p);
-      const HostCsr expected = interpolation(Backend::reference(), a, s, cf, p);
+        const HostCsr P = interpolation(test::backend_under_test(), a, s, cf, p);
+        const HostCsr expected = interpolation(Backend::reference(), a, s, cf, p);
 
-      EXPECT_EQ(P.row_ptr, expected.row_ptr);
-      EXPECT_EQ(P.col_idx, expected.col_idx);
-      EXPECT_EQ(P.values, expected.values);
-      const bool truncated = p.max_elements_per_row > 0 || p.truncation_factor > 0;
-      for (index_t i = 0; i < a.rows; ++i) {
-        if (cf[i] == ka::kCoarse) {
-          ASSERT_EQ(P.row_ptr[i + 1] - P.row_ptr[i], 1);
-          EXPECT_EQ(P.values[P.row_ptr[i]], 1.0);
-          continue;
-        }
-        const std::set<index_t> full = extended_set(s.s, cf, i);
-        std::set<index_t> kept;
-        for (index_t k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
-          const index_t j = coarse_points[P.col_idx[k]];
-          if (k > P.row_ptr[i]) ASSERT_LT(P.col_idx[k - 1], P.col_idx[k]);
-          ASSERT_EQ(full.count(j), 1u) << "row " << i << " interpolates from " << j;
-          distance_two += s.s.at(i, j) == 0.0 ? 1 : 0;
-          kept.insert(j);
-        }
-        if (!truncated) EXPECT_EQ(kept, full) << "row " << i;
-        if (p.max_elements_per_row > 0) {
-          EXPECT_LE(kept.size(), static_cast<std::size_t>(p.max_elements_per_row));
-        }
-        const std::map<index_t, double> w = extended_weights(a, s.s, cf, i, kept);
-        for (index_t k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
-          const double expected_w = w.at(coarse_points[P.col_idx[k]]);
-          EXPECT_NEAR(P.values[k], expected_w, 1e-13 * std::max(1.0, std::abs(expected_w)))
-              << "row " << i;
+        EXPECT_EQ(P.row_ptr, expected.row_ptr);
+        EXPECT_EQ(P.col_idx, expected.col_idx);
+        EXPECT_EQ(P.values, expected.values);
+        const bool truncated = p.max_elements_per_row > 0 || p.truncation_factor > 0;
+        for (index_t i = 0; i < a.rows; ++i) {
+          if (cf[i] == ka::kCoarse) {
+            ASSERT_EQ(P.row_ptr[i + 1] - P.row_ptr[i], 1);
+            EXPECT_EQ(P.values[P.row_ptr[i]], 1.0);
+            continue;
+          }
+          const std::set<index_t> full = extended_set(s.s, cf, i);
+          std::set<index_t> kept;
+          for (index_t k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
+            const index_t j = coarse_points[P.col_idx[k]];
+            if (k > P.row_ptr[i]) ASSERT_LT(P.col_idx[k - 1], P.col_idx[k]);
+            ASSERT_EQ(full.count(j), 1u) << "row " << i << " interpolates from " << j;
+            distance_two += s.s.at(i, j) == 0.0 ? 1 : 0;
+            kept.insert(j);
+          }
+          if (!truncated) EXPECT_EQ(kept, full) << "row " << i;
+          if (p.max_elements_per_row > 0) {
+            EXPECT_LE(kept.size(), static_cast<std::size_t>(p.max_elements_per_row));
+          }
+          const std::map<index_t, double> w = extended_weights(a, s.s, cf, i, kept);
+          for (index_t k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
+            const double expected_w = w.at(coarse_points[P.col_idx[k]]);
+            EXPECT_NEAR(P.values[k], expected_w, 1e-13 * std::max(1.0, std::abs(expected_w)))
+                << "row " << i;
+          }
         }
       }
+      EXPECT_GT(distance_two, 0);
     }
-    EXPECT_GT(distance_two, 0);
   }
 }
 
