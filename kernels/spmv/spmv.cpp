@@ -4,18 +4,40 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <string>
 
 #include "kernels/backend/dispatch.hpp"
+#include "kernels/spmv/partition_walk.hpp"
 #include "kryflow/core/error.hpp"
 
 namespace kryflow::kernels::spmv {
 
-RowPartition partition_rows(Span<const index_t> row_ptr, int tile) {
+namespace {
+
+void check_tile(int tile, const char* who) {
   if (std::find(std::begin(kTiles), std::end(kTiles), tile) == std::end(kTiles)) {
-    throw InvalidInput("spmv::partition_rows: tile must be 1024, 2048 or 4096, got " +
+    throw InvalidInput(std::string(who) + ": tile must be 1024, 2048 or 4096, got " +
                        std::to_string(tile));
   }
+}
+
+/// Collects the blocks and long rows of split_segment into a RowPartition.
+struct HostEmitter {
+  RowPartition* p;
+  void block(index_t end) { p->row_blocks.push_back(end); }
+  void long_row(index_t row, index_t chunks) {
+    const auto slot = static_cast<index_t>(p->long_rows.size());
+    p->long_rows.push_back(row);
+    p->chunk_long_row.insert(p->chunk_long_row.end(), static_cast<std::size_t>(chunks), slot);
+    p->long_row_chunks.push_back(p->long_row_chunks.back() + chunks);
+  }
+};
+
+}  // namespace
+
+RowPartition partition_rows(Span<const index_t> row_ptr, int tile) {
+  check_tile(tile, "spmv::partition_rows");
   if (row_ptr.empty())
     throw InvalidInput("spmv::partition_rows: row_ptr needs num_rows + 1 entries");
   const index_t num_rows = static_cast<index_t>(row_ptr.size() - 1);
@@ -23,28 +45,64 @@ RowPartition partition_rows(Span<const index_t> row_ptr, int tile) {
   p.tile = tile;
   p.row_blocks.push_back(0);
   p.long_row_chunks.push_back(0);
-  auto length = [&](index_t i) { return row_ptr[i + 1] - row_ptr[i]; };
-  index_t i = 0;
-  while (i < num_rows) {
-    if (length(i) > tile) {
-      const auto chunks = static_cast<index_t>(
-          (static_cast<std::int64_t>(length(i)) + kLongRowChunk - 1) / kLongRowChunk);
-      const auto slot = static_cast<index_t>(p.long_rows.size());
-      p.long_rows.push_back(i);
-      p.chunk_long_row.insert(p.chunk_long_row.end(), static_cast<std::size_t>(chunks), slot);
-      p.long_row_chunks.push_back(p.long_row_chunks.back() + chunks);
-      p.row_blocks.push_back(++i);
-      continue;
-    }
-    const index_t first = i;
-    index_t entries = 0;
-    while (i < num_rows && i - first < kRowBlockRows && length(i) <= tile - entries) {
-      entries += length(i);
-      ++i;
-    }
-    p.row_blocks.push_back(i);
+  HostEmitter emit{&p};
+  for (index_t first = 0; first < num_rows; first += kPartitionSegmentRows) {
+    const index_t end =
+        num_rows - first > kPartitionSegmentRows ? first + kPartitionSegmentRows : num_rows;
+    split_segment(row_ptr.data(), first, end, tile, emit);
   }
   return p;
+}
+
+namespace {
+
+/// build_partition on the host backends: the facts in one pass, then partition_rows.
+PartitionArrays host_build_partition(const Backend& backend, Span<const index_t> row_ptr,
+                                     int tile) {
+  check_tile(tile, "spmv::build_partition");
+  if (row_ptr.empty())
+    throw InvalidInput("spmv::build_partition: row_ptr needs num_rows + 1 entries");
+  const index_t num_rows = static_cast<index_t>(row_ptr.size() - 1);
+  PartitionArrays out;
+  out.tile = tile;
+  RowPointerFacts& f = out.facts;
+  f.first = row_ptr[0];
+  f.last = row_ptr[num_rows];
+  if (num_rows > 0) {
+    f.min_length = std::numeric_limits<index_t>::max();
+    f.max_length = std::numeric_limits<index_t>::min();
+  }
+  for (index_t i = 0; i < num_rows; ++i) {
+    const index_t length = row_ptr[i + 1] - row_ptr[i];
+    if (length < 0 && f.first_decrease < 0) f.first_decrease = i;
+    f.min_length = std::min(f.min_length, length);
+    f.max_length = std::max(f.max_length, length);
+    if (length == 0) ++f.empty_rows;
+  }
+  if (!f.valid()) return out;
+  const RowPartition p = partition_rows(row_ptr, tile);
+  out.row_blocks = Array<index_t>::from_host(backend, p.row_blocks);
+  out.long_rows = Array<index_t>::from_host(backend, p.long_rows);
+  out.long_row_chunks = Array<index_t>::from_host(backend, p.long_row_chunks);
+  out.chunk_long_row = Array<index_t>::from_host(backend, p.chunk_long_row);
+  return out;
+}
+
+}  // namespace
+
+namespace reference {
+PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_ptr, int tile) {
+  return host_build_partition(backend, row_ptr, tile);
+}
+}  // namespace reference
+namespace cpu {
+PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_ptr, int tile) {
+  return host_build_partition(backend, row_ptr, tile);
+}
+}  // namespace cpu
+
+PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_ptr, int tile) {
+  KRYFLOW_DISPATCH(spmv, build_partition, backend, row_ptr, tile);
 }
 
 int default_tile(double mean_row_length) {

@@ -12,11 +12,11 @@
 // sorted; rows may be empty. Spans live on the backend and have the lengths the matrix implies.
 //
 // Order of operations (CSR-stream, Greathouse and Daga, "Efficient sparse matrix-vector
-// multiplication on GPUs using the CSR storage format", SC'14). Rows are split once, on the
-// host, into row blocks of at most kRowBlockRows rows and at most `tile` stored entries; a row
-// with more than `tile` entries (a long row) is a row block of its own. With fused multiply-add
-// disabled on both sides (--fmad=false, -ffp-contract=off) the cpu and cuda kernels add in the
-// same order and give the same bits:
+// multiplication on GPUs using the CSR storage format", SC'14). Rows are split once, where the
+// matrix lives (build_partition), into row blocks of at most kRowBlockRows rows and at most `tile`
+// stored entries; a row with more than `tile` entries (a long row) is a row block of its own. With
+// fused multiply-add disabled on both sides (--fmad=false, -ffp-contract=off) the cpu and cuda
+// kernels add in the same order and give the same bits:
 //  - ordinary row i: y_i = 0; y_i = y_i + a_ik * x_k over the stored entries in stored order,
 //    exactly as the reference does;
 //  - long row i: its entries are cut into chunks of kLongRowChunk; in chunk c, lane l
@@ -145,11 +145,59 @@ struct RowPartition {
   std::vector<index_t> chunk_long_row;
 };
 
-/// Splits rows 0..num_rows-1 greedily into row blocks of at most kRowBlockRows rows and `tile`
-/// entries; a row longer than `tile` is a block of its own and is cut into chunks of
-/// kLongRowChunk entries. `row_ptr` has num_rows + 1 non-decreasing entries. Throws InvalidInput
-/// when `tile` is not one of kTiles. O(num_rows).
+/// Rows per partition segment: partition_rows restarts its greedy split at every multiple of
+/// kPartitionSegmentRows, so that segments are split independently (one GPU thread each when a
+/// matrix is built on the device, build_partition). A multiple of kRowBlockRows: rows of a
+/// uniform length that fit a tile fill whole blocks, as one greedy pass over all rows would.
+inline constexpr index_t kPartitionSegmentRows = 16 * kRowBlockRows;
+
+/// Splits rows 0..num_rows-1 greedily, segment by segment (kPartitionSegmentRows), into row
+/// blocks of at most kRowBlockRows rows and `tile` entries; a row longer than `tile` is a block
+/// of its own and is cut into chunks of kLongRowChunk entries (partition_walk.hpp). `row_ptr`
+/// has num_rows + 1 non-decreasing entries on the host. Throws InvalidInput when `tile` is not
+/// one of kTiles. O(num_rows / kRowBlockRows * log2(kRowBlockRows)) reads of row_ptr.
 RowPartition partition_rows(Span<const index_t> row_ptr, int tile);
+
+/// What build_partition learns about row_ptr, for CsrMatrix's checks and row statistics.
+struct RowPointerFacts {
+  std::int64_t first = 0;            ///< row_ptr[0]
+  std::int64_t last = 0;             ///< row_ptr[num_rows]
+  std::int64_t first_decrease = -1;  ///< the smallest i with row_ptr[i + 1] < row_ptr[i], or -1
+  index_t min_length = 0;            ///< over the rows (0 without rows)
+  index_t max_length = 0;
+  index_t empty_rows = 0;
+  /// row_ptr starts at 0 and never decreases (its end is checked by the caller, who knows nnz).
+  bool valid() const noexcept { return first == 0 && first_decrease < 0; }
+};
+
+/// A RowPartition on a backend (CsrMatrix's arrays), with the facts of row_ptr.
+struct PartitionArrays {
+  int tile = 0;
+  Array<index_t> row_blocks;
+  Array<index_t> long_rows;
+  Array<index_t> long_row_chunks;
+  Array<index_t> chunk_long_row;
+  RowPointerFacts facts;
+};
+
+/// partition_rows(row_ptr, tile) built where row_ptr lives (num_rows + 1 >= 1 entries on the
+/// backend), with the facts of row_ptr; when !facts.valid() the arrays are left empty. On cuda
+/// the segments are split in parallel on the device and the host reads only the sizes and the
+/// facts (one wait): a matrix built by device kernels needs no host copy of its row pointers.
+/// Throws InvalidInput when `tile` is not one of kTiles or row_ptr is empty.
+#define KRYFLOW_SPMV_PARTITION_DECLARATIONS \
+  PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_ptr, int tile);
+KRYFLOW_SPMV_PARTITION_DECLARATIONS
+namespace reference {
+KRYFLOW_SPMV_PARTITION_DECLARATIONS
+}
+namespace cpu {
+KRYFLOW_SPMV_PARTITION_DECLARATIONS
+}
+namespace cuda {
+KRYFLOW_SPMV_PARTITION_DECLARATIONS
+}
+#undef KRYFLOW_SPMV_PARTITION_DECLARATIONS
 
 /// The default tile for a mean row length: 1024 when kRowBlockRows rows of mean length fit in
 /// it, 2048 otherwise. Not 4096: its 32 KiB of staged products leave room for 6 instead of 8

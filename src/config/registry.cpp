@@ -58,9 +58,10 @@ void declare_iteration_options(ParameterVisitor& v, IterationOptions& o, std::st
             "converged");
   v.choice("cuda_graphs", graphs, {"automatic", "always", "never"},
            "record a window of iterations once as a CUDA graph and replay it: `always`, or "
-           "`never` (launch every kernel); `automatic` launches every kernel, measured as fast "
-           "or faster since the kernels are dependent launches; operators that do not support "
-           "recording are always called anew");
+           "`never` (launch every kernel); `automatic` replays when the preconditioner is a "
+           "multigrid cycle (many small kernels) and otherwise launches every kernel, measured "
+           "as fast or faster since the kernels are dependent launches; operators that do not "
+           "support recording are always called anew");
 }
 
 /// pcg and bicgstab: stopping criteria and a preconditioner.

@@ -95,22 +95,24 @@ Array<float> CsrMatrix::round_to_float(const Array<double>& values) const {
   return rounded;
 }
 
-void CsrMatrix::build_partition(const std::vector<index_t>& host_row_ptr, int tile) {
+kernels::spmv::RowPointerFacts CsrMatrix::build_partition(int tile) {
   const Backend& target = row_ptr_.backend();
-  kernels::spmv::RowPartition p = kernels::spmv::partition_rows(host_row_ptr, tile);
+  kernels::spmv::PartitionArrays p = kernels::spmv::build_partition(target, row_ptr_.span(), tile);
+  if (!p.facts.valid()) return p.facts;
   tile_ = p.tile;
-  row_blocks_ = Array<index_t>::from_host(target, p.row_blocks);
-  long_rows_ = Array<index_t>::from_host(target, p.long_rows);
-  long_row_chunks_ = Array<index_t>::from_host(target, p.long_row_chunks);
-  chunk_long_row_ = Array<index_t>::from_host(target, p.chunk_long_row);
-  block_partials_ = Array<double>(target, kernels::spmv::kMaxFusedDots * (p.row_blocks.size() - 1));
-  chunk_partials_ = Array<double>(target, p.chunk_long_row.size());
+  row_blocks_ = std::move(p.row_blocks);
+  long_rows_ = std::move(p.long_rows);
+  long_row_chunks_ = std::move(p.long_row_chunks);
+  chunk_long_row_ = std::move(p.chunk_long_row);
+  block_partials_ = Array<double>(target, kernels::spmv::kMaxFusedDots * (row_blocks_.size() - 1));
+  chunk_partials_ = Array<double>(target, chunk_long_row_.size());
   counters_ =
-      Array<unsigned int>::from_host(target, std::vector<unsigned int>(p.long_rows.size() + 1, 0u));
+      Array<unsigned int>::from_host(target, std::vector<unsigned int>(long_rows_.size() + 1, 0u));
+  return p.facts;
 }
 
 void CsrMatrix::set_spmv_tile(int tile) {
-  build_partition(row_ptr_.to_host(), tile);
+  build_partition(tile);
 }
 
 CsrMatrix CsrMatrix::from_host(const Backend& backend, index_t num_rows, index_t num_cols,
@@ -153,7 +155,7 @@ CsrMatrix CsrMatrix::from_host(const Backend& backend, index_t num_rows, index_t
   } else {
     A.values_ = Array<double>::from_host(backend, values);
   }
-  A.build_partition(row_ptr, kernels::spmv::default_tile(stats.mean));
+  A.build_partition(kernels::spmv::default_tile(stats.mean));
   return A;
 }
 
@@ -173,21 +175,26 @@ CsrMatrix CsrMatrix::from_arrays(index_t num_rows, index_t num_cols, Array<index
       (!(col_idx.backend() == row_ptr.backend()) || !(values.backend() == row_ptr.backend()))) {
     throw InvalidInput("CSR arrays live on different backends");
   }
-  const std::vector<index_t> host_row_ptr = row_ptr.to_host();
-  if (host_row_ptr[0] != 0 || static_cast<std::size_t>(host_row_ptr[num_rows]) != values.size()) {
-    throw InvalidInput("CSR row_ptr must run from 0 to nnz");
-  }
-  for (index_t i = 0; i < num_rows; ++i) {
-    if (host_row_ptr[i + 1] < host_row_ptr[i]) {
-      throw InvalidInput("CSR row_ptr decreases at row " + std::to_string(i + 1));
-    }
-  }
-  const RowLengthStats stats = compute_stats(num_rows, host_row_ptr);
+  // The partition is built where row_ptr lives; it reports row_ptr's first and last entries,
+  // its first decrease and the row-length statistics (one wait on cuda, no copy of row_ptr).
   const Backend backend = row_ptr.backend();
+  const std::size_t nnz = values.size();
+  RowLengthStats stats;
+  stats.mean = num_rows > 0 ? static_cast<double>(nnz) / num_rows : 0.0;
   CsrMatrix A(num_rows, num_cols, std::move(row_ptr),
               empty_entries ? Array<index_t>(backend, 0) : std::move(col_idx), stats);
   A.values_ = empty_entries ? Array<double>(backend, 0) : std::move(values);
-  A.build_partition(host_row_ptr, kernels::spmv::default_tile(stats.mean));
+  const kernels::spmv::RowPointerFacts facts =
+      A.build_partition(kernels::spmv::default_tile(stats.mean));
+  if (facts.first != 0 || facts.last != static_cast<std::int64_t>(nnz)) {
+    throw InvalidInput("CSR row_ptr must run from 0 to nnz");
+  }
+  if (facts.first_decrease >= 0) {
+    throw InvalidInput("CSR row_ptr decreases at row " + std::to_string(facts.first_decrease + 1));
+  }
+  A.stats_.min = facts.min_length;
+  A.stats_.max = facts.max_length;
+  A.stats_.empty_rows = facts.empty_rows;
   return A;
 }
 

@@ -35,6 +35,12 @@ void OperatorLevel::prolongate_add(const Vector& e_coarse, Vector& x) const {
   prolongation_->apply(1.0, e_coarse, 1.0, x);
 }
 
+bool OperatorLevel::supports_recording() const {
+  return A_->supports_recording() && restriction_->supports_recording() &&
+         prolongation_->supports_recording() && pre_->supports_recording() &&
+         (post_ == nullptr || post_->supports_recording());
+}
+
 // ---------------------------------------------------------------------------------------------
 
 CycleType parse_cycle_type(const std::string& name) {
@@ -101,6 +107,17 @@ void Multigrid::set_hierarchy(std::vector<std::unique_ptr<MultigridLevel>> level
   coarse_operator_ = &coarse_operator;
   coarse_solver_ = std::move(coarse_solver);
   work_ = std::move(work);
+}
+
+bool Multigrid::supports_recording() const {
+  if (coarse_solver_ == nullptr || coarse_operator_ == nullptr) return false;
+  if (!coarse_solver_->supports_recording() || !coarse_operator_->supports_recording()) {
+    return false;
+  }
+  for (const auto& level : levels_) {
+    if (!level->supports_recording()) return false;
+  }
+  return true;
 }
 
 std::unique_ptr<Preconditioner> Multigrid::clear_hierarchy() {

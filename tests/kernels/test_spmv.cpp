@@ -439,7 +439,16 @@ TEST(SpmvPartition, RowBlocksRespectRowAndEntryLimitsAndCoverEveryRow) {
         const index_t last = p.row_blocks[g + 1];
         ASSERT_GT(last, first) << "block " << g << " is empty";
         ASSERT_LE(last - first, spmv::kRowBlockRows) << "block " << g;
+        // Segments are split independently: no block crosses a segment boundary.
+        ASSERT_EQ(first / spmv::kPartitionSegmentRows, (last - 1) / spmv::kPartitionSegmentRows)
+            << "block " << g;
         const index_t entries = row_ptr[last] - row_ptr[first];
+        // Greedy: an ordinary block stops only at its segment's end, at kRowBlockRows rows, or
+        // where the next row would not fit the tile.
+        if (entries <= tile && last < M->num_rows() && last % spmv::kPartitionSegmentRows != 0 &&
+            last - first < spmv::kRowBlockRows) {
+          ASSERT_GT(row_ptr[last + 1] - row_ptr[first], tile) << "block " << g << " stops early";
+        }
         if (entries > tile) {
           ASSERT_EQ(last - first, 1) << "block " << g << " holds " << entries << " entries";
           long_rows.push_back(first);
@@ -457,6 +466,69 @@ TEST(SpmvPartition, RowBlocksRespectRowAndEntryLimitsAndCoverEveryRow) {
       EXPECT_EQ(p.chunk_long_row.size(), static_cast<std::size_t>(p.long_row_chunks.back()));
     }
   }
+}
+
+TEST(SpmvPartition, BuiltWhereTheMatrixLivesItEqualsTheHostPartitionWithTheRowFacts) {
+  // spmv::build_partition on the backend under test (on cuda: device kernels, one thread per
+  // segment) against partition_rows on the host, and the row-length facts against a host loop.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  std::vector<CooMatrix> matrices;
+  matrices.push_back(boundary_lengths_matrix(seed));
+  matrices.push_back(test::random_sparse(30011, 30011, 60, true, seed + 1));
+  matrices.push_back(test::random_sparse(70001, 500, 9, false, seed + 2));  // 18 segments
+  matrices.push_back(poisson3d(41));
+  matrices.push_back(test::random_sparse(0, 0, 5, false, seed + 3));
+  CooMatrix empty;
+  empty.num_rows = spmv::kPartitionSegmentRows + 5;
+  empty.num_cols = 3;
+  matrices.push_back(empty);
+  for (const CooMatrix& coo : matrices) {
+    SCOPED_TRACE(std::to_string(coo.num_rows) + " rows");
+    const CsrMatrix host = CsrMatrix::from_coo(Backend::reference(), coo);
+    const std::vector<index_t> row_ptr(host.row_ptr().data(),
+                                       host.row_ptr().data() + host.row_ptr().size());
+    const Array<index_t> on_backend = Array<index_t>::from_host(backend, row_ptr);
+    for (int tile : kAllTiles) {
+      SCOPED_TRACE("tile " + std::to_string(tile));
+      const spmv::RowPartition expected = spmv::partition_rows(row_ptr, tile);
+      const spmv::PartitionArrays p = spmv::build_partition(backend, on_backend.span(), tile);
+      ASSERT_TRUE(p.facts.valid());
+      EXPECT_EQ(p.tile, tile);
+      EXPECT_EQ(p.row_blocks.to_host(), expected.row_blocks);
+      EXPECT_EQ(p.long_rows.to_host(), expected.long_rows);
+      EXPECT_EQ(p.long_row_chunks.to_host(), expected.long_row_chunks);
+      EXPECT_EQ(p.chunk_long_row.to_host(), expected.chunk_long_row);
+      const RowLengthStats stats = host.row_length_stats();
+      EXPECT_EQ(p.facts.first, 0);
+      EXPECT_EQ(p.facts.last, host.nnz());
+      EXPECT_EQ(p.facts.first_decrease, -1);
+      EXPECT_EQ(p.facts.min_length, stats.min);
+      EXPECT_EQ(p.facts.max_length, stats.max);
+      EXPECT_EQ(p.facts.empty_rows, stats.empty_rows);
+    }
+  }
+}
+
+TEST(SpmvPartition, ADecreasingOrShiftedRowPointerIsReportedAndNothingIsBuilt) {
+  const Backend backend = test::backend_under_test();
+  std::vector<index_t> row_ptr(3 * spmv::kPartitionSegmentRows + 2);
+  for (std::size_t i = 0; i < row_ptr.size(); ++i) row_ptr[i] = static_cast<index_t>(3 * i);
+  row_ptr[9000] = row_ptr[8999] - 1;  // row 8999 (0-based) has a negative length
+  row_ptr[12000] = 0;                 // and row 11999
+  const Array<index_t> decreasing = Array<index_t>::from_host(backend, row_ptr);
+  const spmv::PartitionArrays p = spmv::build_partition(backend, decreasing.span(), 1024);
+  EXPECT_FALSE(p.facts.valid());
+  EXPECT_EQ(p.facts.first_decrease, 8999);
+  EXPECT_TRUE(p.row_blocks.empty());
+  std::vector<index_t> shifted = {2, 3, 4};
+  const Array<index_t> not_from_zero = Array<index_t>::from_host(backend, shifted);
+  const spmv::PartitionArrays q = spmv::build_partition(backend, not_from_zero.span(), 2048);
+  EXPECT_FALSE(q.facts.valid());
+  EXPECT_EQ(q.facts.first, 2);
+  EXPECT_EQ(q.facts.last, 4);
+  EXPECT_THROW(spmv::build_partition(backend, not_from_zero.span(), 1000), InvalidInput);
 }
 
 TEST(SpmvPartition, RejectsATileTheKernelsAreNotCompiledFor) {

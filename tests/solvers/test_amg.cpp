@@ -460,6 +460,57 @@ TEST(Presets, PcgBicgstabAndFgmresWithAmgConverge) {
   }
 }
 
+TEST(Presets, RecordedCyclesGiveTheBitsOfLaunchedCycles) {
+  // The pcg_amg hierarchy (PMIS, Chebyshev, dense coarse solve) is a fixed sequence of kernels:
+  // it supports recording, the automatic mode records it, and replayed windows (a CUDA graph
+  // on cuda, a re-run on the host backends) give the iterations and bits of launched ones.
+  const Backend backend = test::backend_under_test();
+  const CooMatrix coo = poisson3d(20);
+  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+  const std::vector<double> b = consistent_rhs(coo, 7);
+  const Vector bv = Vector::from_host(backend, b);
+  std::vector<double> x_of[3];
+  int iterations_of[3] = {0, 0, 0};
+  const GraphMode modes[3] = {GraphMode::never, GraphMode::always, GraphMode::automatic};
+  for (int m = 0; m < 3; ++m) {
+    SCOPED_TRACE(to_string(modes[m]));
+    config::SolverSetup setup = config::build_solver(config::load_preset("pcg_amg"));
+    IterationOptions options = setup.solver->options();
+    options.graphs = modes[m];
+    options.check_every = 4;
+    setup.solver->set_options(options);
+    setup.preconditioner->setup(A);
+    EXPECT_TRUE(setup.preconditioner->supports_recording());
+    EXPECT_TRUE(setup.preconditioner->prefers_recording());
+    EXPECT_EQ(setup.solver->use_graphs(A, *setup.preconditioner), modes[m] != GraphMode::never);
+    Vector x = Vector::constant(backend, b.size(), 0.0);
+    const SolveReport report = setup.solver->solve(A, *setup.preconditioner, bv, x);
+    EXPECT_EQ(report.status, SolveStatus::converged) << report.reason;
+    x_of[m] = x.to_host();
+    iterations_of[m] = report.iterations;
+    EXPECT_LE(test::true_relative_residual(coo, x_of[m], b), 1e-7);
+  }
+  EXPECT_EQ(iterations_of[1], iterations_of[0]);
+  EXPECT_EQ(iterations_of[2], iterations_of[0]);
+  for (std::size_t i = 0; i < x_of[0].size(); ++i) {
+    ASSERT_EQ(x_of[1][i], x_of[0][i]) << "entry " << i;
+    ASSERT_EQ(x_of[2][i], x_of[0][i]) << "entry " << i;
+  }
+}
+
+TEST(Multigrid, SequentialGaussSeidelCyclesAreNotRecorded) {
+  const CsrMatrix A = CsrMatrix::from_coo(test::backend_under_test(), poisson3d(10));
+  Parameters p;  // greedy coarsening and the sequential Gauss-Seidel smoother
+  AmgPreconditioner M(p);
+  EXPECT_FALSE(M.supports_recording());  // before setup: nothing to record
+  M.setup(A);
+  EXPECT_FALSE(M.supports_recording());
+  p.smoother = AmgPreconditioner::SmootherKind::chebyshev;
+  AmgPreconditioner chebyshev(p);
+  chebyshev.setup(A);
+  EXPECT_TRUE(chebyshev.supports_recording());
+}
+
 TEST(Memory, ReportCountsTheHierarchysBytesBelowTheEstimate) {
   // The pcg_amg preset's hierarchy on 3D Poisson, 7- and 27-point: measured 350 and 213 bytes at
   // 24^3 per fine row (the pattern of A P is kept for value-only re-setup, its values are not).

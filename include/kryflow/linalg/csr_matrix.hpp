@@ -12,7 +12,8 @@ namespace kryflow {
 
 namespace kernels::spmv {
 struct CsrView;
-}
+struct RowPointerFacts;
+}  // namespace kernels::spmv
 
 /// Row-length statistics of a CSR pattern (stored entries per row; all 0 without rows).
 struct RowLengthStats {
@@ -62,9 +63,10 @@ class CsrMatrix : public LinearOperator {
   static CsrMatrix from_coo(const Backend& backend, const CooMatrix& coo,
                             Precision precision = Precision::float64);
   /// Takes ownership of CSR arrays already on one backend, as kernels build them (the AMG
-  /// setup): row_ptr (num_rows + 1), col_idx and values (nnz each), float64. No copy of col_idx
-  /// or values; row_ptr is downloaded once for the products' row-block partition and checked
-  /// (from 0 to nnz, non-decreasing). The columns are not checked: they must be in range,
+  /// setup): row_ptr (num_rows + 1), col_idx and values (nnz each), float64. No copy of the
+  /// arrays: the products' row-block partition is built where they live (on cuda by device
+  /// kernels; the host reads only its sizes) and row_ptr is checked there (from 0 to nnz,
+  /// non-decreasing). The columns are not checked: they must be in range,
   /// sorted and unique within each row, as the producing kernel's contract guarantees. Throws
   /// InvalidInput when a dimension is negative, the lengths disagree, the arrays live on
   /// different backends or row_ptr is invalid; NotSupported when nnz exceeds index_t.
@@ -191,8 +193,10 @@ class CsrMatrix : public LinearOperator {
   /// Throws InvalidInput naming the 1-based row and column of stored entry k, whose value
   /// `value` overflows float.
   [[noreturn]] void throw_float_overflow(std::size_t k, double value) const;
-  /// Builds the row-block partition from host row pointers and allocates the kernels' scratch.
-  void build_partition(const std::vector<index_t>& host_row_ptr, int tile);
+  /// Builds the row-block partition where row_ptr_ lives (kernels::spmv::build_partition) and
+  /// allocates the kernels' scratch; returns the facts of row_ptr_ and leaves the partition
+  /// unchanged when they are not valid (the caller throws).
+  kernels::spmv::RowPointerFacts build_partition(int tile);
   kernels::spmv::CsrView view() const;
   index_t num_rows_ = 0;
   index_t num_cols_ = 0;

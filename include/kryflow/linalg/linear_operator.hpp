@@ -119,6 +119,11 @@ class LinearOperator {
   /// iterations on cuda). The default is false, so an operator of the user's is always called
   /// anew; kryflow's matrices and preconditioners say true.
   virtual bool supports_recording() const { return false; }
+  /// True when recording pays off even where plain launches are as fast for Krylov iterations
+  /// with simple operators: an operator whose apply queues many small kernels (a multigrid
+  /// cycle). KrylovSolver's automatic graph mode records when A or M says so (and both support
+  /// recording). The default is false.
+  virtual bool prefers_recording() const { return false; }
 
  protected:
   /// For implementations of apply: throws DimensionMismatch unless x has num_cols() and y

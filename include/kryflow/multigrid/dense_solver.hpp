@@ -37,6 +37,8 @@ class DenseDirectSolver final : public Preconditioner {
   /// z = A^-1 r (r and z on backend(), n entries each, distinct).
   void apply(const Vector& r, Vector& z) const override;
   using Preconditioner::apply;
+  /// True: apply is one dense matrix-vector kernel over the stored inverse.
+  bool supports_recording() const override { return true; }
   /// "cholesky", "lu", "eigen" or "eigen, pseudo-inverse over a null space of dimension k"
   /// (after setup; empty before).
   std::string factorization() const;

@@ -49,6 +49,13 @@ class Multigrid : public Preconditioner {
   using Preconditioner::apply;
   /// One cycle improving x for A x = b (x not read when x_is_zero). Errors as apply.
   void cycle(const Vector& b, Vector& x, bool x_is_zero) const;
+  /// True after setup when every level (MultigridLevel::supports_recording), the coarsest
+  /// operator and the coarse solver support recording: a cycle is then a fixed sequence of
+  /// kernels with no host logic, which a Krylov solver may record once and replay.
+  bool supports_recording() const override;
+  /// True: a cycle launches tens of small kernels on the coarse levels, whose launch gaps a
+  /// replayed recording removes (LinearOperator::prefers_recording).
+  bool prefers_recording() const override { return true; }
 
   const Parameters& parameters() const noexcept { return parameters_; }
   /// Levels with smoothers and transfers (the coarsest level is not one of them).

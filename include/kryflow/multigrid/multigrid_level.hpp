@@ -29,6 +29,9 @@ class MultigridLevel {
   virtual void restrict_residual(const Vector& r, Vector& b_coarse) const = 0;
   /// x = x + P e_c: the prolongation of a coarse correction (n_{l+1}) added to x (n_l).
   virtual void prolongate_add(const Vector& e_coarse, Vector& x) const = 0;
+  /// True when the level's operator, transfers and smoothers support recording
+  /// (LinearOperator::supports_recording, Smoother::supports_recording). The default is false.
+  virtual bool supports_recording() const { return false; }
 };
 
 /// A level made of operators: A_l, the restriction R (n_{l+1} x n_l) and the prolongation P
@@ -50,6 +53,7 @@ class OperatorLevel final : public MultigridLevel {
   void restrict_residual(const Vector& r, Vector& b_coarse) const override;
   /// x = 1 P e_c + 1 x (LinearOperator::apply(alpha, x, beta, y): one fused pass for CSR).
   void prolongate_add(const Vector& e_coarse, Vector& x) const override;
+  bool supports_recording() const override;
 
  private:
   const LinearOperator* A_;

@@ -26,6 +26,10 @@ class Smoother {
   virtual void smooth(const Vector& b, Vector& x, bool x_is_zero) const = 0;
   /// "jacobi", "l1_jacobi", "chebyshev", "gauss_seidel" (with its direction).
   virtual std::string name() const = 0;
+  /// True when smooth() only queues work on the operator's backend with no host logic that
+  /// changes between calls (LinearOperator::supports_recording), so that a cycle may be recorded
+  /// as a CUDA graph and replayed. The default is false.
+  virtual bool supports_recording() const { return false; }
 };
 
 }  // namespace kryflow

@@ -20,6 +20,7 @@ class JacobiSmoother final : public Smoother {
   void setup(const LinearOperator& A) override;
   void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
   std::string name() const override { return "jacobi"; }
+  bool supports_recording() const override { return A_ != nullptr && A_->supports_recording(); }
 
  private:
   double omega_;
@@ -40,6 +41,7 @@ class L1JacobiSmoother final : public Smoother {
   void setup(const LinearOperator& A) override;
   void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
   std::string name() const override { return "l1_jacobi"; }
+  bool supports_recording() const override { return A_ != nullptr && A_->supports_recording(); }
 
  private:
   const LinearOperator* A_ = nullptr;
@@ -73,6 +75,7 @@ class ChebyshevSmoother final : public Smoother {
   void setup(const LinearOperator& A) override;
   void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
   std::string name() const override { return "chebyshev"; }
+  bool supports_recording() const override { return A_ != nullptr && A_->supports_recording(); }
   /// The estimate of lambda_max(D^-1 A) from the last setup (before the factor beta).
   double lambda_max() const noexcept { return lambda_max_; }
 

@@ -19,8 +19,9 @@ using IterationMonitor = std::function<void(int iteration, double residual_norm,
 /// Whether a solver records the launches of its iterations once and replays them (a CUDA graph
 /// on cuda, kernels/backend/graph.hpp) instead of launching every kernel every time.
 enum class GraphMode {
-  automatic,  ///< replay where it was measured faster: nowhere since the kernels are launched
-              ///< as dependent launches (docs/decisions/005), so launch every kernel
+  automatic,  ///< replay where it was measured faster: when A or M prefers recording
+              ///< (LinearOperator::prefers_recording: a multigrid cycle); otherwise launch
+              ///< every kernel, as dependent launches are as fast (docs/decisions/005)
   always,     ///< replay whenever A and M support recording
   never,      ///< launch every kernel
 };
@@ -86,6 +87,10 @@ class KrylovSolver {
   /// Throws ConfigError when `options` is out of range (IterationOptions::validate).
   void set_options(IterationOptions options);
   const IterationOptions& options() const noexcept { return options_; }
+  /// Whether solve records a window of iterations of A and M once and replays it:
+  /// options().graphs (automatic: when A or M prefers recording), and never when A or M does not
+  /// support recording (LinearOperator::supports_recording, prefers_recording).
+  bool use_graphs(const LinearOperator& A, const Preconditioner& M) const;
 
   /// The reusable work vectors and scalars of a solver (src/solvers/workspace.hpp).
   class Workspace;
@@ -118,9 +123,6 @@ class KrylovSolver {
       "changed sign or vanished: the preconditioner is not definite";
   static constexpr const char* kOperatorNotDefinite =
       "has the wrong sign: A is not positive (or negative) definite";
-  /// Whether iterations of A and M are recorded and replayed: options().graphs, and never when A
-  /// or M does not support recording (LinearOperator::supports_recording).
-  bool use_graphs(const LinearOperator& A, const Preconditioner& M) const;
   /// The solver's workspace: `vectors` work vectors of n entries and `scalars` device scalars
   /// on `backend`, allocated when the previous solve used another size, count or backend and
   /// reused otherwise (their contents are then unspecified).

@@ -11,8 +11,10 @@
 //   alpha = rho / r^·v, s = r - alpha v, omega = t·s / t·t,
 //   x = (alpha p^ + omega s^) + x, r = s - omega t;
 // when ||s|| <= target (the scalar `target`), finish_step ends at the half step: x = alpha p^ + x,
-// and sets stop = 2. A vanishing or non-finite denominator sets stop = 1 and the kernel writes
-// nothing; every kernel does nothing while stop != 0 (see kernels/krylov/cg/cg.hpp).
+// and sets stop = 2; a full step whose ||r|| <= target sets stop = 3, so that the iterations
+// queued ahead of the host's test leave x as the converged iterate. A vanishing or non-finite
+// denominator sets stop = 1 and the kernel writes nothing; every kernel does nothing while
+// stop != 0 (see kernels/krylov/cg/cg.hpp).
 #pragma once
 
 #include "kryflow/core/array.hpp"
@@ -25,7 +27,8 @@ struct Scalars {
   double* rho_previous = nullptr;  ///< r^·r of the residual before
   double* alpha = nullptr;
   double* omega = nullptr;
-  double* stop = nullptr;    ///< 0; 1 after an invalid coefficient; 2 after a half-step end
+  double* stop = nullptr;    ///< 0; 1 after an invalid coefficient; 2 after a half-step end;
+                             ///< 3 after a full step that met the target
   double* first = nullptr;   ///< 1 until the first finish_step (then p = r)
   double* target = nullptr;  ///< the convergence target on ||r|| (set by the caller)
 };

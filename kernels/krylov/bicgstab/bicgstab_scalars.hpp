@@ -131,4 +131,13 @@ KRYFLOW_BICGSTAB_HD inline FinishCoefficients finish_coefficients(const FinishIn
   return c;
 }
 
+/// After a full step with r·r = rr: stop = 3 when ||r|| <= target, the host's convergence test
+/// (KrylovSolver::check), so that the iterations queued ahead of the host's test do nothing and
+/// x is the iterate the report names, whatever check_every (the residual-gap restart starts
+/// from it).
+KRYFLOW_BICGSTAB_HD inline void stop_when_converged(const Scalars& s, double rr) {
+  using std::sqrt;
+  if (sqrt(rr) <= *s.target) *s.stop = 3.0;
+}
+
 }  // namespace kryflow::kernels::krylov::bicgstab

@@ -1,0 +1,57 @@
+// The row-block split of one partition segment, shared by the host partition (partition_rows)
+// and the cuda kernels that build a partition on the device (partition_cuda.cu), so that both
+// give the same partition.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/spmv/spmv.hpp"
+
+#ifdef __CUDACC__
+#define KRYFLOW_PARTITION_HD __host__ __device__
+#else
+#define KRYFLOW_PARTITION_HD
+#endif
+
+namespace kryflow::kernels::spmv {
+
+/// Chunks of kLongRowChunk entries of a long row of `length` entries.
+KRYFLOW_PARTITION_HD inline index_t long_row_chunk_count(std::int64_t length) {
+  return static_cast<index_t>((length + kLongRowChunk - 1) / kLongRowChunk);
+}
+
+/// Splits rows [first, end) greedily into row blocks (partition_rows): a row of more than
+/// `tile` entries is a block of its own (emit.long_row(i, chunks), then emit.block(i + 1));
+/// otherwise the block starting at row i takes rows while it holds at most kRowBlockRows rows
+/// and `tile` entries (emit.block(e) for the block [i, e)). The greedy end is found by a
+/// binary search over row_ptr (non-decreasing): the largest e <= min(i + kRowBlockRows, end)
+/// with row_ptr[e] - row_ptr[i] <= tile, which is where the row-by-row greedy loop stops.
+/// O(blocks * log2(kRowBlockRows)) reads; terminates whatever row_ptr holds.
+template <class Emit>
+KRYFLOW_PARTITION_HD inline void split_segment(const index_t* row_ptr, index_t first, index_t end,
+                                               int tile, Emit& emit) {
+  index_t i = first;
+  while (i < end) {
+    const std::int64_t start = row_ptr[i];
+    const std::int64_t length = std::int64_t{row_ptr[i + 1]} - start;
+    if (length > tile) {
+      emit.long_row(i, long_row_chunk_count(length));
+      emit.block(++i);
+      continue;
+    }
+    index_t lo = i + 1;
+    index_t hi = end - i > kRowBlockRows ? i + kRowBlockRows : end;
+    while (lo < hi) {  // invariant: row_ptr[lo] - start <= tile (lo = i + 1 holds)
+      const index_t mid = lo + (hi - lo + 1) / 2;
+      if (std::int64_t{row_ptr[mid]} - start <= tile) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    emit.block(lo);
+    i = lo;
+  }
+}
+
+}  // namespace kryflow::kernels::spmv
