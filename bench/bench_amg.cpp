@@ -20,10 +20,15 @@
 //              (bench/cusparse_spgemm.cu); the median of --repeats runs each
 // A problem that fails (an error in setup, e.g. NotSupported or OutOfMemory) is reported with
 // its message and the others still run.
+// --precisions float64,float32 runs every problem once per hierarchy_precision (how P, R and
+// the coarse matrices store their values; one row each, the field hierarchy_precision in the
+// JSON) and, after the rows of a problem with both, a line and a JSON entry
+// ("precision_comparisons") of float32 against float64: setup, solve, iterations and bytes per
+// fine row side by side.
 //
 //   kryflow_bench_amg [--backend cuda|cpu|reference] [--problems p7:100,p7:200,p7:300,p27:200]
 //                     [--smoother S] [--coarsening C] [--interpolation direct|extended_i|seed]
-//                     [-p key=value ...] [--repeats 3]
+//                     [-p key=value ...] [--repeats 3] [--precisions float64[,float32]]
 //                     [--no-galerkin] [--json out.json]
 #include <algorithm>
 #include <chrono>
@@ -90,6 +95,7 @@ struct Options {
   std::vector<Problem> problems = parse_problems("p7:100,p7:200,p7:300,p27:200");
   std::vector<std::string> overrides;
   int repeats = 3;
+  std::vector<std::string> precisions = {"float64"};
   bool galerkin = true;
   std::string json_file;
 };
@@ -124,8 +130,10 @@ nlohmann::json galerkin_comparison(const CsrMatrix& A, AmgPreconditioner::Parame
   return out;
 }
 
-nlohmann::json bench_one(const Problem& problem, const Backend& backend, const Options& options) {
-  nlohmann::json out{{"problem", problem.name()}, {"right_hand_side", "ones"}};
+nlohmann::json bench_one(const Problem& problem, const Backend& backend, const Options& options,
+                         const std::string& precision = "float64") {
+  nlohmann::json out{
+      {"problem", problem.name()}, {"right_hand_side", "ones"}, {"hierarchy_precision", precision}};
   const CooMatrix coo = problem.matrix();
   CsrMatrix A = CsrMatrix::from_coo(backend, coo);
   out["rows"] = A.num_rows();
@@ -134,6 +142,7 @@ nlohmann::json bench_one(const Problem& problem, const Backend& backend, const O
   for (const std::string& assignment : options.overrides) {
     config::apply_override(config, assignment);
   }
+  config["solver"]["preconditioner"]["hierarchy_precision"] = precision;
   config["solver"]["relative_tolerance"] = 1e-8;
   config::SolverSetup setup = config::build_solver(config);
   out["preconditioner"] = setup.resolved["solver"]["preconditioner"];
@@ -235,16 +244,39 @@ void print_row(const nlohmann::json& r) {
     return;
   }
   const nlohmann::json g = r.value("galerkin_finest", nlohmann::json::object());
-  std::printf("%-14s %10d %4d %6.2f %7.0f %8s %8s %8s %8s %5d %9s %9s %9s\n",
-              r["problem"].get<std::string>().c_str(), r["rows"].get<int>(), r["levels"].get<int>(),
-              r["operator_complexity"].get<double>(), r["bytes_per_fine_row"].get<double>(),
-              seconds_or_dash(r, "setup_seconds").c_str(),
-              seconds_or_dash(r, "resetup_seconds").c_str(),
-              seconds_or_dash(r, "solve_seconds").c_str(),
-              seconds_or_dash(r, "solve_seconds_launched").c_str(), r["iterations"].get<int>(),
-              seconds_or_dash(r, "setup_plus_solve_seconds").c_str(),
-              seconds_or_dash(g, "kryflow_seconds").c_str(),
-              seconds_or_dash(g, "cusparse_seconds").c_str());
+  std::printf(
+      "%-14s %7s %10d %4d %6.2f %7.0f %8s %8s %8s %8s %5d %9s %9s %9s\n",
+      r["problem"].get<std::string>().c_str(), r["hierarchy_precision"].get<std::string>().c_str(),
+      r["rows"].get<int>(), r["levels"].get<int>(), r["operator_complexity"].get<double>(),
+      r["bytes_per_fine_row"].get<double>(), seconds_or_dash(r, "setup_seconds").c_str(),
+      seconds_or_dash(r, "resetup_seconds").c_str(), seconds_or_dash(r, "solve_seconds").c_str(),
+      seconds_or_dash(r, "solve_seconds_launched").c_str(), r["iterations"].get<int>(),
+      seconds_or_dash(r, "setup_plus_solve_seconds").c_str(),
+      seconds_or_dash(g, "kryflow_seconds").c_str(),
+      seconds_or_dash(g, "cusparse_seconds").c_str());
+}
+
+/// float32 against float64 on one problem: both rows' setup, solve, iterations and bytes per
+/// fine row, and the ratios float32 / float64; null when either row failed.
+nlohmann::json compare_precisions(const nlohmann::json& f64, const nlohmann::json& f32) {
+  if (f64.contains("error") || f32.contains("error")) return nullptr;
+  nlohmann::json out{{"problem", f64["problem"]}};
+  for (const char* key : {"setup_seconds", "resetup_seconds", "solve_seconds", "iterations",
+                          "bytes_per_fine_row", "memory_bytes", "true_relative_residual"}) {
+    out[key] = {{"float64", f64[key]}, {"float32", f32[key]}};
+  }
+  for (const char* key : {"setup_seconds", "solve_seconds", "bytes_per_fine_row"}) {
+    const double base = f64[key].get<double>();
+    out[std::string(key) + "_ratio"] = base > 0.0 ? f32[key].get<double>() / base : 0.0;
+  }
+  std::printf(
+      "  %s float32/float64: setup %.2fx, solve %.2fx, iterations %d/%d, bytes per row "
+      "%.0f/%.0f\n",
+      f64["problem"].get<std::string>().c_str(), out["setup_seconds_ratio"].get<double>(),
+      out["solve_seconds_ratio"].get<double>(), f32["iterations"].get<int>(),
+      f64["iterations"].get<int>(), f32["bytes_per_fine_row"].get<double>(),
+      f64["bytes_per_fine_row"].get<double>());
+  return out;
 }
 
 }  // namespace
@@ -272,6 +304,13 @@ int main(int argc, char** argv) {
         options.overrides.push_back(next());
       } else if (arg == "--repeats") {
         options.repeats = std::max(1, std::stoi(next()));
+      } else if (arg == "--precisions") {
+        options.precisions.clear();
+        std::stringstream in(next());
+        for (std::string item; std::getline(in, item, ',');) {
+          options.precisions.emplace_back(to_string(precision_from_string(item)));
+        }
+        if (options.precisions.empty()) throw InvalidInput("--precisions: empty list");
       } else if (arg == "--no-galerkin") {
         options.galerkin = false;
       } else if (arg == "--json") {
@@ -284,9 +323,9 @@ int main(int argc, char** argv) {
     std::printf("backend %s; PCG-AMG (pcg_amg preset", backend.name().c_str());
     for (const std::string& o : options.overrides) std::printf(", %s", o.c_str());
     std::printf("), b = 1, relative tolerance 1e-8\n");
-    std::printf("%-14s %10s %4s %6s %7s %8s %8s %8s %8s %5s %9s %9s %9s\n", "problem", "rows",
-                "lvls", "op.cx", "B/row", "setup s", "resetup", "solve s", "no graph", "its",
-                "setup+sol", "RAP kryf", "RAP cusp");
+    std::printf("%-14s %7s %10s %4s %6s %7s %8s %8s %8s %8s %5s %9s %9s %9s\n", "problem", "values",
+                "rows", "lvls", "op.cx", "B/row", "setup s", "resetup", "solve s", "no graph",
+                "its", "setup+sol", "RAP kryf", "RAP cusp");
     {  // warm-up: CUDA context, module loading, cuSOLVER and cuSPARSE handles
       Options quiet = options;
       quiet.repeats = 1;
@@ -294,16 +333,27 @@ int main(int argc, char** argv) {
       bench_one(Problem{"p7", 16}, backend, quiet);
     }
     nlohmann::json results = nlohmann::json::array();
+    nlohmann::json comparisons = nlohmann::json::array();
     for (const Problem& problem : options.problems) {
-      results.push_back(bench_one(problem, backend, options));
-      print_row(results.back());
-      std::fflush(stdout);
+      nlohmann::json by_precision = nlohmann::json::object();
+      for (const std::string& precision : options.precisions) {
+        results.push_back(bench_one(problem, backend, options, precision));
+        print_row(results.back());
+        by_precision[precision] = results.back();
+        std::fflush(stdout);
+      }
+      if (by_precision.contains("float64") && by_precision.contains("float32")) {
+        comparisons.push_back(compare_precisions(by_precision["float64"], by_precision["float32"]));
+        std::fflush(stdout);
+      }
     }
     if (!options.json_file.empty()) {
       nlohmann::json document{{"benchmark", "amg"},
                               {"backend", backend.name()},
                               {"overrides", options.overrides},
+                              {"hierarchy_precisions", options.precisions},
                               {"results", results}};
+      if (!comparisons.empty()) document["precision_comparisons"] = comparisons;
       std::ofstream(options.json_file) << document.dump(2) << "\n";
     }
     return 0;

@@ -64,6 +64,14 @@ index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<doubl
   KRYFLOW_DISPATCH(blas, invert_diagonal, backend, d, dinv);
 }
 
+index_t round_to_float(const Backend& backend, Span<const double> x, Span<float> y) {
+  KRYFLOW_DISPATCH(blas, round_to_float, backend, x, y);
+}
+
+void widen_to_double(const Backend& backend, Span<const float> x, Span<double> y) {
+  KRYFLOW_DISPATCH(blas, widen_to_double, backend, x, y);
+}
+
 double copy_bandwidth(const Backend& backend, std::size_t bytes) {
   KRYFLOW_DISPATCH(blas, copy_bandwidth, backend, bytes);
 }

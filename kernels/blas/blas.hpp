@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "kernels/backend/host_device.hpp"
 
@@ -41,6 +42,22 @@ KRYFLOW_HOST_DEVICE inline double pseudo_uniform(std::uint64_t seed, std::uint64
   h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
   h ^= h >> 31;
   return static_cast<double>(h >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/// The smallest double magnitude that rounds to infinity in float: FLT_MAX plus half its ulp (a
+/// tie there rounds up, to the even infinity).
+inline constexpr double kFloatOverflow = 0x1.ffffffp127;
+
+/// x rounded to the nearest float; a finite x of magnitude >= kFloatOverflow gives an infinity
+/// of its sign (and sets *overflow), Inf and NaN stay. The same bits on host and device.
+KRYFLOW_HOST_DEVICE inline float round_to_float_entry(double x, bool* overflow) {
+  if (x >= kFloatOverflow || x <= -kFloatOverflow) {
+    *overflow = x == x && x - x == 0.0;  // finite (Inf - Inf is NaN)
+    return x > 0.0 ? std::numeric_limits<float>::infinity()
+                   : -std::numeric_limits<float>::infinity();
+  }
+  *overflow = false;
+  return static_cast<float>(x);  // to nearest, in range: defined
 }
 
 #define KRYFLOW_BLAS_DECLARATIONS                                                              \
@@ -78,6 +95,12 @@ KRYFLOW_HOST_DEVICE inline double pseudo_uniform(std::uint64_t seed, std::uint64
                     double* host);                                                             \
   /** dinv_i = 1 / d_i; returns the first (0-based) i with d_i zero or not finite, or -1 */    \
   index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv);    \
+  /** y_i = x_i rounded to the nearest float (round_to_float_entry; Inf and NaN kept); y has   \
+      x.size() entries. Returns the first (0-based) i whose finite x_i overflows float (y_i is \
+      then an infinity), or -1. On cuda one wait for the device (the index is read back). */   \
+  index_t round_to_float(const Backend& backend, Span<const double> x, Span<float> y);         \
+  /** y_i = x_i, exact (float to double); y has x.size() entries */                            \
+  void widen_to_double(const Backend& backend, Span<const float> x, Span<double> y);           \
   /** Measured copy bandwidth of the backend's memory in bytes/s, counting bytes read plus     \
       bytes written (2 * bytes per copy): the roofline of the memory-bound kernels. Copies     \
       `bytes` (> 0; use well above the caches, e.g. 1 GiB) between two fresh buffers after a   \

@@ -145,6 +145,26 @@ index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<doubl
   return first_bad == n ? -1 : static_cast<index_t>(first_bad);
 }
 
+index_t round_to_float(const Backend& backend, Span<const double> x, Span<float> y) {
+  const size_type n = ssize(x);
+  size_type first_overflow = n;
+  const int t = threads_for(backend, n);
+#pragma omp parallel for schedule(static) reduction(min : first_overflow) num_threads(t) if (t > 1)
+  for (size_type i = 0; i < n; ++i) {
+    bool overflow = false;
+    y[i] = round_to_float_entry(x[i], &overflow);
+    if (overflow) first_overflow = std::min(first_overflow, i);
+  }
+  return first_overflow == n ? -1 : static_cast<index_t>(first_overflow);
+}
+
+void widen_to_double(const Backend& backend, Span<const float> x, Span<double> y) {
+  const auto n = static_cast<size_type>(x.size());
+  const int t = threads_for(backend, n);
+#pragma omp parallel for schedule(static) num_threads(t) if (t > 1)
+  for (size_type i = 0; i < n; ++i) y[i] = static_cast<double>(x[i]);
+}
+
 double copy_bandwidth(const Backend& backend, std::size_t bytes) {
   if (bytes == 0) throw InvalidInput("copy_bandwidth: bytes must be positive");
   const size_type n = static_cast<size_type>((bytes + sizeof(double) - 1) / sizeof(double));

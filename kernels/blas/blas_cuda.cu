@@ -297,6 +297,27 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
   }
 }
 
+/// y_i = x_i rounded to float; the first overflowing i into *first_overflow (atomicMin).
+__global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
+    round_to_float_kernel(size_type n, const double* x, float* y, unsigned int* first_overflow) {
+  const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
+  for (size_type i = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x; i < n;
+       i += stride) {
+    bool overflow = false;
+    y[i] = round_to_float_entry(x[i], &overflow);
+    if (overflow) atomicMin(first_overflow, static_cast<unsigned int>(i));
+  }
+}
+
+__global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
+    widen_to_double_kernel(size_type n, const float* x, double* y) {
+  const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
+  for (size_type i = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x; i < n;
+       i += stride) {
+    y[i] = static_cast<double>(x[i]);
+  }
+}
+
 /// Owns one event; destroys it on scope exit.
 struct Event {
   cudaEvent_t event = nullptr;
@@ -435,6 +456,36 @@ index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<doubl
   unsigned int first_bad = 0;
   std::memcpy(&first_bad, staged, sizeof first_bad);
   return first_bad == 0xffffffffu ? index_t{-1} : static_cast<index_t>(first_bad);
+}
+
+index_t round_to_float(const Backend& backend, Span<const double> x, Span<float> y) {
+  const auto n = static_cast<size_type>(x.size());
+  if (n == 0) return -1;
+  Context& context = *backend.cuda_context();
+  // 0xffffffff: nothing found yet (indices are below 2^31).
+  KRYFLOW_CUDA_CHECK(
+      cudaMemsetAsync(context.first_index, 0xff, sizeof(unsigned int), context.stream));
+  const auto blocks = static_cast<unsigned int>(std::min((n + kBlock - 1) / kBlock, kMaxMapBlocks));
+  round_to_float_kernel<<<blocks, kBlock, 0, context.stream>>>(n, x.data(), y.data(),
+                                                               context.first_index);
+  check_launch("blas::round_to_float");
+  auto* staged = reinterpret_cast<unsigned char*>(context.host_results) +
+                 sizeof(double) * kernels::cuda::kMaxReductionValues;
+  KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(staged, context.first_index, sizeof(unsigned int),
+                                     cudaMemcpyDeviceToHost, context.stream));
+  kernels::cuda::wait_for_stream(context);
+  unsigned int first_overflow = 0;
+  std::memcpy(&first_overflow, staged, sizeof first_overflow);
+  return first_overflow == 0xffffffffu ? index_t{-1} : static_cast<index_t>(first_overflow);
+}
+
+void widen_to_double(const Backend& backend, Span<const float> x, Span<double> y) {
+  const auto n = static_cast<size_type>(x.size());
+  if (n == 0) return;
+  Context& context = *backend.cuda_context();
+  const auto blocks = static_cast<unsigned int>(std::min((n + kBlock - 1) / kBlock, kMaxMapBlocks));
+  widen_to_double_kernel<<<blocks, kBlock, 0, context.stream>>>(n, x.data(), y.data());
+  check_launch("blas::widen_to_double");
 }
 
 double copy_bandwidth(const Backend& backend, std::size_t bytes) {

@@ -73,6 +73,20 @@ index_t invert_diagonal(const Backend&, Span<const double> d, Span<double> dinv)
   return first_bad;
 }
 
+index_t round_to_float(const Backend&, Span<const double> x, Span<float> y) {
+  index_t first_overflow = -1;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    bool overflow = false;
+    y[i] = round_to_float_entry(x[i], &overflow);
+    if (overflow && first_overflow < 0) first_overflow = static_cast<index_t>(i);
+  }
+  return first_overflow;
+}
+
+void widen_to_double(const Backend&, Span<const float> x, Span<double> y) {
+  for (std::size_t i = 0; i < x.size(); ++i) y[i] = static_cast<double>(x[i]);
+}
+
 double copy_bandwidth(const Backend&, std::size_t bytes) {
   if (bytes == 0) throw InvalidInput("copy_bandwidth: bytes must be positive");
   std::vector<unsigned char> source(bytes, 1);

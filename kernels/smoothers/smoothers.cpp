@@ -3,14 +3,35 @@
 
 #include "kernels/backend/dispatch.hpp"
 
+#include <string>
+
+#include "kryflow/core/error.hpp"
+
 namespace kryflow::kernels::smoothers {
+namespace {
+
+/// Exactly one of values and values_f32 holds the entries (both may be null without entries).
+void require_values(const MatrixView& a, const char* name) {
+  const bool both = a.values != nullptr && a.values_f32 != nullptr;
+  const bool has_entries = a.pattern.num_rows > 0 && a.pattern.row_ptr != nullptr;
+  const bool none = has_entries && a.values == nullptr && a.values_f32 == nullptr;
+  if (both || none) {
+    throw InvalidInput(std::string("smoothers::") + name +
+                       ": the view needs exactly one of values and values_f32, got " +
+                       (both ? "both" : "neither"));
+  }
+}
+
+}  // namespace
 
 void l1_row_norms(const Backend& backend, const MatrixView& a, Span<double> d) {
+  require_values(a, "l1_row_norms");
   KRYFLOW_DISPATCH(smoothers, l1_row_norms, backend, a, d);
 }
 
 void gauss_seidel(const Backend& backend, const MatrixView& a, Span<const double> inverse_diagonal,
                   Span<const double> b, Span<double> x, SweepDirection direction) {
+  require_values(a, "gauss_seidel");
   KRYFLOW_DISPATCH(smoothers, gauss_seidel, backend, a, inverse_diagonal, b, x, direction);
 }
 

@@ -11,7 +11,30 @@
 
 namespace kryflow::kernels::smoothers {
 
-using sparse_setup::MatrixView;
+using sparse_setup::PatternView;
+
+/// A CSR matrix whose values are stored in double (values) or in float (values_f32): exactly
+/// one of the two is non-null when the matrix has entries. Every kernel reads a float value as
+/// double(a_ij), exactly, and sums in double, so a float view gives the bits of a double view
+/// of the float-rounded values. Converts from sparse_setup::MatrixView (double values).
+struct MatrixView {
+  PatternView pattern;
+  const double* values = nullptr;
+  const float* values_f32 = nullptr;
+  MatrixView() = default;
+  MatrixView(const PatternView& p, const double* v, const float* v_f32 = nullptr)
+      : pattern(p), values(v), values_f32(v_f32) {}
+  MatrixView(const sparse_setup::MatrixView& a)  // NOLINT(google-explicit-constructor)
+      : pattern(a.pattern), values(a.values) {}
+};
+
+/// Calls `f(values)` with the view's stored values, `const float*` when values_f32 is set,
+/// else `const double*`: how each backend instantiates its kernel template.
+template <class F>
+decltype(auto) with_values(const MatrixView& a, F&& f) {
+  if (a.values_f32 != nullptr) return f(a.values_f32);
+  return f(a.values);
+}
 
 enum class SweepDirection { forward, backward };
 
@@ -25,7 +48,8 @@ enum class SweepDirection { forward, backward };
                     Span<const double> inverse_diagonal, Span<const double> b, Span<double> x, \
                     SweepDirection direction);
 
-/// Dispatch (gauss_seidel: NotSupported on cuda).
+/// Dispatch (gauss_seidel: NotSupported on cuda). Throws InvalidInput when a view with entries
+/// has both or neither of values and values_f32.
 KRYFLOW_SMOOTHERS_DECLARATIONS
 
 namespace reference {

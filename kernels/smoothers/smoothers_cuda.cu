@@ -1,6 +1,6 @@
-// CUDA smoother kernels: l1 row norms with one thread per row (the row's sum in the reference's
-// order, hence the same bits). Gauss-Seidel is sequential by definition and has no cuda
-// kernel: it throws NotSupported naming the parallel smoothers.
+// CUDA smoother kernels: l1 row norms with one thread per row (double or float values) (the row's
+// sum in the reference's order, hence the same bits). Gauss-Seidel is sequential by definition and
+// has no cuda kernel: it throws NotSupported naming the parallel smoothers.
 #include <cuda_runtime.h>
 
 #include <math.h>
@@ -16,12 +16,13 @@ namespace {
 constexpr int kBlock = 256;
 
 /// d_i = sum_j |a_ij| in column order; work: the row's entries.
-__global__ void l1_row_norms_kernel(MatrixView a, double* d) {
-  for (long long i = blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x;
-       i < a.pattern.num_rows; i += static_cast<long long>(gridDim.x) * kBlock) {
+template <class Value>
+__global__ void l1_row_norms_kernel(PatternView a, const Value* values, double* d) {
+  for (long long i = blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x; i < a.num_rows;
+       i += static_cast<long long>(gridDim.x) * kBlock) {
     double sum = 0.0;
-    for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
-      sum += fabs(a.values[k]);
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      sum += fabs(static_cast<double>(values[k]));
     }
     d[i] = sum;
   }
@@ -32,8 +33,10 @@ __global__ void l1_row_norms_kernel(MatrixView a, double* d) {
 void l1_row_norms(const Backend& backend, const MatrixView& a, Span<double> d) {
   if (a.pattern.num_rows == 0) return;
   kernels::cuda::Context& context = *backend.cuda_context();
-  l1_row_norms_kernel<<<kernels::cuda::blocks_for(a.pattern.num_rows, kBlock), kBlock, 0,
-                        context.stream>>>(a, d.data());
+  with_values(a, [&](const auto* values) {
+    l1_row_norms_kernel<<<kernels::cuda::blocks_for(a.pattern.num_rows, kBlock), kBlock, 0,
+                          context.stream>>>(a.pattern, values, d.data());
+  });
   kernels::cuda::check_launch("smoothers::l1_row_norms");
 }
 

@@ -76,9 +76,10 @@ void check_diagonal(const CsrMatrix& A, std::size_t level) {
   }
 }
 
+/// Row pointers, column indices and values in the matrix's stored precision.
 std::int64_t csr_bytes(const CsrMatrix& m) {
   return static_cast<std::int64_t>(sizeof(index_t)) * (m.num_rows() + 1 + m.nnz()) +
-         static_cast<std::int64_t>(sizeof(double)) * m.nnz();
+         static_cast<std::int64_t>(value_bytes(m.precision())) * m.nnz();
 }
 
 template <class T>
@@ -188,6 +189,7 @@ void AmgPreconditioner::setup(const LinearOperator& A) {
 }
 
 void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditioner>& coarse) {
+  const Precision precision = parameters_.hierarchy_precision;
   auto hierarchy = std::make_unique<Hierarchy>();
   const CsrMatrix* current = &A0;
   for (std::size_t level = 0; level + 1 < std::size_t(parameters_.max_levels) &&
@@ -229,8 +231,20 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
       hierarchy->matrices.push_back(
           std::make_unique<CsrMatrix>(amg_setup::galerkin_product(*current, *arrays)));
     }
+    if (precision != Precision::float64) {
+      // Level `level` is complete: its P, R and (below the caller's A_0) its matrix are needed
+      // in double no more.
+      PhaseTimer timer(report_, "rounding", backend);
+      arrays->prolongation.set_precision(precision);
+      arrays->restriction.set_precision(precision);
+      if (level > 0) hierarchy->matrices[level - 1]->set_precision(precision);
+    }
     hierarchy->levels.push_back(std::move(arrays));
     current = hierarchy->matrices.back().get();
+  }
+  if (precision != Precision::float64 && !hierarchy->matrices.empty()) {
+    PhaseTimer timer(report_, "rounding", A0.backend());
+    hierarchy->matrices.back()->set_precision(precision);  // the coarsest
   }
   if (current->num_rows() > DenseDirectSolver::kMaxRows &&
       dynamic_cast<const DenseDirectSolver*>(coarse.get()) != nullptr) {
@@ -290,6 +304,7 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
   if (parameters_.smoother == SmootherKind::gauss_seidel) {
     report_.smoother = "gauss_seidel (forward before, backward after the coarse correction)";
   }
+  report_.hierarchy_precision = parameters_.hierarchy_precision;
   report_.coarse_solver = coarse->name();
   if (const auto* dense = dynamic_cast<const DenseDirectSolver*>(coarse.get())) {
     report_.coarse_solver += " (" + dense->factorization() + ")";
@@ -362,22 +377,31 @@ void AmgPreconditioner::update_values(const LinearOperator& A) {
 
 void AmgPreconditioner::update_levels() {
   const ka::InterpolationKind kind = interpolation_kind(parameters_);
+  // The double values of level l's matrix when it stores float32: computed by level l - 1's
+  // Galerkin product, kept until level l is rebuilt (as in setup).
+  Array<double> level_values;
   for (std::size_t l = 0; l < hierarchy_->levels.size(); ++l) {
     AmgLevelArrays& arrays = *hierarchy_->levels[l];
     const CsrMatrix& Al = level_matrix(l);
     const Backend& backend = Al.backend();
     check_diagonal(Al, l);
+    const kernels::sparse_setup::MatrixView a =
+        Al.precision() == Precision::float64
+            ? detail::matrix_view(Al)
+            : kernels::sparse_setup::MatrixView{detail::pattern_view(Al),
+                                                level_values.span().data()};
+    Array<double> prolongation_values(backend, static_cast<std::size_t>(arrays.prolongation.nnz()));
     {
       PhaseTimer timer(report_, "interpolation", backend);
-      Array<double> values(backend, static_cast<std::size_t>(arrays.prolongation.nnz()));
-      kernels::amg::interpolation_values(
-          backend, detail::matrix_view(Al), arrays.strength.pattern(), arrays.splitting.span(),
-          arrays.coarse_points.span(), kind, detail::pattern_view(arrays.prolongation),
-          values.span().data());
-      arrays.prolongation.update_values(values);
+      kernels::amg::interpolation_values(backend, a, arrays.strength.pattern(),
+                                         arrays.splitting.span(), arrays.coarse_points.span(), kind,
+                                         detail::pattern_view(arrays.prolongation),
+                                         prolongation_values.span().data());
+      arrays.prolongation.update_values(prolongation_values);
     }
     PhaseTimer timer(report_, "galerkin_product", backend);
-    amg_setup::galerkin_product_values(Al, arrays, *hierarchy_->matrices[l]);
+    level_values = amg_setup::galerkin_product_values(backend, a, prolongation_values, arrays,
+                                                      *hierarchy_->matrices[l]);
   }
 }
 
@@ -413,6 +437,12 @@ std::string HierarchyReport::to_text() const {
   std::snprintf(line, sizeof line, "  memory %.1f MiB, %.0f bytes per fine row\n",
                 static_cast<double>(memory_bytes) / (1024.0 * 1024.0), bytes_per_fine_row);
   text += line;
+  if (hierarchy_precision == Precision::float64) {
+    text += "  values of P, R and A_1.. float64\n";
+  } else {
+    text += "  values of P, R and A_1.. " + std::string(to_string(hierarchy_precision)) +
+            " (A_0, vectors and arithmetic float64)\n";
+  }
   text += "  smoother " + smoother + "; coarse solver " + coarse_solver + "\n  setup:";
   for (const Phase& phase : phases) {
     std::snprintf(line, sizeof line, " %s %.3f s,", phase.name.c_str(), phase.seconds);

@@ -63,9 +63,16 @@ CsrArrays spgemm(const Backend& backend, const kernels::sparse_setup::MatrixView
 /// restriction R = P^T explicitly (levels.restriction and restriction_source) and keeps the
 /// pattern of A P (levels.product, values released) for value-only re-setup.
 CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level);
-/// Value-only re-setup of the Galerkin product: R's values gathered from P's, then the numeric
-/// phases of A P and R (A P) into `coarse` (same patterns as galerkin_product built).
-void galerkin_product_values(const CsrMatrix& A, AmgLevelArrays& level, CsrMatrix& coarse);
+/// Value-only re-setup of the Galerkin product in double: R's values gathered from
+/// `prolongation_values` (P's new values, in double, on A's backend), then the numeric phases
+/// of A P and R (A P), with `a` the level's matrix in double (the pattern of the level's
+/// matrix with its double values). Stores R's and A_c's values into level.restriction and
+/// `coarse` (update_values: rounded when they store float32) and returns A_c's double values
+/// for the next level (same patterns as galerkin_product built).
+Array<double> galerkin_product_values(const Backend& backend,
+                                      const kernels::sparse_setup::MatrixView& a,
+                                      const Array<double>& prolongation_values,
+                                      AmgLevelArrays& level, CsrMatrix& coarse);
 /// A CsrMatrix (float64) taking `arrays`' pattern and values, on their backend
 /// (CsrMatrix::from_arrays: no copy besides the row pointers for the product's partition).
 CsrMatrix to_matrix(CsrArrays&& arrays);

@@ -120,22 +120,26 @@ CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level) {
   return coarse;
 }
 
-void galerkin_product_values(const CsrMatrix& A, AmgLevelArrays& level, CsrMatrix& coarse) {
-  const Backend& backend = A.backend();
+Array<double> galerkin_product_values(const Backend& backend, const ss::MatrixView& a,
+                                      const Array<double>& prolongation_values,
+                                      AmgLevelArrays& level, CsrMatrix& coarse) {
   Array<double> restriction_values(backend, level.restriction_source.size());
-  ss::gather(backend, level.prolongation.values().span(), level.restriction_source.span(),
+  ss::gather(backend, prolongation_values.span(), level.restriction_source.span(),
              restriction_values.span());
   level.restriction.update_values(restriction_values);
   // A P's values live only here (its pattern is kept from setup): 8 bytes per entry of A P
   // less in the hierarchy, one allocation from the pool per re-setup.
   Array<double> product_values(backend, level.product.col_idx.size());
-  ss::spgemm_numeric(backend, detail::matrix_view(A), detail::matrix_view(level.prolongation),
-                     level.product.pattern(), product_values.span().data());
+  const ss::MatrixView p{detail::pattern_view(level.prolongation),
+                         prolongation_values.span().data()};
+  ss::spgemm_numeric(backend, a, p, level.product.pattern(), product_values.span().data());
   const ss::MatrixView product{level.product.pattern(), product_values.span().data()};
+  const ss::MatrixView r{detail::pattern_view(level.restriction), restriction_values.span().data()};
   Array<double> coarse_values(backend, static_cast<std::size_t>(coarse.nnz()));
-  ss::spgemm_numeric(backend, detail::matrix_view(level.restriction), product,
-                     detail::pattern_view(coarse), coarse_values.span().data());
+  ss::spgemm_numeric(backend, r, product, detail::pattern_view(coarse),
+                     coarse_values.span().data());
   coarse.update_values(coarse_values);
+  return coarse_values;
 }
 
 CsrMatrix to_matrix(CsrArrays&& arrays) {

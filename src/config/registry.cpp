@@ -149,6 +149,7 @@ struct AmgParameters final : ComponentParameters {
   std::string interpolation = "direct";
   std::string smoother = "gauss_seidel";
   std::string cycle = to_string(CycleType::v);
+  std::string hierarchy_precision = std::string(to_string(Precision::float64));
   int random_seed = 1;
   void declare(ParameterVisitor& v) override {
     v.choice("strength", strength, {"classical", "seed"},
@@ -198,6 +199,12 @@ struct AmgParameters final : ComponentParameters {
     v.integer("coarse_size", values.coarse_size, Range::at_least(1),
               "stop coarsening at this many rows or fewer; the coarsest level is solved by the "
               "`dense` direct solver (at most 8192 rows)");
+    v.choice("hierarchy_precision", hierarchy_precision, {"float64", "float32"},
+             "how the values of the hierarchy's matrices (P, R and the coarse matrices, not the "
+             "A being solved) are stored: `float32` takes 4 instead of 8 bytes per value (8 "
+             "instead of 12 per stored entry with its column index); every level is computed in "
+             "double and "
+             "rounded to float, and vectors and all arithmetic stay double");
   }
   AmgPreconditioner::Parameters build() const {
     AmgPreconditioner::Parameters p = values;
@@ -213,6 +220,7 @@ struct AmgParameters final : ComponentParameters {
                                            : A::SmootherKind::gauss_seidel;
     p.cycle.cycle = parse_cycle_type(cycle);
     p.random_seed = static_cast<std::uint64_t>(random_seed);
+    p.hierarchy_precision = precision_from_string(hierarchy_precision);
     return p;
   }
 };

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <string>
 
+#include "kernels/blas/blas.hpp"
 #include "kernels/spmv/spmv.hpp"
 #include "kernels/spmv_axpby/spmv_axpby.hpp"
 #include "kryflow/core/error.hpp"
@@ -36,9 +37,7 @@ void check_index_range(std::size_t count, const char* what) {
   }
 }
 
-/// The smallest double magnitude that rounds to infinity in float: FLT_MAX plus half its ulp
-/// (a tie there rounds up, to the even infinity).
-constexpr double kFloatOverflow = 0x1.ffffffp127;
+using kernels::blas::kFloatOverflow;
 
 /// The product kernels read x while they write y: distinct buffers only.
 void check_distinct(const Vector& in, const Vector& out, const char* operation) {
@@ -59,24 +58,39 @@ CsrMatrix::CsrMatrix(index_t num_rows, index_t num_cols, Array<index_t> row_ptr,
       values_f32_(row_ptr_.backend(), 0),
       stats_(stats) {}
 
+void CsrMatrix::throw_float_overflow(std::size_t k, double value) const {
+  const std::vector<index_t> row_ptr = row_ptr_.to_host();
+  const auto row =
+      std::upper_bound(row_ptr.begin(), row_ptr.end(), static_cast<index_t>(k)) - row_ptr.begin();
+  index_t column = 0;
+  copy_bytes(Backend::reference(), &column, col_idx_.backend(), col_idx_.data() + k,
+             sizeof(index_t));
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  throw InvalidInput("CSR value " + std::string(text) + " in row " + std::to_string(row) +
+                     ", column " + std::to_string(column + 1) +
+                     " overflows float32 (largest finite float: 3.4028235e+38)");
+}
+
 std::vector<float> CsrMatrix::round_to_float(const std::vector<double>& values) const {
   std::vector<float> rounded(values.size());
   for (std::size_t k = 0; k < values.size(); ++k) {
     const double v = values[k];
-    if (std::isfinite(v) && std::abs(v) >= kFloatOverflow) {
-      const std::vector<index_t> row_ptr = row_ptr_.to_host();
-      const auto row = std::upper_bound(row_ptr.begin(), row_ptr.end(), static_cast<index_t>(k)) -
-                       row_ptr.begin();
-      index_t column = 0;
-      copy_bytes(Backend::reference(), &column, col_idx_.backend(), col_idx_.data() + k,
-                 sizeof(index_t));
-      char value[32];
-      std::snprintf(value, sizeof value, "%.17g", v);
-      throw InvalidInput("CSR value " + std::string(value) + " in row " + std::to_string(row) +
-                         ", column " + std::to_string(column + 1) +
-                         " overflows float32 (largest finite float: 3.4028235e+38)");
-    }
+    if (std::isfinite(v) && std::abs(v) >= kFloatOverflow) throw_float_overflow(k, v);
     rounded[k] = static_cast<float>(v);  // to nearest; Inf and NaN stay
+  }
+  return rounded;
+}
+
+Array<float> CsrMatrix::round_to_float(const Array<double>& values) const {
+  Array<float> rounded(backend(), values.size());
+  const index_t first_overflow =
+      kernels::blas::round_to_float(backend(), values.span(), rounded.span());
+  if (first_overflow >= 0) {
+    double value = 0.0;
+    copy_bytes(Backend::reference(), &value, values.backend(), values.data() + first_overflow,
+               sizeof(double));
+    throw_float_overflow(static_cast<std::size_t>(first_overflow), value);
   }
   return rounded;
 }
@@ -264,11 +278,26 @@ CsrMatrix CsrMatrix::with_precision(Precision precision) const {
   CsrMatrix A = copy_pattern_to(backend());
   A.precision_ = precision;
   if (precision == Precision::float32) {
-    A.values_f32_ = Array<float>::from_host(backend(), round_to_float(values_.to_host()));
+    A.values_f32_ = round_to_float(values_);
   } else {
-    A.values_ = Array<double>::from_host(backend(), values_to_host());
+    A.values_ = Array<double>(backend(), values_f32_.size());
+    kernels::blas::widen_to_double(backend(), values_f32_.span(), A.values_.span());
   }
   return A;
+}
+
+void CsrMatrix::set_precision(Precision precision) {
+  if (precision == precision_) return;
+  if (precision == Precision::float32) {
+    values_f32_ = round_to_float(values_);
+    values_ = Array<double>();
+  } else {
+    Array<double> widened(backend(), values_f32_.size());
+    kernels::blas::widen_to_double(backend(), values_f32_.span(), widened.span());
+    values_ = std::move(widened);
+    values_f32_ = Array<float>();
+  }
+  precision_ = precision;
 }
 
 void CsrMatrix::update_values(const Array<double>& values) {
@@ -278,7 +307,11 @@ void CsrMatrix::update_values(const Array<double>& values) {
                             " values, got " + std::to_string(values.size()));
   }
   if (precision_ == Precision::float32) {
-    values_f32_.assign_from_host(round_to_float(values.to_host()));
+    if (values.backend() == backend()) {
+      values_f32_ = round_to_float(values);
+    } else {
+      values_f32_ = round_to_float(values.copy_to(backend()));
+    }
   } else {
     copy_bytes(values_.backend(), values_.data(), values.backend(), values.data(), values.bytes());
   }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/blas/blas.hpp"
 #include "kernels/dense/dense.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
@@ -12,9 +13,10 @@
 namespace kryflow {
 namespace {
 
-/// A as a dense column-major n x n array on its backend: a float64 CsrMatrix by the densify
-/// kernel; another operator column by column, applied to the unit vectors (one upload of e_j
-/// each, and a copy of the column within the backend).
+/// A as a dense column-major n x n array on its backend: a CsrMatrix by the densify kernel
+/// (float32 values widened to double on the backend first, exactly); another operator column
+/// by column, applied to the unit vectors (one upload of e_j each, and a copy of the column
+/// within the backend).
 Array<double> dense_copy(const LinearOperator& A) {
   const Backend& backend = A.backend();
   const auto n = static_cast<std::size_t>(A.num_rows());
@@ -22,6 +24,13 @@ Array<double> dense_copy(const LinearOperator& A) {
   const auto* csr = dynamic_cast<const CsrMatrix*>(&A);
   if (csr != nullptr && csr->precision() == Precision::float64) {
     kernels::dense::densify(backend, detail::matrix_view(*csr), dense.span());
+    return dense;
+  }
+  if (csr != nullptr) {
+    Array<double> widened(backend, static_cast<std::size_t>(csr->nnz()));
+    kernels::blas::widen_to_double(backend, csr->values_float32().span(), widened.span());
+    kernels::dense::densify(backend, {detail::pattern_view(*csr), widened.span().data()},
+                            dense.span());
     return dense;
   }
   Vector column(backend, n);

@@ -148,9 +148,9 @@ void JacobiSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const {
 // ---------------------------------------------------------------------------------------------
 
 void L1JacobiSmoother::setup(const LinearOperator& A) {
-  const CsrMatrix& csr = detail::require_csr(A, "l1-Jacobi smoother");
+  const CsrMatrix& csr = detail::require_square_csr(A, "l1-Jacobi smoother");
   Vector norms(A.backend(), static_cast<std::size_t>(A.num_rows()));
-  kernels::smoothers::l1_row_norms(A.backend(), detail::matrix_view(csr), norms.span());
+  kernels::smoothers::l1_row_norms(A.backend(), detail::smoother_view(csr), norms.span());
   inverse_l1_ = checked_inverse(norms, "l1-Jacobi smoother", "l1 norm");
   r_ = Vector(A.backend(), inverse_l1_.size());
   A_ = &A;
@@ -217,7 +217,7 @@ void ChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const
 // ---------------------------------------------------------------------------------------------
 
 void GaussSeidelSmoother::setup(const LinearOperator& A) {
-  const CsrMatrix& csr = detail::require_csr(A, "Gauss-Seidel smoother");
+  const CsrMatrix& csr = detail::require_square_csr(A, "Gauss-Seidel smoother");
   inverse_diagonal_ = inverse_diagonal_of(A, "Gauss-Seidel smoother");
   A_ = &csr;
 }
@@ -226,7 +226,7 @@ void GaussSeidelSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) con
   check_vectors(A_, b, x, "GaussSeidelSmoother::smooth");
   if (x_is_zero) fill(x, 0.0);
   const auto sweep = [&](kernels::smoothers::SweepDirection direction) {
-    kernels::smoothers::gauss_seidel(A_->backend(), detail::matrix_view(*A_),
+    kernels::smoothers::gauss_seidel(A_->backend(), detail::smoother_view(*A_),
                                      inverse_diagonal_.span(), b.span(), x.span(), direction);
   };
   if (direction_ != Direction::backward) sweep(kernels::smoothers::SweepDirection::forward);

@@ -18,8 +18,8 @@ struct HierarchyReport {
     std::int64_t nonzeros = 0;
   };
   struct Phase {
-    std::string
-        name;  ///< strength, splitting, interpolation, galerkin_product, smoothers, coarse_solver
+    std::string name;  ///< strength, splitting, interpolation, galerkin_product, rounding (float32
+                       ///< hierarchy_precision), smoothers, coarse_solver
     double seconds = 0.0;
   };
   std::vector<Level> levels;  ///< finest first; the last is the coarsest (solved directly)
@@ -29,15 +29,21 @@ struct HierarchyReport {
   double grid_complexity = 0.0;
   std::vector<Phase> phases;
   /// Bytes the hierarchy holds on the backend, counted from its arrays: P, R and R's source
-  /// map, the splitting and coarse points, A P, the coarse matrices A_1 .. A_L (the A of setup
-  /// is the caller's and not counted), the smoothers' and the cycle's vectors and the coarse
-  /// solver's dense inverse (n_L^2 doubles when it is DenseDirectSolver).
+  /// map, the splitting and coarse points, A P's pattern, the coarse matrices A_1 .. A_L (the A
+  /// of setup is the caller's and not counted), the smoothers' and the cycle's vectors and the
+  /// coarse solver's dense inverse (n_L^2 doubles when it is DenseDirectSolver). Each stored
+  /// value of P, R and A_1 .. A_L counts value_bytes(hierarchy_precision): 8 or 4 bytes.
   std::int64_t memory_bytes = 0;
   /// memory_bytes / rows of the finest level.
   double bytes_per_fine_row = 0.0;
   std::string smoother;
   std::string coarse_solver;
-  /// A table, one line per level, then the complexities and the setup phases.
+  /// How the values of P, R and A_1 .. A_L are stored (AmgPreconditioner::Parameters::
+  /// hierarchy_precision). A_0 (the caller's), every vector, the smoothers' diagonals, the
+  /// coarse solver's inverse and all arithmetic are double either way.
+  Precision hierarchy_precision = Precision::float64;
+  /// A table, one line per level, then the complexities, the memory, the precision of the
+  /// hierarchy's values, the smoother, the coarse solver and the setup phases.
   std::string to_text() const;
 };
 
@@ -60,6 +66,14 @@ struct HierarchyReport {
 /// (fewer than 10% fewer rows); the coarsest level is solved by DenseDirectSolver or by the
 /// coarse solver given to the constructor. The cycle is Multigrid's.
 ///
+/// Mixed precision: with hierarchy_precision float32 the values of P, R and A_1 .. A_L are
+/// stored in float (CsrMatrix's float32 storage: 8 instead of 12 bytes per stored entry) while
+/// vectors, the Krylov method and every product's arithmetic stay double. Setup and
+/// update_values compute every level in double (interpolation weights, R, A P and R (A P) from
+/// the double values of the level above), then round each matrix to nearest float on the
+/// backend (kernels::blas::round_to_float): the float hierarchy is the double one rounded, and
+/// the double values of a level live only until the next level is built. A_0 is used as given.
+///
 /// Preconditions: A a square float64 CsrMatrix with a nonzero diagonal; symmetric positive
 /// definite for use in PCG (then the V-cycle with symmetric smoothing is SPD). A is not copied:
 /// it must outlive the preconditioner's use. Setup runs where A lives: every step is a kernel of
@@ -81,7 +95,8 @@ struct HierarchyReport {
 /// constructor is kept. The bytes the hierarchy holds are in hierarchy_report().
 /// update_values(A) keeps the strength, splitting and every pattern and recomputes the values
 /// of P, R, A_c, the smoothers and the coarse solver (extended_i keeps each level's strength
-/// pattern S for it, counted in memory_bytes).
+/// pattern S for it, counted in memory_bytes; in double, then rounded as setup does when
+/// hierarchy_precision is float32: the same values as a fresh setup on the same pattern).
 class AmgPreconditioner final : public Multigrid {
  public:
   enum class Strength { classical, seed };
@@ -109,6 +124,10 @@ class AmgPreconditioner final : public Multigrid {
     /// Setup throws OutOfMemory when estimate_memory_bytes(A) exceeds this; 0: the backend's
     /// available memory at setup (Backend::available_memory).
     std::size_t memory_limit_bytes = 0;
+    /// How P, R and A_1 .. A_L store their values: float64, or float32 (rounded to nearest
+    /// after each level is computed in double; products and vectors stay double). Every
+    /// smoother and the dense coarse solver accept float32 level matrices.
+    Precision hierarchy_precision = Precision::float64;
   };
   /// The estimate setup compares with the memory limit, for a fine matrix of `rows` rows and
   /// `nonzeros` entries: 64 bytes per row (the splitting, coarse points, the smoothers' and the
@@ -117,9 +136,11 @@ class AmgPreconditioner final : public Multigrid {
   /// 2 nnz), P, R and A P over all levels (up to 4 nnz) and the strength pattern with its
   /// transpose while a level is built (up to 2 nnz). The pcg_amg preset's hierarchy holds
   /// about 46% of it on 7-point 3D Poisson (340 of 736 bytes per row) and less on 27-point
-  /// (HierarchyReport::memory_bytes): a conservative estimate, not a sharp bound. Untruncated
-  /// extended_i interpolation can exceed it (7-point 3D Poisson 64^3, PMIS: 768 bytes per row
-  /// against 727 estimated, operator complexity 4.3); with max_elements_per_row = 4, 474.
+  /// (HierarchyReport::memory_bytes): a conservative estimate, not a sharp bound. It assumes
+  /// float64 values whatever hierarchy_precision says (setup computes each level in double).
+  /// Untruncated extended_i interpolation can exceed it (7-point 3D Poisson 64^3, PMIS: 768
+  /// bytes per row against 727 estimated, operator complexity 4.3); with
+  /// max_elements_per_row = 4, 474.
   static std::size_t estimate_memory_bytes(index_t rows, std::int64_t nonzeros);
   /// Throws ConfigError naming the parameter that is out of range.
   explicit AmgPreconditioner(Parameters parameters);
@@ -134,8 +155,9 @@ class AmgPreconditioner final : public Multigrid {
   /// DimensionMismatch when A is not square; OutOfMemory when the estimate exceeds the limit
   /// or an allocation fails; InvalidInput naming the first (1-based) row of a level whose
   /// diagonal is zero or missing, and what the smoothers and the coarse solver throw (a
-  /// singular coarse matrix, a Chebyshev estimate that is not positive). On an error the
-  /// preconditioner is left empty (see above).
+  /// singular coarse matrix, a Chebyshev estimate that is not positive); with float32
+  /// hierarchy_precision, InvalidInput naming the row and column of a coarse value that
+  /// overflows float. On an error the preconditioner is left empty (see above).
   void setup(const LinearOperator& A) override;
   /// Value-only re-setup for an A with the pattern of the last setup. Throws InvalidInput
   /// when setup was not called or A's size or number of entries differs.
@@ -145,10 +167,12 @@ class AmgPreconditioner final : public Multigrid {
   /// The parameters given to the constructor.
   const Parameters& amg_parameters() const noexcept { return parameters_; }
   std::string summary() const override { return report_.to_text(); }
-  /// The prolongation and restriction of level l (< num_levels()), for tests and tools.
+  /// The prolongation and restriction of level l (< num_levels()), for tests and tools; their
+  /// precision() is hierarchy_precision.
   const CsrMatrix& prolongation(std::size_t l) const;
   const CsrMatrix& restriction(std::size_t l) const;
-  /// The operator of level l (<= num_levels(); 0 is the A of setup).
+  /// The operator of level l (<= num_levels(); 0 is the A of setup, float64; the others are
+  /// stored in hierarchy_precision).
   const CsrMatrix& level_matrix(std::size_t l) const;
   /// The C/F splitting of level l (< num_levels()), 1 coarse, 0 fine, copied to the host.
   std::vector<index_t> splitting(std::size_t l) const;

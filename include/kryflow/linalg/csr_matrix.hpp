@@ -33,8 +33,10 @@ struct RowLengthStats {
 /// per stored entry plus 4 per row plus the vectors.
 /// Rounding to float is to nearest; a finite value whose magnitude rounds beyond the float
 /// range throws InvalidInput naming its 1-based row and column (Inf and NaN stay as they are).
-/// Conversions between precisions (from_host and from_coo with float32, with_precision,
-/// update_values of a float32 matrix, values_to_host) go through the host.
+/// from_host and from_coo round on the host (their input is there); with_precision,
+/// set_precision and update_values of a float32 matrix convert on the backend
+/// (kernels::blas::round_to_float and widen_to_double), reading back only the index of the
+/// first overflow; values_to_host converts on the host.
 /// The cpu and cuda products walk a row-block partition built at construction and share
 /// per-matrix scratch, so products with one matrix must not run concurrently from several host
 /// threads (calls on one backend's stream run in order). Move-only (copy_to copies).
@@ -78,10 +80,16 @@ class CsrMatrix : public LinearOperator {
   /// finite value that overflows float; float32 to float64 is exact. The same precision gives
   /// a plain copy.
   CsrMatrix with_precision(Precision precision) const;
-  /// Replaces the values, in the stored order (same pattern): `values` holds nnz() entries on
-  /// any backend and is copied (and rounded to float for a float32 matrix). Throws
-  /// DimensionMismatch for another length; InvalidInput, changing nothing, when a float32
-  /// matrix would overflow (see with_precision).
+  /// Converts the stored values to `precision` in place, on the backend (pattern and row-block
+  /// partition kept): float64 to float32 rounds to nearest and frees the double values (8 bytes
+  /// per entry become 4); float32 to float64 is exact. Throws InvalidInput, changing nothing,
+  /// naming the 1-based row and column of the first finite value that overflows float;
+  /// OutOfMemory when the new values do not fit beside the old ones.
+  void set_precision(Precision precision);
+  /// Replaces the values, in the stored order (same pattern): `values` holds nnz() doubles on
+  /// any backend and is copied (and rounded to float on the backend for a float32 matrix).
+  /// Throws DimensionMismatch for another length; InvalidInput, changing nothing, when a
+  /// float32 matrix would overflow (see with_precision).
   void update_values(const Array<double>& values);
 
   index_t num_rows() const override { return num_rows_; }
@@ -179,6 +187,12 @@ class CsrMatrix : public LinearOperator {
   /// `values` (nnz, in stored order) rounded to nearest float. Throws InvalidInput naming the
   /// 1-based row and column of the first finite value that overflows float.
   std::vector<float> round_to_float(const std::vector<double>& values) const;
+  /// `values` (nnz, on backend()) rounded to nearest float on the backend. Throws as
+  /// round_to_float.
+  Array<float> round_to_float(const Array<double>& values) const;
+  /// Throws InvalidInput naming the 1-based row and column of stored entry k, whose value
+  /// `value` overflows float.
+  [[noreturn]] void throw_float_overflow(std::size_t k, double value) const;
   /// Builds the row-block partition where row_ptr_ lives (kernels::spmv::build_partition) and
   /// allocates the kernels' scratch; returns the facts of row_ptr_ and leaves the partition
   /// unchanged when they are not valid (the caller throws).

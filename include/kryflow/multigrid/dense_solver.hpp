@@ -15,7 +15,8 @@ namespace kryflow {
 /// Computations, 4th ed., Algorithms 4.2.2, 8.3.3 and 3.4.1). LAPACK on the reference and cpu
 /// backends, cuSOLVER on cuda. For the coarsest level of multigrid: setup densifies a
 /// CsrMatrix on its backend (another operator is applied to the n unit vectors), factors it and
-/// solves against the identity; apply is one dense matrix-vector product on the backend (one
+/// solves against the identity (a float32 CsrMatrix's values are widened to double on the
+/// backend, exactly); apply is one dense matrix-vector product on the backend (one
 /// kernel on a device, no host synchronization). Memory: n^2 doubles on the backend, twice that
 /// and the factorization's workspace during setup; setup takes O(n^3) operations (seconds for a
 /// few thousand rows on the host). On cuda the inverse differs from the host backends' by

@@ -32,12 +32,12 @@ class JacobiSmoother final : public Smoother {
 /// l1-Jacobi: x <- x + D_l1^-1 (b - A x) with (D_l1)_ii = sum_j |a_ij| (Baker, Falgout, Kolev,
 /// Yang, "Multigrid smoothers for ultraparallel computing", SIAM J. Sci. Comput. 33, 2011):
 /// convergent for every symmetric positive definite A without a damping parameter. Needs the
-/// entries: A must be a CsrMatrix (float64 values) on the reference or cpu backend. Memory:
-/// two n-vectors.
+/// entries: A must be a CsrMatrix, its values stored in float64 or float32 (summed in double),
+/// on any backend. Memory: two n-vectors.
 class L1JacobiSmoother final : public Smoother {
  public:
-  /// Throws NotSupported when A is not a float64 CsrMatrix; InvalidInput naming the first
-  /// (1-based) row whose l1 norm is zero or not finite; DimensionMismatch when A is not square.
+  /// Throws NotSupported when A is not a CsrMatrix; InvalidInput naming the first (1-based) row
+  /// whose l1 norm is zero or not finite; DimensionMismatch when A is not square.
   void setup(const LinearOperator& A) override;
   void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
   std::string name() const override { return "l1_jacobi"; }
@@ -57,7 +57,8 @@ class L1JacobiSmoother final : public Smoother {
 /// fixed right-hand side (setup reads two scalars per step on the host). For symmetric A that
 /// is positive definite with a positive diagonal, or negative definite with a negative one
 /// (then D^-1 A is positive definite all the same). One smooth = k products with A, all on the
-/// backend. Any operator that provides its diagonal. Memory: four n-vectors.
+/// backend. Any operator that provides its diagonal and residual (a CsrMatrix of either value
+/// precision). Memory: four n-vectors.
 class ChebyshevSmoother final : public Smoother {
  public:
   struct Parameters {
@@ -90,15 +91,16 @@ class ChebyshevSmoother final : public Smoother {
 /// x_i = (b_i - sum_{j != i} a_ij x_j) / a_ii in increasing (forward) or decreasing (backward)
 /// row order; symmetric = forward then backward (Saad, Iterative Methods, 2nd ed., sec. 4.1).
 /// Forward before and backward after the coarse correction keep a V-cycle symmetric. Needs the
-/// entries and runs sequentially: a float64 CsrMatrix on the reference or cpu backend (cuda
-/// throws NotSupported until a colored variant exists). Memory: one n-vector.
+/// entries and runs sequentially: a CsrMatrix (values in float64 or float32, summed in double) on
+/// the reference or cpu backend (cuda throws NotSupported at the first smooth until a colored
+/// variant exists). Memory: one n-vector.
 class GaussSeidelSmoother final : public Smoother {
  public:
   enum class Direction { forward, backward, symmetric };
   explicit GaussSeidelSmoother(Direction direction = Direction::symmetric)
       : direction_(direction) {}
-  /// Throws NotSupported when A is not a float64 CsrMatrix; InvalidInput naming the first
-  /// (1-based) row whose diagonal is zero, missing or not finite.
+  /// Throws NotSupported when A is not a CsrMatrix; DimensionMismatch when A is not square;
+  /// InvalidInput naming the first (1-based) row whose diagonal is zero, missing or not finite.
   void setup(const LinearOperator& A) override;
   void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
   std::string name() const override;
