@@ -27,7 +27,7 @@ using kernels::cuda::read_integers;
 using size_type = long long;
 
 constexpr int kBlock = 256;
-constexpr int kScanThreads = 1024;
+constexpr int kScanThreads = 256;
 
 /// The summary the host reads (long long each).
 enum Summary {

@@ -221,7 +221,10 @@ double model_dot(const CsrMatrix& A, const std::vector<double>& x, const std::ve
     if (row_length(A, i) > tile) {
       ++i;
     } else {
-      while (i < A.num_rows() && i - first < 256 && row_length(A, i) <= tile &&
+      // The split restarts at every segment boundary (spmv::kPartitionSegmentRows).
+      const index_t segment_end = std::min<index_t>(
+          A.num_rows(), (first / spmv::kPartitionSegmentRows + 1) * spmv::kPartitionSegmentRows);
+      while (i < segment_end && i - first < 256 && row_length(A, i) <= tile &&
              entries + row_length(A, i) <= tile) {
         entries += row_length(A, i++);
       }
