@@ -72,6 +72,7 @@ struct FinishCoefficients {
   bool half = false;  ///< ||s|| <= target: x = alpha p^ + x only
   double alpha = 0.0;
   double omega = 0.0;
+  double target = 0.0;  ///< the convergence target on ||r|| (read with the other inputs)
 };
 /// The scalars finish_step reads before its sums (one memory round trip on a GPU).
 struct FinishInputs {
@@ -94,6 +95,7 @@ KRYFLOW_BICGSTAB_HD inline FinishCoefficients finish_coefficients(const FinishIn
   const double rho = in.rho;
   const double denominator = in.denominator;
   const double target = in.target;
+  c.target = target;
   if (stop != 0.0) return c;
   // alpha again (half_step_alpha's value): the half step may have run inside the product
   // (LinearOperator::apply_shifted_dots), which records no alpha.
@@ -135,9 +137,11 @@ KRYFLOW_BICGSTAB_HD inline FinishCoefficients finish_coefficients(const FinishIn
 /// (KrylovSolver::check), so that the iterations queued ahead of the host's test do nothing and
 /// x is the iterate the report names, whatever check_every (the residual-gap restart starts
 /// from it).
-KRYFLOW_BICGSTAB_HD inline void stop_when_converged(const Scalars& s, double rr) {
+/// `target` is FinishCoefficients::target, loaded with the step's inputs (no memory round trip
+/// after the sums).
+KRYFLOW_BICGSTAB_HD inline void stop_when_converged(const Scalars& s, double rr, double target) {
   using std::sqrt;
-  if (sqrt(rr) <= *s.target) *s.stop = 3.0;
+  if (sqrt(rr) <= target) *s.stop = 3.0;
 }
 
 }  // namespace kryflow::kernels::krylov::bicgstab
