@@ -27,12 +27,13 @@
 namespace kryflow {
 namespace {
 
-/// Scalar slots: the seven of kernels::krylov::bicgstab::Scalars, the initial r·r, then per
-/// iteration j of a window r^·v, s·s, t·t, t·s, omega, r·r and rho.
+/// Scalar slots: the seven of kernels::krylov::bicgstab::Scalars, one unused, then per
+/// iteration j of a window r^·v, s·s, t·t, t·s, omega, r·r and rho. start() writes the initial
+/// r·r to the r·r slot of the window's last iteration: iteration j's direction reads the r·r of
+/// slot j - 1 (the last slot for j = 0) as the residual it starts from.
 struct BicgstabSlots {
   std::size_t window;
   static constexpr std::size_t kFixed = 8;
-  static constexpr std::size_t kInitialRr = 7;
   static constexpr std::size_t kPerIteration = 7;
   constexpr std::size_t base(std::size_t j) const { return kFixed + kPerIteration * j; }
   constexpr std::size_t shadow_v(std::size_t j) const { return base(j); }
@@ -42,6 +43,9 @@ struct BicgstabSlots {
   constexpr std::size_t rr(std::size_t j) const { return base(j) + 5; }
   constexpr std::size_t rho(std::size_t j) const { return base(j) + 6; }
   constexpr std::size_t count() const { return kFixed + kPerIteration * window; }
+  /// The r·r before iteration j: the last iteration's (j - 1, or window - 1 for j = 0), or
+  /// start()'s before the first window.
+  constexpr std::size_t rr_before(std::size_t j) const { return rr(j == 0 ? window - 1 : j - 1); }
 };
 
 enum VectorIndex { kR, kRHat, kP, kV, kPHat, kS, kSHat, kT, kVectorCount };
@@ -64,12 +68,12 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
 
   A.residual(b, x, v(kR));  // r0 = b - A x0
   kernels::krylov::bicgstab::start(backend, v(kR).span(), v(kRHat).span(), scalars,
-                                   at(BicgstabSlots::kInitialRr));
+                                   at(slots.rr_before(0)));
   const double goal_on_device[1] = {goal};
   s.write(6, goal_on_device);
   std::vector<double> host(slots.count());
   s.read(0, host);
-  if (check(0, std::sqrt(host[BicgstabSlots::kInitialRr]), report)) return;
+  if (check(0, std::sqrt(host[slots.rr_before(0)]), report)) return;
   auto rho_fails = [&](double rho) {
     if (!std::isfinite(rho)) {
       nan_detected(report, "rho = r^·r = " + number(rho));
@@ -88,8 +92,10 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
   const bool fused_half_step = d != nullptr && A.fuses_shifted_product();
   static_assert(BicgstabSlots{1}.tt(0) == BicgstabSlots{1}.ss(0) + 1);  // s·s, t·t, t·s
   auto enqueue = [&](std::size_t j) {
+    kernels::krylov::bicgstab::Scalars from = scalars;
+    from.rr_before = at(slots.rr_before(j));  // stop = 3 once the last step met the target
     kernels::krylov::bicgstab::direction(backend, dinv, v(kR).span(), v(kV).span(), v(kP).span(),
-                                         v(kPHat).span(), scalars);
+                                         v(kPHat).span(), from);
     if (d == nullptr) M.apply(v(kP), v(kPHat));  // p^ = M^-1 p
     const Vector* shadow[] = {&v(kRHat)};
     A.apply_dots(v(kPHat), v(kV), shadow, s.slot(slots.shadow_v(j)));  // v = A p^, r^·v
@@ -168,9 +174,9 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
        ++restart) {
     A.residual(b, x, v(kR));
     kernels::krylov::bicgstab::start(backend, v(kR).span(), v(kRHat).span(), scalars,
-                                     at(BicgstabSlots::kInitialRr));
+                                     at(slots.rr_before(0)));
     s.read(0, host);
-    const double true_norm = std::sqrt(host[BicgstabSlots::kInitialRr]);
+    const double true_norm = std::sqrt(host[slots.rr_before(0)]);
     if (!(true_norm > goal) || report.iterations >= criteria().max_iterations) return;
     if (rho_fails(host[0])) return;
     offset = report.iterations;

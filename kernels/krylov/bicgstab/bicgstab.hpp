@@ -11,8 +11,9 @@
 //   alpha = rho / r^·v, s = r - alpha v, omega = t·s / t·t,
 //   x = (alpha p^ + omega s^) + x, r = s - omega t;
 // when ||s|| <= target (the scalar `target`), finish_step ends at the half step: x = alpha p^ + x,
-// and sets stop = 2; a full step whose ||r|| <= target sets stop = 3, so that the iterations
-// queued ahead of the host's test leave x as the converged iterate. A vanishing or non-finite
+// and sets stop = 2; the direction after a full step whose ||r|| <= target sets stop = 3
+// (Scalars::rr_before), so that the iterations queued ahead of the host's test leave x as the
+// converged iterate. A vanishing or non-finite
 // denominator sets stop = 1 and the kernel writes nothing; every kernel does nothing while
 // stop != 0 (see kernels/krylov/cg/cg.hpp).
 #pragma once
@@ -28,9 +29,14 @@ struct Scalars {
   double* alpha = nullptr;
   double* omega = nullptr;
   double* stop = nullptr;    ///< 0; 1 after an invalid coefficient; 2 after a half-step end;
-                             ///< 3 after a full step that met the target
+                             ///< 3 after a full step that met the target (rr_before)
   double* first = nullptr;   ///< 1 until the first finish_step (then p = r)
   double* target = nullptr;  ///< the convergence target on ||r|| (set by the caller)
+  /// r·r of the residual direction() starts from (the last finish_step's, or start's), or
+  /// null: direction() then sets stop = 3 and does nothing when sqrt(r·r) <= target, the host's
+  /// convergence test, so that iterations queued ahead of that test leave x at the converged
+  /// iterate whatever check_every (the residual-gap restart starts from it).
+  const double* rr_before = nullptr;
 };
 
 /// Slots of one iteration's values for the host's tests.

@@ -84,7 +84,6 @@ void finish_step(const Backend& backend, Span<const double> p_hat, Span<const do
   *s.first = 0.0;
   *out.rr = sums[0];
   *out.rho = sums[1];
-  stop_when_converged(s, sums[0], c.target);
 }
 
 }  // namespace kryflow::kernels::krylov::bicgstab::cpu

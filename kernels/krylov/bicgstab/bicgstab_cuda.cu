@@ -203,7 +203,6 @@ struct FinishStep {
     *s.first = 0.0;
     *out.rr = total[0];
     *out.rho = total[1];
-    stop_when_converged(s, total[0], c.target);
   }
   bool aligned() const {
     return aligned16(p_hat) && aligned16(s_hat) && aligned16(sv) && aligned16(t) &&

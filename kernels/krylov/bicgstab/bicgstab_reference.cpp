@@ -68,7 +68,6 @@ void finish_step(const Backend&, Span<const double> p_hat, Span<const double> s_
   *s.first = 0.0;
   *out.rr = rr;
   *out.rho = rho;
-  stop_when_converged(s, rr, c.target);
 }
 
 }  // namespace kryflow::kernels::krylov::bicgstab::reference

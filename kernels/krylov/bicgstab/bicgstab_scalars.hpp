@@ -36,7 +36,14 @@ KRYFLOW_BICGSTAB_HD inline DirectionCoefficients direction_coefficients(const Sc
   const double rho_previous = *s.rho_previous;
   const double alpha = *s.alpha;
   const double omega = *s.omega;
+  const double rr_before = s.rr_before != nullptr ? *s.rr_before : 0.0;
+  const double target = *s.target;
   if (stop != 0.0) return c;
+  using std::sqrt;
+  if (s.rr_before != nullptr && sqrt(rr_before) <= target) {
+    if (writer) *s.stop = 3.0;
+    return c;
+  }
   if (!usable(rho)) {
     if (writer) *s.stop = 1.0;
     return c;
@@ -72,7 +79,6 @@ struct FinishCoefficients {
   bool half = false;  ///< ||s|| <= target: x = alpha p^ + x only
   double alpha = 0.0;
   double omega = 0.0;
-  double target = 0.0;  ///< the convergence target on ||r|| (read with the other inputs)
 };
 /// The scalars finish_step reads before its sums (one memory round trip on a GPU).
 struct FinishInputs {
@@ -95,7 +101,6 @@ KRYFLOW_BICGSTAB_HD inline FinishCoefficients finish_coefficients(const FinishIn
   const double rho = in.rho;
   const double denominator = in.denominator;
   const double target = in.target;
-  c.target = target;
   if (stop != 0.0) return c;
   // alpha again (half_step_alpha's value): the half step may have run inside the product
   // (LinearOperator::apply_shifted_dots), which records no alpha.
@@ -131,17 +136,6 @@ KRYFLOW_BICGSTAB_HD inline FinishCoefficients finish_coefficients(const FinishIn
   }
   c.run = true;
   return c;
-}
-
-/// After a full step with r·r = rr: stop = 3 when ||r|| <= target, the host's convergence test
-/// (KrylovSolver::check), so that the iterations queued ahead of the host's test do nothing and
-/// x is the iterate the report names, whatever check_every (the residual-gap restart starts
-/// from it).
-/// `target` is FinishCoefficients::target, loaded with the step's inputs (no memory round trip
-/// after the sums).
-KRYFLOW_BICGSTAB_HD inline void stop_when_converged(const Scalars& s, double rr, double target) {
-  using std::sqrt;
-  if (sqrt(rr) <= target) *s.stop = 3.0;
 }
 
 }  // namespace kryflow::kernels::krylov::bicgstab
