@@ -430,6 +430,23 @@ void multi_dot(const Backend& backend, std::size_t n, const DotList& dots, doubl
   }
 }
 
+namespace {
+
+/// The index the kernels left in context.first_index (0xffffffff: none, then -1), read after
+/// the work queued on the stream: one counted wait.
+index_t read_first_index(Context& context) {
+  auto* staged = reinterpret_cast<unsigned char*>(context.host_results) +
+                 sizeof(double) * kernels::cuda::kMaxReductionValues;
+  KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(staged, context.first_index, sizeof(unsigned int),
+                                     cudaMemcpyDeviceToHost, context.stream));
+  kernels::cuda::wait_for_stream(context);
+  unsigned int first = 0;
+  std::memcpy(&first, staged, sizeof first);
+  return first == 0xffffffffu ? index_t{-1} : static_cast<index_t>(first);
+}
+
+}  // namespace
+
 index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv) {
   const auto n = static_cast<size_type>(d.size());
   if (n == 0) return -1;
@@ -448,14 +465,7 @@ index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<doubl
         <<<blocks, kBlock, 0, context.stream>>>(n, d.data(), dinv.data(), context.first_index);
   }
   check_launch("blas::invert_diagonal");
-  auto* staged = reinterpret_cast<unsigned char*>(context.host_results) +
-                 sizeof(double) * kernels::cuda::kMaxReductionValues;
-  KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(staged, context.first_index, sizeof(unsigned int),
-                                     cudaMemcpyDeviceToHost, context.stream));
-  kernels::cuda::wait_for_stream(context);
-  unsigned int first_bad = 0;
-  std::memcpy(&first_bad, staged, sizeof first_bad);
-  return first_bad == 0xffffffffu ? index_t{-1} : static_cast<index_t>(first_bad);
+  return read_first_index(context);
 }
 
 index_t round_to_float(const Backend& backend, Span<const double> x, Span<float> y) {
@@ -469,14 +479,7 @@ index_t round_to_float(const Backend& backend, Span<const double> x, Span<float>
   round_to_float_kernel<<<blocks, kBlock, 0, context.stream>>>(n, x.data(), y.data(),
                                                                context.first_index);
   check_launch("blas::round_to_float");
-  auto* staged = reinterpret_cast<unsigned char*>(context.host_results) +
-                 sizeof(double) * kernels::cuda::kMaxReductionValues;
-  KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(staged, context.first_index, sizeof(unsigned int),
-                                     cudaMemcpyDeviceToHost, context.stream));
-  kernels::cuda::wait_for_stream(context);
-  unsigned int first_overflow = 0;
-  std::memcpy(&first_overflow, staged, sizeof first_overflow);
-  return first_overflow == 0xffffffffu ? index_t{-1} : static_cast<index_t>(first_overflow);
+  return read_first_index(context);
 }
 
 void widen_to_double(const Backend& backend, Span<const float> x, Span<double> y) {
