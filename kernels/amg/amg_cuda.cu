@@ -75,15 +75,7 @@ __global__ void strength_fill_kernel(MatrixView a, StrengthParameters p, const i
 /// about a second for millions of rows; PMIS is the parallel splitting).
 __global__ void greedy_kernel(PatternView s, index_t* cf) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
-  constexpr index_t undecided = -1;
-  for (index_t i = 0; i < s.num_rows; ++i) cf[i] = undecided;
-  for (index_t i = 0; i < s.num_rows; ++i) {
-    if (cf[i] != undecided) continue;
-    cf[i] = kCoarse;
-    for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
-      if (cf[s.col_idx[q]] == undecided) cf[s.col_idx[q]] = kFine;
-    }
-  }
+  rows::greedy_split(s, cf);
 }
 
 __global__ void pmis_init(PatternView st, std::uint64_t seed, double* w, index_t* cf) {

@@ -24,15 +24,7 @@ void strength_fill(const Backend&, const MatrixView& a, const StrengthParameters
 }
 
 void greedy_splitting(const Backend&, const PatternView& s, Span<index_t> cf) {
-  constexpr index_t undecided = -1;
-  for (index_t i = 0; i < s.num_rows; ++i) cf[i] = undecided;
-  for (index_t i = 0; i < s.num_rows; ++i) {
-    if (cf[i] != undecided) continue;
-    cf[i] = kCoarse;
-    for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
-      if (cf[s.col_idx[q]] == undecided) cf[s.col_idx[q]] = kFine;
-    }
-  }
+  rows::greedy_split(s, cf.data());
 }
 
 namespace {

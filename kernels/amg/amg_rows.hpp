@@ -13,6 +13,21 @@
 
 namespace kryflow::kernels::amg::rows {
 
+/// The Parallel Toolbox's greedy C/F splitting, sequential by definition: rows in order, an
+/// undecided row becomes coarse and its undecided strong dependencies (row i of S) fine.
+/// cf has s.num_rows entries (kCoarse or kFine on return).
+KRYFLOW_HOST_DEVICE inline void greedy_split(const PatternView& s, index_t* cf) {
+  constexpr index_t undecided = -1;
+  for (index_t i = 0; i < s.num_rows; ++i) cf[i] = undecided;
+  for (index_t i = 0; i < s.num_rows; ++i) {
+    if (cf[i] != undecided) continue;
+    cf[i] = kCoarse;
+    for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+      if (cf[s.col_idx[q]] == undecided) cf[s.col_idx[q]] = kFine;
+    }
+  }
+}
+
 KRYFLOW_HOST_DEVICE inline double magnitude(double x) {
   return fabs(x);
 }

@@ -19,6 +19,7 @@
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/cuda_runtime.hpp"
+#include "kernels/backend/device_scratch.cuh"
 #include "kernels/backend/reduction.cuh"
 #include "kernels/sell/sell.hpp"
 
@@ -28,6 +29,7 @@ namespace {
 using kernels::cuda::block_sum;
 using kernels::cuda::check_launch;
 using kernels::cuda::Context;
+using kernels::cuda::DeviceScratch;
 using size_type = long long;
 
 constexpr int kBlock = kDotGroup;
@@ -228,24 +230,6 @@ unsigned int grid_for(size_type threads) {
   return static_cast<unsigned int>((threads + kBlock - 1) / kBlock);
 }
 
-/// Device scratch from the backend's pool, released at scope exit (stream-ordered).
-class DeviceBuffer {
- public:
-  DeviceBuffer(Context& context, std::size_t bytes)
-      : context_(context), data_(bytes > 0 ? kernels::cuda::allocate(context, bytes) : nullptr) {}
-  ~DeviceBuffer() { kernels::cuda::deallocate(context_, data_); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  template <class U>
-  U* as() const {
-    return static_cast<U*>(data_);
-  }
-
- private:
-  Context& context_;
-  void* data_;
-};
-
 }  // namespace
 
 void sell_layout(const Backend& backend, const CsrPattern& csr, int slice_height, index_t sigma,
@@ -254,9 +238,9 @@ void sell_layout(const Backend& backend, const CsrPattern& csr, int slice_height
   const size_type n = csr.num_rows;
   const size_type num_slices = (n + slice_height - 1) / slice_height;
   if (n > 0) {
-    DeviceBuffer keys_in(context, sizeof(unsigned long long) * n);
-    DeviceBuffer keys_out(context, sizeof(unsigned long long) * n);
-    DeviceBuffer rows_in(context, sizeof(index_t) * n);
+    DeviceScratch keys_in(context, sizeof(unsigned long long) * n);
+    DeviceScratch keys_out(context, sizeof(unsigned long long) * n);
+    DeviceScratch rows_in(context, sizeof(index_t) * n);
     // sigma == 1 keeps the order: the window index alone is the key, already sorted.
     const index_t window = sigma > 1 ? sigma : 1;
     layout_keys<<<grid_for(n), kBlock, 0, context.stream>>>(
@@ -272,14 +256,14 @@ void sell_layout(const Backend& backend, const CsrPattern& csr, int slice_height
       KRYFLOW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
           nullptr, temp_bytes, keys_in.as<unsigned long long>(), keys_out.as<unsigned long long>(),
           rows_in.as<index_t>(), permutation, n, 0, end_bit, context.stream));
-      DeviceBuffer temp(context, temp_bytes);
+      DeviceScratch temp(context, temp_bytes);
       KRYFLOW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
           temp.as<void>(), temp_bytes, keys_in.as<unsigned long long>(),
           keys_out.as<unsigned long long>(), rows_in.as<index_t>(), permutation, n, 0, end_bit,
           context.stream));
     }
   }
-  DeviceBuffer sizes(context, sizeof(std::int64_t) * (num_slices + 1));
+  DeviceScratch sizes(context, sizeof(std::int64_t) * (num_slices + 1));
   layout_widths<<<grid_for(num_slices + 1), kBlock, 0, context.stream>>>(
       csr, slice_height, static_cast<index_t>(num_slices), permutation, slice_width,
       sizes.as<std::int64_t>());
@@ -287,7 +271,7 @@ void sell_layout(const Backend& backend, const CsrPattern& csr, int slice_height
   std::size_t temp_bytes = 0;
   KRYFLOW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, sizes.as<std::int64_t>(),
                                                    slice_ptr, num_slices + 1, context.stream));
-  DeviceBuffer temp(context, temp_bytes);
+  DeviceScratch temp(context, temp_bytes);
   KRYFLOW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.as<void>(), temp_bytes,
                                                    sizes.as<std::int64_t>(), slice_ptr,
                                                    num_slices + 1, context.stream));

@@ -7,14 +7,12 @@
 #include <climits>
 #include <cstdint>
 #include <cub/cub.cuh>
-#include <string>
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/cuda_runtime.hpp"
 #include "kernels/backend/device_scratch.cuh"
 #include "kernels/spmv/partition_walk.hpp"
 #include "kernels/spmv/spmv.hpp"
-#include "kryflow/core/error.hpp"
 
 namespace kryflow::kernels::spmv::cuda {
 namespace {
@@ -198,16 +196,7 @@ __global__ void fill_segments(const index_t* row_ptr, index_t num_rows, int tile
 }  // namespace
 
 PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_ptr, int tile) {
-  if (row_ptr.empty()) {
-    throw InvalidInput("spmv::build_partition: row_ptr needs num_rows + 1 entries");
-  }
-  // The tile is checked by the host partition's rule: the same kTiles.
-  bool known = false;
-  for (int t : kTiles) known = known || t == tile;
-  if (!known) {
-    throw InvalidInput("spmv::build_partition: tile must be 1024, 2048 or 4096, got " +
-                       std::to_string(tile));
-  }
+  // The tile and row_ptr's length are checked by the dispatch (spmv.cpp).
   Context& context = *backend.cuda_context();
   const auto num_rows = static_cast<index_t>(row_ptr.size() - 1);
   const index_t segments = (num_rows + kPartitionSegmentRows - 1) / kPartitionSegmentRows;

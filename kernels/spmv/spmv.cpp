@@ -56,12 +56,10 @@ RowPartition partition_rows(Span<const index_t> row_ptr, int tile) {
 
 namespace {
 
-/// build_partition on the host backends: the facts in one pass, then partition_rows.
+/// build_partition on the host backends (arguments checked by the dispatch): the facts in one
+/// pass, then partition_rows.
 PartitionArrays host_build_partition(const Backend& backend, Span<const index_t> row_ptr,
                                      int tile) {
-  check_tile(tile, "spmv::build_partition");
-  if (row_ptr.empty())
-    throw InvalidInput("spmv::build_partition: row_ptr needs num_rows + 1 entries");
   const index_t num_rows = static_cast<index_t>(row_ptr.size() - 1);
   PartitionArrays out;
   out.tile = tile;
@@ -102,6 +100,9 @@ PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_
 }  // namespace cpu
 
 PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_ptr, int tile) {
+  check_tile(tile, "spmv::build_partition");
+  if (row_ptr.empty())
+    throw InvalidInput("spmv::build_partition: row_ptr needs num_rows + 1 entries");
   KRYFLOW_DISPATCH(spmv, build_partition, backend, row_ptr, tile);
 }
 

@@ -16,17 +16,11 @@
 namespace kryflow {
 namespace {
 
-RowLengthStats compute_stats(index_t num_rows, const std::vector<index_t>& row_ptr) {
+/// Row-length statistics before the partition fills in the rest (CsrMatrix::build_partition):
+/// the mean nnz / num_rows (0 without rows).
+RowLengthStats mean_only(index_t num_rows, std::size_t nnz) {
   RowLengthStats s;
-  if (num_rows == 0) return s;
-  s.min = std::numeric_limits<index_t>::max();
-  for (index_t i = 0; i < num_rows; ++i) {
-    const index_t len = row_ptr[i + 1] - row_ptr[i];
-    s.min = std::min(s.min, len);
-    s.max = std::max(s.max, len);
-    if (len == 0) ++s.empty_rows;
-  }
-  s.mean = static_cast<double>(row_ptr[num_rows]) / num_rows;
+  s.mean = num_rows > 0 ? static_cast<double>(nnz) / num_rows : 0.0;
   return s;
 }
 
@@ -99,6 +93,9 @@ kernels::spmv::RowPointerFacts CsrMatrix::build_partition(int tile) {
   const Backend& target = row_ptr_.backend();
   kernels::spmv::PartitionArrays p = kernels::spmv::build_partition(target, row_ptr_.span(), tile);
   if (!p.facts.valid()) return p.facts;
+  stats_.min = p.facts.min_length;
+  stats_.max = p.facts.max_length;
+  stats_.empty_rows = p.facts.empty_rows;
   tile_ = p.tile;
   row_blocks_ = std::move(p.row_blocks);
   long_rows_ = std::move(p.long_rows);
@@ -146,7 +143,7 @@ CsrMatrix CsrMatrix::from_host(const Backend& backend, index_t num_rows, index_t
       }
     }
   }
-  const RowLengthStats stats = compute_stats(num_rows, row_ptr);
+  const RowLengthStats stats = mean_only(num_rows, values.size());
   CsrMatrix A(num_rows, num_cols, Array<index_t>::from_host(backend, row_ptr),
               Array<index_t>::from_host(backend, col_idx), stats);
   A.precision_ = precision;
@@ -179,8 +176,7 @@ CsrMatrix CsrMatrix::from_arrays(index_t num_rows, index_t num_cols, Array<index
   // its first decrease and the row-length statistics (one wait on cuda, no copy of row_ptr).
   const Backend backend = row_ptr.backend();
   const std::size_t nnz = values.size();
-  RowLengthStats stats;
-  stats.mean = num_rows > 0 ? static_cast<double>(nnz) / num_rows : 0.0;
+  const RowLengthStats stats = mean_only(num_rows, nnz);
   CsrMatrix A(num_rows, num_cols, std::move(row_ptr),
               empty_entries ? Array<index_t>(backend, 0) : std::move(col_idx), stats);
   A.values_ = empty_entries ? Array<double>(backend, 0) : std::move(values);
@@ -192,9 +188,6 @@ CsrMatrix CsrMatrix::from_arrays(index_t num_rows, index_t num_cols, Array<index
   if (facts.first_decrease >= 0) {
     throw InvalidInput("CSR row_ptr decreases at row " + std::to_string(facts.first_decrease + 1));
   }
-  A.stats_.min = facts.min_length;
-  A.stats_.max = facts.max_length;
-  A.stats_.empty_rows = facts.empty_rows;
   return A;
 }
 

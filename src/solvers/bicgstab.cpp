@@ -27,13 +27,13 @@
 namespace kryflow {
 namespace {
 
-/// Scalar slots: the seven of kernels::krylov::bicgstab::Scalars, one unused, then per
+/// Scalar slots: the seven of kernels::krylov::bicgstab::Scalars, then per
 /// iteration j of a window r^·v, s·s, t·t, t·s, omega, r·r and rho. start() writes the initial
 /// r·r to the r·r slot of the window's last iteration: iteration j's direction reads the r·r of
 /// slot j - 1 (the last slot for j = 0) as the residual it starts from.
 struct BicgstabSlots {
   std::size_t window;
-  static constexpr std::size_t kFixed = 8;
+  static constexpr std::size_t kFixed = 7;
   static constexpr std::size_t kPerIteration = 7;
   constexpr std::size_t base(std::size_t j) const { return kFixed + kPerIteration * j; }
   constexpr std::size_t shadow_v(std::size_t j) const { return base(j); }

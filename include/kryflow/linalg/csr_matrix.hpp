@@ -193,9 +193,10 @@ class CsrMatrix : public LinearOperator {
   /// Throws InvalidInput naming the 1-based row and column of stored entry k, whose value
   /// `value` overflows float.
   [[noreturn]] void throw_float_overflow(std::size_t k, double value) const;
-  /// Builds the row-block partition where row_ptr_ lives (kernels::spmv::build_partition) and
-  /// allocates the kernels' scratch; returns the facts of row_ptr_ and leaves the partition
-  /// unchanged when they are not valid (the caller throws).
+  /// Builds the row-block partition where row_ptr_ lives (kernels::spmv::build_partition),
+  /// takes the row-length minimum, maximum and empty rows into stats_ and allocates the
+  /// kernels' scratch; returns the facts of row_ptr_ and leaves everything unchanged when they
+  /// are not valid (the caller throws).
   kernels::spmv::RowPointerFacts build_partition(int tile);
   kernels::spmv::CsrView view() const;
   index_t num_rows_ = 0;
