@@ -5,8 +5,9 @@
 // Interpolation rows keep their points in per-thread arrays of kLocalPoints entries; a row that
 // may have more (more than kLocalPoints coarse points in S_i, or for extended_i in S_i and the
 // S_k of its fine points k, see rows::point_capacity) is listed by the first pass and
-// computed by a second kernel with slices of global scratch (one wait in between reads how many
-// such rows exist and their largest bound, to size the scratch).
+// computed by a second kernel, one thread per row with its own slice of global scratch (two
+// waits in between read how many such rows exist, their largest bound and the scratch they
+// need together).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -34,10 +35,8 @@ using size_type = long long;
 constexpr int kBlock = 256;
 /// Points an interpolation row keeps in per-thread (local-memory) arrays.
 constexpr index_t kLocalPoints = 32;
-/// Threads of the second interpolation pass (each owns one slice of scratch and loops over the
-/// long rows): bounds the scratch to kLongRowThreads * bound points.
-constexpr unsigned int kLongRowThreads = 64 * kBlock;
-/// Scratch of the second pass above which it runs fewer threads (see run_rows).
+/// Scratch of the second interpolation pass: its long rows run in windows of at most this many
+/// bytes of points (see run_rows).
 constexpr std::size_t kLongRowScratchBytes = std::size_t{256} << 20;
 
 Context& context_of(const Backend& backend) {
@@ -195,11 +194,12 @@ struct ValuesJob {
   }
 };
 
-/// First pass: rows whose bound fits kLocalPoints; the others are listed in long_rows, with
-/// info[0] their number and info[1] their largest bound. Work per row: its entries in A and S
-/// plus m^2 for the truncation of m points.
+/// First pass: rows whose bound fits kLocalPoints; the others are listed in long_rows with
+/// their bounds in long_capacity, info[0] their number and info[1] their largest bound. Work
+/// per row: its entries in A and S plus K m for truncating m points to K.
 template <class Job>
-__global__ void local_rows(Job job, index_t n, index_t* long_rows, unsigned long long* info) {
+__global__ void local_rows(Job job, index_t n, index_t* long_rows, long long* long_capacity,
+                           unsigned long long* info) {
   KRYFLOW_FOR_EACH_ROW(i, n) {
     const index_t capacity = job.capacity(i);
     if (capacity <= kLocalPoints) {
@@ -211,6 +211,7 @@ __global__ void local_rows(Job job, index_t n, index_t* long_rows, unsigned long
     } else {
       const auto slot = atomicAdd(&info[0], 1ull);
       long_rows[slot] = i;
+      long_capacity[slot] = capacity;
       atomicMax(&info[1], static_cast<unsigned long long>(capacity));
     }
   }
@@ -226,29 +227,41 @@ __global__ void capacity_kernel(PatternView s, Span<const index_t> cf, Interpola
   }
 }
 
-/// Second pass: thread t owns scratch slice t (`bound` points) and computes long rows t,
-/// t + threads, ...
+/// Second pass, one thread per long row r: the rows whose slice of the long rows' scratch
+/// (offset[r], offset[r] + its bound) starts in the window [first, first + window) are
+/// computed, with their points at offset[r] - first of the window's scratch (which holds
+/// window + the largest bound points).
 template <class Job>
-__global__ void long_rows_kernel(Job job, const index_t* long_rows, size_type count,
-                                 size_type bound, index_t* columns, double* a, double* weights) {
-  const size_type t = blockIdx.x * size_type{kBlock} + threadIdx.x;
-  const size_type threads = size_type{gridDim.x} * kBlock;
-  for (size_type r = t; r < count; r += threads) {
-    rows::PointsView row{columns + t * bound, a + t * bound, weights + t * bound, 0};
+__global__ void long_rows_kernel(Job job, const index_t* long_rows, const long long* offset,
+                                 size_type count, long long first, long long window,
+                                 index_t* columns, double* a, double* weights) {
+  for (size_type r = blockIdx.x * size_type{kBlock} + threadIdx.x; r < count;
+       r += size_type{gridDim.x} * kBlock) {
+    const long long at = offset[r] - first;
+    if (at < 0 || at >= window) continue;
+    rows::PointsView row{columns + at, a + at, weights + at, 0};
     job.run(long_rows[r], row);
   }
 }
 
+/// Runs job over rows [0, n): rows of at most kLocalPoints points in per-thread arrays, the
+/// others one thread each with a slice of global scratch sized by its bound, in windows of
+/// at most kLongRowScratchBytes (every long row runs in parallel with the others of its
+/// window: on the coarse levels of extended+i most rows are long).
 template <class Job>
 void run_rows(const Backend& backend, index_t n, const Job& job, const char* name) {
   if (n == 0) return;
   Context& context = context_of(backend);
-  DeviceScratch long_rows(context, sizeof(index_t) * static_cast<std::size_t>(n));
+  const auto rows = static_cast<std::size_t>(n);
+  DeviceScratch long_rows(context, sizeof(index_t) * rows);
+  // bounds, then (in place) their exclusive scan; one more entry for the total
+  DeviceScratch long_capacity(context, sizeof(long long) * (rows + 1));
   DeviceScratch info(context, 2 * sizeof(unsigned long long));
   KRYFLOW_CUDA_CHECK(cudaMemsetAsync(info.as<unsigned long long>(), 0,
                                      2 * sizeof(unsigned long long), context.stream));
-  local_rows<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(job, n, long_rows.as<index_t>(),
-                                                                   info.as<unsigned long long>());
+  local_rows<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(
+      job, n, long_rows.as<index_t>(), long_capacity.as<long long>(),
+      info.as<unsigned long long>());
   check_launch(name);
   long long host_info[2] = {0, 0};
   read_integers(context, reinterpret_cast<const long long*>(info.as<unsigned long long>()), 2,
@@ -256,21 +269,32 @@ void run_rows(const Backend& backend, index_t n, const Job& job, const char* nam
   const size_type count = host_info[0];
   const size_type bound = host_info[1];
   if (count == 0) return;
-  // Fewer threads when the slices would pass kLongRowScratchBytes (extended_i's bounds can be
-  // large and uneven); at least one.
-  const auto point_bytes = static_cast<size_type>(sizeof(index_t) + 2 * sizeof(double));
-  const size_type affordable =
-      std::max<size_type>(1, static_cast<size_type>(kLongRowScratchBytes) / (bound * point_bytes));
-  const size_type threads =
-      std::min<size_type>({count, static_cast<size_type>(kLongRowThreads), affordable});
-  const auto slots = static_cast<std::size_t>(threads * bound);
+  long long* offset = long_capacity.as<long long>();
+  KRYFLOW_CUDA_CHECK(
+      cudaMemsetAsync(offset + count, 0, sizeof(long long), context.stream));  // for the total
+  std::size_t temp_bytes = 0;
+  KRYFLOW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, offset, offset,
+                                                   count + 1, context.stream));
+  {
+    DeviceScratch temp(context, temp_bytes);
+    KRYFLOW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.as<void>(), temp_bytes, offset, offset,
+                                                     count + 1, context.stream));
+  }
+  long long total = 0;
+  read_integers(context, offset + count, 1, &total);
+  const auto point_bytes = static_cast<long long>(sizeof(index_t) + 2 * sizeof(double));
+  const long long window = std::max<long long>(
+      1, std::min<long long>(total, static_cast<long long>(kLongRowScratchBytes) / point_bytes));
+  const auto slots = static_cast<std::size_t>(window + bound);
   DeviceScratch columns(context, sizeof(index_t) * slots);
   DeviceScratch a(context, sizeof(double) * slots);
   DeviceScratch weights(context, sizeof(double) * slots);
-  long_rows_kernel<<<blocks_for(threads, kBlock), kBlock, 0, context.stream>>>(
-      job, long_rows.as<index_t>(), count, bound, columns.as<index_t>(), a.as<double>(),
-      weights.as<double>());
-  check_launch(name);
+  for (long long first = 0; first < total; first += window) {
+    long_rows_kernel<<<blocks_for(count, kBlock), kBlock, 0, context.stream>>>(
+        job, long_rows.as<index_t>(), offset, count, first, window, columns.as<index_t>(),
+        a.as<double>(), weights.as<double>());
+    check_launch(name);
+  }
 }
 
 }  // namespace

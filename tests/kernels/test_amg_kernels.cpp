@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kernels/amg/amg.hpp"
+#include "kernels/amg/amg_rows.hpp"
 #include "kernels/smoothers/smoothers.hpp"
 #include "kernels/sparse_setup/sparse_setup.hpp"
 #include "kryflow/amg/amg.hpp"
@@ -829,6 +830,64 @@ TEST(AmgKernels, ExtendedInterpolationKeepsConstantsInZeroRowSumRows) {
     }
     EXPECT_GT(checked, 200);
   }
+}
+
+TEST(AmgKernels, TruncationKeepsTheFirstPointsOfAStableSortByDecreasingKey) {
+  // rows::truncate against its definition: of the points with |w| >= factor max|w|, a stable
+  // sort by decreasing key (|w|, or |a| for the seed's weights) and its first
+  // max_elements_per_row, in column order; keys drawn from a few values, so many tie.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  const std::vector<double> levels = {-0.4, -0.25, -0.1, 0.0, 0.1, 0.25, 0.4, 1.0};
+  std::uniform_int_distribution<std::size_t> level(0, levels.size() - 1);
+  index_t limited = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const auto m = static_cast<index_t>(1 + random() % 70);
+    ka::InterpolationParameters p;
+    p.kind = random() % 3 == 0 ? ka::InterpolationKind::seed : ka::InterpolationKind::extended_i;
+    p.max_elements_per_row = static_cast<int>(random() % 9);
+    p.truncation_factor = std::vector<double>{0.0, 0.2, 0.5}[random() % 3];
+    std::vector<index_t> columns(static_cast<std::size_t>(m));
+    std::vector<double> a(columns.size()), weights(columns.size());
+    for (index_t k = 0; k < m; ++k) {
+      columns[k] = 3 * k + static_cast<index_t>(random() % 3);
+      a[k] = levels[level(random)];
+      weights[k] = levels[level(random)];
+    }
+    // the definition
+    double largest = 0.0;
+    for (const double w : weights) largest = std::max(largest, std::abs(w));
+    std::vector<index_t> passing;
+    for (index_t k = 0; k < m; ++k) {
+      if (std::abs(weights[k]) >= p.truncation_factor * largest) passing.push_back(k);
+    }
+    const auto key = [&](index_t k) {
+      return std::abs(p.kind == ka::InterpolationKind::seed ? a[k] : weights[k]);
+    };
+    std::vector<index_t> order = passing;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](index_t x, index_t y) { return key(x) > key(y); });
+    if (p.max_elements_per_row > 0 && order.size() > std::size_t(p.max_elements_per_row)) {
+      order.resize(static_cast<std::size_t>(p.max_elements_per_row));
+      ++limited;
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<index_t> expected_columns;
+    std::vector<double> expected_a;
+    for (const index_t k : order) {
+      expected_columns.push_back(columns[k]);
+      expected_a.push_back(a[k]);
+    }
+
+    ka::rows::PointsView row{columns.data(), a.data(), weights.data(), m};
+    ka::rows::truncate(p, row);
+    ASSERT_EQ(std::vector<index_t>(columns.begin(), columns.begin() + row.size),
+              expected_columns)
+        << "trial " << trial;
+    ASSERT_EQ(std::vector<double>(a.begin(), a.begin() + row.size), expected_a);
+  }
+  EXPECT_GT(limited, 1000);
 }
 
 TEST(SmootherKernels, L1NormsMatchReference) {
