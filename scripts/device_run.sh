@@ -72,6 +72,31 @@ if want amg; then
 say "== AMG: PCG with the pcg_amg preset on 3D Poisson (cuda, b = 1): setup phases, re-setup, solve, memory, finest R (A P) against cuSPARSE SpGEMM"
 "$build/bench/kryflow_bench_amg" --backend cuda --problems "${KRYFLOW_AMG_PROBLEMS:-p7:100,p7:200,p7:300,p27:200}" \
   --json "$results/bench_amg.json" 2>&1 | tee "$results/amg_table.txt" | tail -20
+say "== AMG on the SPD corpus: pcg_amg against pcg_jacobi (cuda, kryflow solve, relative tolerance 1e-8)"
+amg_corpus=$results/amg_corpus.txt
+echo "| matrix | preset | iterations | status | true residual | setup s | solve s | setup + solve s |" >"$amg_corpus"
+echo "|---|---|---|---|---|---|---|---|" >>"$amg_corpus"
+spd_corpus() {  # name args...
+  local name=$1; shift
+  for preset in pcg_amg pcg_jacobi; do
+    "$kryflow" solve --backend cuda --report json --preset $preset -p solver.relative_tolerance=1e-8 \
+      -p solver.max_iterations=30000 -p solver.stagnation_window=5000 "$@" \
+      >"$results/amg_corpus_${name}_${preset}.json" 2>>"$log"
+    python3 - "$name" "$preset" "$results/amg_corpus_${name}_${preset}.json" >>"$amg_corpus" <<'PY'
+import json, sys
+name, preset, path = sys.argv[1:4]
+try:
+    r = json.load(open(path))
+    print(f"| {name} | {preset} | {r['iterations']} | {r['status']} | {r['true_relative_residual']:.2e} | "
+          f"{r['setup_seconds']:.4f} | {r['solve_seconds']:.4f} | {r['setup_seconds'] + r['solve_seconds']:.4f} |")
+except Exception as e:
+    print(f"| {name} | {preset} | (no JSON report: {e}) | | | | | |")
+PY
+  done
+}
+spd_corpus ex10hs -A "$KRYFLOW_DATA_DIR/matrices/suitesparse/ex10hs/ex10hs.mtx.gz"
+spd_corpus openfoam_p_23325 -A "$KRYFLOW_DATA_DIR/matrices/openfoam/pressure_23325/openfoam_p_23325.mtx.gz" --pin-unknown 1
+cat "$amg_corpus" | tee -a "$log"
 fi
 
 m=$KRYFLOW_DATA_DIR/matrices
@@ -199,9 +224,10 @@ grep -E "^\[  FAILED  \]|Failure$|^.*error: " "$results/ctest.txt" 2>/dev/null |
 cat "$cli_table"
 for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && { echo "-- $(basename "$t")"; grep -E "^\||^median|^best|^BSR on|^p = " "$t" | head -80; }; done
 [[ -s $results/amg_table.txt ]] && { echo "-- PCG-AMG (cuda; kryflow_bench_amg)"; cat "$results/amg_table.txt"; }
+[[ -s $results/amg_corpus.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda)"; cat "$results/amg_corpus.txt"; }
 [[ -s $sem_table ]] && { echo "-- PCG on the spectral-element meshes, p = 7 (cuda)"; cat "$sem_table"; }
 
 # Few files come back from some machines: bundle the per-run outputs.
-tar -czf "$results/details.tar.gz" -C "$results" $(cd "$results" && ls cli_*.json sem_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt 2>/dev/null) \
-  && (cd "$results" && rm -f cli_*.json sem_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt)
+tar -czf "$results/details.tar.gz" -C "$results" $(cd "$results" && ls cli_*.json sem_*.json amg_corpus_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt 2>/dev/null) \
+  && (cd "$results" && rm -f cli_*.json sem_*.json amg_corpus_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt)
 
