@@ -259,9 +259,9 @@ void run_rows(const Backend& backend, index_t n, const Job& job, const char* nam
   DeviceScratch info(context, 2 * sizeof(unsigned long long));
   KRYFLOW_CUDA_CHECK(cudaMemsetAsync(info.as<unsigned long long>(), 0,
                                      2 * sizeof(unsigned long long), context.stream));
-  local_rows<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(
-      job, n, long_rows.as<index_t>(), long_capacity.as<long long>(),
-      info.as<unsigned long long>());
+  local_rows<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(job, n, long_rows.as<index_t>(),
+                                                                   long_capacity.as<long long>(),
+                                                                   info.as<unsigned long long>());
   check_launch(name);
   long long host_info[2] = {0, 0};
   read_integers(context, reinterpret_cast<const long long*>(info.as<unsigned long long>()), 2,
@@ -273,8 +273,8 @@ void run_rows(const Backend& backend, index_t n, const Job& job, const char* nam
   KRYFLOW_CUDA_CHECK(
       cudaMemsetAsync(offset + count, 0, sizeof(long long), context.stream));  // for the total
   std::size_t temp_bytes = 0;
-  KRYFLOW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, offset, offset,
-                                                   count + 1, context.stream));
+  KRYFLOW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, offset, offset, count + 1,
+                                                   context.stream));
   {
     DeviceScratch temp(context, temp_bytes);
     KRYFLOW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.as<void>(), temp_bytes, offset, offset,

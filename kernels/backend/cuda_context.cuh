@@ -68,8 +68,8 @@ void wait_for_stream(Context& context);
 // the wait, lets the next kernel's blocks launch; a kernel that writes a matrix must not call
 // it. A kernel of one block may call it before its wait: its block is resident, every block of
 // the kernel before it has started, so the blocks it lets in (which wait for it) cannot take
-// the place of a block that has yet to run. Where no earlier kernel allowed it, a kernel starts as after an ordinary launch and the
-// wait returns at once.
+// the place of a block that has yet to run. Where no earlier kernel allowed it, a kernel starts as
+// after an ordinary launch and the wait returns at once.
 
 /// Waits until the kernels this one depends on have completed, their writes visible.
 __device__ __forceinline__ void wait_for_prerequisites() {

@@ -882,8 +882,7 @@ TEST(AmgKernels, TruncationKeepsTheFirstPointsOfAStableSortByDecreasingKey) {
 
     ka::rows::PointsView row{columns.data(), a.data(), weights.data(), m};
     ka::rows::truncate(p, row);
-    ASSERT_EQ(std::vector<index_t>(columns.begin(), columns.begin() + row.size),
-              expected_columns)
+    ASSERT_EQ(std::vector<index_t>(columns.begin(), columns.begin() + row.size), expected_columns)
         << "trial " << trial;
     ASSERT_EQ(std::vector<double>(a.begin(), a.begin() + row.size), expected_a);
   }
