@@ -337,7 +337,7 @@ KRYFLOW_HOST_DEVICE inline void truncate(const InterpolationParameters& p, Point
     last = next;
   }
   for (index_t k = 0; k < m; ++k) {
-    const bool keep = passes(k) && (!limit || k == last || before(k, last));
+    const bool keep = passes(k) && (!limit || !before(last, k));  // not after the K-th
     if (!keep) row.columns[k] = ~row.columns[k];
   }
   index_t kept = 0;

@@ -104,10 +104,6 @@ struct CountEmitter {
   }
 };
 
-__device__ inline index_t segment_end(index_t first, index_t num_rows) {
-  return num_rows - first > kPartitionSegmentRows ? first + kPartitionSegmentRows : num_rows;
-}
-
 /// counts[3 s + 0..2] = blocks, long rows and chunks of segment s.
 __global__ void count_segments(const index_t* row_ptr, index_t num_rows, int tile, index_t segments,
                                index_t* counts) {
@@ -115,7 +111,7 @@ __global__ void count_segments(const index_t* row_ptr, index_t num_rows, int til
   if (s >= segments) return;
   const auto first = static_cast<index_t>(s * kPartitionSegmentRows);
   CountEmitter emit;
-  split_segment(row_ptr, first, segment_end(first, num_rows), tile, emit);
+  split_segment(row_ptr, first, partition_segment_end(first, num_rows), tile, emit);
   counts[3 * s] = emit.blocks;
   counts[3 * s + 1] = emit.long_rows;
   counts[3 * s + 2] = emit.chunks;
@@ -190,7 +186,7 @@ __global__ void fill_segments(const index_t* row_ptr, index_t num_rows, int tile
                    chunk_long_row + chunk_offset,
                    long_offset,
                    chunk_offset};
-  split_segment(row_ptr, first, segment_end(first, num_rows), tile, emit);
+  split_segment(row_ptr, first, partition_segment_end(first, num_rows), tile, emit);
 }
 
 }  // namespace

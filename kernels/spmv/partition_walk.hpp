@@ -5,19 +5,20 @@
 
 #include <cstdint>
 
+#include "kernels/backend/host_device.hpp"
 #include "kernels/spmv/spmv.hpp"
-
-#ifdef __CUDACC__
-#define KRYFLOW_PARTITION_HD __host__ __device__
-#else
-#define KRYFLOW_PARTITION_HD
-#endif
 
 namespace kryflow::kernels::spmv {
 
 /// Chunks of kLongRowChunk entries of a long row of `length` entries.
-KRYFLOW_PARTITION_HD inline index_t long_row_chunk_count(std::int64_t length) {
+KRYFLOW_HOST_DEVICE inline index_t long_row_chunk_count(std::int64_t length) {
   return static_cast<index_t>((length + kLongRowChunk - 1) / kLongRowChunk);
+}
+
+/// The end of the partition segment that starts at row `first` (a multiple of
+/// kPartitionSegmentRows below num_rows).
+KRYFLOW_HOST_DEVICE inline index_t partition_segment_end(index_t first, index_t num_rows) {
+  return num_rows - first > kPartitionSegmentRows ? first + kPartitionSegmentRows : num_rows;
 }
 
 /// Splits rows [first, end) greedily into row blocks (partition_rows): a row of more than
@@ -28,8 +29,8 @@ KRYFLOW_PARTITION_HD inline index_t long_row_chunk_count(std::int64_t length) {
 /// with row_ptr[e] - row_ptr[i] <= tile, which is where the row-by-row greedy loop stops.
 /// O(blocks * log2(kRowBlockRows)) reads; terminates whatever row_ptr holds.
 template <class Emit>
-KRYFLOW_PARTITION_HD inline void split_segment(const index_t* row_ptr, index_t first, index_t end,
-                                               int tile, Emit& emit) {
+KRYFLOW_HOST_DEVICE inline void split_segment(const index_t* row_ptr, index_t first, index_t end,
+                                              int tile, Emit& emit) {
   index_t i = first;
   while (i < end) {
     const std::int64_t start = row_ptr[i];

@@ -47,9 +47,7 @@ RowPartition partition_rows(Span<const index_t> row_ptr, int tile) {
   p.long_row_chunks.push_back(0);
   HostEmitter emit{&p};
   for (index_t first = 0; first < num_rows; first += kPartitionSegmentRows) {
-    const index_t end =
-        num_rows - first > kPartitionSegmentRows ? first + kPartitionSegmentRows : num_rows;
-    split_segment(row_ptr.data(), first, end, tile, emit);
+    split_segment(row_ptr.data(), first, partition_segment_end(first, num_rows), tile, emit);
   }
   return p;
 }

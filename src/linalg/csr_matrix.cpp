@@ -31,8 +31,6 @@ void check_index_range(std::size_t count, const char* what) {
   }
 }
 
-using kernels::blas::kFloatOverflow;
-
 /// The product kernels read x while they write y: distinct buffers only.
 void check_distinct(const Vector& in, const Vector& out, const char* operation) {
   if (in.size() > 0 && in.span().data() == out.span().data()) {
@@ -68,10 +66,10 @@ void CsrMatrix::throw_float_overflow(std::size_t k, double value) const {
 
 std::vector<float> CsrMatrix::round_to_float(const std::vector<double>& values) const {
   std::vector<float> rounded(values.size());
-  for (std::size_t k = 0; k < values.size(); ++k) {
-    const double v = values[k];
-    if (std::isfinite(v) && std::abs(v) >= kFloatOverflow) throw_float_overflow(k, v);
-    rounded[k] = static_cast<float>(v);  // to nearest; Inf and NaN stay
+  const index_t first_overflow =
+      kernels::blas::round_to_float(Backend::reference(), Span<const double>(values), rounded);
+  if (first_overflow >= 0) {
+    throw_float_overflow(static_cast<std::size_t>(first_overflow), values[first_overflow]);
   }
   return rounded;
 }

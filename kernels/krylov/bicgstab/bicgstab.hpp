@@ -13,9 +13,8 @@
 // when ||s|| <= target (the scalar `target`), finish_step ends at the half step: x = alpha p^ + x,
 // and sets stop = 2; the direction after a full step whose ||r|| <= target sets stop = 3
 // (Scalars::rr_before), so that the iterations queued ahead of the host's test leave x as the
-// converged iterate. A vanishing or non-finite
-// denominator sets stop = 1 and the kernel writes nothing; every kernel does nothing while
-// stop != 0 (see kernels/krylov/cg/cg.hpp).
+// converged iterate. A vanishing or non-finite denominator sets stop = 1 and the kernel writes
+// nothing; every kernel does nothing while stop != 0 (see kernels/krylov/cg/cg.hpp).
 #pragma once
 
 #include "kryflow/core/array.hpp"
