@@ -4,9 +4,9 @@
 //
 // Problems: the 7-point (p7) and 27-point (p27) stencils of include/kryflow/linalg/generators.hpp
 // on n^3 grids. Right-hand side b = 1 (every frequency, unlike b = A 1), x_0 = 0, PCG to the
-// relative residual 1e-8, the preconditioner of the pcg_amg preset (configs/pcg_amg.json) with
-// the overrides given. Times are wall-clock seconds, the backend synchronized before a clock is
-// read:
+// relative residual 1e-8, the preconditioner of the pcg_amg preset (configs/pcg_amg.json), or
+// of the preset --preset names (pcg_sa: smoothed aggregation), with the overrides given. Times are
+// wall-clock seconds, the backend synchronized before a clock is read:
 //   setup      AmgPreconditioner::setup, the median of --repeats setups (phases from the last
 //              one's HierarchyReport; the first, which grows the memory pool, beside it), after
 //              one warm-up setup of a small problem (CUDA context and module loading)
@@ -26,7 +26,8 @@
 // ("precision_comparisons") of float32 against float64: setup, solve, iterations and bytes per
 // fine row side by side.
 //
-//   kryflow_bench_amg [--backend cuda|cpu|reference] [--problems p7:100,p7:200,p7:300,p27:200]
+//   kryflow_bench_amg [--backend cuda|cpu|reference] [--preset pcg_amg|pcg_sa]
+//                     [--problems p7:100,p7:200,p7:300,p27:200]
 //                     [--smoother S] [--coarsening C] [--interpolation direct|extended_i|seed]
 //                     [-p key=value ...] [--repeats 3] [--precisions float64[,float32]]
 //                     [--no-galerkin] [--json out.json]
@@ -92,6 +93,7 @@ std::vector<Problem> parse_problems(const std::string& text) {
 
 struct Options {
   std::string backend = "cuda";
+  std::string preset = "pcg_amg";
   std::vector<Problem> problems = parse_problems("p7:100,p7:200,p7:300,p27:200");
   std::vector<std::string> overrides;
   int repeats = 3;
@@ -138,7 +140,7 @@ nlohmann::json bench_one(const Problem& problem, const Backend& backend, const O
   CsrMatrix A = CsrMatrix::from_coo(backend, coo);
   out["rows"] = A.num_rows();
   out["nonzeros"] = A.nnz();
-  nlohmann::json config = config::load_preset("pcg_amg");
+  nlohmann::json config = config::load_preset(options.preset);
   for (const std::string& assignment : options.overrides) {
     config::apply_override(config, assignment);
   }
@@ -292,6 +294,8 @@ int main(int argc, char** argv) {
       };
       if (arg == "--backend") {
         options.backend = next();
+      } else if (arg == "--preset") {
+        options.preset = next();
       } else if (arg == "--problems") {
         options.problems = parse_problems(next());
       } else if (arg == "--smoother") {
@@ -320,7 +324,7 @@ int main(int argc, char** argv) {
       }
     }
     const Backend backend = Backend::create(parse_backend_kind(options.backend));
-    std::printf("backend %s; PCG-AMG (pcg_amg preset", backend.name().c_str());
+    std::printf("backend %s; PCG-AMG (%s preset", backend.name().c_str(), options.preset.c_str());
     for (const std::string& o : options.overrides) std::printf(", %s", o.c_str());
     std::printf("), b = 1, relative tolerance 1e-8\n");
     std::printf("%-14s %7s %10s %4s %6s %7s %8s %8s %8s %8s %5s %9s %9s %9s\n", "problem", "values",
@@ -350,6 +354,7 @@ int main(int argc, char** argv) {
     if (!options.json_file.empty()) {
       nlohmann::json document{{"benchmark", "amg"},
                               {"backend", backend.name()},
+                              {"preset", options.preset},
                               {"overrides", options.overrides},
                               {"hierarchy_precisions", options.precisions},
                               {"results", results}};

@@ -72,13 +72,16 @@ if want amg; then
 say "== AMG: PCG with the pcg_amg preset on 3D Poisson (cuda, b = 1): setup phases, re-setup, solve, memory, finest R (A P) against cuSPARSE SpGEMM"
 "$build/bench/kryflow_bench_amg" --backend cuda --problems "${KRYFLOW_AMG_PROBLEMS:-p7:100,p7:200,p7:300,p27:200}" \
   --json "$results/bench_amg.json" 2>&1 | tee "$results/amg_table.txt" | tail -20
-say "== AMG on the SPD corpus: pcg_amg against pcg_jacobi (cuda, kryflow solve, relative tolerance 1e-8)"
+say "== AMG: PCG with the pcg_sa preset (smoothed aggregation) on the same problems"
+"$build/bench/kryflow_bench_amg" --backend cuda --preset pcg_sa --problems "${KRYFLOW_AMG_PROBLEMS:-p7:100,p7:200,p7:300,p27:200}" \
+  --json "$results/bench_amg_sa.json" 2>&1 | tee "$results/amg_sa_table.txt" | tail -20
+say "== AMG on the SPD corpus: pcg_amg and pcg_sa against pcg_jacobi (cuda, kryflow solve, relative tolerance 1e-8)"
 amg_corpus=$results/amg_corpus.txt
 echo "| matrix | preset | iterations | status | true residual | setup s | solve s | setup + solve s |" >"$amg_corpus"
 echo "|---|---|---|---|---|---|---|---|" >>"$amg_corpus"
 spd_corpus() {  # name args...
   local name=$1; shift
-  for preset in pcg_amg pcg_jacobi; do
+  for preset in pcg_amg pcg_sa pcg_jacobi; do
     "$kryflow" solve --backend cuda --report json --preset $preset -p solver.relative_tolerance=1e-8 \
       -p solver.max_iterations=30000 -p solver.stagnation_window=5000 "$@" \
       >"$results/amg_corpus_${name}_${preset}.json" 2>>"$log"
@@ -224,6 +227,7 @@ grep -E "^\[  FAILED  \]|Failure$|^.*error: " "$results/ctest.txt" 2>/dev/null |
 cat "$cli_table"
 for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && { echo "-- $(basename "$t")"; grep -E "^\||^median|^best|^BSR on|^p = " "$t" | head -80; }; done
 [[ -s $results/amg_table.txt ]] && { echo "-- PCG-AMG (cuda; kryflow_bench_amg)"; cat "$results/amg_table.txt"; }
+[[ -s $results/amg_sa_table.txt ]] && { echo "-- PCG-SA (cuda; kryflow_bench_amg --preset pcg_sa)"; cat "$results/amg_sa_table.txt"; }
 [[ -s $results/amg_corpus.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda)"; cat "$results/amg_corpus.txt"; }
 [[ -s $sem_table ]] && { echo "-- PCG on the spectral-element meshes, p = 7 (cuda)"; cat "$sem_table"; }
 

@@ -51,4 +51,29 @@ void interpolation_values(const Backend& backend, const MatrixView& a, const Pat
                    p_values);
 }
 
+void mis2_roots(const Backend& backend, const PatternView& s, const PatternView& st,
+                std::uint64_t seed, Span<index_t> roots) {
+  KRYFLOW_DISPATCH(amg, mis2_roots, backend, s, st, seed, roots);
+}
+
+index_t mis2_aggregates(const Backend& backend, const PatternView& s, const PatternView& st,
+                        std::uint64_t seed, Span<const index_t> roots,
+                        Span<const index_t> root_index, Span<index_t> aggregate) {
+  KRYFLOW_DISPATCH(amg, mis2_aggregates, backend, s, st, seed, roots, root_index, aggregate);
+}
+
+void tentative_prolongation(const Backend& backend, Span<const index_t> aggregate, index_t* row_ptr,
+                            index_t* col_idx, double* values) {
+  KRYFLOW_DISPATCH(amg, tentative_prolongation, backend, aggregate, row_ptr, col_idx, values);
+}
+
+double gershgorin_bound(const Backend& backend, const MatrixView& a) {
+  KRYFLOW_DISPATCH(amg, gershgorin_bound, backend, a);
+}
+
+void jacobi_smoothing_operator(const Backend& backend, const MatrixView& a, double omega,
+                               double* values) {
+  KRYFLOW_DISPATCH(amg, jacobi_smoothing_operator, backend, a, omega, values);
+}
+
 }  // namespace kryflow::kernels::amg

@@ -43,6 +43,10 @@ enum class StrengthMeasure {
   classical,
   /// The Parallel Toolbox rule: |a_ij| > threshold |a_ii|.
   seed,
+  /// The smoothed-aggregation rule (Vaněk, Mandel, Brezina, "Algebraic multigrid by smoothed
+  /// aggregation for second and fourth order elliptic problems", Computing 56, 1996, eq. (3.2)):
+  /// |a_ij| >= threshold sqrt(|a_ii a_jj|) (a_jj = 0 when not stored). Symmetric for symmetric A.
+  symmetric,
 };
 
 struct StrengthParameters {
@@ -122,7 +126,38 @@ struct InterpolationParameters {
   void interpolation_values(const Backend& backend, const MatrixView& a, const PatternView& s,   \
                             Span<const index_t> cf, Span<const index_t> coarse_points,           \
                             InterpolationKind kind, const PatternView& prolongation,             \
-                            double* p_values);
+                            double* p_values);                                                   \
+  /** Distance-two maximal independent set of the graph G = S + S^T (Bell, Dalton, Olson,        \
+      "Exposing fine-grained parallelism in algebraic multigrid methods", SIAM J. Sci. Comput.   \
+      34, 2012, sec. 4.2, MIS(k) with k = 2): every row has the key (state, u_i, i) with u_i     \
+      from `seed` and i (mis2_key); per round, each row takes the largest key within distance    \
+      two of it (two propagations along G); an undecided row whose own key is that largest       \
+      joins the set, an undecided row within distance two of a member leaves. roots[i] = 1 for   \
+      members, 0 otherwise (n entries). Rows of G without neighbours are members. One wait per   \
+      round on a device. */                                                                      \
+  void mis2_roots(const Backend& backend, const PatternView& s, const PatternView& st,           \
+                  std::uint64_t seed, Span<index_t> roots);                                      \
+  /** Aggregates around the roots of mis2_roots: root r is aggregate root_index[r]               \
+      (root_index: exclusive_scan of roots); a row adjacent in G to a root joins the root's      \
+      aggregate (of the largest key if several), then a row still without one joins the          \
+      aggregate of its neighbour in G of largest key that has one. aggregate has n entries.      \
+      Returns the rows left without an aggregate (0 when roots is a maximal distance-two         \
+      independent set of G; they get -1). */                                                     \
+  index_t mis2_aggregates(const Backend& backend, const PatternView& s, const PatternView& st,   \
+                          std::uint64_t seed, Span<const index_t> roots,                         \
+                          Span<const index_t> root_index, Span<index_t> aggregate);              \
+  /** The tentative prolongation of aggregation with the constant near-null space: one entry     \
+      1 per row, in column aggregate[i] (row_ptr n + 1, col_idx and values n entries). */        \
+  void tentative_prolongation(const Backend& backend, Span<const index_t> aggregate,             \
+                              index_t* row_ptr, index_t* col_idx, double* values);               \
+  /** max_i sum_j |a_ij| / |a_ii|: Gershgorin's bound of the spectral radius of D^-1 A (rows     \
+      of a nonzero diagonal; 0 for an empty matrix). One wait on a device. */                    \
+  double gershgorin_bound(const Backend& backend, const MatrixView& a);                          \
+  /** The values of the damped-Jacobi prolongation smoother I - omega D^-1 A on a's pattern:     \
+      values[k] = delta_ij - omega a_ij / a_ii for entry k = (i, j) (Vaněk, Mandel, Brezina     \
+      1996, sec. 3). a has a nonzero diagonal in every row. */                                   \
+  void jacobi_smoothing_operator(const Backend& backend, const MatrixView& a, double omega,      \
+                                 double* values);
 
 /// Dispatch.
 KRYFLOW_AMG_DECLARATIONS
@@ -146,6 +181,20 @@ KRYFLOW_HOST_DEVICE inline double pmis_random(std::uint64_t seed, index_t i) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
   return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+/// States of mis2_roots in the key's top two bits: a member beats an undecided row, which
+/// beats a row that left.
+inline constexpr std::uint64_t kMis2Out = 0;
+inline constexpr std::uint64_t kMis2Undecided = 1;
+inline constexpr std::uint64_t kMis2In = 2;
+
+/// The key of row i in mis2_roots: state in bits 62-63, 30 random bits of pmis_random(seed, i)
+/// in bits 32-61, i in bits 0-31. Keys of different rows differ, so the largest is unique.
+KRYFLOW_HOST_DEVICE inline std::uint64_t mis2_key(std::uint64_t state, std::uint64_t seed,
+                                                  index_t i) {
+  const auto random = static_cast<std::uint64_t>(pmis_random(seed, i) * 0x1.0p30);
+  return (state << 62) | (random << 32) | static_cast<std::uint32_t>(i);
 }
 
 }  // namespace kryflow::kernels::amg

@@ -154,4 +154,86 @@ void interpolation_values(const Backend& backend, const MatrixView& a, const Pat
       });
 }
 
+void mis2_roots(const Backend& backend, const PatternView& s, const PatternView& st,
+                std::uint64_t seed, Span<index_t> roots) {
+  const size_type n = s.num_rows;
+  const size_type work = entries(s) + entries(st);
+  std::vector<std::uint64_t> state(static_cast<std::size_t>(n), kMis2Undecided);
+  std::vector<std::uint64_t> keys(static_cast<std::size_t>(n)), first(keys.size());
+  for (bool undecided = n > 0; undecided;) {
+    parallel::for_each(backend, n, n, [&](size_type i) {
+      keys[i] = mis2_key(state[i], seed, static_cast<index_t>(i));
+    });
+    parallel::for_each(backend, work, n, [&](size_type i) {
+      first[i] = rows::largest_neighbour_key(s, st, static_cast<index_t>(i), keys[i], keys.data());
+    });
+    // A row writes only its own state, read by no other row in this pass.
+    parallel::for_each(backend, work, n, [&](size_type i) {
+      if (state[i] != kMis2Undecided) return;
+      const std::uint64_t largest =
+          rows::largest_neighbour_key(s, st, static_cast<index_t>(i), first[i], first.data());
+      if (largest == keys[i]) {
+        state[i] = kMis2In;
+      } else if ((largest >> 62) == kMis2In) {
+        state[i] = kMis2Out;
+      }
+    });
+    undecided = false;
+    for (size_type i = 0; i < n && !undecided; ++i) undecided = state[i] == kMis2Undecided;
+  }
+  parallel::for_each(backend, n, n, [&](size_type i) { roots[i] = state[i] == kMis2In ? 1 : 0; });
+}
+
+index_t mis2_aggregates(const Backend& backend, const PatternView& s, const PatternView& st,
+                        std::uint64_t seed, Span<const index_t> roots,
+                        Span<const index_t> root_index, Span<index_t> aggregate) {
+  const size_type n = s.num_rows;
+  const size_type work = entries(s) + entries(st);
+  std::vector<index_t> first(static_cast<std::size_t>(n)), adjacent(first.size());
+  parallel::for_each(backend, n, n,
+                     [&](size_type i) { first[i] = roots[i] != 0 ? root_index[i] : -1; });
+  parallel::for_each(backend, work, n, [&](size_type i) {
+    adjacent[i] = first[i] >= 0 ? first[i]
+                                : rows::aggregate_of_largest_neighbour(
+                                      s, st, seed, static_cast<index_t>(i), first.data());
+  });
+  parallel::for_each(backend, work, n, [&](size_type i) {
+    aggregate[i] = adjacent[i] >= 0 ? adjacent[i]
+                                    : rows::aggregate_of_largest_neighbour(
+                                          s, st, seed, static_cast<index_t>(i), adjacent.data());
+  });
+  index_t left = 0;
+  for (size_type i = 0; i < n; ++i) left += aggregate[i] < 0 ? 1 : 0;
+  return left;
+}
+
+void tentative_prolongation(const Backend& backend, Span<const index_t> aggregate, index_t* row_ptr,
+                            index_t* col_idx, double* values) {
+  const auto n = static_cast<size_type>(aggregate.size());
+  parallel::for_each(backend, n, n, [&](size_type i) {
+    row_ptr[i] = static_cast<index_t>(i);
+    col_idx[i] = aggregate[i];
+    values[i] = 1.0;
+  });
+  row_ptr[n] = static_cast<index_t>(n);
+}
+
+double gershgorin_bound(const Backend& backend, const MatrixView& a) {
+  const size_type n = a.pattern.num_rows;
+  std::vector<double> row(static_cast<std::size_t>(n));
+  parallel::for_each(backend, entries(a.pattern), n, [&](size_type i) {
+    row[i] = rows::gershgorin_row(a, static_cast<index_t>(i));
+  });
+  double bound = 0.0;
+  for (const double r : row) bound = rows::larger(bound, r);
+  return bound;
+}
+
+void jacobi_smoothing_operator(const Backend& backend, const MatrixView& a, double omega,
+                               double* values) {
+  parallel::for_each(backend, entries(a.pattern), a.pattern.num_rows, [&](size_type i) {
+    rows::jacobi_smoothing_row(a, omega, static_cast<index_t>(i), values);
+  });
+}
+
 }  // namespace kryflow::kernels::amg::cpu

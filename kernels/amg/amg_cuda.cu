@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <cub/cub.cuh>
 #include <string>
 
@@ -297,6 +298,122 @@ void run_rows(const Backend& backend, index_t n, const Job& job, const char* nam
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Aggregation: MIS(2) in rounds of two propagations, aggregates in two passes.
+
+__global__ void mis2_init(index_t n, std::uint64_t* state) {
+  KRYFLOW_FOR_EACH_ROW(i, n) {
+    state[i] = kMis2Undecided;
+  }
+}
+
+/// Round, first propagation: first_i = the largest key over i and its neighbours in G.
+__global__ void mis2_first(PatternView s, PatternView st, std::uint64_t seed,
+                           const std::uint64_t* state, std::uint64_t* first) {
+  KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
+    std::uint64_t largest = mis2_key(state[i], seed, i);
+    for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+      const index_t j = s.col_idx[q];
+      const std::uint64_t key = mis2_key(state[j], seed, j);
+      largest = key > largest ? key : largest;
+    }
+    for (index_t q = st.row_ptr[i]; q < st.row_ptr[i + 1]; ++q) {
+      const index_t j = st.col_idx[q];
+      const std::uint64_t key = mis2_key(state[j], seed, j);
+      largest = key > largest ? key : largest;
+    }
+    first[i] = largest;
+  }
+}
+
+/// Round, second propagation and update: a row writes only its own state (read by no other
+/// row in this kernel: the keys came from first), so the order of the threads does not matter.
+/// Counts the rows left undecided.
+__global__ void mis2_second(PatternView s, PatternView st, std::uint64_t seed,
+                            const std::uint64_t* first, std::uint64_t* state,
+                            unsigned long long* undecided) {
+  using BlockReduce = cub::BlockReduce<unsigned int, kBlock>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  unsigned int left = 0;
+  KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
+    if (state[i] == kMis2Undecided) {
+      const std::uint64_t largest = rows::largest_neighbour_key(s, st, i, first[i], first);
+      if (largest == mis2_key(kMis2Undecided, seed, i)) {
+        state[i] = kMis2In;
+      } else if ((largest >> 62) == kMis2In) {
+        state[i] = kMis2Out;
+      } else {
+        ++left;
+      }
+    }
+  }
+  left = BlockReduce(storage).Sum(left);
+  if (threadIdx.x == 0 && left > 0) atomicAdd(undecided, static_cast<unsigned long long>(left));
+}
+
+__global__ void mis2_roots_kernel(index_t n, const std::uint64_t* state, index_t* roots) {
+  KRYFLOW_FOR_EACH_ROW(i, n) {
+    roots[i] = state[i] == kMis2In ? 1 : 0;
+  }
+}
+
+__global__ void aggregates_first(index_t n, const index_t* roots, const index_t* root_index,
+                                 index_t* first) {
+  KRYFLOW_FOR_EACH_ROW(i, n) {
+    first[i] = roots[i] != 0 ? root_index[i] : -1;
+  }
+}
+
+/// A pass of mis2_aggregates: rows without an aggregate in `from` take their largest assigned
+/// neighbour's; counts the rows still without one.
+__global__ void aggregates_pass(PatternView s, PatternView st, std::uint64_t seed,
+                                const index_t* from, index_t* to, unsigned long long* left) {
+  using BlockReduce = cub::BlockReduce<unsigned int, kBlock>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  unsigned int missing = 0;
+  KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
+    const index_t aggregate =
+        from[i] >= 0 ? from[i] : rows::aggregate_of_largest_neighbour(s, st, seed, i, from);
+    to[i] = aggregate;
+    missing += aggregate < 0 ? 1 : 0;
+  }
+  missing = BlockReduce(storage).Sum(missing);
+  if (threadIdx.x == 0 && missing > 0) {
+    atomicAdd(left, static_cast<unsigned long long>(missing));
+  }
+}
+
+__global__ void tentative_kernel(const index_t* aggregate, size_type n, index_t* row_ptr,
+                                 index_t* col_idx, double* values) {
+  KRYFLOW_FOR_EACH_ROW(i, n) {
+    row_ptr[i] = i;
+    col_idx[i] = aggregate[i];
+    values[i] = 1.0;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) row_ptr[n] = static_cast<index_t>(n);
+}
+
+/// The largest Gershgorin row bound, as the bits of a non-negative double (ordered as
+/// unsigned integers).
+__global__ void gershgorin_kernel(MatrixView a, unsigned long long* bound) {
+  using BlockReduce = cub::BlockReduce<double, kBlock>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  double largest = 0.0;
+  KRYFLOW_FOR_EACH_ROW(i, a.pattern.num_rows) {
+    largest = rows::larger(largest, rows::gershgorin_row(a, i));
+  }
+  largest = BlockReduce(storage).Reduce(largest, [](double x, double y) { return x < y ? y : x; });
+  if (threadIdx.x == 0) {
+    atomicMax(bound, static_cast<unsigned long long>(__double_as_longlong(largest)));
+  }
+}
+
+__global__ void jacobi_smoothing_kernel(MatrixView a, double omega, double* values) {
+  KRYFLOW_FOR_EACH_ROW(i, a.pattern.num_rows) {
+    rows::jacobi_smoothing_row(a, omega, i, values);
+  }
+}
+
 }  // namespace
 
 void strength_count(const Backend& backend, const MatrixView& a, const StrengthParameters& p,
@@ -400,6 +517,108 @@ void interpolation_values(const Backend& backend, const MatrixView& a, const Pat
   run_rows(backend, a.pattern.num_rows,
            ValuesJob{a, s, cf, coarse_points, kind, prolongation, p_values},
            "amg::interpolation_values");
+}
+
+void mis2_roots(const Backend& backend, const PatternView& s, const PatternView& st,
+                std::uint64_t seed, Span<index_t> roots) {
+  const index_t n = s.num_rows;
+  if (n == 0) return;
+  Context& context = context_of(backend);
+  const unsigned int blocks = blocks_for(n, kBlock);
+  DeviceScratch state(context, sizeof(std::uint64_t) * static_cast<std::size_t>(n));
+  DeviceScratch first(context, sizeof(std::uint64_t) * static_cast<std::size_t>(n));
+  DeviceScratch undecided(context, sizeof(unsigned long long));
+  mis2_init<<<blocks, kBlock, 0, context.stream>>>(n, state.as<std::uint64_t>());
+  check_launch("amg::mis2_roots (init)");
+  // The undecided row of largest key joins the set in every round: at most n rounds, in
+  // practice a few (one wait each).
+  for (index_t round = 0; round <= n; ++round) {
+    mis2_first<<<blocks, kBlock, 0, context.stream>>>(s, st, seed, state.as<std::uint64_t>(),
+                                                      first.as<std::uint64_t>());
+    check_launch("amg::mis2_roots (first propagation)");
+    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(undecided.as<unsigned long long>(), 0,
+                                       sizeof(unsigned long long), context.stream));
+    mis2_second<<<blocks, kBlock, 0, context.stream>>>(s, st, seed, first.as<std::uint64_t>(),
+                                                       state.as<std::uint64_t>(),
+                                                       undecided.as<unsigned long long>());
+    check_launch("amg::mis2_roots (second propagation)");
+    long long left = 0;
+    read_integers(context, reinterpret_cast<const long long*>(undecided.as<unsigned long long>()),
+                  1, &left);
+    if (left == 0) {
+      mis2_roots_kernel<<<blocks, kBlock, 0, context.stream>>>(n, state.as<std::uint64_t>(),
+                                                               roots.data());
+      check_launch("amg::mis2_roots (roots)");
+      return;
+    }
+  }
+  throw BackendError("amg::mis2_roots: rows left undecided after " + std::to_string(n + 1) +
+                     " rounds");
+}
+
+index_t mis2_aggregates(const Backend& backend, const PatternView& s, const PatternView& st,
+                        std::uint64_t seed, Span<const index_t> roots,
+                        Span<const index_t> root_index, Span<index_t> aggregate) {
+  const index_t n = s.num_rows;
+  if (n == 0) return 0;
+  Context& context = context_of(backend);
+  const unsigned int blocks = blocks_for(n, kBlock);
+  DeviceScratch first(context, sizeof(index_t) * static_cast<std::size_t>(n));
+  DeviceScratch adjacent(context, sizeof(index_t) * static_cast<std::size_t>(n));
+  DeviceScratch left(context, sizeof(unsigned long long));
+  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(left.as<unsigned long long>(), 0, sizeof(unsigned long long),
+                                     context.stream));
+  aggregates_first<<<blocks, kBlock, 0, context.stream>>>(n, roots.data(), root_index.data(),
+                                                          first.as<index_t>());
+  check_launch("amg::mis2_aggregates (roots)");
+  // The first pass's count is not needed: it goes to the same counter, cleared after it.
+  aggregates_pass<<<blocks, kBlock, 0, context.stream>>>(
+      s, st, seed, first.as<index_t>(), adjacent.as<index_t>(), left.as<unsigned long long>());
+  check_launch("amg::mis2_aggregates (first pass)");
+  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(left.as<unsigned long long>(), 0, sizeof(unsigned long long),
+                                     context.stream));
+  aggregates_pass<<<blocks, kBlock, 0, context.stream>>>(
+      s, st, seed, adjacent.as<index_t>(), aggregate.data(), left.as<unsigned long long>());
+  check_launch("amg::mis2_aggregates (second pass)");
+  long long missing = 0;
+  read_integers(context, reinterpret_cast<const long long*>(left.as<unsigned long long>()), 1,
+                &missing);
+  return static_cast<index_t>(missing);
+}
+
+void tentative_prolongation(const Backend& backend, Span<const index_t> aggregate, index_t* row_ptr,
+                            index_t* col_idx, double* values) {
+  const auto n = static_cast<size_type>(aggregate.size());
+  Context& context = context_of(backend);
+  tentative_kernel<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(aggregate.data(), n,
+                                                                         row_ptr, col_idx, values);
+  check_launch("amg::tentative_prolongation");
+}
+
+double gershgorin_bound(const Backend& backend, const MatrixView& a) {
+  if (a.pattern.num_rows == 0) return 0.0;
+  Context& context = context_of(backend);
+  DeviceScratch bound(context, sizeof(unsigned long long));
+  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(bound.as<unsigned long long>(), 0, sizeof(unsigned long long),
+                                     context.stream));
+  gershgorin_kernel<<<blocks_for(a.pattern.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      a, bound.as<unsigned long long>());
+  check_launch("amg::gershgorin_bound");
+  long long bits = 0;
+  read_integers(context, reinterpret_cast<const long long*>(bound.as<unsigned long long>()), 1,
+                &bits);
+  double value = 0.0;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+void jacobi_smoothing_operator(const Backend& backend, const MatrixView& a, double omega,
+                               double* values) {
+  if (a.pattern.num_rows == 0) return;
+  Context& context = context_of(backend);
+  jacobi_smoothing_kernel<<<blocks_for(a.pattern.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      a, omega, values);
+  check_launch("amg::jacobi_smoothing_operator");
 }
 
 }  // namespace kryflow::kernels::amg::cuda

@@ -124,4 +124,73 @@ void interpolation_values(const Backend&, const MatrixView& a, const PatternView
   }
 }
 
+void mis2_roots(const Backend&, const PatternView& s, const PatternView& st, std::uint64_t seed,
+                Span<index_t> roots) {
+  const index_t n = s.num_rows;
+  std::vector<std::uint64_t> state(static_cast<std::size_t>(n), kMis2Undecided);
+  std::vector<std::uint64_t> keys(static_cast<std::size_t>(n)), first(keys.size());
+  for (index_t undecided = n; undecided > 0;) {
+    for (index_t i = 0; i < n; ++i) keys[i] = mis2_key(state[i], seed, i);
+    for (index_t i = 0; i < n; ++i) {
+      first[i] = rows::largest_neighbour_key(s, st, i, keys[i], keys.data());
+    }
+    for (index_t i = 0; i < n; ++i) {
+      if (state[i] != kMis2Undecided) continue;
+      const std::uint64_t largest = rows::largest_neighbour_key(s, st, i, first[i], first.data());
+      if (largest == keys[i]) {
+        state[i] = kMis2In;
+        --undecided;
+      } else if ((largest >> 62) == kMis2In) {
+        state[i] = kMis2Out;
+        --undecided;
+      }
+    }
+  }
+  for (index_t i = 0; i < n; ++i) roots[i] = state[i] == kMis2In ? 1 : 0;
+}
+
+index_t mis2_aggregates(const Backend&, const PatternView& s, const PatternView& st,
+                        std::uint64_t seed, Span<const index_t> roots,
+                        Span<const index_t> root_index, Span<index_t> aggregate) {
+  const index_t n = s.num_rows;
+  std::vector<index_t> first(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) first[i] = roots[i] != 0 ? root_index[i] : -1;
+  std::vector<index_t> adjacent(first);
+  for (index_t i = 0; i < n; ++i) {
+    if (first[i] < 0)
+      adjacent[i] = rows::aggregate_of_largest_neighbour(s, st, seed, i, first.data());
+  }
+  index_t left = 0;
+  for (index_t i = 0; i < n; ++i) {
+    aggregate[i] = adjacent[i] >= 0
+                       ? adjacent[i]
+                       : rows::aggregate_of_largest_neighbour(s, st, seed, i, adjacent.data());
+    left += aggregate[i] < 0 ? 1 : 0;
+  }
+  return left;
+}
+
+void tentative_prolongation(const Backend&, Span<const index_t> aggregate, index_t* row_ptr,
+                            index_t* col_idx, double* values) {
+  const auto n = static_cast<index_t>(aggregate.size());
+  for (index_t i = 0; i < n; ++i) {
+    row_ptr[i] = i;
+    col_idx[i] = aggregate[i];
+    values[i] = 1.0;
+  }
+  row_ptr[n] = n;
+}
+
+double gershgorin_bound(const Backend&, const MatrixView& a) {
+  double bound = 0.0;
+  for (index_t i = 0; i < a.pattern.num_rows; ++i) {
+    bound = rows::larger(bound, rows::gershgorin_row(a, i));
+  }
+  return bound;
+}
+
+void jacobi_smoothing_operator(const Backend&, const MatrixView& a, double omega, double* values) {
+  for (index_t i = 0; i < a.pattern.num_rows; ++i) rows::jacobi_smoothing_row(a, omega, i, values);
+}
+
 }  // namespace kryflow::kernels::amg::reference

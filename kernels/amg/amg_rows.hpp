@@ -45,6 +45,20 @@ KRYFLOW_HOST_DEVICE inline double diagonal(const MatrixView& a, index_t i) {
   return 0.0;
 }
 
+/// a_jj of row j by a binary search of its sorted columns (0 when not stored).
+KRYFLOW_HOST_DEVICE inline double sorted_diagonal(const MatrixView& a, index_t j) {
+  index_t low = a.pattern.row_ptr[j], high = a.pattern.row_ptr[j + 1];
+  while (low < high) {
+    const index_t middle = low + (high - low) / 2;
+    if (a.pattern.col_idx[middle] < j) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return low < a.pattern.row_ptr[j + 1] && a.pattern.col_idx[low] == j ? a.values[low] : 0.0;
+}
+
 /// Calls emit(j, a_ij) for every j row i strongly depends on, in column order (see
 /// StrengthParameters).
 #ifdef __CUDACC__
@@ -60,6 +74,17 @@ KRYFLOW_HOST_DEVICE void strong_dependencies(const MatrixView& a, const Strength
     double row_sum = 0.0;
     for (index_t k = begin; k < end; ++k) row_sum += a.values[k];
     if (magnitude(row_sum) > p.max_row_sum * magnitude(a_ii)) return;
+  }
+  if (p.measure == StrengthMeasure::symmetric) {
+    for (index_t k = begin; k < end; ++k) {
+      const index_t j = a.pattern.col_idx[k];
+      const double a_ij = magnitude(a.values[k]);
+      if (j != i && a_ij > 0.0 &&
+          a_ij >= p.threshold * sqrt(magnitude(a_ii) * magnitude(sorted_diagonal(a, j)))) {
+        emit(j, a.values[k]);
+      }
+    }
+    return;
   }
   if (p.measure == StrengthMeasure::seed) {
     for (index_t k = begin; k < end; ++k) {
@@ -443,5 +468,64 @@ struct InterpolationRow {
     return {columns.data(), a.data(), weights.data(), 0};
   }
 };
+
+/// The largest of `own` and keys[j] over the neighbours j of i in G = S + S^T (mis2_roots).
+KRYFLOW_HOST_DEVICE inline std::uint64_t largest_neighbour_key(const PatternView& s,
+                                                               const PatternView& st, index_t i,
+                                                               std::uint64_t own,
+                                                               const std::uint64_t* keys) {
+  std::uint64_t largest = own;
+  for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+    const std::uint64_t key = keys[s.col_idx[q]];
+    largest = key > largest ? key : largest;
+  }
+  for (index_t q = st.row_ptr[i]; q < st.row_ptr[i + 1]; ++q) {
+    const std::uint64_t key = keys[st.col_idx[q]];
+    largest = key > largest ? key : largest;
+  }
+  return largest;
+}
+
+/// The aggregate of the neighbour j of i in G = S + S^T of largest mis2_key among those with
+/// assigned[j] >= 0, or -1 when none (mis2_aggregates).
+KRYFLOW_HOST_DEVICE inline index_t aggregate_of_largest_neighbour(const PatternView& s,
+                                                                  const PatternView& st,
+                                                                  std::uint64_t seed, index_t i,
+                                                                  const index_t* assigned) {
+  std::uint64_t best = 0;
+  index_t aggregate = -1;
+  const PatternView graphs[2] = {s, st};
+  for (const PatternView& g : graphs) {
+    for (index_t q = g.row_ptr[i]; q < g.row_ptr[i + 1]; ++q) {
+      const index_t j = g.col_idx[q];
+      if (assigned[j] < 0) continue;
+      const std::uint64_t key = mis2_key(0, seed, j);
+      if (aggregate < 0 || key > best) {
+        best = key;
+        aggregate = assigned[j];
+      }
+    }
+  }
+  return aggregate;
+}
+
+/// sum_j |a_ij| / |a_ii| of row i (0 when a_ii is zero or not stored).
+KRYFLOW_HOST_DEVICE inline double gershgorin_row(const MatrixView& a, index_t i) {
+  double sum = 0.0, a_ii = 0.0;
+  for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
+    sum += magnitude(a.values[k]);
+    if (a.pattern.col_idx[k] == i) a_ii = a.values[k];
+  }
+  return a_ii != 0.0 ? sum / magnitude(a_ii) : 0.0;
+}
+
+/// Row i of I - omega D^-1 A on a's pattern.
+KRYFLOW_HOST_DEVICE inline void jacobi_smoothing_row(const MatrixView& a, double omega, index_t i,
+                                                     double* values) {
+  const double scale = omega / diagonal(a, i);
+  for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
+    values[k] = (a.pattern.col_idx[k] == i ? 1.0 : 0.0) - scale * a.values[k];
+  }
+}
 
 }  // namespace kryflow::kernels::amg::rows

@@ -7,6 +7,7 @@
 #include <new>
 #include <string>
 
+#include "kernels/blas/blas.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/multigrid/dense_solver.hpp"
 #include "kryflow/multigrid/smoothers.hpp"
@@ -51,9 +52,16 @@ class PhaseTimer {
 };
 
 ka::StrengthParameters strength_parameters(const AmgPreconditioner::Parameters& p) {
-  return {p.strength == AmgPreconditioner::Strength::classical ? ka::StrengthMeasure::classical
-                                                               : ka::StrengthMeasure::seed,
-          p.strength_threshold, p.max_row_sum};
+  ka::StrengthMeasure measure = ka::StrengthMeasure::classical;
+  if (p.strength == AmgPreconditioner::Strength::seed) measure = ka::StrengthMeasure::seed;
+  if (p.strength == AmgPreconditioner::Strength::symmetric) {
+    measure = ka::StrengthMeasure::symmetric;
+  }
+  return {measure, p.strength_threshold, p.max_row_sum};
+}
+
+bool aggregation(const AmgPreconditioner::Parameters& p) {
+  return p.coarsening == AmgPreconditioner::Coarsening::aggregation;
 }
 
 ka::InterpolationKind interpolation_kind(const AmgPreconditioner::Parameters& p) {
@@ -63,6 +71,8 @@ ka::InterpolationKind interpolation_kind(const AmgPreconditioner::Parameters& p)
     case AmgPreconditioner::Interpolation::extended_i:
       return ka::InterpolationKind::extended_i;
     case AmgPreconditioner::Interpolation::direct:
+    case AmgPreconditioner::Interpolation::tentative:
+    case AmgPreconditioner::Interpolation::smoothed:
       break;
   }
   return ka::InterpolationKind::direct;
@@ -121,6 +131,17 @@ AmgPreconditioner::AmgPreconditioner(Parameters parameters,
   if (!(p.strength_threshold >= 0.0)) throw ConfigError("strength_threshold", "must be >= 0");
   if (!(p.max_row_sum > 0.0 && p.max_row_sum <= 1.0)) {
     throw ConfigError("max_row_sum", "must be in (0, 1]");
+  }
+  const bool aggregates =
+      p.interpolation == Interpolation::tentative || p.interpolation == Interpolation::smoothed;
+  if (aggregates != aggregation(p)) {
+    throw ConfigError("interpolation",
+                      aggregation(p) ? "coarsening `aggregation` needs interpolation `tentative` "
+                                       "or `smoothed`"
+                                     : "`tentative` and `smoothed` need coarsening `aggregation`");
+  }
+  if (!(p.prolongation_smoothing_factor > 0.0 && p.prolongation_smoothing_factor < 2.0)) {
+    throw ConfigError("prolongation_smoothing_factor", "must be in (0, 2)");
   }
   if (p.max_elements_per_row < 0) throw ConfigError("max_elements_per_row", "must be >= 0");
   if (!(p.truncation_factor >= 0.0 && p.truncation_factor < 1.0)) {
@@ -205,7 +226,10 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
     }
     std::int64_t num_coarse = 0;
     Array<index_t> coarse_index;
-    {
+    if (aggregation(parameters_)) {
+      PhaseTimer timer(report_, "aggregation", backend);
+      arrays->splitting = amg_setup::aggregation(backend, S, parameters_.random_seed, num_coarse);
+    } else {
       PhaseTimer timer(report_, "splitting", backend);
       arrays->splitting =
           amg_setup::splitting(backend, S, parameters_.coarsening, parameters_.random_seed);
@@ -213,7 +237,15 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
     }
     // Stop when coarsening stalls: no coarse point, or fewer than 10% fewer rows.
     if (num_coarse == 0 || double(num_coarse) > 0.9 * current->num_rows()) break;
-    {
+    if (aggregation(parameters_)) {
+      PhaseTimer timer(report_, "interpolation", backend);
+      const auto aggregates = static_cast<index_t>(num_coarse);
+      arrays->prolongation = amg_setup::to_matrix(
+          parameters_.interpolation == Interpolation::smoothed
+              ? amg_setup::smoothed_prolongation(*current, arrays->splitting, aggregates,
+                                                 parameters_.prolongation_smoothing_factor)
+              : amg_setup::tentative_prolongation(backend, arrays->splitting, aggregates));
+    } else {
       PhaseTimer timer(report_, "interpolation", backend);
       arrays->coarse_points = Array<index_t>(backend, static_cast<std::size_t>(num_coarse));
       kernels::amg::coarse_points(backend, arrays->splitting.span(), coarse_index.span(),
@@ -391,7 +423,15 @@ void AmgPreconditioner::update_levels() {
             : kernels::sparse_setup::MatrixView{detail::pattern_view(Al),
                                                 level_values.span().data()};
     Array<double> prolongation_values(backend, static_cast<std::size_t>(arrays.prolongation.nnz()));
-    {
+    if (parameters_.interpolation == Interpolation::tentative) {
+      kernels::blas::fill(backend, prolongation_values.span(), 1.0);  // P = T: values fixed
+    } else if (parameters_.interpolation == Interpolation::smoothed) {
+      PhaseTimer timer(report_, "interpolation", backend);
+      prolongation_values = amg_setup::smoothed_prolongation_values(
+          backend, a, Al.nnz(), arrays.splitting, arrays.prolongation,
+          parameters_.prolongation_smoothing_factor);
+      arrays.prolongation.update_values(prolongation_values);
+    } else {
       PhaseTimer timer(report_, "interpolation", backend);
       kernels::amg::interpolation_values(backend, a, arrays.strength.pattern(),
                                          arrays.splitting.span(), arrays.coarse_points.span(), kind,

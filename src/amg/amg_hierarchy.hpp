@@ -49,6 +49,24 @@ CsrArrays transpose(const Backend& backend, const kernels::sparse_setup::Pattern
 /// The C/F splitting of S (greedy or PMIS with `seed`).
 Array<index_t> splitting(const Backend& backend, const CsrArrays& S,
                          AmgPreconditioner::Coarsening coarsening, std::uint64_t seed);
+/// The aggregate of every row (mis2_roots and mis2_aggregates on the graph S + S^T) and their
+/// number. Throws BackendError when a row is left without one (not a maximal set).
+Array<index_t> aggregation(const Backend& backend, const CsrArrays& S, std::uint64_t seed,
+                           std::int64_t& num_aggregates);
+/// The tentative prolongation of the aggregates (n x num_aggregates, one 1 per row).
+CsrArrays tentative_prolongation(const Backend& backend, const Array<index_t>& aggregate,
+                                 index_t num_aggregates);
+/// The smoothed prolongation P = (I - omega D^-1 A) T of smoothed aggregation, T the tentative
+/// prolongation of `aggregate`, omega = factor / rho with rho Gershgorin's bound of the
+/// spectral radius of D^-1 A: a symbolic and a numeric sparse product.
+CsrArrays smoothed_prolongation(const CsrMatrix& A, const Array<index_t>& aggregate,
+                                index_t num_aggregates, double factor);
+/// Value-only re-setup of smoothed_prolongation: P's values on its pattern from a's values
+/// (a double view of the level's matrix, `nnz` entries).
+Array<double> smoothed_prolongation_values(const Backend& backend,
+                                           const kernels::sparse_setup::MatrixView& a,
+                                           std::int64_t nnz, const Array<index_t>& aggregate,
+                                           const CsrMatrix& prolongation, double factor);
 /// coarse_index (exclusive scan of the splitting, n + 1 entries) and its total n_c.
 Array<index_t> coarse_index(const Backend& backend, const Array<index_t>& splitting,
                             std::int64_t& num_coarse);

@@ -1,8 +1,10 @@
-// The steps of a classical AMG setup as sequences of kernel calls (kernels/amg,
+// The steps of a classical or aggregation AMG setup as sequences of kernel calls (kernels/amg,
 // kernels/sparse_setup): each count phase, a scan, each fill phase, all on A's backend.
+#include <cstdint>
 #include <string>
 
 #include "kernels/blas/blas.hpp"
+#include "kryflow/core/error.hpp"
 #include "src/amg/amg_hierarchy.hpp"
 #include "src/multigrid/csr_access.hpp"
 
@@ -62,6 +64,71 @@ Array<index_t> splitting(const Backend& backend, const CsrArrays& S,
     kernels::amg::pmis_splitting(backend, S.pattern(), St.pattern(), seed, cf.span());
   }
   return cf;
+}
+
+Array<index_t> aggregation(const Backend& backend, const CsrArrays& S, std::uint64_t seed,
+                           std::int64_t& num_aggregates) {
+  const auto n = static_cast<std::size_t>(S.num_rows);
+  const CsrArrays St = transpose(backend, S.pattern(), nullptr);
+  Array<index_t> roots(backend, n);
+  kernels::amg::mis2_roots(backend, S.pattern(), St.pattern(), seed, roots.span());
+  const Array<index_t> root_index = row_pointers(backend, roots, num_aggregates);
+  Array<index_t> aggregate(backend, n);
+  const index_t left = kernels::amg::mis2_aggregates(
+      backend, S.pattern(), St.pattern(), seed, roots.span(), root_index.span(), aggregate.span());
+  if (left != 0) {
+    throw BackendError("AMG aggregation: " + std::to_string(left) +
+                       " rows were left without an aggregate (the distance-two independent set "
+                       "is not maximal)");
+  }
+  return aggregate;
+}
+
+CsrArrays tentative_prolongation(const Backend& backend, const Array<index_t>& aggregate,
+                                 index_t num_aggregates) {
+  CsrArrays T;
+  T.num_rows = static_cast<index_t>(aggregate.size());
+  T.num_cols = num_aggregates;
+  T.row_ptr = Array<index_t>(backend, aggregate.size() + 1);
+  T.col_idx = Array<index_t>(backend, aggregate.size());
+  T.values = Array<double>(backend, aggregate.size());
+  kernels::amg::tentative_prolongation(backend, aggregate.span(), T.row_ptr.span().data(),
+                                       T.col_idx.span().data(), T.values.span().data());
+  return T;
+}
+
+namespace {
+
+/// The values of I - omega D^-1 A on a's pattern (`nnz` entries), omega = factor / rho with rho
+/// Gershgorin's bound of the spectral radius of D^-1 A.
+Array<double> prolongation_smoother(const Backend& backend, const ss::MatrixView& a,
+                                    std::int64_t nnz, double factor) {
+  const double rho = kernels::amg::gershgorin_bound(backend, a);
+  Array<double> values(backend, static_cast<std::size_t>(nnz));
+  kernels::amg::jacobi_smoothing_operator(backend, a, factor / rho, values.span().data());
+  return values;
+}
+
+}  // namespace
+
+CsrArrays smoothed_prolongation(const CsrMatrix& A, const Array<index_t>& aggregate,
+                                index_t num_aggregates, double factor) {
+  const Backend& backend = A.backend();
+  const ss::MatrixView a = detail::matrix_view(A);
+  const Array<double> smoother = prolongation_smoother(backend, a, A.nnz(), factor);
+  const CsrArrays T = tentative_prolongation(backend, aggregate, num_aggregates);
+  return spgemm(backend, {a.pattern, smoother.span().data()}, T.matrix());
+}
+
+Array<double> smoothed_prolongation_values(const Backend& backend, const ss::MatrixView& a,
+                                           std::int64_t nnz, const Array<index_t>& aggregate,
+                                           const CsrMatrix& prolongation, double factor) {
+  const Array<double> smoother = prolongation_smoother(backend, a, nnz, factor);
+  const CsrArrays T = tentative_prolongation(backend, aggregate, prolongation.num_cols());
+  Array<double> values(backend, static_cast<std::size_t>(prolongation.nnz()));
+  ss::spgemm_numeric(backend, {a.pattern, smoother.span().data()}, T.matrix(),
+                     detail::pattern_view(prolongation), values.span().data());
+  return values;
 }
 
 Array<index_t> coarse_index(const Backend& backend, const Array<index_t>& splitting,

@@ -152,28 +152,40 @@ struct AmgParameters final : ComponentParameters {
   std::string hierarchy_precision = std::string(to_string(Precision::float64));
   int random_seed = 1;
   void declare(ParameterVisitor& v) override {
-    v.choice("strength", strength, {"classical", "seed"},
+    v.choice("strength", strength, {"classical", "seed", "symmetric"},
              "strength of connection: `classical`, i depends strongly on j when -s a_ij >= "
              "strength_threshold max_k (-s a_ik), s the sign of a_ii (Stüben 2001, eq. (7.2)); "
-             "`seed`, when |a_ij| > strength_threshold |a_ii| (Liebmann's Parallel Toolbox)");
+             "`seed`, when |a_ij| > strength_threshold |a_ii| (Liebmann's Parallel Toolbox); "
+             "`symmetric`, when |a_ij| >= strength_threshold sqrt(|a_ii a_jj|) (Vaněk, Mandel, "
+             "Brezina 1996; for aggregation)");
     v.real("strength_threshold", values.strength_threshold, Range::at_least(0),
-           "theta of the classical measure or eps of the seed measure");
+           "theta of the classical and symmetric measures or eps of the seed measure");
     v.real("max_row_sum", values.max_row_sum, {0.0, false, 1.0, true},
            "a row with |sum_j a_ij| > max_row_sum |a_ii| depends strongly on nothing; 1 "
            "disables the test");
-    v.choice("coarsening", coarsening, {"greedy", "pmis"},
+    v.choice("coarsening", coarsening, {"greedy", "pmis", "aggregation"},
              "C/F splitting: `greedy`, rows in order, an undecided row becomes coarse and its "
              "undecided strong dependencies fine (Parallel Toolbox); `pmis`, parallel modified "
-             "independent set (De Sterck, Yang, Heys 2006)");
+             "independent set (De Sterck, Yang, Heys 2006); or `aggregation`: aggregates around "
+             "a distance-two maximal independent set of the strength graph (Bell, Dalton, Olson "
+             "2012), with interpolation `tentative` or `smoothed`");
     v.integer("random_seed", random_seed, Range::at_least(0),
-              "seed of the random part of the PMIS weights (the splitting is deterministic for a "
+              "seed of the random part of the PMIS and aggregation weights (deterministic for a "
               "seed)");
-    v.choice("interpolation", interpolation, {"direct", "seed", "extended_i"},
+    v.choice("interpolation", interpolation,
+             {"direct", "seed", "extended_i", "tentative", "smoothed"},
              "prolongation P = [I; P_FC]: `direct`, Stüben's direct interpolation from the "
              "strongly coupled coarse points; `seed`, weights 1/n_i over them (Parallel "
              "Toolbox); `extended_i`, distance-two extended+i interpolation from those and the "
              "strongly coupled coarse points of the strongly coupled fine points (De Sterck, "
-             "Falgout, Nolting, Yang 2008; hypre's interp_type 6)");
+             "Falgout, Nolting, Yang 2008; hypre's interp_type 6); with `aggregation`: "
+             "`tentative`, piecewise constant over the aggregates (unsmoothed aggregation), or "
+             "`smoothed`, the tentative one smoothed by one damped Jacobi step (I - omega D^-1 "
+             "A) T (smoothed aggregation, Vaněk, Mandel, Brezina 1996)");
+    v.real("prolongation_smoothing_factor", values.prolongation_smoothing_factor,
+           {0.0, false, 2.0, false},
+           "`smoothed` interpolation: omega = prolongation_smoothing_factor / rho, rho "
+           "Gershgorin's bound of the spectral radius of D^-1 A");
     v.integer("max_elements_per_row", values.max_elements_per_row, Range::at_least(0),
               "most interpolatory points per row of P (the largest weights); 0: no limit");
     v.real("truncation_factor", values.truncation_factor, Range::closed_open(0, 1),
@@ -209,10 +221,16 @@ struct AmgParameters final : ComponentParameters {
   AmgPreconditioner::Parameters build() const {
     AmgPreconditioner::Parameters p = values;
     using A = AmgPreconditioner;
-    p.strength = strength == "seed" ? A::Strength::seed : A::Strength::classical;
-    p.coarsening = coarsening == "pmis" ? A::Coarsening::pmis : A::Coarsening::greedy;
+    p.strength = strength == "seed"        ? A::Strength::seed
+                 : strength == "symmetric" ? A::Strength::symmetric
+                                           : A::Strength::classical;
+    p.coarsening = coarsening == "pmis"          ? A::Coarsening::pmis
+                   : coarsening == "aggregation" ? A::Coarsening::aggregation
+                                                 : A::Coarsening::greedy;
     p.interpolation = interpolation == "seed"         ? A::Interpolation::seed
                       : interpolation == "extended_i" ? A::Interpolation::extended_i
+                      : interpolation == "tentative"  ? A::Interpolation::tentative
+                      : interpolation == "smoothed"   ? A::Interpolation::smoothed
                                                       : A::Interpolation::direct;
     p.smoother = smoother == "jacobi"      ? A::SmootherKind::jacobi
                  : smoother == "l1_jacobi" ? A::SmootherKind::l1_jacobi
@@ -321,9 +339,11 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
           [](const NoParameters&) { return std::make_unique<IdentityPreconditioner>(); }),
       entry<PreconditionerEntry, AmgParameters>(
           "amg",
-          "Classical algebraic multigrid (Stüben 2001; the Parallel Toolbox AMG of Liebmann "
-          "2016): strength of connection, C/F splitting, interpolation, Galerkin products "
-          "R A P with R = P^T, one cycle per application. Symmetric with the default smoother, "
+          "Algebraic multigrid, classical (Stüben 2001; the Parallel Toolbox AMG of Liebmann "
+          "2016) or by aggregation (unsmoothed or smoothed, Vaněk, Mandel, Brezina 1996): "
+          "strength of connection, C/F splitting or aggregates, interpolation, Galerkin "
+          "products R A P with R = P^T, one cycle per application. Symmetric with the default "
+          "smoother, "
           "so pcg may use it; with `richardson` it is a standalone solver. A must be an "
           "assembled matrix (CSR) with a nonzero diagonal. The setup runs on A's backend; "
           "`greedy` coarsening and `gauss_seidel` are sequential and have no cuda kernel (the "

@@ -418,6 +418,9 @@ bool strongly_depends(const HostCsr& a, const ka::StrengthParameters& p, index_t
   if (p.max_row_sum < 1.0 && std::abs(row_sum) > p.max_row_sum * std::abs(a_ii)) return false;
   const double a_ij = a.at(i, j);
   if (p.measure == ka::StrengthMeasure::seed) return std::abs(a_ij) > p.threshold * std::abs(a_ii);
+  if (p.measure == ka::StrengthMeasure::symmetric) {
+    return a_ij != 0.0 && std::abs(a_ij) >= p.threshold * std::sqrt(std::abs(a_ii * a.at(j, j)));
+  }
   const double s = -(a_ii < 0 ? -1.0 : 1.0) * a_ij;
   return largest > 0.0 && s > 0.0 && s >= p.threshold * largest;
 }
@@ -429,7 +432,9 @@ TEST(AmgKernels, StrengthMatchesReferenceAndTheDefinitions) {
   for (const ka::StrengthParameters p :
        {ka::StrengthParameters{ka::StrengthMeasure::classical, 0.25, 1.0},
         ka::StrengthParameters{ka::StrengthMeasure::classical, 0.5, 0.8},
-        ka::StrengthParameters{ka::StrengthMeasure::seed, 0.1, 1.0}}) {
+        ka::StrengthParameters{ka::StrengthMeasure::seed, 0.1, 1.0},
+        ka::StrengthParameters{ka::StrengthMeasure::symmetric, 0.0, 1.0},
+        ka::StrengthParameters{ka::StrengthMeasure::symmetric, 0.3, 0.9}}) {
     SCOPED_TRACE("threshold " + std::to_string(p.threshold));
 
     const auto s = strength(test::backend_under_test(), a, p);
@@ -523,6 +528,132 @@ TEST(AmgKernels, PmisSplittingIsDeterministicForASeedAndFollowsItsRules) {
     // A fine row that influences others was made fine by a coarse row it depends on.
     if (cf[i] == ka::kFine && influences) EXPECT_TRUE(depends_on_coarse) << "row " << i;
   }
+}
+
+/// Roots and aggregates of mis2_roots and mis2_aggregates on `backend`.
+struct Aggregates {
+  std::vector<index_t> roots, aggregate;
+  std::int64_t count = 0;
+  index_t left = 0;
+};
+
+Aggregates aggregate(const Backend& backend, const Strength& s, std::uint64_t seed) {
+  const OnBackend S(backend, s.s), St(backend, s.st);
+  const auto n = static_cast<std::size_t>(s.s.rows);
+  Array<index_t> roots(backend, n), root_index(backend, n + 1), aggregate(backend, n);
+  ka::mis2_roots(backend, S.pattern(), St.pattern(), seed, roots.span());
+  Aggregates out;
+  out.count = ss::exclusive_scan(backend, roots.span(), root_index.span());
+  out.left = ka::mis2_aggregates(backend, S.pattern(), St.pattern(), seed, roots.span(),
+                                 root_index.span(), aggregate.span());
+  out.roots = roots.to_host();
+  out.aggregate = aggregate.to_host();
+  return out;
+}
+
+/// Distances in the graph S + S^T from `source`, up to 2 (3 beyond).
+std::vector<int> distances_up_to_two(const Strength& s, index_t source) {
+  std::vector<int> d(static_cast<std::size_t>(s.s.rows), 3);
+  d[source] = 0;
+  for (int level = 0; level < 2; ++level) {
+    for (index_t i = 0; i < s.s.rows; ++i) {
+      if (d[i] != level) continue;
+      for (const HostCsr* g : {&s.s, &s.st}) {
+        for (index_t k = g->row_ptr[i]; k < g->row_ptr[i + 1]; ++k) {
+          d[g->col_idx[k]] = std::min(d[g->col_idx[k]], level + 1);
+        }
+      }
+    }
+  }
+  return d;
+}
+
+TEST(AmgKernels, Mis2AggregatesAreDeterministicForASeedAndFollowTheirRules) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  // A nonsymmetric strength pattern (classical measure on mixed signs) with isolated rows.
+  const Strength s = strength_pattern(host_csr(random_spd(347, seed)), {});
+
+  const Aggregates a = aggregate(test::backend_under_test(), s, 11);
+  const Aggregates expected = aggregate(Backend::reference(), s, 11);
+
+  EXPECT_EQ(a.roots, expected.roots);
+  EXPECT_EQ(a.aggregate, expected.aggregate);
+  EXPECT_EQ(a.roots, aggregate(test::backend_under_test(), s, 11).roots);
+  EXPECT_NE(a.roots, aggregate(Backend::reference(), s, 12).roots) << "the seed is not used";
+  EXPECT_EQ(a.left, 0);
+  ASSERT_GT(a.count, 0);
+  std::vector<index_t> root_of(static_cast<std::size_t>(a.count), -1);
+  for (index_t i = 0; i < s.s.rows; ++i) {
+    ASSERT_GE(a.aggregate[i], 0);
+    ASSERT_LT(a.aggregate[i], a.count);
+    if (a.roots[i]) root_of[a.aggregate[i]] = i;
+  }
+  for (index_t i = 0; i < s.s.rows; ++i) {
+    const std::vector<int> d = distances_up_to_two(s, i);
+    bool near_root = false;
+    for (index_t j = 0; j < s.s.rows; ++j) {
+      // Independent at distance two; maximal: every other row within distance two of a root.
+      if (a.roots[i] && a.roots[j] && j != i) EXPECT_EQ(d[j], 3) << "roots " << i << ", " << j;
+      near_root = near_root || (a.roots[j] && d[j] <= 2);
+    }
+    EXPECT_TRUE(near_root) << "row " << i;
+    // Each aggregate has one root, numbered in row order, within distance two of its rows; a
+    // row next to a root is in the root's aggregate.
+    const index_t root = root_of[a.aggregate[i]];
+    ASSERT_GE(root, 0) << "aggregate " << a.aggregate[i] << " has no root";
+    EXPECT_LE(d[root], 2) << "row " << i;
+    if (a.roots[i]) EXPECT_EQ(root, i);
+    for (index_t j = 0; j < s.s.rows; ++j) {
+      if (a.roots[j] && d[j] == 1) EXPECT_EQ(a.aggregate[i], a.aggregate[j]) << "row " << i;
+    }
+  }
+  for (index_t r = 1; r < a.count; ++r) EXPECT_LT(root_of[r - 1], root_of[r]);
+}
+
+TEST(AmgKernels, ProlongationSmoothingMatchesReferenceAndTheDefinitions) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr a = host_csr(random_spd(293, seed));
+  const Backend backend = test::backend_under_test();
+  const OnBackend A(backend, a), Aref(Backend::reference(), a);
+
+  double bound = 0.0;
+  for (index_t i = 0; i < a.rows; ++i) {
+    double sum = 0.0;
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) sum += std::abs(a.values[k]);
+    bound = std::max(bound, sum / std::abs(a.at(i, i)));
+  }
+  const double rho = ka::gershgorin_bound(backend, A.matrix());
+  EXPECT_EQ(rho, ka::gershgorin_bound(Backend::reference(), Aref.matrix()));
+  EXPECT_NEAR(rho, bound, 1e-14 * bound);
+  EXPECT_GT(rho, 1.0);
+
+  const double omega = 0.7;
+  Array<double> values(backend, a.values.size()), expected(Backend::reference(), a.values.size());
+  ka::jacobi_smoothing_operator(backend, A.matrix(), omega, values.span().data());
+  ka::jacobi_smoothing_operator(Backend::reference(), Aref.matrix(), omega, expected.span().data());
+  const std::vector<double> v = values.to_host();
+  EXPECT_EQ(v, expected.to_host());
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const double definition = (a.col_idx[k] == i ? 1.0 : 0.0) - omega * a.values[k] / a.at(i, i);
+      EXPECT_NEAR(v[k], definition, 1e-15 * std::max(1.0, std::abs(definition)));
+    }
+  }
+
+  std::vector<index_t> aggregates(static_cast<std::size_t>(a.rows));
+  for (index_t i = 0; i < a.rows; ++i) aggregates[i] = (i * 7 + 3) % 41;
+  const Array<index_t> on_backend = Array<index_t>::from_host(backend, aggregates);
+  Array<index_t> row_ptr(backend, aggregates.size() + 1), col_idx(backend, aggregates.size());
+  Array<double> ones(backend, aggregates.size());
+  ka::tentative_prolongation(backend, on_backend.span(), row_ptr.span().data(),
+                             col_idx.span().data(), ones.span().data());
+  std::vector<index_t> iota(aggregates.size() + 1);
+  for (std::size_t i = 0; i < iota.size(); ++i) iota[i] = static_cast<index_t>(i);
+  EXPECT_EQ(row_ptr.to_host(), iota);
+  EXPECT_EQ(col_idx.to_host(), aggregates);
+  EXPECT_EQ(ones.to_host(), std::vector<double>(aggregates.size(), 1.0));
 }
 
 /// P on `backend` (columns are coarse indices) for a splitting.

@@ -1,4 +1,5 @@
-// Classical (Ruge-Stüben type) algebraic multigrid as a preconditioner.
+// Algebraic multigrid as a preconditioner: classical (Ruge-Stüben type) and aggregation
+// (unsmoothed and smoothed).
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,8 @@ struct HierarchyReport {
     std::int64_t nonzeros = 0;
   };
   struct Phase {
-    std::string name;  ///< strength, splitting, interpolation, galerkin_product, rounding (float32
+    std::string name;  ///< strength, splitting (aggregation with aggregation coarsening),
+                       ///< interpolation, galerkin_product, rounding (float32
                        ///< hierarchy_precision), smoothers, coarse_solver
     double seconds = 0.0;
   };
@@ -62,6 +64,18 @@ struct HierarchyReport {
 ///     (max_elements_per_row, truncation_factor);
 ///  4. restriction R = P^T (formed explicitly) and the Galerkin product A_c = R (A P) by two
 ///     sparse products (symbolic, then numeric phase).
+/// Aggregation AMG replaces steps 2 and 3 (coarsening = aggregation; Vaněk, Mandel, Brezina,
+/// "Algebraic multigrid by smoothed aggregation for second and fourth order elliptic
+/// problems", Computing 56, 1996; aggregates as in Bell, Dalton, Olson, SIAM J. Sci. Comput.
+/// 34, 2012, sec. 4): aggregates around the points of a distance-two maximal independent set
+/// of the graph S + S^T (random weights from random_seed; deterministic), the tentative
+/// prolongation T with one 1 per row in its aggregate's column (the constant near-null
+/// space), and P = T (interpolation = tentative, unsmoothed aggregation) or the smoothed
+/// prolongation P = (I - omega D^-1 A) T with omega = prolongation_smoothing_factor / rho,
+/// rho Gershgorin's bound max_i sum_j |a_ij| / |a_ii| of the spectral radius of D^-1 A
+/// (interpolation = smoothed, smoothed aggregation; A itself, without filtering weak
+/// connections). The symmetric strength measure |a_ij| >= theta sqrt(|a_ii a_jj|) is the
+/// usual one for it. Near-null spaces other than the constant are not supported yet.
 /// Coarsening stops at coarse_size rows, at max_levels levels, or when a level does not shrink
 /// (fewer than 10% fewer rows); the coarsest level is solved by DenseDirectSolver or by the
 /// coarse solver given to the constructor. The cycle is Multigrid's.
@@ -99,12 +113,18 @@ struct HierarchyReport {
 /// hierarchy_precision is float32: the same values as a fresh setup on the same pattern).
 class AmgPreconditioner final : public Multigrid {
  public:
-  enum class Strength { classical, seed };
-  enum class Coarsening { greedy, pmis };
+  /// classical and seed: see kernels::amg::StrengthMeasure; symmetric: |a_ij| >= theta
+  /// sqrt(|a_ii a_jj|) (smoothed aggregation's).
+  enum class Strength { classical, seed, symmetric };
+  /// greedy and pmis: C/F splittings; aggregation: aggregates of a distance-two maximal
+  /// independent set (needs interpolation tentative or smoothed).
+  enum class Coarsening { greedy, pmis, aggregation };
   /// seed: 1/n_i over the coarse points of S_i; direct: Stüben's direct interpolation from
   /// them; extended_i: extended+i, from them and the coarse points of S_k for the fine k in S_i
-  /// (P has more entries per row than direct, the coarse operators more nonzeros).
-  enum class Interpolation { seed, direct, extended_i };
+  /// (P has more entries per row than direct, the coarse operators more nonzeros). With
+  /// aggregation coarsening: tentative (P = T, unsmoothed aggregation) or smoothed (P =
+  /// (I - omega D^-1 A) T, smoothed aggregation).
+  enum class Interpolation { seed, direct, extended_i, tentative, smoothed };
   enum class SmootherKind { jacobi, l1_jacobi, chebyshev, gauss_seidel };
   struct Parameters {
     Strength strength = Strength::classical;
@@ -113,7 +133,9 @@ class AmgPreconditioner final : public Multigrid {
     Coarsening coarsening = Coarsening::greedy;
     std::uint64_t random_seed = 1;  ///< PMIS weights
     Interpolation interpolation = Interpolation::direct;
-    int max_elements_per_row = 0;    ///< >= 0, 0: no limit
+    /// Smoothed aggregation's omega = prolongation_smoothing_factor / rho(D^-1 A), in (0, 2).
+    double prolongation_smoothing_factor = 4.0 / 3.0;
+    int max_elements_per_row = 0;    ///< >= 0, 0: no limit (classical interpolation only)
     double truncation_factor = 0.0;  ///< [0, 1)
     SmootherKind smoother = SmootherKind::gauss_seidel;
     double jacobi_omega = 2.0 / 3.0;  ///< damping of the jacobi smoother, (0, 2)
@@ -142,7 +164,8 @@ class AmgPreconditioner final : public Multigrid {
   /// bytes per row against 727 estimated, operator complexity 4.3); with
   /// max_elements_per_row = 4, 474.
   static std::size_t estimate_memory_bytes(index_t rows, std::int64_t nonzeros);
-  /// Throws ConfigError naming the parameter that is out of range.
+  /// Throws ConfigError naming the parameter that is out of range, or `interpolation` when it
+  /// does not fit the coarsening (tentative and smoothed need aggregation, which needs them).
   explicit AmgPreconditioner(Parameters parameters);
   AmgPreconditioner() : AmgPreconditioner(Parameters{}) {}
   /// As AmgPreconditioner(parameters), with `coarse_solver` (set up by setup) solving the
@@ -174,7 +197,8 @@ class AmgPreconditioner final : public Multigrid {
   /// The operator of level l (<= num_levels(); 0 is the A of setup, float64; the others are
   /// stored in hierarchy_precision).
   const CsrMatrix& level_matrix(std::size_t l) const;
-  /// The C/F splitting of level l (< num_levels()), 1 coarse, 0 fine, copied to the host.
+  /// The C/F splitting of level l (< num_levels()), 1 coarse, 0 fine, copied to the host; with
+  /// aggregation coarsening the aggregate of each row.
   std::vector<index_t> splitting(std::size_t l) const;
 
   /// Internal: the arrays of the hierarchy (src/amg/amg_hierarchy.hpp).
