@@ -312,11 +312,17 @@ TEST(ConfigPresets, EveryPresetInTheFolderLoadsAndBuilds) {
     ++count;
 
     // The name states the composition: <solver>[_<variant>]_<preconditioner>, or <solver> alone
-    // for identity (gmres_left_jacobi: left-preconditioned gmres with jacobi).
+    // for identity (gmres_left_jacobi: left-preconditioned gmres with jacobi); `sa` is the amg
+    // preconditioner with smoothed aggregation.
     const std::size_t underscore = name.find('_');
     const std::string solver = name.substr(0, underscore);
-    const std::string preconditioner =
+    std::string preconditioner =
         underscore == std::string::npos ? "identity" : name.substr(name.rfind('_') + 1);
+    if (preconditioner == "sa") {
+      preconditioner = "amg";
+      EXPECT_EQ(setup.resolved["solver"]["preconditioner"]["coarsening"], "aggregation");
+      EXPECT_EQ(setup.resolved["solver"]["preconditioner"]["interpolation"], "smoothed");
+    }
     EXPECT_EQ(setup.solver->name(), solver);
     EXPECT_EQ(setup.preconditioner->name(), preconditioner);
   }
