@@ -13,13 +13,15 @@
 // matrix-matrix multiplication for NVIDIA Pascal GPU", ICPP 2017): the products of row i, sum
 // over a_ik of the length of row k of B, bound its distinct columns. Bin b < kGroupBins holds
 // the rows with at most kBinProducts(b) = 32 * 2^b products (the numeric phase also bounds the
-// length of C's row by it); one thread computes each row of bin 0 with the row's columns (and
-// sums) in its own arrays, and a group of min(32, 4 * 2^b) lanes each row of bin b > 0, with a
-// shared hash table of twice that many slots (symbolic) or a shared copy of the row's columns
-// and sums (numeric). Rows past the last group bin go to the long-row kernels: a block per row with
-// a shared bitmap over column windows (symbolic), a warp per row accumulating in shared memory or,
-// past kNumericShared entries, in c_values itself (numeric). Nothing waits for the host: the bin
-// kernels loop over the bin sizes the device counted.
+// length of C's row by it); a group of min(32, 4 * 2^b) lanes computes each, with a shared hash
+// table of twice that many slots (symbolic) or a shared copy of the row's columns and sums
+// (numeric), except the symbolic phases of bin 0, one thread per row with the row's columns in
+// its own array (measured on the H200: count and fill about twice as fast on 7-point Poisson's
+// A P; a thread per row was slower than the groups in the numeric phase, 0.020 against 0.017 s
+// for the value-only Galerkin products of 7-point 200^3). Rows past the last group bin go to the
+// long-row kernels: a block per row with a shared bitmap over column windows (symbolic), a warp per
+// row accumulating in shared memory or, past kNumericShared entries, in c_values itself (numeric).
+// Nothing waits for the host: the bin kernels loop over the bin sizes the device counted.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -442,8 +444,8 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-/// Most products of a row of bin 0, which one thread computes (symbolic_thread_rows,
-/// numeric_thread_rows): its columns and sums in the thread's own arrays.
+/// Most products of a row of bin 0, whose symbolic phases one thread computes
+/// (symbolic_thread_rows) with the row's columns in its own array.
 constexpr int kThreadProducts = static_cast<int>(bin_products(0));
 
 /// A thread per row of bin 0: the distinct columns kept sorted in a local array, each
@@ -636,48 +638,13 @@ __global__ void __launch_bounds__(kRowWarps* kWarp)
   }
 }
 
-/// A thread per row of bin 0 (at most kThreadProducts products and entries of C's row), in
-/// Gustavson's order: the row's columns and sums in the thread's own arrays.
-__global__ void __launch_bounds__(kBlock)
-    numeric_thread_rows(MatrixView a, MatrixView b, PatternView c, double* c_values,
-                        const index_t* bin_list, const unsigned int* bin_sizes) {
-  const unsigned int count = bin_sizes[0];
-  for (size_type r = blockIdx.x * size_type{kBlock} + threadIdx.x; r < count;
-       r += size_type{gridDim.x} * kBlock) {
-    const index_t i = bin_list[r];  // bin 0 starts the list
-    const index_t c_begin = c.row_ptr[i];
-    const index_t m = c.row_ptr[i + 1] - c_begin;  // <= kThreadProducts (binning)
-    index_t columns[kThreadProducts];
-    double sums[kThreadProducts];
-    for (index_t t = 0; t < m; ++t) {
-      columns[t] = c.col_idx[c_begin + t];
-      sums[t] = 0.0;
-    }
-    for (index_t p = a.pattern.row_ptr[i]; p < a.pattern.row_ptr[i + 1]; ++p) {
-      const index_t k = a.pattern.col_idx[p];
-      const double a_ik = a.values[p];
-      for (index_t q = b.pattern.row_ptr[k]; q < b.pattern.row_ptr[k + 1]; ++q) {
-        const index_t j = b.pattern.col_idx[q];
-        const index_t t = lower_bound(columns, m, j);
-        if (t < m && columns[t] == j) sums[t] += a_ik * b.values[q];
-      }
-    }
-    for (index_t t = 0; t < m; ++t) c_values[c_begin + t] = sums[t];
-  }
-}
-
 template <int kBin>
 void launch_numeric_bin(Context& context, const MatrixView& a, const MatrixView& b,
                         const PatternView& c, double* c_values, const Bins& bins) {
-  if constexpr (kBin == 0) {
-    numeric_thread_rows<<<grid_for(a.pattern.num_rows, kBlock, context), kBlock, 0,
-                          context.stream>>>(a, b, c, c_values, bins.list(), bins.sizes());
-  } else {
-    using Shape = NumericShape<kBin>;
-    numeric_group_rows<kBin>
-        <<<grid_for(a.pattern.num_rows, Shape::groups, context), Shape::lanes * Shape::groups, 0,
-           context.stream>>>(a, b, c, c_values, bins.list(), bins.sizes());
-  }
+  using Shape = NumericShape<kBin>;
+  numeric_group_rows<kBin>
+      <<<grid_for(a.pattern.num_rows, Shape::groups, context), Shape::lanes * Shape::groups, 0,
+         context.stream>>>(a, b, c, c_values, bins.list(), bins.sizes());
   check_launch("sparse_setup::spgemm_numeric");
 }
 
