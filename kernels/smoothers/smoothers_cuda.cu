@@ -72,7 +72,7 @@ void gauss_seidel(const Backend&, const MatrixView&, Span<const double>, Span<co
                   Span<double>, SweepDirection) {
   throw NotSupported(
       "smoothers::gauss_seidel is sequential and has no cuda kernel: on cuda use the parallel "
-      "smoothers jacobi, l1_jacobi or chebyshev");
+      "smoothers jacobi, l1_jacobi, chebyshev or hybrid_gauss_seidel");
 }
 
 void hybrid_diagonal(const Backend& backend, const MatrixView& a, index_t block_rows, bool l1,

@@ -253,7 +253,8 @@ TEST(VCycle, IsASymmetricPositiveOperatorWithEverySmoother) {
   const Vector v = Vector::from_host(backend, test::random_vector(n, 22));
   Vector Mu(backend, n), Mv(backend, n);
   using Kind = AmgPreconditioner::SmootherKind;
-  for (const Kind kind : {Kind::gauss_seidel, Kind::jacobi, Kind::l1_jacobi, Kind::chebyshev}) {
+  for (const Kind kind : {Kind::gauss_seidel, Kind::jacobi, Kind::l1_jacobi, Kind::chebyshev,
+                          Kind::hybrid_gauss_seidel}) {
     for (const CycleType cycle : {CycleType::v, CycleType::w, CycleType::f}) {
       SCOPED_TRACE(std::to_string(int(kind)) + " " + to_string(cycle));
       AmgPreconditioner::Parameters p;
