@@ -22,6 +22,13 @@ void require_values(const MatrixView& a, const char* name) {
   }
 }
 
+void require_block_rows(index_t block_rows, const char* name) {
+  if (block_rows < 1) {
+    throw InvalidInput(std::string("smoothers::") + name + ": block_rows must be >= 1, got " +
+                       std::to_string(block_rows));
+  }
+}
+
 }  // namespace
 
 void l1_row_norms(const Backend& backend, const MatrixView& a, Span<double> d) {
@@ -33,6 +40,25 @@ void gauss_seidel(const Backend& backend, const MatrixView& a, Span<const double
                   Span<const double> b, Span<double> x, SweepDirection direction) {
   require_values(a, "gauss_seidel");
   KRYFLOW_DISPATCH(smoothers, gauss_seidel, backend, a, inverse_diagonal, b, x, direction);
+}
+
+void hybrid_diagonal(const Backend& backend, const MatrixView& a, index_t block_rows, bool l1,
+                     Span<double> d) {
+  require_values(a, "hybrid_diagonal");
+  require_block_rows(block_rows, "hybrid_diagonal");
+  KRYFLOW_DISPATCH(smoothers, hybrid_diagonal, backend, a, block_rows, l1, d);
+}
+
+void hybrid_gauss_seidel(const Backend& backend, const MatrixView& a, index_t block_rows, bool l1,
+                         Span<const double> inverse_diagonal, Span<const double> b, Span<double> x,
+                         Span<double> x_start, SweepDirection direction) {
+  require_values(a, "hybrid_gauss_seidel");
+  require_block_rows(block_rows, "hybrid_gauss_seidel");
+  if (!x.empty() && x_start.data() == x.data()) {
+    throw InvalidInput("smoothers::hybrid_gauss_seidel: x_start must not be x");
+  }
+  KRYFLOW_DISPATCH(smoothers, hybrid_gauss_seidel, backend, a, block_rows, l1, inverse_diagonal, b,
+                   x, x_start, direction);
 }
 
 }  // namespace kryflow::kernels::smoothers

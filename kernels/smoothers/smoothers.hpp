@@ -1,10 +1,22 @@
-// Contract of the smoother kernels that need a matrix's entries: l1 row norms (l1-Jacobi) and
-// sequential Gauss-Seidel sweeps.
+// Contract of the smoother kernels that need a matrix's entries: l1 row norms (l1-Jacobi),
+// sequential Gauss-Seidel sweeps and hybrid Gauss-Seidel sweeps.
 //
 // Same layout as kernels/sparse_setup (reference oracle, cpu, cuda, dispatch). Gauss-Seidel is
 // sequential by definition; the cpu kernel is the same loop, and the cuda one throws
 // NotSupported naming the parallel smoothers (a parallel variant needs a coloring,
 // kernels/coloring).
+//
+// Hybrid Gauss-Seidel (Baker, Falgout, Kolev, Yang, "Multigrid smoothers for ultraparallel
+// computing", SIAM J. Sci. Comput. 33, 2011, sec. 6: hybrid and l1 Gauss-Seidel) cuts the rows
+// into blocks of block_rows consecutive rows: block g holds rows [g block_rows, min((g + 1)
+// block_rows, n)), the same partition on every backend whatever its threads. Inside a block a
+// sweep is Gauss-Seidel in row order (forward) or reverse row order (backward) with the newest
+// x of the block's rows; an entry whose column lies outside the row's block reads x as it was
+// at the start of the sweep (Jacobi across blocks), from x_start, a copy the kernel makes first.
+// Blocks are independent: the cpu kernel sweeps them in parallel, the cuda kernel with one
+// thread per block walking its rows in order (a first kernel: correct, not tuned). Every row is
+// computed in the reference's order, so every backend gives the same bits (fused multiply-add is
+// off: --fmad=false, -ffp-contract=off).
 #pragma once
 
 #include "kernels/sparse_setup/sparse_setup.hpp"
@@ -38,18 +50,38 @@ decltype(auto) with_values(const MatrixView& a, F&& f) {
 
 enum class SweepDirection { forward, backward };
 
-#define KRYFLOW_SMOOTHERS_DECLARATIONS                                                         \
-  /** d_i = sum_j |a_ij| (Baker, Falgout, Kolev, Yang, SIAM J. Sci. Comput. 33, 2011: the l1   \
-      smoother's diagonal on one process) */                                                   \
-  void l1_row_norms(const Backend& backend, const MatrixView& a, Span<double> d);              \
-  /** One Gauss-Seidel sweep over the rows in `direction`: x_i = (b_i - sum_{j != i} a_ij x_j) \
-      inverse_diagonal_i, with the newest x_j (Saad, Iterative Methods, 2nd ed., sec. 4.1) */  \
-  void gauss_seidel(const Backend& backend, const MatrixView& a,                               \
-                    Span<const double> inverse_diagonal, Span<const double> b, Span<double> x, \
-                    SweepDirection direction);
+#define KRYFLOW_SMOOTHERS_DECLARATIONS                                                           \
+  /** d_i = sum_j |a_ij| (Baker, Falgout, Kolev, Yang, SIAM J. Sci. Comput. 33, 2011: the l1     \
+      smoother's diagonal on one process) */                                                     \
+  void l1_row_norms(const Backend& backend, const MatrixView& a, Span<double> d);                \
+  /** One Gauss-Seidel sweep over the rows in `direction`: x_i = (b_i - sum_{j != i} a_ij x_j)   \
+      inverse_diagonal_i, with the newest x_j (Saad, Iterative Methods, 2nd ed., sec. 4.1) */    \
+  void gauss_seidel(const Backend& backend, const MatrixView& a,                                 \
+                    Span<const double> inverse_diagonal, Span<const double> b, Span<double> x,   \
+                    SweepDirection direction);                                                   \
+  /** The hybrid smoother's diagonal d (n entries) for blocks of block_rows rows: without l1     \
+      d_i = a_ii (0 when not stored); with l1 d_i = a_ii + sum of |a_ij| over the columns j      \
+      outside i's block (Baker et al. 2011, sec. 6: convergent for every symmetric positive      \
+      definite A), summed from 0 over the row's entries in stored order, a_ii for j == i,        \
+      |a_ij| for j outside the block, the block's other entries skipped. With block_rows = 1     \
+      and a_ii > 0 it is l1_row_norms bit for bit. */                                            \
+  void hybrid_diagonal(const Backend& backend, const MatrixView& a, index_t block_rows, bool l1, \
+                       Span<double> d);                                                          \
+  /** One hybrid Gauss-Seidel sweep (above) of every block in `direction`. x_start (n entries,   \
+      not x) is overwritten with x first; x~_j is x_j for j in i's block (the newest value)      \
+      and x_start_j outside it. inverse_diagonal = 1 / d of hybrid_diagonal for the same         \
+      block_rows and l1. Row i, in this order. Without l1 (Gauss-Seidel's form: the bits of      \
+      gauss_seidel when block_rows >= n): s = b_i, s = s - a_ij x~_j over j != i in stored       \
+      order, x_i = s inverse_diagonal_i. With l1 (the correction form x <- x + (D + D_l1)^-1     \
+      (b - A x~) of Baker et al., D_l1 the off-block l1 term: the bits of l1-Jacobi's update     \
+      x + D^-1 (b - A x) when block_rows = 1): y = 0, y = y + a_ij x~_j over every entry in      \
+      stored order (x~_i = x_i, not yet updated), x_i = x_i + inverse_diagonal_i (b_i - y). */   \
+  void hybrid_gauss_seidel(const Backend& backend, const MatrixView& a, index_t block_rows,      \
+                           bool l1, Span<const double> inverse_diagonal, Span<const double> b,   \
+                           Span<double> x, Span<double> x_start, SweepDirection direction);
 
 /// Dispatch (gauss_seidel: NotSupported on cuda). Throws InvalidInput when a view with entries
-/// has both or neither of values and values_f32.
+/// has both or neither of values and values_f32, and (hybrid kernels) when block_rows < 1.
 KRYFLOW_SMOOTHERS_DECLARATIONS
 
 namespace reference {

@@ -107,6 +107,8 @@ int smoother_vectors(AmgPreconditioner::SmootherKind kind) {
       return 4;
     case AmgPreconditioner::SmootherKind::gauss_seidel:
       return 2;  // one inverse diagonal each for the forward and the backward smoother
+    case AmgPreconditioner::SmootherKind::hybrid_gauss_seidel:
+      return 4;  // an inverse diagonal and a copy of x each for the forward and the backward one
   }
   return 4;
 }
@@ -151,6 +153,7 @@ AmgPreconditioner::AmgPreconditioner(Parameters parameters,
     throw ConfigError("jacobi_omega", "must be in (0, 2)");
   }
   if (p.chebyshev_degree < 1) throw ConfigError("chebyshev_degree", "must be >= 1");
+  if (p.hybrid_block_rows < 1) throw ConfigError("hybrid_block_rows", "must be >= 1");
   if (p.max_levels < 1) throw ConfigError("max_levels", "must be >= 1");
   if (p.coarse_size < 1) throw ConfigError("coarse_size", "must be >= 1");
 }
@@ -171,6 +174,13 @@ std::unique_ptr<Smoother> AmgPreconditioner::make_smoother(bool post) const {
     case SmootherKind::gauss_seidel:
       return std::make_unique<GaussSeidelSmoother>(post ? GaussSeidelSmoother::Direction::backward
                                                         : GaussSeidelSmoother::Direction::forward);
+    case SmootherKind::hybrid_gauss_seidel: {
+      HybridGaussSeidelSmoother::Parameters hybrid;
+      hybrid.direction = post ? HybridGaussSeidelSmoother::Direction::backward
+                              : HybridGaussSeidelSmoother::Direction::forward;
+      hybrid.block_rows = parameters_.hybrid_block_rows;
+      return std::make_unique<HybridGaussSeidelSmoother>(hybrid);
+    }
   }
   throw ConfigError("smoother", "unknown smoother");
 }
@@ -305,7 +315,8 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
       std::unique_ptr<Smoother> pre = make_smoother(false);
       pre->setup(Al);
       std::unique_ptr<Smoother> post;
-      if (parameters_.smoother == SmootherKind::gauss_seidel) {
+      if (parameters_.smoother == SmootherKind::gauss_seidel ||
+          parameters_.smoother == SmootherKind::hybrid_gauss_seidel) {
         post = make_smoother(true);
         post->setup(Al);
       }
@@ -335,6 +346,11 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
   report_.smoother = make_smoother(false)->name();
   if (parameters_.smoother == SmootherKind::gauss_seidel) {
     report_.smoother = "gauss_seidel (forward before, backward after the coarse correction)";
+  }
+  if (parameters_.smoother == SmootherKind::hybrid_gauss_seidel) {
+    report_.smoother = "hybrid_gauss_seidel (blocks of " +
+                       std::to_string(parameters_.hybrid_block_rows) +
+                       " rows, l1; forward before, backward after the coarse correction)";
   }
   report_.hierarchy_precision = parameters_.hierarchy_precision;
   report_.coarse_solver = coarse->name();

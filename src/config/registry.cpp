@@ -192,15 +192,23 @@ struct AmgParameters final : ComponentParameters {
            "drop interpolation weights below truncation_factor times the row's largest; the "
            "weights are recomputed over the kept points (`direct`: rescaled to the row sums, "
            "Stüben 2001, sec. 7.2.4; `extended_i`: the dropped couplings join the diagonal)");
-    v.choice("smoother", smoother, {"gauss_seidel", "jacobi", "l1_jacobi", "chebyshev"},
+    v.choice("smoother", smoother,
+             {"gauss_seidel", "jacobi", "l1_jacobi", "chebyshev", "hybrid_gauss_seidel"},
              "`gauss_seidel`: forward before and backward after the coarse correction "
              "(sequential, host backends); `jacobi`: damped by jacobi_omega; `l1_jacobi`: "
              "D = sum_j |a_ij|; `chebyshev`: degree chebyshev_degree on D^-1 A (A definite, "
-             "diagonal of its sign); all but `gauss_seidel` run on every backend");
+             "diagonal of its sign); `hybrid_gauss_seidel`: Gauss-Seidel inside blocks of "
+             "hybrid_block_rows rows and Jacobi across them, diagonal a_ii + sum of |a_ij| over "
+             "the columns outside the row's block (l1 Gauss-Seidel, Baker, Falgout, Kolev, Yang "
+             "2011), forward before and backward after the coarse correction; all but "
+             "`gauss_seidel` run on every backend");
     v.real("jacobi_omega", values.jacobi_omega, {0.0, false, 2.0, false},
            "damping of the jacobi smoother");
     v.integer("chebyshev_degree", values.chebyshev_degree, Range::at_least(1),
               "degree of the chebyshev smoother (products with A per smoothing step)");
+    v.integer("hybrid_block_rows", values.hybrid_block_rows, Range::at_least(1),
+              "rows per block of the hybrid_gauss_seidel smoother (the blocks are swept in "
+              "parallel; the same bits on every backend)");
     v.integer("pre_sweeps", values.cycle.pre_sweeps, Range::at_least(0),
               "smoothing steps before the coarse-grid correction");
     v.integer("post_sweeps", values.cycle.post_sweeps, Range::at_least(0),
@@ -232,10 +240,11 @@ struct AmgParameters final : ComponentParameters {
                       : interpolation == "tentative"  ? A::Interpolation::tentative
                       : interpolation == "smoothed"   ? A::Interpolation::smoothed
                                                       : A::Interpolation::direct;
-    p.smoother = smoother == "jacobi"      ? A::SmootherKind::jacobi
-                 : smoother == "l1_jacobi" ? A::SmootherKind::l1_jacobi
-                 : smoother == "chebyshev" ? A::SmootherKind::chebyshev
-                                           : A::SmootherKind::gauss_seidel;
+    p.smoother = smoother == "jacobi"                ? A::SmootherKind::jacobi
+                 : smoother == "l1_jacobi"           ? A::SmootherKind::l1_jacobi
+                 : smoother == "chebyshev"           ? A::SmootherKind::chebyshev
+                 : smoother == "hybrid_gauss_seidel" ? A::SmootherKind::hybrid_gauss_seidel
+                                                     : A::SmootherKind::gauss_seidel;
     p.cycle.cycle = parse_cycle_type(cycle);
     p.random_seed = static_cast<std::uint64_t>(random_seed);
     p.hierarchy_precision = precision_from_string(hierarchy_precision);
@@ -348,8 +357,9 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
           "assembled matrix (CSR) with a nonzero diagonal. The setup runs on A's backend; "
           "`greedy` coarsening and `gauss_seidel` are sequential and have no cuda kernel (the "
           "`*_amg` presets use `pmis` with `chebyshev` or `l1_jacobi`, which run on every "
-          "backend). The coarsest level is solved by the `dense` explicit inverse on the "
-          "backend. `kryflow solve` prints the hierarchy and its memory.",
+          "backend, as does `hybrid_gauss_seidel`). The coarsest level is solved by the `dense` "
+          "explicit inverse on the backend. `kryflow solve` prints the hierarchy and its "
+          "memory.",
           [](const AmgParameters& p) { return std::make_unique<AmgPreconditioner>(p.build()); }),
       entry<PreconditionerEntry, NoParameters>(
           "dense",

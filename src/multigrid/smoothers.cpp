@@ -1,4 +1,4 @@
-// Damped Jacobi, l1-Jacobi, Chebyshev and Gauss-Seidel smoothers.
+// Damped Jacobi, l1-Jacobi, Chebyshev, Gauss-Seidel and hybrid Gauss-Seidel smoothers.
 #include "kryflow/multigrid/smoothers.hpp"
 
 #include <cmath>
@@ -243,6 +243,53 @@ std::string GaussSeidelSmoother::name() const {
       break;
   }
   return "gauss_seidel (symmetric)";
+}
+
+// ---------------------------------------------------------------------------------------------
+
+HybridGaussSeidelSmoother::HybridGaussSeidelSmoother(Parameters parameters)
+    : parameters_(parameters) {
+  if (parameters_.block_rows < 1) throw ConfigError("hybrid_block_rows", "must be >= 1");
+}
+
+void HybridGaussSeidelSmoother::setup(const LinearOperator& A) {
+  const std::string who = "hybrid Gauss-Seidel smoother";
+  const CsrMatrix& csr = detail::require_square_csr(A, who);
+  Vector d(A.backend(), static_cast<std::size_t>(A.num_rows()));
+  kernels::smoothers::hybrid_diagonal(A.backend(), detail::smoother_view(csr),
+                                      parameters_.block_rows, parameters_.l1, d.span());
+  inverse_diagonal_ = checked_inverse(
+      d, who, parameters_.l1 ? "l1 diagonal (a_ii + off-block l1 norm)" : "diagonal entry");
+  x_start_ = Vector(A.backend(), inverse_diagonal_.size());
+  A_ = &csr;
+}
+
+void HybridGaussSeidelSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const {
+  check_vectors(A_, b, x, "HybridGaussSeidelSmoother::smooth");
+  if (x_is_zero) fill(x, 0.0);
+  const auto sweep = [&](kernels::smoothers::SweepDirection direction) {
+    kernels::smoothers::hybrid_gauss_seidel(
+        A_->backend(), detail::smoother_view(*A_), parameters_.block_rows, parameters_.l1,
+        inverse_diagonal_.span(), b.span(), x.span(), x_start_.span(), direction);
+  };
+  if (parameters_.direction != Direction::backward) {
+    sweep(kernels::smoothers::SweepDirection::forward);
+  }
+  if (parameters_.direction != Direction::forward) {
+    sweep(kernels::smoothers::SweepDirection::backward);
+  }
+}
+
+bool HybridGaussSeidelSmoother::supports_recording() const {
+  return A_ != nullptr && A_->supports_recording();
+}
+
+std::string HybridGaussSeidelSmoother::name() const {
+  const char* direction = parameters_.direction == Direction::forward    ? "forward"
+                          : parameters_.direction == Direction::backward ? "backward"
+                                                                         : "symmetric";
+  return std::string("hybrid_gauss_seidel (") + direction + ", blocks of " +
+         std::to_string(parameters_.block_rows) + " rows" + (parameters_.l1 ? ", l1)" : ")");
 }
 
 }  // namespace kryflow

@@ -27,6 +27,7 @@
 #include "kryflow/core/error.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
+#include "kryflow/multigrid/smoothers.hpp"
 #include "test_support.hpp"
 
 namespace kryflow {
@@ -1076,6 +1077,204 @@ TEST(SmootherKernels, GaussSeidelMatchesReferenceOnTheHostAndIsRefusedOnCuda) {
     return;
   }
   EXPECT_EQ(run(backend), run(Backend::reference()));
+}
+
+/// A random nonsymmetric matrix on the pattern of random_sparse (mixed signs, never zero, empty
+/// and long rows) with a positive diagonal (0.6 + u) * sum_{j != i} |a_ij| + 0.5, u uniform in
+/// [0, 1): some rows diagonally dominant, others not.
+CooMatrix random_nonsymmetric(index_t n, std::uint64_t seed) {
+  const CooMatrix pattern = test::random_sparse(n, n, 9, true, seed);
+  std::mt19937_64 rng(seed + 7);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> off(static_cast<std::size_t>(n), 0.0);
+  CooMatrix coo;
+  coo.num_rows = coo.num_cols = n;
+  for (std::size_t k = 0; k < pattern.num_entries(); ++k) {
+    if (pattern.row_idx[k] == pattern.col_idx[k]) continue;
+    coo.push_back(pattern.row_idx[k], pattern.col_idx[k], pattern.values[k]);
+    off[pattern.row_idx[k]] += std::abs(pattern.values[k]);
+  }
+  for (index_t i = 0; i < n; ++i) coo.push_back(i, i, (0.6 + unit(rng)) * off[i] + 0.5);
+  return coo;
+}
+
+/// 3D Poisson's pattern (n^3 rows) with random values of both signs off the diagonal and a
+/// positive diagonal as random_nonsymmetric: enough stored entries (n = 40: 440,000) for the cpu
+/// kernels to open parallel regions.
+CooMatrix random_on_poisson_pattern(index_t n, std::uint64_t seed) {
+  CooMatrix coo = poisson3d(n);
+  const std::vector<double> random = test::random_vector(coo.num_entries(), seed);
+  std::vector<double> off(static_cast<std::size_t>(coo.num_rows), 0.0);
+  for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+    if (coo.row_idx[k] == coo.col_idx[k]) continue;
+    coo.values[k] = random[k];
+    off[coo.row_idx[k]] += std::abs(random[k]);
+  }
+  for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+    if (coo.row_idx[k] == coo.col_idx[k]) {
+      coo.values[k] = (0.6 + 0.5 * (1.0 + random[k])) * off[coo.row_idx[k]] + 0.5;
+    }
+  }
+  return coo;
+}
+
+/// The hybrid diagonal and x after three sweeps (forward, backward, forward) of hybrid Gauss-Seidel
+/// from x0 on `backend`, the values stored in double or (float32) rounded to float; the inverse
+/// diagonal is 1 / d of this backend's hybrid_diagonal, inverted on the host.
+struct HybridResult {
+  std::vector<double> d, x;
+};
+
+HybridResult hybrid_sweeps(const Backend& backend, const HostCsr& a, index_t block_rows, bool l1,
+                           bool float32, const std::vector<double>& b,
+                           const std::vector<double>& x0) {
+  namespace ks = kernels::smoothers;
+  const OnBackend A(backend, a);
+  std::vector<float> rounded(a.values.begin(), a.values.end());
+  const Array<float> values_f32 = Array<float>::from_host(backend, rounded);
+  const ks::MatrixView view = float32
+                                  ? ks::MatrixView(A.pattern(), nullptr, values_f32.span().data())
+                                  : ks::MatrixView(A.matrix());
+  const auto n = static_cast<std::size_t>(a.rows);
+  Array<double> d(backend, n);
+  ks::hybrid_diagonal(backend, view, block_rows, l1, d.span());
+  HybridResult out;
+  out.d = d.to_host();
+  std::vector<double> inverse(n);
+  for (std::size_t i = 0; i < n; ++i) inverse[i] = 1.0 / out.d[i];
+  const Array<double> inverse_diagonal = Array<double>::from_host(backend, inverse);
+  const Array<double> bb = Array<double>::from_host(backend, b);
+  Array<double> x = Array<double>::from_host(backend, x0);
+  Array<double> x_start(backend, n);
+  for (const auto direction :
+       {ks::SweepDirection::forward, ks::SweepDirection::backward, ks::SweepDirection::forward}) {
+    ks::hybrid_gauss_seidel(backend, view, block_rows, l1, inverse_diagonal.span(), bb.span(),
+                            x.span(), x_start.span(), direction);
+  }
+  out.x = x.to_host();
+  return out;
+}
+
+TEST(SmootherKernels, HybridGaussSeidelMatchesReferenceBitForBit) {
+  // Symmetric positive definite and nonsymmetric random matrices (2203 rows: a row of more than
+  // 1024 entries), and a random matrix on 3D Poisson's 40^3 pattern (parallel regions on the
+  // cpu backend); blocks of 1, 7 and 32 rows and one block of all rows, with and without l1,
+  // values in double and in float. The partition depends only on n and block_rows: the bits
+  // must be the reference's.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  struct Case {
+    const char* name;
+    HostCsr a;
+  };
+  const Case cases[] = {
+      {"spd 157", host_csr(random_spd(157, seed))},
+      {"spd 2203", host_csr(random_spd(2203, seed + 1))},
+      {"nonsymmetric 2203", host_csr(random_nonsymmetric(2203, seed + 2))},
+      {"poisson pattern 40^3", host_csr(random_on_poisson_pattern(40, seed + 3))}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const auto n = static_cast<std::size_t>(c.a.rows);
+    const std::vector<double> b = test::random_vector(n, seed + 4);
+    const std::vector<double> x0 = test::random_vector(n, seed + 5);
+    for (const index_t block_rows : {index_t{1}, index_t{7}, index_t{32}, c.a.rows}) {
+      for (const bool l1 : {false, true}) {
+        for (const bool float32 : {false, true}) {
+          SCOPED_TRACE("block_rows " + std::to_string(block_rows) + (l1 ? ", l1" : "") +
+                       (float32 ? ", float" : ", double"));
+          const HybridResult got = hybrid_sweeps(backend, c.a, block_rows, l1, float32, b, x0);
+          const HybridResult expected =
+              hybrid_sweeps(Backend::reference(), c.a, block_rows, l1, float32, b, x0);
+          EXPECT_EQ(got.d, expected.d);
+          EXPECT_EQ(got.x, expected.x);
+          for (const double v : expected.x) ASSERT_TRUE(std::isfinite(v));
+        }
+      }
+    }
+  }
+}
+
+TEST(SmootherKernels, HybridGaussSeidelIsGaussSeidelInOneBlockAndL1JacobiInBlocksOfOneRow) {
+  // The reference kernel against the two existing oracles it generalizes, bit for bit: one block
+  // of all rows (block_rows = n or more) without l1 is the sequential gauss_seidel sweep, with
+  // the diagonal a_ii; blocks of one row with l1 are l1-Jacobi, the diagonal l1_row_norms (the
+  // diagonal is positive) and the update L1JacobiSmoother's x + D^-1 (b - A x).
+  namespace ks = kernels::smoothers;
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend reference = Backend::reference();
+  for (const bool symmetric : {true, false}) {
+    SCOPED_TRACE(symmetric ? "symmetric positive definite" : "nonsymmetric");
+    const CooMatrix coo = symmetric ? random_spd(157, seed) : random_nonsymmetric(157, seed);
+    const HostCsr a = host_csr(coo);
+    const OnBackend A(reference, a);
+    const auto n = static_cast<std::size_t>(a.rows);
+    const std::vector<double> b = test::random_vector(n, seed + 1);
+    const std::vector<double> x0 = test::random_vector(n, seed + 2);
+    const Array<double> bb = Array<double>::from_host(reference, b);
+    Array<double> d(reference, n), x_start(reference, n);
+
+    for (const index_t block_rows : {a.rows, a.rows + 10, std::numeric_limits<index_t>::max()}) {
+      SCOPED_TRACE("block_rows " + std::to_string(block_rows));
+      ks::hybrid_diagonal(reference, A.matrix(), block_rows, false, d.span());
+      const std::vector<double> diagonal = d.to_host();
+      std::vector<double> inverse(n);
+      for (index_t i = 0; i < a.rows; ++i) {
+        ASSERT_EQ(diagonal[i], a.at(i, i));
+        inverse[i] = 1.0 / a.at(i, i);
+      }
+      const Array<double> inverse_diagonal = Array<double>::from_host(reference, inverse);
+      Array<double> hybrid = Array<double>::from_host(reference, x0);
+      Array<double> sequential = Array<double>::from_host(reference, x0);
+      for (const auto direction : {ks::SweepDirection::forward, ks::SweepDirection::backward}) {
+        ks::hybrid_gauss_seidel(reference, A.matrix(), block_rows, false, inverse_diagonal.span(),
+                                bb.span(), hybrid.span(), x_start.span(), direction);
+        ks::gauss_seidel(reference, A.matrix(), inverse_diagonal.span(), bb.span(),
+                         sequential.span(), direction);
+        EXPECT_EQ(hybrid.to_host(), sequential.to_host());
+      }
+    }
+
+    // Blocks of one row, l1: the diagonal of l1-Jacobi and its update, sweep after sweep.
+    ks::hybrid_diagonal(reference, A.matrix(), 1, true, d.span());
+    Array<double> norms(reference, n);
+    ks::l1_row_norms(reference, A.matrix(), norms.span());
+    EXPECT_EQ(d.to_host(), norms.to_host());
+    const CsrMatrix matrix = CsrMatrix::from_coo(reference, coo);
+    L1JacobiSmoother l1_jacobi;
+    l1_jacobi.setup(matrix);
+    const std::vector<double> l1 = norms.to_host();
+    std::vector<double> inverse(n);
+    for (std::size_t i = 0; i < n; ++i) inverse[i] = 1.0 / l1[i];
+    const Array<double> inverse_l1 = Array<double>::from_host(reference, inverse);
+    Array<double> hybrid = Array<double>::from_host(reference, x0);
+    Vector jacobi = Vector::from_host(reference, x0);
+    const Vector bv = Vector::from_host(reference, b);
+    for (const auto direction :
+         {ks::SweepDirection::forward, ks::SweepDirection::backward, ks::SweepDirection::forward}) {
+      ks::hybrid_gauss_seidel(reference, A.matrix(), 1, true, inverse_l1.span(), bb.span(),
+                              hybrid.span(), x_start.span(), direction);
+      l1_jacobi.smooth(bv, jacobi, false);
+      EXPECT_EQ(hybrid.to_host(), jacobi.to_host());
+    }
+  }
+}
+
+TEST(SmootherKernels, HybridGaussSeidelRejectsBadBlockSizesAndAnAliasedCopy) {
+  namespace ks = kernels::smoothers;
+  const Backend backend = test::backend_under_test();
+  const HostCsr a = host_csr(random_spd(20, 5));
+  const OnBackend A(backend, a);
+  Array<double> d(backend, 20), x(backend, 20), x_start(backend, 20);
+  const Array<double> b(backend, 20);
+  EXPECT_THROW(ks::hybrid_diagonal(backend, A.matrix(), 0, true, d.span()), InvalidInput);
+  EXPECT_THROW(ks::hybrid_gauss_seidel(backend, A.matrix(), -3, true, d.span(), b.span(), x.span(),
+                                       x_start.span(), ks::SweepDirection::forward),
+               InvalidInput);
+  EXPECT_THROW(ks::hybrid_gauss_seidel(backend, A.matrix(), 4, true, d.span(), b.span(), x.span(),
+                                       x.span(), ks::SweepDirection::forward),
+               InvalidInput);
 }
 
 TEST(AmgKernels, LongRowsMatchReferenceBitForBit) {

@@ -181,6 +181,8 @@ TEST(FloatLevelMatrix, EverySmootherGivesTheBitsOfTheRoundedDoubleMatrix) {
     expect_same_smoothing(backend, pair, [] { return std::make_unique<JacobiSmoother>(0.7); });
     expect_same_smoothing(backend, pair, [] { return std::make_unique<L1JacobiSmoother>(); });
     expect_same_smoothing(backend, pair, [] { return std::make_unique<ChebyshevSmoother>(); });
+    expect_same_smoothing(backend, pair,
+                          [] { return std::make_unique<HybridGaussSeidelSmoother>(); });
     if (backend.kind() != BackendKind::cuda) {
       expect_same_smoothing(backend, pair, [] {
         return std::make_unique<GaussSeidelSmoother>(GaussSeidelSmoother::Direction::symmetric);

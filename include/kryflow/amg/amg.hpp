@@ -95,8 +95,9 @@ struct HierarchyReport {
 /// new arrays and the coarse solver's status. The greedy coarsening and the Gauss-Seidel
 /// smoother (the defaults: the Parallel Toolbox's method) are sequential by definition: on
 /// cuda the greedy coarsening runs as one device thread (correct, slow: about a second per
-/// million rows) and Gauss-Seidel has no kernel; on a GPU use PMIS with chebyshev, l1_jacobi or
-/// jacobi (the pcg_amg preset). A cycle runs entirely on the backend:
+/// million rows) and Gauss-Seidel has no kernel; on a GPU use PMIS with chebyshev, l1_jacobi,
+/// jacobi (the pcg_amg preset) or hybrid_gauss_seidel (Gauss-Seidel inside blocks of rows,
+/// Jacobi across them, with the l1 diagonal). A cycle runs entirely on the backend:
 /// the coarsest level is solved by DenseDirectSolver's explicit inverse, one dense
 /// matrix-vector product, with no host synchronization.
 ///
@@ -125,7 +126,9 @@ class AmgPreconditioner final : public Multigrid {
   /// aggregation coarsening: tentative (P = T, unsmoothed aggregation) or smoothed (P =
   /// (I - omega D^-1 A) T, smoothed aggregation).
   enum class Interpolation { seed, direct, extended_i, tentative, smoothed };
-  enum class SmootherKind { jacobi, l1_jacobi, chebyshev, gauss_seidel };
+  /// gauss_seidel and hybrid_gauss_seidel: forward before and backward after the coarse
+  /// correction (HybridGaussSeidelSmoother with hybrid_block_rows and the l1 diagonal).
+  enum class SmootherKind { jacobi, l1_jacobi, chebyshev, gauss_seidel, hybrid_gauss_seidel };
   struct Parameters {
     Strength strength = Strength::classical;
     double strength_threshold = 0.25;  ///< theta (classical) or eps (seed), >= 0
@@ -140,6 +143,7 @@ class AmgPreconditioner final : public Multigrid {
     SmootherKind smoother = SmootherKind::gauss_seidel;
     double jacobi_omega = 2.0 / 3.0;  ///< damping of the jacobi smoother, (0, 2)
     int chebyshev_degree = 2;         ///< >= 1
+    int hybrid_block_rows = 32;       ///< rows per block of hybrid_gauss_seidel, >= 1
     int max_levels = 25;              ///< >= 1 (1: the coarse solver alone)
     int coarse_size = 200;            ///< stop coarsening at this many rows or fewer, >= 1
     Multigrid::Parameters cycle;      ///< cycle shape and sweeps
