@@ -363,40 +363,6 @@ TEST(HybridAmg, EveryBlockSizeConvergesAndTheVCycleStaysSymmetric) {
   EXPECT_LE(iterations.back(), iterations.front());
 }
 
-TEST(HybridAmg, RecordedCyclesGiveTheBitsOfLaunchedCycles) {
-  // The smoother's sweeps are a copy and a kernel on the backend: the cycle supports recording,
-  // and replayed windows (a CUDA graph on cuda, a re-run on the host backends) give the
-  // iterations and bits of launched ones.
-  const Backend backend = test::backend_under_test();
-  const CooMatrix coo = poisson3d(20);
-  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
-  const std::vector<double> b = consistent_rhs(coo, 7);
-  const Vector bv = Vector::from_host(backend, b);
-  std::vector<double> x_of[2];
-  int iterations_of[2] = {0, 0};
-  const GraphMode modes[2] = {GraphMode::never, GraphMode::always};
-  for (int m = 0; m < 2; ++m) {
-    SCOPED_TRACE(to_string(modes[m]));
-    AmgPreconditioner M(pmis_hybrid_gauss_seidel());
-    M.setup(A);
-    ASSERT_TRUE(M.supports_recording());
-    Cg solver(pcg_criteria());
-    IterationOptions options;
-    options.graphs = modes[m];
-    options.check_every = 4;
-    solver.set_options(options);
-    EXPECT_EQ(solver.use_graphs(A, M), modes[m] == GraphMode::always);
-    Vector x = Vector::constant(backend, b.size(), 0.0);
-    const SolveReport report = solver.solve(A, M, bv, x);
-    EXPECT_EQ(report.status, SolveStatus::converged) << report.reason;
-    x_of[m] = x.to_host();
-    iterations_of[m] = report.iterations;
-    EXPECT_LE(test::true_relative_residual(coo, x_of[m], b), 1e-7);
-  }
-  EXPECT_EQ(iterations_of[1], iterations_of[0]);
-  for (std::size_t i = 0; i < x_of[0].size(); ++i) ASSERT_EQ(x_of[1][i], x_of[0][i]) << i;
-}
-
 TEST(HybridAmg, MemoryCountsFourVectorsPerLevelAndTheConfigurationChoosesIt) {
   // The forward and the backward smoother each keep an inverse diagonal and a copy of x: four
   // n-vectors per level, as Chebyshev's four; l1-Jacobi keeps two. The same hierarchy (PMIS
@@ -816,38 +782,44 @@ TEST(Presets, PcgBicgstabAndFgmresWithAmgConverge) {
 TEST(Presets, RecordedCyclesGiveTheBitsOfLaunchedCycles) {
   // The pcg_amg hierarchy (PMIS, Chebyshev, dense coarse solve) is a fixed sequence of kernels:
   // it supports recording, the automatic mode records it, and replayed windows (a CUDA graph
-  // on cuda, a re-run on the host backends) give the iterations and bits of launched ones.
+  // on cuda, a re-run on the host backends) give the iterations and bits of launched ones. The
+  // same with the hybrid Gauss-Seidel smoother (a copy and a kernel per sweep).
   const Backend backend = test::backend_under_test();
   const CooMatrix coo = poisson3d(20);
   const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
   const std::vector<double> b = consistent_rhs(coo, 7);
   const Vector bv = Vector::from_host(backend, b);
-  std::vector<double> x_of[3];
-  int iterations_of[3] = {0, 0, 0};
-  const GraphMode modes[3] = {GraphMode::never, GraphMode::always, GraphMode::automatic};
-  for (int m = 0; m < 3; ++m) {
-    SCOPED_TRACE(to_string(modes[m]));
-    config::SolverSetup setup = config::build_solver(config::load_preset("pcg_amg"));
-    IterationOptions options = setup.solver->options();
-    options.graphs = modes[m];
-    options.check_every = 4;
-    setup.solver->set_options(options);
-    setup.preconditioner->setup(A);
-    EXPECT_TRUE(setup.preconditioner->supports_recording());
-    EXPECT_TRUE(setup.preconditioner->prefers_recording());
-    EXPECT_EQ(setup.solver->use_graphs(A, *setup.preconditioner), modes[m] != GraphMode::never);
-    Vector x = Vector::constant(backend, b.size(), 0.0);
-    const SolveReport report = setup.solver->solve(A, *setup.preconditioner, bv, x);
-    EXPECT_EQ(report.status, SolveStatus::converged) << report.reason;
-    x_of[m] = x.to_host();
-    iterations_of[m] = report.iterations;
-    EXPECT_LE(test::true_relative_residual(coo, x_of[m], b), 1e-7);
-  }
-  EXPECT_EQ(iterations_of[1], iterations_of[0]);
-  EXPECT_EQ(iterations_of[2], iterations_of[0]);
-  for (std::size_t i = 0; i < x_of[0].size(); ++i) {
-    ASSERT_EQ(x_of[1][i], x_of[0][i]) << "entry " << i;
-    ASSERT_EQ(x_of[2][i], x_of[0][i]) << "entry " << i;
+  for (const char* smoother : {"chebyshev", "hybrid_gauss_seidel"}) {
+    SCOPED_TRACE(smoother);
+    std::vector<double> x_of[3];
+    int iterations_of[3] = {0, 0, 0};
+    const GraphMode modes[3] = {GraphMode::never, GraphMode::always, GraphMode::automatic};
+    for (int m = 0; m < 3; ++m) {
+      SCOPED_TRACE(to_string(modes[m]));
+      nlohmann::json json = config::load_preset("pcg_amg");
+      json["solver"]["preconditioner"]["smoother"] = smoother;
+      config::SolverSetup setup = config::build_solver(json);
+      IterationOptions options = setup.solver->options();
+      options.graphs = modes[m];
+      options.check_every = 4;
+      setup.solver->set_options(options);
+      setup.preconditioner->setup(A);
+      EXPECT_TRUE(setup.preconditioner->supports_recording());
+      EXPECT_TRUE(setup.preconditioner->prefers_recording());
+      EXPECT_EQ(setup.solver->use_graphs(A, *setup.preconditioner), modes[m] != GraphMode::never);
+      Vector x = Vector::constant(backend, b.size(), 0.0);
+      const SolveReport report = setup.solver->solve(A, *setup.preconditioner, bv, x);
+      EXPECT_EQ(report.status, SolveStatus::converged) << report.reason;
+      x_of[m] = x.to_host();
+      iterations_of[m] = report.iterations;
+      EXPECT_LE(test::true_relative_residual(coo, x_of[m], b), 1e-7);
+    }
+    EXPECT_EQ(iterations_of[1], iterations_of[0]);
+    EXPECT_EQ(iterations_of[2], iterations_of[0]);
+    for (std::size_t i = 0; i < x_of[0].size(); ++i) {
+      ASSERT_EQ(x_of[1][i], x_of[0][i]) << "entry " << i;
+      ASSERT_EQ(x_of[2][i], x_of[0][i]) << "entry " << i;
+    }
   }
 }
 
