@@ -159,20 +159,19 @@ void mis2_roots(const Backend& backend, const PatternView& s, const PatternView&
   const size_type n = s.num_rows;
   const size_type work = entries(s) + entries(st);
   std::vector<std::uint64_t> state(static_cast<std::size_t>(n), kMis2Undecided);
-  std::vector<std::uint64_t> keys(static_cast<std::size_t>(n)), first(keys.size());
+  std::vector<std::uint64_t> first(state.size());
+  const auto key = [&](index_t j) { return mis2_key(state[j], seed, j); };
+  const auto first_key = [&](index_t j) { return first[j]; };
   for (bool undecided = n > 0; undecided;) {
-    parallel::for_each(backend, n, n, [&](size_type i) {
-      keys[i] = mis2_key(state[i], seed, static_cast<index_t>(i));
-    });
     parallel::for_each(backend, work, n, [&](size_type i) {
-      first[i] = rows::largest_neighbour_key(s, st, static_cast<index_t>(i), keys[i], keys.data());
+      first[i] = rows::largest_neighbour_key(s, st, static_cast<index_t>(i), key);
     });
     // A row writes only its own state, read by no other row in this pass.
     parallel::for_each(backend, work, n, [&](size_type i) {
       if (state[i] != kMis2Undecided) return;
-      const std::uint64_t largest =
-          rows::largest_neighbour_key(s, st, static_cast<index_t>(i), first[i], first.data());
-      if (largest == keys[i]) {
+      const auto row = static_cast<index_t>(i);
+      const std::uint64_t largest = rows::largest_neighbour_key(s, st, row, first_key);
+      if (largest == key(row)) {
         state[i] = kMis2In;
       } else if ((largest >> 62) == kMis2In) {
         state[i] = kMis2Out;

@@ -311,18 +311,8 @@ __global__ void mis2_init(index_t n, std::uint64_t* state) {
 __global__ void mis2_first(PatternView s, PatternView st, std::uint64_t seed,
                            const std::uint64_t* state, std::uint64_t* first) {
   KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
-    std::uint64_t largest = mis2_key(state[i], seed, i);
-    for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
-      const index_t j = s.col_idx[q];
-      const std::uint64_t key = mis2_key(state[j], seed, j);
-      largest = key > largest ? key : largest;
-    }
-    for (index_t q = st.row_ptr[i]; q < st.row_ptr[i + 1]; ++q) {
-      const index_t j = st.col_idx[q];
-      const std::uint64_t key = mis2_key(state[j], seed, j);
-      largest = key > largest ? key : largest;
-    }
-    first[i] = largest;
+    first[i] = rows::largest_neighbour_key(s, st, i,
+                                           [&](index_t j) { return mis2_key(state[j], seed, j); });
   }
 }
 
@@ -337,7 +327,8 @@ __global__ void mis2_second(PatternView s, PatternView st, std::uint64_t seed,
   unsigned int left = 0;
   KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
     if (state[i] == kMis2Undecided) {
-      const std::uint64_t largest = rows::largest_neighbour_key(s, st, i, first[i], first);
+      const std::uint64_t largest =
+          rows::largest_neighbour_key(s, st, i, [&](index_t j) { return first[j]; });
       if (largest == mis2_key(kMis2Undecided, seed, i)) {
         state[i] = kMis2In;
       } else if ((largest >> 62) == kMis2In) {
@@ -365,7 +356,7 @@ __global__ void aggregates_first(index_t n, const index_t* roots, const index_t*
 }
 
 /// A pass of mis2_aggregates: rows without an aggregate in `from` take their largest assigned
-/// neighbour's; counts the rows still without one.
+/// neighbour's; counts the rows still without one into `left` unless it is null.
 __global__ void aggregates_pass(PatternView s, PatternView st, std::uint64_t seed,
                                 const index_t* from, index_t* to, unsigned long long* left) {
   using BlockReduce = cub::BlockReduce<unsigned int, kBlock>;
@@ -377,6 +368,7 @@ __global__ void aggregates_pass(PatternView s, PatternView st, std::uint64_t see
     to[i] = aggregate;
     missing += aggregate < 0 ? 1 : 0;
   }
+  if (left == nullptr) return;  // uniform over the block: no thread reaches the reduction
   missing = BlockReduce(storage).Sum(missing);
   if (threadIdx.x == 0 && missing > 0) {
     atomicAdd(left, static_cast<unsigned long long>(missing));
@@ -414,6 +406,25 @@ __global__ void jacobi_smoothing_kernel(MatrixView a, double omega, double* valu
   }
 }
 
+/// Runs `round(left)` (the kernels of one round; `left` a device counter of the rows still
+/// undecided, cleared before the round) until a round leaves none: one wait per round. A
+/// round decides at least one row, so at most n + 1 rounds; past them, BackendError.
+template <class Round>
+void until_none_left(Context& context, index_t n, const char* name, Round round) {
+  DeviceScratch left(context, sizeof(unsigned long long));
+  for (index_t r = 0; r <= n; ++r) {
+    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(left.as<unsigned long long>(), 0, sizeof(unsigned long long),
+                                       context.stream));
+    round(left.as<unsigned long long>());
+    long long undecided = 0;
+    read_integers(context, reinterpret_cast<const long long*>(left.as<unsigned long long>()), 1,
+                  &undecided);
+    if (undecided == 0) return;
+  }
+  throw BackendError(std::string(name) + ": rows left undecided after " + std::to_string(n + 1) +
+                     " rounds");
+}
+
 }  // namespace
 
 void strength_count(const Backend& backend, const MatrixView& a, const StrengthParameters& p,
@@ -449,27 +460,17 @@ void pmis_splitting(const Backend& backend, const PatternView& s, const PatternV
   const unsigned int blocks = blocks_for(n, kBlock);
   DeviceScratch w(context, sizeof(double) * static_cast<std::size_t>(n));
   DeviceScratch selected(context, static_cast<std::size_t>(n));
-  DeviceScratch undecided(context, sizeof(unsigned long long));
   pmis_init<<<blocks, kBlock, 0, context.stream>>>(st, seed, w.as<double>(), cf.data());
   check_launch("amg::pmis_splitting (weights)");
-  // Each round makes the undecided row of largest weight coarse, so at most n rounds; in
-  // practice a few (one wait each, to test whether rows are left).
-  for (index_t round = 0; round <= n; ++round) {
+  // Each round makes the undecided row of largest weight coarse; in practice a few rounds.
+  until_none_left(context, n, "amg::pmis_splitting", [&](unsigned long long* undecided) {
     pmis_select<<<blocks, kBlock, 0, context.stream>>>(s, st, cf.data(), w.as<double>(),
                                                        selected.as<unsigned char>());
     check_launch("amg::pmis_splitting (select)");
-    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(undecided.as<unsigned long long>(), 0,
-                                       sizeof(unsigned long long), context.stream));
     pmis_update<<<blocks, kBlock, 0, context.stream>>>(s, selected.as<unsigned char>(), cf.data(),
-                                                       undecided.as<unsigned long long>());
+                                                       undecided);
     check_launch("amg::pmis_splitting (update)");
-    long long left = 0;
-    read_integers(context, reinterpret_cast<const long long*>(undecided.as<unsigned long long>()),
-                  1, &left);
-    if (left == 0) return;
-  }
-  throw BackendError("amg::pmis_splitting: rows left undecided after " + std::to_string(n + 1) +
-                     " rounds");
+  });
 }
 
 void coarse_points(const Backend& backend, Span<const index_t> cf, Span<const index_t> coarse_index,
@@ -527,33 +528,20 @@ void mis2_roots(const Backend& backend, const PatternView& s, const PatternView&
   const unsigned int blocks = blocks_for(n, kBlock);
   DeviceScratch state(context, sizeof(std::uint64_t) * static_cast<std::size_t>(n));
   DeviceScratch first(context, sizeof(std::uint64_t) * static_cast<std::size_t>(n));
-  DeviceScratch undecided(context, sizeof(unsigned long long));
   mis2_init<<<blocks, kBlock, 0, context.stream>>>(n, state.as<std::uint64_t>());
   check_launch("amg::mis2_roots (init)");
-  // The undecided row of largest key joins the set in every round: at most n rounds, in
-  // practice a few (one wait each).
-  for (index_t round = 0; round <= n; ++round) {
+  // The undecided row of largest key joins the set in every round; in practice a few rounds.
+  until_none_left(context, n, "amg::mis2_roots", [&](unsigned long long* undecided) {
     mis2_first<<<blocks, kBlock, 0, context.stream>>>(s, st, seed, state.as<std::uint64_t>(),
                                                       first.as<std::uint64_t>());
     check_launch("amg::mis2_roots (first propagation)");
-    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(undecided.as<unsigned long long>(), 0,
-                                       sizeof(unsigned long long), context.stream));
     mis2_second<<<blocks, kBlock, 0, context.stream>>>(s, st, seed, first.as<std::uint64_t>(),
-                                                       state.as<std::uint64_t>(),
-                                                       undecided.as<unsigned long long>());
+                                                       state.as<std::uint64_t>(), undecided);
     check_launch("amg::mis2_roots (second propagation)");
-    long long left = 0;
-    read_integers(context, reinterpret_cast<const long long*>(undecided.as<unsigned long long>()),
-                  1, &left);
-    if (left == 0) {
-      mis2_roots_kernel<<<blocks, kBlock, 0, context.stream>>>(n, state.as<std::uint64_t>(),
-                                                               roots.data());
-      check_launch("amg::mis2_roots (roots)");
-      return;
-    }
-  }
-  throw BackendError("amg::mis2_roots: rows left undecided after " + std::to_string(n + 1) +
-                     " rounds");
+  });
+  mis2_roots_kernel<<<blocks, kBlock, 0, context.stream>>>(n, state.as<std::uint64_t>(),
+                                                           roots.data());
+  check_launch("amg::mis2_roots (roots)");
 }
 
 index_t mis2_aggregates(const Backend& backend, const PatternView& s, const PatternView& st,
@@ -566,14 +554,11 @@ index_t mis2_aggregates(const Backend& backend, const PatternView& s, const Patt
   DeviceScratch first(context, sizeof(index_t) * static_cast<std::size_t>(n));
   DeviceScratch adjacent(context, sizeof(index_t) * static_cast<std::size_t>(n));
   DeviceScratch left(context, sizeof(unsigned long long));
-  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(left.as<unsigned long long>(), 0, sizeof(unsigned long long),
-                                     context.stream));
   aggregates_first<<<blocks, kBlock, 0, context.stream>>>(n, roots.data(), root_index.data(),
                                                           first.as<index_t>());
   check_launch("amg::mis2_aggregates (roots)");
-  // The first pass's count is not needed: it goes to the same counter, cleared after it.
-  aggregates_pass<<<blocks, kBlock, 0, context.stream>>>(
-      s, st, seed, first.as<index_t>(), adjacent.as<index_t>(), left.as<unsigned long long>());
+  aggregates_pass<<<blocks, kBlock, 0, context.stream>>>(s, st, seed, first.as<index_t>(),
+                                                         adjacent.as<index_t>(), nullptr);
   check_launch("amg::mis2_aggregates (first pass)");
   KRYFLOW_CUDA_CHECK(cudaMemsetAsync(left.as<unsigned long long>(), 0, sizeof(unsigned long long),
                                      context.stream));

@@ -128,16 +128,15 @@ void mis2_roots(const Backend&, const PatternView& s, const PatternView& st, std
                 Span<index_t> roots) {
   const index_t n = s.num_rows;
   std::vector<std::uint64_t> state(static_cast<std::size_t>(n), kMis2Undecided);
-  std::vector<std::uint64_t> keys(static_cast<std::size_t>(n)), first(keys.size());
+  std::vector<std::uint64_t> first(state.size());
+  const auto key = [&](index_t j) { return mis2_key(state[j], seed, j); };
+  const auto first_key = [&](index_t j) { return first[j]; };
   for (index_t undecided = n; undecided > 0;) {
-    for (index_t i = 0; i < n; ++i) keys[i] = mis2_key(state[i], seed, i);
-    for (index_t i = 0; i < n; ++i) {
-      first[i] = rows::largest_neighbour_key(s, st, i, keys[i], keys.data());
-    }
+    for (index_t i = 0; i < n; ++i) first[i] = rows::largest_neighbour_key(s, st, i, key);
     for (index_t i = 0; i < n; ++i) {
       if (state[i] != kMis2Undecided) continue;
-      const std::uint64_t largest = rows::largest_neighbour_key(s, st, i, first[i], first.data());
-      if (largest == keys[i]) {
+      const std::uint64_t largest = rows::largest_neighbour_key(s, st, i, first_key);
+      if (largest == key(i)) {
         state[i] = kMis2In;
         --undecided;
       } else if ((largest >> 62) == kMis2In) {

@@ -469,19 +469,22 @@ struct InterpolationRow {
   }
 };
 
-/// The largest of `own` and keys[j] over the neighbours j of i in G = S + S^T (mis2_roots).
-KRYFLOW_HOST_DEVICE inline std::uint64_t largest_neighbour_key(const PatternView& s,
-                                                               const PatternView& st, index_t i,
-                                                               std::uint64_t own,
-                                                               const std::uint64_t* keys) {
-  std::uint64_t largest = own;
+/// The largest of key(i) and key(j) over the neighbours j of i in G = S + S^T (mis2_roots:
+/// key(j) is mis2_key of j's state, or the first propagation's result for the second).
+#ifdef __CUDACC__
+#pragma nv_exec_check_disable
+#endif
+template <class Key>
+KRYFLOW_HOST_DEVICE std::uint64_t largest_neighbour_key(const PatternView& s, const PatternView& st,
+                                                        index_t i, Key key) {
+  std::uint64_t largest = key(i);
   for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
-    const std::uint64_t key = keys[s.col_idx[q]];
-    largest = key > largest ? key : largest;
+    const std::uint64_t k = key(s.col_idx[q]);
+    largest = k > largest ? k : largest;
   }
   for (index_t q = st.row_ptr[i]; q < st.row_ptr[i + 1]; ++q) {
-    const std::uint64_t key = keys[st.col_idx[q]];
-    largest = key > largest ? key : largest;
+    const std::uint64_t k = key(st.col_idx[q]);
+    largest = k > largest ? k : largest;
   }
   return largest;
 }

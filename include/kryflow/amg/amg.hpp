@@ -92,7 +92,9 @@ struct HierarchyReport {
 /// definite for use in PCG (then the V-cycle with symmetric smoothing is SPD). A is not copied:
 /// it must outlive the preconditioner's use. Setup runs where A lives: every step is a kernel of
 /// A's backend (reference, cpu or cuda; docs/decisions/006), the host reads only the sizes of
-/// new arrays and the coarse solver's status. The greedy coarsening and the Gauss-Seidel
+/// new arrays, whether a splitting round left rows undecided, the scalars of the estimates
+/// (Chebyshev's lambda_max, smoothed aggregation's Gershgorin bound) and the coarse solver's
+/// status. The greedy coarsening and the Gauss-Seidel
 /// smoother (the defaults: the Parallel Toolbox's method) are sequential by definition: on
 /// cuda the greedy coarsening runs as one device thread (correct, slow: about a second per
 /// million rows) and Gauss-Seidel has no kernel; on a GPU use PMIS with chebyshev, l1_jacobi,
