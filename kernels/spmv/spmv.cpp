@@ -104,8 +104,8 @@ PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_
   KRYFLOW_DISPATCH(spmv, build_partition, backend, row_ptr, tile);
 }
 
-int default_tile(double mean_row_length) {
-  return kRowBlockRows * mean_row_length <= 1024 ? 1024 : 2048;
+int default_tile(double mean_row_length, std::int64_t nnz) {
+  return nnz <= kSmallProductEntries || kRowBlockRows * mean_row_length <= 1024 ? 1024 : 2048;
 }
 
 namespace {

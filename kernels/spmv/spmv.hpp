@@ -34,8 +34,13 @@
 //    wherever z_k is needed; the row's own s_i and z_i are stored; s·s, y·y and y·s as x·y
 //    below, with the terms s_i s_i, y_i y_i and y_i s_i;
 //  - x·y of csr_spmv_dot: row block g sums t_j = x_i y_i (i = first row of g + j, j <
-//    kRowBlockRows; t_j = 0 for j past the block's rows) by block_sum into p_g; then lane l adds
-//    p_l, p_{l+256}, ... in order from 0 and block_sum gives x·y (the order of grid_sum).
+//    kRowBlockRows; t_j = 0 for j past the block's rows) by block_sum into p_g. With at most
+//    kLatencyBoundRowBlocks row blocks, lane l adds p_l, p_{l+256}, ... in order from 0 and
+//    block_sum gives x·y (the order of grid_sum). With more, group h = block_sum of
+//    p_{256 h + j} (j < 256, zero past the last row block), then lane l adds the group sums l,
+//    l + 256, ... in order and block_sum gives x·y (emulation::grouped_sum): on cuda one block
+//    per group, so the sum of tens of thousands of row blocks is two short steps (a one-block
+//    ordered sum of 31,250 row blocks at 3D Poisson 200^3 took 8 us more per product).
 #pragma once
 
 #include <cstdint>
@@ -56,6 +61,16 @@ inline constexpr int kLongRowChunk = 4096;
 /// it the direction fused into the product costs more than its own pass: the product becomes
 /// bound by the three gathers per entry (0.64 of the copy bandwidth at 200^3 against 0.81).
 inline constexpr index_t kLatencyBoundRowBlocks = 1024;
+/// Groups of row-block sums added by one block each when a fused x·y has more than
+/// kLatencyBoundRowBlocks row blocks (file comment), and the partial sums a matrix keeps per
+/// fused dot: one per row block, then one per group.
+inline constexpr index_t finish_groups(index_t row_blocks) {
+  return row_blocks <= kLatencyBoundRowBlocks ? 0
+                                              : (row_blocks + kRowBlockRows - 1) / kRowBlockRows;
+}
+inline constexpr index_t partial_sum_slots(index_t row_blocks) {
+  return row_blocks + finish_groups(row_blocks);
+}
 /// The tiles (most stored entries of a row block) the kernels are compiled for.
 inline constexpr int kTiles[] = {1024, 2048, 4096};
 
@@ -84,7 +99,7 @@ struct CsrView {
   // Scratch of the cuda kernels (one call at a time per matrix): sums per row block and per
   // chunk, and completion counters (counters[0] for x·y, counters[1 + s] for long row s) that
   // are 0 between calls. The cpu kernels use the partial sums only.
-  double* block_partials = nullptr;  // kMaxFusedDots * num_row_blocks
+  double* block_partials = nullptr;  // kMaxFusedDots * partial_sum_slots(num_row_blocks)
   double* chunk_partials = nullptr;  // num_chunks
   unsigned int* counters = nullptr;  // 1 + num_long_rows
 };
@@ -199,11 +214,21 @@ KRYFLOW_SPMV_PARTITION_DECLARATIONS
 }
 #undef KRYFLOW_SPMV_PARTITION_DECLARATIONS
 
-/// The default tile for a mean row length: 1024 when kRowBlockRows rows of mean length fit in
-/// it, 2048 otherwise. Not 4096: its 32 KiB of staged products leave room for 6 instead of 8
+/// Stored entries up to which default_tile picks 1024 whatever the mean row length: at most
+/// about kLatencyBoundRowBlocks / 2 row blocks, so the product stays bound by latency, where
+/// one load batch per thread (tile 1024) instead of two shortens its chain of dependent memory
+/// accesses. Measured on the H200 (bench_krylov, check_every 10, graphs): PCG-Jacobi on
+/// openfoam_p_23325 9.0 instead of 10.3 us per iteration, BiCGStab-Jacobi on ex19_cavity_33
+/// 17.6 instead of 20.3 and on 2dcyl1 18.0 instead of 19.8; at 3D Poisson 200^3 (bound by
+/// bandwidth) tile 1024 made the product 16% slower.
+inline constexpr std::int64_t kSmallProductEntries = std::int64_t{512} * 1024;
+
+/// The default tile for a matrix of nnz stored entries with mean row length mean_row_length:
+/// 1024 when nnz <= kSmallProductEntries or when kRowBlockRows rows of mean length fit in it,
+/// 2048 otherwise. Not 4096: its 32 KiB of staged products leave room for 6 instead of 8
 /// resident blocks per sm_90 SM, and on matrices of a few tens of MB its larger blocks leave
 /// a longer tail (bench_spmv --tiles measures all three).
-int default_tile(double mean_row_length);
+int default_tile(double mean_row_length, std::int64_t nnz);
 
 #define KRYFLOW_SPMV_DECLARATIONS                                                                 \
   /** y = A x */                                                                                  \

@@ -142,8 +142,11 @@ void spmv_dots(const Backend& backend, const CsrView& a, const Value* values, co
       block_sums[k * blocks + static_cast<std::size_t>(g)] = emulation::block_sum(terms[k].data());
     }
   });
+  const bool grouped = finish_groups(a.num_row_blocks) > 0;  // the cuda finish (spmv.hpp)
   for (int k = 0; k < dots.count; ++k) {
-    result[k] = emulation::ordered_sum(block_sums.data() + k * blocks, a.num_row_blocks);
+    const double* sums = block_sums.data() + k * blocks;
+    result[k] = grouped ? emulation::grouped_sum(sums, a.num_row_blocks)
+                        : emulation::ordered_sum(sums, a.num_row_blocks);
   }
 }
 

@@ -8,8 +8,9 @@
 // emulation for ordinary rows. Rows longer than the tile are computed first by a second kernel,
 // one block per chunk of kLongRowChunk entries, whose last block to finish adds the chunk sums
 // with a fixed tree; the row block of a long row then only reads its result. The fused x·y adds
-// one block_sum per row block and, in the last block to finish, the block sums in the order of
-// grid_sum (kernels/backend/reduction.cuh), in per-matrix buffers (CsrView scratch).
+// one block_sum per row block and, with few row blocks, in the last block to finish, the block
+// sums in the order of grid_sum (kernels/backend/reduction.cuh); with many, a second kernel adds
+// them in groups (spmv.hpp); all in per-matrix buffers (CsrView scratch).
 // Multiplications and additions use the _rn intrinsics, so no fused multiply-add can change the
 // rounding whatever the compiler flags. Every kernel is one template on the stored value type:
 // float values are loaded as float (half the bytes) and converted to double, exactly, before
@@ -263,19 +264,34 @@ __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
   (void)result;
 }
 
-/// The dots of csr_spmv_dot(s): each row block's sums added in the order of grid_sum's second
-/// stage (ordered_sum), one block.
+/// The dots of csr_spmv_dot(s) over more than kLatencyBoundRowBlocks row blocks (spmv.hpp):
+/// block h adds the sums of row blocks 256 h ... 256 h + 255 by block_sum into group sum h; the
+/// last block to finish adds the group sums in the order of ordered_sum. One block per group
+/// instead of one block for all: at 3D Poisson 200^3 (31,250 row blocks) the product with p·q
+/// took 231.5 instead of 240 us on the H200 (bench/results/h200_krylov/NOTES.md).
+template <int kDots>
 __global__ void __launch_bounds__(kBlock)
-    dot_finish_kernel(const double* partials, size_type count, int dots, double* result) {
-  // One block, resident already: letting the next kernel's blocks in before the wait cannot
-  // take the place of an earlier kernel's block (every block of the product has started), and
-  // they wait for this block's sums themselves; so the next kernel loads its matrix while the
-  // product ends (docs/decisions/005: 3 us of a 242 us product at 200^3 on the H200).
+    dot_finish_kernel(const double* partials, size_type count, double* group_sums,
+                      unsigned int* counter, double* result) {
+  // Resident as soon as the product's last blocks run: letting the next kernel's blocks in
+  // before the wait cannot take the place of an earlier kernel's block (every block of the
+  // product has started), and they wait for these sums themselves; so the next kernel loads
+  // its matrix while the product ends (docs/decisions/005).
   kernels::cuda::allow_dependents();
   kernels::cuda::wait_for_prerequisites();
-  for (int k = 0; k < dots; ++k) {
-    const double total = ordered_sum<32>(partials + k * count, count);
-    if (threadIdx.x == 0) result[k] = total;
+  const size_type groups = gridDim.x;
+  const size_type i = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x;
+  double sums[kDots];
+#pragma unroll
+  for (int k = 0; k < kDots; ++k) sums[k] = i < count ? __ldcg(partials + k * count + i) : 0.0;
+  block_sum<kBlock, kDots>(sums);
+  if (publish_partials(sums, group_sums, groups, blockIdx.x, counter,
+                       static_cast<unsigned int>(groups))) {
+    for (int k = 0; k < kDots; ++k) {
+      const double total = ordered_sum(group_sums + k * groups, groups);
+      if (threadIdx.x == 0) result[k] = total;
+    }
+    if (threadIdx.x == 0) *counter = 0u;
   }
 }
 
@@ -359,8 +375,11 @@ void launch_row_blocks(Context& context, const CsrView& a, const Value* values, 
   launch_dependent(context, row_block_kernel<kTile, kMode, Value, Input, false, kDots>, blocks,
                    kBlock, "spmv: row blocks", a, values, x, b, y, dots, result);
   if constexpr (kMode == Mode::product_dot) {
-    launch_dependent(context, dot_finish_kernel, 1, kBlock, "spmv: dot finish", a.block_partials,
-                     static_cast<size_type>(a.num_row_blocks), kDots, result);
+    const index_t groups = finish_groups(a.num_row_blocks);  // > 0 here
+    launch_dependent(context, dot_finish_kernel<kDots>, static_cast<unsigned int>(groups), kBlock,
+                     "spmv: dot finish", a.block_partials, static_cast<size_type>(a.num_row_blocks),
+                     a.block_partials + kMaxFusedDots * static_cast<size_type>(a.num_row_blocks),
+                     a.counters, result);
   }
 }
 

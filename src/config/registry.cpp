@@ -59,9 +59,10 @@ void declare_iteration_options(ParameterVisitor& v, IterationOptions& o, std::st
   v.choice("cuda_graphs", graphs, {"automatic", "always", "never"},
            "record a window of iterations once as a CUDA graph and replay it: `always`, or "
            "`never` (launch every kernel); `automatic` replays when the preconditioner is a "
-           "multigrid cycle (many small kernels) and otherwise launches every kernel, measured "
-           "as fast or faster since the kernels are dependent launches; operators that do not "
-           "support recording are always called anew");
+           "multigrid cycle (many small kernels) or when check_every > 1 and the matrix is "
+           "small enough for its product to be bound by latency, and otherwise launches every "
+           "kernel, measured as fast or faster since the kernels are dependent launches; "
+           "operators that do not support recording are always called anew");
 }
 
 /// pcg and bicgstab: stopping criteria and a preconditioner.

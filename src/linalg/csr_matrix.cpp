@@ -99,7 +99,10 @@ kernels::spmv::RowPointerFacts CsrMatrix::build_partition(int tile) {
   long_rows_ = std::move(p.long_rows);
   long_row_chunks_ = std::move(p.long_row_chunks);
   chunk_long_row_ = std::move(p.chunk_long_row);
-  block_partials_ = Array<double>(target, kernels::spmv::kMaxFusedDots * (row_blocks_.size() - 1));
+  const auto row_blocks = static_cast<index_t>(row_blocks_.size() - 1);
+  block_partials_ = Array<double>(
+      target, kernels::spmv::kMaxFusedDots *
+                  static_cast<std::size_t>(kernels::spmv::partial_sum_slots(row_blocks)));
   chunk_partials_ = Array<double>(target, chunk_long_row_.size());
   counters_ =
       Array<unsigned int>::from_host(target, std::vector<unsigned int>(long_rows_.size() + 1, 0u));
@@ -150,7 +153,8 @@ CsrMatrix CsrMatrix::from_host(const Backend& backend, index_t num_rows, index_t
   } else {
     A.values_ = Array<double>::from_host(backend, values);
   }
-  A.build_partition(kernels::spmv::default_tile(stats.mean));
+  A.build_partition(
+      kernels::spmv::default_tile(stats.mean, static_cast<std::int64_t>(values.size())));
   return A;
 }
 
@@ -179,7 +183,7 @@ CsrMatrix CsrMatrix::from_arrays(index_t num_rows, index_t num_cols, Array<index
               empty_entries ? Array<index_t>(backend, 0) : std::move(col_idx), stats);
   A.values_ = empty_entries ? Array<double>(backend, 0) : std::move(values);
   const kernels::spmv::RowPointerFacts facts =
-      A.build_partition(kernels::spmv::default_tile(stats.mean));
+      A.build_partition(kernels::spmv::default_tile(stats.mean, static_cast<std::int64_t>(nnz)));
   if (facts.first != 0 || facts.last != static_cast<std::int64_t>(nnz)) {
     throw InvalidInput("CSR row_ptr must run from 0 to nnz");
   }

@@ -81,9 +81,14 @@ bool KrylovSolver::use_graphs(const LinearOperator& A, const Preconditioner& M) 
     case GraphMode::always:
       return true;
     case GraphMode::automatic:
-      // Measured on the H200: for Krylov iterations with matrices and Jacobi, plain dependent
-      // launches are as fast or faster; a multigrid cycle's many small launches are not.
-      return A.prefers_recording() || M.prefers_recording();
+      // Measured on the H200: a multigrid cycle's many small launches replay faster; so do
+      // windows of several iterations of a product bound by latency (PCG-Jacobi on
+      // openfoam_p_23325 9.0 against 9.9-10.4 us per iteration with check_every 10,
+      // BiCGStab-Jacobi on 2dcyl1 17.7-18.4 against 21.9-22.5 us). With one iteration per
+      // window, or a product bound by bandwidth, plain dependent launches are as fast or
+      // faster (bench/results/h200_krylov/NOTES.md).
+      return A.prefers_recording() || M.prefers_recording() ||
+             (options_.check_every > 1 && (A.fuses_combination() || A.fuses_shifted_product()));
   }
   return false;
 }

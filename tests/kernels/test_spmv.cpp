@@ -209,7 +209,8 @@ double model_row(const CsrMatrix& A, index_t i, const std::vector<double>& x, in
 }
 
 /// x·y as the cuda csr_spmv_dot adds it: greedy row blocks (at most 256 rows and `tile`
-/// entries; a longer row alone), block sums of x_i y_i, then a grid sum of the blocks.
+/// entries; a longer row alone), block sums of x_i y_i, then a grid sum of the blocks (of
+/// groups of 256 blocks beyond 1024 blocks).
 double model_dot(const CsrMatrix& A, const std::vector<double>& x, const std::vector<double>& y,
                  int tile) {
   std::vector<double> block_sums;
@@ -232,7 +233,16 @@ double model_dot(const CsrMatrix& A, const std::vector<double>& x, const std::ve
     for (index_t r = first; r < i; ++r) terms[r - first] = x[r] * y[r];
     block_sums.push_back(model_block_sum(terms));
   }
-  return model_grid_sum(block_sums);
+  if (block_sums.size() <= 1024) return model_grid_sum(block_sums);
+  // More than spmv::kLatencyBoundRowBlocks row blocks: block sums of groups of 256 row blocks
+  // first, then the grid sum of the groups.
+  std::vector<double> group_sums;
+  for (std::size_t g = 0; g < block_sums.size(); g += 256) {
+    std::array<double, 256> lanes{};
+    for (std::size_t j = 0; j < 256 && g + j < block_sums.size(); ++j) lanes[j] = block_sums[g + j];
+    group_sums.push_back(model_block_sum(lanes));
+  }
+  return model_grid_sum(group_sums);
 }
 
 // ---- Tests ----
@@ -542,9 +552,17 @@ TEST(SpmvPartition, RejectsATileTheKernelsAreNotCompiledFor) {
 }
 
 TEST(SpmvPartition, DefaultTileIsTheSmallerTileThatHoldsAFullBlockOfMeanLengthRows) {
-  EXPECT_EQ(spmv::default_tile(3.0), 1024);   // 768 entries per 256 rows
-  EXPECT_EQ(spmv::default_tile(6.97), 2048);  // 3D Poisson, 7-point: 1784
-  EXPECT_EQ(spmv::default_tile(20.0), 2048);  // 5120: 2048 all the same
+  constexpr std::int64_t kLarge = spmv::kSmallProductEntries + 1;
+  EXPECT_EQ(spmv::default_tile(3.0, kLarge), 1024);   // 768 entries per 256 rows
+  EXPECT_EQ(spmv::default_tile(6.97, kLarge), 2048);  // 3D Poisson, 7-point: 1784
+  EXPECT_EQ(spmv::default_tile(20.0, kLarge), 2048);  // 5120: 2048 all the same
+}
+
+TEST(SpmvPartition, DefaultTileOfAProductBoundByLatencyIs1024) {
+  EXPECT_EQ(spmv::default_tile(6.97, spmv::kSmallProductEntries), 1024);
+  EXPECT_EQ(spmv::default_tile(20.0, 160'000), 1024);  // about openfoam_p_23325's entries
+  // At most about kLatencyBoundRowBlocks / 2 row blocks of 1024 entries: still bound by latency.
+  EXPECT_LE(spmv::kSmallProductEntries / 1024, spmv::kLatencyBoundRowBlocks / 2);
 }
 
 // ---- Float-stored values ----

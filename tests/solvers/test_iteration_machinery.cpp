@@ -252,6 +252,28 @@ TEST(Graphs, RecordedAndLaunchedIterationsGiveIdenticalBits) {
   }
 }
 
+TEST(Graphs, AutomaticRecordsWindowsOfSeveralIterationsOfALatencyBoundProductOnly) {
+  const Backend backend = test::backend_under_test();
+  const CsrMatrix small = CsrMatrix::from_coo(backend, poisson3d(12));
+  JacobiPreconditioner M;
+  M.setup(small);
+  ASSERT_TRUE(small.fuses_combination());
+  for (int window : {1, 10}) {
+    IterationOptions options;
+    options.check_every = window;
+    auto solver = make(Method::cg, tolerance(1e-8), options);
+    EXPECT_EQ(solver->use_graphs(small, M), window > 1) << "window " << window;
+  }
+  // A product bound by bandwidth (more than kLatencyBoundRowBlocks row blocks) launches.
+  const CsrMatrix large = CsrMatrix::from_coo(backend, poisson3d(70));
+  ASSERT_FALSE(large.fuses_combination());
+  JacobiPreconditioner M_large;
+  M_large.setup(large);
+  IterationOptions options;
+  options.check_every = 10;
+  EXPECT_FALSE(make(Method::cg, tolerance(1e-8), options)->use_graphs(large, M_large));
+}
+
 TEST(Workspace, ASolverReusedForManySolvesGivesTheSameAnswerEachTime) {
   const Backend backend = test::backend_under_test();
   const CooMatrix coo = poisson3d(10);

@@ -20,8 +20,10 @@ using IterationMonitor = std::function<void(int iteration, double residual_norm,
 /// on cuda, kernels/backend/graph.hpp) instead of launching every kernel every time.
 enum class GraphMode {
   automatic,  ///< replay where it was measured faster: when A or M prefers recording
-              ///< (LinearOperator::prefers_recording: a multigrid cycle); otherwise launch
-              ///< every kernel, as dependent launches are as fast (docs/decisions/005)
+              ///< (LinearOperator::prefers_recording: a multigrid cycle), or when windows
+              ///< hold several iterations (check_every > 1) of a product bound by latency
+              ///< (LinearOperator::fuses_combination or fuses_shifted_product); otherwise
+              ///< launch every kernel, as dependent launches are as fast (docs/decisions/005)
   always,     ///< replay whenever A and M support recording
   never,      ///< launch every kernel
 };
@@ -88,7 +90,7 @@ class KrylovSolver {
   void set_options(IterationOptions options);
   const IterationOptions& options() const noexcept { return options_; }
   /// Whether solve records a window of iterations of A and M once and replays it:
-  /// options().graphs (automatic: when A or M prefers recording), and never when A or M does not
+  /// options().graphs (automatic: see GraphMode::automatic), and never when A or M does not
   /// support recording (LinearOperator::supports_recording, prefers_recording).
   bool use_graphs(const LinearOperator& A, const Preconditioner& M) const;
 
