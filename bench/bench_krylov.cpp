@@ -26,6 +26,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/blas/blas.hpp"
@@ -159,10 +160,9 @@ int main(int argc, char** argv) {
     std::printf("\n3D Poisson (7-point), b = 1, %d iterations, median of %d solves\n",
                 poisson_iterations, repeats);
     std::printf(
-        "| n | method and format | launches | ms/iteration | floor ms (this method) | ratio | "
-        "ratio to "
-        "pcg ideal floor | waits/iteration | AmgX PCG ms/it (200^3) |\n|---|---|---|---|---|---|"
-        "---|---|---|\n");
+        "| n | method and format | launches | check_every | ms/iteration | floor ms (this method) "
+        "| ratio | ratio to pcg ideal floor | waits/iteration | AmgX PCG ms/it (200^3) "
+        "|\n|---|---|---|---|---|---|---|---|---|---|\n");
     bool first_record = true;
     for (int n : has(parts, "poisson") ? sizes : std::vector<int>{}) {
       const CsrMatrix csr = CsrMatrix::from_coo(backend, poisson3d(n));
@@ -182,15 +182,17 @@ int main(int argc, char** argv) {
         criteria.stagnation_window = 0;
         criteria.max_iterations = poisson_iterations;
         for (const std::string method : {"pcg", "pipecg"}) {
-          for (GraphMode graphs : {GraphMode::never, GraphMode::always}) {
-            auto solver = make(method, criteria, graphs, 1);
+          for (const auto& [graphs, check_every] :
+               {std::pair{GraphMode::never, 1}, std::pair{GraphMode::always, 1},
+                std::pair{GraphMode::never, 10}, std::pair{GraphMode::always, 10}}) {
+            auto solver = make(method, criteria, graphs, check_every);
             const Timing t = time_solves(backend, A, M, b, *solver, repeats);
             const double own_sweeps =
                 method == "pcg" ? (A.fuses_combination() ? 12.0 : 13.0) : 22.0;
             const double own_floor = floor_seconds(own_sweeps);
             const double ideal = floor_seconds(10.0);
-            std::printf("| %d | %s %s | %s | %.4f | %.4f | %.3f | %.3f | %.2f | %s |\n", n,
-                        method.c_str(), format.c_str(), graph_name(graphs),
+            std::printf("| %d | %s %s | %s | %d | %.4f | %.4f | %.3f | %.3f | %.2f | %s |\n", n,
+                        method.c_str(), format.c_str(), graph_name(graphs), check_every,
                         1e3 * t.seconds_per_iteration, 1e3 * own_floor,
                         t.seconds_per_iteration / own_floor, t.seconds_per_iteration / ideal,
                         t.waits_per_iteration, n == 200 ? "0.655" : "");
@@ -198,7 +200,8 @@ int main(int argc, char** argv) {
                     ", \"rows\": " + std::to_string(A.num_rows()) +
                     ", \"nnz\": " + std::to_string(csr.nnz()) + ", \"format\": \"" + format +
                     "\", \"method\": \"" + method + "\", \"launches\": \"" + graph_name(graphs) +
-                    "\", \"seconds_per_iteration\": " + json_number(t.seconds_per_iteration) +
+                    "\", \"check_every\": " + std::to_string(check_every) +
+                    ", \"seconds_per_iteration\": " + json_number(t.seconds_per_iteration) +
                     ", \"floor_seconds\": " + json_number(own_floor) +
                     ", \"floor_sweeps\": " + json_number(own_sweeps) +
                     ", \"pcg_two_pass_floor_seconds\": " + json_number(floor_seconds(12.0)) +
