@@ -61,12 +61,13 @@ inline constexpr int kLongRowChunk = 4096;
 /// it the direction fused into the product costs more than its own pass: the product becomes
 /// bound by the three gathers per entry (0.64 of the copy bandwidth at 200^3 against 0.81).
 inline constexpr index_t kLatencyBoundRowBlocks = 1024;
-/// Groups of row-block sums added by one block each when a fused x·y has more than
-/// kLatencyBoundRowBlocks row blocks (file comment), and the partial sums a matrix keeps per
-/// fused dot: one per row block, then one per group.
+/// Groups of row-block sums added by one block of kRowBlockThreads threads each (a sum per
+/// thread) when a fused x·y has more than kLatencyBoundRowBlocks row blocks (file comment), and
+/// the partial sums a matrix keeps per fused dot: one per row block, then one per group.
 inline constexpr index_t finish_groups(index_t row_blocks) {
-  return row_blocks <= kLatencyBoundRowBlocks ? 0
-                                              : (row_blocks + kRowBlockRows - 1) / kRowBlockRows;
+  return row_blocks <= kLatencyBoundRowBlocks
+             ? 0
+             : (row_blocks + kRowBlockThreads - 1) / kRowBlockThreads;
 }
 inline constexpr index_t partial_sum_slots(index_t row_blocks) {
   return row_blocks + finish_groups(row_blocks);
