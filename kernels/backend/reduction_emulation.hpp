@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
 
 #include "kernels/backend/reduction_order.hpp"
 
@@ -35,23 +34,6 @@ inline double ordered_sum(const double* v, long long n) {
     lanes[q % kReductionThreads] = lanes[q % kReductionThreads] + v[q];
   }
   return block_sum(lanes);
-}
-
-/// Thread 0's result of a two-stage grid sum over n partial sums v in groups of
-/// kReductionThreads: group h is block_sum over v[h * kReductionThreads + j] (j <
-/// kReductionThreads, zero past n); then ordered_sum over the group sums. The order of the cuda
-/// kernels that add many row blocks' sums with one block per group (spmv_cuda.cu).
-inline double grouped_sum(const double* v, long long n) {
-  const long long groups = (n + kReductionThreads - 1) / kReductionThreads;
-  std::vector<double> sums(static_cast<std::size_t>(groups));
-  for (long long h = 0; h < groups; ++h) {
-    double lanes[kReductionThreads] = {};
-    for (long long j = 0; j < kReductionThreads && h * kReductionThreads + j < n; ++j) {
-      lanes[j] = v[h * kReductionThreads + j];
-    }
-    sums[static_cast<std::size_t>(h)] = block_sum(lanes);
-  }
-  return ordered_sum(sums.data(), groups);
 }
 
 }  // namespace kryflow::kernels::emulation

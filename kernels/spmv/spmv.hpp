@@ -33,14 +33,17 @@
 //    denominator) (ShiftedStep), s_k = u_k + c * w_k and z_k = d_k * s_k computed in that order
 //    wherever z_k is needed; the row's own s_i and z_i are stored; s·s, y·y and y·s as x·y
 //    below, with the terms s_i s_i, y_i y_i and y_i s_i;
-//  - x·y of csr_spmv_dot: row block g sums t_j = x_i y_i (i = first row of g + j, j <
-//    kRowBlockRows; t_j = 0 for j past the block's rows) by block_sum into p_g. With at most
-//    kLatencyBoundRowBlocks row blocks, lane l adds p_l, p_{l+256}, ... in order from 0 and
-//    block_sum gives x·y (the order of grid_sum). With more, group h = block_sum of
-//    p_{256 h + j} (j < 256, zero past the last row block), then lane l adds the group sums l,
-//    l + 256, ... in order and block_sum gives x·y (emulation::grouped_sum): on cuda one block
-//    per group, so the sum of tens of thousands of row blocks is two short steps (a one-block
-//    ordered sum of 31,250 row blocks at 3D Poisson 200^3 took 8 us more per product).
+//  - x·y of csr_spmv_dot: with at most kLatencyBoundRowBlocks row blocks, row block g sums
+//    t_j = x_i y_i (i = first row of g + j, j < kRowBlockRows; t_j = 0 for j past the block's
+//    rows) by block_sum into p_g, then lane l adds p_l, p_{l+256}, ... in order from 0 and
+//    block_sum gives x·y (the order of grid_sum). With more, the row blocks are strided over
+//    G = strided_blocks(num_row_blocks, tile) sums: sum b has, in lane j, 0 + t_j(b) + t_j(b + G) +
+//    ... added in order of the row blocks b, b + G, ... < num_row_blocks (t_j(g) as above for row
+//    block g); p_b = block_sum of its lanes; then the ordered sum of p_0 ... p_{G-1} as above. On
+//    cuda block b of a one-wave grid of G blocks takes row blocks b, b + G, ... in turn, so the
+//    block-wide sum runs once per block instead of once per row block (at 3D Poisson 200^3,
+//    31,250 row blocks, the product with p·q took 215 instead of 231 us on the H200: every
+//    row block held its SM's slot through a block sum after its last load).
 #pragma once
 
 #include <cstdint>
@@ -56,22 +59,26 @@ inline constexpr int kRowBlockRows = kRowBlockThreads;
 /// Stored entries per chunk of a long row (one cuda block of kRowBlockThreads threads each).
 inline constexpr int kLongRowChunk = 4096;
 /// Row blocks up to which a product is bound by latency rather than bandwidth on the GPU
-/// (measured on the H200, bench_krylov): below it the fused x·y is completed by the last row
-/// block (one launch instead of two) and CsrMatrix fuses CG's direction into its product. Above
+/// (measured on the H200, bench_krylov): up to it a fused x·y is summed per row block and
+/// completed by the last row block, and CsrMatrix fuses CG's direction into its product. Above
 /// it the direction fused into the product costs more than its own pass: the product becomes
 /// bound by the three gathers per entry (0.64 of the copy bandwidth at 200^3 against 0.81).
 inline constexpr index_t kLatencyBoundRowBlocks = 1024;
-/// Groups of row-block sums added by one block of kRowBlockThreads threads each (a sum per
-/// thread) when a fused x·y has more than kLatencyBoundRowBlocks row blocks (file comment), and
-/// the partial sums a matrix keeps per fused dot: one per row block, then one per group.
-inline constexpr index_t finish_groups(index_t row_blocks) {
-  return row_blocks <= kLatencyBoundRowBlocks
-             ? 0
-             : (row_blocks + kRowBlockThreads - 1) / kRowBlockThreads;
+/// Blocks (and partial sums) of the strided product with fused dots of a matrix with more
+/// than kLatencyBoundRowBlocks row blocks (file comment): one wave of 256-thread blocks on 128
+/// SMs, at most the SMs of an H100 or H200 (132), so that the grid is a function of the matrix
+/// alone (the same bits on every device); a GPU with fewer SMs runs it in two waves. 8 blocks
+/// per SM (32 registers each) make 1024; tile 4096 stages 32 KiB per block and leaves room for
+/// 6 (768). The kernels whose input is formed from three gathers per entry (Combination,
+/// ShiftedStep) spill a few registers under this cap; they are strided only when called on
+/// such a matrix (CsrMatrix fuses them up to kLatencyBoundRowBlocks row blocks).
+inline constexpr index_t kStridedSms = 128;
+/// strided_blocks(row_blocks, tile) for a matrix of more than kLatencyBoundRowBlocks row
+/// blocks, else 0.
+inline constexpr index_t strided_blocks(index_t row_blocks, int tile) {
+  return row_blocks <= kLatencyBoundRowBlocks ? 0 : kStridedSms * (tile >= 4096 ? 6 : 8);
 }
-inline constexpr index_t partial_sum_slots(index_t row_blocks) {
-  return row_blocks + finish_groups(row_blocks);
-}
+static_assert(kStridedSms * 8 <= kLatencyBoundRowBlocks, "fewer strided sums than row blocks");
 /// The tiles (most stored entries of a row block) the kernels are compiled for.
 inline constexpr int kTiles[] = {1024, 2048, 4096};
 
@@ -100,7 +107,7 @@ struct CsrView {
   // Scratch of the cuda kernels (one call at a time per matrix): sums per row block and per
   // chunk, and completion counters (counters[0] for x·y, counters[1 + s] for long row s) that
   // are 0 between calls. The cpu kernels use the partial sums only.
-  double* block_partials = nullptr;  // kMaxFusedDots * partial_sum_slots(num_row_blocks)
+  double* block_partials = nullptr;  // kMaxFusedDots * num_row_blocks
   double* chunk_partials = nullptr;  // num_chunks
   unsigned int* counters = nullptr;  // 1 + num_long_rows
 };

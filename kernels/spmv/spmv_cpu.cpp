@@ -119,34 +119,42 @@ struct DotTerms {
 };
 
 /// y = A x and the dots: long rows first, then the row blocks, each adding its terms by
-/// block_sum; result[k] by an emulated grid sum of the block sums.
+/// block_sum (with many row blocks: strided, each of the strided sums adding its row blocks'
+/// terms lane by lane first, spmv.hpp); result[k] by an emulated grid sum of the block sums.
 template <class Value, class X>
 void spmv_dots(const Backend& backend, const CsrView& a, const Value* values, const X& xp,
                double* yp, const DotTerms& dots, double* result) {
   long_rows<Mode::product>(backend, a, values, xp, nullptr, yp);
-  const auto blocks = static_cast<std::size_t>(a.num_row_blocks);
-  std::vector<double> block_sums(kMaxFusedDots * blocks);
-  for_each(backend, stored_entries(a), a.num_row_blocks, [&](size_type g) {
-    const index_t first = a.row_blocks[g];
-    const index_t rows = a.row_blocks[g + 1] - first;
-    std::array<std::array<double, kThreads>, kMaxFusedDots> terms{};
-    for (index_t j = 0; j < rows; ++j) {
-      const index_t i = first + j;
-      if (row_length(a, i) <= a.tile) yp[i] = row_sum<Mode::product>(a, values, i, xp);
-      for (int k = 0; k < dots.count; ++k) {
-        const double w = dots.input ? xp[i] : dots.with[k] != nullptr ? dots.with[k][i] : yp[i];
-        terms[k][static_cast<std::size_t>(j)] = dots.squared[k] ? w * w : w * yp[i];
+  const index_t strided = strided_blocks(a.num_row_blocks, a.tile);
+  const index_t sums = strided > 0 ? strided : a.num_row_blocks;
+  const auto count = static_cast<std::size_t>(sums);
+  std::vector<double> block_sums(kMaxFusedDots * count);
+  for_each(backend, stored_entries(a), sums, [&](size_type b) {
+    std::array<std::array<double, kThreads>, kMaxFusedDots> lanes{};
+    for (size_type g = b; g < a.num_row_blocks; g += sums) {
+      const index_t first = a.row_blocks[g];
+      const index_t rows = a.row_blocks[g + 1] - first;
+      for (index_t j = 0; j < kThreads; ++j) {
+        const index_t i = first + j;
+        if (j < rows && row_length(a, i) <= a.tile)
+          yp[i] = row_sum<Mode::product>(a, values, i, xp);
+        for (int k = 0; k < dots.count; ++k) {
+          double term = 0.0;
+          if (j < rows) {
+            const double w = dots.input ? xp[i] : dots.with[k] != nullptr ? dots.with[k][i] : yp[i];
+            term = dots.squared[k] ? w * w : w * yp[i];
+          }
+          double& lane = lanes[k][static_cast<std::size_t>(j)];
+          lane = strided > 0 ? lane + term : term;  // the cuda kernels' 0 + t(b) + t(b + G) ...
+        }
       }
     }
     for (int k = 0; k < dots.count; ++k) {
-      block_sums[k * blocks + static_cast<std::size_t>(g)] = emulation::block_sum(terms[k].data());
+      block_sums[k * count + static_cast<std::size_t>(b)] = emulation::block_sum(lanes[k].data());
     }
   });
-  const bool grouped = finish_groups(a.num_row_blocks) > 0;  // the cuda finish (spmv.hpp)
   for (int k = 0; k < dots.count; ++k) {
-    const double* sums = block_sums.data() + k * blocks;
-    result[k] = grouped ? emulation::grouped_sum(sums, a.num_row_blocks)
-                        : emulation::ordered_sum(sums, a.num_row_blocks);
+    result[k] = emulation::ordered_sum(block_sums.data() + k * count, sums);
   }
 }
 

@@ -8,9 +8,9 @@
 // emulation for ordinary rows. Rows longer than the tile are computed first by a second kernel,
 // one block per chunk of kLongRowChunk entries, whose last block to finish adds the chunk sums
 // with a fixed tree; the row block of a long row then only reads its result. The fused x·y adds
-// one block_sum per row block and, with few row blocks, in the last block to finish, the block
-// sums in the order of grid_sum (kernels/backend/reduction.cuh); with many, a second kernel adds
-// them in groups (spmv.hpp); all in per-matrix buffers (CsrView scratch).
+// one block_sum per row block and, in the last block to finish, the block sums in the order of
+// grid_sum (kernels/backend/reduction.cuh); with many row blocks, a one-wave grid strides over
+// them and sums once per block (spmv.hpp); all in per-matrix buffers (CsrView scratch).
 // Multiplications and additions use the _rn intrinsics, so no fused multiply-add can change the
 // rounding whatever the compiler flags. Every kernel is one template on the stored value type:
 // float values are loaded as float (half the bytes) and converted to double, exactly, before
@@ -137,39 +137,47 @@ struct ShiftedInput {
   }
 };
 
-/// The row block blockIdx.x: stage the products, add each row's in order, write y (or r, or
-/// the diagonal); for product_dot also the x·y grid sum into *result. Long rows were written by
-/// long_row_kernel; their block only reads y for x·y.
-template <int kTile, Mode kMode, class Value, class Input, bool kInlineFinish, int kDots = 1>
-__global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
-    row_block_kernel(const CsrView a, const Value* __restrict__ values, Input x, const double* b,
-                     double* y, DotTerms dots, double* result) {
-  static_assert(kTile % (kLoadBatch * kBlock) == 0, "tile: a multiple of 1024");
-  __shared__ double products[kMode == Mode::diagonal ? 1 : kTile];
+/// What a row block leaves its thread: the thread's row, whether the thread computed it (an
+/// ordinary row of the block), whether the block is a long row, and y of the thread's row.
+struct RowOutcome {
+  index_t row = 0;
+  bool mine = false;
+  bool long_row = false;
+  double sum = 0.0;
+};
+
+/// Row block `block`: stage the products in `products` (kTile entries of shared memory), add
+/// each row's in order, write y (or r, or the diagonal). Long rows were written by
+/// long_row_kernel; their block writes nothing. Every thread of the block calls it.
+template <int kTile, Mode kMode, class Value, class Input>
+__device__ __forceinline__ RowOutcome row_block(const CsrView& a, const Value* __restrict__ values,
+                                                Input& x, const double* b, double* y, index_t block,
+                                                double* products) {
   const int t = static_cast<int>(threadIdx.x);
-  const index_t first_row = __ldg(a.row_blocks + blockIdx.x);
-  const int rows = __ldg(a.row_blocks + blockIdx.x + 1) - first_row;
+  const index_t first_row = __ldg(a.row_blocks + block);
+  const int rows = __ldg(a.row_blocks + block + 1) - first_row;
   const index_t begin = __ldg(a.row_ptr + first_row);
   const int count = __ldg(a.row_ptr + first_row + rows) - begin;
-  const bool long_row = count > kTile;  // then the block is that row alone (uniform)
-  const index_t row = first_row + t;
-  const bool mine = t < rows && !long_row;
+  RowOutcome out;
+  out.long_row = count > kTile;  // then the block is that row alone (uniform)
+  out.row = first_row + t;
+  out.mine = t < rows && !out.long_row;
   index_t row_begin = 0;
   index_t row_end = 0;
-  if (mine) {
-    row_begin = __ldg(a.row_ptr + row);
-    row_end = __ldg(a.row_ptr + row + 1);
+  if (out.mine) {
+    row_begin = __ldg(a.row_ptr + out.row);
+    row_end = __ldg(a.row_ptr + out.row + 1);
   }
 
   double sum = 0.0;
   if constexpr (kMode == Mode::diagonal) {
-    if (mine) {
+    if (out.mine) {
       for (index_t k = row_begin; k < row_end; ++k) {
-        if (__ldg(a.col_idx + k) == row)
+        if (__ldg(a.col_idx + k) == out.row)
           sum = __dadd_rn(sum, static_cast<double>(__ldg(values + k)));
       }
     }
-  } else if (!long_row) {
+  } else if (!out.long_row) {
     const index_t* cols = a.col_idx + begin;
     const Value* vals = values + begin;
 #pragma unroll
@@ -205,38 +213,58 @@ __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
     kernels::cuda::allow_dependents();        // where it was called)
     x.prepare();
     __syncthreads();
-    if (mine) {
+    if (out.mine) {
       const int end = row_end - begin;
 #pragma unroll 4
       for (int k = row_begin - begin; k < end; ++k) sum = __dadd_rn(sum, products[k]);
     }
   }
-  if (kMode == Mode::diagonal || long_row) {  // blocks that skipped the staging loop
+  if (kMode == Mode::diagonal || out.long_row) {  // blocks that skipped the staging loop
     kernels::cuda::wait_for_prerequisites();
     kernels::cuda::allow_dependents();
     x.prepare();
   }
-  if (mine) y[row] = kMode == Mode::residual ? __dsub_rn(b[row], sum) : sum;
+  if (out.mine) y[out.row] = kMode == Mode::residual ? __dsub_rn(b[out.row], sum) : sum;
+  out.sum = sum;
+  return out;
+}
 
+/// The thread's terms of the fused inner products for the row block that gave `out` (0 for a
+/// thread without a row; the long row's thread 0 reads its y).
+template <int kDots, class Input>
+__device__ __forceinline__ void dot_terms(const RowOutcome& out, const Input& x, const double* y,
+                                          const DotTerms& dots, double (&term)[kDots]) {
+  const bool has_term = out.mine || (out.long_row && threadIdx.x == 0);
+  const double yi = out.mine ? out.sum : has_term ? y[out.row] : 0.0;
+  double own = 0.0;
+  if constexpr (Input::kStoresOwn) {
+    if (has_term) own = x.own(out.row);
+  }
+#pragma unroll
+  for (int k = 0; k < kDots; ++k) {
+    term[k] = 0.0;
+    if (has_term) {  // row < num_rows only here
+      const double w = dots.input                ? x(out.row)
+                       : dots.with[k] == nullptr ? yi
+                       : Input::kStoresOwn       ? own
+                                                 : __ldg(dots.with[k] + out.row);
+      term[k] = __dmul_rn(w, dots.squared[k] ? w : yi);
+    }
+  }
+}
+
+/// The row block blockIdx.x (row_block); for product_dot also the x·y grid sum into *result.
+template <int kTile, Mode kMode, class Value, class Input, bool kInlineFinish, int kDots = 1>
+__global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
+    row_block_kernel(const CsrView a, const Value* __restrict__ values, Input x, const double* b,
+                     double* y, DotTerms dots, double* result) {
+  static_assert(kTile % (kLoadBatch * kBlock) == 0, "tile: a multiple of 1024");
+  __shared__ double products[kMode == Mode::diagonal ? 1 : kTile];
+  const RowOutcome out =
+      row_block<kTile, kMode, Value, Input>(a, values, x, b, y, blockIdx.x, products);
   if constexpr (kMode == Mode::product_dot) {
     double term[kDots];
-    const bool has_term = mine || (long_row && t == 0);
-    const double yi = mine ? sum : has_term ? y[row] : 0.0;
-    double own = 0.0;
-    if constexpr (Input::kStoresOwn) {
-      if (has_term) own = x.own(row);
-    }
-#pragma unroll
-    for (int k = 0; k < kDots; ++k) {
-      term[k] = 0.0;
-      if (has_term) {  // row < num_rows only here
-        const double w = dots.input                ? x(row)
-                         : dots.with[k] == nullptr ? yi
-                         : Input::kStoresOwn       ? own
-                                                   : __ldg(dots.with[k] + row);
-        term[k] = __dmul_rn(w, dots.squared[k] ? w : yi);
-      }
-    }
+    dot_terms<kDots>(out, x, y, dots, term);
     const index_t blocks = a.num_row_blocks;
     if constexpr (kInlineFinish) {
       // Few row blocks: the last to finish adds the block sums (one launch per product).
@@ -246,15 +274,15 @@ __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
 #pragma unroll
         for (int k = 0; k < kDots; ++k) {
           const double total = ordered_sum(a.block_partials + k * blocks, blocks);
-          if (t == 0) result[k] = total;
+          if (threadIdx.x == 0) result[k] = total;
         }
-        if (t == 0) *a.counters = 0u;
+        if (threadIdx.x == 0) *a.counters = 0u;
       }
     } else {
-      // The block sums are added by dot_finish_kernel, launched next: no completion count, no
-      // fence, no second barrier in each of the (many, short) row blocks.
+      // The block sums are added by the consumer: no completion count, no fence, no second
+      // barrier in each of the (many, short) row blocks.
       kernels::cuda::block_sum_once<kBlock, kDots>(term);
-      if (t == 0) {
+      if (threadIdx.x == 0) {
 #pragma unroll
         for (int k = 0; k < kDots; ++k) a.block_partials[k * blocks + blockIdx.x] = term[k];
       }
@@ -264,35 +292,45 @@ __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
   (void)result;
 }
 
-/// The dots of csr_spmv_dot(s) over more than kLatencyBoundRowBlocks row blocks (spmv.hpp):
-/// block h adds the sums of row blocks 256 h ... 256 h + 255 by block_sum into group sum h; the
-/// last block to finish adds the group sums in the order of ordered_sum. One block per group
-/// instead of one block for all: at 3D Poisson 200^3 (31,250 row blocks) the product with p·q
-/// took 231.5 instead of 240 us on the H200 (bench/results/h200_krylov/NOTES.md).
-template <int kDots>
-__global__ void __launch_bounds__(kBlock)
-    dot_finish_kernel(const double* partials, size_type count, double* group_sums,
-                      unsigned int* counter, double* result) {
-  // Resident as soon as the product's last blocks run: letting the next kernel's blocks in
-  // before the wait cannot take the place of an earlier kernel's block (every block of the
-  // product has started), and they wait for these sums themselves; so the next kernel loads
-  // its matrix while the product ends (docs/decisions/005).
-  kernels::cuda::allow_dependents();
-  kernels::cuda::wait_for_prerequisites();
-  const size_type groups = gridDim.x;
-  const size_type i = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x;
-  double sums[kDots];
+/// Row blocks blockIdx.x, blockIdx.x + gridDim.x, ... in turn (spmv.hpp, strided row blocks),
+/// each thread adding its terms of the fused inner products over them in that order; then the
+/// block sums, and the last block to finish adds them in the order of ordered_sum. One block
+/// sum per block instead of one per row block: at 3D Poisson 200^3 the 31,250 row blocks each
+/// held their SM's slot through a block-wide sum after their last load.
+template <int kTile, Mode kMode, class Value, class Input, int kDots = 1>
+__global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)  // one wave (strided_blocks)
+    strided_row_block_kernel(const CsrView a, const Value* __restrict__ values, Input x,
+                             const double* b, double* y, DotTerms dots, double* result) {
+  __shared__ double products[kTile];
+  double total[kDots];
 #pragma unroll
-  for (int k = 0; k < kDots; ++k) sums[k] = i < count ? __ldcg(partials + k * count + i) : 0.0;
-  block_sum<kBlock, kDots>(sums);
-  if (publish_partials(sums, group_sums, groups, blockIdx.x, counter,
-                       static_cast<unsigned int>(groups))) {
-    for (int k = 0; k < kDots; ++k) {
-      const double total = ordered_sum(group_sums + k * groups, groups);
-      if (threadIdx.x == 0) result[k] = total;
+  for (int k = 0; k < kDots; ++k) total[k] = 0.0;
+#pragma unroll 1
+  for (index_t g = blockIdx.x; g < a.num_row_blocks; g += gridDim.x) {
+    if (g != blockIdx.x) __syncthreads();  // every row of the previous block has been added
+    const RowOutcome out = row_block<kTile, kMode, Value, Input>(a, values, x, b, y, g, products);
+    if constexpr (kMode == Mode::product_dot) {
+      double term[kDots];
+      dot_terms<kDots>(out, x, y, dots, term);
+#pragma unroll
+      for (int k = 0; k < kDots; ++k) total[k] = __dadd_rn(total[k], term[k]);
     }
-    if (threadIdx.x == 0) *counter = 0u;
   }
+  if constexpr (kMode == Mode::product_dot) {
+    const index_t blocks = gridDim.x;
+    block_sum<kBlock, kDots>(total);
+    if (publish_partials(total, a.block_partials, blocks, blockIdx.x, a.counters,
+                         static_cast<unsigned int>(gridDim.x))) {
+#pragma unroll
+      for (int k = 0; k < kDots; ++k) {
+        const double sum = ordered_sum(a.block_partials + k * blocks, blocks);
+        if (threadIdx.x == 0) result[k] = sum;
+      }
+      if (threadIdx.x == 0) *a.counters = 0u;
+    }
+  }
+  (void)dots;
+  (void)result;
 }
 
 /// Chunk blockIdx.x of a long row: lane t adds the products of entries t, t + 256, ... of the
@@ -372,14 +410,15 @@ void launch_row_blocks(Context& context, const CsrView& a, const Value* values, 
       return;
     }
   }
-  launch_dependent(context, row_block_kernel<kTile, kMode, Value, Input, false, kDots>, blocks,
-                   kBlock, "spmv: row blocks", a, values, x, b, y, dots, result);
-  if constexpr (kMode == Mode::product_dot) {
-    const index_t groups = finish_groups(a.num_row_blocks);  // > 0 here
-    launch_dependent(context, dot_finish_kernel<kDots>, static_cast<unsigned int>(groups), kBlock,
-                     "spmv: dot finish", a.block_partials, static_cast<size_type>(a.num_row_blocks),
-                     a.block_partials + kMaxFusedDots * static_cast<size_type>(a.num_row_blocks),
-                     a.counters, result);
+  if constexpr (kMode == Mode::product_dot) {  // strided (not the plain product: 206.5 us
+    // strided against 205.4 at 200^3 on the H200)
+    const index_t strided = strided_blocks(a.num_row_blocks, kTile);
+    launch_dependent(context, strided_row_block_kernel<kTile, kMode, Value, Input, kDots>,
+                     static_cast<unsigned int>(strided), kBlock, "spmv: strided row blocks", a,
+                     values, x, b, y, dots, result);
+  } else {
+    launch_dependent(context, row_block_kernel<kTile, kMode, Value, Input, false, kDots>, blocks,
+                     kBlock, "spmv: row blocks", a, values, x, b, y, dots, result);
   }
 }
 

@@ -100,9 +100,8 @@ kernels::spmv::RowPointerFacts CsrMatrix::build_partition(int tile) {
   long_row_chunks_ = std::move(p.long_row_chunks);
   chunk_long_row_ = std::move(p.chunk_long_row);
   const auto row_blocks = static_cast<index_t>(row_blocks_.size() - 1);
-  block_partials_ = Array<double>(
-      target, kernels::spmv::kMaxFusedDots *
-                  static_cast<std::size_t>(kernels::spmv::partial_sum_slots(row_blocks)));
+  block_partials_ =
+      Array<double>(target, kernels::spmv::kMaxFusedDots * static_cast<std::size_t>(row_blocks));
   chunk_partials_ = Array<double>(target, chunk_long_row_.size());
   counters_ =
       Array<unsigned int>::from_host(target, std::vector<unsigned int>(long_rows_.size() + 1, 0u));

@@ -210,10 +210,10 @@ double model_row(const CsrMatrix& A, index_t i, const std::vector<double>& x, in
 
 /// x·y as the cuda csr_spmv_dot adds it: greedy row blocks (at most 256 rows and `tile`
 /// entries; a longer row alone), block sums of x_i y_i, then a grid sum of the blocks (of
-/// groups of 256 blocks beyond 1024 blocks).
+/// strided sums beyond 1024 blocks).
 double model_dot(const CsrMatrix& A, const std::vector<double>& x, const std::vector<double>& y,
                  int tile) {
-  std::vector<double> block_sums;
+  std::vector<std::array<double, 256>> block_terms;  // the terms x_i y_i of each row block
   index_t i = 0;
   while (i < A.num_rows()) {
     std::array<double, 256> terms{};
@@ -231,18 +231,25 @@ double model_dot(const CsrMatrix& A, const std::vector<double>& x, const std::ve
       }
     }
     for (index_t r = first; r < i; ++r) terms[r - first] = x[r] * y[r];
-    block_sums.push_back(model_block_sum(terms));
+    block_terms.push_back(terms);
   }
-  if (block_sums.size() <= 1024) return model_grid_sum(block_sums);
-  // More than spmv::kLatencyBoundRowBlocks row blocks: block sums of groups of 256 row blocks
-  // first, then the grid sum of the groups.
-  std::vector<double> group_sums;
-  for (std::size_t g = 0; g < block_sums.size(); g += 256) {
+  std::vector<double> block_sums;
+  if (block_terms.size() <= 1024) {
+    for (std::array<double, 256>& terms : block_terms) block_sums.push_back(model_block_sum(terms));
+    return model_grid_sum(block_sums);
+  }
+  // More than spmv::kLatencyBoundRowBlocks row blocks: G strided sums (one wave on 128 SMs of 8
+  // resident blocks, 6 with tile 4096), sum b adding lane by lane the terms of row blocks b,
+  // b + G, ... in order.
+  const std::size_t strided = tile == 4096 ? 768 : 1024;
+  for (std::size_t b = 0; b < strided; ++b) {
     std::array<double, 256> lanes{};
-    for (std::size_t j = 0; j < 256 && g + j < block_sums.size(); ++j) lanes[j] = block_sums[g + j];
-    group_sums.push_back(model_block_sum(lanes));
+    for (std::size_t g = b; g < block_terms.size(); g += strided) {
+      for (std::size_t j = 0; j < 256; ++j) lanes[j] = lanes[j] + block_terms[g][j];
+    }
+    block_sums.push_back(model_block_sum(lanes));
   }
-  return model_grid_sum(group_sums);
+  return model_grid_sum(block_sums);
 }
 
 // ---- Tests ----
