@@ -66,12 +66,13 @@ inline constexpr int kLongRowChunk = 4096;
 inline constexpr index_t kLatencyBoundRowBlocks = 1024;
 /// Blocks (and partial sums) of the strided product with fused dots of a matrix with more
 /// than kLatencyBoundRowBlocks row blocks (file comment): one wave of 256-thread blocks on 128
-/// SMs, at most the SMs of an H100 or H200 (132), so that the grid is a function of the matrix
-/// alone (the same bits on every device); a GPU with fewer SMs runs it in two waves. 8 blocks
-/// per SM (32 registers each) make 1024; tile 4096 stages 32 KiB per block and leaves room for
-/// 6 (768). The kernels whose input is formed from three gathers per entry (Combination,
-/// ShiftedStep) spill a few registers under this cap; they are strided only when called on
-/// such a matrix (CsrMatrix fuses them up to kLatencyBoundRowBlocks row blocks).
+/// SMs, at most the SMs of an H100 SXM or H200 (132), so that the grid is a function of the
+/// matrix alone (the same bits on every device). A GPU with fewer SMs (an H100 PCIe has 114, a
+/// MIG slice fewer) runs it in two waves, and the product with dots takes up to twice as long.
+/// 8 blocks per SM (32 registers per thread) make 1024; tile 4096 stages 32 KiB per block and
+/// leaves room for 6 (768). The kernels whose input is formed from three gathers per entry
+/// (Combination, ShiftedStep) spill a few registers under this cap; they are strided only when
+/// called on such a matrix (CsrMatrix fuses them up to kLatencyBoundRowBlocks row blocks).
 inline constexpr index_t kStridedSms = 128;
 /// strided_blocks(row_blocks, tile) for a matrix of more than kLatencyBoundRowBlocks row
 /// blocks, else 0.
@@ -104,9 +105,9 @@ struct CsrView {
   index_t num_chunks = 0;                    // chunks of kLongRowChunk entries over all long rows
   const index_t* chunk_long_row = nullptr;   // num_chunks: the long row (its slot) of each chunk
 
-  // Scratch of the cuda kernels (one call at a time per matrix): sums per row block and per
-  // chunk, and completion counters (counters[0] for x·y, counters[1 + s] for long row s) that
-  // are 0 between calls. The cpu kernels use the partial sums only.
+  // Scratch of the cuda kernels (one call at a time per matrix): sums per row block (or per
+  // strided block) and per chunk, and completion counters (counters[0] for x·y, counters[1 + s] for
+  // long row s) that are 0 between calls. The cpu kernels use the partial sums only.
   double* block_partials = nullptr;  // kMaxFusedDots * num_row_blocks
   double* chunk_partials = nullptr;  // num_chunks
   unsigned int* counters = nullptr;  // 1 + num_long_rows

@@ -1,14 +1,15 @@
 // CUDA CSR kernels: CSR-stream row blocks (Greathouse and Daga, SC'14) and chunked long rows.
 //
-// One block of 256 threads per row block (spmv.hpp): the threads load the block's values and
-// column indices with coalesced streaming loads (thread t takes entries t, t + 256, ... of the
-// block's contiguous range, four at a time so several loads are in flight), multiply by the
-// gathered x and stage the products in shared memory; after one barrier, thread j adds row j's
-// products in stored order, the order of the plain sequential loop, so the cpu backend needs no
-// emulation for ordinary rows. Rows longer than the tile are computed first by a second kernel,
-// one block per chunk of kLongRowChunk entries, whose last block to finish adds the chunk sums
-// with a fixed tree; the row block of a long row then only reads its result. The fused x·y adds
-// one block_sum per row block and, in the last block to finish, the block sums in the order of
+// A block of 256 threads per row block (spmv.hpp; with fused dots over many row blocks, one
+// wave of blocks taking the row blocks in turn, strided_row_block_kernel): the threads load the
+// block's values and column indices with coalesced streaming loads (thread t takes entries t, t +
+// 256, ... of the block's contiguous range, four at a time so several loads are in flight),
+// multiply by the gathered x and stage the products in shared memory; after one barrier, thread j
+// adds row j's products in stored order, the order of the plain sequential loop, so the cpu backend
+// needs no emulation for ordinary rows. Rows longer than the tile are computed first by a second
+// kernel, one block per chunk of kLongRowChunk entries, whose last block to finish adds the chunk
+// sums with a fixed tree; the row block of a long row then only reads its result. The fused x·y
+// adds one block_sum per row block and, in the last block to finish, the block sums in the order of
 // grid_sum (kernels/backend/reduction.cuh); with many row blocks, a one-wave grid strides over
 // them and sums once per block (spmv.hpp); all in per-matrix buffers (CsrView scratch).
 // Multiplications and additions use the _rn intrinsics, so no fused multiply-add can change the
@@ -253,7 +254,8 @@ __device__ __forceinline__ void dot_terms(const RowOutcome& out, const Input& x,
   }
 }
 
-/// The row block blockIdx.x (row_block); for product_dot also the x·y grid sum into *result.
+/// The row block blockIdx.x (row_block); for product_dot also the block's sums of the fused
+/// dots, added by the last block into *result (kInlineFinish) or left for the consumer.
 template <int kTile, Mode kMode, class Value, class Input, bool kInlineFinish, int kDots = 1>
 __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
     row_block_kernel(const CsrView a, const Value* __restrict__ values, Input x, const double* b,

@@ -702,6 +702,45 @@ std::vector<double> combination(const std::vector<double>& s, const std::vector<
   return v;
 }
 
+TEST_F(SpmvTest, StridedDotsOfManyRowBlocksAddInTheModelledCudaOrder) {
+  // More than spmv::kLatencyBoundRowBlocks row blocks at every tile, several row blocks per
+  // strided sum (1024 of them; 768 with tile 4096): x·y against the model, and the fused
+  // combination against the product of the stored combination (same bits).
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  TestMatrix A = make_matrix(backend, "500009x500009",
+                             test::random_sparse(500009, 500009, 60, true, seed + 900));
+  const auto n = static_cast<std::size_t>(A.host.num_rows());
+  const std::vector<double> x = test::random_vector(n, seed + 901);
+  const std::vector<double> w = test::random_vector(n, seed + 902);
+  const double c = 0.625;
+  const Vector x_d = Vector::from_host(backend, x);
+  const Vector w_d = Vector::from_host(backend, w);
+  const Vector v_d = Vector::from_host(backend, combination({}, x, c, w));
+  DeviceScalars scalars(backend, 3);
+  const double host_c[1] = {c};
+  scalars.write(0, host_c);
+  for (int tile : kAllTiles) {
+    SCOPED_TRACE("tile " + std::to_string(tile));
+    A.device.set_spmv_tile(tile);
+    const index_t strided = tile == 4096 ? 768 : 1024;
+    ASSERT_GE(A.device.num_row_blocks(), 2 * strided);
+    Vector y_d = Vector::constant(backend, n, kNaN);
+
+    const double dot = A.device.apply_dot(x_d, y_d);
+
+    const double expected = model_dot(A.host, x, y_d.to_host(), tile);
+    EXPECT_EQ(bits(dot), bits(expected)) << dot << " vs " << expected;
+    Vector y = Vector::constant(backend, n, kNaN);
+    Vector y_stored = Vector::constant(backend, n, kNaN);
+    A.device.apply_combination_dot(nullptr, x_d, scalars.slot(0), w_d, y, scalars.slot(1));
+    A.device.apply_dot(v_d, y_stored, scalars.slot(2));
+    std::vector<double> dots(3);
+    scalars.read(0, dots);
+    expect_same_bits(y.to_host(), y_stored.to_host(), "apply_combination_dot");
+    EXPECT_EQ(bits(dots[1]), bits(dots[2])) << dots[1] << " vs " << dots[2];
+  }
+}
+
 TEST_F(SpmvTest, FusedCombinationGivesTheBitsOfTheStoredCombination) {
   // apply_combination_dot (v = s ∘ u + c w formed on the fly) against apply_dot on v stored
   // first, on the backend under test and on the reference: same bits, every tile, with and
@@ -1161,6 +1200,8 @@ TEST_F(SpmvTest, CudaKernelsEqualCpuKernelsBitForBit) {
     expect_cuda_equals_cpu(long_row_matrix(1000003, 1000003, 1, 500002, seed + 4),
                            "a row of 500002 entries", tile, seed + 40);
     expect_cuda_equals_cpu(poisson3d(64), "poisson3d 64^3", tile, seed + 50);
+    expect_cuda_equals_cpu(test::random_sparse(500009, 500009, 60, true, seed + 5),
+                           "500009x500009, strided dots at every tile", tile, seed + 55);
     expect_cuda_equals_cpu(test::random_sparse(100003, 100003, 24, true, seed + 6),
                            "100003x100003 skewed, empty and one long row", tile, seed + 60,
                            Precision::float32);
