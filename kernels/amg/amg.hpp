@@ -133,14 +133,16 @@ struct InterpolationParameters {
       from `seed` and i (mis2_key); per round, each row takes the largest key within distance    \
       two of it (two propagations along G); an undecided row whose own key is that largest       \
       joins the set, an undecided row within distance two of a member leaves. roots[i] = 1 for   \
-      members, 0 otherwise (n entries). Rows of G without neighbours are members. One wait per   \
-      round on a device. */                                                                      \
+      members, 0 otherwise (n entries). Rows of G without neighbours are members. st is the      \
+      pattern of S^T, or has a null row_ptr when S is symmetric (then G = S; the same result     \
+      without the transpose). One wait per round on a device. */                                 \
   void mis2_roots(const Backend& backend, const PatternView& s, const PatternView& st,           \
                   std::uint64_t seed, Span<index_t> roots);                                      \
   /** Aggregates around the roots of mis2_roots: root r is aggregate root_index[r]               \
       (root_index: exclusive_scan of roots); a row adjacent in G to a root joins the root's      \
       aggregate (of the largest key if several), then a row still without one joins the          \
-      aggregate of its neighbour in G of largest key that has one. aggregate has n entries.      \
+      aggregate of its neighbour in G of largest key that has one (st as in mis2_roots).         \
+      aggregate has n entries.                                                                   \
       Returns the rows left without an aggregate (0 when roots is a maximal distance-two         \
       independent set of G; they get -1). */                                                     \
   index_t mis2_aggregates(const Backend& backend, const PatternView& s, const PatternView& st,   \

@@ -28,7 +28,7 @@ void for_each_row(const Backend& backend, size_type work, size_type n, Body body
 struct NoScratch {};
 
 size_type entries(const PatternView& p) {
-  return p.row_ptr[p.num_rows];
+  return p.row_ptr != nullptr ? p.row_ptr[p.num_rows] : 0;  // null: S^T of a symmetric S
 }
 
 /// As the reference: whether undecided row i beats its undecided neighbours in `graph`.

@@ -79,8 +79,11 @@ KRYFLOW_HOST_DEVICE void strong_dependencies(const MatrixView& a, const Strength
     for (index_t k = begin; k < end; ++k) {
       const index_t j = a.pattern.col_idx[k];
       const double a_ij = magnitude(a.values[k]);
+      // Threshold 0: every nonzero a_ij is strong (the diagonals are finite, callers check),
+      // and row j is not searched for a_jj.
       if (j != i && a_ij > 0.0 &&
-          a_ij >= p.threshold * sqrt(magnitude(a_ii) * magnitude(sorted_diagonal(a, j)))) {
+          (p.threshold == 0.0 ||
+           a_ij >= p.threshold * sqrt(magnitude(a_ii) * magnitude(sorted_diagonal(a, j))))) {
         emit(j, a.values[k]);
       }
     }
@@ -469,7 +472,8 @@ struct InterpolationRow {
   }
 };
 
-/// The largest of key(i) and key(j) over the neighbours j of i in G = S + S^T (mis2_roots:
+/// The largest of key(i) and key(j) over the neighbours j of i in G = S + S^T (st: S^T, or a
+/// null row_ptr when S is symmetric and G = S) (mis2_roots:
 /// key(j) is mis2_key of j's state, or the first propagation's result for the second).
 #ifdef __CUDACC__
 #pragma nv_exec_check_disable
@@ -482,6 +486,7 @@ KRYFLOW_HOST_DEVICE std::uint64_t largest_neighbour_key(const PatternView& s, co
     const std::uint64_t k = key(s.col_idx[q]);
     largest = k > largest ? k : largest;
   }
+  if (st.row_ptr == nullptr) return largest;  // S symmetric: G = S
   for (index_t q = st.row_ptr[i]; q < st.row_ptr[i + 1]; ++q) {
     const std::uint64_t k = key(st.col_idx[q]);
     largest = k > largest ? k : largest;
@@ -499,6 +504,7 @@ KRYFLOW_HOST_DEVICE inline index_t aggregate_of_largest_neighbour(const PatternV
   index_t aggregate = -1;
   const PatternView graphs[2] = {s, st};
   for (const PatternView& g : graphs) {
+    if (g.row_ptr == nullptr) continue;  // S^T of a symmetric S: G = S
     for (index_t q = g.row_ptr[i]; q < g.row_ptr[i + 1]; ++q) {
       const index_t j = g.col_idx[q];
       if (assigned[j] < 0) continue;

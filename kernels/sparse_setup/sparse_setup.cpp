@@ -19,6 +19,10 @@ void transpose_fill(const Backend& backend, const PatternView& a, const index_t*
   KRYFLOW_DISPATCH(sparse_setup, transpose_fill, backend, a, at_row_ptr, at_col_idx, source);
 }
 
+bool pattern_symmetric(const Backend& backend, const PatternView& a) {
+  KRYFLOW_DISPATCH(sparse_setup, pattern_symmetric, backend, a);
+}
+
 void gather(const Backend& backend, Span<const double> x, Span<const index_t> map, Span<double> y) {
   KRYFLOW_DISPATCH(sparse_setup, gather, backend, x, map, y);
 }

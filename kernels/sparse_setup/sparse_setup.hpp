@@ -17,6 +17,7 @@
 
 #include <cstdint>
 
+#include "kernels/backend/host_device.hpp"
 #include "kryflow/core/array.hpp"
 
 namespace kryflow::kernels::sparse_setup {
@@ -35,6 +36,17 @@ struct MatrixView {
   const double* values = nullptr;
 };
 
+/// A 64-bit hash of the ordered pair (i, j) (splitmix64 of i * 2^32 + j), for
+/// pattern_symmetric: the multiset of an pattern's entries against that of its transpose.
+KRYFLOW_HOST_DEVICE inline std::uint64_t pair_hash(index_t i, index_t j) {
+  std::uint64_t z = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(i)) << 32) |
+                    static_cast<std::uint32_t>(j);
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 #define KRYFLOW_SPARSE_SETUP_DECLARATIONS                                                      \
   /** offsets[0] = 0, offsets[i + 1] = offsets[i] + counts[i] (offsets has counts.size() + 1   \
       entries); returns the total, read on the host (one wait on a device). */                 \
@@ -47,6 +59,11 @@ struct MatrixView {
       Rows of a^T list their columns in increasing order. */                                   \
   void transpose_fill(const Backend& backend, const PatternView& a, const index_t* at_row_ptr, \
                       index_t* at_col_idx, index_t* source);                                   \
+  /** Whether the square pattern a equals its transpose. The reference compares a with a^T;    \
+      cpu and cuda compare sum_k pair_hash(i_k, j_k) with sum_k pair_hash(j_k, i_k) over the   \
+      entries (i_k, j_k), modulo 2^64: equal for every symmetric pattern, and for a            \
+      nonsymmetric one with probability about 2^-64. One wait on a device. */                  \
+  bool pattern_symmetric(const Backend& backend, const PatternView& a);                        \
   /** y[k] = x[map[k]] for k < y.size() */                                                     \
   void gather(const Backend& backend, Span<const double> x, Span<const index_t> map,           \
               Span<double> y);                                                                 \

@@ -69,6 +69,33 @@ std::int64_t exclusive_scan(const Backend&, Span<const index_t> counts, Span<ind
   return total;
 }
 
+bool pattern_symmetric(const Backend& backend, const PatternView& a) {
+  if (a.num_rows != a.num_cols) return false;
+  // Integer sums modulo 2^64 per chunk of rows, then over the chunks: any order, any thread
+  // count, the same result.
+  constexpr size_type kChunks = 256;
+  std::vector<std::uint64_t> forward(kChunks, 0), backward(kChunks, 0);
+  const size_type rows = a.num_rows;
+  parallel::for_each(backend, a.row_ptr[a.num_rows], kChunks, [&](size_type c) {
+    std::uint64_t f = 0, b = 0;
+    for (size_type row = rows * c / kChunks; row < rows * (c + 1) / kChunks; ++row) {
+      const auto i = static_cast<index_t>(row);
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        f += pair_hash(i, a.col_idx[k]);
+        b += pair_hash(a.col_idx[k], i);
+      }
+    }
+    forward[static_cast<std::size_t>(c)] = f;
+    backward[static_cast<std::size_t>(c)] = b;
+  });
+  std::uint64_t f = 0, b = 0;
+  for (size_type c = 0; c < kChunks; ++c) {
+    f += forward[static_cast<std::size_t>(c)];
+    b += backward[static_cast<std::size_t>(c)];
+  }
+  return f == b;
+}
+
 void transpose_count(const Backend&, const PatternView& a, Span<index_t> counts) {
   std::fill(counts.begin(), counts.end(), 0);
   const index_t nnz = a.row_ptr[a.num_rows];

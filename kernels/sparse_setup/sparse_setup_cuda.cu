@@ -98,7 +98,50 @@ __global__ void gather_kernel(const double* x, const index_t* map, double* y, si
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// pattern_symmetric
+
+/// sums[0] += sum of pair_hash(i, j), sums[1] += sum of pair_hash(j, i) over the entries
+/// (modulo 2^64: any order gives the same sums). One thread per row.
+__global__ void pair_hash_sums(PatternView a, unsigned long long* sums) {
+  using BlockReduce = cub::BlockReduce<unsigned long long, kBlock>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  unsigned long long forward = 0, backward = 0;
+  for (size_type row = blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x;
+       row < a.num_rows; row += static_cast<size_type>(gridDim.x) * blockDim.x) {
+    const auto i = static_cast<index_t>(row);
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const index_t j = a.col_idx[k];
+      forward += pair_hash(i, j);
+      backward += pair_hash(j, i);
+    }
+  }
+  forward = BlockReduce(storage).Sum(forward);
+  __syncthreads();
+  backward = BlockReduce(storage).Sum(backward);
+  if (threadIdx.x == 0) {
+    atomicAdd(sums, forward);
+    atomicAdd(sums + 1, backward);
+  }
+}
+
 }  // namespace
+
+bool pattern_symmetric(const Backend& backend, const PatternView& a) {
+  if (a.num_rows != a.num_cols) return false;
+  if (a.num_rows == 0) return true;
+  Context& context = context_of(backend);
+  DeviceScratch sums(context, 2 * sizeof(unsigned long long));
+  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(sums.as<unsigned long long>(), 0,
+                                     2 * sizeof(unsigned long long), context.stream));
+  pair_hash_sums<<<blocks_for(a.num_rows, kBlock, 4096), kBlock, 0, context.stream>>>(
+      a, sums.as<unsigned long long>());
+  check_launch("sparse_setup::pattern_symmetric");
+  long long host[2] = {0, 0};
+  read_integers(context, reinterpret_cast<const long long*>(sums.as<unsigned long long>()), 2,
+                host);
+  return host[0] == host[1];
+}
 
 std::int64_t exclusive_scan(const Backend& backend, Span<const index_t> counts,
                             Span<index_t> offsets) {

@@ -23,6 +23,27 @@ std::int64_t exclusive_scan(const Backend&, Span<const index_t> counts, Span<ind
   return total;
 }
 
+bool pattern_symmetric(const Backend&, const PatternView& a) {
+  if (a.num_rows != a.num_cols) return false;
+  // Row j of a^T lists the i with a_ij stored, in increasing i: compare with row j of a.
+  std::vector<index_t> counts(static_cast<std::size_t>(a.num_cols) + 1, 0);
+  const index_t nnz = a.row_ptr[a.num_rows];
+  for (index_t k = 0; k < nnz; ++k) ++counts[static_cast<std::size_t>(a.col_idx[k]) + 1];
+  for (index_t j = 0; j < a.num_cols; ++j) counts[j + 1] += counts[j];
+  std::vector<index_t> transposed(static_cast<std::size_t>(nnz));
+  std::vector<index_t> next(counts.begin(), counts.end() - 1);
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) transposed[next[a.col_idx[k]]++] = i;
+  }
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    if (counts[i + 1] - counts[i] != a.row_ptr[i + 1] - a.row_ptr[i]) return false;
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      if (transposed[counts[i] + (k - a.row_ptr[i])] != a.col_idx[k]) return false;
+    }
+  }
+  return true;
+}
+
 void transpose_count(const Backend&, const PatternView& a, Span<index_t> counts) {
   std::fill(counts.begin(), counts.end(), 0);
   for (index_t k = 0; k < a.row_ptr[a.num_rows]; ++k) ++counts[a.col_idx[k]];

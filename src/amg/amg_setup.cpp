@@ -69,13 +69,20 @@ Array<index_t> splitting(const Backend& backend, const CsrArrays& S,
 Array<index_t> aggregation(const Backend& backend, const CsrArrays& S, std::uint64_t seed,
                            std::int64_t& num_aggregates) {
   const auto n = static_cast<std::size_t>(S.num_rows);
-  const CsrArrays St = transpose(backend, S.pattern(), nullptr);
+  // G = S + S^T; a symmetric S (the symmetric strength of a symmetric A) is G itself, and the
+  // transpose, which costs more than a pass over S, is skipped (st with a null row_ptr).
+  CsrArrays St;
+  ss::PatternView st{S.num_cols, S.num_rows, nullptr, nullptr};
+  if (!ss::pattern_symmetric(backend, S.pattern())) {
+    St = transpose(backend, S.pattern(), nullptr);
+    st = St.pattern();
+  }
   Array<index_t> roots(backend, n);
-  kernels::amg::mis2_roots(backend, S.pattern(), St.pattern(), seed, roots.span());
+  kernels::amg::mis2_roots(backend, S.pattern(), st, seed, roots.span());
   const Array<index_t> root_index = row_pointers(backend, roots, num_aggregates);
   Array<index_t> aggregate(backend, n);
-  const index_t left = kernels::amg::mis2_aggregates(
-      backend, S.pattern(), St.pattern(), seed, roots.span(), root_index.span(), aggregate.span());
+  const index_t left = kernels::amg::mis2_aggregates(backend, S.pattern(), st, seed, roots.span(),
+                                                     root_index.span(), aggregate.span());
   if (left != 0) {
     throw BackendError("AMG aggregation: " + std::to_string(left) +
                        " rows were left without an aggregate (the distance-two independent set "

@@ -213,6 +213,40 @@ TEST(SparseSetup, TransposeMatchesReferenceAndTheDefinition) {
   }
 }
 
+TEST(SparseSetup, PatternSymmetricMatchesReferenceAndTheDefinition) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  const HostCsr symmetric = host_csr(random_spd(1203, seed));
+  // One entry moved within its row to a column whose mirror is not stored: not symmetric, with
+  // the same entry counts per row.
+  CooMatrix moved = random_spd(1203, seed);
+  for (std::size_t k = 0; k < moved.num_entries(); ++k) {
+    const index_t i = moved.row_idx[k], j = moved.col_idx[k];
+    if (i == j) continue;
+    for (index_t c = 0; c < moved.num_cols; ++c) {
+      bool stored = false;
+      for (std::size_t q = 0; q < moved.num_entries(); ++q) {
+        stored = stored || (moved.row_idx[q] == i && moved.col_idx[q] == c) ||
+                 (moved.row_idx[q] == c && moved.col_idx[q] == i);
+      }
+      if (!stored) {
+        moved.col_idx[k] = c;
+        break;
+      }
+    }
+    break;
+  }
+  const HostCsr nonsymmetric = host_csr(moved);
+  const HostCsr rectangular = host_csr(test::random_sparse(45, 71, 10, true, seed));
+  for (const Backend& on : {backend, Backend::reference()}) {
+    SCOPED_TRACE(on.name());
+    EXPECT_TRUE(ss::pattern_symmetric(on, OnBackend(on, symmetric).pattern()));
+    EXPECT_FALSE(ss::pattern_symmetric(on, OnBackend(on, nonsymmetric).pattern()));
+    EXPECT_FALSE(ss::pattern_symmetric(on, OnBackend(on, rectangular).pattern()));
+  }
+}
+
 TEST(SparseSetup, ExclusiveScanMatchesReferenceAndRefusesOverflow) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -610,6 +644,31 @@ TEST(AmgKernels, Mis2AggregatesAreDeterministicForASeedAndFollowTheirRules) {
     }
   }
   for (index_t r = 1; r < a.count; ++r) EXPECT_LT(root_of[r - 1], root_of[r]);
+}
+
+TEST(AmgKernels, Mis2OfASymmetricStrengthGivesTheSameAggregatesWithoutTheTranspose) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  // The symmetric measure on a symmetric matrix: S = S^T, so a null S^T stands for G = S.
+  const Strength s =
+      strength_pattern(host_csr(random_spd(401, seed)), {ka::StrengthMeasure::symmetric, 0.0, 1.0});
+  ASSERT_EQ(s.s.row_ptr, s.st.row_ptr);
+  ASSERT_EQ(s.s.col_idx, s.st.col_idx);
+  const Backend backend = test::backend_under_test();
+  const Aggregates with = aggregate(backend, s, 5);
+  const OnBackend S(backend, s.s);
+  const ss::PatternView none{s.s.rows, s.s.rows, nullptr, nullptr};
+  const auto n = static_cast<std::size_t>(s.s.rows);
+  Array<index_t> roots(backend, n), root_index(backend, n + 1), aggregate(backend, n);
+
+  ka::mis2_roots(backend, S.pattern(), none, 5, roots.span());
+  ss::exclusive_scan(backend, roots.span(), root_index.span());
+  const index_t left = ka::mis2_aggregates(backend, S.pattern(), none, 5, roots.span(),
+                                           root_index.span(), aggregate.span());
+
+  EXPECT_EQ(left, 0);
+  EXPECT_EQ(roots.to_host(), with.roots);
+  EXPECT_EQ(aggregate.to_host(), with.aggregate);
 }
 
 TEST(AmgKernels, ProlongationSmoothingMatchesReferenceAndTheDefinitions) {
