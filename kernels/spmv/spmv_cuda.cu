@@ -254,6 +254,25 @@ __device__ __forceinline__ void dot_terms(const RowOutcome& out, const Input& x,
   }
 }
 
+/// The fused dots' grid sum: each block adds `sums` over its threads (block_sum) and publishes
+/// them to a.block_partials (one per block, stride gridDim.x); the last block to finish adds the
+/// gridDim.x block sums in the order of ordered_sum into result[k] and clears the counter.
+/// Every thread of every block calls it.
+template <int kDots>
+__device__ void grid_dot_sums(double (&sums)[kDots], const CsrView& a, double* result) {
+  const index_t blocks = gridDim.x;
+  block_sum<kBlock, kDots>(sums);
+  if (publish_partials(sums, a.block_partials, blocks, blockIdx.x, a.counters,
+                       static_cast<unsigned int>(blocks))) {
+#pragma unroll
+    for (int k = 0; k < kDots; ++k) {
+      const double total = ordered_sum(a.block_partials + k * blocks, blocks);
+      if (threadIdx.x == 0) result[k] = total;
+    }
+    if (threadIdx.x == 0) *a.counters = 0u;
+  }
+}
+
 /// The row block blockIdx.x (row_block); for product_dot also the block's sums of the fused
 /// dots, added by the last block into *result (kInlineFinish) or left for the consumer.
 template <int kTile, Mode kMode, class Value, class Input, bool kInlineFinish, int kDots = 1>
@@ -267,24 +286,15 @@ __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
   if constexpr (kMode == Mode::product_dot) {
     double term[kDots];
     dot_terms<kDots>(out, x, y, dots, term);
-    const index_t blocks = a.num_row_blocks;
     if constexpr (kInlineFinish) {
       // Few row blocks: the last to finish adds the block sums (one launch per product).
-      block_sum<kBlock, kDots>(term);
-      if (publish_partials(term, a.block_partials, blocks, blockIdx.x, a.counters,
-                           static_cast<unsigned int>(gridDim.x))) {
-#pragma unroll
-        for (int k = 0; k < kDots; ++k) {
-          const double total = ordered_sum(a.block_partials + k * blocks, blocks);
-          if (threadIdx.x == 0) result[k] = total;
-        }
-        if (threadIdx.x == 0) *a.counters = 0u;
-      }
+      grid_dot_sums(term, a, result);
     } else {
       // The block sums are added by the consumer: no completion count, no fence, no second
       // barrier in each of the (many, short) row blocks.
       kernels::cuda::block_sum_once<kBlock, kDots>(term);
       if (threadIdx.x == 0) {
+        const index_t blocks = a.num_row_blocks;
 #pragma unroll
         for (int k = 0; k < kDots; ++k) a.block_partials[k * blocks + blockIdx.x] = term[k];
       }
@@ -299,10 +309,10 @@ __global__ void __launch_bounds__(kBlock, Input::kMinBlocksPerSm)
 /// block sums, and the last block to finish adds them in the order of ordered_sum. One block
 /// sum per block instead of one per row block: at 3D Poisson 200^3 the 31,250 row blocks each
 /// held their SM's slot through a block-wide sum after their last load.
-template <int kTile, Mode kMode, class Value, class Input, int kDots = 1>
+template <int kTile, class Value, class Input, int kDots>
 __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)  // one wave (strided_blocks)
-    strided_row_block_kernel(const CsrView a, const Value* __restrict__ values, Input x,
-                             const double* b, double* y, DotTerms dots, double* result) {
+    strided_row_block_kernel(const CsrView a, const Value* __restrict__ values, Input x, double* y,
+                             DotTerms dots, double* result) {
   __shared__ double products[kTile];
   double total[kDots];
 #pragma unroll
@@ -310,29 +320,14 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)  // one wave (strided
 #pragma unroll 1
   for (index_t g = blockIdx.x; g < a.num_row_blocks; g += gridDim.x) {
     if (g != blockIdx.x) __syncthreads();  // every row of the previous block has been added
-    const RowOutcome out = row_block<kTile, kMode, Value, Input>(a, values, x, b, y, g, products);
-    if constexpr (kMode == Mode::product_dot) {
-      double term[kDots];
-      dot_terms<kDots>(out, x, y, dots, term);
+    const RowOutcome out =
+        row_block<kTile, Mode::product_dot, Value, Input>(a, values, x, nullptr, y, g, products);
+    double term[kDots];
+    dot_terms<kDots>(out, x, y, dots, term);
 #pragma unroll
-      for (int k = 0; k < kDots; ++k) total[k] = __dadd_rn(total[k], term[k]);
-    }
+    for (int k = 0; k < kDots; ++k) total[k] = __dadd_rn(total[k], term[k]);
   }
-  if constexpr (kMode == Mode::product_dot) {
-    const index_t blocks = gridDim.x;
-    block_sum<kBlock, kDots>(total);
-    if (publish_partials(total, a.block_partials, blocks, blockIdx.x, a.counters,
-                         static_cast<unsigned int>(gridDim.x))) {
-#pragma unroll
-      for (int k = 0; k < kDots; ++k) {
-        const double sum = ordered_sum(a.block_partials + k * blocks, blocks);
-        if (threadIdx.x == 0) result[k] = sum;
-      }
-      if (threadIdx.x == 0) *a.counters = 0u;
-    }
-  }
-  (void)dots;
-  (void)result;
+  grid_dot_sums(total, a, result);
 }
 
 /// Chunk blockIdx.x of a long row: lane t adds the products of entries t, t + 256, ... of the
@@ -411,13 +406,12 @@ void launch_row_blocks(Context& context, const CsrView& a, const Value* values, 
                        kBlock, "spmv: row blocks", a, values, x, b, y, dots, result);
       return;
     }
-  }
-  if constexpr (kMode == Mode::product_dot) {  // strided (not the plain product: 206.5 us
-    // strided against 205.4 at 200^3 on the H200)
+    // Many row blocks: strided (not the plain product: 206.5 us strided against 205.4 at
+    // 200^3 on the H200).
     const index_t strided = strided_blocks(a.num_row_blocks, kTile);
-    launch_dependent(context, strided_row_block_kernel<kTile, kMode, Value, Input, kDots>,
+    launch_dependent(context, strided_row_block_kernel<kTile, Value, Input, kDots>,
                      static_cast<unsigned int>(strided), kBlock, "spmv: strided row blocks", a,
-                     values, x, b, y, dots, result);
+                     values, x, y, dots, result);
   } else {
     launch_dependent(context, row_block_kernel<kTile, kMode, Value, Input, false, kDots>, blocks,
                      kBlock, "spmv: row blocks", a, values, x, b, y, dots, result);
