@@ -104,7 +104,7 @@ int smoother_vectors(AmgPreconditioner::SmootherKind kind) {
     case AmgPreconditioner::SmootherKind::l1_jacobi:
       return 2;
     case AmgPreconditioner::SmootherKind::chebyshev:
-      return 4;
+      return 3;  // the inverse diagonal, r and d
     case AmgPreconditioner::SmootherKind::gauss_seidel:
       return 2;  // one inverse diagonal each for the forward and the backward smoother
     case AmgPreconditioner::SmootherKind::hybrid_gauss_seidel:

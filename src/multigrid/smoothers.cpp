@@ -89,12 +89,13 @@ void scaled_residual_update(const LinearOperator& A, const Vector& d, const Vect
 /// Iterative Methods, 2nd ed., sec. 6.7.3): the Ritz value approaches lambda_max(D^-1 A) from
 /// below, much faster than power iteration. D^-1 A must be similar to a positive definite
 /// matrix (A and D both positive or both negative definite); -1 otherwise. The host reads two
-/// scalars per step (r.z and p.Ap); the start vector is formed where A lives. r, z, p are work
-/// vectors of n entries.
+/// scalars per step (r.z and p.Ap); the start vector is formed where A lives. r and p are work
+/// vectors of n entries; z and q live only here (the smoother keeps two vectors less).
 double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagonal, int steps,
-                          Vector& r, Vector& z, Vector& p) {
+                          Vector& r, Vector& p) {
   const std::size_t n = inverse_diagonal.size();
   if (n == 0) return 1.0;
+  Vector z(A.backend(), n);
   Vector q(A.backend(), n);
   fill_pseudo_random(r, 0);  // uniform in [-1, 1): every frequency present
   pointwise_multiply(inverse_diagonal, r, z);
@@ -176,11 +177,10 @@ void ChebyshevSmoother::setup(const LinearOperator& A) {
   inverse_diagonal_ = inverse_diagonal_of(A, "Chebyshev smoother");
   const std::size_t n = inverse_diagonal_.size();
   r_ = Vector(A.backend(), n);
-  z_ = Vector(A.backend(), n);
   d_ = Vector(A.backend(), n);
   A_ = &A;
   const double lambda =
-      lanczos_lambda_max(A, inverse_diagonal_, parameters_.eigen_iterations, r_, z_, d_);
+      lanczos_lambda_max(A, inverse_diagonal_, parameters_.eigen_iterations, r_, d_);
   if (!(lambda > 0.0) || !std::isfinite(lambda)) {
     throw InvalidInput("Chebyshev smoother: the estimate of lambda_max(D^-1 A) is " +
                        std::to_string(lambda) +

@@ -85,7 +85,7 @@ class ChebyshevSmoother final : public Smoother {
   const LinearOperator* A_ = nullptr;
   double lambda_max_ = 0.0;
   Vector inverse_diagonal_;
-  mutable Vector r_, z_, d_;
+  mutable Vector r_, d_;
 };
 
 /// Sequential Gauss-Seidel, the Parallel Toolbox's forward/backward smoother: each sweep updates
