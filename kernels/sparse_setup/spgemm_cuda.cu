@@ -2,11 +2,13 @@
 // per row sized to its bin, and one block per row past the largest bin. Every phase gives the
 // reference's bits:
 //   - the symbolic phases write each row's columns sorted, whatever the insertion order;
-//   - spgemm_numeric adds each c_ij's products in Gustavson's order: a group walks the entries
-//     a_ik of row i in order, and for each the stored b_kj in chunks of one entry per lane; the
-//     columns of one chunk are distinct (one row of B), so every c_ij receives at most one
-//     product per chunk, and __syncwarp over the group orders the chunks (it also orders the
-//     group's shared-memory accesses, CUDA Programming Guide, "Synchronization Functions").
+//   - spgemm_numeric adds each c_ij's products in Gustavson's order: a group walks the row's
+//     products (a_ik in order, for each the stored b_kj) in chunks of one product per lane; a
+//     chunk may span several rows of B, so its lanes add their products entry a_ik by entry,
+//     with a __syncwarp over the group after each (the columns of one entry's products are
+//     distinct, so every c_ij receives at most one product per step, and the barrier orders the
+//     steps and the group's shared-memory accesses, CUDA Programming Guide, "Synchronization
+//     Functions").
 // Products and sums are rounded as on the host (the library compiles CUDA with --fmad=false).
 //
 // Binning (after Nagasaka, Nukada, Matsuoka, "High-performance and memory-saving sparse general
@@ -236,32 +238,60 @@ __device__ T group_sum(unsigned int mask, T value) {
   return value;
 }
 
-/// Calls visit(j) for every stored b_kj of every a_ik of row i (group-wide, each product by one
-/// lane, a_ik in order and each row of B in chunks of kLanes consecutive entries, one per
-/// lane); visit(j, a_ik, q) also gets the entry a_ik's position p and b_kj's position q.
-/// sync() runs on every lane after each chunk. The group loads kLanes entries of A's row (k
-/// and B's row range) at once and passes them around by shuffles.
-template <int kLanes, class Visit, class Sync>
-__device__ void for_each_product(const PatternView& a, const PatternView& b, index_t i,
-                                 unsigned int mask, int lane, Visit visit, Sync sync) {
+/// Walks the products of row i of A B group-wide in chunks of kLanes consecutive products of the
+/// row, in Gustavson's order (a_ik in order, for each the stored b_kj in order) flattened: a
+/// chunk may span several rows of B, so every lane has a product while any are left (rows of B
+/// shorter than the group no longer leave lanes idle). The group loads kLanes entries of A's
+/// row (k and B's row range) at once, scans their lengths by shuffles, and each lane finds its
+/// entry by a binary search over the scan. For every chunk all lanes call
+/// body(valid, p, q, e, e_first, e_last): a_ik's position p (p0 + e, e its entry of the loaded
+/// kLanes) and b_kj's position q, valid false past the row's last product; e_first and e_last
+/// are the entries of the chunk's first and last products (the entries a body that must keep
+/// Gustavson's order per c_ij walks in turn: the columns of one entry are distinct).
+template <int kLanes, class Body>
+__device__ void for_each_product_chunk(const PatternView& a, const PatternView& b, index_t i,
+                                       unsigned int mask, int lane, Body body) {
   const index_t a_end = a.row_ptr[i + 1];
   for (index_t p0 = a.row_ptr[i]; p0 < a_end; p0 += kLanes) {
-    index_t q_begin = 0, q_end = 0;
+    index_t q_begin = 0, length = 0;
     if (p0 + lane < a_end) {
       const index_t k = a.col_idx[p0 + lane];
       q_begin = b.row_ptr[k];
-      q_end = b.row_ptr[k + 1];
+      length = b.row_ptr[k + 1] - q_begin;
     }
-    const int entries = a_end - p0 < kLanes ? a_end - p0 : kLanes;
-    for (int e = 0; e < entries; ++e) {
-      const index_t begin = __shfl_sync(mask, q_begin, e, kLanes);
-      const index_t end = __shfl_sync(mask, q_end, e, kLanes);
-      for (index_t q0 = begin; q0 < end; q0 += kLanes) {
-        const index_t q = q0 + lane;
-        if (q < end) visit(p0 + e, q);
-        sync();
+    // Inclusive scan of the lengths (at most nnz(B): the entries of A's row are distinct).
+    index_t end = length;
+    for (int offset = 1; offset < kLanes; offset *= 2) {
+      const index_t before = __shfl_up_sync(mask, end, offset, kLanes);
+      if (lane >= offset) end += before;
+    }
+    const index_t total = __shfl_sync(mask, end, kLanes - 1, kLanes);
+    for (index_t t0 = 0; t0 < total; t0 += kLanes) {
+      const index_t t = t0 + lane;
+      // The entry of product t: the first e with end[e] > t.
+      int e = 0;
+      for (int step = kLanes / 2; step > 0; step /= 2) {
+        if (__shfl_sync(mask, end, e + step - 1, kLanes) <= t) e += step;
       }
+      const index_t e_end = __shfl_sync(mask, end, e, kLanes);
+      const index_t e_length = __shfl_sync(mask, length, e, kLanes);
+      const index_t e_begin = __shfl_sync(mask, q_begin, e, kLanes);
+      const int in_chunk = total - t0 < kLanes ? static_cast<int>(total - t0) : kLanes;
+      const int e_first = __shfl_sync(mask, e, 0, kLanes);
+      const int e_last = __shfl_sync(mask, e, in_chunk - 1, kLanes);
+      body(lane < in_chunk, p0 + e, e_begin + (t - (e_end - e_length)), e, e_first, e_last);
     }
+  }
+}
+
+/// Adds `product` to sums[t] (t < 0: none) in Gustavson's order within a chunk of
+/// for_each_product_chunk: the chunk's entries in turn, sync() after each.
+template <class Sync>
+__device__ void add_in_entry_order(double* sums, index_t t, double product, int e, int e_first,
+                                   int e_last, Sync sync) {
+  for (int entry = e_first; entry <= e_last; ++entry) {
+    if (e == entry && t >= 0) sums[t] += product;
+    sync();
   }
 }
 
@@ -314,10 +344,12 @@ __global__ void __launch_bounds__(SymbolicShape<kBin>::lanes* SymbolicShape<kBin
     for (int s = lane; s < kSlots; s += kLanes) table[s] = -1;
     __syncwarp(mask);
     unsigned int inserted = 0;
-    for_each_product<kLanes>(
-        a, b, i, mask, lane,
-        [&](index_t, index_t q) { inserted += hash_insert(table, kSlots, b.col_idx[q]) ? 1 : 0; },
-        [] {});
+    for_each_product_chunk<kLanes>(a, b, i, mask, lane,
+                                   [&](bool valid, index_t, index_t q, int, int, int) {
+                                     if (valid && hash_insert(table, kSlots, b.col_idx[q])) {
+                                       ++inserted;
+                                     }
+                                   });
     __syncwarp(mask);
     if constexpr (!kFill) {
       inserted = group_sum<kLanes>(mask, inserted);
@@ -582,14 +614,19 @@ __global__ void __launch_bounds__(NumericShape<kBin>::lanes* NumericShape<kBin>:
       sums[t] = 0.0;
     }
     __syncwarp(mask);
-    for_each_product<kLanes>(
+    for_each_product_chunk<kLanes>(
         a.pattern, b.pattern, i, mask, lane,
-        [&](index_t p, index_t q) {
-          const double product = a.values[p] * b.values[q];
-          const index_t t = lower_bound(columns, m, b.pattern.col_idx[q]);
-          if (t < m && columns[t] == b.pattern.col_idx[q]) sums[t] += product;
-        },
-        [mask] { __syncwarp(mask); });
+        [&](bool valid, index_t p, index_t q, int e, int e_first, int e_last) {
+          double product = 0.0;
+          index_t t = -1;
+          if (valid) {
+            product = a.values[p] * b.values[q];
+            const index_t j = b.pattern.col_idx[q];
+            t = lower_bound(columns, m, j);
+            if (t >= m || columns[t] != j) t = -1;
+          }
+          add_in_entry_order(sums, t, product, e, e_first, e_last, [mask] { __syncwarp(mask); });
+        });
     for (index_t t = lane; t < m; t += kLanes) c_values[c_begin + t] = sums[t];
     __syncwarp(mask);  // the tables are reused by the next row
   }
@@ -621,16 +658,21 @@ __global__ void __launch_bounds__(kRowWarps* kWarp)
     }
     __threadfence_block();
     __syncwarp();
-    for_each_product<kWarp>(
+    for_each_product_chunk<kWarp>(
         a.pattern, b.pattern, i, 0xffffffffu, lane,
-        [&](index_t p, index_t q) {
-          const double product = a.values[p] * b.values[q];
-          const index_t t = lower_bound(columns, m, b.pattern.col_idx[q]);
-          if (t < m && columns[t] == b.pattern.col_idx[q]) sums[t] += product;
-        },
-        [] {
-          __threadfence_block();
-          __syncwarp();
+        [&](bool valid, index_t p, index_t q, int e, int e_first, int e_last) {
+          double product = 0.0;
+          index_t t = -1;
+          if (valid) {
+            product = a.values[p] * b.values[q];
+            const index_t j = b.pattern.col_idx[q];
+            t = lower_bound(columns, m, j);
+            if (t >= m || columns[t] != j) t = -1;
+          }
+          add_in_entry_order(sums, t, product, e, e_first, e_last, [] {
+            __threadfence_block();
+            __syncwarp();
+          });
         });
     if (in_shared) {
       for (index_t t = lane; t < m; t += kWarp) c_values[c_begin + t] = sums[t];
