@@ -1,6 +1,7 @@
-// CUDA AMG setup kernels: one thread per row running the per-row formulas of amg_rows.hpp (the
-// same code as the reference and cpu kernels, hence the same bits), PMIS in parallel rounds,
-// and the greedy splitting in a single thread (sequential by definition).
+// CUDA AMG setup kernels: one thread (strength and the prolongation smoother: a group of lanes)
+// per row running the per-row formulas of amg_rows.hpp (the same code as the reference and cpu
+// kernels, hence the same bits), PMIS and MIS(2) in parallel rounds, and the greedy splitting in
+// a single thread (sequential by definition).
 //
 // Interpolation rows keep their points in per-thread arrays of kLocalPoints entries; a row that
 // may have more (more than kLocalPoints coarse points in S_i, or for extended_i in S_i and the
@@ -50,21 +51,87 @@ Context& context_of(const Backend& backend) {
     if (const auto i = static_cast<index_t>(i##_); true)
 
 // ---------------------------------------------------------------------------------------------
-// Strength: one thread per row, work = the row's entries (two or three passes).
+// Strength: a group of kStrengthLanes lanes per row, consecutive lanes on consecutive entries
+// (rows::strength_row's facts by group reductions, then rows::strong_entry per entry and a
+// ballot to place the strong ones): coalesced reads and writes where a thread per row read and
+// wrote each row alone (slow on the coarse levels' rows of tens of entries).
 
-__global__ void strength_count_kernel(MatrixView a, StrengthParameters p, index_t* counts) {
-  KRYFLOW_FOR_EACH_ROW(i, a.pattern.num_rows) {
-    index_t count = 0;
-    rows::strong_dependencies(a, p, i, [&](index_t, double) { ++count; });
-    counts[i] = count;
-  }
+constexpr int kStrengthLanes = 8;
+
+/// The lanes of the calling thread's group of kLanes (a power of two <= 32) in its warp.
+template <int kLanes>
+__device__ unsigned int lane_group_mask() {
+  const unsigned int first = (threadIdx.x % 32) / kLanes * kLanes;
+  return kLanes == 32 ? 0xffffffffu : ((1u << kLanes) - 1u) << first;
 }
 
-__global__ void strength_fill_kernel(MatrixView a, StrengthParameters p, const index_t* s_row_ptr,
-                                     index_t* s_col_idx) {
-  KRYFLOW_FOR_EACH_ROW(i, a.pattern.num_rows) {
-    index_t next = s_row_ptr[i];
-    rows::strong_dependencies(a, p, i, [&](index_t j, double) { s_col_idx[next++] = j; });
+/// rows::strength_row(a, p, i) computed by the group `mask` (the same values: a_ii is the
+/// row's first entry of column i, the largest is a maximum that never becomes NaN from 0, and
+/// the max_row_sum test sums the row in order in one lane).
+template <int kLanes>
+__device__ rows::StrengthRow group_strength_row(const MatrixView& a, const StrengthParameters& p,
+                                                index_t i, unsigned int mask, int lane) {
+  const index_t begin = a.pattern.row_ptr[i];
+  const index_t end = a.pattern.row_ptr[i + 1];
+  rows::StrengthRow row;
+  for (index_t k0 = begin; k0 < end; k0 += kLanes) {
+    const index_t k = k0 + lane;
+    const bool here = k < end && a.pattern.col_idx[k] == i;
+    const unsigned int found = __ballot_sync(mask, here) & mask;
+    if (found != 0u) {
+      row.a_ii = __shfl_sync(mask, here ? a.values[k] : 0.0, __ffs(found) - 1);
+      break;
+    }
+  }
+  if (p.max_row_sum < 1.0) {
+    bool exceeds = false;
+    if (lane == 0) exceeds = rows::exceeds_row_sum(a, p, i, row.a_ii);
+    row.none = __shfl_sync(mask, exceeds, __ffs(mask) - 1);
+    if (row.none) return row;
+  }
+  if (p.measure == StrengthMeasure::classical) {
+    const double sign = rows::classical_sign(row.a_ii);
+    double largest = 0.0;
+    for (index_t k = begin + lane; k < end; k += kLanes) {
+      if (a.pattern.col_idx[k] != i) largest = rows::larger(largest, sign * a.values[k]);
+    }
+    for (int offset = kLanes / 2; offset > 0; offset /= 2) {
+      largest = rows::larger(largest, __shfl_xor_sync(mask, largest, offset, kLanes));
+    }
+    row.largest = largest;
+    row.none = !(largest > 0.0);
+  }
+  return row;
+}
+
+/// kFill == false: counts[i] = the strong dependencies of row i; kFill == true: their columns
+/// at s_col_idx + s_row_ptr[i], in column order.
+template <bool kFill>
+__global__ void strength_kernel(MatrixView a, StrengthParameters p, index_t* counts,
+                                const index_t* s_row_ptr, index_t* s_col_idx) {
+  constexpr int kGroups = kBlock / kStrengthLanes;
+  const int lane = threadIdx.x % kStrengthLanes;
+  const unsigned int mask = lane_group_mask<kStrengthLanes>();
+  const unsigned int below = (1u << (threadIdx.x % 32)) - 1u;
+  for (size_type r = size_type{blockIdx.x} * kGroups + threadIdx.x / kStrengthLanes;
+       r < a.pattern.num_rows; r += size_type{gridDim.x} * kGroups) {
+    const auto i = static_cast<index_t>(r);
+    const rows::StrengthRow row = group_strength_row<kStrengthLanes>(a, p, i, mask, lane);
+    index_t count = 0;
+    if (!row.none) {
+      const index_t end = a.pattern.row_ptr[i + 1];
+      const index_t base = kFill ? s_row_ptr[i] : 0;
+      for (index_t k0 = a.pattern.row_ptr[i]; k0 < end; k0 += kStrengthLanes) {
+        const index_t k = k0 + lane;
+        const bool strong = k < end && rows::strong_entry(a, p, i, row, k);
+        const unsigned int ballot = __ballot_sync(mask, strong) & mask;
+        if constexpr (kFill) {
+          if (strong) s_col_idx[base + count + __popc(ballot & below)] = a.pattern.col_idx[k];
+        }
+        count += __popc(ballot);
+      }
+    }
+    if (!kFill && lane == 0) counts[i] = count;
   }
 }
 
@@ -301,18 +368,31 @@ void run_rows(const Backend& backend, index_t n, const Job& job, const char* nam
 // ---------------------------------------------------------------------------------------------
 // Aggregation: MIS(2) in rounds of two propagations, aggregates in two passes.
 
-__global__ void mis2_init(index_t n, std::uint64_t* state) {
+__global__ void mis2_init(index_t n, std::uint64_t* state, unsigned char* active) {
   KRYFLOW_FOR_EACH_ROW(i, n) {
     state[i] = kMis2Undecided;
+    active[i] = 1;
   }
 }
 
-/// Round, first propagation: first_i = the largest key over i and its neighbours in G.
+/// Round, first propagation: first_i = the largest key over i and its neighbours in G, for the
+/// active rows: a row whose closed neighbourhood holds no undecided row is marked inactive and
+/// skipped in later rounds (states only leave undecided, so it stays so). Its first_i is never
+/// read again: mis2_second reads first_j for the neighbours j of undecided rows i, and G is
+/// symmetric, so i lies in j's neighbourhood and j is active. Late rounds, with few rows left
+/// undecided, then touch little more than the flags.
 __global__ void mis2_first(PatternView s, PatternView st, std::uint64_t seed,
-                           const std::uint64_t* state, std::uint64_t* first) {
+                           const std::uint64_t* state, std::uint64_t* first,
+                           unsigned char* active) {
   KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
-    first[i] = rows::largest_neighbour_key(s, st, i,
-                                           [&](index_t j) { return mis2_key(state[j], seed, j); });
+    if (active[i] == 0) continue;
+    bool undecided = false;
+    first[i] = rows::largest_neighbour_key(s, st, i, [&](index_t j) {
+      const std::uint64_t state_j = state[j];
+      undecided = undecided || state_j == kMis2Undecided;
+      return mis2_key(state_j, seed, j);
+    });
+    if (!undecided) active[i] = 0;
   }
 }
 
@@ -400,9 +480,36 @@ __global__ void gershgorin_kernel(MatrixView a, unsigned long long* bound) {
   }
 }
 
+/// Lanes per row of jacobi_smoothing_kernel.
+constexpr int kSmoothingLanes = 8;
+
+/// Row i of I - omega D^-1 A (rows::jacobi_smoothing_row's formula and bits) by a group of
+/// kSmoothingLanes lanes, consecutive lanes on consecutive entries so that the values are
+/// written in coalesced runs (a thread per row wrote each row's entries alone). a_ii is the
+/// row's first entry of column i (rows::diagonal), 0 when none.
 __global__ void jacobi_smoothing_kernel(MatrixView a, double omega, double* values) {
-  KRYFLOW_FOR_EACH_ROW(i, a.pattern.num_rows) {
-    rows::jacobi_smoothing_row(a, omega, i, values);
+  constexpr int kGroups = kBlock / kSmoothingLanes;
+  const int lane = threadIdx.x % kSmoothingLanes;
+  const unsigned int mask = lane_group_mask<kSmoothingLanes>();
+  for (size_type r = size_type{blockIdx.x} * kGroups + threadIdx.x / kSmoothingLanes;
+       r < a.pattern.num_rows; r += size_type{gridDim.x} * kGroups) {
+    const auto i = static_cast<index_t>(r);
+    const index_t begin = a.pattern.row_ptr[i];
+    const index_t end = a.pattern.row_ptr[i + 1];
+    double a_ii = 0.0;
+    for (index_t k0 = begin; k0 < end; k0 += kSmoothingLanes) {
+      const index_t k = k0 + lane;
+      const bool here = k < end && a.pattern.col_idx[k] == i;
+      const unsigned int found = __ballot_sync(mask, here) & mask;
+      if (found != 0u) {
+        a_ii = __shfl_sync(mask, here ? a.values[k] : 0.0, __ffs(found) - 1);
+        break;
+      }
+    }
+    const double scale = omega / a_ii;
+    for (index_t k = begin + lane; k < end; k += kSmoothingLanes) {
+      values[k] = (a.pattern.col_idx[k] == i ? 1.0 : 0.0) - scale * a.values[k];
+    }
   }
 }
 
@@ -431,8 +538,9 @@ void strength_count(const Backend& backend, const MatrixView& a, const StrengthP
                     Span<index_t> counts) {
   if (a.pattern.num_rows == 0) return;
   Context& context = context_of(backend);
-  strength_count_kernel<<<blocks_for(a.pattern.num_rows, kBlock), kBlock, 0, context.stream>>>(
-      a, p, counts.data());
+  strength_kernel<false>
+      <<<blocks_for(a.pattern.num_rows, kBlock / kStrengthLanes), kBlock, 0, context.stream>>>(
+          a, p, counts.data(), nullptr, nullptr);
   check_launch("amg::strength_count");
 }
 
@@ -440,8 +548,9 @@ void strength_fill(const Backend& backend, const MatrixView& a, const StrengthPa
                    const index_t* s_row_ptr, index_t* s_col_idx) {
   if (a.pattern.num_rows == 0) return;
   Context& context = context_of(backend);
-  strength_fill_kernel<<<blocks_for(a.pattern.num_rows, kBlock), kBlock, 0, context.stream>>>(
-      a, p, s_row_ptr, s_col_idx);
+  strength_kernel<true>
+      <<<blocks_for(a.pattern.num_rows, kBlock / kStrengthLanes), kBlock, 0, context.stream>>>(
+          a, p, nullptr, s_row_ptr, s_col_idx);
   check_launch("amg::strength_fill");
 }
 
@@ -528,12 +637,15 @@ void mis2_roots(const Backend& backend, const PatternView& s, const PatternView&
   const unsigned int blocks = blocks_for(n, kBlock);
   DeviceScratch state(context, sizeof(std::uint64_t) * static_cast<std::size_t>(n));
   DeviceScratch first(context, sizeof(std::uint64_t) * static_cast<std::size_t>(n));
-  mis2_init<<<blocks, kBlock, 0, context.stream>>>(n, state.as<std::uint64_t>());
+  DeviceScratch active(context, static_cast<std::size_t>(n));
+  mis2_init<<<blocks, kBlock, 0, context.stream>>>(n, state.as<std::uint64_t>(),
+                                                   active.as<unsigned char>());
   check_launch("amg::mis2_roots (init)");
   // The undecided row of largest key joins the set in every round; in practice a few rounds.
   until_none_left(context, n, "amg::mis2_roots", [&](unsigned long long* undecided) {
     mis2_first<<<blocks, kBlock, 0, context.stream>>>(s, st, seed, state.as<std::uint64_t>(),
-                                                      first.as<std::uint64_t>());
+                                                      first.as<std::uint64_t>(),
+                                                      active.as<unsigned char>());
     check_launch("amg::mis2_roots (first propagation)");
     mis2_second<<<blocks, kBlock, 0, context.stream>>>(s, st, seed, first.as<std::uint64_t>(),
                                                        state.as<std::uint64_t>(), undecided);
@@ -601,8 +713,8 @@ void jacobi_smoothing_operator(const Backend& backend, const MatrixView& a, doub
                                double* values) {
   if (a.pattern.num_rows == 0) return;
   Context& context = context_of(backend);
-  jacobi_smoothing_kernel<<<blocks_for(a.pattern.num_rows, kBlock), kBlock, 0, context.stream>>>(
-      a, omega, values);
+  jacobi_smoothing_kernel<<<blocks_for(a.pattern.num_rows, kBlock / kSmoothingLanes), kBlock, 0,
+                            context.stream>>>(a, omega, values);
   check_launch("amg::jacobi_smoothing_operator");
 }
 

@@ -59,6 +59,73 @@ KRYFLOW_HOST_DEVICE inline double sorted_diagonal(const MatrixView& a, index_t j
   return low < a.pattern.row_ptr[j + 1] && a.pattern.col_idx[low] == j ? a.values[low] : 0.0;
 }
 
+/// What the strength test of row i's entries needs from the whole row: a_ii, and for the
+/// classical measure the largest -sign(a_ii) a_ik over k != i (0 when none is positive);
+/// `none` when row i has no strong dependency at all (max_row_sum exceeded, or classical with
+/// no positive -sign(a_ii) a_ik).
+struct StrengthRow {
+  double a_ii = 0.0;
+  double largest = 0.0;
+  bool none = false;
+};
+
+/// The max_row_sum rule (Stueben's, hypre's): a row whose sum exceeds max_row_sum |a_ii| in
+/// magnitude is weakly coupled to all (sequential sum in column order).
+KRYFLOW_HOST_DEVICE inline bool exceeds_row_sum(const MatrixView& a, const StrengthParameters& p,
+                                                index_t i, double a_ii) {
+  if (!(p.max_row_sum < 1.0)) return false;
+  double row_sum = 0.0;
+  for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
+    row_sum += a.values[k];
+  }
+  return magnitude(row_sum) > p.max_row_sum * magnitude(a_ii);
+}
+
+/// -sign(a_ii) of the classical measure.
+KRYFLOW_HOST_DEVICE inline double classical_sign(double a_ii) {
+  return a_ii < 0.0 ? 1.0 : -1.0;
+}
+
+/// Whether entry k of row i (column j = col_idx[k]) is a strong dependency, given the row's
+/// StrengthRow (row.none false).
+KRYFLOW_HOST_DEVICE inline bool strong_entry(const MatrixView& a, const StrengthParameters& p,
+                                             index_t i, const StrengthRow& row, index_t k) {
+  const index_t j = a.pattern.col_idx[k];
+  if (j == i) return false;
+  if (p.measure == StrengthMeasure::symmetric) {
+    const double a_ij = magnitude(a.values[k]);
+    // Threshold 0: every nonzero a_ij is strong (the diagonals are finite, callers check),
+    // and row j is not searched for a_jj.
+    return a_ij > 0.0 &&
+           (p.threshold == 0.0 ||
+            a_ij >= p.threshold * sqrt(magnitude(row.a_ii) * magnitude(sorted_diagonal(a, j))));
+  }
+  if (p.measure == StrengthMeasure::seed) {
+    return magnitude(a.values[k]) > p.threshold * magnitude(row.a_ii);
+  }
+  const double s = classical_sign(row.a_ii) * a.values[k];
+  return s > 0.0 && s >= p.threshold * row.largest;
+}
+
+/// Row i's StrengthRow, one thread.
+KRYFLOW_HOST_DEVICE inline StrengthRow strength_row(const MatrixView& a,
+                                                    const StrengthParameters& p, index_t i) {
+  StrengthRow row;
+  row.a_ii = diagonal(a, i);
+  if (exceeds_row_sum(a, p, i, row.a_ii)) {
+    row.none = true;
+    return row;
+  }
+  if (p.measure == StrengthMeasure::classical) {
+    const double sign = classical_sign(row.a_ii);
+    for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
+      if (a.pattern.col_idx[k] != i) row.largest = larger(row.largest, sign * a.values[k]);
+    }
+    row.none = !(row.largest > 0.0);
+  }
+  return row;
+}
+
 /// Calls emit(j, a_ij) for every j row i strongly depends on, in column order (see
 /// StrengthParameters).
 #ifdef __CUDACC__
@@ -67,46 +134,10 @@ KRYFLOW_HOST_DEVICE inline double sorted_diagonal(const MatrixView& a, index_t j
 template <class Emit>
 KRYFLOW_HOST_DEVICE void strong_dependencies(const MatrixView& a, const StrengthParameters& p,
                                              index_t i, Emit emit) {
-  const index_t begin = a.pattern.row_ptr[i];
-  const index_t end = a.pattern.row_ptr[i + 1];
-  const double a_ii = diagonal(a, i);
-  if (p.max_row_sum < 1.0) {
-    double row_sum = 0.0;
-    for (index_t k = begin; k < end; ++k) row_sum += a.values[k];
-    if (magnitude(row_sum) > p.max_row_sum * magnitude(a_ii)) return;
-  }
-  if (p.measure == StrengthMeasure::symmetric) {
-    for (index_t k = begin; k < end; ++k) {
-      const index_t j = a.pattern.col_idx[k];
-      const double a_ij = magnitude(a.values[k]);
-      // Threshold 0: every nonzero a_ij is strong (the diagonals are finite, callers check),
-      // and row j is not searched for a_jj.
-      if (j != i && a_ij > 0.0 &&
-          (p.threshold == 0.0 ||
-           a_ij >= p.threshold * sqrt(magnitude(a_ii) * magnitude(sorted_diagonal(a, j))))) {
-        emit(j, a.values[k]);
-      }
-    }
-    return;
-  }
-  if (p.measure == StrengthMeasure::seed) {
-    for (index_t k = begin; k < end; ++k) {
-      const index_t j = a.pattern.col_idx[k];
-      if (j != i && magnitude(a.values[k]) > p.threshold * magnitude(a_ii)) emit(j, a.values[k]);
-    }
-    return;
-  }
-  const double sign = a_ii < 0.0 ? 1.0 : -1.0;  // s = -sign(a_ii)
-  double largest = 0.0;
-  for (index_t k = begin; k < end; ++k) {
-    if (a.pattern.col_idx[k] != i) largest = larger(largest, sign * a.values[k]);
-  }
-  if (!(largest > 0.0)) return;
-  for (index_t k = begin; k < end; ++k) {
-    const double s = sign * a.values[k];
-    if (a.pattern.col_idx[k] != i && s > 0.0 && s >= p.threshold * largest) {
-      emit(a.pattern.col_idx[k], a.values[k]);
-    }
+  const StrengthRow row = strength_row(a, p, i);
+  if (row.none) return;
+  for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
+    if (strong_entry(a, p, i, row, k)) emit(a.pattern.col_idx[k], a.values[k]);
   }
 }
 

@@ -586,10 +586,13 @@ struct NumericShape {
 
 /// A group per row of bin kBin, in Gustavson's order (see the file comment): the row's
 /// columns and sums sit in the group's shared tables (m <= capacity by the binning rule).
-/// Work per row: products * log2(m) for the column search, in sum over a_ik of
-/// ceil(len(B_k) / lanes) group steps.
+/// Work per row: products * log2(m) for the column search, in ceil(products / lanes) group
+/// steps (for_each_product_chunk). Bins 0 and 1 (the short rows of the fine levels, millions of them) run 16 blocks of 128
+/// threads per multiprocessor, at most 32 registers each (no spills): their steps wait on
+/// dependent loads, and twice the resident groups hide twice the latency.
 template <int kBin>
-__global__ void __launch_bounds__(NumericShape<kBin>::lanes* NumericShape<kBin>::groups, 4)
+__global__ void __launch_bounds__(NumericShape<kBin>::lanes* NumericShape<kBin>::groups,
+                                  kBin <= 1 ? 16 : 4)
     numeric_group_rows(MatrixView a, MatrixView b, PatternView c, double* c_values,
                        const index_t* bin_list, const unsigned int* bin_sizes) {
   using Shape = NumericShape<kBin>;
