@@ -248,38 +248,86 @@ __device__ T group_sum(unsigned int mask, T value) {
 /// kLanes) and b_kj's position q, valid false past the row's last product; e_first and e_last
 /// are the entries of the chunk's first and last products (the entries a body that must keep
 /// Gustavson's order per c_ij walks in turn: the columns of one entry are distinct).
-template <int kLanes, class Body>
-__device__ void for_each_product_chunk(const PatternView& a, const PatternView& b, index_t i,
-                                       unsigned int mask, int lane, Body body) {
-  const index_t a_end = a.row_ptr[i + 1];
-  for (index_t p0 = a.row_ptr[i]; p0 < a_end; p0 += kLanes) {
-    index_t q_begin = 0, length = 0;
+/// kLanes entries of A's row i from position p0, as for_each_product_chunk loads them: lane l
+/// holds entry p0 + l's row range of B (q_begin, length) and the inclusive scan of the lengths
+/// (end; at most nnz(B): the entries of A's row are distinct); total is the group's sum.
+template <int kLanes>
+struct ChunkOfEntries {
+  index_t q_begin = 0, length = 0, end = 0, total = 0;
+
+  __device__ ChunkOfEntries(const PatternView& a, const PatternView& b, index_t p0, index_t a_end,
+                            unsigned int mask, int lane) {
     if (p0 + lane < a_end) {
       const index_t k = a.col_idx[p0 + lane];
       q_begin = b.row_ptr[k];
       length = b.row_ptr[k + 1] - q_begin;
     }
-    // Inclusive scan of the lengths (at most nnz(B): the entries of A's row are distinct).
-    index_t end = length;
+    end = length;
     for (int offset = 1; offset < kLanes; offset *= 2) {
       const index_t before = __shfl_up_sync(mask, end, offset, kLanes);
       if (lane >= offset) end += before;
     }
-    const index_t total = __shfl_sync(mask, end, kLanes - 1, kLanes);
-    for (index_t t0 = 0; t0 < total; t0 += kLanes) {
+    total = __shfl_sync(mask, end, kLanes - 1, kLanes);
+  }
+  /// The entry of product t (t < total): the first e with end[e] > t. Group-wide.
+  __device__ int entry(index_t t, unsigned int mask) const {
+    int e = 0;
+    for (int step = kLanes / 2; step > 0; step /= 2) {
+      if (__shfl_sync(mask, end, e + step - 1, kLanes) <= t) e += step;
+    }
+    return e;
+  }
+  /// b_kj's position of product t of entry e. Group-wide.
+  __device__ index_t position(int e, index_t t, unsigned int mask) const {
+    const index_t e_end = __shfl_sync(mask, end, e, kLanes);
+    const index_t e_length = __shfl_sync(mask, length, e, kLanes);
+    const index_t e_begin = __shfl_sync(mask, q_begin, e, kLanes);
+    return e_begin + (t - (e_end - e_length));
+  }
+};
+
+/// Walks the products of row i of A B group-wide in chunks of kLanes consecutive products of the
+/// row, in Gustavson's order (a_ik in order, for each the stored b_kj in order) flattened: a
+/// chunk may span several rows of B, so every lane has a product while any are left (rows of B
+/// shorter than the group no longer leave lanes idle). The group loads kLanes entries of A's
+/// row (k and B's row range) at once, scans their lengths by shuffles, and each lane finds its
+/// entry by a binary search over the scan (ChunkOfEntries). For every chunk all lanes call
+/// body(valid, p, q, e, e_first, e_last): a_ik's position p (p0 + e, e its entry of the loaded
+/// kLanes) and b_kj's position q, valid false past the row's last product; e_first and e_last
+/// are the entries of the chunk's first and last products (the entries a body that must keep
+/// Gustavson's order per c_ij walks in turn: the columns of one entry are distinct).
+template <int kLanes, class Body>
+__device__ void for_each_product_chunk(const PatternView& a, const PatternView& b, index_t i,
+                                       unsigned int mask, int lane, Body body) {
+  const index_t a_end = a.row_ptr[i + 1];
+  for (index_t p0 = a.row_ptr[i]; p0 < a_end; p0 += kLanes) {
+    const ChunkOfEntries<kLanes> chunk(a, b, p0, a_end, mask, lane);
+    for (index_t t0 = 0; t0 < chunk.total; t0 += kLanes) {
       const index_t t = t0 + lane;
-      // The entry of product t: the first e with end[e] > t.
-      int e = 0;
-      for (int step = kLanes / 2; step > 0; step /= 2) {
-        if (__shfl_sync(mask, end, e + step - 1, kLanes) <= t) e += step;
-      }
-      const index_t e_end = __shfl_sync(mask, end, e, kLanes);
-      const index_t e_length = __shfl_sync(mask, length, e, kLanes);
-      const index_t e_begin = __shfl_sync(mask, q_begin, e, kLanes);
-      const int in_chunk = total - t0 < kLanes ? static_cast<int>(total - t0) : kLanes;
+      const int e = chunk.entry(t, mask);
+      const index_t q = chunk.position(e, t, mask);
+      const int in_chunk = chunk.total - t0 < kLanes ? static_cast<int>(chunk.total - t0) : kLanes;
       const int e_first = __shfl_sync(mask, e, 0, kLanes);
       const int e_last = __shfl_sync(mask, e, in_chunk - 1, kLanes);
-      body(lane < in_chunk, p0 + e, e_begin + (t - (e_end - e_length)), e, e_first, e_last);
+      body(lane < in_chunk, p0 + e, q, e, e_first, e_last);
+    }
+  }
+}
+
+/// The products of row i in any order, two per lane at a time: visit(valid0, q0, valid1, q1)
+/// with b_kj's positions (valid false past the row's last product). Two independent products
+/// per lane and step give the symbolic phases twice the loads in flight.
+template <int kLanes, class Visit>
+__device__ void for_each_product_pair(const PatternView& a, const PatternView& b, index_t i,
+                                      unsigned int mask, int lane, Visit visit) {
+  const index_t a_end = a.row_ptr[i + 1];
+  for (index_t p0 = a.row_ptr[i]; p0 < a_end; p0 += kLanes) {
+    const ChunkOfEntries<kLanes> chunk(a, b, p0, a_end, mask, lane);
+    for (index_t t0 = 0; t0 < chunk.total; t0 += 2 * kLanes) {
+      const index_t t = t0 + lane;
+      const index_t q0 = chunk.position(chunk.entry(t, mask), t, mask);
+      const index_t q1 = chunk.position(chunk.entry(t + kLanes, mask), t + kLanes, mask);
+      visit(t < chunk.total, q0, t + kLanes < chunk.total, q1);
     }
   }
 }
@@ -344,12 +392,13 @@ __global__ void __launch_bounds__(SymbolicShape<kBin>::lanes* SymbolicShape<kBin
     for (int s = lane; s < kSlots; s += kLanes) table[s] = -1;
     __syncwarp(mask);
     unsigned int inserted = 0;
-    for_each_product_chunk<kLanes>(a, b, i, mask, lane,
-                                   [&](bool valid, index_t, index_t q, int, int, int) {
-                                     if (valid && hash_insert(table, kSlots, b.col_idx[q])) {
-                                       ++inserted;
-                                     }
-                                   });
+    for_each_product_pair<kLanes>(a, b, i, mask, lane,
+                                  [&](bool valid0, index_t q0, bool valid1, index_t q1) {
+                                    const index_t j0 = valid0 ? b.col_idx[q0] : -1;
+                                    const index_t j1 = valid1 ? b.col_idx[q1] : -1;
+                                    if (valid0 && hash_insert(table, kSlots, j0)) ++inserted;
+                                    if (valid1 && hash_insert(table, kSlots, j1)) ++inserted;
+                                  });
     __syncwarp(mask);
     if constexpr (!kFill) {
       inserted = group_sum<kLanes>(mask, inserted);
@@ -587,9 +636,9 @@ struct NumericShape {
 /// A group per row of bin kBin, in Gustavson's order (see the file comment): the row's
 /// columns and sums sit in the group's shared tables (m <= capacity by the binning rule).
 /// Work per row: products * log2(m) for the column search, in ceil(products / lanes) group
-/// steps (for_each_product_chunk). Bins 0 and 1 (the short rows of the fine levels, millions of them) run 16 blocks of 128
-/// threads per multiprocessor, at most 32 registers each (no spills): their steps wait on
-/// dependent loads, and twice the resident groups hide twice the latency.
+/// steps (for_each_product_chunk). Bins 0 and 1 (the short rows of the fine levels, millions of
+/// them) run 16 blocks of 128 threads per multiprocessor, at most 32 registers each (no spills):
+/// their steps wait on dependent loads, and twice the resident groups hide twice the latency.
 template <int kBin>
 __global__ void __launch_bounds__(NumericShape<kBin>::lanes* NumericShape<kBin>::groups,
                                   kBin <= 1 ? 16 : 4)
