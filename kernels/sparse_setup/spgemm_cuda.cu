@@ -440,8 +440,8 @@ struct Larger {
 /// One block per row of the last bin (more than bin_products(kGroupBins - 1) products): the
 /// row's columns in [lo, hi] are marked in a shared bitmap one window of kWindowColumns at a
 /// time, then counted (and with kFill written in increasing order: a block scan of each
-/// thread's popcounts). Work per row: windows * (products + kBitmapWords), windows =
-/// (hi - lo) / kWindowColumns + 1.
+/// thread's popcounts). Work per row: windows * products + (hi - lo) / 32 + windows words,
+/// windows = (hi - lo) / kWindowColumns + 1.
 template <bool kFill>
 __global__ void __launch_bounds__(kBlock)
     symbolic_long_rows(PatternView a, PatternView b, const index_t* c_row_ptr, index_t* out,
@@ -454,7 +454,6 @@ __global__ void __launch_bounds__(kBlock)
     typename BlockReduce::TempStorage reduce;
   } storage;
   __shared__ index_t range[2];
-  constexpr int kWordsPerThread = kBitmapWords / kBlock;
   const int warp = threadIdx.x / kWarp;
   const int lane = threadIdx.x % kWarp;
   const unsigned int first = bin_begin(bin_sizes, kGroupBins);
@@ -486,7 +485,14 @@ __global__ void __launch_bounds__(kBlock)
     index_t written = 0;
     const index_t base = kFill ? c_row_ptr[i] : 0;
     for (size_type window = lo; window <= hi; window += kWindowColumns) {
-      for (int w = threadIdx.x; w < kBitmapWords; w += kBlock) bitmap[w] = 0u;
+      // Only the words that cover [window, hi] are cleared and read (rows of the coarse levels
+      // span a few thousand columns, not a whole window).
+      const size_type span = size_type{hi} - window + 1;
+      const int words = span >= kWindowColumns ? kBitmapWords : static_cast<int>((span + 31) / 32);
+      const int per_thread = (words + kBlock - 1) / kBlock;
+      const int first_word = min(words, static_cast<int>(threadIdx.x) * per_thread);
+      const int last_word = min(words, first_word + per_thread);
+      for (int w = threadIdx.x; w < words; w += kBlock) bitmap[w] = 0u;
       __syncthreads();
       for (index_t p = begin + warp; p < end; p += kBlock / kWarp) {
         const index_t k = a.col_idx[p];
@@ -498,18 +504,15 @@ __global__ void __launch_bounds__(kBlock)
         }
       }
       __syncthreads();
-      // Thread t owns words [t * kWordsPerThread, (t + 1) * kWordsPerThread).
+      // Thread t owns words [first_word, last_word): consecutive threads, consecutive words.
       index_t mine = 0;
-      for (int w = 0; w < kWordsPerThread; ++w) {
-        mine += __popc(bitmap[threadIdx.x * kWordsPerThread + w]);
-      }
+      for (int w = first_word; w < last_word; ++w) mine += __popc(bitmap[w]);
       index_t before = 0;
       index_t total = 0;
       BlockScan(storage.scan).ExclusiveSum(mine, before, total);
       if constexpr (kFill) {
         index_t position = base + written + before;
-        for (int w = 0; w < kWordsPerThread; ++w) {
-          const int word = threadIdx.x * kWordsPerThread + w;
+        for (int word = first_word; word < last_word; ++word) {
           unsigned int bits = bitmap[word];
           while (bits != 0u) {
             const int bit = __ffs(bits) - 1;
