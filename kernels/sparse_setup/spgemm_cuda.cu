@@ -625,6 +625,28 @@ __device__ index_t lower_bound(const index_t* columns, index_t m, index_t j) {
   return low;
 }
 
+/// Adds every product a_ik b_kj of row i to sums[t], t the position of column j in C's row
+/// (columns[0, m), sorted), in Gustavson's order (for_each_product_chunk, add_in_entry_order);
+/// sync() orders the group's steps and its accesses to sums.
+template <int kLanes, class Sync>
+__device__ void add_row_products(const MatrixView& a, const MatrixView& b, index_t i,
+                                 unsigned int mask, int lane, const index_t* columns, index_t m,
+                                 double* sums, Sync sync) {
+  for_each_product_chunk<kLanes>(
+      a.pattern, b.pattern, i, mask, lane,
+      [&](bool valid, index_t p, index_t q, int e, int e_first, int e_last) {
+        double product = 0.0;
+        index_t t = -1;
+        if (valid) {
+          product = a.values[p] * b.values[q];
+          const index_t j = b.pattern.col_idx[q];
+          t = lower_bound(columns, m, j);
+          if (t >= m || columns[t] != j) t = -1;
+        }
+        add_in_entry_order(sums, t, product, e, e_first, e_last, sync);
+      });
+}
+
 /// Entries of C's row held per group in bin b (its most products, which bound the row's
 /// length by the numeric binning rule) and rows per block (at most 24 KB of tables).
 template <int kBin>
@@ -669,19 +691,7 @@ __global__ void __launch_bounds__(NumericShape<kBin>::lanes* NumericShape<kBin>:
       sums[t] = 0.0;
     }
     __syncwarp(mask);
-    for_each_product_chunk<kLanes>(
-        a.pattern, b.pattern, i, mask, lane,
-        [&](bool valid, index_t p, index_t q, int e, int e_first, int e_last) {
-          double product = 0.0;
-          index_t t = -1;
-          if (valid) {
-            product = a.values[p] * b.values[q];
-            const index_t j = b.pattern.col_idx[q];
-            t = lower_bound(columns, m, j);
-            if (t >= m || columns[t] != j) t = -1;
-          }
-          add_in_entry_order(sums, t, product, e, e_first, e_last, [mask] { __syncwarp(mask); });
-        });
+    add_row_products<kLanes>(a, b, i, mask, lane, columns, m, sums, [mask] { __syncwarp(mask); });
     for (index_t t = lane; t < m; t += kLanes) c_values[c_begin + t] = sums[t];
     __syncwarp(mask);  // the tables are reused by the next row
   }
@@ -713,22 +723,10 @@ __global__ void __launch_bounds__(kRowWarps* kWarp)
     }
     __threadfence_block();
     __syncwarp();
-    for_each_product_chunk<kWarp>(
-        a.pattern, b.pattern, i, 0xffffffffu, lane,
-        [&](bool valid, index_t p, index_t q, int e, int e_first, int e_last) {
-          double product = 0.0;
-          index_t t = -1;
-          if (valid) {
-            product = a.values[p] * b.values[q];
-            const index_t j = b.pattern.col_idx[q];
-            t = lower_bound(columns, m, j);
-            if (t >= m || columns[t] != j) t = -1;
-          }
-          add_in_entry_order(sums, t, product, e, e_first, e_last, [] {
-            __threadfence_block();
-            __syncwarp();
-          });
-        });
+    add_row_products<kWarp>(a, b, i, 0xffffffffu, lane, columns, m, sums, [] {
+      __threadfence_block();
+      __syncwarp();
+    });
     if (in_shared) {
       for (index_t t = lane; t < m; t += kWarp) c_values[c_begin + t] = sums[t];
     }
