@@ -22,6 +22,7 @@
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/cuda_runtime.hpp"
 #include "kernels/backend/device_scratch.cuh"
+#include "kernels/backend/lane_group.cuh"
 #include "kryflow/core/error.hpp"
 
 namespace kryflow::kernels::amg::cuda {
@@ -31,6 +32,7 @@ using kernels::cuda::blocks_for;
 using kernels::cuda::check_launch;
 using kernels::cuda::Context;
 using kernels::cuda::DeviceScratch;
+using kernels::cuda::lane_group_mask;
 using kernels::cuda::read_integers;
 using size_type = long long;
 
@@ -58,11 +60,18 @@ Context& context_of(const Backend& backend) {
 
 constexpr int kStrengthLanes = 8;
 
-/// The lanes of the calling thread's group of kLanes (a power of two <= 32) in its warp.
+/// a_ii of row i (rows::diagonal: the row's first entry of column i, 0 when none) found by
+/// the group `mask`, consecutive lanes on consecutive entries.
 template <int kLanes>
-__device__ unsigned int lane_group_mask() {
-  const unsigned int first = (threadIdx.x % 32) / kLanes * kLanes;
-  return kLanes == 32 ? 0xffffffffu : ((1u << kLanes) - 1u) << first;
+__device__ double group_diagonal(const MatrixView& a, index_t i, unsigned int mask, int lane) {
+  const index_t end = a.pattern.row_ptr[i + 1];
+  for (index_t k0 = a.pattern.row_ptr[i]; k0 < end; k0 += kLanes) {
+    const index_t k = k0 + lane;
+    const bool here = k < end && a.pattern.col_idx[k] == i;
+    const unsigned int found = __ballot_sync(mask, here) & mask;
+    if (found != 0u) return __shfl_sync(mask, here ? a.values[k] : 0.0, __ffs(found) - 1);
+  }
+  return 0.0;
 }
 
 /// rows::strength_row(a, p, i) computed by the group `mask` (the same values: a_ii is the
@@ -74,15 +83,7 @@ __device__ rows::StrengthRow group_strength_row(const MatrixView& a, const Stren
   const index_t begin = a.pattern.row_ptr[i];
   const index_t end = a.pattern.row_ptr[i + 1];
   rows::StrengthRow row;
-  for (index_t k0 = begin; k0 < end; k0 += kLanes) {
-    const index_t k = k0 + lane;
-    const bool here = k < end && a.pattern.col_idx[k] == i;
-    const unsigned int found = __ballot_sync(mask, here) & mask;
-    if (found != 0u) {
-      row.a_ii = __shfl_sync(mask, here ? a.values[k] : 0.0, __ffs(found) - 1);
-      break;
-    }
-  }
+  row.a_ii = group_diagonal<kLanes>(a, i, mask, lane);
   if (p.max_row_sum < 1.0) {
     bool exceeds = false;
     if (lane == 0) exceeds = rows::exceeds_row_sum(a, p, i, row.a_ii);
@@ -485,8 +486,8 @@ constexpr int kSmoothingLanes = 8;
 
 /// Row i of I - omega D^-1 A (rows::jacobi_smoothing_row's formula and bits) by a group of
 /// kSmoothingLanes lanes, consecutive lanes on consecutive entries so that the values are
-/// written in coalesced runs (a thread per row wrote each row's entries alone). a_ii is the
-/// row's first entry of column i (rows::diagonal), 0 when none.
+/// written in coalesced runs (a thread per row wrote each row's entries alone); a_ii by
+/// group_diagonal, each entry by rows::jacobi_smoothing_entry.
 __global__ void jacobi_smoothing_kernel(MatrixView a, double omega, double* values) {
   constexpr int kGroups = kBlock / kSmoothingLanes;
   const int lane = threadIdx.x % kSmoothingLanes;
@@ -494,21 +495,10 @@ __global__ void jacobi_smoothing_kernel(MatrixView a, double omega, double* valu
   for (size_type r = size_type{blockIdx.x} * kGroups + threadIdx.x / kSmoothingLanes;
        r < a.pattern.num_rows; r += size_type{gridDim.x} * kGroups) {
     const auto i = static_cast<index_t>(r);
-    const index_t begin = a.pattern.row_ptr[i];
-    const index_t end = a.pattern.row_ptr[i + 1];
-    double a_ii = 0.0;
-    for (index_t k0 = begin; k0 < end; k0 += kSmoothingLanes) {
-      const index_t k = k0 + lane;
-      const bool here = k < end && a.pattern.col_idx[k] == i;
-      const unsigned int found = __ballot_sync(mask, here) & mask;
-      if (found != 0u) {
-        a_ii = __shfl_sync(mask, here ? a.values[k] : 0.0, __ffs(found) - 1);
-        break;
-      }
-    }
-    const double scale = omega / a_ii;
-    for (index_t k = begin + lane; k < end; k += kSmoothingLanes) {
-      values[k] = (a.pattern.col_idx[k] == i ? 1.0 : 0.0) - scale * a.values[k];
+    const double scale = omega / group_diagonal<kSmoothingLanes>(a, i, mask, lane);
+    for (index_t k = a.pattern.row_ptr[i] + lane; k < a.pattern.row_ptr[i + 1];
+         k += kSmoothingLanes) {
+      values[k] = rows::jacobi_smoothing_entry(i, a.pattern.col_idx[k], scale, a.values[k]);
     }
   }
 }

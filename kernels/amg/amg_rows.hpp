@@ -559,12 +559,18 @@ KRYFLOW_HOST_DEVICE inline double gershgorin_row(const MatrixView& a, index_t i)
   return a_ii != 0.0 ? sum / magnitude(a_ii) : 0.0;
 }
 
+/// Entry (i, j) of I - omega D^-1 A from a_ij, scale = omega / a_ii.
+KRYFLOW_HOST_DEVICE inline double jacobi_smoothing_entry(index_t i, index_t j, double scale,
+                                                         double a_ij) {
+  return (j == i ? 1.0 : 0.0) - scale * a_ij;
+}
+
 /// Row i of I - omega D^-1 A on a's pattern.
 KRYFLOW_HOST_DEVICE inline void jacobi_smoothing_row(const MatrixView& a, double omega, index_t i,
                                                      double* values) {
   const double scale = omega / diagonal(a, i);
   for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
-    values[k] = (a.pattern.col_idx[k] == i ? 1.0 : 0.0) - scale * a.values[k];
+    values[k] = jacobi_smoothing_entry(i, a.pattern.col_idx[k], scale, a.values[k]);
   }
 }
 

@@ -35,6 +35,7 @@
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/cuda_runtime.hpp"
 #include "kernels/backend/device_scratch.cuh"
+#include "kernels/backend/lane_group.cuh"
 #include "kernels/sparse_setup/sparse_setup.hpp"
 #include "kryflow/core/error.hpp"
 
@@ -44,6 +45,7 @@ namespace {
 using kernels::cuda::check_launch;
 using kernels::cuda::Context;
 using kernels::cuda::DeviceScratch;
+using kernels::cuda::lane_group_mask;
 using size_type = long long;
 
 constexpr int kBlock = 256;
@@ -218,17 +220,8 @@ void bin_rows(Context& context, const PatternView& a, const PatternView& b,
 }
 
 // ---------------------------------------------------------------------------------------------
-// Lane groups: kLanes consecutive lanes of a warp (kLanes a power of two <= 32).
-
-template <int kLanes>
-__device__ unsigned int group_mask() {
-  if constexpr (kLanes == kWarp) {
-    return 0xffffffffu;
-  } else {
-    const unsigned int first = (threadIdx.x % kWarp) / kLanes * kLanes;
-    return ((1u << kLanes) - 1u) << first;
-  }
-}
+// Lane groups: kLanes consecutive lanes of a warp (kLanes a power of two <= 32; their mask:
+// lane_group_mask, kernels/backend/lane_group.cuh).
 
 template <int kLanes, class T>
 __device__ T group_sum(unsigned int mask, T value) {
@@ -238,16 +231,6 @@ __device__ T group_sum(unsigned int mask, T value) {
   return value;
 }
 
-/// Walks the products of row i of A B group-wide in chunks of kLanes consecutive products of the
-/// row, in Gustavson's order (a_ik in order, for each the stored b_kj in order) flattened: a
-/// chunk may span several rows of B, so every lane has a product while any are left (rows of B
-/// shorter than the group no longer leave lanes idle). The group loads kLanes entries of A's
-/// row (k and B's row range) at once, scans their lengths by shuffles, and each lane finds its
-/// entry by a binary search over the scan. For every chunk all lanes call
-/// body(valid, p, q, e, e_first, e_last): a_ik's position p (p0 + e, e its entry of the loaded
-/// kLanes) and b_kj's position q, valid false past the row's last product; e_first and e_last
-/// are the entries of the chunk's first and last products (the entries a body that must keep
-/// Gustavson's order per c_ij walks in turn: the columns of one entry are distinct).
 /// kLanes entries of A's row i from position p0, as for_each_product_chunk loads them: lane l
 /// holds entry p0 + l's row range of B (q_begin, length) and the inclusive scan of the lengths
 /// (end; at most nnz(B): the entries of A's row are distinct); total is the group's sum.
@@ -382,7 +365,7 @@ __global__ void __launch_bounds__(SymbolicShape<kBin>::lanes* SymbolicShape<kBin
   __shared__ index_t tables[Shape::groups][kSlots + 1];  // + 1: groups on different banks
   const int group = threadIdx.x / kLanes;
   const int lane = threadIdx.x % kLanes;
-  const unsigned int mask = group_mask<kLanes>();
+  const unsigned int mask = lane_group_mask<kLanes>();
   index_t* table = tables[group];
   const unsigned int begin = bin_begin(bin_sizes, kBin);
   const unsigned int count = bin_sizes[kBin];
@@ -676,7 +659,7 @@ __global__ void __launch_bounds__(NumericShape<kBin>::lanes* NumericShape<kBin>:
   __shared__ index_t columns_of[Shape::groups][Shape::capacity + 1];
   const int group = threadIdx.x / kLanes;
   const int lane = threadIdx.x % kLanes;
-  const unsigned int mask = group_mask<kLanes>();
+  const unsigned int mask = lane_group_mask<kLanes>();
   double* sums = sums_of[group];
   index_t* columns = columns_of[group];
   const unsigned int begin = bin_begin(bin_sizes, kBin);
