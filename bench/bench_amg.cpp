@@ -25,9 +25,16 @@
 // JSON) and, after the rows of a problem with both, a line and a JSON entry
 // ("precision_comparisons") of float32 against float64: setup, solve, iterations and bytes per
 // fine row side by side.
+// --matrix NAME=PATH[@K] (repeatable; replaces the model problems): a Matrix Market file, unknown
+// K (1-based) pinned to 0 when given (pin_unknown, for a singular pure-Neumann pressure matrix),
+// b = A x* with kryflow solve's fixed-seed random x*, up to 30,000 iterations; beside the AMG
+// row, the --baseline preset (pcg_jacobi) on the same A and b: after a warm-up, the medians of
+// --repeats preconditioner setups and solves ("first": the first run on this matrix, after the
+// process's warm-up on a small model problem; kryflow solve measures one cold run).
 //
 //   kryflow_bench_amg [--backend cuda|cpu|reference] [--preset pcg_amg|pcg_sa]
-//                     [--problems p7:100,p7:200,p7:300,p27:200]
+//                     [--problems p7:100,p7:200,p7:300,p27:200] [--matrix NAME=PATH[@K]]
+//                     [--baseline pcg_jacobi]
 //                     [--smoother S] [--coarsening C] [--interpolation direct|extended_i|seed]
 //                     [-p key=value ...] [--repeats 3] [--precisions float64[,float32]]
 //                     [--no-galerkin] [--json out.json]
@@ -45,6 +52,7 @@
 #include "kryflow/amg/amg.hpp"
 #include "kryflow/config/registry.hpp"
 #include "kryflow/core/error.hpp"
+#include "kryflow/io/matrix_market.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
@@ -70,10 +78,23 @@ double median(std::vector<double> v) {
 }
 
 struct Problem {
-  std::string stencil;  // p7 or p27
+  std::string stencil;  // p7, p27, or mtx (a Matrix Market file)
   int n = 0;
-  std::string name() const { return stencil + "(" + std::to_string(n) + "^3)"; }
-  CooMatrix matrix() const { return stencil == "p27" ? poisson3d27(n) : poisson3d(n); }
+  std::string label;  // mtx: the name in the table
+  std::string path;   // mtx: the file
+  index_t pin = 0;    // mtx: 1-based unknown fixed to 0 (pin_unknown), 0 when none
+  bool from_file() const { return stencil == "mtx"; }
+  std::string name() const {
+    return from_file() ? label : stencil + "(" + std::to_string(n) + "^3)";
+  }
+  CooMatrix matrix() const {
+    if (from_file()) {
+      CooMatrix coo = io::read_matrix_market(path);
+      if (pin > 0) pin_unknown(coo, nullptr, pin - 1);
+      return coo;
+    }
+    return stencil == "p27" ? poisson3d27(n) : poisson3d(n);
+  }
 };
 
 std::vector<Problem> parse_problems(const std::string& text) {
@@ -91,6 +112,21 @@ std::vector<Problem> parse_problems(const std::string& text) {
   return problems;
 }
 
+/// --matrix NAME=PATH[@K]: a Matrix Market file, unknown K (1-based) pinned when given.
+Problem parse_matrix(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) throw InvalidInput("--matrix: expected NAME=PATH[@K]");
+  Problem p;
+  p.stencil = "mtx";
+  p.label = text.substr(0, eq);
+  p.path = text.substr(eq + 1);
+  if (const std::size_t at = p.path.rfind('@'); at != std::string::npos) {
+    p.pin = static_cast<index_t>(std::stol(p.path.substr(at + 1)));
+    p.path.resize(at);
+  }
+  return p;
+}
+
 struct Options {
   std::string backend = "cuda";
   std::string preset = "pcg_amg";
@@ -100,6 +136,7 @@ struct Options {
   std::vector<std::string> precisions = {"float64"};
   bool galerkin = true;
   std::string json_file;
+  std::string baseline = "pcg_jacobi";  // compared with on matrix files
 };
 
 /// The finest Galerkin product: kryflow's (a two-level setup with a Jacobi coarse solver, its
@@ -132,10 +169,55 @@ nlohmann::json galerkin_comparison(const CsrMatrix& A, AmgPreconditioner::Parame
   return out;
 }
 
+/// Solver settings for a matrix file: tolerance 1e-8 and room for slow convergence.
+void apply_solve_limits(nlohmann::json& config, bool from_file) {
+  config["solver"]["relative_tolerance"] = 1e-8;
+  if (from_file) {
+    config::apply_override(config, "solver.max_iterations=30000");
+    config::apply_override(config, "solver.stagnation_window=5000");
+  }
+}
+
+/// The baseline preset (pcg_jacobi) on the same A and b: one warm-up, then the medians of
+/// `repeats` preconditioner setups and solves.
+nlohmann::json baseline_solve(const std::string& preset, const CsrMatrix& A, const Vector& b,
+                              int repeats) {
+  nlohmann::json config = config::load_preset(preset);
+  apply_solve_limits(config, true);
+  config::SolverSetup setup = config::build_solver(config);
+  Vector x(A.backend(), b.size());
+  std::vector<double> setups, solves;
+  SolveReport solved;
+  nlohmann::json out{{"preset", preset}};
+  for (int k = 0; k <= repeats; ++k) {
+    fill(x, 0.0);
+    auto start = Clock::now();
+    setup.preconditioner->setup(A);
+    const double setup_seconds = seconds_since(A.backend(), start);
+    start = Clock::now();
+    solved = setup.solver->solve(A, *setup.preconditioner, b, x);
+    const double solve_seconds = seconds_since(A.backend(), start);
+    if (k == 0) {
+      out["first_setup_plus_solve_seconds"] = setup_seconds + solve_seconds;
+      continue;
+    }
+    setups.push_back(setup_seconds);
+    solves.push_back(solve_seconds);
+  }
+  out["setup_seconds"] = median(setups);
+  out["solve_seconds"] = median(solves);
+  out["setup_plus_solve_seconds"] = median(setups) + median(solves);
+  out["iterations"] = solved.iterations;
+  out["status"] = to_string(solved.status);
+  out["true_relative_residual"] = solved.true_relative_residual();
+  return out;
+}
+
 nlohmann::json bench_one(const Problem& problem, const Backend& backend, const Options& options,
                          const std::string& precision = "float64") {
-  nlohmann::json out{
-      {"problem", problem.name()}, {"right_hand_side", "ones"}, {"hierarchy_precision", precision}};
+  nlohmann::json out{{"problem", problem.name()},
+                     {"right_hand_side", problem.from_file() ? "random-solution" : "ones"},
+                     {"hierarchy_precision", precision}};
   const CooMatrix coo = problem.matrix();
   CsrMatrix A = CsrMatrix::from_coo(backend, coo);
   out["rows"] = A.num_rows();
@@ -145,7 +227,7 @@ nlohmann::json bench_one(const Problem& problem, const Backend& backend, const O
     config::apply_override(config, assignment);
   }
   config["solver"]["preconditioner"]["hierarchy_precision"] = precision;
-  config["solver"]["relative_tolerance"] = 1e-8;
+  apply_solve_limits(config, problem.from_file());
   config::SolverSetup setup = config::build_solver(config);
   out["preconditioner"] = setup.resolved["solver"]["preconditioner"];
   auto* amg = dynamic_cast<AmgPreconditioner*>(setup.preconditioner.get());
@@ -174,7 +256,11 @@ nlohmann::json bench_one(const Problem& problem, const Backend& backend, const O
     out["smoother"] = report.smoother;
     out["coarse_solver"] = report.coarse_solver;
 
-    const Vector b = Vector::constant(backend, static_cast<std::size_t>(A.num_rows()), 1.0);
+    // b = 1 on the model problems; b = A x* (x* random, kryflow solve's default) on files.
+    Vector b = Vector::constant(backend, static_cast<std::size_t>(A.num_rows()), 1.0);
+    if (problem.from_file()) {
+      A.apply(Vector::from_host(backend, random_solution(b.size())), b);
+    }
     Vector x(backend, b.size());
     // The first solve allocates the solver's workspace (and records the cycle when the graph
     // mode replays it); the median of `repeats` solves is reported beside it, with cycles
@@ -206,6 +292,11 @@ nlohmann::json bench_one(const Problem& problem, const Backend& backend, const O
     out["true_relative_residual"] = solved.true_relative_residual();
     out["setup_plus_solve_seconds"] =
         out["setup_seconds"].get<double>() + out["solve_seconds"].get<double>();
+    out["first_setup_plus_solve_seconds"] =
+        out["first_setup_seconds"].get<double>() + out["first_solve_seconds"].get<double>();
+    if (problem.from_file() && !options.baseline.empty()) {
+      out["baseline"] = baseline_solve(options.baseline, A, b, options.repeats);
+    }
 
     std::vector<double> doubled = A.values_to_host();
     std::vector<double> resetups;
@@ -256,6 +347,18 @@ void print_row(const nlohmann::json& r) {
       seconds_or_dash(r, "setup_plus_solve_seconds").c_str(),
       seconds_or_dash(g, "kryflow_seconds").c_str(),
       seconds_or_dash(g, "cusparse_seconds").c_str());
+  if (r.contains("baseline")) {
+    const nlohmann::json& j = r["baseline"];
+    std::printf(
+        "  %s: %s %d iterations (%s), setup + solve %.4f s (first %.4f s); amg %.4f s "
+        "(first %.4f s)\n",
+        r["problem"].get<std::string>().c_str(), j["preset"].get<std::string>().c_str(),
+        j["iterations"].get<int>(), j["status"].get<std::string>().c_str(),
+        j["setup_plus_solve_seconds"].get<double>(),
+        j["first_setup_plus_solve_seconds"].get<double>(),
+        r["setup_plus_solve_seconds"].get<double>(),
+        r["first_setup_plus_solve_seconds"].get<double>());
+  }
 }
 
 /// float32 against float64 on one problem: both rows' setup, solve, iterations and bytes per
@@ -286,6 +389,7 @@ nlohmann::json compare_precisions(const nlohmann::json& f64, const nlohmann::jso
 int main(int argc, char** argv) {
   try {
     Options options;
+    bool matrices_given = false;  // --matrix replaces the default problems
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
       const auto next = [&]() -> std::string {
@@ -298,6 +402,12 @@ int main(int argc, char** argv) {
         options.preset = next();
       } else if (arg == "--problems") {
         options.problems = parse_problems(next());
+      } else if (arg == "--matrix") {
+        if (!matrices_given) options.problems.clear();
+        matrices_given = true;
+        options.problems.push_back(parse_matrix(next()));
+      } else if (arg == "--baseline") {
+        options.baseline = next();
       } else if (arg == "--smoother") {
         options.overrides.push_back("solver.preconditioner.smoother=" + next());
       } else if (arg == "--coarsening") {
@@ -326,7 +436,7 @@ int main(int argc, char** argv) {
     const Backend backend = Backend::create(parse_backend_kind(options.backend));
     std::printf("backend %s; PCG-AMG (%s preset", backend.name().c_str(), options.preset.c_str());
     for (const std::string& o : options.overrides) std::printf(", %s", o.c_str());
-    std::printf("), b = 1, relative tolerance 1e-8\n");
+    std::printf("), b = 1 (model problems) or A x* (matrix files), relative tolerance 1e-8\n");
     std::printf("%-14s %7s %10s %4s %6s %7s %8s %8s %8s %8s %5s %9s %9s %9s\n", "problem", "values",
                 "rows", "lvls", "op.cx", "B/row", "setup s", "resetup", "solve s", "no graph",
                 "its", "setup+sol", "RAP kryf", "RAP cusp");

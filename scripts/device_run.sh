@@ -5,7 +5,8 @@
 #   scripts/device_run.sh [results-dir]
 #
 # Environment: KRYFLOW_DATA_DIR (matrix corpus; default .data if present, else ../shared/data);
-# KRYFLOW_STEPS, the steps to run (default "tests krylov amg cli session bench formats sem");
+# KRYFLOW_STEPS, the steps to run (default "tests krylov amg cli session bench formats sem";
+# amg_corpus: the SPD corpus part of amg alone);
 # KRYFLOW_AMG_PROBLEMS, the amg step's problems (default p7:100,p7:200,p7:300,p27:200).
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
 # .deps/root and used when the system lacks them.
@@ -75,7 +76,18 @@ say "== AMG: PCG with the pcg_amg preset on 3D Poisson (cuda, b = 1): setup phas
 say "== AMG: PCG with the pcg_sa preset (smoothed aggregation) on the same problems"
 "$build/bench/kryflow_bench_amg" --backend cuda --preset pcg_sa --problems "${KRYFLOW_AMG_PROBLEMS:-p7:100,p7:200,p7:300,p27:200}" \
   --json "$results/bench_amg_sa.json" 2>&1 | tee "$results/amg_sa_table.txt" | tail -20
-say "== AMG on the SPD corpus: pcg_amg and pcg_sa against pcg_jacobi (cuda, kryflow solve, relative tolerance 1e-8)"
+fi
+
+if want amg || want amg_corpus; then
+say "== AMG on the SPD corpus, warm (kryflow_bench_amg --matrix): pcg_amg and pcg_sa against pcg_jacobi, b = A x*"
+spd_matrices=(--matrix "ex10hs=$KRYFLOW_DATA_DIR/matrices/suitesparse/ex10hs/ex10hs.mtx.gz"
+  --matrix "openfoam_p_23325=$KRYFLOW_DATA_DIR/matrices/openfoam/pressure_23325/openfoam_p_23325.mtx.gz@1")
+: >"$results/amg_corpus_warm.txt"
+for preset in pcg_amg pcg_sa; do
+  "$build/bench/kryflow_bench_amg" --backend cuda --preset $preset "${spd_matrices[@]}" --repeats 5 --no-galerkin \
+    --json "$results/bench_amg_corpus_${preset}.json" 2>&1 | tee -a "$results/amg_corpus_warm.txt" | tail -6
+done
+say "== AMG on the SPD corpus, one cold process each: pcg_amg and pcg_sa against pcg_jacobi (cuda, kryflow solve, relative tolerance 1e-8)"
 amg_corpus=$results/amg_corpus.txt
 echo "| matrix | preset | iterations | status | true residual | setup s | solve s | setup + solve s |" >"$amg_corpus"
 echo "|---|---|---|---|---|---|---|---|" >>"$amg_corpus"
@@ -228,7 +240,8 @@ cat "$cli_table"
 for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && { echo "-- $(basename "$t")"; grep -E "^\||^median|^best|^BSR on|^p = " "$t" | head -80; }; done
 [[ -s $results/amg_table.txt ]] && { echo "-- PCG-AMG (cuda; kryflow_bench_amg)"; cat "$results/amg_table.txt"; }
 [[ -s $results/amg_sa_table.txt ]] && { echo "-- PCG-SA (cuda; kryflow_bench_amg --preset pcg_sa)"; cat "$results/amg_sa_table.txt"; }
-[[ -s $results/amg_corpus.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda)"; cat "$results/amg_corpus.txt"; }
+[[ -s $results/amg_corpus.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda, one cold process each)"; cat "$results/amg_corpus.txt"; }
+[[ -s $results/amg_corpus_warm.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda, warm)"; grep -E "^(ex10hs|openfoam|  )" "$results/amg_corpus_warm.txt"; }
 [[ -s $sem_table ]] && { echo "-- PCG on the spectral-element meshes, p = 7 (cuda)"; cat "$sem_table"; }
 
 # Few files come back from some machines: bundle the per-run outputs.

@@ -171,21 +171,6 @@ struct HostSystem {
   std::optional<std::vector<double>> solution;  ///< x*, when b = A x*
 };
 
-/// The default right-hand side's solution: x*_i uniform in [-1, 1) from splitmix64 of i (a
-/// fixed seed, the same on every platform). Not A * 1: aggregation multigrid solves that in one
-/// cycle, so it flatters multigrid.
-std::vector<double> random_solution(std::size_t n) {
-  std::vector<double> x(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t z = 0x9e3779b97f4a7c15ULL * (i + 1) + 0x5eed;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    x[i] = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
-  }
-  return x;
-}
-
 HostSystem load_system(const SolveOptions& options, SolveSummary& summary) {
   HostSystem system;
   CooMatrix& coo = system.coo;

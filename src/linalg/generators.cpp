@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/blas/blas.hpp"
 #include "kryflow/core/error.hpp"
 
 namespace kryflow {
@@ -210,6 +211,12 @@ CooMatrix kronecker_block(const CooMatrix& scalar_pattern, int block_size, std::
     row_first = row_last;
   }
   return coo;
+}
+
+std::vector<double> random_solution(std::size_t n) {
+  std::vector<double> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = kernels::blas::pseudo_uniform(0x5eed, i);
+  return x;
 }
 
 }  // namespace kryflow

@@ -1,7 +1,9 @@
 // Model problems: finite-difference Poisson matrices on the unit square and cube.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "kryflow/linalg/coo_matrix.hpp"
 
@@ -46,5 +48,11 @@ CooMatrix poisson3d27(index_t n);
 /// when block_size < 1, symmetric with a non-square pattern, or the entries exceed index_t.
 CooMatrix kronecker_block(const CooMatrix& scalar_pattern, int block_size, std::uint64_t seed,
                           bool symmetric = true);
+
+/// The fixed-seed random solution x* of kryflow solve's default right-hand side b = A x*:
+/// x*_i uniform in [-1, 1) from a splitmix64 hash of i (seed 0x5eed; Steele, Lea, Flood,
+/// OOPSLA 2014), the same on every platform, so every frequency is present (unlike x* = 1,
+/// which aggregation multigrid solves in one cycle). Length n; throws std::bad_alloc only.
+std::vector<double> random_solution(std::size_t n);
 
 }  // namespace kryflow
