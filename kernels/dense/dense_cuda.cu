@@ -139,6 +139,20 @@ unsigned int stride_blocks(std::int64_t count) {
   return static_cast<unsigned int>(blocks < 1 ? 1 : (blocks > 4096 ? 4096 : blocks));
 }
 
+/// a = scale * a for the n x n array a.
+__global__ void scale_kernel(index_t n, double scale, double* a) {
+  const std::int64_t count = static_cast<std::int64_t>(n) * n;
+  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * kBlock + threadIdx.x; k < count;
+       k += static_cast<std::int64_t>(gridDim.x) * kBlock) {
+    a[k] = scale * a[k];
+  }
+}
+
+void scale_all(Context& context, index_t n, double scale, double* a) {
+  scale_kernel<<<stride_blocks(std::int64_t(n) * n), kBlock, 0, context.stream>>>(n, scale, a);
+  kernels::cuda::check_launch("dense scale");
+}
+
 void fill_identity(Context& context, index_t n, double* a) {
   identity_kernel<<<stride_blocks(std::int64_t(n) * n), kBlock, 0, context.stream>>>(n, a);
   kernels::cuda::check_launch("dense identity");
@@ -149,15 +163,16 @@ int read_info(Context& context, const Array<int>& info) {
   return to_host(context, info.span().data(), 1)[0];
 }
 
-/// Cholesky of the symmetric A in `dense`; on success dense = A^-1 and true, else false (dense
-/// unchanged).
-bool invert_cholesky(const Backend& backend, index_t n, double* dense) {
+/// Cholesky of the symmetric sign * A in `dense` (sign = 1 or -1); on success dense = A^-1 (=
+/// sign (sign A)^-1) and true, else false (dense unchanged).
+bool invert_cholesky(const Backend& backend, index_t n, double* dense, double sign) {
   Context& context = *backend.cuda_context();
   cusolverDnHandle_t handle = kernels::cuda::cusolver_handle(context);
   const std::size_t size = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
   Array<double> factor(backend, size);
   KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(factor.span().data(), dense, size * sizeof(double),
                                      cudaMemcpyDeviceToDevice, context.stream));
+  if (sign != 1.0) scale_all(context, n, sign, factor.span().data());
   int lwork = 0;
   check_cusolver(cusolverDnDpotrf_bufferSize(handle, CUBLAS_FILL_MODE_LOWER, n,
                                              factor.span().data(), n, &lwork),
@@ -175,6 +190,7 @@ bool invert_cholesky(const Backend& backend, index_t n, double* dense) {
                                   dense, n, info.span().data()),
                  "cusolverDnDpotrs");
   if (read_info(context, info) != 0) throw BackendError("cusolverDnDpotrs: invalid argument");
+  if (sign != 1.0) scale_all(context, n, sign, dense);
   return true;
 }
 
@@ -310,7 +326,13 @@ Inverse invert(const Backend& backend, index_t n, const Properties& properties,
   Inverse result;
   if (n == 0) return result;
   if (properties.symmetric) {
-    if (invert_cholesky(backend, n, dense.data())) return result;
+    if (invert_cholesky(backend, n, dense.data(), 1.0)) return result;
+    // A may be negative definite (a_11 < 0): Cholesky of -A, A^-1 = -(-A)^-1.
+    const double first = to_host(*backend.cuda_context(), dense.data(), 1)[0];
+    if (first < 0.0 && invert_cholesky(backend, n, dense.data(), -1.0)) {
+      result.method = Method::cholesky_of_negated;
+      return result;
+    }
     result.method = Method::eigen;
     result.converged = invert_eigen(backend, n, dense.data(), result.null_space_dimension);
     return result;

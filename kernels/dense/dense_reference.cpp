@@ -118,13 +118,18 @@ Inverse invert(const Backend&, index_t n, const Properties& properties, Span<dou
   const int m = static_cast<int>(n);
   if (m == 0) return result;
   if (properties.symmetric) {
-    std::vector<double> factor(dense.begin(), dense.end());
-    int info = 0;
-    dpotrf_("L", &m, factor.data(), &m, &info);
-    if (info == 0) {
+    // Cholesky of A, or of -A when A may be negative definite (a_11 < 0): then A^-1 = -(-A)^-1.
+    for (const double sign : {1.0, -1.0}) {
+      if (sign < 0.0 && !(dense[0] < 0.0)) break;
+      std::vector<double> factor(dense.begin(), dense.end());
+      for (double& v : factor) v = sign * v;
+      int info = 0;
+      dpotrf_("L", &m, factor.data(), &m, &info);
+      if (info != 0) continue;
       std::vector<double> x = identity(m);
       dpotrs_("L", &m, &m, factor.data(), &m, x.data(), &m, &info);
-      std::copy(x.begin(), x.end(), dense.begin());
+      for (std::size_t k = 0; k < x.size(); ++k) dense[k] = sign * x[k];
+      if (sign < 0.0) result.method = Method::cholesky_of_negated;
       return result;
     }
     result.method = Method::eigen;

@@ -80,6 +80,9 @@ void DenseDirectSolver::setup(const LinearOperator& A) {
     case kd::Method::cholesky:
       method_ = Method::cholesky;
       break;
+    case kd::Method::cholesky_of_negated:
+      method_ = Method::cholesky_of_negated;
+      break;
     case kd::Method::lu:
       method_ = Method::lu;
       break;
@@ -99,6 +102,8 @@ std::string DenseDirectSolver::factorization() const {
       return "";
     case Method::cholesky:
       return "cholesky";
+    case Method::cholesky_of_negated:
+      return "cholesky of -A";
     case Method::lu:
       return "lu";
     case Method::eigen:

@@ -204,6 +204,17 @@ TEST(DenseKernels, SymmetricPositiveDefiniteIsInvertedByCholesky) {
   }
 }
 
+TEST(DenseKernels, SymmetricNegativeDefiniteIsInvertedByCholeskyOfMinusA) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const index_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const kd::Inverse inverse =
+        compare_all(random_matrix(n, seed + n, true, [](index_t) { return -20.0; }));
+    EXPECT_EQ(inverse.method, kd::Method::cholesky_of_negated);
+  }
+}
+
 TEST(DenseKernels, NonsymmetricIsInvertedByLu) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));

@@ -7,7 +7,9 @@
 namespace kryflow {
 
 /// z = A^-1 r by the explicit inverse of a small matrix, formed at setup on A's backend
-/// (kernels/dense): Cholesky when A is symmetric positive definite; for other symmetric A an
+/// (kernels/dense): Cholesky when A is symmetric positive definite, Cholesky of -A when it is
+/// negative definite (tried when a_11 < 0; the sign convention of finite-volume pressure
+/// matrices); for other symmetric A an
 /// eigendecomposition whose eigenvalues at rounding level (|lambda| <= 1000 n eps max|lambda|)
 /// count as zero, so a singular symmetric A, such as a coarse pure-Neumann pressure matrix with
 /// its constant null space, is applied as its pseudo-inverse (symmetric, so PCG may use it on
@@ -39,12 +41,13 @@ class DenseDirectSolver final : public Preconditioner {
   using Preconditioner::apply;
   /// True: apply is one dense matrix-vector kernel over the stored inverse.
   bool supports_recording() const override { return true; }
-  /// "cholesky", "lu", "eigen" or "eigen, pseudo-inverse over a null space of dimension k"
+  /// "cholesky", "cholesky of -A", "lu", "eigen" or "eigen, pseudo-inverse over a null space of
+  /// dimension k"
   /// (after setup; empty before).
   std::string factorization() const;
 
  private:
-  enum class Method { none, cholesky, lu, eigen };
+  enum class Method { none, cholesky, cholesky_of_negated, lu, eigen };
 
   index_t n_ = 0;
   Backend backend_ = Backend::reference();
