@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "kernels/blas/blas.hpp"
+#include "kernels/krylov/cg/cg.hpp"
 #include "kernels/smoothers/smoothers.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
+#include "kryflow/linalg/scalars.hpp"
 #include "src/multigrid/csr_access.hpp"
 
 extern "C" void dstev_(const char* jobz, const int* n, double* d, double* e, double* z,
@@ -88,36 +90,52 @@ void scaled_residual_update(const LinearOperator& A, const Vector& d, const Vect
 /// CG steps on A x = v from x = 0, v a fixed pseudo-random vector (all frequencies) (Saad,
 /// Iterative Methods, 2nd ed., sec. 6.7.3): the Ritz value approaches lambda_max(D^-1 A) from
 /// below, much faster than power iteration. D^-1 A must be similar to a positive definite
-/// matrix (A and D both positive or both negative definite); -1 otherwise. The host reads two
-/// scalars per step (r.z and p.Ap); the start vector is formed where A lives. r and p are work
-/// vectors of n entries; z and q live only here (the smoother keeps two vectors less).
+/// matrix (A and D both positive or both negative definite); -1 otherwise. The CG steps are
+/// those of kryflow's PCG with device-resident scalars (kernels/krylov/cg): p·Ap and r·z of
+/// every step stay where A lives and the host reads them once, after the last step, so a small
+/// level costs launches, not round trips. r and p are work vectors of n entries; q and x live
+/// only here (the smoother keeps two vectors less).
 double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagonal, int steps,
                           Vector& r, Vector& p) {
+  namespace cg = kernels::krylov::cg;
   const std::size_t n = inverse_diagonal.size();
   if (n == 0) return 1.0;
-  Vector z(A.backend(), n);
-  Vector q(A.backend(), n);
+  const Backend& backend = A.backend();
+  Vector q(backend, n);
+  Vector x(backend, n);
+  fill(x, 0.0);
   fill_pseudo_random(r, 0);  // uniform in [-1, 1): every frequency present
-  pointwise_multiply(inverse_diagonal, r, z);
-  copy(z, p);
-  double rz = dot(r, z);
+  // Slots: the five of cg::Scalars, r·r (not needed), then p·Ap and r·z of each step. Fresh
+  // (zero) scalars: a step after the kernels stopped leaves its p·Ap at 0, which the host loop
+  // below rejects.
+  const auto m = static_cast<std::size_t>(steps);
+  DeviceScalars scalars(backend, 6 + 2 * m);
+  auto at = [&](std::size_t i) { return scalars.slot(i).address; };
+  const cg::Scalars s{at(0), at(1), at(2), at(3), at(4)};
+  const Span<const double> dinv = inverse_diagonal.span();
+  cg::start(backend, dinv, r.span(), dinv.first(0), p.span(), s, at(5));
+  for (std::size_t j = 0; j < m; ++j) {
+    if (j > 0) cg::direction(backend, dinv, r.span(), dinv.first(0), p.span(), s);
+    A.apply_dot(p, q, scalars.slot(6 + j));  // q = A p, p·q
+    cg::update(backend, p.span(), q.span(), dinv, dinv.first(0), x.span(), r.span(), s,
+               DeviceSum{at(6 + j), 0}, at(6 + j), at(5), at(6 + m + j), false);
+  }
+  std::vector<double> host(6 + 2 * m);
+  scalars.read(0, host);
+  double rz = host[2];  // r0·z0
   std::vector<double> diagonal, off_diagonal;
   double alpha_previous = 0.0, beta_previous = 0.0;
   // A and D both negative definite (a pressure matrix of the other sign convention) make rz and
   // pq negative and D^-1 A positive definite all the same: alpha = rz / pq > 0 is the test.
-  for (int j = 0; j < steps && rz != 0.0 && std::isfinite(rz); ++j) {
-    A.apply(p, q);
-    const double pq = dot(p, q);
-    const double alpha = rz / pq;
+  for (std::size_t j = 0; j < m && rz != 0.0 && std::isfinite(rz); ++j) {
+    const double alpha = rz / host[6 + j];
     if (!(alpha > 0.0) || !std::isfinite(alpha)) return -1.0;
     // T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}, T_{j-1,j} = sqrt(beta_{j-1})/alpha_{j-1}.
     diagonal.push_back(1.0 / alpha + (j > 0 ? beta_previous / alpha_previous : 0.0));
     if (j > 0) off_diagonal.push_back(std::sqrt(beta_previous) / alpha_previous);
-    axpby(-alpha, q, 1.0, r);
-    pointwise_multiply(inverse_diagonal, r, z);
-    const double rz_next = dot(r, z);
+    const double rz_next = host[6 + m + j];
     const double beta = rz_next / rz;
-    axpby(1.0, z, beta, p);
+    if (!(beta >= 0.0)) break;  // r·z changed sign or is not finite: the kernels stopped here
     rz = rz_next;
     alpha_previous = alpha;
     beta_previous = beta;
