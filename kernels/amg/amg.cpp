@@ -71,9 +71,10 @@ double gershgorin_bound(const Backend& backend, const MatrixView& a) {
   KRYFLOW_DISPATCH(amg, gershgorin_bound, backend, a);
 }
 
-void jacobi_smoothing_operator(const Backend& backend, const MatrixView& a, double omega,
-                               double* values) {
-  KRYFLOW_DISPATCH(amg, jacobi_smoothing_operator, backend, a, omega, values);
+void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double omega,
+                                 Span<const index_t> aggregate, const PatternView& p,
+                                 double* values) {
+  KRYFLOW_DISPATCH(amg, smoothed_aggregation_values, backend, a, omega, aggregate, p, values);
 }
 
 }  // namespace kryflow::kernels::amg

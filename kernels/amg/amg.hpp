@@ -155,11 +155,16 @@ struct InterpolationParameters {
   /** max_i sum_j |a_ij| / |a_ii|: Gershgorin's bound of the spectral radius of D^-1 A (rows     \
       of a nonzero diagonal; 0 for an empty matrix). One wait on a device. */                    \
   double gershgorin_bound(const Backend& backend, const MatrixView& a);                          \
-  /** The values of the damped-Jacobi prolongation smoother I - omega D^-1 A on a's pattern:     \
-      values[k] = delta_ij - omega a_ij / a_ii for entry k = (i, j) (Vaněk, Mandel, Brezina     \
-      1996, sec. 3). a has a nonzero diagonal in every row. */                                   \
-  void jacobi_smoothing_operator(const Backend& backend, const MatrixView& a, double omega,      \
-                                 double* values);
+  /** The values of smoothed aggregation's prolongation P = (I - omega D^-1 A) T on P's pattern  \
+      p (the pattern of that product: spgemm_count / spgemm_fill of a's pattern and T's), T the  \
+      tentative prolongation of `aggregate` (one 1 per row): p_ij = sum, over the entries        \
+      k = (i, m) of row i in stored order with aggregate[m] = j, of delta_im - omega a_im / a_ii \
+      (rows::jacobi_smoothing_entry), starting from 0: the bits of spgemm_numeric of the         \
+     smoother's values and T (each product s_im 1 is exact and Gustavson adds them in that order),              \
+     without forming either. a has a nonzero diagonal in every row; values has p's entries. */               \
+  void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double omega,    \
+                                   Span<const index_t> aggregate, const PatternView& p,          \
+                                   double* values);
 
 /// Dispatch.
 KRYFLOW_AMG_DECLARATIONS

@@ -228,10 +228,11 @@ double gershgorin_bound(const Backend& backend, const MatrixView& a) {
   return bound;
 }
 
-void jacobi_smoothing_operator(const Backend& backend, const MatrixView& a, double omega,
-                               double* values) {
+void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double omega,
+                                 Span<const index_t> aggregate, const PatternView& p,
+                                 double* values) {
   parallel::for_each(backend, entries(a.pattern), a.pattern.num_rows, [&](size_type i) {
-    rows::jacobi_smoothing_row(a, omega, static_cast<index_t>(i), values);
+    rows::smoothed_aggregation_row(a, omega, aggregate.data(), p, static_cast<index_t>(i), values);
   });
 }
 

@@ -481,14 +481,15 @@ __global__ void gershgorin_kernel(MatrixView a, unsigned long long* bound) {
   }
 }
 
-/// Lanes per row of jacobi_smoothing_kernel.
+/// Lanes per row of smoothed_aggregation_kernel.
 constexpr int kSmoothingLanes = 8;
 
-/// Row i of I - omega D^-1 A (rows::jacobi_smoothing_row's formula and bits) by a group of
-/// kSmoothingLanes lanes, consecutive lanes on consecutive entries so that the values are
-/// written in coalesced runs (a thread per row wrote each row's entries alone); a_ii by
-/// group_diagonal, each entry by rows::jacobi_smoothing_entry.
-__global__ void jacobi_smoothing_kernel(MatrixView a, double omega, double* values) {
+/// Row i of smoothed aggregation's P (rows::smoothed_aggregation_row's formula and bits) by a
+/// group of kSmoothingLanes lanes: a_ii by group_diagonal, then each lane one entry (i, j) of P
+/// at a time, consecutive lanes on consecutive entries, by rows::smoothed_aggregation_entry (the
+/// group's lanes read the same entries of A's row together).
+__global__ void smoothed_aggregation_kernel(MatrixView a, double omega, const index_t* aggregate,
+                                            PatternView p, double* values) {
   constexpr int kGroups = kBlock / kSmoothingLanes;
   const int lane = threadIdx.x % kSmoothingLanes;
   const unsigned int mask = lane_group_mask<kSmoothingLanes>();
@@ -496,9 +497,8 @@ __global__ void jacobi_smoothing_kernel(MatrixView a, double omega, double* valu
        r < a.pattern.num_rows; r += size_type{gridDim.x} * kGroups) {
     const auto i = static_cast<index_t>(r);
     const double scale = omega / group_diagonal<kSmoothingLanes>(a, i, mask, lane);
-    for (index_t k = a.pattern.row_ptr[i] + lane; k < a.pattern.row_ptr[i + 1];
-         k += kSmoothingLanes) {
-      values[k] = rows::jacobi_smoothing_entry(i, a.pattern.col_idx[k], scale, a.values[k]);
+    for (index_t q = p.row_ptr[i] + lane; q < p.row_ptr[i + 1]; q += kSmoothingLanes) {
+      values[q] = rows::smoothed_aggregation_entry(a, i, scale, aggregate, p.col_idx[q]);
     }
   }
 }
@@ -699,13 +699,14 @@ double gershgorin_bound(const Backend& backend, const MatrixView& a) {
   return value;
 }
 
-void jacobi_smoothing_operator(const Backend& backend, const MatrixView& a, double omega,
-                               double* values) {
+void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double omega,
+                                 Span<const index_t> aggregate, const PatternView& p,
+                                 double* values) {
   if (a.pattern.num_rows == 0) return;
   Context& context = context_of(backend);
-  jacobi_smoothing_kernel<<<blocks_for(a.pattern.num_rows, kBlock / kSmoothingLanes), kBlock, 0,
-                            context.stream>>>(a, omega, values);
-  check_launch("amg::jacobi_smoothing_operator");
+  smoothed_aggregation_kernel<<<blocks_for(a.pattern.num_rows, kBlock / kSmoothingLanes), kBlock, 0,
+                                context.stream>>>(a, omega, aggregate.data(), p, values);
+  check_launch("amg::smoothed_aggregation_values");
 }
 
 }  // namespace kryflow::kernels::amg::cuda

@@ -188,8 +188,12 @@ double gershgorin_bound(const Backend&, const MatrixView& a) {
   return bound;
 }
 
-void jacobi_smoothing_operator(const Backend&, const MatrixView& a, double omega, double* values) {
-  for (index_t i = 0; i < a.pattern.num_rows; ++i) rows::jacobi_smoothing_row(a, omega, i, values);
+void smoothed_aggregation_values(const Backend&, const MatrixView& a, double omega,
+                                 Span<const index_t> aggregate, const PatternView& p,
+                                 double* values) {
+  for (index_t i = 0; i < a.pattern.num_rows; ++i) {
+    rows::smoothed_aggregation_row(a, omega, aggregate.data(), p, i, values);
+  }
 }
 
 }  // namespace kryflow::kernels::amg::reference

@@ -565,12 +565,27 @@ KRYFLOW_HOST_DEVICE inline double jacobi_smoothing_entry(index_t i, index_t j, d
   return (j == i ? 1.0 : 0.0) - scale * a_ij;
 }
 
-/// Row i of I - omega D^-1 A on a's pattern.
-KRYFLOW_HOST_DEVICE inline void jacobi_smoothing_row(const MatrixView& a, double omega, index_t i,
-                                                     double* values) {
-  const double scale = omega / diagonal(a, i);
+/// Entry (i, j) of smoothed aggregation's P = (I - omega D^-1 A) T, scale = omega / a_ii: the
+/// smoother's entries of row i whose column lies in aggregate j, added in stored order from 0.
+KRYFLOW_HOST_DEVICE inline double smoothed_aggregation_entry(const MatrixView& a, index_t i,
+                                                             double scale, const index_t* aggregate,
+                                                             index_t j) {
+  double sum = 0.0;
   for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
-    values[k] = jacobi_smoothing_entry(i, a.pattern.col_idx[k], scale, a.values[k]);
+    const index_t m = a.pattern.col_idx[k];
+    if (aggregate[m] == j) sum = sum + jacobi_smoothing_entry(i, m, scale, a.values[k]);
+  }
+  return sum;
+}
+
+/// Row i of smoothed aggregation's P on its pattern p.
+KRYFLOW_HOST_DEVICE inline void smoothed_aggregation_row(const MatrixView& a, double omega,
+                                                         const index_t* aggregate,
+                                                         const PatternView& p, index_t i,
+                                                         double* values) {
+  const double scale = omega / diagonal(a, i);
+  for (index_t q = p.row_ptr[i]; q < p.row_ptr[i + 1]; ++q) {
+    values[q] = smoothed_aggregation_entry(a, i, scale, aggregate, p.col_idx[q]);
   }
 }
 

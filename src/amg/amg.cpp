@@ -443,9 +443,9 @@ void AmgPreconditioner::update_levels() {
       kernels::blas::fill(backend, prolongation_values.span(), 1.0);  // P = T: values fixed
     } else if (parameters_.interpolation == Interpolation::smoothed) {
       PhaseTimer timer(report_, "interpolation", backend);
-      prolongation_values = amg_setup::smoothed_prolongation_values(
-          backend, a, Al.nnz(), arrays.splitting, arrays.prolongation,
-          parameters_.prolongation_smoothing_factor);
+      prolongation_values =
+          amg_setup::smoothed_prolongation_values(backend, a, arrays.splitting, arrays.prolongation,
+                                                  parameters_.prolongation_smoothing_factor);
       arrays.prolongation.update_values(prolongation_values);
     } else {
       PhaseTimer timer(report_, "interpolation", backend);

@@ -58,14 +58,15 @@ CsrArrays tentative_prolongation(const Backend& backend, const Array<index_t>& a
                                  index_t num_aggregates);
 /// The smoothed prolongation P = (I - omega D^-1 A) T of smoothed aggregation, T the tentative
 /// prolongation of `aggregate`, omega = factor / rho with rho Gershgorin's bound of the
-/// spectral radius of D^-1 A: a symbolic and a numeric sparse product.
+/// spectral radius of D^-1 A: the pattern by a symbolic sparse product A T, the values from A
+/// and the aggregates directly (kernels::amg::smoothed_aggregation_values).
 CsrArrays smoothed_prolongation(const CsrMatrix& A, const Array<index_t>& aggregate,
                                 index_t num_aggregates, double factor);
 /// Value-only re-setup of smoothed_prolongation: P's values on its pattern from a's values
-/// (a double view of the level's matrix, `nnz` entries).
+/// (a double view of the level's matrix).
 Array<double> smoothed_prolongation_values(const Backend& backend,
                                            const kernels::sparse_setup::MatrixView& a,
-                                           std::int64_t nnz, const Array<index_t>& aggregate,
+                                           const Array<index_t>& aggregate,
                                            const CsrMatrix& prolongation, double factor);
 /// coarse_index (exclusive scan of the splitting, n + 1 entries) and its total n_c.
 Array<index_t> coarse_index(const Backend& backend, const Array<index_t>& splitting,

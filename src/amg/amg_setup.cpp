@@ -106,14 +106,26 @@ CsrArrays tentative_prolongation(const Backend& backend, const Array<index_t>& a
 
 namespace {
 
-/// The values of I - omega D^-1 A on a's pattern (`nnz` entries), omega = factor / rho with rho
-/// Gershgorin's bound of the spectral radius of D^-1 A.
-Array<double> prolongation_smoother(const Backend& backend, const ss::MatrixView& a,
-                                    std::int64_t nnz, double factor) {
-  const double rho = kernels::amg::gershgorin_bound(backend, a);
-  Array<double> values(backend, static_cast<std::size_t>(nnz));
-  kernels::amg::jacobi_smoothing_operator(backend, a, factor / rho, values.span().data());
-  return values;
+/// omega / rho for the prolongation smoother I - omega D^-1 A, rho Gershgorin's bound of the
+/// spectral radius of D^-1 A.
+double smoothing_weight(const Backend& backend, const ss::MatrixView& a, double factor) {
+  return factor / kernels::amg::gershgorin_bound(backend, a);
+}
+
+/// The pattern of the product of a and b (row_ptr, col_idx; values allocated, not computed).
+CsrArrays spgemm_pattern(const Backend& backend, const ss::PatternView& a,
+                         const ss::PatternView& b) {
+  CsrArrays C;
+  C.num_rows = a.num_rows;
+  C.num_cols = b.num_cols;
+  Array<index_t> counts(backend, static_cast<std::size_t>(C.num_rows));
+  ss::spgemm_count(backend, a, b, counts.span());
+  std::int64_t nnz = 0;
+  C.row_ptr = row_pointers(backend, counts, nnz);
+  C.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+  C.values = Array<double>(backend, static_cast<std::size_t>(nnz));
+  ss::spgemm_fill(backend, a, b, C.row_ptr.span().data(), C.col_idx.span().data());
+  return C;
 }
 
 }  // namespace
@@ -122,19 +134,24 @@ CsrArrays smoothed_prolongation(const CsrMatrix& A, const Array<index_t>& aggreg
                                 index_t num_aggregates, double factor) {
   const Backend& backend = A.backend();
   const ss::MatrixView a = detail::matrix_view(A);
-  const Array<double> smoother = prolongation_smoother(backend, a, A.nnz(), factor);
+  const double omega = smoothing_weight(backend, a, factor);
+  // The pattern of (I - omega D^-1 A) T is that of A T; the values come from A and the
+  // aggregates directly (kernels::amg::smoothed_aggregation_values), neither product formed.
   const CsrArrays T = tentative_prolongation(backend, aggregate, num_aggregates);
-  return spgemm(backend, {a.pattern, smoother.span().data()}, T.matrix());
+  CsrArrays P = spgemm_pattern(backend, a.pattern, T.pattern());
+  kernels::amg::smoothed_aggregation_values(backend, a, omega, aggregate.span(), P.pattern(),
+                                            P.values.span().data());
+  return P;
 }
 
 Array<double> smoothed_prolongation_values(const Backend& backend, const ss::MatrixView& a,
-                                           std::int64_t nnz, const Array<index_t>& aggregate,
+                                           const Array<index_t>& aggregate,
                                            const CsrMatrix& prolongation, double factor) {
-  const Array<double> smoother = prolongation_smoother(backend, a, nnz, factor);
-  const CsrArrays T = tentative_prolongation(backend, aggregate, prolongation.num_cols());
+  const double omega = smoothing_weight(backend, a, factor);
   Array<double> values(backend, static_cast<std::size_t>(prolongation.nnz()));
-  ss::spgemm_numeric(backend, {a.pattern, smoother.span().data()}, T.matrix(),
-                     detail::pattern_view(prolongation), values.span().data());
+  kernels::amg::smoothed_aggregation_values(backend, a, omega, aggregate.span(),
+                                            detail::pattern_view(prolongation),
+                                            values.span().data());
   return values;
 }
 
@@ -165,16 +182,7 @@ CsrArrays interpolation(const CsrMatrix& A, const CsrArrays& S, const Array<inde
 }
 
 CsrArrays spgemm(const Backend& backend, const ss::MatrixView& a, const ss::MatrixView& b) {
-  CsrArrays C;
-  C.num_rows = a.pattern.num_rows;
-  C.num_cols = b.pattern.num_cols;
-  Array<index_t> counts(backend, static_cast<std::size_t>(C.num_rows));
-  ss::spgemm_count(backend, a.pattern, b.pattern, counts.span());
-  std::int64_t nnz = 0;
-  C.row_ptr = row_pointers(backend, counts, nnz);
-  C.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
-  C.values = Array<double>(backend, static_cast<std::size_t>(nnz));
-  ss::spgemm_fill(backend, a.pattern, b.pattern, C.row_ptr.span().data(), C.col_idx.span().data());
+  CsrArrays C = spgemm_pattern(backend, a.pattern, b.pattern);
   ss::spgemm_numeric(backend, a, b, C.pattern(), C.values.span().data());
   return C;
 }

@@ -689,19 +689,6 @@ TEST(AmgKernels, ProlongationSmoothingMatchesReferenceAndTheDefinitions) {
   EXPECT_NEAR(rho, bound, 1e-14 * bound);
   EXPECT_GT(rho, 1.0);
 
-  const double omega = 0.7;
-  Array<double> values(backend, a.values.size()), expected(Backend::reference(), a.values.size());
-  ka::jacobi_smoothing_operator(backend, A.matrix(), omega, values.span().data());
-  ka::jacobi_smoothing_operator(Backend::reference(), Aref.matrix(), omega, expected.span().data());
-  const std::vector<double> v = values.to_host();
-  EXPECT_EQ(v, expected.to_host());
-  for (index_t i = 0; i < a.rows; ++i) {
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      const double definition = (a.col_idx[k] == i ? 1.0 : 0.0) - omega * a.values[k] / a.at(i, i);
-      EXPECT_NEAR(v[k], definition, 1e-15 * std::max(1.0, std::abs(definition)));
-    }
-  }
-
   std::vector<index_t> aggregates(static_cast<std::size_t>(a.rows));
   for (index_t i = 0; i < a.rows; ++i) aggregates[i] = (i * 7 + 3) % 41;
   const Array<index_t> on_backend = Array<index_t>::from_host(backend, aggregates);
@@ -714,6 +701,49 @@ TEST(AmgKernels, ProlongationSmoothingMatchesReferenceAndTheDefinitions) {
   EXPECT_EQ(row_ptr.to_host(), iota);
   EXPECT_EQ(col_idx.to_host(), aggregates);
   EXPECT_EQ(ones.to_host(), std::vector<double>(aggregates.size(), 1.0));
+
+  // P = (I - omega D^-1 A) T on the pattern of A T (row i: the sorted aggregates of its
+  // columns), against the reference bit for bit and the definition summed here.
+  HostCsr p;
+  p.rows = a.rows;
+  p.row_ptr.push_back(0);
+  for (index_t i = 0; i < a.rows; ++i) {
+    std::vector<index_t> row;
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      row.push_back(aggregates[a.col_idx[k]]);
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    p.col_idx.insert(p.col_idx.end(), row.begin(), row.end());
+    p.row_ptr.push_back(static_cast<index_t>(p.col_idx.size()));
+  }
+  const double omega = 0.7;
+  const auto p_row_ptr = Array<index_t>::from_host(backend, p.row_ptr);
+  const auto p_col_idx = Array<index_t>::from_host(backend, p.col_idx);
+  const auto p_row_ptr_ref = Array<index_t>::from_host(Backend::reference(), p.row_ptr);
+  const auto p_col_idx_ref = Array<index_t>::from_host(Backend::reference(), p.col_idx);
+  const ss::PatternView pattern{p.rows, 41, p_row_ptr.span().data(), p_col_idx.span().data()};
+  const ss::PatternView pattern_ref{p.rows, 41, p_row_ptr_ref.span().data(),
+                                    p_col_idx_ref.span().data()};
+  const auto aggregates_ref = Array<index_t>::from_host(Backend::reference(), aggregates);
+  Array<double> values(backend, p.col_idx.size()), expected(Backend::reference(), p.col_idx.size());
+  ka::smoothed_aggregation_values(backend, A.matrix(), omega, on_backend.span(), pattern,
+                                  values.span().data());
+  ka::smoothed_aggregation_values(Backend::reference(), Aref.matrix(), omega, aggregates_ref.span(),
+                                  pattern_ref, expected.span().data());
+  const std::vector<double> v = values.to_host();
+  EXPECT_EQ(v, expected.to_host());
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t q = p.row_ptr[i]; q < p.row_ptr[i + 1]; ++q) {
+      double definition = 0.0, magnitude = 0.0;
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        if (aggregates[a.col_idx[k]] != p.col_idx[q]) continue;
+        const double s_ik = (a.col_idx[k] == i ? 1.0 : 0.0) - omega * a.values[k] / a.at(i, i);
+        definition += s_ik;
+        magnitude += std::abs(s_ik);
+      }
+      EXPECT_NEAR(v[q], definition, 1e-14 * std::max(1.0, magnitude)) << "row " << i;
+    }
+  }
 }
 
 /// P on `backend` (columns are coarse indices) for a splitting.
