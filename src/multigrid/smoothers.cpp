@@ -93,8 +93,8 @@ void scaled_residual_update(const LinearOperator& A, const Vector& d, const Vect
 /// matrix (A and D both positive or both negative definite); -1 otherwise. The CG steps are
 /// those of kryflow's PCG with device-resident scalars (kernels/krylov/cg): p·Ap and r·z of
 /// every step stay where A lives and the host reads them once, after the last step, so a small
-/// level costs launches, not round trips. r and p are work vectors of n entries; q and x live
-/// only here (the smoother keeps two vectors less).
+/// level costs launches, not round trips; the iterate x is not formed. r and p are work vectors
+/// of n entries; q lives only here (the smoother keeps a vector less).
 double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagonal, int steps,
                           Vector& r, Vector& p) {
   namespace cg = kernels::krylov::cg;
@@ -102,8 +102,6 @@ double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagona
   if (n == 0) return 1.0;
   const Backend& backend = A.backend();
   Vector q(backend, n);
-  Vector x(backend, n);
-  fill(x, 0.0);
   fill_pseudo_random(r, 0);  // uniform in [-1, 1): every frequency present
   // Slots: the five of cg::Scalars, r·r (not needed), then p·Ap and r·z of each step. Fresh
   // (zero) scalars: a step after the kernels stopped leaves its p·Ap at 0, which the host loop
@@ -117,7 +115,7 @@ double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagona
   for (std::size_t j = 0; j < m; ++j) {
     if (j > 0) cg::direction(backend, dinv, r.span(), dinv.first(0), p.span(), s);
     A.apply_dot(p, q, scalars.slot(6 + j));  // q = A p, p·q
-    cg::update(backend, p.span(), q.span(), dinv, dinv.first(0), x.span(), r.span(), s,
+    cg::update(backend, p.span(), q.span(), dinv, dinv.first(0), Span<double>(), r.span(), s,
                DeviceSum{at(6 + j), 0}, at(6 + j), at(5), at(6 + m + j), false);
   }
   std::vector<double> host(6 + 2 * m);

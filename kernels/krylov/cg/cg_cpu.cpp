@@ -51,7 +51,7 @@ void update(const Backend& backend, Span<double> p, Span<const double> q, Span<c
   if (!dinv.empty()) {
     const auto sums = ordered_sum<2>(backend, ssize(r), [&](size_type i) {
       if (with_direction) p[i] = dinv[i] * r[i] + beta * p[i];
-      x[i] += alpha * p[i];
+      if (!x.empty()) x[i] += alpha * p[i];
       r[i] -= alpha * q[i];
       const double ri = r[i];
       return std::array<double, 2>{ri * dinv[i] * ri, ri * ri};
@@ -62,7 +62,7 @@ void update(const Backend& backend, Span<double> p, Span<const double> q, Span<c
   } else {
     const auto sums = ordered_sum<1>(backend, ssize(r), [&](size_type i) {
       if (with_direction) p[i] = z[i] + beta * p[i];
-      x[i] += alpha * p[i];
+      if (!x.empty()) x[i] += alpha * p[i];
       r[i] -= alpha * q[i];
       return std::array<double, 1>{r[i] * r[i]};
     });

@@ -121,17 +121,18 @@ struct Update {
     const Pair qk = load_input<kAligned>(q, k);
     const Pair dk = kJacobi ? load_input<kAligned>(dinv, k) : Pair{};
     const Pair zk = !kJacobi && kDirection ? load_input<kAligned>(z, k) : Pair{};
-    Pair xk = load_output<kAligned>(x, k);
+    Pair xk = x != nullptr ? load_output<kAligned>(x, k) : Pair{};
     Pair rk = load_output<kAligned>(r, k);
     element(pk.a, qk.a, dk.a, zk.a, xk.a, rk.a, sum);
     element(pk.b, qk.b, dk.b, zk.b, xk.b, rk.b, sum);
     if constexpr (kDirection) store<kAligned>(p, k, pk);
-    store<kAligned>(x, k, xk);
+    if (x != nullptr) store<kAligned>(x, k, xk);
     store<kAligned>(r, k, rk);
   }
   __device__ void single(size_type i, double (&sum)[K]) const {
-    element(p[i], q[i], kJacobi ? dinv[i] : 0.0, !kJacobi && kDirection ? z[i] : 0.0, x[i], r[i],
-            sum);
+    double unused = 0.0;
+    element(p[i], q[i], kJacobi ? dinv[i] : 0.0, !kJacobi && kDirection ? z[i] : 0.0,
+            x != nullptr ? x[i] : unused, r[i], sum);
   }
   __device__ void finish(const double (&total)[K]) const {
     if constexpr (kJacobi) {
@@ -143,7 +144,7 @@ struct Update {
     }
   }
   bool aligned() const {
-    return aligned16(p) && aligned16(q) && aligned16(x) && aligned16(r) &&
+    return aligned16(p) && aligned16(q) && (x == nullptr || aligned16(x)) && aligned16(r) &&
            (!kJacobi || aligned16(dinv)) && (kJacobi || !kDirection || aligned16(z));
   }
 };
@@ -225,8 +226,9 @@ void update(const Backend& backend, Span<double> p, Span<const double> q, Span<c
     constexpr bool kDirection = decltype(direction)::value;
     krylov::cuda::launch_reduce<kJacobi ? 2 : 1>(
         context_of(backend), r.size(),
-        Update<kJacobi, kDirection>{p.data(), q.data(), or_null(dinv), or_null(z), x.data(),
-                                    r.data(), s, pq, pq_out, rr_out, rz_out},
+        Update<kJacobi, kDirection>{p.data(), q.data(), or_null(dinv), or_null(z),
+                                    x.empty() ? nullptr : x.data(), r.data(), s, pq, pq_out, rr_out,
+                                    rz_out},
         "krylov::cg::update");
   };
   using Yes = std::true_type;

@@ -39,7 +39,7 @@ void update(const Backend&, Span<double> p, Span<const double> q, Span<const dou
   double rr = 0.0;
   for (std::size_t i = 0; i < r.size(); ++i) {
     if (with_direction) p[i] = (dinv.empty() ? z[i] : dinv[i] * r[i]) + beta * p[i];
-    x[i] += alpha * p[i];
+    if (!x.empty()) x[i] += alpha * p[i];
     r[i] -= alpha * q[i];
     if (!dinv.empty()) rz += r[i] * dinv[i] * r[i];
     rr += r[i] * r[i];
