@@ -8,8 +8,9 @@
 
 namespace kryflow::kernels::blas {
 
-void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t seed) {
-  KRYFLOW_DISPATCH(blas, fill_pseudo_random, backend, x, seed);
+void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t seed,
+                        Span<const double> balance) {
+  KRYFLOW_DISPATCH(blas, fill_pseudo_random, backend, x, seed, balance);
 }
 
 void fill(const Backend& backend, Span<double> x, double value) {

@@ -10,6 +10,7 @@
 // bit-identical results (fused multiply-add is disabled on both sides).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -44,6 +45,16 @@ KRYFLOW_HOST_DEVICE inline double pseudo_uniform(std::uint64_t seed, std::uint64
   return static_cast<double>(h >> 11) * 0x1.0p-52 - 1.0;
 }
 
+/// Element i of fill_pseudo_random: pseudo_uniform(seed, i) / sqrt(|balance_i|), or without the
+/// division when there is no balance (null).
+KRYFLOW_HOST_DEVICE inline double balanced_uniform(std::uint64_t seed, std::uint64_t i,
+                                                   const double* balance) {
+  const double u = pseudo_uniform(seed, i);
+  if (balance == nullptr) return u;
+  const double b = balance[i];
+  return u / sqrt(b < 0.0 ? -b : b);
+}
+
 /// The smallest double magnitude that rounds to infinity in float: FLT_MAX plus half its ulp (a
 /// tie there rounds up, to the even infinity).
 inline constexpr double kFloatOverflow = 0x1.ffffffp127;
@@ -63,8 +74,10 @@ KRYFLOW_HOST_DEVICE inline float round_to_float_entry(double x, bool* overflow) 
 #define KRYFLOW_BLAS_DECLARATIONS                                                              \
   /** x_i = value */                                                                           \
   void fill(const Backend& backend, Span<double> x, double value);                             \
-  /** x_i = pseudo_uniform(seed, i): the same bits on every backend */                         \
-  void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t seed);         \
+  /** x_i = pseudo_uniform(seed, i), divided by sqrt(|balance_i|) when balance is not empty    \
+      (same size as x): the same bits on every backend */                                      \
+  void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t seed,          \
+                          Span<const double> balance);                                         \
   /** y_i = x_i */                                                                             \
   void copy(const Backend& backend, Span<const double> x, Span<double> y);                     \
   /** y = alpha x + beta y; y is not read when beta == 0 */                                    \

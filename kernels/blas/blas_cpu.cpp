@@ -33,10 +33,12 @@ void fill(const Backend& backend, Span<double> x, double value) {
   for_each(backend, n, n, [&](size_type i) { x[i] = value; });
 }
 
-void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t seed) {
+void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t seed,
+                        Span<const double> balance) {
   const size_type n = static_cast<size_type>(x.size());
+  const double* b = balance.empty() ? nullptr : balance.data();
   for_each(backend, n, n,
-           [&](size_type i) { x[i] = pseudo_uniform(seed, static_cast<std::uint64_t>(i)); });
+           [&](size_type i) { x[i] = balanced_uniform(seed, static_cast<std::uint64_t>(i), b); });
 }
 
 void chebyshev_update(const Backend& backend, Span<const double> dinv, Span<const double> r,

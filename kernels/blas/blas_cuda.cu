@@ -102,11 +102,11 @@ __global__ void __launch_bounds__(kBlock, kMinBlocksPerSm)
 }
 
 __global__ void __launch_bounds__(kBlock)
-    pseudo_random_kernel(size_type n, std::uint64_t seed, double* x) {
+    pseudo_random_kernel(size_type n, std::uint64_t seed, const double* balance, double* x) {
   const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
   for (size_type i = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x; i < n;
        i += stride) {
-    x[i] = pseudo_uniform(seed, static_cast<std::uint64_t>(i));
+    x[i] = balanced_uniform(seed, static_cast<std::uint64_t>(i), balance);
   }
 }
 
@@ -333,12 +333,14 @@ void fill(const Backend& backend, Span<double> x, double value) {
   launch_map<0, false>(backend, x.size(), Fill{value}, nullptr, nullptr, x.data(), "blas::fill");
 }
 
-void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t seed) {
+void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t seed,
+                        Span<const double> balance) {
   const auto n = static_cast<size_type>(x.size());
   if (n == 0) return;
   const auto blocks =
       static_cast<unsigned int>(std::min<size_type>((n + kBlock - 1) / kBlock, kMaxMapBlocks));
-  pseudo_random_kernel<<<blocks, kBlock, 0, stream_of(backend)>>>(n, seed, x.data());
+  pseudo_random_kernel<<<blocks, kBlock, 0, stream_of(backend)>>>(
+      n, seed, balance.empty() ? nullptr : balance.data(), x.data());
   check_launch("blas::fill_pseudo_random");
 }
 

@@ -14,8 +14,10 @@ void fill(const Backend&, Span<double> x, double value) {
   for (double& xi : x) xi = value;
 }
 
-void fill_pseudo_random(const Backend&, Span<double> x, std::uint64_t seed) {
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = pseudo_uniform(seed, i);
+void fill_pseudo_random(const Backend&, Span<double> x, std::uint64_t seed,
+                        Span<const double> balance) {
+  const double* b = balance.empty() ? nullptr : balance.data();
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = balanced_uniform(seed, i, b);
 }
 
 void chebyshev_update(const Backend&, Span<const double> dinv, Span<const double> r, double alpha,

@@ -33,7 +33,7 @@ void fill(Vector& x, double value) {
 }
 
 void fill_pseudo_random(Vector& x, std::uint64_t seed) {
-  kernels::blas::fill_pseudo_random(x.backend(), x.span(), seed);
+  kernels::blas::fill_pseudo_random(x.backend(), x.span(), seed, {});
 }
 
 void copy(const Vector& x, Vector& y) {

@@ -89,12 +89,13 @@ void scaled_residual_update(const LinearOperator& A, const Vector& d, const Vect
 /// The largest eigenvalue of the tridiagonal Lanczos matrix of `steps` Jacobi-preconditioned
 /// CG steps on A x = v from x = 0, v a fixed pseudo-random vector (all frequencies) (Saad,
 /// Iterative Methods, 2nd ed., sec. 6.7.3): the Ritz value approaches lambda_max(D^-1 A) from
-/// below, much faster than power iteration. D^-1 A must be similar to a positive definite
-/// matrix (A and D both positive or both negative definite); -1 otherwise. The CG steps are
-/// those of kryflow's PCG with device-resident scalars (kernels/krylov/cg): p·Ap and r·z of
-/// every step stay where A lives and the host reads them once, after the last step, so a small
-/// level costs launches, not round trips; the iterate x is not formed. r and p are work vectors
-/// of n entries; q lives only here (the smoother keeps a vector less).
+/// below, much faster than power iteration; the start vector is balanced by D^{1/2}. D^-1 A must be
+/// similar to a positive definite matrix (A and D both positive or both negative definite); -1
+/// otherwise. The CG steps are those of kryflow's PCG with device-resident scalars
+/// (kernels/krylov/cg): p·Ap and r·z of every step stay where A lives and the host reads them once,
+/// after the last step, so a small level costs launches, not round trips; the iterate x is not
+/// formed. r and p are work vectors of n entries; q lives only here (the smoother keeps a vector
+/// less).
 double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagonal, int steps,
                           Vector& r, Vector& p) {
   namespace cg = kernels::krylov::cg;
@@ -102,7 +103,11 @@ double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagona
   if (n == 0) return 1.0;
   const Backend& backend = A.backend();
   Vector q(backend, n);
-  fill_pseudo_random(r, 0);  // uniform in [-1, 1): every frequency present
+  // r0 = D^{1/2} u, u uniform in [-1, 1): the start vector of the Lanczos process on the
+  // symmetric D^{-1/2} A D^{-1/2} is then u itself, with every eigenvector present in the same
+  // measure. A plain random r0 weights row i by 1/a_ii and misses the largest eigenvalues of
+  // rows with large coefficients (a jumping-coefficient problem's coarse levels).
+  kernels::blas::fill_pseudo_random(backend, r.span(), 0, inverse_diagonal.span());
   // Slots: the five of cg::Scalars, r·r (not needed), then p·Ap and r·z of each step. Fresh
   // (zero) scalars: a step after the kernels stopped leaves its p·Ap at 0, which the host loop
   // below rejects.

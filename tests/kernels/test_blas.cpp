@@ -113,8 +113,8 @@ TEST_F(BlasTest, FillPseudoRandomGivesTheReferenceBitsInMinusOneToOne) {
     Array<double> x = on(backend, poison(n));
     Array<double> expected = on(reference, poison(n));
 
-    blas::fill_pseudo_random(backend, x.span(), seed);
-    blas::fill_pseudo_random(reference, expected.span(), seed);
+    blas::fill_pseudo_random(backend, x.span(), seed, {});
+    blas::fill_pseudo_random(reference, expected.span(), seed, {});
 
     const std::vector<double> values = x.to_host();
     expect_identical(values, expected.to_host());
@@ -123,6 +123,29 @@ TEST_F(BlasTest, FillPseudoRandomGivesTheReferenceBitsInMinusOneToOne) {
       ASSERT_LT(v, 1.0);
     }
     if (n >= 2) EXPECT_NE(values[0], values[1]);
+  }
+}
+
+TEST_F(BlasTest, FillPseudoRandomBalancedDividesBySquareRootsOfTheMagnitudes) {
+  const std::uint64_t seed = random.seed;
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(seed));
+    std::vector<double> balance = random.vector(n);
+    for (std::size_t i = 0; i < n; ++i) balance[i] *= (i % 3 == 0 ? 1e6 : 1e-3);  // +- both
+    const Array<double> b = on(backend, balance), b_ref = on(reference, balance);
+    Array<double> x = on(backend, poison(n)), plain = on(reference, poison(n));
+    Array<double> expected = on(reference, poison(n));
+
+    blas::fill_pseudo_random(backend, x.span(), seed, b.span());
+    blas::fill_pseudo_random(reference, expected.span(), seed, b_ref.span());
+    blas::fill_pseudo_random(reference, plain.span(), seed, {});
+
+    const std::vector<double> values = x.to_host(), u = plain.to_host();
+    expect_identical(values, expected.to_host());
+    for (std::size_t i = 0; i < n; ++i) {
+      const double definition = u[i] / std::sqrt(std::abs(balance[i]));
+      ASSERT_NEAR(values[i], definition, 1e-15 * std::abs(definition)) << "i = " << i;
+    }
   }
 }
 
