@@ -86,84 +86,84 @@ struct InterpolationParameters {
   double truncation_factor = 0.0;
 };
 
-#define KRYFLOW_AMG_DECLARATIONS                                                                 \
-  /** counts[i] = points row i strongly depends on (counts has n entries) */                     \
-  void strength_count(const Backend& backend, const MatrixView& a, const StrengthParameters& p,  \
-                      Span<index_t> counts);                                                     \
-  /** The strength pattern S (row i: the j that i strongly depends on): s_row_ptr from           \
-      exclusive_scan of strength_count given, writes s_col_idx */                                \
-  void strength_fill(const Backend& backend, const MatrixView& a, const StrengthParameters& p,   \
-                     const index_t* s_row_ptr, index_t* s_col_idx);                              \
-  /** The Parallel Toolbox coarsening: rows in increasing order; an undecided row i becomes      \
-      coarse and every undecided j in S_i fine. cf has n entries (kCoarse or kFine). */          \
-  void greedy_splitting(const Backend& backend, const PatternView& s, Span<index_t> cf);         \
-  /** PMIS (De Sterck, Yang, Heys 2006): weights w_i = |S^T_i| + u_i with u_i in [0, 1) from     \
-      `seed` and i (splitmix64); rows no one depends on are fine; then rounds: undecided rows    \
-      whose weight beats every undecided neighbour in S and S^T become coarse, undecided rows    \
-      depending on a new coarse row become fine. st is the pattern of S^T. */                    \
-  void pmis_splitting(const Backend& backend, const PatternView& s, const PatternView& st,       \
-                      std::uint64_t seed, Span<index_t> cf);                                     \
-  /** coarse_points[coarse_index[i]] = i for every coarse row i (coarse_index: exclusive_scan    \
-      of cf, n + 1 entries) */                                                                   \
-  void coarse_points(const Backend& backend, Span<const index_t> cf,                             \
-                     Span<const index_t> coarse_index, Span<index_t> coarse_points);             \
-  /** counts[i] = entries of row i of the prolongation P (1 for coarse rows); S is the strength  \
-      pattern the splitting cf was made from (extended_i reads rows S_k of i's fine points k) */ \
-  void interpolation_count(const Backend& backend, const MatrixView& a, const PatternView& s,    \
-                           Span<const index_t> cf, const InterpolationParameters& p,             \
-                           Span<index_t> counts);                                                \
-  /** P (n x n_c): p_row_ptr from exclusive_scan of interpolation_count given; writes columns    \
-      (coarse indices, sorted) and weights: 1 at coarse_index[i] for coarse rows, the kept       \
-      interpolatory set's weights (recomputed over the kept set) for fine rows */                \
-  void interpolation_fill(const Backend& backend, const MatrixView& a, const PatternView& s,     \
-                          Span<const index_t> cf, Span<const index_t> coarse_index,              \
-                          const InterpolationParameters& p, const index_t* p_row_ptr,            \
-                          index_t* p_col_idx, double* p_values);                                 \
-  /** Value-only re-setup: the weights of P's fixed pattern (coarse columns; coarse_points maps  \
-      them to rows of A) from the values of a; the same bits as interpolation_fill when a and    \
-      the pattern are those it was built from. s: the strength pattern P was built from, read    \
-      only for extended_i (which needs the fine points of S_i; may be empty otherwise) */        \
-  void interpolation_values(const Backend& backend, const MatrixView& a, const PatternView& s,   \
-                            Span<const index_t> cf, Span<const index_t> coarse_points,           \
-                            InterpolationKind kind, const PatternView& prolongation,             \
-                            double* p_values);                                                   \
-  /** Distance-two maximal independent set of the graph G = S + S^T (Bell, Dalton, Olson,        \
-      "Exposing fine-grained parallelism in algebraic multigrid methods", SIAM J. Sci. Comput.   \
-      34, 2012, sec. 4.2, MIS(k) with k = 2): every row has the key (state, u_i, i) with u_i     \
-      from `seed` and i (mis2_key); per round, each row takes the largest key within distance    \
-      two of it (two propagations along G); an undecided row whose own key is that largest       \
-      joins the set, an undecided row within distance two of a member leaves. roots[i] = 1 for   \
-      members, 0 otherwise (n entries). Rows of G without neighbours are members. st is the      \
-      pattern of S^T, or has a null row_ptr when S is symmetric (then G = S; the same result     \
-      without the transpose). One wait per round on a device. */                                 \
-  void mis2_roots(const Backend& backend, const PatternView& s, const PatternView& st,           \
-                  std::uint64_t seed, Span<index_t> roots);                                      \
-  /** Aggregates around the roots of mis2_roots: root r is aggregate root_index[r]               \
-      (root_index: exclusive_scan of roots); a row adjacent in G to a root joins the root's      \
-      aggregate (of the largest key if several), then a row still without one joins the          \
-      aggregate of its neighbour in G of largest key that has one (st as in mis2_roots).         \
-      aggregate has n entries.                                                                   \
-      Returns the rows left without an aggregate (0 when roots is a maximal distance-two         \
-      independent set of G; they get -1). */                                                     \
-  index_t mis2_aggregates(const Backend& backend, const PatternView& s, const PatternView& st,   \
-                          std::uint64_t seed, Span<const index_t> roots,                         \
-                          Span<const index_t> root_index, Span<index_t> aggregate);              \
-  /** The tentative prolongation of aggregation with the constant near-null space: one entry     \
-      1 per row, in column aggregate[i] (row_ptr n + 1, col_idx and values n entries). */        \
-  void tentative_prolongation(const Backend& backend, Span<const index_t> aggregate,             \
-                              index_t* row_ptr, index_t* col_idx, double* values);               \
-  /** max_i sum_j |a_ij| / |a_ii|: Gershgorin's bound of the spectral radius of D^-1 A (rows     \
-      of a nonzero diagonal; 0 for an empty matrix). One wait on a device. */                    \
-  double gershgorin_bound(const Backend& backend, const MatrixView& a);                          \
-  /** The values of smoothed aggregation's prolongation P = (I - omega D^-1 A) T on P's pattern  \
-      p (the pattern of that product: spgemm_count / spgemm_fill of a's pattern and T's), T the  \
-      tentative prolongation of `aggregate` (one 1 per row): p_ij = sum, over the entries        \
-      k = (i, m) of row i in stored order with aggregate[m] = j, of delta_im - omega a_im / a_ii \
-      (rows::jacobi_smoothing_entry), starting from 0: the bits of spgemm_numeric of the         \
-     smoother's values and T (each product s_im 1 is exact and Gustavson adds them in that order),              \
-     without forming either. a has a nonzero diagonal in every row; values has p's entries. */               \
-  void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double omega,    \
-                                   Span<const index_t> aggregate, const PatternView& p,          \
+#define KRYFLOW_AMG_DECLARATIONS                                                                   \
+  /** counts[i] = points row i strongly depends on (counts has n entries) */                       \
+  void strength_count(const Backend& backend, const MatrixView& a, const StrengthParameters& p,    \
+                      Span<index_t> counts);                                                       \
+  /** The strength pattern S (row i: the j that i strongly depends on): s_row_ptr from             \
+      exclusive_scan of strength_count given, writes s_col_idx */                                  \
+  void strength_fill(const Backend& backend, const MatrixView& a, const StrengthParameters& p,     \
+                     const index_t* s_row_ptr, index_t* s_col_idx);                                \
+  /** The Parallel Toolbox coarsening: rows in increasing order; an undecided row i becomes        \
+      coarse and every undecided j in S_i fine. cf has n entries (kCoarse or kFine). */            \
+  void greedy_splitting(const Backend& backend, const PatternView& s, Span<index_t> cf);           \
+  /** PMIS (De Sterck, Yang, Heys 2006): weights w_i = |S^T_i| + u_i with u_i in [0, 1) from       \
+      `seed` and i (splitmix64); rows no one depends on are fine; then rounds: undecided rows      \
+      whose weight beats every undecided neighbour in S and S^T become coarse, undecided rows      \
+      depending on a new coarse row become fine. st is the pattern of S^T. */                      \
+  void pmis_splitting(const Backend& backend, const PatternView& s, const PatternView& st,         \
+                      std::uint64_t seed, Span<index_t> cf);                                       \
+  /** coarse_points[coarse_index[i]] = i for every coarse row i (coarse_index: exclusive_scan      \
+      of cf, n + 1 entries) */                                                                     \
+  void coarse_points(const Backend& backend, Span<const index_t> cf,                               \
+                     Span<const index_t> coarse_index, Span<index_t> coarse_points);               \
+  /** counts[i] = entries of row i of the prolongation P (1 for coarse rows); S is the strength    \
+      pattern the splitting cf was made from (extended_i reads rows S_k of i's fine points k) */   \
+  void interpolation_count(const Backend& backend, const MatrixView& a, const PatternView& s,      \
+                           Span<const index_t> cf, const InterpolationParameters& p,               \
+                           Span<index_t> counts);                                                  \
+  /** P (n x n_c): p_row_ptr from exclusive_scan of interpolation_count given; writes columns      \
+      (coarse indices, sorted) and weights: 1 at coarse_index[i] for coarse rows, the kept         \
+      interpolatory set's weights (recomputed over the kept set) for fine rows */                  \
+  void interpolation_fill(const Backend& backend, const MatrixView& a, const PatternView& s,       \
+                          Span<const index_t> cf, Span<const index_t> coarse_index,                \
+                          const InterpolationParameters& p, const index_t* p_row_ptr,              \
+                          index_t* p_col_idx, double* p_values);                                   \
+  /** Value-only re-setup: the weights of P's fixed pattern (coarse columns; coarse_points maps    \
+      them to rows of A) from the values of a; the same bits as interpolation_fill when a and      \
+      the pattern are those it was built from. s: the strength pattern P was built from, read      \
+      only for extended_i (which needs the fine points of S_i; may be empty otherwise) */          \
+  void interpolation_values(const Backend& backend, const MatrixView& a, const PatternView& s,     \
+                            Span<const index_t> cf, Span<const index_t> coarse_points,             \
+                            InterpolationKind kind, const PatternView& prolongation,               \
+                            double* p_values);                                                     \
+  /** Distance-two maximal independent set of the graph G = S + S^T (Bell, Dalton, Olson,          \
+      "Exposing fine-grained parallelism in algebraic multigrid methods", SIAM J. Sci. Comput.     \
+      34, 2012, sec. 4.2, MIS(k) with k = 2): every row has the key (state, u_i, i) with u_i       \
+      from `seed` and i (mis2_key); per round, each row takes the largest key within distance      \
+      two of it (two propagations along G); an undecided row whose own key is that largest         \
+      joins the set, an undecided row within distance two of a member leaves. roots[i] = 1 for     \
+      members, 0 otherwise (n entries). Rows of G without neighbours are members. st is the        \
+      pattern of S^T, or has a null row_ptr when S is symmetric (then G = S; the same result       \
+      without the transpose). One wait per round on a device. */                                   \
+  void mis2_roots(const Backend& backend, const PatternView& s, const PatternView& st,             \
+                  std::uint64_t seed, Span<index_t> roots);                                        \
+  /** Aggregates around the roots of mis2_roots: root r is aggregate root_index[r]                 \
+      (root_index: exclusive_scan of roots); a row adjacent in G to a root joins the root's        \
+      aggregate (of the largest key if several), then a row still without one joins the            \
+      aggregate of its neighbour in G of largest key that has one (st as in mis2_roots).           \
+      aggregate has n entries.                                                                     \
+      Returns the rows left without an aggregate (0 when roots is a maximal distance-two           \
+      independent set of G; they get -1). */                                                       \
+  index_t mis2_aggregates(const Backend& backend, const PatternView& s, const PatternView& st,     \
+                          std::uint64_t seed, Span<const index_t> roots,                           \
+                          Span<const index_t> root_index, Span<index_t> aggregate);                \
+  /** The tentative prolongation of aggregation with the constant near-null space: one entry       \
+      1 per row, in column aggregate[i] (row_ptr n + 1, col_idx and values n entries). */          \
+  void tentative_prolongation(const Backend& backend, Span<const index_t> aggregate,               \
+                              index_t* row_ptr, index_t* col_idx, double* values);                 \
+  /** max_i sum_j |a_ij| / |a_ii|: Gershgorin's bound of the spectral radius of D^-1 A (rows       \
+      of a nonzero diagonal; 0 for an empty matrix). One wait on a device. */                      \
+  double gershgorin_bound(const Backend& backend, const MatrixView& a);                            \
+  /** The values of smoothed aggregation's prolongation P = (I - omega D^-1 A) T on P's pattern    \
+      p (the pattern of that product: spgemm_count / spgemm_fill of a's pattern and T's), T the    \
+      tentative prolongation of `aggregate` (one 1 per row): p_ij = sum, over the entries          \
+      k = (i, m) of row i in stored order with aggregate[m] = j, of delta_im - omega a_im / a_ii   \
+      (rows::jacobi_smoothing_entry), starting from 0: the bits of spgemm_numeric of the           \
+     smoother's values and T (each product s_im 1 is exact and Gustavson adds them in that order), \
+     without forming either. a has a nonzero diagonal in every row; values has p's entries. */     \
+  void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double omega,      \
+                                   Span<const index_t> aggregate, const PatternView& p,            \
                                    double* values);
 
 /// Dispatch.

@@ -50,8 +50,8 @@ struct Scalars {
       the r before this update); x += alpha p; r -= alpha q. With dinv: rz_previous = rz,        \
       rz = *rz_out = r·(dinv r) of the new r, then beta = rz / rz_previous or stop when rz is   \
       invalid. Always *rr_out = r·r of the new r. Does nothing when stop is set; sets stop (and \
-      writes nothing) when *pq is invalid. z may be empty unless with_direction and no dinv; x  \
-      may be empty (not updated: an eigenvalue estimate needs only the coefficients). */        \
+      writes nothing) when *pq is invalid. z may be empty unless with_direction and no dinv; x   \
+      may be empty (not updated: an eigenvalue estimate needs only the coefficients). */         \
   void update(const Backend& backend, Span<double> p, Span<const double> q,                      \
               Span<const double> dinv, Span<const double> z, Span<double> x, Span<double> r,     \
               const Scalars& s, const DeviceSum& pq, double* pq_out, double* rr_out,             \
