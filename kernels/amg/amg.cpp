@@ -71,6 +71,17 @@ double gershgorin_bound(const Backend& backend, const MatrixView& a) {
   KRYFLOW_DISPATCH(amg, gershgorin_bound, backend, a);
 }
 
+void smoothed_aggregation_count(const Backend& backend, const PatternView& a,
+                                Span<const index_t> aggregate, Span<index_t> counts) {
+  KRYFLOW_DISPATCH(amg, smoothed_aggregation_count, backend, a, aggregate, counts);
+}
+
+void smoothed_aggregation_fill(const Backend& backend, const PatternView& a,
+                               Span<const index_t> aggregate, const index_t* row_ptr,
+                               index_t* col_idx) {
+  KRYFLOW_DISPATCH(amg, smoothed_aggregation_fill, backend, a, aggregate, row_ptr, col_idx);
+}
+
 void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double omega,
                                  Span<const index_t> aggregate, const PatternView& p,
                                  double* values) {

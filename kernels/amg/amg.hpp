@@ -162,6 +162,16 @@ struct InterpolationParameters {
       (rows::jacobi_smoothing_entry), starting from 0: the bits of spgemm_numeric of the           \
      smoother's values and T (each product s_im 1 is exact and Gustavson adds them in that order), \
      without forming either. a has a nonzero diagonal in every row; values has p's entries. */     \
+  /** The pattern of smoothed aggregation's P = (I - omega D^-1 A) T, T the tentative              \
+      prolongation of `aggregate`: row i holds the distinct aggregates of the columns of a's       \
+      row i, ascending (the pattern the sparse product a T has). count: counts[i] = their          \
+      number; fill: their columns from row_ptr[i] (the exclusive scan of counts). O(m^2) per       \
+      row of m entries. */                                                                         \
+  void smoothed_aggregation_count(const Backend& backend, const PatternView& a,                    \
+                                  Span<const index_t> aggregate, Span<index_t> counts);            \
+  void smoothed_aggregation_fill(const Backend& backend, const PatternView& a,                     \
+                                 Span<const index_t> aggregate, const index_t* row_ptr,            \
+                                 index_t* col_idx);                                                \
   void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double omega,      \
                                    Span<const index_t> aggregate, const PatternView& p,            \
                                    double* values);

@@ -228,6 +228,22 @@ double gershgorin_bound(const Backend& backend, const MatrixView& a) {
   return bound;
 }
 
+void smoothed_aggregation_count(const Backend& backend, const PatternView& a,
+                                Span<const index_t> aggregate, Span<index_t> counts) {
+  parallel::for_each(backend, entries(a), a.num_rows, [&](size_type i) {
+    counts[i] = rows::distinct_aggregate_count(a, aggregate.data(), static_cast<index_t>(i));
+  });
+}
+
+void smoothed_aggregation_fill(const Backend& backend, const PatternView& a,
+                               Span<const index_t> aggregate, const index_t* row_ptr,
+                               index_t* col_idx) {
+  parallel::for_each(backend, entries(a), a.num_rows, [&](size_type i) {
+    rows::distinct_aggregate_fill(a, aggregate.data(), static_cast<index_t>(i),
+                                  col_idx + row_ptr[i]);
+  });
+}
+
 void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double omega,
                                  Span<const index_t> aggregate, const PatternView& p,
                                  double* values) {

@@ -481,6 +481,18 @@ __global__ void gershgorin_kernel(MatrixView a, unsigned long long* bound) {
   }
 }
 
+/// Smoothed aggregation's pattern, a thread per row (rows::distinct_aggregate_count and _fill).
+__global__ void distinct_aggregates_kernel(PatternView a, const index_t* aggregate, index_t* counts,
+                                           const index_t* row_ptr, index_t* col_idx) {
+  KRYFLOW_FOR_EACH_ROW(i, a.num_rows) {
+    if (counts != nullptr) {
+      counts[i] = rows::distinct_aggregate_count(a, aggregate, static_cast<index_t>(i));
+    } else {
+      rows::distinct_aggregate_fill(a, aggregate, static_cast<index_t>(i), col_idx + row_ptr[i]);
+    }
+  }
+}
+
 /// Lanes per row of smoothed_aggregation_kernel.
 constexpr int kSmoothingLanes = 8;
 
@@ -697,6 +709,25 @@ double gershgorin_bound(const Backend& backend, const MatrixView& a) {
   double value = 0.0;
   std::memcpy(&value, &bits, sizeof value);
   return value;
+}
+
+void smoothed_aggregation_count(const Backend& backend, const PatternView& a,
+                                Span<const index_t> aggregate, Span<index_t> counts) {
+  if (a.num_rows == 0) return;
+  Context& context = context_of(backend);
+  distinct_aggregates_kernel<<<blocks_for(a.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      a, aggregate.data(), counts.data(), nullptr, nullptr);
+  check_launch("amg::smoothed_aggregation_count");
+}
+
+void smoothed_aggregation_fill(const Backend& backend, const PatternView& a,
+                               Span<const index_t> aggregate, const index_t* row_ptr,
+                               index_t* col_idx) {
+  if (a.num_rows == 0) return;
+  Context& context = context_of(backend);
+  distinct_aggregates_kernel<<<blocks_for(a.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      a, aggregate.data(), nullptr, row_ptr, col_idx);
+  check_launch("amg::smoothed_aggregation_fill");
 }
 
 void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double omega,

@@ -188,6 +188,20 @@ double gershgorin_bound(const Backend&, const MatrixView& a) {
   return bound;
 }
 
+void smoothed_aggregation_count(const Backend&, const PatternView& a, Span<const index_t> aggregate,
+                                Span<index_t> counts) {
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    counts[i] = rows::distinct_aggregate_count(a, aggregate.data(), i);
+  }
+}
+
+void smoothed_aggregation_fill(const Backend&, const PatternView& a, Span<const index_t> aggregate,
+                               const index_t* row_ptr, index_t* col_idx) {
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    rows::distinct_aggregate_fill(a, aggregate.data(), i, col_idx + row_ptr[i]);
+  }
+}
+
 void smoothed_aggregation_values(const Backend&, const MatrixView& a, double omega,
                                  Span<const index_t> aggregate, const PatternView& p,
                                  double* values) {

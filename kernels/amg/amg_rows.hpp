@@ -565,6 +565,38 @@ KRYFLOW_HOST_DEVICE inline double jacobi_smoothing_entry(index_t i, index_t j, d
   return (j == i ? 1.0 : 0.0) - scale * a_ij;
 }
 
+/// The number of distinct aggregates among the columns of a's row i (entries whose aggregate
+/// no earlier entry of the row has). O(m^2) for m entries.
+KRYFLOW_HOST_DEVICE inline index_t distinct_aggregate_count(const PatternView& a,
+                                                            const index_t* aggregate, index_t i) {
+  const index_t begin = a.row_ptr[i], end = a.row_ptr[i + 1];
+  index_t count = 0;
+  for (index_t k = begin; k < end; ++k) {
+    const index_t g = aggregate[a.col_idx[k]];
+    bool seen = false;
+    for (index_t q = begin; q < k && !seen; ++q) seen = aggregate[a.col_idx[q]] == g;
+    count += seen ? 0 : 1;
+  }
+  return count;
+}
+
+/// Writes the distinct aggregates of the columns of a's row i to out, ascending (insertion into
+/// the sorted prefix: O(m d) for m entries and d distinct aggregates).
+KRYFLOW_HOST_DEVICE inline void distinct_aggregate_fill(const PatternView& a,
+                                                        const index_t* aggregate, index_t i,
+                                                        index_t* out) {
+  index_t d = 0;
+  for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+    const index_t g = aggregate[a.col_idx[k]];
+    index_t at = d;
+    while (at > 0 && out[at - 1] > g) --at;
+    if (at > 0 && out[at - 1] == g) continue;
+    for (index_t t = d; t > at; --t) out[t] = out[t - 1];
+    out[at] = g;
+    ++d;
+  }
+}
+
 /// Entry (i, j) of smoothed aggregation's P = (I - omega D^-1 A) T, scale = omega / a_ii: the
 /// smoother's entries of row i whose column lies in aggregate j, added in stored order from 0.
 KRYFLOW_HOST_DEVICE inline double smoothed_aggregation_entry(const MatrixView& a, index_t i,

@@ -135,10 +135,20 @@ CsrArrays smoothed_prolongation(const CsrMatrix& A, const Array<index_t>& aggreg
   const Backend& backend = A.backend();
   const ss::MatrixView a = detail::matrix_view(A);
   const double omega = smoothing_weight(backend, a, factor);
-  // The pattern of (I - omega D^-1 A) T is that of A T; the values come from A and the
-  // aggregates directly (kernels::amg::smoothed_aggregation_values), neither product formed.
-  const CsrArrays T = tentative_prolongation(backend, aggregate, num_aggregates);
-  CsrArrays P = spgemm_pattern(backend, a.pattern, T.pattern());
+  // The pattern of (I - omega D^-1 A) T is that of A T: row i holds the distinct aggregates of
+  // its columns. Pattern and values come from A and the aggregates directly
+  // (kernels::amg::smoothed_aggregation_*), neither T nor a product formed.
+  CsrArrays P;
+  P.num_rows = A.num_rows();
+  P.num_cols = num_aggregates;
+  Array<index_t> counts(backend, static_cast<std::size_t>(A.num_rows()));
+  kernels::amg::smoothed_aggregation_count(backend, a.pattern, aggregate.span(), counts.span());
+  std::int64_t nnz = 0;
+  P.row_ptr = row_pointers(backend, counts, nnz);
+  P.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+  P.values = Array<double>(backend, static_cast<std::size_t>(nnz));
+  kernels::amg::smoothed_aggregation_fill(backend, a.pattern, aggregate.span(),
+                                          P.row_ptr.span().data(), P.col_idx.span().data());
   kernels::amg::smoothed_aggregation_values(backend, a, omega, aggregate.span(), P.pattern(),
                                             P.values.span().data());
   return P;

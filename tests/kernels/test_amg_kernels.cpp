@@ -716,6 +716,20 @@ TEST(AmgKernels, ProlongationSmoothingMatchesReferenceAndTheDefinitions) {
     p.col_idx.insert(p.col_idx.end(), row.begin(), row.end());
     p.row_ptr.push_back(static_cast<index_t>(p.col_idx.size()));
   }
+  // The pattern on the backend: counts, then the sorted distinct aggregates of each row.
+  Array<index_t> counts(backend, static_cast<std::size_t>(a.rows));
+  ka::smoothed_aggregation_count(backend, A.matrix().pattern, on_backend.span(), counts.span());
+  const std::vector<index_t> c = counts.to_host();
+  for (index_t i = 0; i < a.rows; ++i) {
+    ASSERT_EQ(c[i], p.row_ptr[i + 1] - p.row_ptr[i]) << "row " << i;
+  }
+  Array<index_t> filled(backend, p.col_idx.size());
+  {
+    const auto row_ptr_on_backend = Array<index_t>::from_host(backend, p.row_ptr);
+    ka::smoothed_aggregation_fill(backend, A.matrix().pattern, on_backend.span(),
+                                  row_ptr_on_backend.span().data(), filled.span().data());
+    EXPECT_EQ(filled.to_host(), p.col_idx);
+  }
   const double omega = 0.7;
   const auto p_row_ptr = Array<index_t>::from_host(backend, p.row_ptr);
   const auto p_col_idx = Array<index_t>::from_host(backend, p.col_idx);
