@@ -71,6 +71,11 @@ double gershgorin_bound(const Backend& backend, const MatrixView& a) {
   KRYFLOW_DISPATCH(amg, gershgorin_bound, backend, a);
 }
 
+void restriction_values(const Backend& backend, const MatrixView& p, const PatternView& r,
+                        double* r_values) {
+  KRYFLOW_DISPATCH(amg, restriction_values, backend, p, r, r_values);
+}
+
 void smoothed_aggregation_count(const Backend& backend, const PatternView& a,
                                 Span<const index_t> aggregate, Span<index_t> counts) {
   KRYFLOW_DISPATCH(amg, smoothed_aggregation_count, backend, a, aggregate, counts);

@@ -162,6 +162,11 @@ struct InterpolationParameters {
       (rows::jacobi_smoothing_entry), starting from 0: the bits of spgemm_numeric of the           \
      smoother's values and T (each product s_im 1 is exact and Gustavson adds them in that order), \
      without forming either. a has a nonzero diagonal in every row; values has p's entries. */     \
+  /** The values of R = P^T on R's pattern r (the transpose of p's pattern): entry k = (c, i)      \
+      of R gets p_ic, the first entry of column c in p's row i (a search of that row), so no       \
+      map from R's entries to P's is kept. r_values has r's entries. */                            \
+  void restriction_values(const Backend& backend, const MatrixView& p, const PatternView& r,       \
+                          double* r_values);                                                       \
   /** The pattern of smoothed aggregation's P = (I - omega D^-1 A) T, T the tentative              \
       prolongation of `aggregate`: row i holds the distinct aggregates of the columns of a's       \
       row i, ascending (the pattern the sparse product a T has). count: counts[i] = their          \

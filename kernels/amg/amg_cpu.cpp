@@ -228,6 +228,15 @@ double gershgorin_bound(const Backend& backend, const MatrixView& a) {
   return bound;
 }
 
+void restriction_values(const Backend& backend, const MatrixView& p, const PatternView& r,
+                        double* r_values) {
+  parallel::for_each(backend, entries(r), r.num_rows, [&](size_type c) {
+    for (index_t k = r.row_ptr[c]; k < r.row_ptr[c + 1]; ++k) {
+      r_values[k] = rows::entry_value(p, r.col_idx[k], static_cast<index_t>(c));
+    }
+  });
+}
+
 void smoothed_aggregation_count(const Backend& backend, const PatternView& a,
                                 Span<const index_t> aggregate, Span<index_t> counts) {
   parallel::for_each(backend, entries(a), a.num_rows, [&](size_type i) {

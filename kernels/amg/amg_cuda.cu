@@ -481,6 +481,11 @@ __global__ void gershgorin_kernel(MatrixView a, unsigned long long* bound) {
   }
 }
 
+/// R's values from P's (rows::entry_value), a group of kSmoothingLanes lanes per row of R,
+/// consecutive lanes on consecutive entries (R's columns read and its values written in
+/// coalesced runs; each lane searches its own row of P).
+__global__ void restriction_values_kernel(MatrixView p, PatternView r, double* r_values);
+
 /// Smoothed aggregation's pattern, a thread per row (rows::distinct_aggregate_count and _fill).
 __global__ void distinct_aggregates_kernel(PatternView a, const index_t* aggregate, index_t* counts,
                                            const index_t* row_ptr, index_t* col_idx) {
@@ -511,6 +516,17 @@ __global__ void smoothed_aggregation_kernel(MatrixView a, double omega, const in
     const double scale = omega / group_diagonal<kSmoothingLanes>(a, i, mask, lane);
     for (index_t q = p.row_ptr[i] + lane; q < p.row_ptr[i + 1]; q += kSmoothingLanes) {
       values[q] = rows::smoothed_aggregation_entry(a, i, scale, aggregate, p.col_idx[q]);
+    }
+  }
+}
+
+__global__ void restriction_values_kernel(MatrixView p, PatternView r, double* r_values) {
+  constexpr int kGroups = kBlock / kSmoothingLanes;
+  const int lane = threadIdx.x % kSmoothingLanes;
+  for (size_type c = size_type{blockIdx.x} * kGroups + threadIdx.x / kSmoothingLanes;
+       c < r.num_rows; c += size_type{gridDim.x} * kGroups) {
+    for (index_t k = r.row_ptr[c] + lane; k < r.row_ptr[c + 1]; k += kSmoothingLanes) {
+      r_values[k] = rows::entry_value(p, r.col_idx[k], static_cast<index_t>(c));
     }
   }
 }
@@ -709,6 +725,15 @@ double gershgorin_bound(const Backend& backend, const MatrixView& a) {
   double value = 0.0;
   std::memcpy(&value, &bits, sizeof value);
   return value;
+}
+
+void restriction_values(const Backend& backend, const MatrixView& p, const PatternView& r,
+                        double* r_values) {
+  if (r.num_rows == 0) return;
+  Context& context = context_of(backend);
+  restriction_values_kernel<<<blocks_for(r.num_rows, kBlock / kSmoothingLanes), kBlock, 0,
+                              context.stream>>>(p, r, r_values);
+  check_launch("amg::restriction_values");
 }
 
 void smoothed_aggregation_count(const Backend& backend, const PatternView& a,

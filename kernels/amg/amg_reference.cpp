@@ -188,6 +188,15 @@ double gershgorin_bound(const Backend&, const MatrixView& a) {
   return bound;
 }
 
+void restriction_values(const Backend&, const MatrixView& p, const PatternView& r,
+                        double* r_values) {
+  for (index_t c = 0; c < r.num_rows; ++c) {
+    for (index_t k = r.row_ptr[c]; k < r.row_ptr[c + 1]; ++k) {
+      r_values[k] = rows::entry_value(p, r.col_idx[k], c);
+    }
+  }
+}
+
 void smoothed_aggregation_count(const Backend&, const PatternView& a, Span<const index_t> aggregate,
                                 Span<index_t> counts) {
   for (index_t i = 0; i < a.num_rows; ++i) {

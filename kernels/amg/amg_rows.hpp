@@ -565,6 +565,14 @@ KRYFLOW_HOST_DEVICE inline double jacobi_smoothing_entry(index_t i, index_t j, d
   return (j == i ? 1.0 : 0.0) - scale * a_ij;
 }
 
+/// The value of the first entry of column j in row i of a (0 when none), by a linear search.
+KRYFLOW_HOST_DEVICE inline double entry_value(const MatrixView& a, index_t i, index_t j) {
+  for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
+    if (a.pattern.col_idx[k] == j) return a.values[k];
+  }
+  return 0.0;
+}
+
 /// The number of distinct aggregates among the columns of a's row i (entries whose aggregate
 /// no earlier entry of the row has). O(m^2) for m entries.
 KRYFLOW_HOST_DEVICE inline index_t distinct_aggregate_count(const PatternView& a,

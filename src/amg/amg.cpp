@@ -379,8 +379,7 @@ std::int64_t AmgPreconditioner::memory_bytes() const {
   const int smoothers = smoother_vectors(parameters_.smoother);
   for (std::size_t l = 0; l < hierarchy_->levels.size(); ++l) {
     const AmgLevelArrays& a = *hierarchy_->levels[l];
-    bytes += csr_bytes(a.prolongation) + csr_bytes(a.restriction) +
-             array_bytes(a.restriction_source) + array_bytes(a.splitting) +
+    bytes += csr_bytes(a.prolongation) + csr_bytes(a.restriction) + array_bytes(a.splitting) +
              array_bytes(a.coarse_points) + array_bytes(a.product.row_ptr) +
              array_bytes(a.product.col_idx) + array_bytes(a.product.values) +
              array_bytes(a.strength.row_ptr) + array_bytes(a.strength.col_idx);

@@ -25,13 +25,12 @@ struct CsrArrays {
 
 /// Everything one level of the hierarchy keeps for the cycle and for value-only re-setup.
 struct AmgLevelArrays {
-  CsrMatrix prolongation;             // n x n_c
-  CsrMatrix restriction;              // n_c x n, P^T
-  Array<index_t> restriction_source;  // entry k of R is entry restriction_source[k] of P
-  Array<index_t> splitting;           // kCoarse / kFine per row
-  Array<index_t> coarse_points;       // row of each coarse point
-  CsrArrays product;                  // the pattern of A P (values only during setups)
-  CsrArrays strength;                 // S, kept for extended+i re-setup only (else empty)
+  CsrMatrix prolongation;        // n x n_c
+  CsrMatrix restriction;         // n_c x n, P^T
+  Array<index_t> splitting;      // kCoarse / kFine per row
+  Array<index_t> coarse_points;  // row of each coarse point
+  CsrArrays product;             // the pattern of A P (values only during setups)
+  CsrArrays strength;            // S, kept for extended+i re-setup only (else empty)
 };
 
 struct AmgPreconditioner::Hierarchy {
@@ -79,10 +78,10 @@ CsrArrays interpolation(const CsrMatrix& A, const CsrArrays& S, const Array<inde
 CsrArrays spgemm(const Backend& backend, const kernels::sparse_setup::MatrixView& a,
                  const kernels::sparse_setup::MatrixView& b);
 /// The Galerkin product A_c = R (A P) of level A with levels.prolongation: forms the
-/// restriction R = P^T explicitly (levels.restriction and restriction_source) and keeps the
+/// restriction R = P^T explicitly (levels.restriction; its values found in P's rows) and keeps the
 /// pattern of A P (levels.product, values released) for value-only re-setup.
 CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level);
-/// Value-only re-setup of the Galerkin product in double: R's values gathered from
+/// Value-only re-setup of the Galerkin product in double: R's values found in the rows of
 /// `prolongation_values` (P's new values, in double, on A's backend), then the numeric phases
 /// of A P and R (A P), with `a` the level's matrix in double (the pattern of the level's
 /// matrix with its double values). Stores R's and A_c's values into level.restriction and

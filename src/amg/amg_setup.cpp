@@ -200,10 +200,9 @@ CsrArrays spgemm(const Backend& backend, const ss::MatrixView& a, const ss::Matr
 CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level) {
   const Backend& backend = A.backend();
   const ss::MatrixView p = detail::matrix_view(level.prolongation);
-  CsrArrays R = transpose(backend, p.pattern, &level.restriction_source);
-  R.values = Array<double>(backend, level.restriction_source.size());
-  ss::gather(backend, level.prolongation.values().span(), level.restriction_source.span(),
-             R.values.span());
+  CsrArrays R = transpose(backend, p.pattern, nullptr);
+  R.values = Array<double>(backend, R.col_idx.size());
+  kernels::amg::restriction_values(backend, p, R.pattern(), R.values.span().data());
   level.restriction = to_matrix(std::move(R));
   level.product = spgemm(backend, detail::matrix_view(A), p);
   CsrMatrix coarse =
@@ -215,9 +214,10 @@ CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level) {
 Array<double> galerkin_product_values(const Backend& backend, const ss::MatrixView& a,
                                       const Array<double>& prolongation_values,
                                       AmgLevelArrays& level, CsrMatrix& coarse) {
-  Array<double> restriction_values(backend, level.restriction_source.size());
-  ss::gather(backend, prolongation_values.span(), level.restriction_source.span(),
-             restriction_values.span());
+  Array<double> restriction_values(backend, static_cast<std::size_t>(level.restriction.nnz()));
+  kernels::amg::restriction_values(
+      backend, {detail::pattern_view(level.prolongation), prolongation_values.span().data()},
+      detail::pattern_view(level.restriction), restriction_values.span().data());
   level.restriction.update_values(restriction_values);
   // A P's values live only here (its pattern is kept from setup): 8 bytes per entry of A P
   // less in the hierarchy, one allocation from the pool per re-setup.

@@ -13,10 +13,12 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kernels/amg/amg.hpp"
@@ -757,6 +759,55 @@ TEST(AmgKernels, ProlongationSmoothingMatchesReferenceAndTheDefinitions) {
       }
       EXPECT_NEAR(v[q], definition, 1e-14 * std::max(1.0, magnitude)) << "row " << i;
     }
+  }
+}
+
+TEST(AmgKernels, RestrictionValuesAreTheTransposedProlongationValues) {
+  // A random P (300 x 40, one to five distinct columns per row, values in [-1, 1)); R's
+  // pattern is P's transposed on the host, and every value of R must be the P entry it mirrors.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 engine(seed);
+  const index_t rows = 300, cols = 40;
+  HostCsr p;
+  p.rows = rows;
+  p.cols = cols;
+  p.row_ptr.push_back(0);
+  std::vector<std::vector<std::pair<index_t, double>>> transposed(cols);
+  for (index_t i = 0; i < rows; ++i) {
+    std::vector<index_t> row(static_cast<std::size_t>(cols));
+    std::iota(row.begin(), row.end(), 0);
+    std::shuffle(row.begin(), row.end(), engine);
+    row.resize(1 + engine() % 5);
+    for (const index_t c : row) {
+      const double v = std::uniform_real_distribution<double>(-1.0, 1.0)(engine);
+      p.col_idx.push_back(c);
+      p.values.push_back(v);
+      transposed[c].emplace_back(i, v);
+    }
+    p.row_ptr.push_back(static_cast<index_t>(p.col_idx.size()));
+  }
+  std::vector<index_t> r_row_ptr{0}, r_col_idx;
+  std::vector<double> expected;
+  for (const auto& column : transposed) {
+    for (const auto& [i, v] : column) {
+      r_col_idx.push_back(i);
+      expected.push_back(v);
+    }
+    r_row_ptr.push_back(static_cast<index_t>(r_col_idx.size()));
+  }
+  for (const Backend& backend : {test::backend_under_test(), Backend::reference()}) {
+    SCOPED_TRACE(backend.name());
+    const auto pr = Array<index_t>::from_host(backend, p.row_ptr);
+    const auto pc = Array<index_t>::from_host(backend, p.col_idx);
+    const auto pv = Array<double>::from_host(backend, p.values);
+    const auto rr = Array<index_t>::from_host(backend, r_row_ptr);
+    const auto rc = Array<index_t>::from_host(backend, r_col_idx);
+    Array<double> values(backend, r_col_idx.size());
+    ka::restriction_values(backend,
+                           {{rows, cols, pr.span().data(), pc.span().data()}, pv.span().data()},
+                           {cols, rows, rr.span().data(), rc.span().data()}, values.span().data());
+    EXPECT_EQ(values.to_host(), expected);
   }
 }
 
