@@ -57,8 +57,8 @@ CsrArrays tentative_prolongation(const Backend& backend, const Array<index_t>& a
                                  index_t num_aggregates);
 /// The smoothed prolongation P = (I - omega D^-1 A) T of smoothed aggregation, T the tentative
 /// prolongation of `aggregate`, omega = factor / rho with rho Gershgorin's bound of the
-/// spectral radius of D^-1 A: the pattern by a symbolic sparse product A T, the values from A
-/// and the aggregates directly (kernels::amg::smoothed_aggregation_values).
+/// spectral radius of D^-1 A: pattern (each row's distinct aggregates) and values from A and the
+/// aggregates directly (kernels::amg::smoothed_aggregation_*), no sparse product formed.
 CsrArrays smoothed_prolongation(const CsrMatrix& A, const Array<index_t>& aggregate,
                                 index_t num_aggregates, double factor);
 /// Value-only re-setup of smoothed_prolongation: P's values on its pattern from a's values
