@@ -481,11 +481,6 @@ __global__ void gershgorin_kernel(MatrixView a, unsigned long long* bound) {
   }
 }
 
-/// R's values from P's (rows::entry_value), a group of kSmoothingLanes lanes per row of R,
-/// consecutive lanes on consecutive entries (R's columns read and its values written in
-/// coalesced runs; each lane searches its own row of P).
-__global__ void restriction_values_kernel(MatrixView p, PatternView r, double* r_values);
-
 /// Smoothed aggregation's pattern, a thread per row (rows::distinct_aggregate_count and _fill).
 __global__ void distinct_aggregates_kernel(PatternView a, const index_t* aggregate, index_t* counts,
                                            const index_t* row_ptr, index_t* col_idx) {
@@ -520,6 +515,9 @@ __global__ void smoothed_aggregation_kernel(MatrixView a, double omega, const in
   }
 }
 
+/// R's values from P's (rows::entry_value), a group of kSmoothingLanes lanes per row of R,
+/// consecutive lanes on consecutive entries (R's columns read and its values written in
+/// coalesced runs; each lane searches its own row of P).
 __global__ void restriction_values_kernel(MatrixView p, PatternView r, double* r_values) {
   constexpr int kGroups = kBlock / kSmoothingLanes;
   const int lane = threadIdx.x % kSmoothingLanes;

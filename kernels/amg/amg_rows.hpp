@@ -37,12 +37,17 @@ KRYFLOW_HOST_DEVICE inline double larger(double a, double b) {
   return a < b ? b : a;
 }
 
-/// a_ii of row i (0 when not stored).
-KRYFLOW_HOST_DEVICE inline double diagonal(const MatrixView& a, index_t i) {
+/// The value of the first entry of column j in row i of a (0 when none), by a linear search.
+KRYFLOW_HOST_DEVICE inline double entry_value(const MatrixView& a, index_t i, index_t j) {
   for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
-    if (a.pattern.col_idx[k] == i) return a.values[k];
+    if (a.pattern.col_idx[k] == j) return a.values[k];
   }
   return 0.0;
+}
+
+/// a_ii of row i (0 when not stored).
+KRYFLOW_HOST_DEVICE inline double diagonal(const MatrixView& a, index_t i) {
+  return entry_value(a, i, i);
 }
 
 /// a_jj of row j by a binary search of its sorted columns (0 when not stored).
@@ -563,14 +568,6 @@ KRYFLOW_HOST_DEVICE inline double gershgorin_row(const MatrixView& a, index_t i)
 KRYFLOW_HOST_DEVICE inline double jacobi_smoothing_entry(index_t i, index_t j, double scale,
                                                          double a_ij) {
   return (j == i ? 1.0 : 0.0) - scale * a_ij;
-}
-
-/// The value of the first entry of column j in row i of a (0 when none), by a linear search.
-KRYFLOW_HOST_DEVICE inline double entry_value(const MatrixView& a, index_t i, index_t j) {
-  for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
-    if (a.pattern.col_idx[k] == j) return a.values[k];
-  }
-  return 0.0;
 }
 
 /// The number of distinct aggregates among the columns of a's row i (entries whose aggregate

@@ -112,22 +112,6 @@ double smoothing_weight(const Backend& backend, const ss::MatrixView& a, double 
   return factor / kernels::amg::gershgorin_bound(backend, a);
 }
 
-/// The pattern of the product of a and b (row_ptr, col_idx; values allocated, not computed).
-CsrArrays spgemm_pattern(const Backend& backend, const ss::PatternView& a,
-                         const ss::PatternView& b) {
-  CsrArrays C;
-  C.num_rows = a.num_rows;
-  C.num_cols = b.num_cols;
-  Array<index_t> counts(backend, static_cast<std::size_t>(C.num_rows));
-  ss::spgemm_count(backend, a, b, counts.span());
-  std::int64_t nnz = 0;
-  C.row_ptr = row_pointers(backend, counts, nnz);
-  C.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
-  C.values = Array<double>(backend, static_cast<std::size_t>(nnz));
-  ss::spgemm_fill(backend, a, b, C.row_ptr.span().data(), C.col_idx.span().data());
-  return C;
-}
-
 }  // namespace
 
 CsrArrays smoothed_prolongation(const CsrMatrix& A, const Array<index_t>& aggregate,
@@ -192,7 +176,16 @@ CsrArrays interpolation(const CsrMatrix& A, const CsrArrays& S, const Array<inde
 }
 
 CsrArrays spgemm(const Backend& backend, const ss::MatrixView& a, const ss::MatrixView& b) {
-  CsrArrays C = spgemm_pattern(backend, a.pattern, b.pattern);
+  CsrArrays C;
+  C.num_rows = a.pattern.num_rows;
+  C.num_cols = b.pattern.num_cols;
+  Array<index_t> counts(backend, static_cast<std::size_t>(C.num_rows));
+  ss::spgemm_count(backend, a.pattern, b.pattern, counts.span());
+  std::int64_t nnz = 0;
+  C.row_ptr = row_pointers(backend, counts, nnz);
+  C.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+  C.values = Array<double>(backend, static_cast<std::size_t>(nnz));
+  ss::spgemm_fill(backend, a.pattern, b.pattern, C.row_ptr.span().data(), C.col_idx.span().data());
   ss::spgemm_numeric(backend, a, b, C.pattern(), C.values.span().data());
   return C;
 }
