@@ -41,6 +41,11 @@ void chebyshev_update(const Backend& backend, Span<const double> dinv, Span<cons
   KRYFLOW_DISPATCH(blas, chebyshev_update, backend, dinv, r, alpha, beta, d, x, x_is_zero);
 }
 
+void chebyshev_step_update(const Backend& backend, Span<const double> dinv, Span<const double> x,
+                           double alpha, double beta, Span<double> d, Span<double> y) {
+  KRYFLOW_DISPATCH(blas, chebyshev_step_update, backend, dinv, x, alpha, beta, d, y);
+}
+
 double dot(const Backend& backend, Span<const double> x, Span<const double> y) {
   KRYFLOW_DISPATCH(blas, dot, backend, x, y);
 }

@@ -92,6 +92,12 @@ KRYFLOW_HOST_DEVICE inline float round_to_float_entry(double x, bool* overflow) 
   void chebyshev_update(const Backend& backend, Span<const double> dinv, Span<const double> r, \
                         double alpha, double beta, Span<double> d, Span<double> x,             \
                         bool x_is_zero);                                                       \
+  /** chebyshev_update with the residual in y and the new iterate written over it: r_i = y_i,  \
+      d_i = alpha (dinv_i r_i) + beta d_i (d not read when beta == 0), y_i = d_i + x_i; x      \
+      distinct from y. The unfused second half of LinearOperator::chebyshev_step. */           \
+  void chebyshev_step_update(const Backend& backend, Span<const double> dinv,                  \
+                             Span<const double> x, double alpha, double beta, Span<double> d,  \
+                             Span<double> y);                                                  \
   /** y_i = d_i x_i */                                                                         \
   void pointwise_multiply(const Backend& backend, Span<const double> d, Span<const double> x,  \
                           Span<double> y);                                                     \

@@ -51,6 +51,16 @@ void chebyshev_update(const Backend& backend, Span<const double> dinv, Span<cons
   });
 }
 
+void chebyshev_step_update(const Backend& backend, Span<const double> dinv, Span<const double> x,
+                           double alpha, double beta, Span<double> d, Span<double> y) {
+  const size_type n = ssize(y);
+  for_each(backend, 3 * n, n, [&](size_type i) {
+    const double z = dinv[i] * y[i];
+    d[i] = beta == 0.0 ? alpha * z : alpha * z + beta * d[i];
+    y[i] = d[i] + x[i];
+  });
+}
+
 void copy(const Backend& backend, Span<const double> x, Span<double> y) {
   const size_type n = ssize(x);
   for_each(backend, n, n, [&](size_type i) { y[i] = x[i]; });

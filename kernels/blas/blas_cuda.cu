@@ -126,6 +126,23 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+/// r = y, d = alpha (dinv ∘ r) + beta d (kReadsD), y = d + x.
+template <bool kReadsD>
+__global__ void __launch_bounds__(kBlock)
+    chebyshev_step_kernel(size_type n, const double* __restrict__ dinv,
+                          const double* __restrict__ x, double alpha, double beta,
+                          double* __restrict__ d, double* __restrict__ y) {
+  const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
+  for (size_type i = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x; i < n;
+       i += stride) {
+    const double z = __dmul_rn(dinv[i], y[i]);
+    const double di =
+        kReadsD ? __dadd_rn(__dmul_rn(alpha, z), __dmul_rn(beta, d[i])) : __dmul_rn(alpha, z);
+    d[i] = di;
+    y[i] = __dadd_rn(di, x[i]);
+  }
+}
+
 template <int kInputs, bool kReadsOutput, class F>
 void launch_map(const Backend& backend, std::size_t size, F f, const double* in0, const double* in1,
                 double* out, const char* name) {
@@ -361,6 +378,20 @@ void chebyshev_update(const Backend& backend, Span<const double> dinv, Span<cons
     x_is_zero ? run(chebyshev_kernel<false, false>) : run(chebyshev_kernel<false, true>);
   }
   check_launch("blas::chebyshev_update");
+}
+
+void chebyshev_step_update(const Backend& backend, Span<const double> dinv, Span<const double> x,
+                           double alpha, double beta, Span<double> d, Span<double> y) {
+  const auto n = static_cast<size_type>(y.size());
+  if (n == 0) return;
+  const auto blocks =
+      static_cast<unsigned int>(std::min<size_type>((n + kBlock - 1) / kBlock, kMaxMapBlocks));
+  auto run = [&](auto kernel) {
+    kernel<<<blocks, kBlock, 0, stream_of(backend)>>>(n, dinv.data(), x.data(), alpha, beta,
+                                                      d.data(), y.data());
+  };
+  beta != 0.0 ? run(chebyshev_step_kernel<true>) : run(chebyshev_step_kernel<false>);
+  check_launch("blas::chebyshev_step_update");
 }
 
 void copy(const Backend& backend, Span<const double> x, Span<double> y) {

@@ -29,6 +29,15 @@ void chebyshev_update(const Backend&, Span<const double> dinv, Span<const double
   }
 }
 
+void chebyshev_step_update(const Backend&, Span<const double> dinv, Span<const double> x,
+                           double alpha, double beta, Span<double> d, Span<double> y) {
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    const double z = dinv[i] * y[i];
+    d[i] = beta == 0.0 ? alpha * z : alpha * z + beta * d[i];
+    y[i] = d[i] + x[i];
+  }
+}
+
 void copy(const Backend&, Span<const double> x, Span<double> y) {
   for (std::size_t i = 0; i < x.size(); ++i) y[i] = x[i];
 }

@@ -145,6 +145,12 @@ void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b
   KRYFLOW_SPMV_DISPATCH(csr_residual, backend, a, b, x, r);
 }
 
+void csr_chebyshev_step(const Backend& backend, const CsrView& a, Span<const double> b,
+                        Span<const double> x, Span<const double> dinv, double alpha, double beta,
+                        Span<double> d, Span<double> y) {
+  KRYFLOW_SPMV_DISPATCH(csr_chebyshev_step, backend, a, b, x, dinv, alpha, beta, d, y);
+}
+
 void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
                   double* result) {
   KRYFLOW_SPMV_DISPATCH(csr_spmv_dot, backend, a, x, y, result);

@@ -267,6 +267,15 @@ int default_tile(double mean_row_length, std::int64_t nnz);
       a.block_partials (sum k at k * count) and their count returned. */                          \
   int csr_spmv_shifted_dots(const Backend& backend, const CsrView& a, const ShiftedStep& v,       \
                             Span<double> y, double* result, bool leave_partials);                 \
+  /** A step of Chebyshev (or Richardson) iteration with the Jacobi preconditioner (Saad,         \
+      Iterative Methods, 2nd ed., Algorithm 12.1) in one pass: r = b - A x (csr_residual's        \
+      order), d_i = alpha (dinv_i r_i) + beta d_i (d not read when beta == 0), y_i = d_i + x_i;   \
+      the bits of csr_residual into y followed by blas::chebyshev_step_update. Square A; y        \
+      distinct from x, b, dinv and d (the new iterate cannot overwrite x, which other rows        \
+      read). */                                                                                   \
+  void csr_chebyshev_step(const Backend& backend, const CsrView& a, Span<const double> b,         \
+                          Span<const double> x, Span<const double> dinv, double alpha,            \
+                          double beta, Span<double> d, Span<double> y);                           \
   /** d_i = a_ii (sum of duplicates; 0 where the row stores no diagonal entry) */                 \
   void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d);
 

@@ -175,6 +175,18 @@ void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b
   });
 }
 
+void csr_chebyshev_step(const Backend& backend, const CsrView& a, Span<const double> b,
+                        Span<const double> x, Span<const double> dinv, double alpha, double beta,
+                        Span<double> d, Span<double> y) {
+  cpu::csr_residual(backend, a, b, x, y);
+  const size_type n = a.num_rows;
+  for_each(backend, 4 * n, n, [&](size_type i) {
+    const double z = dinv[i] * y[i];
+    d[i] = beta == 0.0 ? alpha * z : alpha * z + beta * d[i];
+    y[i] = d[i] + x[i];
+  });
+}
+
 void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
                   double* result) {
   DotTerms dots;

@@ -46,6 +46,7 @@ enum class Mode {
   residual,     // y = b - A x
   product_dot,  // y = A x, returns x·y
   diagonal,     // y_i = sum of the stored a_ii
+  chebyshev,    // r = b - A x, then the input's finish(i, r_i, y) (ChebyshevInput)
 };
 
 /// kernels::cuda::ordered_sum on the row blocks' threads.
@@ -138,6 +139,27 @@ struct ShiftedInput {
   }
 };
 
+/// The vector a kernel multiplies: x itself, and the epilogue of a Chebyshev step on row i with
+/// its residual r_i (spmv.hpp, csr_chebyshev_step): d_i = alpha (dinv_i r_i) + beta d_i (d not
+/// read when beta == 0), y_i = d_i + x_i, in the order and rounding of blas::chebyshev_update.
+struct ChebyshevInput {
+  static constexpr int kMinBlocksPerSm = spmv::cuda::kMinBlocksPerSm;
+  const double* __restrict__ x;
+  const double* __restrict__ dinv;
+  double* __restrict__ d;
+  double alpha = 0.0;
+  double beta = 0.0;
+  __device__ void prepare() {}
+  __device__ double operator()(index_t k) const { return __ldg(x + k); }
+  __device__ void finish(index_t i, double r, double* y) const {
+    const double z = __dmul_rn(__ldg(dinv + i), r);
+    const double di =
+        beta == 0.0 ? __dmul_rn(alpha, z) : __dadd_rn(__dmul_rn(alpha, z), __dmul_rn(beta, d[i]));
+    d[i] = di;
+    y[i] = __dadd_rn(di, __ldg(x + i));
+  }
+};
+
 /// What a row block leaves its thread: the thread's row, whether the thread computed it (an
 /// ordinary row of the block), whether the block is a long row, and y of the thread's row.
 struct RowOutcome {
@@ -225,7 +247,16 @@ __device__ __forceinline__ RowOutcome row_block(const CsrView& a, const Value* _
     kernels::cuda::allow_dependents();
     x.prepare();
   }
-  if (out.mine) y[out.row] = kMode == Mode::residual ? __dsub_rn(b[out.row], sum) : sum;
+  if constexpr (kMode == Mode::chebyshev) {
+    // A long row's residual was written to y by long_row_kernel (an earlier launch).
+    if (out.mine) {
+      x.finish(out.row, __dsub_rn(b[out.row], sum), y);
+    } else if (out.long_row && t == 0) {
+      x.finish(out.row, y[out.row], y);
+    }
+  } else if (out.mine) {
+    y[out.row] = kMode == Mode::residual ? __dsub_rn(b[out.row], sum) : sum;
+  }
   out.sum = sum;
   return out;
 }
@@ -427,7 +458,9 @@ void launch_for(const Backend& backend, const CsrView& a, const Value* values, c
   if (a.num_rows == 0) return;
   Context& context = *backend.cuda_context();
   if (a.num_chunks > 0) {
-    constexpr Mode kLongMode = kMode == Mode::product_dot ? Mode::product : kMode;
+    constexpr Mode kLongMode = kMode == Mode::product_dot ? Mode::product
+                               : kMode == Mode::chebyshev ? Mode::residual
+                                                          : kMode;
     kernels::cuda::launch_dependent(context, long_row_kernel<kLongMode, Value, Input>,
                                     static_cast<unsigned int>(a.num_chunks), kBlock, name, a,
                                     values, x, b, y);
@@ -468,6 +501,13 @@ void csr_residual(const Backend& backend, const CsrView& a, Span<const double> b
                   Span<const double> x, Span<double> r) {
   launch<Mode::residual>(backend, a, PlainInput{x.data()}, b.data(), r.data(),
                          "spmv::csr_residual");
+}
+
+void csr_chebyshev_step(const Backend& backend, const CsrView& a, Span<const double> b,
+                        Span<const double> x, Span<const double> dinv, double alpha, double beta,
+                        Span<double> d, Span<double> y) {
+  launch<Mode::chebyshev>(backend, a, ChebyshevInput{x.data(), dinv.data(), d.data(), alpha, beta},
+                          b.data(), y.data(), "spmv::csr_chebyshev_step");
 }
 
 void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,

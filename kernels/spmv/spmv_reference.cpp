@@ -38,6 +38,17 @@ void csr_residual(const Backend&, const CsrView& a, Span<const double> b, Span<c
   });
 }
 
+void csr_chebyshev_step(const Backend& backend, const CsrView& a, Span<const double> b,
+                        Span<const double> x, Span<const double> dinv, double alpha, double beta,
+                        Span<double> d, Span<double> y) {
+  reference::csr_residual(backend, a, b, x, y);
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    const double z = dinv[i] * y[i];
+    d[i] = beta == 0.0 ? alpha * z : alpha * z + beta * d[i];
+    y[i] = d[i] + x[i];
+  }
+}
+
 void csr_spmv_dot(const Backend&, const CsrView& a, Span<const double> x, Span<double> y,
                   double* result) {
   *result = visit_values(a, [&](const auto* values) {

@@ -381,6 +381,13 @@ void CsrMatrix::residual(const Vector& b, const Vector& x, Vector& r) const {
   kernels::spmv::csr_residual(backend(), view(), b.span(), x.span(), r.span());
 }
 
+void CsrMatrix::chebyshev_step(const Vector& b, const Vector& x, const Vector& dinv, double alpha,
+                               double beta, Vector& d, Vector& y) const {
+  check_chebyshev_step(b, x, dinv, d, y);
+  kernels::spmv::csr_chebyshev_step(backend(), view(), b.span(), x.span(), dinv.span(), alpha, beta,
+                                    d.span(), y.span());
+}
+
 void CsrMatrix::apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const {
   check_apply_shapes(x, y, "CsrMatrix::apply_dot");
   check_distinct(x, y, "CsrMatrix::apply_dot");

@@ -14,6 +14,40 @@ void LinearOperator::residual(const Vector& b, const Vector& x, Vector& r) const
   axpby(1.0, b, -1.0, r);
 }
 
+void LinearOperator::check_chebyshev_step(const Vector& b, const Vector& x, const Vector& dinv,
+                                          const Vector& d, const Vector& y) const {
+  const auto n = static_cast<std::size_t>(num_rows());
+  if (num_rows() != num_cols() || b.size() != n || x.size() != n || dinv.size() != n ||
+      d.size() != n || y.size() != n) {
+    throw DimensionMismatch("chebyshev_step: operator is " + std::to_string(num_rows()) + " x " +
+                            std::to_string(num_cols()) + ", b, x, dinv, d, y have " +
+                            std::to_string(b.size()) + ", " + std::to_string(x.size()) + ", " +
+                            std::to_string(dinv.size()) + ", " + std::to_string(d.size()) + ", " +
+                            std::to_string(y.size()) + " entries");
+  }
+  for (const Vector* v : {&b, &x, &dinv, &d}) {
+    if (v->span().data() == y.span().data() && n > 0) {
+      throw InvalidInput("chebyshev_step: y must be distinct from b, x, dinv and d");
+    }
+    if (!(v->backend() == backend())) {
+      throw InvalidInput("chebyshev_step: vectors must live on the operator's backend (" +
+                         backend().name() + ")");
+    }
+  }
+  if (!(y.backend() == backend())) {
+    throw InvalidInput("chebyshev_step: vectors must live on the operator's backend (" +
+                       backend().name() + ")");
+  }
+}
+
+void LinearOperator::chebyshev_step(const Vector& b, const Vector& x, const Vector& dinv,
+                                    double alpha, double beta, Vector& d, Vector& y) const {
+  check_chebyshev_step(b, x, dinv, d, y);
+  residual(b, x, y);
+  kernels::blas::chebyshev_step_update(backend(), dinv.span(), x.span(), alpha, beta, d.span(),
+                                       y.span());
+}
+
 void LinearOperator::apply(double alpha, const Vector& x, double beta, Vector& y) const {
   if (beta == 0.0) {
     apply(x, y);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/blas/blas.hpp"
@@ -197,11 +198,11 @@ ChebyshevSmoother::ChebyshevSmoother(Parameters parameters) : parameters_(parame
 void ChebyshevSmoother::setup(const LinearOperator& A) {
   inverse_diagonal_ = inverse_diagonal_of(A, "Chebyshev smoother");
   const std::size_t n = inverse_diagonal_.size();
-  r_ = Vector(A.backend(), n);
+  w_ = Vector(A.backend(), n);
   d_ = Vector(A.backend(), n);
   A_ = &A;
   const double lambda =
-      lanczos_lambda_max(A, inverse_diagonal_, parameters_.eigen_iterations, r_, d_);
+      lanczos_lambda_max(A, inverse_diagonal_, parameters_.eigen_iterations, w_, d_);
   if (!(lambda > 0.0) || !std::isfinite(lambda)) {
     throw InvalidInput("Chebyshev smoother: the estimate of lambda_max(D^-1 A) is " +
                        std::to_string(lambda) +
@@ -218,20 +219,36 @@ void ChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const
   const double delta = 0.5 * (upper - lower);
   const double sigma = theta / delta;
   double rho = 1.0 / sigma;
-  // d_0 = D^-1 r_0 / theta; x_1 = x_0 + d_0 (Saad, Algorithm 12.1 preconditioned by D).
-  // Each step is one fused pass after the residual (kernels::blas::chebyshev_update).
-  if (!x_is_zero) A_->residual(b, x, r_);
-  kernels::blas::chebyshev_update(x.backend(), inverse_diagonal_.span(),
-                                  x_is_zero ? b.span() : r_.span(), 1.0 / theta, 0.0, d_.span(),
-                                  x.span(), x_is_zero);
-  for (int k = 1; k < parameters_.degree; ++k) {
-    A_->residual(b, x, r_);
-    const double rho_next = 1.0 / (2.0 * sigma - rho);
-    // d_k = rho_k rho_{k-1} d_{k-1} + (2 rho_k / delta) D^-1 r_k; x_{k+1} = x_k + d_k.
-    kernels::blas::chebyshev_update(x.backend(), inverse_diagonal_.span(), r_.span(),
-                                    2.0 * rho_next / delta, rho_next * rho, d_.span(), x.span(),
-                                    false);
-    rho = rho_next;
+  // d_0 = D^-1 r_0 / theta; x_1 = x_0 + d_0 (Saad, Algorithm 12.1 preconditioned by D);
+  // d_k = rho_k rho_{k-1} d_{k-1} + (2 rho_k / delta) D^-1 r_k; x_{k+1} = x_k + d_k. Each step
+  // with a residual is one chebyshev_step, from one of x and w_ into the other; the first
+  // target is chosen so that the last step lands in x.
+  const int steps = parameters_.degree - (x_is_zero ? 1 : 0);  // steps with a residual
+  Vector* from = &x;
+  Vector* to = &w_;
+  if (x_is_zero) {
+    // x_1 = d_0 = D^-1 b / theta, written where the steps that follow start.
+    Vector& first = steps % 2 == 0 ? x : w_;
+    kernels::blas::chebyshev_update(x.backend(), inverse_diagonal_.span(), b.span(), 1.0 / theta,
+                                    0.0, d_.span(), first.span(), true);
+    from = &first;
+    to = steps % 2 == 0 ? &w_ : &x;
+  } else if (steps % 2 != 0) {
+    kernels::blas::copy(x.backend(), x.span(), w_.span());
+    from = &w_;
+    to = &x;
+  }
+  for (int k = 0; k < steps; ++k) {
+    double alpha = 1.0 / theta;
+    double beta = 0.0;
+    if (x_is_zero || k > 0) {
+      const double rho_next = 1.0 / (2.0 * sigma - rho);
+      alpha = 2.0 * rho_next / delta;
+      beta = rho_next * rho;
+      rho = rho_next;
+    }
+    A_->chebyshev_step(b, *from, inverse_diagonal_, alpha, beta, d_, *to);
+    std::swap(from, to);
   }
 }
 

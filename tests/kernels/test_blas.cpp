@@ -182,6 +182,43 @@ TEST_F(BlasTest, ChebyshevUpdateMatchesReferenceBitForBit) {
   }
 }
 
+TEST_F(BlasTest, ChebyshevStepUpdateMatchesReferenceBitForBit) {
+  // r = y, d = alpha (dinv ∘ r) + beta d, y = d + x: the bits of the reference; d not read
+  // when beta == 0 (poisoned with NaN there).
+  for (std::size_t n : kSizes) {
+    const std::vector<double> dinv = random.vector(n);
+    const std::vector<double> r = random.vector(n);
+    const std::vector<double> d0 = random.vector(n);
+    const std::vector<double> x = random.vector(n);
+    for (const bool reads_d : {true, false}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + (reads_d ? ", beta != 0" : ", beta = 0"));
+      const double beta = reads_d ? -0.625 : 0.0;
+      Array<double> d = on(backend, reads_d ? d0 : poison(n));
+      Array<double> y = on(backend, r);
+      Array<double> d_ref = on(reference, reads_d ? d0 : poison(n));
+      Array<double> y_ref = on(reference, r);
+      const Array<double> dinv_d = on(backend, dinv);
+      const Array<double> x_d = on(backend, x);
+      const Array<double> dinv_r = on(reference, dinv);
+      const Array<double> x_r = on(reference, x);
+      blas::chebyshev_step_update(backend, dinv_d.span(), x_d.span(), 1.375, beta, d.span(),
+                                  y.span());
+      blas::chebyshev_step_update(reference, dinv_r.span(), x_r.span(), 1.375, beta, d_ref.span(),
+                                  y_ref.span());
+      expect_identical(d.to_host(), d_ref.to_host());
+      expect_identical(y.to_host(), y_ref.to_host());
+      // and the formula itself on the host
+      const std::vector<double> y_host = y_ref.to_host();
+      for (std::size_t i = 0; i < n; ++i) {
+        const double z = dinv[i] * r[i];
+        const double di = reads_d ? 1.375 * z + beta * d0[i] : 1.375 * z;
+        ASSERT_EQ(std::bit_cast<std::uint64_t>(y_host[i]), std::bit_cast<std::uint64_t>(di + x[i]))
+            << "entry " << i;
+      }
+    }
+  }
+}
+
 TEST_F(BlasTest, CopyReproducesTheSourceExactly) {
   for (std::size_t n : kSizes) {
     SCOPED_TRACE("n = " + std::to_string(n) + ", seed " + std::to_string(random.seed));

@@ -919,6 +919,90 @@ TEST_F(SpmvTest, FusedHalfStepGivesTheBitsOfTheStoredHalfStep) {
   }
 }
 
+/// An operator that only forwards apply and residual: LinearOperator's unfused chebyshev_step.
+class ForwardingOperator final : public LinearOperator {
+ public:
+  explicit ForwardingOperator(const CsrMatrix& A) : A_(A) {}
+  index_t num_rows() const override { return A_.num_rows(); }
+  index_t num_cols() const override { return A_.num_cols(); }
+  const Backend& backend() const override { return A_.backend(); }
+  void apply(const Vector& x, Vector& y) const override { A_.apply(x, y); }
+  using LinearOperator::apply;
+
+ private:
+  const CsrMatrix& A_;
+};
+
+TEST_F(SpmvTest, FusedChebyshevStepGivesTheBitsOfResidualThenUpdate) {
+  // chebyshev_step (r = b - A x, d = alpha D^-1 r + beta d, y = d + x in one pass) against the
+  // residual of the same backend and the update formed on the host with the same operations;
+  // every tile, both value precisions, beta zero (d not read: poisoned) and not; and
+  // LinearOperator's unfused default on an operator that only forwards its products.
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<TestMatrix> matrices = test_matrices(backend, seed);
+  for (FloatTestMatrix& F : float_test_matrices(backend, seed + 5)) {
+    matrices.push_back(
+        {F.name + " (float32)", std::move(F.rounded_host), std::move(F.float_device)});
+  }
+  for (TestMatrix& A : matrices) {
+    if (A.host.num_rows() != A.host.num_cols()) continue;
+    const auto n = static_cast<std::size_t>(A.host.num_rows());
+    const std::vector<double> x = test::random_vector(n, seed + 900);
+    const std::vector<double> b = test::random_vector(n, seed + 901);
+    const std::vector<double> dinv = test::random_vector(n, seed + 902);
+    const std::vector<double> d0 = test::random_vector(n, seed + 903);
+    const Vector x_d = Vector::from_host(backend, x);
+    const Vector b_d = Vector::from_host(backend, b);
+    const Vector dinv_d = Vector::from_host(backend, dinv);
+    const ForwardingOperator unfused(A.device);
+    for (int tile : kAllTiles) {
+      A.device.set_spmv_tile(tile);
+      Vector r_d = Vector::constant(backend, n, kNaN);
+      A.device.residual(b_d, x_d, r_d);
+      const std::vector<double> r = r_d.to_host();
+      for (const double beta : {0.0, -0.375}) {
+        SCOPED_TRACE(A.name + ", tile " + std::to_string(tile) + ", beta " + std::to_string(beta));
+        const double alpha = 1.25;
+        std::vector<double> d_expected(n), y_expected(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          const double z = dinv[i] * r[i];
+          d_expected[i] = beta == 0.0 ? alpha * z : alpha * z + beta * d0[i];
+          y_expected[i] = d_expected[i] + x[i];
+        }
+        const std::vector<double> d_start = beta == 0.0 ? std::vector<double>(n, kNaN) : d0;
+        Vector d_d = Vector::from_host(backend, d_start);
+        Vector y_d = Vector::constant(backend, n, kNaN);
+        A.device.chebyshev_step(b_d, x_d, dinv_d, alpha, beta, d_d, y_d);
+        expect_same_bits(d_d.to_host(), d_expected, "fused d");
+        expect_same_bits(y_d.to_host(), y_expected, "fused y");
+
+        Vector d_u = Vector::from_host(backend, d_start);
+        Vector y_u = Vector::constant(backend, n, kNaN);
+        unfused.chebyshev_step(b_d, x_d, dinv_d, alpha, beta, d_u, y_u);
+        expect_same_bits(d_u.to_host(), d_expected, "unfused d");
+        expect_same_bits(y_u.to_host(), y_expected, "unfused y");
+      }
+    }
+  }
+}
+
+TEST_F(SpmvTest, ChebyshevStepRejectsMisuse) {
+  const CsrMatrix A = CsrMatrix::from_coo(backend, test::random_sparse(50, 50, 5, false, seed));
+  const CsrMatrix rect = CsrMatrix::from_coo(backend, test::random_sparse(50, 40, 5, false, seed));
+  const Vector b = Vector::constant(backend, 50, 1.0);
+  const Vector dinv = Vector::constant(backend, 50, 0.5);
+  Vector x = Vector::constant(backend, 50, 1.0);
+  Vector d = Vector::constant(backend, 50, 0.0);
+  Vector y = Vector::constant(backend, 50, 0.0);
+  Vector short_d = Vector::constant(backend, 49, 0.0);
+  EXPECT_THROW(A.chebyshev_step(b, x, dinv, 1.0, 0.0, d, x), InvalidInput);
+  EXPECT_THROW(A.chebyshev_step(b, x, dinv, 1.0, 0.0, d, d), InvalidInput);
+  EXPECT_THROW(A.chebyshev_step(b, x, dinv, 1.0, 0.0, short_d, y), DimensionMismatch);
+  EXPECT_THROW(rect.chebyshev_step(b, x, dinv, 1.0, 0.0, d, y), DimensionMismatch);
+  const ForwardingOperator unfused(A);
+  EXPECT_THROW(unfused.chebyshev_step(b, x, dinv, 1.0, 0.0, d, x), InvalidInput);
+}
+
 TEST_F(SpmvTest, FusedHalfStepRejectsAliasedOperands) {
   const CsrMatrix A = CsrMatrix::from_coo(backend, test::random_sparse(50, 50, 5, false, seed));
   const Vector d = Vector::constant(backend, 50, 1.0);
@@ -1135,6 +1219,19 @@ void expect_cuda_equals_cpu(const CooMatrix& coo, const std::string& name, int t
   A_cpu.diagonal(y_c);
   A_gpu.diagonal(y_g);
   expect_same(y_c, y_g, "csr_diagonal");
+
+  if (coo.num_rows == coo.num_cols) {
+    const std::vector<double> dinv = test::random_vector(rows, seed + 2);
+    const std::vector<double> d0 = test::random_vector(rows, seed + 3);
+    const Vector dinv_c = Vector::from_host(cpu, dinv);
+    const Vector dinv_g = Vector::from_host(gpu, dinv);
+    Vector d_c = Vector::from_host(cpu, d0);
+    Vector d_g = Vector::from_host(gpu, d0);
+    A_cpu.chebyshev_step(b_c, x_c, dinv_c, 0.75, -0.25, d_c, y_c);
+    A_gpu.chebyshev_step(b_g, x_g, dinv_g, 0.75, -0.25, d_g, y_g);
+    expect_same(d_c, d_g, "csr_chebyshev_step d");
+    expect_same(y_c, y_g, "csr_chebyshev_step y");
+  }
 
   if (coo.num_rows == coo.num_cols) {
     const double dot_c = A_cpu.apply_dot(x_c, y_c);

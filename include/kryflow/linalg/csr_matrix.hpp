@@ -112,6 +112,10 @@ class CsrMatrix : public LinearOperator {
   /// r distinct from x and b. Throws DimensionMismatch on wrong sizes, InvalidInput when an
   /// operand lives on another backend or r is x.
   void residual(const Vector& b, const Vector& x, Vector& r) const override;
+  /// LinearOperator::chebyshev_step in one pass (kernels::spmv::csr_chebyshev_step): the bits
+  /// of residual followed by the update. Errors as LinearOperator::chebyshev_step.
+  void chebyshev_step(const Vector& b, const Vector& x, const Vector& dinv, double alpha,
+                      double beta, Vector& d, Vector& y) const override;
   using LinearOperator::apply_dot;
   /// y = A x and x·y into the device scalar xy in one pass, deterministic (same input, same bits)
   /// in the order of kernels/spmv/spmv.hpp, which may differ from dot()'s in the last bits. Errors

@@ -41,6 +41,18 @@ class LinearOperator {
   /// been written). Override to fuse into one pass.
   virtual void residual(const Vector& b, const Vector& x, Vector& r) const;
 
+  /// One step of Chebyshev (or Richardson) iteration with a diagonal preconditioner (Saad,
+  /// Iterative Methods, 2nd ed., Algorithm 12.1, preconditioned by D): r = b - A x,
+  /// d_i = alpha (dinv_i r_i) + beta d_i (d not read when beta == 0), y_i = d_i + x_i. Square
+  /// A; b, x, dinv, d and y of num_rows() entries on backend(); y distinct from the others (the
+  /// new iterate goes to a second vector because other rows still read x). The default calls
+  /// residual(b, x, y), then updates d and y in a second pass (kernels::blas::
+  /// chebyshev_step_update); CsrMatrix does it in one pass with the same bits. Throws what
+  /// residual throws, DimensionMismatch for a dinv or d of another size, InvalidInput when y
+  /// is x, b, dinv or d.
+  virtual void chebyshev_step(const Vector& b, const Vector& x, const Vector& dinv, double alpha,
+                              double beta, Vector& d, Vector& y) const;
+
   /// y = A x and x·y written to the device-resident scalar `xy` (on backend()), for square A;
   /// x and y as in apply. Nothing waits for the device: the Krylov solvers read x·y in later
   /// kernels and never on the host. The default calls apply, then a one-pair start_dots into
@@ -130,6 +142,9 @@ class LinearOperator {
   /// num_rows() entries, and InvalidInput unless both live on backend(); `operation` names the
   /// caller in the message.
   void check_apply_shapes(const Vector& x, const Vector& y, const char* operation) const;
+  /// For implementations of chebyshev_step: its shape, backend and aliasing checks.
+  void check_chebyshev_step(const Vector& b, const Vector& x, const Vector& dinv, const Vector& d,
+                            const Vector& y) const;
 };
 
 }  // namespace kryflow

@@ -59,7 +59,10 @@ class L1JacobiSmoother final : public Smoother {
 /// is positive definite with a positive diagonal, or negative definite with a negative one
 /// (then D^-1 A is positive definite all the same). One smooth = k products with A, all on the
 /// backend. Any operator that provides its diagonal and residual (a CsrMatrix of either value
-/// precision). Memory: four n-vectors.
+/// precision); each step after the first is one LinearOperator::chebyshev_step (one pass on a
+/// CsrMatrix), which writes the new iterate to a second vector, so the iterate alternates
+/// between x and a work vector and ends in x (one copy when an odd number of steps follows a
+/// nonzero x). Memory: three n-vectors (D^-1, the direction, the second iterate).
 class ChebyshevSmoother final : public Smoother {
  public:
   struct Parameters {
@@ -85,7 +88,7 @@ class ChebyshevSmoother final : public Smoother {
   const LinearOperator* A_ = nullptr;
   double lambda_max_ = 0.0;
   Vector inverse_diagonal_;
-  mutable Vector r_, d_;
+  mutable Vector w_, d_;  // the second iterate (the Lanczos estimate's residual at setup)
 };
 
 /// Sequential Gauss-Seidel, the Parallel Toolbox's forward/backward smoother: each sweep updates
