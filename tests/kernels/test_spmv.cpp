@@ -533,14 +533,17 @@ TEST(SpmvPartition, BuiltWhereTheMatrixLivesItEqualsTheHostPartitionWithTheRowFa
 
 TEST(SpmvPartition, ADecreasingOrShiftedRowPointerIsReportedAndNothingIsBuilt) {
   const Backend backend = test::backend_under_test();
-  std::vector<index_t> row_ptr(3 * spmv::kPartitionSegmentRows + 2);
+  const index_t segment = spmv::kPartitionSegmentRows;
+  std::vector<index_t> row_ptr(static_cast<std::size_t>(3 * segment + 2));
   for (std::size_t i = 0; i < row_ptr.size(); ++i) row_ptr[i] = static_cast<index_t>(3 * i);
-  row_ptr[9000] = row_ptr[8999] - 1;  // row 8999 (0-based) has a negative length
-  row_ptr[12000] = 0;                 // and row 11999
+  const index_t first_bad = 2 * segment + segment / 5;  // inside the third segment
+  const index_t second_bad = 3 * segment - segment / 7;
+  row_ptr[first_bad + 1] = row_ptr[first_bad] - 1;  // a negative length
+  row_ptr[second_bad + 1] = 0;                      // and another one
   const Array<index_t> decreasing = Array<index_t>::from_host(backend, row_ptr);
   const spmv::PartitionArrays p = spmv::build_partition(backend, decreasing.span(), 1024);
   EXPECT_FALSE(p.facts.valid());
-  EXPECT_EQ(p.facts.first_decrease, 8999);
+  EXPECT_EQ(p.facts.first_decrease, first_bad);
   EXPECT_TRUE(p.row_blocks.empty());
   std::vector<index_t> shifted = {2, 3, 4};
   const Array<index_t> not_from_zero = Array<index_t>::from_host(backend, shifted);
