@@ -151,13 +151,6 @@ void csr_chebyshev_step(const Backend& backend, const CsrView& a, Span<const dou
   KRYFLOW_SPMV_DISPATCH(csr_chebyshev_step, backend, a, b, x, dinv, alpha, beta, d, y);
 }
 
-void csr_chebyshev_step_from_zero(const Backend& backend, const CsrView& a, Span<const double> b,
-                                  Span<const double> dinv, double alpha0, double alpha, double beta,
-                                  Span<double> d, Span<double> y) {
-  KRYFLOW_SPMV_DISPATCH(csr_chebyshev_step_from_zero, backend, a, b, dinv, alpha0, alpha, beta, d,
-                        y);
-}
-
 void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
                   double* result) {
   KRYFLOW_SPMV_DISPATCH(csr_spmv_dot, backend, a, x, y, result);

@@ -174,9 +174,10 @@ struct RowPartition {
 /// matrix is built on the device, build_partition). A multiple of kRowBlockRows: rows of a
 /// uniform length that fit a tile fill whole blocks, as one greedy pass over all rows would.
 /// Each GPU thread walks its segment's blocks one binary search after another, a chain of
-/// dependent loads: 4 x kRowBlockRows keeps it short (at 3D Poisson 200^3 the smoothed
-/// aggregation hierarchy's nine partitions took 2.0 ms with 16 x kRowBlockRows, the
-/// coarse operator's 0.5 ms alone) and costs at most one partly filled row block per 1024 rows.
+/// dependent loads: 4 x kRowBlockRows keeps it short and costs at most one partly filled row
+/// block per 1024 rows (on the H200 the setup of smoothed aggregation at 3D Poisson 200^3 went
+/// from 0.052 to 0.049-0.050 s against 16 x kRowBlockRows; its coarse operator's partition
+/// alone took 0.5 ms).
 inline constexpr index_t kPartitionSegmentRows = 4 * kRowBlockRows;
 
 /// Splits rows 0..num_rows-1 greedily, segment by segment (kPartitionSegmentRows), into row
@@ -280,13 +281,6 @@ int default_tile(double mean_row_length, std::int64_t nnz);
   void csr_chebyshev_step(const Backend& backend, const CsrView& a, Span<const double> b,         \
                           Span<const double> x, Span<const double> dinv, double alpha,            \
                           double beta, Span<double> d, Span<double> y);                           \
-  /** csr_chebyshev_step from x = 0 after its first step: x1 = alpha0 (dinv ∘ b), computed      \
-      where it is needed (x1_k = alpha0 * (dinv_k * b_k)) and never stored, is both x and the     \
-      previous d; the bits of storing x1 in x and d and calling csr_chebyshev_step. Square A; y   \
-      distinct from b, dinv and d. */                                                             \
-  void csr_chebyshev_step_from_zero(const Backend& backend, const CsrView& a,                     \
-                                    Span<const double> b, Span<const double> dinv, double alpha0, \
-                                    double alpha, double beta, Span<double> d, Span<double> y);   \
   /** d_i = a_ii (sum of duplicates; 0 where the row stores no diagonal entry) */                 \
   void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d);
 

@@ -187,18 +187,6 @@ void csr_chebyshev_step(const Backend& backend, const CsrView& a, Span<const dou
   });
 }
 
-void csr_chebyshev_step_from_zero(const Backend& backend, const CsrView& a, Span<const double> b,
-                                  Span<const double> dinv, double alpha0, double alpha, double beta,
-                                  Span<double> d, Span<double> y) {
-  std::vector<double> x1(static_cast<std::size_t>(a.num_rows));
-  for (std::size_t i = 0; i < x1.size(); ++i) {
-    x1[i] = alpha0 * (dinv[i] * b[i]);
-    d[i] = x1[i];
-  }
-  cpu::csr_chebyshev_step(backend, a, b, Span<const double>(x1.data(), x1.size()), dinv, alpha,
-                          beta, d, y);
-}
-
 void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
                   double* result) {
   DotTerms dots;

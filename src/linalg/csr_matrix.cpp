@@ -388,13 +388,6 @@ void CsrMatrix::chebyshev_step(const Vector& b, const Vector& x, const Vector& d
                                     d.span(), y.span());
 }
 
-void CsrMatrix::chebyshev_step_from_zero(const Vector& b, const Vector& dinv, double alpha0,
-                                         double alpha, double beta, Vector& d, Vector& y) const {
-  check_chebyshev_step(b, b, dinv, d, y);
-  kernels::spmv::csr_chebyshev_step_from_zero(backend(), view(), b.span(), dinv.span(), alpha0,
-                                              alpha, beta, d.span(), y.span());
-}
-
 void CsrMatrix::apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const {
   check_apply_shapes(x, y, "CsrMatrix::apply_dot");
   check_distinct(x, y, "CsrMatrix::apply_dot");

@@ -48,16 +48,6 @@ void LinearOperator::chebyshev_step(const Vector& b, const Vector& x, const Vect
                                        y.span());
 }
 
-void LinearOperator::chebyshev_step_from_zero(const Vector& b, const Vector& dinv, double alpha0,
-                                              double alpha, double beta, Vector& d,
-                                              Vector& y) const {
-  check_chebyshev_step(b, b, dinv, d, y);
-  Vector x1(backend(), y.size());
-  kernels::blas::chebyshev_update(backend(), dinv.span(), b.span(), alpha0, 0.0, d.span(),
-                                  x1.span(), true);
-  chebyshev_step(b, x1, dinv, alpha, beta, d, y);
-}
-
 void LinearOperator::apply(double alpha, const Vector& x, double beta, Vector& y) const {
   if (beta == 0.0) {
     apply(x, y);

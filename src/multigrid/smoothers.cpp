@@ -221,41 +221,32 @@ void ChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const
   double rho = 1.0 / sigma;
   // d_0 = D^-1 r_0 / theta; x_1 = x_0 + d_0 (Saad, Algorithm 12.1 preconditioned by D);
   // d_k = rho_k rho_{k-1} d_{k-1} + (2 rho_k / delta) D^-1 r_k; x_{k+1} = x_k + d_k. Each step
-  // with a residual is one chebyshev_step, from one of x and w_ into the other (from x_0 = 0 the
-  // first of them also computes x_1 = d_0 where it is needed); the first target is chosen so
-  // that the last step lands in x.
+  // with a residual is one chebyshev_step, from one of x and w_ into the other; the first
+  // target is chosen so that the last step lands in x.
   const int steps = parameters_.degree - (x_is_zero ? 1 : 0);  // steps with a residual
-  if (steps == 0) {  // degree 1 from zero: x_1 = D^-1 b / theta
-    kernels::blas::chebyshev_update(x.backend(), inverse_diagonal_.span(), b.span(), 1.0 / theta,
-                                    0.0, d_.span(), x.span(), true);
-    return;
-  }
-  auto next_coefficients = [&](double& alpha, double& beta) {
-    const double rho_next = 1.0 / (2.0 * sigma - rho);
-    alpha = 2.0 * rho_next / delta;
-    beta = rho_next * rho;
-    rho = rho_next;
-  };
   Vector* from = &x;
   Vector* to = &w_;
-  int k = 0;
   if (x_is_zero) {
-    double alpha = 0.0, beta = 0.0;
-    next_coefficients(alpha, beta);
-    Vector& first = (steps - 1) % 2 == 0 ? x : w_;
-    A_->chebyshev_step_from_zero(b, inverse_diagonal_, 1.0 / theta, alpha, beta, d_, first);
+    // x_1 = d_0 = D^-1 b / theta, written where the steps that follow start.
+    Vector& first = steps % 2 == 0 ? x : w_;
+    kernels::blas::chebyshev_update(x.backend(), inverse_diagonal_.span(), b.span(), 1.0 / theta,
+                                    0.0, d_.span(), first.span(), true);
     from = &first;
-    to = &first == &x ? &w_ : &x;
-    k = 1;
+    to = steps % 2 == 0 ? &w_ : &x;
   } else if (steps % 2 != 0) {
     kernels::blas::copy(x.backend(), x.span(), w_.span());
     from = &w_;
     to = &x;
   }
-  for (; k < steps; ++k) {
+  for (int k = 0; k < steps; ++k) {
     double alpha = 1.0 / theta;
     double beta = 0.0;
-    if (x_is_zero || k > 0) next_coefficients(alpha, beta);
+    if (x_is_zero || k > 0) {
+      const double rho_next = 1.0 / (2.0 * sigma - rho);
+      alpha = 2.0 * rho_next / delta;
+      beta = rho_next * rho;
+      rho = rho_next;
+    }
     A_->chebyshev_step(b, *from, inverse_diagonal_, alpha, beta, d_, *to);
     std::swap(from, to);
   }

@@ -984,28 +984,6 @@ TEST_F(SpmvTest, FusedChebyshevStepGivesTheBitsOfResidualThenUpdate) {
         unfused.chebyshev_step(b_d, x_d, dinv_d, alpha, beta, d_u, y_u);
         expect_same_bits(d_u.to_host(), d_expected, "unfused d");
         expect_same_bits(y_u.to_host(), y_expected, "unfused y");
-
-        // From zero: x1 = alpha0 (dinv ∘ b) stored in x and d, then the step, against the fused
-        // and the default versions (d poisoned: it is not read).
-        const double alpha0 = 0.875;
-        std::vector<double> x1(n);
-        for (std::size_t i = 0; i < n; ++i) x1[i] = alpha0 * (dinv[i] * b[i]);
-        const Vector x1_d = Vector::from_host(backend, x1);
-        Vector d_stored = Vector::from_host(backend, x1);
-        Vector y_stored = Vector::constant(backend, n, kNaN);
-        A.device.chebyshev_step(b_d, x1_d, dinv_d, alpha, beta, d_stored, y_stored);
-        const std::vector<double> d_from_stored = d_stored.to_host();
-        const std::vector<double> y_from_stored = y_stored.to_host();
-        Vector d_z = Vector::constant(backend, n, kNaN);
-        Vector y_z = Vector::constant(backend, n, kNaN);
-        A.device.chebyshev_step_from_zero(b_d, dinv_d, alpha0, alpha, beta, d_z, y_z);
-        expect_same_bits(d_z.to_host(), d_from_stored, "fused from zero d");
-        expect_same_bits(y_z.to_host(), y_from_stored, "fused from zero y");
-        Vector d_zu = Vector::constant(backend, n, kNaN);
-        Vector y_zu = Vector::constant(backend, n, kNaN);
-        unfused.chebyshev_step_from_zero(b_d, dinv_d, alpha0, alpha, beta, d_zu, y_zu);
-        expect_same_bits(d_zu.to_host(), d_from_stored, "unfused from zero d");
-        expect_same_bits(y_zu.to_host(), y_from_stored, "unfused from zero y");
       }
     }
   }
@@ -1024,11 +1002,8 @@ TEST_F(SpmvTest, ChebyshevStepRejectsMisuse) {
   EXPECT_THROW(A.chebyshev_step(b, x, dinv, 1.0, 0.0, d, d), InvalidInput);
   EXPECT_THROW(A.chebyshev_step(b, x, dinv, 1.0, 0.0, short_d, y), DimensionMismatch);
   EXPECT_THROW(rect.chebyshev_step(b, x, dinv, 1.0, 0.0, d, y), DimensionMismatch);
-  EXPECT_THROW(A.chebyshev_step_from_zero(b, dinv, 1.0, 1.0, 0.0, d, d), InvalidInput);
-  EXPECT_THROW(A.chebyshev_step_from_zero(b, dinv, 1.0, 1.0, 0.0, short_d, y), DimensionMismatch);
   const ForwardingOperator unfused(A);
   EXPECT_THROW(unfused.chebyshev_step(b, x, dinv, 1.0, 0.0, d, x), InvalidInput);
-  EXPECT_THROW(unfused.chebyshev_step_from_zero(b, dinv, 1.0, 1.0, 0.0, d, d), InvalidInput);
 }
 
 TEST_F(SpmvTest, FusedHalfStepRejectsAliasedOperands) {
@@ -1259,10 +1234,6 @@ void expect_cuda_equals_cpu(const CooMatrix& coo, const std::string& name, int t
     A_gpu.chebyshev_step(b_g, x_g, dinv_g, 0.75, -0.25, d_g, y_g);
     expect_same(d_c, d_g, "csr_chebyshev_step d");
     expect_same(y_c, y_g, "csr_chebyshev_step y");
-    A_cpu.chebyshev_step_from_zero(b_c, dinv_c, 0.5, 0.75, -0.25, d_c, y_c);
-    A_gpu.chebyshev_step_from_zero(b_g, dinv_g, 0.5, 0.75, -0.25, d_g, y_g);
-    expect_same(d_c, d_g, "csr_chebyshev_step_from_zero d");
-    expect_same(y_c, y_g, "csr_chebyshev_step_from_zero y");
   }
 
   if (coo.num_rows == coo.num_cols) {

@@ -116,11 +116,6 @@ class CsrMatrix : public LinearOperator {
   /// of residual followed by the update. Errors as LinearOperator::chebyshev_step.
   void chebyshev_step(const Vector& b, const Vector& x, const Vector& dinv, double alpha,
                       double beta, Vector& d, Vector& y) const override;
-  /// LinearOperator::chebyshev_step_from_zero in one pass
-  /// (kernels::spmv::csr_chebyshev_step_from_zero): x1 is computed where the product reads it.
-  /// Errors as LinearOperator::chebyshev_step.
-  void chebyshev_step_from_zero(const Vector& b, const Vector& dinv, double alpha0, double alpha,
-                                double beta, Vector& d, Vector& y) const override;
   using LinearOperator::apply_dot;
   /// y = A x and x·y into the device scalar xy in one pass, deterministic (same input, same bits)
   /// in the order of kernels/spmv/spmv.hpp, which may differ from dot()'s in the last bits. Errors

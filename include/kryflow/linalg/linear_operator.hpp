@@ -53,16 +53,6 @@ class LinearOperator {
   virtual void chebyshev_step(const Vector& b, const Vector& x, const Vector& dinv, double alpha,
                               double beta, Vector& d, Vector& y) const;
 
-  /// The second step of that iteration from x_0 = 0 with its first step folded in:
-  /// x1 = alpha0 D^-1 b (the first step, which needs no product), then chebyshev_step from x1
-  /// with d = x1 (alpha, beta: the second step's coefficients). d and y receive that step's
-  /// direction and iterate; x1 itself is not stored. Shapes and aliasing as chebyshev_step
-  /// (y distinct from b, dinv and d). The default stores x1 in a work vector of num_rows()
-  /// entries allocated by the call and calls chebyshev_step; CsrMatrix computes x1 where its
-  /// product reads it, in one pass with the same bits. Throws as chebyshev_step.
-  virtual void chebyshev_step_from_zero(const Vector& b, const Vector& dinv, double alpha0,
-                                        double alpha, double beta, Vector& d, Vector& y) const;
-
   /// y = A x and x·y written to the device-resident scalar `xy` (on backend()), for square A;
   /// x and y as in apply. Nothing waits for the device: the Krylov solvers read x·y in later
   /// kernels and never on the host. The default calls apply, then a one-pair start_dots into
