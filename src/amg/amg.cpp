@@ -153,6 +153,7 @@ AmgPreconditioner::AmgPreconditioner(Parameters parameters,
     throw ConfigError("jacobi_omega", "must be in (0, 2)");
   }
   if (p.chebyshev_degree < 1) throw ConfigError("chebyshev_degree", "must be >= 1");
+  if (!(p.chebyshev_alpha > 1.0)) throw ConfigError("chebyshev_alpha", "must be > 1");
   if (p.hybrid_block_rows < 1) throw ConfigError("hybrid_block_rows", "must be >= 1");
   if (p.max_levels < 1) throw ConfigError("max_levels", "must be >= 1");
   if (p.coarse_size < 1) throw ConfigError("coarse_size", "must be >= 1");
@@ -169,6 +170,7 @@ std::unique_ptr<Smoother> AmgPreconditioner::make_smoother(bool post) const {
     case SmootherKind::chebyshev: {
       ChebyshevSmoother::Parameters chebyshev;
       chebyshev.degree = parameters_.chebyshev_degree;
+      chebyshev.alpha = parameters_.chebyshev_alpha;
       return std::make_unique<ChebyshevSmoother>(chebyshev);
     }
     case SmootherKind::gauss_seidel:

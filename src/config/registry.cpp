@@ -207,6 +207,11 @@ struct AmgParameters final : ComponentParameters {
            "damping of the jacobi smoother");
     v.integer("chebyshev_degree", values.chebyshev_degree, Range::at_least(1),
               "degree of the chebyshev smoother (products with A per smoothing step)");
+    v.real("chebyshev_alpha", values.chebyshev_alpha, Range::greater_than(1.0),
+           "the chebyshev smoother damps the eigenvalues of D^-1 A in [lambda_max / "
+           "chebyshev_alpha, 1.1 lambda_max], lambda_max estimated by CG-Lanczos (Adams, "
+           "Brezina, Hu, Tuminaro 2003); with degree 1 it is Jacobi damped by "
+           "2 / (1.1 lambda_max (1 + 1 / chebyshev_alpha))");
     v.integer("hybrid_block_rows", values.hybrid_block_rows, Range::at_least(1),
               "rows per block of the hybrid_gauss_seidel smoother (the blocks are swept in "
               "parallel; the same bits on every backend)");

@@ -145,10 +145,13 @@ class AmgPreconditioner final : public Multigrid {
     SmootherKind smoother = SmootherKind::gauss_seidel;
     double jacobi_omega = 2.0 / 3.0;  ///< damping of the jacobi smoother, (0, 2)
     int chebyshev_degree = 2;         ///< >= 1
-    int hybrid_block_rows = 32;       ///< rows per block of hybrid_gauss_seidel, >= 1
-    int max_levels = 25;              ///< >= 1 (1: the coarse solver alone)
-    int coarse_size = 200;            ///< stop coarsening at this many rows or fewer, >= 1
-    Multigrid::Parameters cycle;      ///< cycle shape and sweeps
+    /// > 1: the chebyshev smoother damps [lambda_max / chebyshev_alpha, 1.1 lambda_max] of
+    /// D^-1 A (ChebyshevSmoother::Parameters::alpha).
+    double chebyshev_alpha = 30.0;
+    int hybrid_block_rows = 32;   ///< rows per block of hybrid_gauss_seidel, >= 1
+    int max_levels = 25;          ///< >= 1 (1: the coarse solver alone)
+    int coarse_size = 200;        ///< stop coarsening at this many rows or fewer, >= 1
+    Multigrid::Parameters cycle;  ///< cycle shape and sweeps
     /// Setup throws OutOfMemory when estimate_memory_bytes(A) exceeds this; 0: the backend's
     /// available memory at setup (Backend::available_memory).
     std::size_t memory_limit_bytes = 0;
