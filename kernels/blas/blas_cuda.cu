@@ -110,11 +110,13 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-/// d = alpha (dinv ∘ r) + beta d (kReadsD), x = d + x (kReadsX) or d.
+/// d = alpha (dinv ∘ r) + beta d (kReadsD), out = d + x (kReadsX) or d. r may be out
+/// (chebyshev_step_update) and x may be out (chebyshev_update): each entry is read before it is
+/// written, by the same thread.
 template <bool kReadsD, bool kReadsX>
 __global__ void __launch_bounds__(kBlock)
-    chebyshev_kernel(size_type n, const double* __restrict__ dinv, const double* __restrict__ r,
-                     double alpha, double beta, double* __restrict__ d, double* __restrict__ x) {
+    chebyshev_kernel(size_type n, const double* __restrict__ dinv, const double* r, double alpha,
+                     double beta, double* __restrict__ d, const double* x, double* out) {
   const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
   for (size_type i = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x; i < n;
        i += stride) {
@@ -122,25 +124,26 @@ __global__ void __launch_bounds__(kBlock)
     const double di =
         kReadsD ? __dadd_rn(__dmul_rn(alpha, z), __dmul_rn(beta, d[i])) : __dmul_rn(alpha, z);
     d[i] = di;
-    x[i] = kReadsX ? __dadd_rn(di, x[i]) : di;
+    out[i] = kReadsX ? __dadd_rn(di, x[i]) : di;
   }
 }
 
-/// r = y, d = alpha (dinv ∘ r) + beta d (kReadsD), y = d + x.
-template <bool kReadsD>
-__global__ void __launch_bounds__(kBlock)
-    chebyshev_step_kernel(size_type n, const double* __restrict__ dinv,
-                          const double* __restrict__ x, double alpha, double beta,
-                          double* __restrict__ d, double* __restrict__ y) {
-  const size_type stride = static_cast<size_type>(gridDim.x) * kBlock;
-  for (size_type i = static_cast<size_type>(blockIdx.x) * kBlock + threadIdx.x; i < n;
-       i += stride) {
-    const double z = __dmul_rn(dinv[i], y[i]);
-    const double di =
-        kReadsD ? __dadd_rn(__dmul_rn(alpha, z), __dmul_rn(beta, d[i])) : __dmul_rn(alpha, z);
-    d[i] = di;
-    y[i] = __dadd_rn(di, x[i]);
+/// Launches chebyshev_kernel over n entries (nothing for n == 0).
+void launch_chebyshev(const Backend& backend, size_type n, const double* dinv, const double* r,
+                      double alpha, double beta, double* d, const double* x, double* out,
+                      bool reads_x, const char* name) {
+  if (n == 0) return;
+  const auto blocks =
+      static_cast<unsigned int>(std::min<size_type>((n + kBlock - 1) / kBlock, kMaxMapBlocks));
+  auto run = [&](auto kernel) {
+    kernel<<<blocks, kBlock, 0, stream_of(backend)>>>(n, dinv, r, alpha, beta, d, x, out);
+  };
+  if (beta != 0.0) {
+    reads_x ? run(chebyshev_kernel<true, true>) : run(chebyshev_kernel<true, false>);
+  } else {
+    reads_x ? run(chebyshev_kernel<false, true>) : run(chebyshev_kernel<false, false>);
   }
+  check_launch(name);
 }
 
 template <int kInputs, bool kReadsOutput, class F>
@@ -363,35 +366,14 @@ void fill_pseudo_random(const Backend& backend, Span<double> x, std::uint64_t se
 
 void chebyshev_update(const Backend& backend, Span<const double> dinv, Span<const double> r,
                       double alpha, double beta, Span<double> d, Span<double> x, bool x_is_zero) {
-  const auto n = static_cast<size_type>(x.size());
-  if (n == 0) return;
-  const auto blocks =
-      static_cast<unsigned int>(std::min<size_type>((n + kBlock - 1) / kBlock, kMaxMapBlocks));
-  auto run = [&](auto kernel) {
-    kernel<<<blocks, kBlock, 0, stream_of(backend)>>>(n, dinv.data(), r.data(), alpha, beta,
-                                                      d.data(), x.data());
-  };
-  const bool reads_d = beta != 0.0;
-  if (reads_d) {
-    x_is_zero ? run(chebyshev_kernel<true, false>) : run(chebyshev_kernel<true, true>);
-  } else {
-    x_is_zero ? run(chebyshev_kernel<false, false>) : run(chebyshev_kernel<false, true>);
-  }
-  check_launch("blas::chebyshev_update");
+  launch_chebyshev(backend, static_cast<size_type>(x.size()), dinv.data(), r.data(), alpha, beta,
+                   d.data(), x.data(), x.data(), !x_is_zero, "blas::chebyshev_update");
 }
 
 void chebyshev_step_update(const Backend& backend, Span<const double> dinv, Span<const double> x,
                            double alpha, double beta, Span<double> d, Span<double> y) {
-  const auto n = static_cast<size_type>(y.size());
-  if (n == 0) return;
-  const auto blocks =
-      static_cast<unsigned int>(std::min<size_type>((n + kBlock - 1) / kBlock, kMaxMapBlocks));
-  auto run = [&](auto kernel) {
-    kernel<<<blocks, kBlock, 0, stream_of(backend)>>>(n, dinv.data(), x.data(), alpha, beta,
-                                                      d.data(), y.data());
-  };
-  beta != 0.0 ? run(chebyshev_step_kernel<true>) : run(chebyshev_step_kernel<false>);
-  check_launch("blas::chebyshev_step_update");
+  launch_chebyshev(backend, static_cast<size_type>(y.size()), dinv.data(), y.data(), alpha, beta,
+                   d.data(), x.data(), y.data(), true, "blas::chebyshev_step_update");
 }
 
 void copy(const Backend& backend, Span<const double> x, Span<double> y) {

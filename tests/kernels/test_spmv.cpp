@@ -922,20 +922,6 @@ TEST_F(SpmvTest, FusedHalfStepGivesTheBitsOfTheStoredHalfStep) {
   }
 }
 
-/// An operator that only forwards apply and residual: LinearOperator's unfused chebyshev_step.
-class ForwardingOperator final : public LinearOperator {
- public:
-  explicit ForwardingOperator(const CsrMatrix& A) : A_(A) {}
-  index_t num_rows() const override { return A_.num_rows(); }
-  index_t num_cols() const override { return A_.num_cols(); }
-  const Backend& backend() const override { return A_.backend(); }
-  void apply(const Vector& x, Vector& y) const override { A_.apply(x, y); }
-  using LinearOperator::apply;
-
- private:
-  const CsrMatrix& A_;
-};
-
 TEST_F(SpmvTest, FusedChebyshevStepGivesTheBitsOfResidualThenUpdate) {
   // chebyshev_step (r = b - A x, d = alpha D^-1 r + beta d, y = d + x in one pass) against the
   // residual of the same backend and the update formed on the host with the same operations;
@@ -957,7 +943,7 @@ TEST_F(SpmvTest, FusedChebyshevStepGivesTheBitsOfResidualThenUpdate) {
     const Vector x_d = Vector::from_host(backend, x);
     const Vector b_d = Vector::from_host(backend, b);
     const Vector dinv_d = Vector::from_host(backend, dinv);
-    const ForwardingOperator unfused(A.device);
+    const test::ApplyOnlyOperator unfused(A.device);
     for (int tile : kAllTiles) {
       A.device.set_spmv_tile(tile);
       Vector r_d = Vector::constant(backend, n, kNaN);
@@ -1002,7 +988,7 @@ TEST_F(SpmvTest, ChebyshevStepRejectsMisuse) {
   EXPECT_THROW(A.chebyshev_step(b, x, dinv, 1.0, 0.0, d, d), InvalidInput);
   EXPECT_THROW(A.chebyshev_step(b, x, dinv, 1.0, 0.0, short_d, y), DimensionMismatch);
   EXPECT_THROW(rect.chebyshev_step(b, x, dinv, 1.0, 0.0, d, y), DimensionMismatch);
-  const ForwardingOperator unfused(A);
+  const test::ApplyOnlyOperator unfused(A);
   EXPECT_THROW(unfused.chebyshev_step(b, x, dinv, 1.0, 0.0, d, x), InvalidInput);
 }
 

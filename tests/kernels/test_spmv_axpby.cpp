@@ -14,20 +14,6 @@
 namespace kryflow {
 namespace {
 
-/// A LinearOperator that only knows apply(x, y): the default apply(alpha, x, beta, y) runs.
-class PlainOperator final : public LinearOperator {
- public:
-  explicit PlainOperator(const CsrMatrix& A) : A_(A) {}
-  index_t num_rows() const override { return A_.num_rows(); }
-  index_t num_cols() const override { return A_.num_cols(); }
-  const Backend& backend() const override { return A_.backend(); }
-  void apply(const Vector& x, Vector& y) const override { A_.apply(x, y); }
-  using LinearOperator::apply;
-
- private:
-  const CsrMatrix& A_;
-};
-
 TEST(SpmvAxpby, MatchesReferenceAndTheDefinitionInBothPrecisionsAndIgnoresYWhenBetaIsZero) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -75,7 +61,7 @@ TEST(SpmvAxpby, DefaultImplementationThroughAWorkVectorAgreesWithTheFusedOne) {
     Vector fused = Vector::from_host(backend, y0), plain = Vector::from_host(backend, y0);
 
     A.apply(0.5, x, beta, fused);
-    PlainOperator(A).apply(0.5, x, beta, plain);
+    test::ApplyOnlyOperator(A).apply(0.5, x, beta, plain);
 
     EXPECT_LE(test::relative_max_difference(plain.to_host(), fused.to_host()), 1e-15);
   }

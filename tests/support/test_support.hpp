@@ -9,6 +9,7 @@
 
 #include "kryflow/core/backend.hpp"
 #include "kryflow/linalg/coo_matrix.hpp"
+#include "kryflow/linalg/csr_matrix.hpp"
 
 namespace kryflow::test {
 
@@ -55,5 +56,24 @@ namespace kryflow::test {
 /// ||b - A x||_2 / ||b||_2 computed on the host from the triplets, independently of any kernel.
 double true_relative_residual(const CooMatrix& A, const std::vector<double>& x,
                               const std::vector<double>& b);
+
+}  // namespace kryflow::test
+
+namespace kryflow::test {
+
+/// A LinearOperator that only forwards apply(x, y) to a CsrMatrix (which must outlive it): its
+/// other operations are LinearOperator's unfused defaults, the oracle of the fused ones.
+class ApplyOnlyOperator final : public LinearOperator {
+ public:
+  explicit ApplyOnlyOperator(const CsrMatrix& A) : A_(A) {}
+  index_t num_rows() const override { return A_.num_rows(); }
+  index_t num_cols() const override { return A_.num_cols(); }
+  const Backend& backend() const override { return A_.backend(); }
+  void apply(const Vector& x, Vector& y) const override { A_.apply(x, y); }
+  using LinearOperator::apply;
+
+ private:
+  const CsrMatrix& A_;
+};
 
 }  // namespace kryflow::test
