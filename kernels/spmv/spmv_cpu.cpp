@@ -13,6 +13,7 @@
 
 #include "kernels/backend/parallel.hpp"
 #include "kernels/backend/reduction_emulation.hpp"
+#include "kernels/blas/blas.hpp"
 #include "kernels/spmv/spmv.hpp"
 
 namespace kryflow::kernels::spmv::cpu {
@@ -179,12 +180,7 @@ void csr_chebyshev_step(const Backend& backend, const CsrView& a, Span<const dou
                         Span<const double> x, Span<const double> dinv, double alpha, double beta,
                         Span<double> d, Span<double> y) {
   cpu::csr_residual(backend, a, b, x, y);
-  const size_type n = a.num_rows;
-  for_each(backend, 4 * n, n, [&](size_type i) {
-    const double z = dinv[i] * y[i];
-    d[i] = beta == 0.0 ? alpha * z : alpha * z + beta * d[i];
-    y[i] = d[i] + x[i];
-  });
+  blas::cpu::chebyshev_step_update(backend, dinv, x, alpha, beta, d, y);
 }
 
 void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,

@@ -1,5 +1,6 @@
 // Reference (oracle) CSR kernels: one row after another, entries in stored order; one template
 // on the stored value type (double or float, converted to double before use).
+#include "kernels/blas/blas.hpp"
 #include "kernels/spmv/spmv.hpp"
 
 namespace kryflow::kernels::spmv::reference {
@@ -42,11 +43,7 @@ void csr_chebyshev_step(const Backend& backend, const CsrView& a, Span<const dou
                         Span<const double> x, Span<const double> dinv, double alpha, double beta,
                         Span<double> d, Span<double> y) {
   reference::csr_residual(backend, a, b, x, y);
-  for (index_t i = 0; i < a.num_rows; ++i) {
-    const double z = dinv[i] * y[i];
-    d[i] = beta == 0.0 ? alpha * z : alpha * z + beta * d[i];
-    y[i] = d[i] + x[i];
-  }
+  blas::reference::chebyshev_step_update(backend, dinv, x, alpha, beta, d, y);
 }
 
 void csr_spmv_dot(const Backend&, const CsrView& a, Span<const double> x, Span<double> y,

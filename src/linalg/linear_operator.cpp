@@ -25,18 +25,17 @@ void LinearOperator::check_chebyshev_step(const Vector& b, const Vector& x, cons
                             std::to_string(dinv.size()) + ", " + std::to_string(d.size()) + ", " +
                             std::to_string(y.size()) + " entries");
   }
-  for (const Vector* v : {&b, &x, &dinv, &d}) {
+  const Vector* inputs[] = {&b, &x, &dinv, &d};
+  for (const Vector* v : inputs) {
     if (v->span().data() == y.span().data() && n > 0) {
       throw InvalidInput("chebyshev_step: y must be distinct from b, x, dinv and d");
     }
+  }
+  for (const Vector* v : {&b, &x, &dinv, &d, &y}) {
     if (!(v->backend() == backend())) {
       throw InvalidInput("chebyshev_step: vectors must live on the operator's backend (" +
                          backend().name() + ")");
     }
-  }
-  if (!(y.backend() == backend())) {
-    throw InvalidInput("chebyshev_step: vectors must live on the operator's backend (" +
-                       backend().name() + ")");
   }
 }
 

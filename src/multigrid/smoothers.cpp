@@ -224,20 +224,15 @@ void ChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const
   // with a residual is one chebyshev_step, from one of x and w_ into the other; the first
   // target is chosen so that the last step lands in x.
   const int steps = parameters_.degree - (x_is_zero ? 1 : 0);  // steps with a residual
-  Vector* from = &x;
-  Vector* to = &w_;
-  if (x_is_zero) {
-    // x_1 = d_0 = D^-1 b / theta, written where the steps that follow start.
-    Vector& first = steps % 2 == 0 ? x : w_;
+  Vector& start = steps % 2 == 0 ? x : w_;
+  if (x_is_zero) {  // x_1 = d_0 = D^-1 b / theta
     kernels::blas::chebyshev_update(x.backend(), inverse_diagonal_.span(), b.span(), 1.0 / theta,
-                                    0.0, d_.span(), first.span(), true);
-    from = &first;
-    to = steps % 2 == 0 ? &w_ : &x;
-  } else if (steps % 2 != 0) {
+                                    0.0, d_.span(), start.span(), true);
+  } else if (&start != &x) {
     kernels::blas::copy(x.backend(), x.span(), w_.span());
-    from = &w_;
-    to = &x;
   }
+  Vector* from = &start;
+  Vector* to = &start == &x ? &w_ : &x;
   for (int k = 0; k < steps; ++k) {
     double alpha = 1.0 / theta;
     double beta = 0.0;
