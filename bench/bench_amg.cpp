@@ -22,7 +22,7 @@
 // its message and the others still run.
 // --precisions float64,float32 runs every problem once per hierarchy_precision (how P, R and
 // the coarse matrices store their values; one row each, the field hierarchy_precision in the
-// JSON) and, after the rows of a problem with both, a line and a JSON entry
+// JSON; without it, the preset's and the overrides' choice) and, after the rows of a problem with both, a line and a JSON entry
 // ("precision_comparisons") of float32 against float64: setup, solve, iterations and bytes per
 // fine row side by side.
 // --matrix NAME=PATH[@K] (repeatable; replaces the model problems): a Matrix Market file, unknown
@@ -133,7 +133,7 @@ struct Options {
   std::vector<Problem> problems = parse_problems("p7:100,p7:200,p7:300,p27:200");
   std::vector<std::string> overrides;
   int repeats = 3;
-  std::vector<std::string> precisions = {"float64"};
+  std::vector<std::string> precisions;  // empty: the configuration's hierarchy_precision
   bool galerkin = true;
   std::string json_file;
   std::string baseline = "pcg_jacobi";  // compared with on matrix files
@@ -213,11 +213,11 @@ nlohmann::json baseline_solve(const std::string& preset, const CsrMatrix& A, con
   return out;
 }
 
+/// `precision` empty: the configuration's hierarchy_precision.
 nlohmann::json bench_one(const Problem& problem, const Backend& backend, const Options& options,
-                         const std::string& precision = "float64") {
+                         const std::string& precision = "") {
   nlohmann::json out{{"problem", problem.name()},
-                     {"right_hand_side", problem.from_file() ? "random-solution" : "ones"},
-                     {"hierarchy_precision", precision}};
+                     {"right_hand_side", problem.from_file() ? "random-solution" : "ones"}};
   const CooMatrix coo = problem.matrix();
   CsrMatrix A = CsrMatrix::from_coo(backend, coo);
   out["rows"] = A.num_rows();
@@ -226,10 +226,11 @@ nlohmann::json bench_one(const Problem& problem, const Backend& backend, const O
   for (const std::string& assignment : options.overrides) {
     config::apply_override(config, assignment);
   }
-  config["solver"]["preconditioner"]["hierarchy_precision"] = precision;
+  if (!precision.empty()) config["solver"]["preconditioner"]["hierarchy_precision"] = precision;
   apply_solve_limits(config, problem.from_file());
   config::SolverSetup setup = config::build_solver(config);
   out["preconditioner"] = setup.resolved["solver"]["preconditioner"];
+  out["hierarchy_precision"] = out["preconditioner"]["hierarchy_precision"];
   auto* amg = dynamic_cast<AmgPreconditioner*>(setup.preconditioner.get());
   if (amg == nullptr) throw InvalidInput("the configuration's preconditioner is not amg");
   try {
@@ -450,10 +451,12 @@ int main(int argc, char** argv) {
     nlohmann::json comparisons = nlohmann::json::array();
     for (const Problem& problem : options.problems) {
       nlohmann::json by_precision = nlohmann::json::object();
-      for (const std::string& precision : options.precisions) {
+      const std::vector<std::string> precisions =
+          options.precisions.empty() ? std::vector<std::string>{""} : options.precisions;
+      for (const std::string& precision : precisions) {
         results.push_back(bench_one(problem, backend, options, precision));
         print_row(results.back());
-        by_precision[precision] = results.back();
+        by_precision[results.back()["hierarchy_precision"].get<std::string>()] = results.back();
         std::fflush(stdout);
       }
       if (by_precision.contains("float64") && by_precision.contains("float32")) {
