@@ -22,9 +22,9 @@
 // its message and the others still run.
 // --precisions float64,float32 runs every problem once per hierarchy_precision (how P, R and
 // the coarse matrices store their values; one row each, the field hierarchy_precision in the
-// JSON; without it, the preset's and the overrides' choice) and, after the rows of a problem with both, a line and a JSON entry
-// ("precision_comparisons") of float32 against float64: setup, solve, iterations and bytes per
-// fine row side by side.
+// JSON; without it, the preset's and the overrides' choice) and, after the rows of a problem
+// with both, a line and a JSON entry ("precision_comparisons") of float32 against float64:
+// setup, solve, iterations and bytes per fine row side by side.
 // --matrix NAME=PATH[@K] (repeatable; replaces the model problems): a Matrix Market file, unknown
 // K (1-based) pinned to 0 when given (pin_unknown, for a singular pure-Neumann pressure matrix),
 // b = A x* with kryflow solve's fixed-seed random x*, up to 30,000 iterations; beside the AMG
