@@ -1,0 +1,18 @@
+// Dispatch of the graph coloring kernels to the backend that owns the data.
+#include "kernels/coloring/coloring.hpp"
+
+#include "kernels/backend/dispatch.hpp"
+
+namespace kryflow::kernels::coloring {
+
+index_t greedy_coloring(const Backend& backend, const PatternView& g, const PatternView& gt,
+                        Span<index_t> colors) {
+  KRYFLOW_DISPATCH(coloring, greedy_coloring, backend, g, gt, colors);
+}
+
+index_t jpl_coloring(const Backend& backend, const PatternView& g, const PatternView& gt,
+                     std::uint64_t seed, Span<index_t> colors) {
+  KRYFLOW_DISPATCH(coloring, jpl_coloring, backend, g, gt, seed, colors);
+}
+
+}  // namespace kryflow::kernels::coloring

@@ -1,0 +1,45 @@
+// Reference coloring kernels: sequential, written for clarity (the oracle).
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "kernels/coloring/coloring.hpp"
+#include "kernels/coloring/coloring_rows.hpp"
+
+namespace kryflow::kernels::coloring::reference {
+namespace {
+
+/// Greedy coloring visiting the vertices in `order`.
+index_t greedy_in_order(const PatternView& g, const PatternView& gt,
+                        const std::vector<index_t>& order, Span<index_t> colors) {
+  std::fill(colors.begin(), colors.end(), -1);
+  std::vector<char> taken;
+  index_t num_colors = 0;
+  for (const index_t i : order) {
+    colors[i] = smallest_free_color(g, gt, i, colors.data(), taken);
+    num_colors = std::max(num_colors, colors[i] + 1);
+  }
+  return num_colors;
+}
+
+}  // namespace
+
+index_t greedy_coloring(const Backend&, const PatternView& g, const PatternView& gt,
+                        Span<index_t> colors) {
+  std::vector<index_t> order(static_cast<std::size_t>(g.num_rows));
+  std::iota(order.begin(), order.end(), 0);
+  return greedy_in_order(g, gt, order, colors);
+}
+
+index_t jpl_coloring(const Backend&, const PatternView& g, const PatternView& gt,
+                     std::uint64_t seed, Span<index_t> colors) {
+  // A vertex is colored once every neighbour of larger key is, with the smallest color they
+  // leave free: greedy in decreasing key order.
+  std::vector<index_t> order(static_cast<std::size_t>(g.num_rows));
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [seed](index_t a, index_t b) { return jpl_key(seed, a) > jpl_key(seed, b); });
+  return greedy_in_order(g, gt, order, colors);
+}
+
+}  // namespace kryflow::kernels::coloring::reference
