@@ -15,4 +15,9 @@ index_t jpl_coloring(const Backend& backend, const PatternView& g, const Pattern
   KRYFLOW_DISPATCH(coloring, jpl_coloring, backend, g, gt, seed, colors);
 }
 
+void group_by_color(const Backend& backend, Span<const index_t> colors, index_t num_colors,
+                    Span<index_t> offsets, Span<index_t> rows) {
+  KRYFLOW_DISPATCH(coloring, group_by_color, backend, colors, num_colors, offsets, rows);
+}
+
 }  // namespace kryflow::kernels::coloring

@@ -52,4 +52,9 @@ index_t jpl_coloring(const Backend& backend, const PatternView& g, const Pattern
   return num_colors;
 }
 
+void group_by_color(const Backend& backend, Span<const index_t> colors, index_t num_colors,
+                    Span<index_t> offsets, Span<index_t> rows) {
+  reference::group_by_color(backend, colors, num_colors, offsets, rows);  // O(n), one pass
+}
+
 }  // namespace kryflow::kernels::coloring::cpu

@@ -100,6 +100,11 @@ __global__ void color_kernel(PatternView g, PatternView gt, const unsigned char*
   }
 }
 
+__global__ void iota_kernel(index_t n, index_t* v) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i <= n) v[i] = static_cast<index_t>(i);
+}
+
 }  // namespace
 
 index_t greedy_coloring(const Backend& backend, const PatternView& g, const PatternView& gt,
@@ -144,6 +149,31 @@ index_t jpl_coloring(const Backend& backend, const PatternView& g, const Pattern
   }
   throw BackendError("coloring::jpl_coloring: vertices left uncolored after " +
                      std::to_string(n + 1) + " rounds");
+}
+
+void group_by_color(const Backend& backend, Span<const index_t> colors, index_t num_colors,
+                    Span<index_t> offsets, Span<index_t> rows) {
+  const auto n = static_cast<index_t>(colors.size());
+  Context& context = context_of(backend);
+  if (n == 0) {
+    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(offsets.data(), 0, offsets.size() * sizeof(index_t),
+                                       context.stream));
+    return;
+  }
+  // The n x num_colors pattern with entry (i, colors[i]) per row; its transpose's rows list the
+  // vertices of each color in increasing order.
+  DeviceScratch row_ptr(context, (static_cast<std::size_t>(n) + 1) * sizeof(index_t));
+  DeviceScratch counts(context, static_cast<std::size_t>(num_colors) * sizeof(index_t));
+  DeviceScratch source(context, static_cast<std::size_t>(n) * sizeof(index_t));
+  iota_kernel<<<blocks_for(static_cast<long long>(n) + 1, kBlock), kBlock, 0, context.stream>>>(
+      n, row_ptr.as<index_t>());
+  check_launch("coloring::group_by_color");
+  const sparse_setup::PatternView pattern{n, num_colors, row_ptr.as<index_t>(), colors.data()};
+  const Span<index_t> count_span(counts.as<index_t>(), static_cast<std::size_t>(num_colors));
+  sparse_setup::cuda::transpose_count(backend, pattern, count_span);
+  sparse_setup::cuda::exclusive_scan(backend, Span<const index_t>(count_span), offsets);
+  sparse_setup::cuda::transpose_fill(backend, pattern, offsets.data(), rows.data(),
+                                     source.as<index_t>());
 }
 
 }  // namespace kryflow::kernels::coloring::cuda

@@ -42,4 +42,13 @@ index_t jpl_coloring(const Backend&, const PatternView& g, const PatternView& gt
   return greedy_in_order(g, gt, order, colors);
 }
 
+void group_by_color(const Backend&, Span<const index_t> colors, index_t num_colors,
+                    Span<index_t> offsets, Span<index_t> rows) {
+  std::fill(offsets.begin(), offsets.end(), 0);
+  for (const index_t c : colors) ++offsets[c + 1];
+  for (index_t c = 0; c < num_colors; ++c) offsets[c + 1] += offsets[c];
+  std::vector<index_t> next(offsets.begin(), offsets.end() - 1);
+  for (index_t i = 0; i < static_cast<index_t>(colors.size()); ++i) rows[next[colors[i]]++] = i;
+}
+
 }  // namespace kryflow::kernels::coloring::reference

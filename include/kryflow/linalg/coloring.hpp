@@ -1,0 +1,56 @@
+// Multicolor orderings of a matrix's rows (or block rows): the rows of one color share no entry,
+// so Gauss-Seidel and ILU can update a whole color at once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kryflow/core/array.hpp"
+#include "kryflow/linalg/linear_operator.hpp"
+
+namespace kryflow {
+
+/// How color_matrix colors the graph.
+enum class ColoringAlgorithm {
+  /// The NOISEtte CFD code's greedy coloring (Saad, Iterative Methods, 2nd ed., sec. 12.4.1):
+  /// rows in increasing order, each takes the smallest color none of its neighbours has.
+  /// Sequential on every backend (one thread on cuda): for tests and small matrices.
+  greedy,
+  /// Jones-Plassmann-Luby (SIAM J. Sci. Comput. 14, 1993) with the smallest free color: in
+  /// rounds, every uncolored row whose random key beats those of its uncolored neighbours takes
+  /// the smallest color they leave free. Parallel on the matrix's backend, one host wait per
+  /// round; deterministic for a seed (the same colors on every backend).
+  jones_plassmann_luby,
+};
+
+/// "greedy" or "jones_plassmann_luby"; parse_coloring_algorithm throws ConfigError naming the
+/// valid choices for another name.
+const char* to_string(ColoringAlgorithm algorithm) noexcept;
+ColoringAlgorithm parse_coloring_algorithm(const std::string& name);
+
+/// A coloring of a square matrix's rows (CsrMatrix) or block rows (BsrMatrix): rows i != j are
+/// neighbours when a_ij or a_ji is stored (the diagonal ignored; for BSR, the block pattern).
+struct MulticolorOrdering {
+  index_t num_colors = 0;
+  /// num_colors + 1 offsets, on the host: color c holds rows[color_offsets[c] ..
+  /// color_offsets[c + 1]).
+  std::vector<index_t> color_offsets;
+  /// The (block) rows grouped by color, increasing within a color, on the matrix's backend.
+  Array<index_t> rows;
+
+  index_t color_size(index_t c) const { return color_offsets[c + 1] - color_offsets[c]; }
+  /// "<k> colors, sizes <min>..<max>" for reports.
+  std::string summary() const;
+};
+
+/// Colors A's graph (rows of a CsrMatrix, block rows of a BsrMatrix, either precision) on A's
+/// backend, distance 1: no two neighbours share a color. A nonsymmetric pattern is symmetrized
+/// through its transpose (built on the backend). Throws NotSupported when A is neither a
+/// CsrMatrix nor a BsrMatrix, DimensionMismatch when it is not square; BackendError on device
+/// failures.
+MulticolorOrdering color_matrix(const LinearOperator& A,
+                                ColoringAlgorithm algorithm = ColoringAlgorithm::jones_plassmann_luby,
+                                std::uint64_t seed = 1);
+
+}  // namespace kryflow

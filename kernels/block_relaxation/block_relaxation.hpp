@@ -1,0 +1,118 @@
+// Contract of the block relaxation kernels: the inverses of the diagonal blocks of a BSR matrix
+// (block Jacobi), their application, and one color of a multicolor block Gauss-Seidel sweep.
+//
+// Same layout as kernels/bsr (reference oracle, cpu, cuda, dispatch). The matrix is a BsrView
+// (kernels/bsr/bsr.hpp) with B = 1..kMaxRelaxationBlockSize; a CSR matrix is the BsrView with
+// B = 1 (its row pointers, columns and values are those of a BSR matrix of 1 x 1 blocks). Values
+// V are double or float, the inverse blocks W double or float; all arithmetic is double.
+//
+// Diagonal block inverses: block row I's diagonal block D_I (the stored block whose column is I)
+// is factored P D_I = L U by Gaussian elimination with partial pivoting (Golub, Van Loan, Matrix
+// Computations, 4th ed., Algorithm 3.4.1: the pivot of column k is the first largest |u_ik|,
+// i >= k), then D_I^-1 is obtained column by column from L U x = P e_c, and stored row-major
+// (B^2 entries per block row, rounded to W).
+//
+// Multicolor Gauss-Seidel (Saad, Iterative Methods, 2nd ed., sec. 12.4: multicoloring; the
+// NOISEtte CFD code's block SGS of Gorobets et al.): the block rows of one color share no
+// entry, so one color is updated at once. For each block row I of the color,
+//   t_I = b_I - sum over the stored blocks k of row I with column J != I of A_k x_J
+//   x_I = (1 - omega) x_I + omega D_I^-1 t_I
+// reading only x entries of other colors. The reference adds the terms of scalar row ii of t
+// in stored order (block by block, column by column); the cpu kernel gives its bits; the cuda
+// kernels add the same terms in another order (tests compare within a stated tolerance), the
+// same bits from run to run.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/bsr/bsr.hpp"
+#include "kryflow/core/array.hpp"
+
+namespace kryflow::kernels::block_relaxation {
+
+using bsr::BsrView;
+
+/// Block sizes of the relaxation kernels, each a compile-time constant.
+inline constexpr int kMaxRelaxationBlockSize = 8;
+
+/// The two cuda kernels of a multicolor sweep (the reference and cpu backends have one).
+enum class SweepVariant {
+  /// The NOISEtte scheme: a team of 256 threads takes the color's block rows in groups of
+  /// 256 / B, one thread per block coefficient multiplies it by its x entry into shared memory,
+  /// then thread ii of each block row adds its row's products, and the team applies D_I^-1.
+  coefficient,
+  /// One warp per block row: lane l multiplies coefficients l, l + 32, ... of the row (one
+  /// contiguous range) and keeps B partial row sums, which shuffles add; lanes 0..B-1 apply
+  /// D_I^-1.
+  warp,
+};
+
+/// The variant SweepKernel::automatic picks, indexed by block size B = 1..8 (index 0 unused),
+/// for values stored in double and in float. Edit after new measurements.
+inline constexpr SweepVariant kAutomaticSweepVariant[kMaxRelaxationBlockSize + 1] = {
+    SweepVariant::warp, SweepVariant::warp, SweepVariant::warp,
+    SweepVariant::warp, SweepVariant::warp, SweepVariant::warp,
+    SweepVariant::warp, SweepVariant::warp, SweepVariant::warp,
+};
+inline constexpr SweepVariant kAutomaticSweepVariantFloat32[kMaxRelaxationBlockSize + 1] = {
+    SweepVariant::warp, SweepVariant::warp, SweepVariant::warp,
+    SweepVariant::warp, SweepVariant::warp, SweepVariant::warp,
+    SweepVariant::warp, SweepVariant::warp, SweepVariant::warp,
+};
+constexpr SweepVariant automatic_sweep_variant(int block_size, bool float32_values) noexcept {
+  const int b = block_size >= 1 && block_size <= kMaxRelaxationBlockSize ? block_size : 0;
+  return float32_values ? kAutomaticSweepVariantFloat32[b] : kAutomaticSweepVariant[b];
+}
+
+/// The block rows of one color: rows[0 .. count) (block row indices, on the backend).
+struct ColorRows {
+  const index_t* rows = nullptr;
+  index_t count = 0;
+};
+
+// Dispatch. Spans live on the backend; inverse has num_block_rows B^2 entries, r, z, b and x
+// num_block_rows B. Throws NotSupported for B > kMaxRelaxationBlockSize.
+
+/// Writes the inverses of the diagonal blocks; returns the first (0-based) block row whose
+/// diagonal block is not stored, is singular (a zero pivot) or gives a non-finite inverse, or
+/// -1 when there is none (the inverse blocks of such rows are unspecified). One wait on a
+/// device.
+template <class V, class W>
+index_t invert_diagonal_blocks(const Backend& backend, const BsrView<V>& a, Span<W> inverse);
+
+/// z_I = omega D_I^-1 r_I for every block row I (block Jacobi), summed over c in order.
+template <class W>
+void block_diagonal_apply(const Backend& backend, int block_size, Span<const W> inverse,
+                          double omega, Span<const double> r, Span<double> z);
+
+/// The update of every block row of one color (file comment); nothing waits for the device.
+template <class V, class W>
+void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant variant,
+                      Span<const W> inverse, ColorRows color, double omega, Span<const double> b,
+                      Span<double> x);
+
+#define KRYFLOW_BLOCK_RELAXATION_DECLARATIONS                                                  \
+  template <class V, class W>                                                                  \
+  index_t invert_diagonal_blocks(const Backend& backend, const BsrView<V>& a, Span<W> inverse); \
+  template <class W>                                                                           \
+  void block_diagonal_apply(const Backend& backend, int block_size, Span<const W> inverse,     \
+                            double omega, Span<const double> r, Span<double> z);               \
+  template <class V, class W>                                                                  \
+  void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant variant,     \
+                        Span<const W> inverse, ColorRows color, double omega,                  \
+                        Span<const double> b, Span<double> x);
+
+// Per backend (the host backends ignore the variant), instantiated for V, W in {double, float}.
+namespace reference {
+KRYFLOW_BLOCK_RELAXATION_DECLARATIONS
+}
+namespace cpu {
+KRYFLOW_BLOCK_RELAXATION_DECLARATIONS
+}
+namespace cuda {
+KRYFLOW_BLOCK_RELAXATION_DECLARATIONS
+}
+
+#undef KRYFLOW_BLOCK_RELAXATION_DECLARATIONS
+
+}  // namespace kryflow::kernels::block_relaxation

@@ -1,0 +1,298 @@
+// CUDA block relaxation kernels (block_relaxation.hpp), templated on B = 1..8, the value type V
+// and the inverse type W.
+//
+// invert_diagonal_blocks: one thread per block row runs block_rows.hpp's elimination (the
+// reference's bits); the first failing block row is an atomicMin read back once.
+// block_diagonal_apply: one thread per scalar row, the reference's order (its bits).
+// multicolor_sweep, coefficient variant (Gorobets et al.'s NOISEtte kernel): a team of 256
+// threads takes R = 256 / B block rows of the color; their coefficient ranges (contiguous per
+// row, not across rows) are numbered one after the other through a prefix sum in shared memory;
+// thread t loads coefficients t, t + 256, ... of a chunk, multiplies each by its x entry into
+// shared memory (the diagonal blocks are skipped, not loaded), then thread ii of block row r
+// subtracts its row's products from b in block-then-column order (the reference's bits), and
+// applies D_I^-1 with the block row's t from shared memory. warp variant: kL lanes per block row
+// (32 for B >= 3, 16 for B = 2, 8 for B = 1) stride over the row's coefficients, each keeping B
+// partial sums, added by xor shuffles (another order than the reference's: same bits from run
+// to run, not the reference's). Multiplications and additions keep their order (--fmad=false).
+#include <cuda_runtime.h>
+#include <math.h>
+
+#include <cub/block/block_scan.cuh>
+
+#include <climits>
+#include <cstdint>
+
+#include "kernels/backend/cuda_context.cuh"
+#include "kernels/backend/device_scratch.cuh"
+#include "kernels/block_relaxation/block_relaxation.hpp"
+#include "kernels/block_relaxation/block_rows.hpp"
+
+namespace kryflow::kernels::block_relaxation::cuda {
+namespace {
+
+using kernels::cuda::blocks_for;
+using kernels::cuda::check_launch;
+using kernels::cuda::Context;
+using kernels::cuda::DeviceScratch;
+using size_type = long long;
+
+constexpr int kThreads = 256;
+/// Products one chunk of the coefficient variant stages in shared memory (16 KiB).
+constexpr int kStage = 2048;
+
+template <class V>
+__device__ __forceinline__ V load_value(const V* p, bool stream) {
+  return stream ? __ldcs(p) : __ldg(p);
+}
+
+template <int kB, class V, class W>
+__global__ void invert_kernel(BsrView<V> a, W* inverse, unsigned int* first_bad) {
+  const size_type I = blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x;
+  if (I >= a.num_block_rows) return;
+  const index_t k = diagonal_block(a, static_cast<index_t>(I));
+  const bool ok = k >= 0 && invert_block<kB>(a.values + static_cast<size_type>(k) * kB * kB,
+                                             inverse + I * kB * kB);
+  if (!ok) atomicMin(first_bad, static_cast<unsigned int>(I));
+}
+
+template <int kB, class W>
+__global__ void block_apply_kernel(size_type n, const W* __restrict__ inverse, double omega,
+                                   const double* __restrict__ r, double* __restrict__ z) {
+  const size_type i = blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const size_type I = i / kB;
+  const int ii = static_cast<int>(i - I * kB);
+  const W* row = inverse + (I * kB + ii) * kB;
+  const double* v = r + I * kB;
+  double s = 0.0;
+#pragma unroll
+  for (int c = 0; c < kB; ++c) s = __dadd_rn(s, __dmul_rn(static_cast<double>(row[c]), v[c]));
+  z[i] = __dmul_rn(omega, s);
+}
+
+/// x_I[ii] from t (B entries) as the reference's apply_block and update.
+template <int kB, class W>
+__device__ __forceinline__ void update_entry(const W* inverse, size_type I, int ii, double omega,
+                                             const double* t, double* x) {
+  const W* row = inverse + (I * kB + ii) * kB;
+  double s = 0.0;
+#pragma unroll
+  for (int c = 0; c < kB; ++c) s = __dadd_rn(s, __dmul_rn(static_cast<double>(row[c]), t[c]));
+  const double update = __dmul_rn(omega, s);
+  double* xi = x + I * kB + ii;
+  *xi = omega == 1.0 ? update : __dadd_rn(__dmul_rn(1.0 - omega, *xi), update);
+}
+
+template <int kB, class V, class W>
+__global__ void __launch_bounds__(kThreads)
+    coefficient_sweep_kernel(BsrView<V> a, ColorRows color, const W* __restrict__ inverse,
+                             double omega, const double* __restrict__ b, double* x) {
+  constexpr int kBB = kB * kB;
+  constexpr int kR = kThreads / kB;
+  using Scan = cub::BlockScan<int, kThreads>;
+  __shared__ typename Scan::TempStorage scan_storage;
+  __shared__ int offset[kR + 1];  // coefficient offsets of the team's rows
+  __shared__ index_t begin[kR];
+  __shared__ index_t row_of[kR];
+  __shared__ double products[kStage];
+  __shared__ double t_shared[kR * kB];
+  const int t = static_cast<int>(threadIdx.x);
+  const size_type first = static_cast<size_type>(blockIdx.x) * kR;
+  int count = 0;
+  if (t < kR) {
+    const size_type slot = first + t;
+    index_t I = -1;
+    if (slot < color.count) {
+      I = __ldg(color.rows + slot);
+      begin[t] = __ldg(a.row_ptr + I);
+      count = (__ldg(a.row_ptr + I + 1) - begin[t]) * kBB;
+    }
+    row_of[t] = I;
+  }
+  int inclusive = 0;
+  Scan(scan_storage).InclusiveSum(count, inclusive);
+  if (t < kR) offset[t + 1] = inclusive;
+  if (t == 0) offset[0] = 0;
+  __syncthreads();
+  const int total = offset[kR];
+  const int r = t / kB;
+  const int ii = t - r * kB;
+  const bool mine = r < kR && row_of[r] >= 0;
+  const index_t I = mine ? row_of[r] : 0;
+  double sum = mine ? b[static_cast<size_type>(I) * kB + ii] : 0.0;
+  int row = 0;  // the row of this thread's next coefficient (its q only grows)
+  for (int c0 = 0; c0 < total; c0 += kStage) {
+    const int c1 = min(c0 + kStage, total);
+    for (int q = c0 + t; q < c1; q += kThreads) {
+      while (offset[row + 1] <= q) ++row;
+      const int local = q - offset[row];
+      const int block = local / kBB;
+      const int column = local % kB;
+      const index_t k = begin[row] + block;
+      const index_t J = __ldg(a.col_idx + k);
+      double p = 0.0;
+      if (J != row_of[row]) {
+        const V v = load_value(a.values + static_cast<size_type>(k) * kBB + (local - block * kBB),
+                               a.stream_values);
+        p = __dmul_rn(static_cast<double>(v), __ldg(x + static_cast<size_type>(J) * kB + column));
+      }
+      products[q - c0] = p;
+    }
+    __syncthreads();
+    if (mine) {
+      // The row's coefficients of this chunk, block by block, column by column.
+      const int row_first = offset[r];
+      const int row_last = offset[r + 1];
+      const int from = max(row_first, c0);
+      const int to = min(row_last, c1);
+      if (from < to) {
+        for (int block = (from - row_first) / kBB; row_first + block * kBB < to; ++block) {
+          const int base = row_first + block * kBB + ii * kB;
+          if (base + kB <= c0 || base >= c1) continue;
+          const index_t J = __ldg(a.col_idx + begin[r] + block);
+          if (J == I) continue;
+#pragma unroll
+          for (int c = 0; c < kB; ++c) {
+            const int q = base + c;
+            if (q >= c0 && q < c1) sum = __dsub_rn(sum, products[q - c0]);
+          }
+        }
+      }
+    }
+    __syncthreads();  // the next chunk overwrites the products
+  }
+  if (mine) t_shared[r * kB + ii] = sum;
+  __syncthreads();
+  if (mine) update_entry<kB>(inverse, I, ii, omega, t_shared + r * kB, x);
+}
+
+template <int kB>
+constexpr int lanes_per_row() {
+  return kB == 1 ? 8 : kB == 2 ? 16 : 32;
+}
+
+template <int kB, class V, class W>
+__global__ void __launch_bounds__(kThreads)
+    warp_sweep_kernel(BsrView<V> a, ColorRows color, const W* __restrict__ inverse, double omega,
+                      const double* __restrict__ b, double* x) {
+  constexpr int kBB = kB * kB;
+  constexpr int kL = lanes_per_row<kB>();
+  const size_type thread = blockIdx.x * static_cast<size_type>(kThreads) + threadIdx.x;
+  const size_type slot = thread / kL;
+  const int lane = static_cast<int>(thread % kL);
+  const bool active = slot < color.count;  // the same for the kL lanes of a row
+  double acc[kB];
+#pragma unroll
+  for (int c = 0; c < kB; ++c) acc[c] = 0.0;
+  index_t I = 0;
+  if (active) {
+    I = __ldg(color.rows + slot);
+    const index_t row_begin = __ldg(a.row_ptr + I);
+    const int total = (__ldg(a.row_ptr + I + 1) - row_begin) * kBB;
+    const V* values = a.values + static_cast<size_type>(row_begin) * kBB;
+#pragma unroll 4
+    for (int q = lane; q < total; q += kL) {
+      const int block = q / kBB;
+      const int rem = q - block * kBB;
+      const int row = rem / kB;
+      const int column = rem - row * kB;
+      const index_t J = __ldg(a.col_idx + row_begin + block);
+      if (J != I) {
+        const double p = __dmul_rn(static_cast<double>(load_value(values + q, a.stream_values)),
+                                   __ldg(x + static_cast<size_type>(J) * kB + column));
+#pragma unroll
+        for (int c = 0; c < kB; ++c) acc[c] = c == row ? __dadd_rn(acc[c], p) : acc[c];
+      }
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < kB; ++c) {
+#pragma unroll
+    for (int width = kL / 2; width > 0; width /= 2) {
+      acc[c] = __dadd_rn(acc[c], __shfl_xor_sync(0xffffffffu, acc[c], width, kL));
+    }
+  }
+  if (active && lane < kB) {
+    double t[kB];
+#pragma unroll
+    for (int c = 0; c < kB; ++c) t[c] = __dsub_rn(b[static_cast<size_type>(I) * kB + c], acc[c]);
+    update_entry<kB>(inverse, I, lane, omega, t, x);
+  }
+}
+
+}  // namespace
+
+template <class V, class W>
+index_t invert_diagonal_blocks(const Backend& backend, const BsrView<V>& a, Span<W> inverse) {
+  if (a.num_block_rows == 0) return -1;
+  Context& context = *backend.cuda_context();
+  DeviceScratch first_bad(context, sizeof(long long));
+  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(first_bad.as<long long>(), 0, sizeof(long long),
+                                     context.stream));
+  KRYFLOW_CUDA_CHECK(
+      cudaMemsetAsync(first_bad.as<unsigned int>(), 0xFF, sizeof(unsigned int), context.stream));
+  with_block_size(a.block_size, "block_relaxation::invert_diagonal_blocks", [&](auto bs) {
+    constexpr int kB = decltype(bs)::value;
+    invert_kernel<kB><<<blocks_for(a.num_block_rows, 128, LLONG_MAX), 128, 0, context.stream>>>(
+        a, inverse.data(), first_bad.as<unsigned int>());
+  });
+  check_launch("block_relaxation::invert_diagonal_blocks");
+  long long bad = 0;
+  kernels::cuda::read_integers(context, first_bad.as<long long>(), 1, &bad);
+  const auto first = static_cast<unsigned int>(bad & 0xFFFFFFFFll);
+  return first == 0xFFFFFFFFu ? index_t{-1} : static_cast<index_t>(first);
+}
+
+template <class W>
+void block_diagonal_apply(const Backend& backend, int block_size, Span<const W> inverse,
+                          double omega, Span<const double> r, Span<double> z) {
+  const auto n = static_cast<size_type>(r.size());
+  if (n == 0) return;
+  Context& context = *backend.cuda_context();
+  with_block_size(block_size, "block_relaxation::block_diagonal_apply", [&](auto bs) {
+    constexpr int kB = decltype(bs)::value;
+    block_apply_kernel<kB><<<blocks_for(n, kThreads, LLONG_MAX), kThreads, 0, context.stream>>>(
+        n, inverse.data(), omega, r.data(), z.data());
+  });
+  check_launch("block_relaxation::block_diagonal_apply");
+}
+
+template <class V, class W>
+void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant variant,
+                      Span<const W> inverse, ColorRows color, double omega, Span<const double> b,
+                      Span<double> x) {
+  if (color.count == 0) return;
+  Context& context = *backend.cuda_context();
+  with_block_size(a.block_size, "block_relaxation::multicolor_sweep", [&](auto bs) {
+    constexpr int kB = decltype(bs)::value;
+    if (variant == SweepVariant::coefficient) {
+      constexpr int kR = kThreads / kB;
+      const auto teams = static_cast<unsigned int>((color.count + kR - 1) / kR);
+      coefficient_sweep_kernel<kB><<<teams, kThreads, 0, context.stream>>>(
+          a, color, inverse.data(), omega, b.data(), x.data());
+    } else {
+      const size_type threads = static_cast<size_type>(color.count) * lanes_per_row<kB>();
+      warp_sweep_kernel<kB><<<blocks_for(threads, kThreads, LLONG_MAX), kThreads, 0,
+                              context.stream>>>(a, color, inverse.data(), omega, b.data(),
+                                                x.data());
+    }
+  });
+  check_launch("block_relaxation::multicolor_sweep");
+}
+
+#define KRYFLOW_INSTANTIATE(V, W)                                                                 \
+  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>);      \
+  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,           \
+                                       Span<const W>, ColorRows, double, Span<const double>,      \
+                                       Span<double>);
+KRYFLOW_INSTANTIATE(double, double)
+KRYFLOW_INSTANTIATE(double, float)
+KRYFLOW_INSTANTIATE(float, double)
+KRYFLOW_INSTANTIATE(float, float)
+#undef KRYFLOW_INSTANTIATE
+template void block_diagonal_apply<double>(const Backend&, int, Span<const double>, double,
+                                           Span<const double>, Span<double>);
+template void block_diagonal_apply<float>(const Backend&, int, Span<const float>, double,
+                                          Span<const double>, Span<double>);
+
+}  // namespace kryflow::kernels::block_relaxation::cuda

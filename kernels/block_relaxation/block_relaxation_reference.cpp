@@ -1,0 +1,61 @@
+// Reference (oracle) block relaxation kernels: one block row after another.
+#include "kernels/block_relaxation/block_relaxation.hpp"
+#include "kernels/block_relaxation/block_rows.hpp"
+
+namespace kryflow::kernels::block_relaxation::reference {
+
+template <class V, class W>
+index_t invert_diagonal_blocks(const Backend&, const BsrView<V>& a, Span<W> inverse) {
+  return with_block_size(a.block_size, "block_relaxation::invert_diagonal_blocks", [&](auto b) {
+    constexpr int kB = decltype(b)::value;
+    for (index_t I = 0; I < a.num_block_rows; ++I) {
+      const index_t k = diagonal_block(a, I);
+      if (k < 0) return I;
+      if (!invert_block<kB>(a.values + static_cast<std::int64_t>(k) * kB * kB,
+                            inverse.data() + static_cast<std::int64_t>(I) * kB * kB)) {
+        return I;
+      }
+    }
+    return index_t{-1};
+  });
+}
+
+template <class W>
+void block_diagonal_apply(const Backend&, int block_size, Span<const W> inverse, double omega,
+                          Span<const double> r, Span<double> z) {
+  with_block_size(block_size, "block_relaxation::block_diagonal_apply", [&](auto b) {
+    constexpr int kB = decltype(b)::value;
+    const auto rows = static_cast<std::int64_t>(r.size()) / kB;
+    for (std::int64_t I = 0; I < rows; ++I) {
+      apply_block<kB>(inverse.data() + I * kB * kB, omega, r.data() + I * kB, z.data() + I * kB);
+    }
+  });
+}
+
+template <class V, class W>
+void multicolor_sweep(const Backend&, const BsrView<V>& a, SweepVariant, Span<const W> inverse,
+                      ColorRows color, double omega, Span<const double> b, Span<double> x) {
+  with_block_size(a.block_size, "block_relaxation::multicolor_sweep", [&](auto bs) {
+    constexpr int kB = decltype(bs)::value;
+    for (index_t q = 0; q < color.count; ++q) {
+      sweep_block_row<kB>(a, inverse.data(), color.rows[q], omega, b.data(), x.data());
+    }
+  });
+}
+
+#define KRYFLOW_INSTANTIATE(V, W)                                                                 \
+  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>);      \
+  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,           \
+                                       Span<const W>, ColorRows, double, Span<const double>,      \
+                                       Span<double>);
+KRYFLOW_INSTANTIATE(double, double)
+KRYFLOW_INSTANTIATE(double, float)
+KRYFLOW_INSTANTIATE(float, double)
+KRYFLOW_INSTANTIATE(float, float)
+#undef KRYFLOW_INSTANTIATE
+template void block_diagonal_apply<double>(const Backend&, int, Span<const double>, double,
+                                           Span<const double>, Span<double>);
+template void block_diagonal_apply<float>(const Backend&, int, Span<const float>, double,
+                                          Span<const double>, Span<double>);
+
+}  // namespace kryflow::kernels::block_relaxation::reference

@@ -1,0 +1,71 @@
+// Multicolor orderings: the coloring kernels on a matrix's (block) pattern and its transpose,
+// then the rows grouped by color, all on the matrix's backend.
+#include "kryflow/linalg/coloring.hpp"
+
+#include <algorithm>
+
+#include "kernels/coloring/coloring.hpp"
+#include "kernels/sparse_setup/sparse_setup.hpp"
+#include "kryflow/core/error.hpp"
+#include "src/preconditioners/block_view.hpp"
+
+namespace kryflow {
+
+namespace ss = kernels::sparse_setup;
+
+const char* to_string(ColoringAlgorithm algorithm) noexcept {
+  return algorithm == ColoringAlgorithm::greedy ? "greedy" : "jones_plassmann_luby";
+}
+
+ColoringAlgorithm parse_coloring_algorithm(const std::string& name) {
+  if (name == "greedy") return ColoringAlgorithm::greedy;
+  if (name == "jones_plassmann_luby") return ColoringAlgorithm::jones_plassmann_luby;
+  throw ConfigError("coloring", "unknown choice '" + name + "' (valid: greedy, jones_plassmann_luby)");
+}
+
+std::string MulticolorOrdering::summary() const {
+  if (num_colors == 0) return "0 colors";
+  index_t smallest = color_size(0);
+  index_t largest = smallest;
+  for (index_t c = 1; c < num_colors; ++c) {
+    smallest = std::min(smallest, color_size(c));
+    largest = std::max(largest, color_size(c));
+  }
+  return std::to_string(num_colors) + (num_colors == 1 ? " color" : " colors") + ", sizes " +
+         std::to_string(smallest) + ".." + std::to_string(largest);
+}
+
+MulticolorOrdering color_matrix(const LinearOperator& A, ColoringAlgorithm algorithm,
+                                std::uint64_t seed) {
+  const detail::BlockMatrix m = detail::block_matrix_of(A, "color_matrix");
+  const Backend& backend = A.backend();
+  const index_t n = m.num_block_rows;
+  const ss::PatternView g = m.pattern();
+  // The transpose, unless the pattern is symmetric (then g serves as its own).
+  Array<index_t> t_row_ptr, t_col_idx;
+  ss::PatternView gt = g;
+  if (n > 0 && !ss::pattern_symmetric(backend, g)) {
+    Array<index_t> counts(backend, static_cast<std::size_t>(n));
+    ss::transpose_count(backend, g, counts.span());
+    t_row_ptr = Array<index_t>(backend, static_cast<std::size_t>(n) + 1);
+    ss::exclusive_scan(backend, counts.span(), t_row_ptr.span());
+    t_col_idx = Array<index_t>(backend, static_cast<std::size_t>(m.num_blocks));
+    Array<index_t> source(backend, static_cast<std::size_t>(m.num_blocks));
+    ss::transpose_fill(backend, g, t_row_ptr.span().data(), t_col_idx.span().data(),
+                       source.span().data());
+    gt = {n, n, t_row_ptr.span().data(), t_col_idx.span().data()};
+  }
+  Array<index_t> colors(backend, static_cast<std::size_t>(n));
+  MulticolorOrdering ordering;
+  ordering.num_colors = algorithm == ColoringAlgorithm::greedy
+                            ? kernels::coloring::greedy_coloring(backend, g, gt, colors.span())
+                            : kernels::coloring::jpl_coloring(backend, g, gt, seed, colors.span());
+  Array<index_t> offsets(backend, static_cast<std::size_t>(ordering.num_colors) + 1);
+  ordering.rows = Array<index_t>(backend, static_cast<std::size_t>(n));
+  kernels::coloring::group_by_color(backend, colors.span(), ordering.num_colors, offsets.span(),
+                                    ordering.rows.span());
+  ordering.color_offsets = offsets.to_host();
+  return ordering;
+}
+
+}  // namespace kryflow

@@ -1,0 +1,351 @@
+// Block relaxation (kernels/block_relaxation and its public users BlockJacobiPreconditioner and
+// MulticolorGaussSeidel) on the backend under test against the reference backend, on random
+// block matrices (B = 1..8, odd sizes, block rows holding only their diagonal block, one long
+// block row that takes a color of its own), both value precisions and both inverse precisions;
+// and against the definitions: D_I D_I^-1 = I, a valid grouping by color, one color = block
+// Jacobi, n colors = sequential Gauss-Seidel in the coloring's order, singular blocks reported
+// with their block row; solvers by the true residual computed on the host.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernels/coloring/coloring.hpp"
+#include "kryflow/core/error.hpp"
+#include "kryflow/linalg/bsr_matrix.hpp"
+#include "kryflow/linalg/coloring.hpp"
+#include "kryflow/linalg/csr_matrix.hpp"
+#include "kryflow/linalg/generators.hpp"
+#include "kryflow/preconditioners/block_jacobi.hpp"
+#include "kryflow/preconditioners/multicolor_gauss_seidel.hpp"
+#include "kryflow/solvers/krylov_solver.hpp"
+#include "test_support.hpp"
+
+namespace kryflow {
+namespace {
+
+constexpr Precision kPrecisions[] = {Precision::float64, Precision::float32};
+
+/// The sweep kernels to run on the backend under test: both cuda kernels, else the one kernel.
+std::vector<SweepKernel> kernels_under_test() {
+#ifdef KRYFLOW_TEST_BACKEND_IS_CUDA
+  return {SweepKernel::coefficient, SweepKernel::warp};
+#else
+  return {SweepKernel::automatic};
+#endif
+}
+
+/// A random nonsymmetric block matrix of nb block rows: the scalar pattern of random_sparse
+/// (empty rows, a long row) plus the diagonal and a full block row nb / 2, made into B x B random blocks, strictly
+/// diagonally dominant (kronecker_block), so every diagonal block is nonsingular.
+CooMatrix random_block_system(index_t nb, int B, std::uint64_t seed) {
+  CooMatrix pattern = test::random_sparse(nb, nb, 6, true, seed);
+  for (index_t i = 0; i < nb; ++i) pattern.push_back(i, i, 1.0);
+  for (index_t j = 0; j < nb; ++j) pattern.push_back(nb / 2, j, 1.0);  // a color of its own
+  return kronecker_block(pattern, B, seed + 1, false);
+}
+
+std::unique_ptr<LinearOperator> as_operator(const CooMatrix& coo, int B, Precision precision,
+                                            const Backend& backend) {
+  CsrMatrix csr = CsrMatrix::from_coo(backend, coo).with_precision(precision);
+  if (B == 1) return std::make_unique<CsrMatrix>(std::move(csr));
+  return std::make_unique<BsrMatrix>(BsrMatrix::from_csr(csr, B, precision));
+}
+
+TEST(BlockRelaxation, GroupByColorIsAStableGroupingOfEveryVertex) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  std::mt19937_64 rng(seed);
+  const index_t n = 1001;
+  const index_t num_colors = 7;
+  std::vector<index_t> colors(static_cast<std::size_t>(n));
+  for (auto& c : colors) c = static_cast<index_t>(rng() % (num_colors - 1));  // color 6 empty
+  const Array<index_t> device_colors = Array<index_t>::from_host(backend, colors);
+  Array<index_t> offsets(backend, num_colors + 1);
+  Array<index_t> rows(backend, static_cast<std::size_t>(n));
+  kernels::coloring::group_by_color(backend, device_colors.span(), num_colors, offsets.span(),
+                                    rows.span());
+  const std::vector<index_t> o = offsets.to_host();
+  const std::vector<index_t> r = rows.to_host();
+  ASSERT_EQ(o.front(), 0);
+  ASSERT_EQ(o.back(), n);
+  EXPECT_EQ(o[6], o[7]);
+  for (index_t c = 0; c < num_colors; ++c) {
+    for (index_t q = o[c]; q < o[c + 1]; ++q) {
+      EXPECT_EQ(colors[r[q]], c);
+      if (q > o[c]) EXPECT_LT(r[q - 1], r[q]);
+    }
+  }
+}
+
+TEST(BlockRelaxation, ColoringOfABlockMatrixIsValidAndEqualOnEveryBackend) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  const CooMatrix coo = random_block_system(203, 3, seed);
+  const auto A = as_operator(coo, 3, Precision::float64, backend);
+  const auto R = as_operator(coo, 3, Precision::float64, Backend::reference());
+  for (const auto algorithm :
+       {ColoringAlgorithm::greedy, ColoringAlgorithm::jones_plassmann_luby}) {
+    const MulticolorOrdering mine = color_matrix(*A, algorithm, seed);
+    const MulticolorOrdering oracle = color_matrix(*R, algorithm, seed);
+    EXPECT_EQ(mine.color_offsets, oracle.color_offsets);
+    EXPECT_EQ(mine.rows.to_host(), oracle.rows.to_host());
+    // Valid: no stored block couples two block rows of one color.
+    std::vector<index_t> color(203);
+    const std::vector<index_t> rows = mine.rows.to_host();
+    for (index_t c = 0; c < mine.num_colors; ++c) {
+      for (index_t q = mine.color_offsets[c]; q < mine.color_offsets[c + 1]; ++q) {
+        color[rows[q]] = c;
+      }
+    }
+    for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+      const index_t I = coo.row_idx[k] / 3;
+      const index_t J = coo.col_idx[k] / 3;
+      if (I != J) EXPECT_NE(color[I], color[J]) << "blocks " << I << ", " << J;
+    }
+    // The long block row is adjacent to every other one: a color of its own.
+    index_t singletons = 0;
+    for (index_t c = 0; c < mine.num_colors; ++c) singletons += mine.color_size(c) == 1 ? 1 : 0;
+    EXPECT_GE(singletons, 1);
+  }
+}
+
+/// x after `sweeps` symmetric sweeps from a random x, with the given parameters.
+std::vector<double> relaxed(const LinearOperator& A, MulticolorGaussSeidel::Parameters p,
+                            const std::vector<double>& b, const std::vector<double>& x0) {
+  MulticolorGaussSeidel sgs(p);
+  sgs.setup(A);
+  Vector x = Vector::from_host(A.backend(), x0);
+  sgs.relax(Vector::from_host(A.backend(), b), x, false);
+  return x.to_host();
+}
+
+TEST(BlockRelaxation, SweepsAndBlockJacobiMatchTheReference) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  for (int B = 1; B <= 8; ++B) {
+    const index_t nb = 97 + 2 * B;
+    const CooMatrix coo = random_block_system(nb, B, seed + B);
+    const std::vector<double> b = test::random_vector(coo.num_rows, seed + 100 + B);
+    const std::vector<double> x0 = test::random_vector(coo.num_rows, seed + 200 + B);
+    for (const Precision values : kPrecisions) {
+      const auto A = as_operator(coo, B, values, backend);
+      const auto R = as_operator(coo, B, values, Backend::reference());
+      for (const Precision inverse : kPrecisions) {
+        SCOPED_TRACE("B " + std::to_string(B) + ", values " + std::string(to_string(values)) +
+                     ", inverses " + std::string(to_string(inverse)));
+        // Block Jacobi: the same formulas in the same order (tolerance 0 up to the last bit).
+        BlockJacobiPreconditioner::Parameters bj;
+        bj.omega = 0.9;
+        bj.inverse_precision = inverse;
+        BlockJacobiPreconditioner mine(bj), oracle(bj);
+        mine.setup(*A);
+        oracle.setup(*R);
+        Vector z(backend, b.size()), zr(Backend::reference(), b.size());
+        mine.apply(Vector::from_host(backend, b), z);
+        oracle.apply(Vector::from_host(Backend::reference(), b), zr);
+        EXPECT_LE(test::relative_max_difference(z.to_host(), zr.to_host()), 1e-15);
+        // Two symmetric sweeps, damped, from a random x.
+        MulticolorGaussSeidel::Parameters p;
+        p.sweeps = 2;
+        p.omega = 0.8;
+        p.coloring = ColoringAlgorithm::jones_plassmann_luby;
+        p.seed = seed;
+        p.inverse_precision = inverse;
+        const std::vector<double> expected = relaxed(*R, p, b, x0);
+        for (const SweepKernel kernel : kernels_under_test()) {
+          SCOPED_TRACE(std::string("kernel ") + to_string(kernel));
+          p.kernel = kernel;
+          const std::vector<double> x = relaxed(*A, p, b, x0);
+          // The coefficient kernel and the host backends keep the reference's order; the warp
+          // kernel adds the row's terms in a tree: a few ulps of the row's largest term.
+          const double tolerance = kernel == SweepKernel::warp ? 1e-12 : 1e-15;
+          EXPECT_LE(test::relative_max_difference(x, expected), tolerance);
+        }
+      }
+    }
+  }
+}
+
+TEST(BlockRelaxation, InverseBlocksInvertTheDiagonalBlocks) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  const int B = 5;
+  const CooMatrix coo = random_block_system(31, B, seed);
+  const auto A = as_operator(coo, B, Precision::float64, backend);
+  BlockJacobiPreconditioner bj;
+  bj.setup(*A);
+  // z = D^-1 r on unit vectors e_k gives the columns of D^-1; D (from the triplets) times them
+  // must give e_k.
+  std::vector<std::vector<double>> D(coo.num_rows, std::vector<double>(B, 0.0));
+  for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+    if (coo.row_idx[k] / B == coo.col_idx[k] / B) D[coo.row_idx[k]][coo.col_idx[k] % B] =
+        coo.values[k];
+  }
+  for (int c = 0; c < B; ++c) {
+    std::vector<double> e(coo.num_rows, 0.0);
+    for (index_t I = 0; I < 31; ++I) e[I * B + c] = 1.0;
+    Vector z(backend, e.size());
+    bj.apply(Vector::from_host(backend, e), z);
+    const std::vector<double> col = z.to_host();
+    for (index_t i = 0; i < coo.num_rows; ++i) {
+      double s = 0.0;
+      const index_t I = i / B;
+      for (int j = 0; j < B; ++j) s += D[i][j] * col[I * B + j];
+      EXPECT_NEAR(s, i % B == c ? 1.0 : 0.0, 1e-13) << "row " << i << ", column " << c;
+    }
+  }
+}
+
+TEST(BlockRelaxation, SingularOrMissingDiagonalBlocksNameTheirBlockRow) {
+  const Backend backend = test::backend_under_test();
+  const int B = 4;
+  CooMatrix coo = random_block_system(9, B, 7);
+  // Block row 4 (0-based 3): make its diagonal block's last two rows equal.
+  std::vector<double> row2(B, 0.0);
+  for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+    if (coo.row_idx[k] == 3 * B + 2 && coo.col_idx[k] / B == 3) row2[coo.col_idx[k] % B] =
+        coo.values[k];
+  }
+  for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+    if (coo.row_idx[k] == 3 * B + 3 && coo.col_idx[k] / B == 3) coo.values[k] =
+        row2[coo.col_idx[k] % B];
+  }
+  const auto A = as_operator(coo, B, Precision::float64, backend);
+  BlockJacobiPreconditioner bj;
+  try {
+    bj.setup(*A);
+    FAIL() << "a singular diagonal block was accepted";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("block row 4 "), std::string::npos) << e.what();
+  }
+  MulticolorGaussSeidelPreconditioner sgs;
+  EXPECT_THROW(sgs.setup(*A), InvalidInput);
+  // No diagonal block at all in block row 2 (0-based 1): a 2 x 2 block pattern [0 X; X X].
+  CooMatrix hole;
+  hole.num_rows = hole.num_cols = 2 * B;
+  for (index_t i = 0; i < 2 * B; ++i) {
+    for (index_t j = 0; j < 2 * B; ++j) {
+      if (i / B == 1 && j / B == 1) continue;
+      hole.push_back(i, j, i == j ? 10.0 : 1.0 + 0.01 * (i + j));
+    }
+  }
+  const auto H = as_operator(hole, B, Precision::float64, backend);
+  try {
+    bj.setup(*H);
+    FAIL() << "a missing diagonal block was accepted";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("block row 2 "), std::string::npos) << e.what();
+  }
+}
+
+TEST(BlockRelaxation, OneColorIsBlockJacobiAndNColorsAreSequentialGaussSeidel) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  // A block diagonal matrix has one color: a forward sweep from 0 is block Jacobi.
+  const int B = 3;
+  CooMatrix diagonal_pattern;
+  diagonal_pattern.num_rows = diagonal_pattern.num_cols = 41;
+  for (index_t i = 0; i < 41; ++i) diagonal_pattern.push_back(i, i, 1.0);
+  const CooMatrix block_diagonal = kronecker_block(diagonal_pattern, B, seed, false);
+  const auto D = as_operator(block_diagonal, B, Precision::float64, backend);
+  const std::vector<double> b = test::random_vector(41 * B, seed);
+  MulticolorGaussSeidel::Parameters p;
+  p.symmetric = false;
+  MulticolorGaussSeidel sweeps(p);
+  sweeps.setup(*D);
+  EXPECT_EQ(sweeps.ordering().num_colors, 1);
+  Vector x(backend, b.size());
+  sweeps.relax(Vector::from_host(backend, b), x, true);
+  BlockJacobiPreconditioner bj;
+  bj.setup(*D);
+  Vector z(backend, b.size());
+  bj.apply(Vector::from_host(backend, b), z);
+  EXPECT_EQ(x.to_host(), z.to_host());
+
+  // A dense 11 x 11 matrix: greedy gives row i color i, so a forward sweep is Gauss-Seidel in
+  // row order, computed here on the host from the triplets.
+  const index_t n = 11;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> off(-1.0, 1.0);
+  std::vector<std::vector<double>> a(n, std::vector<double>(n));
+  CooMatrix dense;
+  dense.num_rows = dense.num_cols = n;
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t j = 0; j < n; ++j) {
+      a[i][j] = i == j ? 12.0 + off(rng) : off(rng);
+      dense.push_back(i, j, a[i][j]);
+    }
+  }
+  const auto A = as_operator(dense, 1, Precision::float64, backend);
+  p.coloring = ColoringAlgorithm::greedy;
+  MulticolorGaussSeidel gs(p);
+  gs.setup(*A);
+  EXPECT_EQ(gs.ordering().num_colors, n);
+  const std::vector<double> rhs = test::random_vector(n, seed + 1);
+  std::vector<double> expected = test::random_vector(n, seed + 2);
+  Vector y = Vector::from_host(backend, expected);
+  gs.forward(Vector::from_host(backend, rhs), y);
+  for (index_t i = 0; i < n; ++i) {
+    double s = rhs[i];
+    for (index_t j = 0; j < n; ++j) {
+      if (j != i) s -= a[i][j] * expected[j];
+    }
+    expected[i] = s / a[i][i];
+  }
+  EXPECT_LE(test::relative_max_difference(y.to_host(), expected), 1e-14);
+}
+
+TEST(BlockRelaxation, KrylovSolversWithBlockPreconditionersReachTheTrueResidual) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  const int B = 4;
+  const CooMatrix coo = kronecker_block(poisson3d(9), B, seed, false);
+  const std::vector<double> b = test::random_vector(coo.num_rows, seed);
+  StopCriteria criteria;
+  criteria.relative_tolerance = 1e-9;
+  criteria.max_iterations = 500;
+  for (const Precision values : kPrecisions) {
+    const auto A = as_operator(coo, B, values, backend);
+    const auto solve = [&](KrylovSolver& solver, Preconditioner& M, const char* what) {
+      SCOPED_TRACE(std::string(what) + ", values " + std::string(to_string(values)));
+      M.setup(*A);
+      Vector x = Vector::constant(backend, b.size(), 0.0);
+      const SolveReport report = solver.solve(*A, M, Vector::from_host(backend, b), x);
+      EXPECT_EQ(report.status, SolveStatus::converged) << report.reason;
+      // float32 values solve a perturbed system: the true residual of the stored one (A's
+      // values rounded to float) is what the solver reduced; against the double triplets
+      // it stays near the float rounding.
+      const double bound = values == Precision::float64 ? 2e-9 : 1e-6;
+      EXPECT_LE(test::true_relative_residual(coo, x.to_host(), b), bound);
+      return report.iterations;
+    };
+    MulticolorGaussSeidel::Parameters p;
+    MulticolorGaussSeidelPreconditioner sgs(p);
+    Bicgstab bicgstab(criteria);
+    const int sgs_iterations = solve(bicgstab, sgs, "bicgstab + sgs");
+    Gmres gmres(criteria, 30, false);
+    solve(gmres, sgs, "gmres + sgs");
+    p.inverse_precision = Precision::float32;
+    p.sweeps = 2;
+    MulticolorGaussSeidelPreconditioner sgs32(p);
+    Gmres fgmres(criteria, 30, true);
+    solve(fgmres, sgs32, "fgmres + 2 sgs sweeps, float inverses");
+    BlockJacobiPreconditioner bj;
+    const int bj_iterations = solve(bicgstab, bj, "bicgstab + block jacobi");
+    EXPECT_LT(sgs_iterations, bj_iterations);
+  }
+}
+
+}  // namespace
+}  // namespace kryflow
