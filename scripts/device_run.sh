@@ -5,8 +5,8 @@
 #   scripts/device_run.sh [results-dir]
 #
 # Environment: KRYFLOW_DATA_DIR (matrix corpus; default .data if present, else ../shared/data);
-# KRYFLOW_STEPS, the steps to run (default "tests krylov amg cli session bench formats sem";
-# amg_corpus: the SPD corpus part of amg alone);
+# KRYFLOW_STEPS, the steps to run (default "tests krylov amg relaxation cli session bench formats
+# sem"; amg_corpus: the SPD corpus part of amg alone);
 # KRYFLOW_AMG_PROBLEMS, the amg step's problems (default p7:100,p7:200,p7:300,p27:200).
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
 # .deps/root and used when the system lacks them.
@@ -49,7 +49,7 @@ say "== build"
 cmake -S "$root" -B "$build" "${generator[@]}" "${cmake_args[@]}" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1 || { grep -E "error|Error" "$log" | head -40; exit 1; }
 
-steps=" ${KRYFLOW_STEPS:-tests krylov amg cli session bench formats sem} "
+steps=" ${KRYFLOW_STEPS:-tests krylov amg relaxation cli session bench formats sem} "
 want() { [[ $steps == *" $1 "* ]]; }
 test_summary="(tests not run)"
 
@@ -115,6 +115,50 @@ cat "$amg_corpus" | tee -a "$log"
 fi
 
 m=$KRYFLOW_DATA_DIR/matrices
+block_table=$results/block_presets.txt
+if want relaxation; then
+say "== multicolor Gauss-Seidel sweeps (kryflow_bench_relaxation): both cuda kernels per block size, against the copy bandwidth"
+"$build/bench/kryflow_bench_relaxation" --backend cuda --data-dir "$KRYFLOW_DATA_DIR" \
+  --json "$results/bench_relaxation.json" 2>&1 | tee "$results/relaxation_table.txt" | tail -30
+say "== block and nonsymmetric corpus: every block preset to 1e-8 with the file's b (kryflow solve, BSR-4, one cold process each)"
+echo "| matrix | preset | backend | iterations | status | true residual | setup s | solve s | setup + solve s |" >"$block_table"
+echo "|---|---|---|---|---|---|---|---|---|" >>"$block_table"
+block_solve() {  # name label backend args...
+  local name=$1 label=$2 backend=$3; shift 3
+  "$kryflow" solve --backend "$backend" --report json --format bsr --block-size 4 -p solver.relative_tolerance=1e-8 \
+    -p solver.max_iterations=20000 -p solver.stagnation_window=5000 --copy-bytes 0 "$@" \
+    >"$results/block_${name}_${label}_${backend}.json" 2>>"$log"
+  python3 - "$name" "$label" "$backend" "$results/block_${name}_${label}_${backend}.json" >>"$block_table" <<'PY'
+import json, sys
+name, label, backend, path = sys.argv[1:5]
+try:
+    r = json.load(open(path))
+    print(f"| {name} | {label} | {backend} | {r['iterations']} | {r['status']} | {r['true_relative_residual']:.2e} | "
+          f"{r['setup_seconds']:.4f} | {r['solve_seconds']:.4f} | {r['setup_seconds'] + r['solve_seconds']:.4f} |")
+except Exception as e:
+    print(f"| {name} | {label} | {backend} | (no JSON report: {e}) | | | | | |")
+PY
+}
+for f in fvens/2dcyl1/2dcyl1 petsc_ex19/ex19_cavity_33 petsc_ex19/ex19_cavity_129 petsc_ex19/ex19_cavity_257; do
+  name=$(basename $f)
+  for preset in bicgstab_jacobi bicgstab_block_jacobi bicgstab_mcsgs; do
+    block_solve "$name" $preset cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset $preset
+  done
+  block_solve "$name" mcsgs_float32_inverse cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_mcsgs \
+    -p solver.preconditioner.inverse_precision=float32
+  block_solve "$name" mcsgs_2_sweeps cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_mcsgs \
+    -p solver.preconditioner.sweeps=2
+  # Sequential (natural order) block SGS against the multicolor one: the iteration cost of the
+  # coloring (host backend: one color per block row).
+  if [[ $name != ex19_cavity_257 ]]; then
+    block_solve "$name" sgs_natural_order cpu -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_mcsgs \
+      -p solver.preconditioner.coloring=natural
+    block_solve "$name" bicgstab_mcsgs cpu -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_mcsgs
+  fi
+done
+cat "$block_table" | tee -a "$log"
+fi
+
 cli_table=$results/cli_table.txt
 : >"$cli_table"
 if want cli; then
@@ -166,7 +210,7 @@ say "== benchmarks"
 for b in "$build"/bench/kryflow_bench_*; do
   [[ -x $b ]] || continue
   name=$(basename "$b")
-  [[ $name == kryflow_bench_sem* || $name == kryflow_bench_krylov || $name == kryflow_bench_amg ]] \
+  [[ $name == kryflow_bench_sem* || $name == kryflow_bench_krylov || $name == kryflow_bench_amg || $name == kryflow_bench_relaxation ]] \
     && continue  # own steps
   extra=()
   [[ $name == kryflow_bench_spmv ]] && extra=(--tiles "${KRYFLOW_SPMV_TILES:-auto,1024,2048,4096}")
@@ -243,8 +287,10 @@ for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && 
 [[ -s $results/amg_corpus.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda, one cold process each)"; cat "$results/amg_corpus.txt"; }
 [[ -s $results/amg_corpus_warm.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda, warm)"; grep -E "^(ex10hs|openfoam|  )" "$results/amg_corpus_warm.txt"; }
 [[ -s $sem_table ]] && { echo "-- PCG on the spectral-element meshes, p = 7 (cuda)"; cat "$sem_table"; }
+[[ -s $results/relaxation_table.txt ]] && { echo "-- multicolor SGS sweeps (cuda)"; sed -n '/^multicolor SGS/,$p' "$results/relaxation_table.txt"; }
+[[ -s $block_table ]] && { echo "-- block presets on the block corpus"; cat "$block_table"; }
 
 # Few files come back from some machines: bundle the per-run outputs.
-tar -czf "$results/details.tar.gz" -C "$results" $(cd "$results" && ls cli_*.json sem_*.json amg_corpus_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt 2>/dev/null) \
-  && (cd "$results" && rm -f cli_*.json sem_*.json amg_corpus_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt)
+tar -czf "$results/details.tar.gz" -C "$results" $(cd "$results" && ls cli_*.json sem_*.json amg_corpus_*.json block_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt 2>/dev/null) \
+  && (cd "$results" && rm -f cli_*.json sem_*.json amg_corpus_*.json block_*.json ctest.txt device_log.txt cli_table.txt cli_session.txt)
 

@@ -91,15 +91,15 @@ void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant 
                       Span<const W> inverse, ColorRows color, double omega, Span<const double> b,
                       Span<double> x);
 
-#define KRYFLOW_BLOCK_RELAXATION_DECLARATIONS                                                  \
-  template <class V, class W>                                                                  \
+#define KRYFLOW_BLOCK_RELAXATION_DECLARATIONS                                                   \
+  template <class V, class W>                                                                   \
   index_t invert_diagonal_blocks(const Backend& backend, const BsrView<V>& a, Span<W> inverse); \
-  template <class W>                                                                           \
-  void block_diagonal_apply(const Backend& backend, int block_size, Span<const W> inverse,     \
-                            double omega, Span<const double> r, Span<double> z);               \
-  template <class V, class W>                                                                  \
-  void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant variant,     \
-                        Span<const W> inverse, ColorRows color, double omega,                  \
+  template <class W>                                                                            \
+  void block_diagonal_apply(const Backend& backend, int block_size, Span<const W> inverse,      \
+                            double omega, Span<const double> r, Span<double> z);                \
+  template <class V, class W>                                                                   \
+  void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant variant,      \
+                        Span<const W> inverse, ColorRows color, double omega,                   \
                         Span<const double> b, Span<double> x);
 
 // Per backend (the host backends ignore the variant), instantiated for V, W in {double, float}.

@@ -51,18 +51,17 @@ void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant,
     // Work: the color's share of the stored coefficients, estimated from the average row.
     const std::int64_t per_row =
         a.num_block_rows > 0 ? std::max<std::int64_t>(1, a.num_blocks / a.num_block_rows) : 1;
-    parallel::for_each(backend, std::int64_t{color.count} * per_row * kB * kB, color.count,
-                       [&](std::int64_t q) {
-                         sweep_block_row<kB>(a, inverse.data(), color.rows[q], omega, b.data(),
-                                             x.data());
-                       });
+    parallel::for_each(
+        backend, std::int64_t{color.count} * per_row * kB * kB, color.count, [&](std::int64_t q) {
+          sweep_block_row<kB>(a, inverse.data(), color.rows[q], omega, b.data(), x.data());
+        });
   });
 }
 
-#define KRYFLOW_INSTANTIATE(V, W)                                                                 \
-  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>);      \
-  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,           \
-                                       Span<const W>, ColorRows, double, Span<const double>,      \
+#define KRYFLOW_INSTANTIATE(V, W)                                                            \
+  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>); \
+  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,      \
+                                       Span<const W>, ColorRows, double, Span<const double>, \
                                        Span<double>);
 KRYFLOW_INSTANTIATE(double, double)
 KRYFLOW_INSTANTIATE(double, float)

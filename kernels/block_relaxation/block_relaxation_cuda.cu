@@ -227,8 +227,8 @@ index_t invert_diagonal_blocks(const Backend& backend, const BsrView<V>& a, Span
   if (a.num_block_rows == 0) return -1;
   Context& context = *backend.cuda_context();
   DeviceScratch first_bad(context, sizeof(long long));
-  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(first_bad.as<long long>(), 0, sizeof(long long),
-                                     context.stream));
+  KRYFLOW_CUDA_CHECK(
+      cudaMemsetAsync(first_bad.as<long long>(), 0, sizeof(long long), context.stream));
   KRYFLOW_CUDA_CHECK(
       cudaMemsetAsync(first_bad.as<unsigned int>(), 0xFF, sizeof(unsigned int), context.stream));
   with_block_size(a.block_size, "block_relaxation::invert_diagonal_blocks", [&](auto bs) {
@@ -272,18 +272,18 @@ void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant 
           a, color, inverse.data(), omega, b.data(), x.data());
     } else {
       const size_type threads = static_cast<size_type>(color.count) * lanes_per_row<kB>();
-      warp_sweep_kernel<kB><<<blocks_for(threads, kThreads, LLONG_MAX), kThreads, 0,
-                              context.stream>>>(a, color, inverse.data(), omega, b.data(),
-                                                x.data());
+      warp_sweep_kernel<kB>
+          <<<blocks_for(threads, kThreads, LLONG_MAX), kThreads, 0, context.stream>>>(
+              a, color, inverse.data(), omega, b.data(), x.data());
     }
   });
   check_launch("block_relaxation::multicolor_sweep");
 }
 
-#define KRYFLOW_INSTANTIATE(V, W)                                                                 \
-  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>);      \
-  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,           \
-                                       Span<const W>, ColorRows, double, Span<const double>,      \
+#define KRYFLOW_INSTANTIATE(V, W)                                                            \
+  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>); \
+  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,      \
+                                       Span<const W>, ColorRows, double, Span<const double>, \
                                        Span<double>);
 KRYFLOW_INSTANTIATE(double, double)
 KRYFLOW_INSTANTIATE(double, float)

@@ -43,10 +43,10 @@ void multicolor_sweep(const Backend&, const BsrView<V>& a, SweepVariant, Span<co
   });
 }
 
-#define KRYFLOW_INSTANTIATE(V, W)                                                                 \
-  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>);      \
-  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,           \
-                                       Span<const W>, ColorRows, double, Span<const double>,      \
+#define KRYFLOW_INSTANTIATE(V, W)                                                            \
+  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>); \
+  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,      \
+                                       Span<const W>, ColorRows, double, Span<const double>, \
                                        Span<double>);
 KRYFLOW_INSTANTIATE(double, double)
 KRYFLOW_INSTANTIATE(double, float)

@@ -20,15 +20,24 @@ namespace kryflow::kernels::block_relaxation {
 template <class F>
 decltype(auto) with_block_size(int block_size, const char* who, F&& f) {
   switch (block_size) {
-    case 1: return f(std::integral_constant<int, 1>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    case 3: return f(std::integral_constant<int, 3>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 5: return f(std::integral_constant<int, 5>{});
-    case 6: return f(std::integral_constant<int, 6>{});
-    case 7: return f(std::integral_constant<int, 7>{});
-    case 8: return f(std::integral_constant<int, 8>{});
-    default: break;
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 3:
+      return f(std::integral_constant<int, 3>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 5:
+      return f(std::integral_constant<int, 5>{});
+    case 6:
+      return f(std::integral_constant<int, 6>{});
+    case 7:
+      return f(std::integral_constant<int, 7>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+    default:
+      break;
   }
   throw NotSupported(std::string(who) + ": block size " + std::to_string(block_size) +
                      " is outside 1.." + std::to_string(kMaxRelaxationBlockSize));
@@ -96,8 +105,7 @@ KRYFLOW_HOST_DEVICE bool invert_block(const V* block, W* inverse) {
 
 /// out = omega inverse v for one block row (sums over c in order from 0).
 template <int kB, class W>
-KRYFLOW_HOST_DEVICE void apply_block(const W* inverse, double omega, const double* v,
-                                     double* out) {
+KRYFLOW_HOST_DEVICE void apply_block(const W* inverse, double omega, const double* v, double* out) {
   for (int ii = 0; ii < kB; ++ii) {
     double s = 0.0;
     for (int c = 0; c < kB; ++c) s = s + static_cast<double>(inverse[ii * kB + c]) * v[c];

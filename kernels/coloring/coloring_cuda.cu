@@ -156,8 +156,8 @@ void group_by_color(const Backend& backend, Span<const index_t> colors, index_t 
   const auto n = static_cast<index_t>(colors.size());
   Context& context = context_of(backend);
   if (n == 0) {
-    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(offsets.data(), 0, offsets.size() * sizeof(index_t),
-                                       context.stream));
+    KRYFLOW_CUDA_CHECK(
+        cudaMemsetAsync(offsets.data(), 0, offsets.size() * sizeof(index_t), context.stream));
     return;
   }
   // The n x num_colors pattern with entry (i, colors[i]) per row; its transpose's rows list the

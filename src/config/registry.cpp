@@ -15,7 +15,9 @@
 #include "kryflow/config/parameters.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/multigrid/dense_solver.hpp"
+#include "kryflow/preconditioners/block_jacobi.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
+#include "kryflow/preconditioners/multicolor_gauss_seidel.hpp"
 #include "kryflow/solvers/richardson.hpp"
 
 #ifndef KRYFLOW_PRESET_DIR
@@ -138,6 +140,64 @@ struct JacobiParameters final : ComponentParameters {
   JacobiPreconditioner::Parameters values;
   void declare(ParameterVisitor& v) override {
     v.real("omega", values.omega, Range::greater_than(0), "damping factor: z = omega D^-1 r");
+  }
+};
+
+struct BlockJacobiParameters final : ComponentParameters {
+  BlockJacobiPreconditioner::Parameters values;
+  std::string inverse_precision = std::string(to_string(Precision::float64));
+  void declare(ParameterVisitor& v) override {
+    v.real("omega", values.omega, Range::greater_than(0),
+           "damping factor: z_I = omega D_I^-1 r_I");
+    v.choice("inverse_precision", inverse_precision, {"float64", "float32"},
+             "storage of the inverse diagonal blocks (products in double either way)");
+  }
+  BlockJacobiPreconditioner::Parameters build() const {
+    BlockJacobiPreconditioner::Parameters p = values;
+    p.inverse_precision = precision_from_string(inverse_precision);
+    return p;
+  }
+};
+
+/// multicolor_gauss_seidel: MulticolorGaussSeidel::Parameters, the enumerations as strings.
+struct MulticolorGaussSeidelParameters final : ComponentParameters {
+  MulticolorGaussSeidel::Parameters values;
+  std::string coloring = to_string(ColoringAlgorithm::jones_plassmann_luby);
+  std::string inverse_precision = std::string(to_string(Precision::float64));
+  std::string kernel = to_string(SweepKernel::automatic);
+  std::string direction = "symmetric";
+  int seed = 1;
+  void declare(ParameterVisitor& v) override {
+    v.integer("sweeps", values.sweeps, Range::at_least(1),
+              "sweeps per application (each forward then backward when symmetric)");
+    v.real("omega", values.omega, {0.0, false, 2.0, false},
+           "relaxation factor: x_I <- (1 - omega) x_I + omega D_I^-1 (b_I - sum_{J != I} A_IJ "
+           "x_J)");
+    v.choice("direction", direction, {"symmetric", "forward"},
+             "`symmetric`: forward then backward over the colors (symmetric Gauss-Seidel); "
+             "`forward`: forward only");
+    v.choice("coloring", coloring, {"jones_plassmann_luby", "greedy", "natural"},
+             "coloring of the block graph: `jones_plassmann_luby`, parallel on the matrix's "
+             "backend (deterministic for the seed); `greedy`, NOISEtte's sequential greedy "
+             "coloring in row order; `natural`, every block row its own color: sequential "
+             "block Gauss-Seidel in row order (one launch per block row on a device; for "
+             "comparisons)");
+    v.integer("seed", seed, Range::at_least(0), "seed of the Jones-Plassmann-Luby keys");
+    v.choice("inverse_precision", inverse_precision, {"float64", "float32"},
+             "storage of the inverse diagonal blocks (products in double either way)");
+    v.choice("kernel", kernel, {"automatic", "coefficient", "warp"},
+             "cuda kernel of a sweep: `coefficient` (one thread per block coefficient, "
+             "NOISEtte's), `warp` (one warp per block row), `automatic` (the faster measured "
+             "one for the block size)");
+  }
+  MulticolorGaussSeidel::Parameters build() const {
+    MulticolorGaussSeidel::Parameters p = values;
+    p.coloring = parse_coloring_algorithm(coloring);
+    p.inverse_precision = precision_from_string(inverse_precision);
+    p.kernel = parse_sweep_kernel(kernel);
+    p.seed = static_cast<std::uint64_t>(seed);
+    p.symmetric = direction == "symmetric";
+    return p;
   }
 };
 
@@ -352,6 +412,24 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
       entry<PreconditionerEntry, NoParameters>(
           "identity", "No preconditioning: z = r.",
           [](const NoParameters&) { return std::make_unique<IdentityPreconditioner>(); }),
+      entry<PreconditionerEntry, BlockJacobiParameters>(
+          "block_jacobi",
+          "Block Jacobi: z_I = omega D_I^-1 r_I with D_I the B x B diagonal blocks of a BSR "
+          "matrix (B <= 8; 1 x 1 for CSR), inverted once by LU with partial pivoting on A's "
+          "backend. Setup fails naming the first singular, missing or non-finite diagonal "
+          "block.",
+          [](const BlockJacobiParameters& p) {
+            return std::make_unique<BlockJacobiPreconditioner>(p.build());
+          }),
+      entry<PreconditionerEntry, MulticolorGaussSeidelParameters>(
+          "multicolor_gauss_seidel",
+          "Multicolor block Gauss-Seidel (NOISEtte's block SGS; Saad, sec. 12.4.1): the block "
+          "graph colored on A's backend, the diagonal blocks inverted, then `sweeps` forward "
+          "(and backward) sweeps from z = 0, color by color. For BiCGStab, GMRES and FGMRES "
+          "(not CG: M need not be positive definite). BSR (B <= 8) or CSR.",
+          [](const MulticolorGaussSeidelParameters& p) {
+            return std::make_unique<MulticolorGaussSeidelPreconditioner>(p.build());
+          }),
       entry<PreconditionerEntry, AmgParameters>(
           "amg",
           "Algebraic multigrid, classical (Stüben 2001; the Parallel Toolbox AMG of Liebmann "

@@ -3,6 +3,8 @@
 #include "kryflow/linalg/coloring.hpp"
 
 #include <algorithm>
+#include <numeric>
+#include <vector>
 
 #include "kernels/coloring/coloring.hpp"
 #include "kernels/sparse_setup/sparse_setup.hpp"
@@ -14,13 +16,23 @@ namespace kryflow {
 namespace ss = kernels::sparse_setup;
 
 const char* to_string(ColoringAlgorithm algorithm) noexcept {
-  return algorithm == ColoringAlgorithm::greedy ? "greedy" : "jones_plassmann_luby";
+  switch (algorithm) {
+    case ColoringAlgorithm::greedy:
+      return "greedy";
+    case ColoringAlgorithm::jones_plassmann_luby:
+      return "jones_plassmann_luby";
+    case ColoringAlgorithm::natural:
+      break;
+  }
+  return "natural";
 }
 
 ColoringAlgorithm parse_coloring_algorithm(const std::string& name) {
   if (name == "greedy") return ColoringAlgorithm::greedy;
   if (name == "jones_plassmann_luby") return ColoringAlgorithm::jones_plassmann_luby;
-  throw ConfigError("coloring", "unknown choice '" + name + "' (valid: greedy, jones_plassmann_luby)");
+  if (name == "natural") return ColoringAlgorithm::natural;
+  throw ConfigError("coloring",
+                    "unknown choice '" + name + "' (valid: greedy, jones_plassmann_luby, natural)");
 }
 
 std::string MulticolorOrdering::summary() const {
@@ -40,6 +52,16 @@ MulticolorOrdering color_matrix(const LinearOperator& A, ColoringAlgorithm algor
   const detail::BlockMatrix m = detail::block_matrix_of(A, "color_matrix");
   const Backend& backend = A.backend();
   const index_t n = m.num_block_rows;
+  MulticolorOrdering ordering;
+  if (algorithm == ColoringAlgorithm::natural) {
+    ordering.num_colors = n;
+    ordering.color_offsets.resize(static_cast<std::size_t>(n) + 1);
+    std::iota(ordering.color_offsets.begin(), ordering.color_offsets.end(), 0);
+    ordering.rows = Array<index_t>::from_host(
+        backend,
+        std::vector<index_t>(ordering.color_offsets.begin(), ordering.color_offsets.end() - 1));
+    return ordering;
+  }
   const ss::PatternView g = m.pattern();
   // The transpose, unless the pattern is symmetric (then g serves as its own).
   Array<index_t> t_row_ptr, t_col_idx;
@@ -56,7 +78,6 @@ MulticolorOrdering color_matrix(const LinearOperator& A, ColoringAlgorithm algor
     gt = {n, n, t_row_ptr.span().data(), t_col_idx.span().data()};
   }
   Array<index_t> colors(backend, static_cast<std::size_t>(n));
-  MulticolorOrdering ordering;
   ordering.num_colors = algorithm == ColoringAlgorithm::greedy
                             ? kernels::coloring::greedy_coloring(backend, g, gt, colors.span())
                             : kernels::coloring::jpl_coloring(backend, g, gt, seed, colors.span());

@@ -14,9 +14,12 @@ namespace br = kernels::block_relaxation;
 
 const char* to_string(SweepKernel kernel) noexcept {
   switch (kernel) {
-    case SweepKernel::coefficient: return "coefficient";
-    case SweepKernel::warp: return "warp";
-    case SweepKernel::automatic: break;
+    case SweepKernel::coefficient:
+      return "coefficient";
+    case SweepKernel::warp:
+      return "warp";
+    case SweepKernel::automatic:
+      break;
   }
   return "automatic";
 }
@@ -25,7 +28,8 @@ SweepKernel parse_sweep_kernel(const std::string& name) {
   if (name == "coefficient") return SweepKernel::coefficient;
   if (name == "warp") return SweepKernel::warp;
   if (name == "automatic") return SweepKernel::automatic;
-  throw ConfigError("kernel", "unknown choice '" + name + "' (valid: coefficient, warp, automatic)");
+  throw ConfigError("kernel",
+                    "unknown choice '" + name + "' (valid: coefficient, warp, automatic)");
 }
 
 struct MulticolorGaussSeidel::State {
@@ -45,8 +49,7 @@ MulticolorGaussSeidel::MulticolorGaussSeidel(Parameters parameters)
 
 MulticolorGaussSeidel::~MulticolorGaussSeidel() = default;
 MulticolorGaussSeidel::MulticolorGaussSeidel(MulticolorGaussSeidel&&) noexcept = default;
-MulticolorGaussSeidel& MulticolorGaussSeidel::operator=(MulticolorGaussSeidel&&) noexcept =
-    default;
+MulticolorGaussSeidel& MulticolorGaussSeidel::operator=(MulticolorGaussSeidel&&) noexcept = default;
 
 void MulticolorGaussSeidel::setup(const LinearOperator& A) {
   const detail::BlockMatrix m = detail::block_matrix_of(A, "multicolor_gauss_seidel");
@@ -71,7 +74,9 @@ void MulticolorGaussSeidel::update_values(const LinearOperator& A) {
   state_->float32_values = m.values32 != nullptr;
 }
 
-int MulticolorGaussSeidel::block_size() const noexcept { return state_->block_size; }
+int MulticolorGaussSeidel::block_size() const noexcept {
+  return state_->block_size;
+}
 
 SweepKernel MulticolorGaussSeidel::effective_kernel() const noexcept {
   if (parameters_.kernel != SweepKernel::automatic) return parameters_.kernel;
@@ -115,9 +120,13 @@ void MulticolorGaussSeidel::sweep(const Vector& b, Vector& x, bool forward) cons
   });
 }
 
-void MulticolorGaussSeidel::forward(const Vector& b, Vector& x) const { sweep(b, x, true); }
+void MulticolorGaussSeidel::forward(const Vector& b, Vector& x) const {
+  sweep(b, x, true);
+}
 
-void MulticolorGaussSeidel::backward(const Vector& b, Vector& x) const { sweep(b, x, false); }
+void MulticolorGaussSeidel::backward(const Vector& b, Vector& x) const {
+  sweep(b, x, false);
+}
 
 void MulticolorGaussSeidel::relax(const Vector& b, Vector& x, bool x_is_zero) const {
   if (x_is_zero) fill(x, 0.0);
@@ -130,8 +139,8 @@ void MulticolorGaussSeidel::relax(const Vector& b, Vector& x, bool x_is_zero) co
 std::string MulticolorGaussSeidel::summary() const {
   const std::string b = std::to_string(state_->block_size);
   return std::string("multicolor ") + (parameters_.symmetric ? "symmetric " : "") +
-         "Gauss-Seidel: " + ordering_.summary() + " (" + to_string(parameters_.coloring) +
-         "), " + b + " x " + b + " blocks, inverses in " +
+         "Gauss-Seidel: " + ordering_.summary() + " (" + to_string(parameters_.coloring) + "), " +
+         b + " x " + b + " blocks, inverses in " +
          std::string(to_string(parameters_.inverse_precision)) + ", " +
          std::to_string(parameters_.sweeps) + " sweep(s), omega " +
          std::to_string(parameters_.omega) + ", cuda kernel " + to_string(effective_kernel());

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/coloring/coloring.hpp"
+#include "kryflow/config/registry.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/linalg/bsr_matrix.hpp"
 #include "kryflow/linalg/coloring.hpp"
@@ -40,8 +41,8 @@ std::vector<SweepKernel> kernels_under_test() {
 }
 
 /// A random nonsymmetric block matrix of nb block rows: the scalar pattern of random_sparse
-/// (empty rows, a long row) plus the diagonal and a full block row nb / 2, made into B x B random blocks, strictly
-/// diagonally dominant (kronecker_block), so every diagonal block is nonsingular.
+/// (empty rows, a long row) plus the diagonal and a full block row nb / 2, made into B x B random
+/// blocks, strictly diagonally dominant (kronecker_block), so every diagonal block is nonsingular.
 CooMatrix random_block_system(index_t nb, int B, std::uint64_t seed) {
   CooMatrix pattern = test::random_sparse(nb, nb, 6, true, seed);
   for (index_t i = 0; i < nb; ++i) pattern.push_back(i, i, 1.0);
@@ -187,8 +188,8 @@ TEST(BlockRelaxation, InverseBlocksInvertTheDiagonalBlocks) {
   // must give e_k.
   std::vector<std::vector<double>> D(coo.num_rows, std::vector<double>(B, 0.0));
   for (std::size_t k = 0; k < coo.num_entries(); ++k) {
-    if (coo.row_idx[k] / B == coo.col_idx[k] / B) D[coo.row_idx[k]][coo.col_idx[k] % B] =
-        coo.values[k];
+    if (coo.row_idx[k] / B == coo.col_idx[k] / B)
+      D[coo.row_idx[k]][coo.col_idx[k] % B] = coo.values[k];
   }
   for (int c = 0; c < B; ++c) {
     std::vector<double> e(coo.num_rows, 0.0);
@@ -212,12 +213,12 @@ TEST(BlockRelaxation, SingularOrMissingDiagonalBlocksNameTheirBlockRow) {
   // Block row 4 (0-based 3): make its diagonal block's last two rows equal.
   std::vector<double> row2(B, 0.0);
   for (std::size_t k = 0; k < coo.num_entries(); ++k) {
-    if (coo.row_idx[k] == 3 * B + 2 && coo.col_idx[k] / B == 3) row2[coo.col_idx[k] % B] =
-        coo.values[k];
+    if (coo.row_idx[k] == 3 * B + 2 && coo.col_idx[k] / B == 3)
+      row2[coo.col_idx[k] % B] = coo.values[k];
   }
   for (std::size_t k = 0; k < coo.num_entries(); ++k) {
-    if (coo.row_idx[k] == 3 * B + 3 && coo.col_idx[k] / B == 3) coo.values[k] =
-        row2[coo.col_idx[k] % B];
+    if (coo.row_idx[k] == 3 * B + 3 && coo.col_idx[k] / B == 3)
+      coo.values[k] = row2[coo.col_idx[k] % B];
   }
   const auto A = as_operator(coo, B, Precision::float64, backend);
   BlockJacobiPreconditioner bj;
@@ -303,6 +304,14 @@ TEST(BlockRelaxation, OneColorIsBlockJacobiAndNColorsAreSequentialGaussSeidel) {
     expected[i] = s / a[i][i];
   }
   EXPECT_LE(test::relative_max_difference(y.to_host(), expected), 1e-14);
+  // The natural coloring (every row its own color, in order) is the same sweep.
+  p.coloring = ColoringAlgorithm::natural;
+  MulticolorGaussSeidel natural(p);
+  natural.setup(*A);
+  EXPECT_EQ(natural.ordering().num_colors, n);
+  Vector w = Vector::from_host(backend, test::random_vector(n, seed + 2));
+  natural.forward(Vector::from_host(backend, rhs), w);
+  EXPECT_LE(test::relative_max_difference(w.to_host(), expected), 1e-14);
 }
 
 TEST(BlockRelaxation, KrylovSolversWithBlockPreconditionersReachTheTrueResidual) {
@@ -344,6 +353,26 @@ TEST(BlockRelaxation, KrylovSolversWithBlockPreconditionersReachTheTrueResidual)
     BlockJacobiPreconditioner bj;
     const int bj_iterations = solve(bicgstab, bj, "bicgstab + block jacobi");
     EXPECT_LT(sgs_iterations, bj_iterations);
+  }
+}
+
+TEST(BlockRelaxation, BlockPresetsConvergeOnANonsymmetricBlockSystem) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  const int B = 5;
+  const CooMatrix coo = kronecker_block(poisson3d(8), B, seed, false);
+  const auto A = as_operator(coo, B, Precision::float64, backend);
+  const std::vector<double> b = test::random_vector(coo.num_rows, seed);
+  for (const char* preset : {"bicgstab_mcsgs", "bicgstab_block_jacobi"}) {
+    SCOPED_TRACE(preset);
+    config::SolverSetup setup = config::build_solver(config::load_preset(preset));
+    setup.preconditioner->setup(*A);
+    Vector x = Vector::constant(backend, b.size(), 0.0);
+    const SolveReport report =
+        setup.solver->solve(*A, *setup.preconditioner, Vector::from_host(backend, b), x);
+    EXPECT_EQ(report.status, SolveStatus::converged) << report.reason;
+    EXPECT_LE(test::true_relative_residual(coo, x.to_host(), b), 2e-8);
   }
 }
 

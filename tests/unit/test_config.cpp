@@ -313,11 +313,15 @@ TEST(ConfigPresets, EveryPresetInTheFolderLoadsAndBuilds) {
 
     // The name states the composition: <solver>[_<variant>]_<preconditioner>, or <solver> alone
     // for identity (gmres_left_jacobi: left-preconditioned gmres with jacobi); `sa` is the amg
-    // preconditioner with smoothed aggregation.
+    // preconditioner with smoothed aggregation, `mcsgs` multicolor symmetric Gauss-Seidel.
     const std::size_t underscore = name.find('_');
     const std::string solver = name.substr(0, underscore);
     std::string preconditioner =
         underscore == std::string::npos ? "identity" : name.substr(name.rfind('_') + 1);
+    // Two-word preconditioners and abbreviations: block_jacobi, mcsgs (multicolor symmetric
+    // Gauss-Seidel).
+    if (name.ends_with("_block_jacobi")) preconditioner = "block_jacobi";
+    if (preconditioner == "mcsgs") preconditioner = "multicolor_gauss_seidel";
     if (preconditioner == "sa") {
       preconditioner = "amg";
       EXPECT_EQ(setup.resolved["solver"]["preconditioner"]["coarsening"], "aggregation");

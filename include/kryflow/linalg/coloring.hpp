@@ -22,10 +22,13 @@ enum class ColoringAlgorithm {
   /// the smallest color they leave free. Parallel on the matrix's backend, one host wait per
   /// round; deterministic for a seed (the same colors on every backend).
   jones_plassmann_luby,
+  /// Every row its own color, in row order: a sweep over the colors is sequential Gauss-Seidel
+  /// in the natural order (n launches per sweep on a device). For comparisons and small systems.
+  natural,
 };
 
-/// "greedy" or "jones_plassmann_luby"; parse_coloring_algorithm throws ConfigError naming the
-/// valid choices for another name.
+/// "greedy", "jones_plassmann_luby" or "natural"; parse_coloring_algorithm throws ConfigError
+/// naming the valid choices for another name.
 const char* to_string(ColoringAlgorithm algorithm) noexcept;
 ColoringAlgorithm parse_coloring_algorithm(const std::string& name);
 
@@ -49,8 +52,8 @@ struct MulticolorOrdering {
 /// through its transpose (built on the backend). Throws NotSupported when A is neither a
 /// CsrMatrix nor a BsrMatrix, DimensionMismatch when it is not square; BackendError on device
 /// failures.
-MulticolorOrdering color_matrix(const LinearOperator& A,
-                                ColoringAlgorithm algorithm = ColoringAlgorithm::jones_plassmann_luby,
-                                std::uint64_t seed = 1);
+MulticolorOrdering color_matrix(
+    const LinearOperator& A, ColoringAlgorithm algorithm = ColoringAlgorithm::jones_plassmann_luby,
+    std::uint64_t seed = 1);
 
 }  // namespace kryflow

@@ -16,7 +16,7 @@ namespace kryflow {
 class BlockJacobiPreconditioner final : public Preconditioner {
  public:
   struct Parameters {
-    double omega = 1.0;                            ///< damping factor, > 0
+    double omega = 1.0;                                ///< damping factor, > 0
     Precision inverse_precision = Precision::float64;  ///< storage of D_I^-1
   };
   BlockJacobiPreconditioner() : BlockJacobiPreconditioner(Parameters{}) {}

@@ -41,8 +41,8 @@ SweepKernel parse_sweep_kernel(const std::string& name);
 class MulticolorGaussSeidel {
  public:
   struct Parameters {
-    int sweeps = 1;        ///< >= 1 (symmetric) sweeps per application
-    double omega = 1.0;    ///< relaxation factor, in (0, 2)
+    int sweeps = 1;         ///< >= 1 (symmetric) sweeps per application
+    double omega = 1.0;     ///< relaxation factor, in (0, 2)
     bool symmetric = true;  ///< forward then backward (SGS); false: forward only
     ColoringAlgorithm coloring = ColoringAlgorithm::jones_plassmann_luby;
     std::uint64_t seed = 1;  ///< of the Jones-Plassmann-Luby keys
