@@ -19,21 +19,52 @@ void block_diagonal_apply(const Backend& backend, int block_size, Span<const W> 
 
 template <class V, class W>
 void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant variant,
-                      Span<const W> inverse, ColorRows color, double omega, Span<const double> b,
+                      Span<const W> inverse, ColorRange color, double omega, Span<const double> b,
                       Span<double> x) {
   KRYFLOW_DISPATCH(block_relaxation, multicolor_sweep<V>, backend, a, variant, inverse, color,
                    omega, b, x);
 }
 
-#define KRYFLOW_INSTANTIATE(V, W)                                                            \
-  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>); \
-  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,      \
-                                       Span<const W>, ColorRows, double, Span<const double>, \
+void invert_permutation(const Backend& backend, Span<const index_t> order, Span<index_t> position) {
+  KRYFLOW_DISPATCH(block_relaxation, invert_permutation, backend, order, position);
+}
+
+template <class V>
+void permuted_row_lengths(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,
+                          Span<index_t> counts) {
+  KRYFLOW_DISPATCH(block_relaxation, permuted_row_lengths<V>, backend, a, order, counts);
+}
+
+template <class V>
+void permute_fill(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,
+                  Span<const index_t> position, const index_t* row_ptr, index_t* col_idx,
+                  V* values) {
+  KRYFLOW_DISPATCH(block_relaxation, permute_fill<V>, backend, a, order, position, row_ptr, col_idx,
+                   values);
+}
+
+void gather_blocks(const Backend& backend, int block_size, Span<const index_t> map,
+                   Span<const double> in, Span<double> out) {
+  KRYFLOW_DISPATCH(block_relaxation, gather_blocks, backend, block_size, map, in, out);
+}
+
+#define KRYFLOW_INSTANTIATE(V, W)                                                             \
+  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>);  \
+  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,       \
+                                       Span<const W>, ColorRange, double, Span<const double>, \
                                        Span<double>);
 KRYFLOW_INSTANTIATE(double, double)
 KRYFLOW_INSTANTIATE(double, float)
 KRYFLOW_INSTANTIATE(float, double)
 KRYFLOW_INSTANTIATE(float, float)
+#undef KRYFLOW_INSTANTIATE
+#define KRYFLOW_INSTANTIATE(V)                                                                  \
+  template void permuted_row_lengths<V>(const Backend&, const BsrView<V>&, Span<const index_t>, \
+                                        Span<index_t>);                                         \
+  template void permute_fill<V>(const Backend&, const BsrView<V>&, Span<const index_t>,         \
+                                Span<const index_t>, const index_t*, index_t*, V*);
+KRYFLOW_INSTANTIATE(double)
+KRYFLOW_INSTANTIATE(float)
 #undef KRYFLOW_INSTANTIATE
 template void block_diagonal_apply<double>(const Backend&, int, Span<const double>, double,
                                            Span<const double>, Span<double>);

@@ -14,7 +14,10 @@
 //
 // Multicolor Gauss-Seidel (Saad, Iterative Methods, 2nd ed., sec. 12.4: multicoloring; the
 // NOISEtte CFD code's block SGS of Gorobets et al.): the block rows of one color share no
-// entry, so one color is updated at once. For each block row I of the color,
+// entry, so one color is updated at once. As in NOISEtte the matrix is first reordered by color
+// (permute_fill: block row p of the copy is block row order[p] of A, its block columns renamed
+// by position = order^-1, kept in A's order within the row), so that a color is one contiguous
+// range of block rows and a sweep streams it like a product. For each block row I of the color,
 //   t_I = b_I - sum over the stored blocks k of row I with column J != I of A_k x_J
 //   x_I = (1 - omega) x_I + omega D_I^-1 t_I
 // reading only x entries of other colors. The reference adds the terms of scalar row ii of t
@@ -35,38 +38,42 @@ using bsr::BsrView;
 /// Block sizes of the relaxation kernels, each a compile-time constant.
 inline constexpr int kMaxRelaxationBlockSize = 8;
 
-/// The two cuda kernels of a multicolor sweep (the reference and cpu backends have one).
+/// The cuda kernels of a multicolor sweep (the reference and cpu backends have one).
 enum class SweepVariant {
-  /// The NOISEtte scheme: a team of 256 threads takes the color's block rows in groups of
-  /// 256 / B, one thread per block coefficient multiplies it by its x entry into shared memory,
-  /// then thread ii of each block row adds its row's products, and the team applies D_I^-1.
+  /// The NOISEtte scheme: a team of 256 threads takes R = 256 / B consecutive block rows of the
+  /// color; thread t loads coefficients t, t + 256, ... of their contiguous range, multiplies
+  /// each by its x entry into shared memory, then thread ii of each block row subtracts its
+  /// row's products from b in order, and the team applies D_I^-1.
   coefficient,
-  /// One warp per block row: lane l multiplies coefficients l, l + 32, ... of the row (one
-  /// contiguous range) and keeps B partial row sums, which shuffles add; lanes 0..B-1 apply
-  /// D_I^-1.
+  /// One warp per block row (16 lanes for B = 2, 8 for B = 1): lane l multiplies coefficients
+  /// l, l + 32, ... of the row and keeps B partial row sums, which shuffles add; lanes 0..B-1
+  /// apply D_I^-1.
   warp,
+  /// B threads per block row, thread ii walking row ii of each block (the BSR product's
+  /// block_row kernel), then the block row's t through shared memory for D_I^-1.
+  block_row,
 };
 
 /// The variant SweepKernel::automatic picks, indexed by block size B = 1..8 (index 0 unused),
 /// for values stored in double and in float. Edit after new measurements.
 inline constexpr SweepVariant kAutomaticSweepVariant[kMaxRelaxationBlockSize + 1] = {
-    SweepVariant::warp, SweepVariant::warp, SweepVariant::warp,
-    SweepVariant::warp, SweepVariant::warp, SweepVariant::warp,
-    SweepVariant::warp, SweepVariant::warp, SweepVariant::warp,
+    SweepVariant::block_row, SweepVariant::block_row, SweepVariant::block_row,
+    SweepVariant::block_row, SweepVariant::block_row, SweepVariant::block_row,
+    SweepVariant::block_row, SweepVariant::block_row, SweepVariant::block_row,
 };
 inline constexpr SweepVariant kAutomaticSweepVariantFloat32[kMaxRelaxationBlockSize + 1] = {
-    SweepVariant::warp, SweepVariant::warp, SweepVariant::warp,
-    SweepVariant::warp, SweepVariant::warp, SweepVariant::warp,
-    SweepVariant::warp, SweepVariant::warp, SweepVariant::warp,
+    SweepVariant::block_row, SweepVariant::block_row, SweepVariant::block_row,
+    SweepVariant::block_row, SweepVariant::block_row, SweepVariant::block_row,
+    SweepVariant::block_row, SweepVariant::block_row, SweepVariant::block_row,
 };
 constexpr SweepVariant automatic_sweep_variant(int block_size, bool float32_values) noexcept {
   const int b = block_size >= 1 && block_size <= kMaxRelaxationBlockSize ? block_size : 0;
   return float32_values ? kAutomaticSweepVariantFloat32[b] : kAutomaticSweepVariant[b];
 }
 
-/// The block rows of one color: rows[0 .. count) (block row indices, on the backend).
-struct ColorRows {
-  const index_t* rows = nullptr;
+/// The block rows of one color of a color-ordered matrix: first .. first + count - 1.
+struct ColorRange {
+  index_t first = 0;
   index_t count = 0;
 };
 
@@ -85,11 +92,29 @@ template <class W>
 void block_diagonal_apply(const Backend& backend, int block_size, Span<const W> inverse,
                           double omega, Span<const double> r, Span<double> z);
 
-/// The update of every block row of one color (file comment); nothing waits for the device.
+/// The update of every block row of one color (file comment) of a color-ordered matrix;
+/// nothing waits for the device.
 template <class V, class W>
 void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant variant,
-                      Span<const W> inverse, ColorRows color, double omega, Span<const double> b,
+                      Span<const W> inverse, ColorRange color, double omega, Span<const double> b,
                       Span<double> x);
+
+/// position[order[p]] = p (order a permutation of 0 .. n - 1).
+void invert_permutation(const Backend& backend, Span<const index_t> order, Span<index_t> position);
+/// counts[p] = stored blocks of block row order[p] of a (the row lengths of the reordered copy).
+template <class V>
+void permuted_row_lengths(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,
+                          Span<index_t> counts);
+/// The reordered copy: block row p of it holds the blocks of block row order[p] of a, in a's
+/// order, block column J renamed position[J], values copied (row_ptr from exclusive_scan of
+/// permuted_row_lengths).
+template <class V>
+void permute_fill(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,
+                  Span<const index_t> position, const index_t* row_ptr, index_t* col_idx,
+                  V* values);
+/// out[p B + i] = in[map[p] B + i] for every block row p < out.size() / B and i < B.
+void gather_blocks(const Backend& backend, int block_size, Span<const index_t> map,
+                   Span<const double> in, Span<double> out);
 
 #define KRYFLOW_BLOCK_RELAXATION_DECLARATIONS                                                   \
   template <class V, class W>                                                                   \
@@ -99,8 +124,19 @@ void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant 
                             double omega, Span<const double> r, Span<double> z);                \
   template <class V, class W>                                                                   \
   void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant variant,      \
-                        Span<const W> inverse, ColorRows color, double omega,                   \
-                        Span<const double> b, Span<double> x);
+                        Span<const W> inverse, ColorRange color, double omega,                  \
+                        Span<const double> b, Span<double> x);                                  \
+  void invert_permutation(const Backend& backend, Span<const index_t> order,                    \
+                          Span<index_t> position);                                              \
+  template <class V>                                                                            \
+  void permuted_row_lengths(const Backend& backend, const BsrView<V>& a,                        \
+                            Span<const index_t> order, Span<index_t> counts);                   \
+  template <class V>                                                                            \
+  void permute_fill(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,     \
+                    Span<const index_t> position, const index_t* row_ptr, index_t* col_idx,     \
+                    V* values);                                                                 \
+  void gather_blocks(const Backend& backend, int block_size, Span<const index_t> map,           \
+                     Span<const double> in, Span<double> out);
 
 // Per backend (the host backends ignore the variant), instantiated for V, W in {double, float}.
 namespace reference {

@@ -44,29 +44,72 @@ void block_diagonal_apply(const Backend& backend, int block_size, Span<const W> 
 
 template <class V, class W>
 void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant,
-                      Span<const W> inverse, ColorRows color, double omega, Span<const double> b,
+                      Span<const W> inverse, ColorRange color, double omega, Span<const double> b,
                       Span<double> x) {
   with_block_size(a.block_size, "block_relaxation::multicolor_sweep", [&](auto bs) {
     constexpr int kB = decltype(bs)::value;
-    // Work: the color's share of the stored coefficients, estimated from the average row.
-    const std::int64_t per_row =
-        a.num_block_rows > 0 ? std::max<std::int64_t>(1, a.num_blocks / a.num_block_rows) : 1;
-    parallel::for_each(
-        backend, std::int64_t{color.count} * per_row * kB * kB, color.count, [&](std::int64_t q) {
-          sweep_block_row<kB>(a, inverse.data(), color.rows[q], omega, b.data(), x.data());
-        });
+    const std::int64_t work =
+        std::int64_t{a.row_ptr[color.first + color.count] - a.row_ptr[color.first]} * kB * kB;
+    parallel::for_each(backend, work, color.count, [&](std::int64_t q) {
+      sweep_block_row<kB>(a, inverse.data(), color.first + static_cast<index_t>(q), omega, b.data(),
+                          x.data());
+    });
   });
 }
 
-#define KRYFLOW_INSTANTIATE(V, W)                                                            \
-  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>); \
-  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,      \
-                                       Span<const W>, ColorRows, double, Span<const double>, \
+void invert_permutation(const Backend& backend, Span<const index_t> order, Span<index_t> position) {
+  const auto n = static_cast<std::int64_t>(order.size());
+  parallel::for_each(backend, n, n,
+                     [&](std::int64_t p) { position[order[p]] = static_cast<index_t>(p); });
+}
+
+template <class V>
+void permuted_row_lengths(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,
+                          Span<index_t> counts) {
+  const auto n = static_cast<std::int64_t>(order.size());
+  parallel::for_each(backend, n, n, [&](std::int64_t p) {
+    counts[p] = a.row_ptr[order[p] + 1] - a.row_ptr[order[p]];
+  });
+}
+
+template <class V>
+void permute_fill(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,
+                  Span<const index_t> position, const index_t* row_ptr, index_t* col_idx,
+                  V* values) {
+  const std::int64_t BB = std::int64_t{a.block_size} * a.block_size;
+  const auto n = static_cast<std::int64_t>(order.size());
+  parallel::for_each(backend, a.num_blocks * BB, n, [&](std::int64_t p) {
+    permute_block_row(a, order[p], position.data(), row_ptr[p], BB, col_idx, values);
+  });
+}
+
+void gather_blocks(const Backend& backend, int block_size, Span<const index_t> map,
+                   Span<const double> in, Span<double> out) {
+  const auto n = static_cast<std::int64_t>(out.size());
+  parallel::for_each(backend, n, n / block_size, [&](std::int64_t p) {
+    for (int i = 0; i < block_size; ++i) {
+      out[p * block_size + i] = in[static_cast<std::int64_t>(map[p]) * block_size + i];
+    }
+  });
+}
+
+#define KRYFLOW_INSTANTIATE(V, W)                                                             \
+  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>);  \
+  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,       \
+                                       Span<const W>, ColorRange, double, Span<const double>, \
                                        Span<double>);
 KRYFLOW_INSTANTIATE(double, double)
 KRYFLOW_INSTANTIATE(double, float)
 KRYFLOW_INSTANTIATE(float, double)
 KRYFLOW_INSTANTIATE(float, float)
+#undef KRYFLOW_INSTANTIATE
+#define KRYFLOW_INSTANTIATE(V)                                                                  \
+  template void permuted_row_lengths<V>(const Backend&, const BsrView<V>&, Span<const index_t>, \
+                                        Span<index_t>);                                         \
+  template void permute_fill<V>(const Backend&, const BsrView<V>&, Span<const index_t>,         \
+                                Span<const index_t>, const index_t*, index_t*, V*);
+KRYFLOW_INSTANTIATE(double)
+KRYFLOW_INSTANTIATE(float)
 #undef KRYFLOW_INSTANTIATE
 template void block_diagonal_apply<double>(const Backend&, int, Span<const double>, double,
                                            Span<const double>, Span<double>);

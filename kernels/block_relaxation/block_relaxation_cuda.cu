@@ -4,20 +4,21 @@
 // invert_diagonal_blocks: one thread per block row runs block_rows.hpp's elimination (the
 // reference's bits); the first failing block row is an atomicMin read back once.
 // block_diagonal_apply: one thread per scalar row, the reference's order (its bits).
-// multicolor_sweep, coefficient variant (Gorobets et al.'s NOISEtte kernel): a team of 256
-// threads takes R = 256 / B block rows of the color; their coefficient ranges (contiguous per
-// row, not across rows) are numbered one after the other through a prefix sum in shared memory;
+// multicolor_sweep runs on a color-ordered matrix, a color being a contiguous range of block
+// rows. coefficient variant (Gorobets et al.'s NOISEtte kernel): a team of 256 threads takes
+// R = 256 / B consecutive block rows of the color, whose coefficients are one contiguous range;
 // thread t loads coefficients t, t + 256, ... of a chunk, multiplies each by its x entry into
 // shared memory (the diagonal blocks are skipped, not loaded), then thread ii of block row r
 // subtracts its row's products from b in block-then-column order (the reference's bits), and
-// applies D_I^-1 with the block row's t from shared memory. warp variant: kL lanes per block row
-// (32 for B >= 3, 16 for B = 2, 8 for B = 1) stride over the row's coefficients, each keeping B
-// partial sums, added by xor shuffles (another order than the reference's: same bits from run
-// to run, not the reference's). Multiplications and additions keep their order (--fmad=false).
+// applies D_I^-1 with the block row's t from shared memory. block_row variant: thread ii of
+// block row r walks row ii of the row's blocks from global memory (the reference's bits).
+// warp variant: kL lanes per block row (32 for B >= 3, 16 for B = 2, 8 for B = 1) stride over
+// the row's coefficients, each keeping B partial sums, added by xor shuffles (another order
+// than the reference's: the same bits from run to run). Multiplications and additions keep
+// their order (--fmad=false). The reordering kernels copy rows (one warp per block row) and
+// gather vector blocks.
 #include <cuda_runtime.h>
 #include <math.h>
-
-#include <cub/block/block_scan.cuh>
 
 #include <climits>
 #include <cstdint>
@@ -85,34 +86,28 @@ __device__ __forceinline__ void update_entry(const W* inverse, size_type I, int 
 
 template <int kB, class V, class W>
 __global__ void __launch_bounds__(kThreads)
-    coefficient_sweep_kernel(BsrView<V> a, ColorRows color, const W* __restrict__ inverse,
+    coefficient_sweep_kernel(BsrView<V> a, ColorRange color, const W* __restrict__ inverse,
                              double omega, const double* __restrict__ b, double* x) {
   constexpr int kBB = kB * kB;
   constexpr int kR = kThreads / kB;
-  using Scan = cub::BlockScan<int, kThreads>;
-  __shared__ typename Scan::TempStorage scan_storage;
   __shared__ int offset[kR + 1];  // coefficient offsets of the team's rows
   __shared__ index_t begin[kR];
   __shared__ index_t row_of[kR];
   __shared__ double products[kStage];
   __shared__ double t_shared[kR * kB];
   const int t = static_cast<int>(threadIdx.x);
-  const size_type first = static_cast<size_type>(blockIdx.x) * kR;
-  int count = 0;
-  if (t < kR) {
-    const size_type slot = first + t;
-    index_t I = -1;
-    if (slot < color.count) {
-      I = __ldg(color.rows + slot);
-      begin[t] = __ldg(a.row_ptr + I);
-      count = (__ldg(a.row_ptr + I + 1) - begin[t]) * kBB;
+  const index_t first = static_cast<index_t>(blockIdx.x) * kR;
+  const index_t last = min(first + kR, color.count);
+  const index_t group_begin = __ldg(a.row_ptr + color.first + first);
+  for (int j = t; j <= kR; j += kThreads) {
+    const index_t slot = min(first + j, last);
+    const index_t row_begin = __ldg(a.row_ptr + color.first + slot);
+    offset[j] = (row_begin - group_begin) * kBB;
+    if (j < kR) {
+      begin[j] = row_begin;
+      row_of[j] = first + j < last ? color.first + first + j : -1;
     }
-    row_of[t] = I;
   }
-  int inclusive = 0;
-  Scan(scan_storage).InclusiveSum(count, inclusive);
-  if (t < kR) offset[t + 1] = inclusive;
-  if (t == 0) offset[0] = 0;
   __syncthreads();
   const int total = offset[kR];
   const int r = t / kB;
@@ -173,7 +168,7 @@ constexpr int lanes_per_row() {
 
 template <int kB, class V, class W>
 __global__ void __launch_bounds__(kThreads)
-    warp_sweep_kernel(BsrView<V> a, ColorRows color, const W* __restrict__ inverse, double omega,
+    warp_sweep_kernel(BsrView<V> a, ColorRange color, const W* __restrict__ inverse, double omega,
                       const double* __restrict__ b, double* x) {
   constexpr int kBB = kB * kB;
   constexpr int kL = lanes_per_row<kB>();
@@ -186,7 +181,7 @@ __global__ void __launch_bounds__(kThreads)
   for (int c = 0; c < kB; ++c) acc[c] = 0.0;
   index_t I = 0;
   if (active) {
-    I = __ldg(color.rows + slot);
+    I = color.first + static_cast<index_t>(slot);
     const index_t row_begin = __ldg(a.row_ptr + I);
     const int total = (__ldg(a.row_ptr + I + 1) - row_begin) * kBB;
     const V* values = a.values + static_cast<size_type>(row_begin) * kBB;
@@ -220,7 +215,129 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+/// block_row variant: thread ii of block row r of the team subtracts row ii of each
+/// off-diagonal block times x from b_ii in the reference's order, then D_I^-1 from shared memory.
+template <int kB, class V, class W>
+__global__ void __launch_bounds__(kThreads)
+    block_row_sweep_kernel(BsrView<V> a, ColorRange color, const W* __restrict__ inverse,
+                           double omega, const double* __restrict__ b, double* x) {
+  constexpr int kR = kThreads / kB;
+  __shared__ double t_shared[kR * kB];
+  const int t = static_cast<int>(threadIdx.x);
+  const int r = t / kB;
+  const int ii = t - r * kB;
+  const index_t slot = static_cast<index_t>(blockIdx.x) * kR + r;
+  const bool mine = r < kR && slot < color.count;
+  const index_t I = color.first + slot;
+  if (mine) {
+    double sum = b[static_cast<size_type>(I) * kB + ii];
+    const index_t end = __ldg(a.row_ptr + I + 1);
+#pragma unroll 4
+    for (index_t k = __ldg(a.row_ptr + I); k < end; ++k) {
+      const index_t J = __ldg(a.col_idx + k);
+      if (J == I) continue;
+      const V* row = a.values + (static_cast<size_type>(k) * kB + ii) * kB;
+      const double* xb = x + static_cast<size_type>(J) * kB;
+      V v[kB];
+      double xv[kB];
+#pragma unroll
+      for (int c = 0; c < kB; ++c) {
+        v[c] = load_value(row + c, a.stream_values);
+        xv[c] = __ldg(xb + c);
+      }
+#pragma unroll
+      for (int c = 0; c < kB; ++c) {
+        sum = __dsub_rn(sum, __dmul_rn(static_cast<double>(v[c]), xv[c]));
+      }
+    }
+    t_shared[r * kB + ii] = sum;
+  }
+  __syncthreads();
+  if (mine) update_entry<kB>(inverse, I, ii, omega, t_shared + r * kB, x);
+}
+
+__global__ void invert_permutation_kernel(size_type n, const index_t* order, index_t* position) {
+  const size_type p = blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x;
+  if (p < n) position[order[p]] = static_cast<index_t>(p);
+}
+
+template <class V>
+__global__ void row_lengths_kernel(BsrView<V> a, size_type n, const index_t* order,
+                                   index_t* counts) {
+  const size_type p = blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x;
+  if (p < n) counts[p] = a.row_ptr[order[p] + 1] - a.row_ptr[order[p]];
+}
+
+/// One warp per block row of the copy: the lanes copy its column indices and values coalesced.
+template <class V>
+__global__ void permute_fill_kernel(BsrView<V> a, size_type n, const index_t* order,
+                                    const index_t* position, const index_t* row_ptr,
+                                    index_t* col_idx, V* values) {
+  const size_type p = (blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  if (p >= n) return;
+  const size_type BB = static_cast<size_type>(a.block_size) * a.block_size;
+  const index_t source = order[p];
+  const index_t begin = a.row_ptr[source];
+  const index_t count = a.row_ptr[source + 1] - begin;
+  const index_t first = row_ptr[p];
+  for (index_t k = lane; k < count; k += 32) col_idx[first + k] = position[a.col_idx[begin + k]];
+  const V* from = a.values + begin * BB;
+  V* to = values + first * BB;
+  for (size_type q = lane; q < count * BB; q += 32) to[q] = from[q];
+}
+
+__global__ void gather_blocks_kernel(size_type n, int block_size, const index_t* map,
+                                     const double* in, double* out) {
+  const size_type i = blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const size_type p = i / block_size;
+  out[i] = in[static_cast<size_type>(map[p]) * block_size + (i - p * block_size)];
+}
+
 }  // namespace
+
+void invert_permutation(const Backend& backend, Span<const index_t> order, Span<index_t> position) {
+  const auto n = static_cast<size_type>(order.size());
+  if (n == 0) return;
+  Context& context = *backend.cuda_context();
+  invert_permutation_kernel<<<blocks_for(n, kThreads, LLONG_MAX), kThreads, 0, context.stream>>>(
+      n, order.data(), position.data());
+  check_launch("block_relaxation::invert_permutation");
+}
+
+template <class V>
+void permuted_row_lengths(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,
+                          Span<index_t> counts) {
+  const auto n = static_cast<size_type>(order.size());
+  if (n == 0) return;
+  Context& context = *backend.cuda_context();
+  row_lengths_kernel<<<blocks_for(n, kThreads, LLONG_MAX), kThreads, 0, context.stream>>>(
+      a, n, order.data(), counts.data());
+  check_launch("block_relaxation::permuted_row_lengths");
+}
+
+template <class V>
+void permute_fill(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,
+                  Span<const index_t> position, const index_t* row_ptr, index_t* col_idx,
+                  V* values) {
+  const auto n = static_cast<size_type>(order.size());
+  if (n == 0) return;
+  Context& context = *backend.cuda_context();
+  permute_fill_kernel<<<blocks_for(n * 32, kThreads, LLONG_MAX), kThreads, 0, context.stream>>>(
+      a, n, order.data(), position.data(), row_ptr, col_idx, values);
+  check_launch("block_relaxation::permute_fill");
+}
+
+void gather_blocks(const Backend& backend, int block_size, Span<const index_t> map,
+                   Span<const double> in, Span<double> out) {
+  const auto n = static_cast<size_type>(out.size());
+  if (n == 0) return;
+  Context& context = *backend.cuda_context();
+  gather_blocks_kernel<<<blocks_for(n, kThreads, LLONG_MAX), kThreads, 0, context.stream>>>(
+      n, block_size, map.data(), in.data(), out.data());
+  check_launch("block_relaxation::gather_blocks");
+}
 
 template <class V, class W>
 index_t invert_diagonal_blocks(const Backend& backend, const BsrView<V>& a, Span<W> inverse) {
@@ -259,17 +376,20 @@ void block_diagonal_apply(const Backend& backend, int block_size, Span<const W> 
 
 template <class V, class W>
 void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant variant,
-                      Span<const W> inverse, ColorRows color, double omega, Span<const double> b,
+                      Span<const W> inverse, ColorRange color, double omega, Span<const double> b,
                       Span<double> x) {
   if (color.count == 0) return;
   Context& context = *backend.cuda_context();
   with_block_size(a.block_size, "block_relaxation::multicolor_sweep", [&](auto bs) {
     constexpr int kB = decltype(bs)::value;
+    constexpr int kR = kThreads / kB;
+    const auto teams = static_cast<unsigned int>((color.count + kR - 1) / kR);
     if (variant == SweepVariant::coefficient) {
-      constexpr int kR = kThreads / kB;
-      const auto teams = static_cast<unsigned int>((color.count + kR - 1) / kR);
       coefficient_sweep_kernel<kB><<<teams, kThreads, 0, context.stream>>>(
           a, color, inverse.data(), omega, b.data(), x.data());
+    } else if (variant == SweepVariant::block_row) {
+      block_row_sweep_kernel<kB><<<teams, kThreads, 0, context.stream>>>(a, color, inverse.data(),
+                                                                         omega, b.data(), x.data());
     } else {
       const size_type threads = static_cast<size_type>(color.count) * lanes_per_row<kB>();
       warp_sweep_kernel<kB>
@@ -280,15 +400,23 @@ void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant 
   check_launch("block_relaxation::multicolor_sweep");
 }
 
-#define KRYFLOW_INSTANTIATE(V, W)                                                            \
-  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>); \
-  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,      \
-                                       Span<const W>, ColorRows, double, Span<const double>, \
+#define KRYFLOW_INSTANTIATE(V, W)                                                             \
+  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>);  \
+  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,       \
+                                       Span<const W>, ColorRange, double, Span<const double>, \
                                        Span<double>);
 KRYFLOW_INSTANTIATE(double, double)
 KRYFLOW_INSTANTIATE(double, float)
 KRYFLOW_INSTANTIATE(float, double)
 KRYFLOW_INSTANTIATE(float, float)
+#undef KRYFLOW_INSTANTIATE
+#define KRYFLOW_INSTANTIATE(V)                                                                  \
+  template void permuted_row_lengths<V>(const Backend&, const BsrView<V>&, Span<const index_t>, \
+                                        Span<index_t>);                                         \
+  template void permute_fill<V>(const Backend&, const BsrView<V>&, Span<const index_t>,         \
+                                Span<const index_t>, const index_t*, index_t*, V*);
+KRYFLOW_INSTANTIATE(double)
+KRYFLOW_INSTANTIATE(float)
 #undef KRYFLOW_INSTANTIATE
 template void block_diagonal_apply<double>(const Backend&, int, Span<const double>, double,
                                            Span<const double>, Span<double>);

@@ -34,24 +34,64 @@ void block_diagonal_apply(const Backend&, int block_size, Span<const W> inverse,
 
 template <class V, class W>
 void multicolor_sweep(const Backend&, const BsrView<V>& a, SweepVariant, Span<const W> inverse,
-                      ColorRows color, double omega, Span<const double> b, Span<double> x) {
+                      ColorRange color, double omega, Span<const double> b, Span<double> x) {
   with_block_size(a.block_size, "block_relaxation::multicolor_sweep", [&](auto bs) {
     constexpr int kB = decltype(bs)::value;
-    for (index_t q = 0; q < color.count; ++q) {
-      sweep_block_row<kB>(a, inverse.data(), color.rows[q], omega, b.data(), x.data());
+    for (index_t I = color.first; I < color.first + color.count; ++I) {
+      sweep_block_row<kB>(a, inverse.data(), I, omega, b.data(), x.data());
     }
   });
 }
 
-#define KRYFLOW_INSTANTIATE(V, W)                                                            \
-  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>); \
-  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,      \
-                                       Span<const W>, ColorRows, double, Span<const double>, \
+void invert_permutation(const Backend&, Span<const index_t> order, Span<index_t> position) {
+  for (std::size_t p = 0; p < order.size(); ++p) position[order[p]] = static_cast<index_t>(p);
+}
+
+template <class V>
+void permuted_row_lengths(const Backend&, const BsrView<V>& a, Span<const index_t> order,
+                          Span<index_t> counts) {
+  for (std::size_t p = 0; p < order.size(); ++p) {
+    counts[p] = a.row_ptr[order[p] + 1] - a.row_ptr[order[p]];
+  }
+}
+
+template <class V>
+void permute_fill(const Backend&, const BsrView<V>& a, Span<const index_t> order,
+                  Span<const index_t> position, const index_t* row_ptr, index_t* col_idx,
+                  V* values) {
+  const std::int64_t BB = std::int64_t{a.block_size} * a.block_size;
+  for (std::size_t p = 0; p < order.size(); ++p) {
+    permute_block_row(a, order[p], position.data(), row_ptr[p], BB, col_idx, values);
+  }
+}
+
+void gather_blocks(const Backend&, int block_size, Span<const index_t> map, Span<const double> in,
+                   Span<double> out) {
+  const std::size_t rows = out.size() / static_cast<std::size_t>(block_size);
+  for (std::size_t p = 0; p < rows; ++p) {
+    for (int i = 0; i < block_size; ++i) {
+      out[p * block_size + i] = in[static_cast<std::size_t>(map[p]) * block_size + i];
+    }
+  }
+}
+
+#define KRYFLOW_INSTANTIATE(V, W)                                                             \
+  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>);  \
+  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,       \
+                                       Span<const W>, ColorRange, double, Span<const double>, \
                                        Span<double>);
 KRYFLOW_INSTANTIATE(double, double)
 KRYFLOW_INSTANTIATE(double, float)
 KRYFLOW_INSTANTIATE(float, double)
 KRYFLOW_INSTANTIATE(float, float)
+#undef KRYFLOW_INSTANTIATE
+#define KRYFLOW_INSTANTIATE(V)                                                                  \
+  template void permuted_row_lengths<V>(const Backend&, const BsrView<V>&, Span<const index_t>, \
+                                        Span<index_t>);                                         \
+  template void permute_fill<V>(const Backend&, const BsrView<V>&, Span<const index_t>,         \
+                                Span<const index_t>, const index_t*, index_t*, V*);
+KRYFLOW_INSTANTIATE(double)
+KRYFLOW_INSTANTIATE(float)
 #undef KRYFLOW_INSTANTIATE
 template void block_diagonal_apply<double>(const Backend&, int, Span<const double>, double,
                                            Span<const double>, Span<double>);

@@ -139,4 +139,19 @@ KRYFLOW_HOST_DEVICE void sweep_block_row(const BsrView<V>& a, const W* inverse, 
   }
 }
 
+/// Copies block row `source` of a to position `first` of the reordered arrays, renaming the
+/// block columns by `position`.
+template <class V>
+KRYFLOW_HOST_DEVICE void permute_block_row(const BsrView<V>& a, index_t source,
+                                           const index_t* position, index_t first,
+                                           std::int64_t block_entries, index_t* col_idx,
+                                           V* values) {
+  const index_t begin = a.row_ptr[source];
+  const index_t count = a.row_ptr[source + 1] - begin;
+  for (index_t k = 0; k < count; ++k) col_idx[first + k] = position[a.col_idx[begin + k]];
+  const V* from = a.values + begin * block_entries;
+  V* to = values + first * block_entries;
+  for (std::int64_t q = 0; q < count * block_entries; ++q) to[q] = from[q];
+}
+
 }  // namespace kryflow::kernels::block_relaxation

@@ -147,8 +147,7 @@ struct BlockJacobiParameters final : ComponentParameters {
   BlockJacobiPreconditioner::Parameters values;
   std::string inverse_precision = std::string(to_string(Precision::float64));
   void declare(ParameterVisitor& v) override {
-    v.real("omega", values.omega, Range::greater_than(0),
-           "damping factor: z_I = omega D_I^-1 r_I");
+    v.real("omega", values.omega, Range::greater_than(0), "damping factor: z_I = omega D_I^-1 r_I");
     v.choice("inverse_precision", inverse_precision, {"float64", "float32"},
              "storage of the inverse diagonal blocks (products in double either way)");
   }
@@ -185,10 +184,10 @@ struct MulticolorGaussSeidelParameters final : ComponentParameters {
     v.integer("seed", seed, Range::at_least(0), "seed of the Jones-Plassmann-Luby keys");
     v.choice("inverse_precision", inverse_precision, {"float64", "float32"},
              "storage of the inverse diagonal blocks (products in double either way)");
-    v.choice("kernel", kernel, {"automatic", "coefficient", "warp"},
+    v.choice("kernel", kernel, {"automatic", "coefficient", "warp", "block_row"},
              "cuda kernel of a sweep: `coefficient` (one thread per block coefficient, "
-             "NOISEtte's), `warp` (one warp per block row), `automatic` (the faster measured "
-             "one for the block size)");
+             "NOISEtte's), `warp` (one warp per block row), `block_row` (one thread per scalar "
+             "row), `automatic` (the fastest measured one for the block size)");
   }
   MulticolorGaussSeidel::Parameters build() const {
     MulticolorGaussSeidel::Parameters p = values;

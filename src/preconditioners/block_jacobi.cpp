@@ -12,7 +12,7 @@ namespace kryflow {
 namespace br = kernels::block_relaxation;
 
 void detail::invert_diagonal_blocks(const BlockMatrix& m, Precision precision, InverseBlocks& out,
-                                    const std::string& who) {
+                                    const std::string& who, const Array<index_t>* order) {
   const Backend& backend = *m.backend;
   const auto size = static_cast<std::size_t>(m.num_block_rows) * m.block_size * m.block_size;
   out = InverseBlocks{};
@@ -25,9 +25,10 @@ void detail::invert_diagonal_blocks(const BlockMatrix& m, Precision precision, I
     return br::invert_diagonal_blocks(backend, view, out.float64.span());
   });
   if (bad >= 0) {
+    const index_t row = order != nullptr ? order->to_host()[static_cast<std::size_t>(bad)] : bad;
     const bool point = m.block_size == 1;
     throw InvalidInput(who + ": the diagonal " + (point ? "entry of row " : "block of block row ") +
-                       std::to_string(bad + 1) + " is " +
+                       std::to_string(row + 1) + " is " +
                        (point ? "zero, missing or not finite"
                               : "singular, not stored or not finite (" +
                                     std::to_string(m.block_size) + " x " +

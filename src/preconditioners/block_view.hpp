@@ -99,8 +99,9 @@ struct InverseBlocks {
 
 /// Inverts m's diagonal blocks on its backend into `out` (replacing it). Throws InvalidInput
 /// "<who>: the diagonal block of block row <I> (1-based) is singular, not stored or not finite"
-/// (for B = 1 "row" and "entry"), NotSupported for B > 8.
+/// (for B = 1 "row" and "entry"), NotSupported for B > 8. When m is a reordered copy, `order`
+/// (its block row p is block row order[p] of the input) names the input's block row.
 void invert_diagonal_blocks(const BlockMatrix& m, Precision precision, InverseBlocks& out,
-                            const std::string& who);
+                            const std::string& who, const Array<index_t>* order = nullptr);
 
 }  // namespace kryflow::detail

@@ -3,8 +3,10 @@
 #include "kryflow/preconditioners/multicolor_gauss_seidel.hpp"
 
 #include <string>
+#include <type_traits>
 
 #include "kernels/block_relaxation/block_relaxation.hpp"
+#include "kernels/sparse_setup/sparse_setup.hpp"
 #include "kryflow/core/error.hpp"
 #include "src/preconditioners/block_view.hpp"
 
@@ -18,6 +20,8 @@ const char* to_string(SweepKernel kernel) noexcept {
       return "coefficient";
     case SweepKernel::warp:
       return "warp";
+    case SweepKernel::block_row:
+      return "block_row";
     case SweepKernel::automatic:
       break;
   }
@@ -27,16 +31,39 @@ const char* to_string(SweepKernel kernel) noexcept {
 SweepKernel parse_sweep_kernel(const std::string& name) {
   if (name == "coefficient") return SweepKernel::coefficient;
   if (name == "warp") return SweepKernel::warp;
+  if (name == "block_row") return SweepKernel::block_row;
   if (name == "automatic") return SweepKernel::automatic;
-  throw ConfigError("kernel",
-                    "unknown choice '" + name + "' (valid: coefficient, warp, automatic)");
+  throw ConfigError(
+      "kernel", "unknown choice '" + name + "' (valid: coefficient, warp, block_row, automatic)");
 }
 
 struct MulticolorGaussSeidel::State {
   const LinearOperator* A = nullptr;
   int block_size = 1;
   bool float32_values = false;
+  index_t num_block_rows = 0;
+  // A reordered by color (kernels/block_relaxation: permute_fill): block row p is block row
+  // ordering_.rows[p] of A; position is the inverse permutation.
+  Array<index_t> position;
+  Array<index_t> row_ptr;
+  Array<index_t> col_idx;
+  Array<double> values64;
+  Array<float> values32;
   detail::InverseBlocks inverse;
+  mutable Vector b, x;  // b and x in the color order
+
+  detail::BlockMatrix reordered() const {
+    detail::BlockMatrix m;
+    m.block_size = block_size;
+    m.num_block_rows = num_block_rows;
+    m.num_blocks = static_cast<std::int64_t>(col_idx.size());
+    m.row_ptr = row_ptr.span().data();
+    m.col_idx = col_idx.span().data();
+    m.values64 = float32_values ? nullptr : values64.span().data();
+    m.values32 = float32_values ? values32.span().data() : nullptr;
+    m.backend = &row_ptr.backend();
+    return m;
+  }
 };
 
 MulticolorGaussSeidel::MulticolorGaussSeidel(Parameters parameters)
@@ -51,27 +78,75 @@ MulticolorGaussSeidel::~MulticolorGaussSeidel() = default;
 MulticolorGaussSeidel::MulticolorGaussSeidel(MulticolorGaussSeidel&&) noexcept = default;
 MulticolorGaussSeidel& MulticolorGaussSeidel::operator=(MulticolorGaussSeidel&&) noexcept = default;
 
+namespace {
+
+/// Copies A's blocks into the state's reordered arrays (pattern and values).
+void reorder_values(const detail::BlockMatrix& m, const Array<index_t>& order,
+                    const Array<index_t>& position, const Array<index_t>& row_ptr,
+                    Array<index_t>& col_idx, Array<double>& values64, Array<float>& values32) {
+  const Backend& backend = *m.backend;
+  m.visit([&](const auto& view) {
+    using V = std::remove_const_t<std::remove_pointer_t<decltype(view.values)>>;
+    V* values = nullptr;
+    if constexpr (std::is_same_v<V, float>) {
+      values = values32.span().data();
+    } else {
+      values = values64.span().data();
+    }
+    br::permute_fill(backend, view, order.span(), position.span(), row_ptr.span().data(),
+                     col_idx.span().data(), values);
+  });
+}
+
+}  // namespace
+
 void MulticolorGaussSeidel::setup(const LinearOperator& A) {
   const detail::BlockMatrix m = detail::block_matrix_of(A, "multicolor_gauss_seidel");
-  // The inverses first: a singular block fails before the coloring's cost.
-  detail::InverseBlocks inverse;
-  detail::invert_diagonal_blocks(m, parameters_.inverse_precision, inverse,
-                                 "multicolor_gauss_seidel");
-  ordering_ = color_matrix(A, parameters_.coloring, parameters_.seed);
-  state_->A = &A;
-  state_->block_size = m.block_size;
-  state_->float32_values = m.values32 != nullptr;
-  state_->inverse = std::move(inverse);
+  const Backend& backend = A.backend();
+  auto state = std::make_unique<State>();
+  MulticolorOrdering ordering = color_matrix(A, parameters_.coloring, parameters_.seed);
+  const auto n = static_cast<std::size_t>(m.num_block_rows);
+  const auto entries = static_cast<std::size_t>(m.num_blocks) * m.block_size * m.block_size;
+  state->block_size = m.block_size;
+  state->float32_values = m.values32 != nullptr;
+  state->num_block_rows = m.num_block_rows;
+  state->position = Array<index_t>(backend, n);
+  br::invert_permutation(backend, ordering.rows.span(), state->position.span());
+  Array<index_t> counts(backend, n);
+  m.visit([&](const auto& view) {
+    br::permuted_row_lengths(backend, view, ordering.rows.span(), counts.span());
+  });
+  state->row_ptr = Array<index_t>(backend, n + 1);
+  kernels::sparse_setup::exclusive_scan(backend, counts.span(), state->row_ptr.span());
+  state->col_idx = Array<index_t>(backend, static_cast<std::size_t>(m.num_blocks));
+  if (state->float32_values) {
+    state->values32 = Array<float>(backend, entries);
+  } else {
+    state->values64 = Array<double>(backend, entries);
+  }
+  reorder_values(m, ordering.rows, state->position, state->row_ptr, state->col_idx, state->values64,
+                 state->values32);
+  detail::invert_diagonal_blocks(state->reordered(), parameters_.inverse_precision, state->inverse,
+                                 "multicolor_gauss_seidel", &ordering.rows);
+  state->b = Vector(backend, n * m.block_size);
+  state->x = Vector(backend, n * m.block_size);
+  state->A = &A;
+  ordering_ = std::move(ordering);
+  state_ = std::move(state);
 }
 
 void MulticolorGaussSeidel::update_values(const LinearOperator& A) {
   if (state_->A == nullptr || A.num_rows() != state_->A->num_rows()) return setup(A);
   const detail::BlockMatrix m = detail::block_matrix_of(A, "multicolor_gauss_seidel");
-  if (m.block_size != state_->block_size) return setup(A);
-  detail::invert_diagonal_blocks(m, parameters_.inverse_precision, state_->inverse,
-                                 "multicolor_gauss_seidel");
+  if (m.block_size != state_->block_size || (m.values32 != nullptr) != state_->float32_values ||
+      m.num_blocks != static_cast<std::int64_t>(state_->col_idx.size())) {
+    return setup(A);
+  }
+  reorder_values(m, ordering_.rows, state_->position, state_->row_ptr, state_->col_idx,
+                 state_->values64, state_->values32);
+  detail::invert_diagonal_blocks(state_->reordered(), parameters_.inverse_precision,
+                                 state_->inverse, "multicolor_gauss_seidel", &ordering_.rows);
   state_->A = &A;
-  state_->float32_values = m.values32 != nullptr;
 }
 
 int MulticolorGaussSeidel::block_size() const noexcept {
@@ -80,13 +155,18 @@ int MulticolorGaussSeidel::block_size() const noexcept {
 
 SweepKernel MulticolorGaussSeidel::effective_kernel() const noexcept {
   if (parameters_.kernel != SweepKernel::automatic) return parameters_.kernel;
-  return br::automatic_sweep_variant(state_->block_size, state_->float32_values) ==
-                 br::SweepVariant::coefficient
-             ? SweepKernel::coefficient
-             : SweepKernel::warp;
+  switch (br::automatic_sweep_variant(state_->block_size, state_->float32_values)) {
+    case br::SweepVariant::coefficient:
+      return SweepKernel::coefficient;
+    case br::SweepVariant::warp:
+      return SweepKernel::warp;
+    case br::SweepVariant::block_row:
+      break;
+  }
+  return SweepKernel::block_row;
 }
 
-void MulticolorGaussSeidel::sweep(const Vector& b, Vector& x, bool forward) const {
+void MulticolorGaussSeidel::check(const Vector& b, const Vector& x) const {
   const LinearOperator* A = state_->A;
   if (A == nullptr) throw InvalidInput("multicolor_gauss_seidel: setup(A) was not called");
   const auto n = static_cast<std::size_t>(A->num_rows());
@@ -98,42 +178,73 @@ void MulticolorGaussSeidel::sweep(const Vector& b, Vector& x, bool forward) cons
   if (!(b.backend() == A->backend()) || !(x.backend() == A->backend())) {
     throw InvalidInput("multicolor_gauss_seidel: b and x must live on the operator's backend");
   }
-  const detail::BlockMatrix m = detail::block_matrix_of(*A, "multicolor_gauss_seidel");
-  const br::SweepVariant variant = effective_kernel() == SweepKernel::coefficient
-                                       ? br::SweepVariant::coefficient
-                                       : br::SweepVariant::warp;
-  const index_t* rows = ordering_.rows.span().data();
-  m.visit([&](const auto& view) {
+}
+
+void MulticolorGaussSeidel::sweep(bool forward) const {
+  const Backend& backend = state_->row_ptr.backend();
+  const br::SweepVariant variant = [&] {
+    switch (effective_kernel()) {
+      case SweepKernel::coefficient:
+        return br::SweepVariant::coefficient;
+      case SweepKernel::warp:
+        return br::SweepVariant::warp;
+      default:
+        return br::SweepVariant::block_row;
+    }
+  }();
+  Span<const double> b = state_->b.span();
+  Span<double> x = state_->x.span();
+  state_->reordered().visit([&](const auto& view) {
     for (index_t step = 0; step < ordering_.num_colors; ++step) {
       const index_t c = forward ? step : ordering_.num_colors - 1 - step;
-      const br::ColorRows color{rows + ordering_.color_offsets[c], ordering_.color_size(c)};
+      const br::ColorRange color{ordering_.color_offsets[c], ordering_.color_size(c)};
       if (parameters_.inverse_precision == Precision::float32) {
-        br::multicolor_sweep(A->backend(), view, variant,
+        br::multicolor_sweep(backend, view, variant,
                              Span<const float>(state_->inverse.float32.span()), color,
-                             parameters_.omega, b.span(), x.span());
+                             parameters_.omega, b, x);
       } else {
-        br::multicolor_sweep(A->backend(), view, variant,
+        br::multicolor_sweep(backend, view, variant,
                              Span<const double>(state_->inverse.float64.span()), color,
-                             parameters_.omega, b.span(), x.span());
+                             parameters_.omega, b, x);
       }
     }
   });
 }
 
+void MulticolorGaussSeidel::run(const Vector& b, Vector& x, bool x_is_zero, int passes,
+                                bool forward_only) const {
+  check(b, x);
+  const Backend& backend = b.backend();
+  const int B = state_->block_size;
+  br::gather_blocks(backend, B, ordering_.rows.span(), b.span(), state_->b.span());
+  if (x_is_zero) {
+    fill(state_->x, 0.0);
+  } else {
+    br::gather_blocks(backend, B, ordering_.rows.span(), x.span(), state_->x.span());
+  }
+  for (int s = 0; s < passes; ++s) {
+    sweep(true);
+    if (!forward_only) sweep(false);
+  }
+  br::gather_blocks(backend, B, state_->position.span(), state_->x.span(), x.span());
+}
+
 void MulticolorGaussSeidel::forward(const Vector& b, Vector& x) const {
-  sweep(b, x, true);
+  run(b, x, false, 1, true);
 }
 
 void MulticolorGaussSeidel::backward(const Vector& b, Vector& x) const {
-  sweep(b, x, false);
+  check(b, x);
+  const Backend& backend = b.backend();
+  const int B = state_->block_size;
+  br::gather_blocks(backend, B, ordering_.rows.span(), b.span(), state_->b.span());
+  br::gather_blocks(backend, B, ordering_.rows.span(), x.span(), state_->x.span());
+  sweep(false);
+  br::gather_blocks(backend, B, state_->position.span(), state_->x.span(), x.span());
 }
 
 void MulticolorGaussSeidel::relax(const Vector& b, Vector& x, bool x_is_zero) const {
-  if (x_is_zero) fill(x, 0.0);
-  for (int s = 0; s < parameters_.sweeps; ++s) {
-    sweep(b, x, true);
-    if (parameters_.symmetric) sweep(b, x, false);
-  }
+  run(b, x, x_is_zero, parameters_.sweeps, !parameters_.symmetric);
 }
 
 std::string MulticolorGaussSeidel::summary() const {

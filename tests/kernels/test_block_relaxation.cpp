@@ -34,7 +34,7 @@ constexpr Precision kPrecisions[] = {Precision::float64, Precision::float32};
 /// The sweep kernels to run on the backend under test: both cuda kernels, else the one kernel.
 std::vector<SweepKernel> kernels_under_test() {
 #ifdef KRYFLOW_TEST_BACKEND_IS_CUDA
-  return {SweepKernel::coefficient, SweepKernel::warp};
+  return {SweepKernel::coefficient, SweepKernel::warp, SweepKernel::block_row};
 #else
   return {SweepKernel::automatic};
 #endif
@@ -165,8 +165,9 @@ TEST(BlockRelaxation, SweepsAndBlockJacobiMatchTheReference) {
           SCOPED_TRACE(std::string("kernel ") + to_string(kernel));
           p.kernel = kernel;
           const std::vector<double> x = relaxed(*A, p, b, x0);
-          // The coefficient kernel and the host backends keep the reference's order; the warp
-          // kernel adds the row's terms in a tree: a few ulps of the row's largest term.
+          // The coefficient and block_row kernels and the host backends keep the reference's
+          // order; the warp kernel adds the row's terms in a tree: a few ulps of the row's
+          // largest term.
           const double tolerance = kernel == SweepKernel::warp ? 1e-12 : 1e-15;
           EXPECT_LE(test::relative_max_difference(x, expected), tolerance);
         }

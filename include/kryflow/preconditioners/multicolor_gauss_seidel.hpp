@@ -14,15 +14,17 @@
 namespace kryflow {
 
 /// The cuda kernel of a multicolor sweep (the host backends have one each; results agree within
-/// rounding: the coefficient kernel gives the reference's bits, the warp kernel adds in another
-/// order).
+/// rounding: the coefficient and block_row kernels give the reference's bits, the warp kernel
+/// adds in another order).
 enum class SweepKernel {
   coefficient,  ///< one thread per block coefficient, products reduced in shared memory
   warp,         ///< one warp per block row, shuffles
+  block_row,    ///< B threads per block row, one scalar row each (the reference's bits)
   automatic,    ///< the faster measured one for the block size and value type
 };
 
-/// "coefficient", "warp" or "automatic"; parse_sweep_kernel throws ConfigError otherwise.
+/// "coefficient", "warp", "block_row" or "automatic"; parse_sweep_kernel throws ConfigError
+/// otherwise.
 const char* to_string(SweepKernel kernel) noexcept;
 SweepKernel parse_sweep_kernel(const std::string& name);
 
@@ -35,9 +37,12 @@ SweepKernel parse_sweep_kernel(const std::string& name);
 /// a backward sweep visits the colors in decreasing order. The block rows of a color are not
 /// neighbours, so within a color the order does not matter: with one block row per color this
 /// is sequential Gauss-Seidel in the coloring's order, with a single color (a diagonal matrix)
-/// block Jacobi. Everything runs on A's backend (one launch per color on cuda, no host wait).
-/// The coloring's order is hidden: vectors stay in A's numbering. Memory: n B inverse values,
-/// n indices. Keeps a reference to A, which must outlive it.
+/// block Jacobi. As in NOISEtte, setup copies A reordered by color (its block rows grouped by
+/// color, so that a color is a contiguous range a sweep streams), and each application gathers
+/// b and x into that order and x back: the order is hidden, vectors stay in A's numbering.
+/// Everything runs on A's backend (one launch per color on cuda, no host wait). Memory: a copy
+/// of A's blocks and indices, n B inverse values, two n-vectors, 2 n / B indices. Keeps a
+/// reference to A, which must outlive it.
 class MulticolorGaussSeidel {
  public:
   struct Parameters {
@@ -57,7 +62,8 @@ class MulticolorGaussSeidel {
 
   /// Colors A and inverts its diagonal blocks. Throws as BlockJacobiPreconditioner::setup.
   void setup(const LinearOperator& A);
-  /// Inverts the diagonal blocks again (same pattern, new values): the coloring is kept.
+  /// Copies the new values and inverts the diagonal blocks again (same pattern): the coloring is
+  /// kept.
   void update_values(const LinearOperator& A);
   /// One forward (or backward) sweep over all colors. b and x have n entries on A's backend;
   /// throws DimensionMismatch or InvalidInput otherwise.
@@ -65,6 +71,11 @@ class MulticolorGaussSeidel {
   void backward(const Vector& b, Vector& x) const;
   /// `sweeps` times forward (then backward when symmetric); with x_is_zero x is set to 0 first.
   void relax(const Vector& b, Vector& x, bool x_is_zero) const;
+
+  /// One sweep over the colors on the internal color-ordered b and x (what relax runs between
+  /// its gathers), for benchmarks of the sweep kernels alone; after setup the two hold
+  /// unspecified finite values until relax, forward or backward fills them.
+  void sweep_color_ordered(bool forward) const { sweep(forward); }
 
   const Parameters& parameters() const noexcept { return parameters_; }
   const MulticolorOrdering& ordering() const noexcept { return ordering_; }
@@ -76,7 +87,9 @@ class MulticolorGaussSeidel {
 
  private:
   struct State;
-  void sweep(const Vector& b, Vector& x, bool forward) const;
+  void check(const Vector& b, const Vector& x) const;
+  void sweep(bool forward) const;
+  void run(const Vector& b, Vector& x, bool x_is_zero, int passes, bool forward_only) const;
   Parameters parameters_;
   MulticolorOrdering ordering_;
   std::unique_ptr<State> state_;
