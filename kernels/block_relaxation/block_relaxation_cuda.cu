@@ -7,10 +7,11 @@
 // multicolor_sweep runs on a color-ordered matrix, a color being a contiguous range of block
 // rows. coefficient variant (Gorobets et al.'s NOISEtte kernel): a team of 256 threads takes
 // R = 256 / B consecutive block rows of the color, whose coefficients are one contiguous range;
-// thread t loads coefficients t, t + 256, ... of a chunk, multiplies each by its x entry into
-// shared memory (the diagonal blocks are skipped, not loaded), then thread ii of block row r
-// subtracts its row's products from b in block-then-column order (the reference's bits), and
-// applies D_I^-1 with the block row's t from shared memory. block_row variant: thread ii of
+// thread t loads coefficients t, t + 256, ... of a chunk, four at a time before it uses them,
+// multiplies each by its x entry into shared memory (the diagonal blocks' too: loading them
+// keeps the loads unconditional), then thread ii of block row r skips the diagonal block and
+// subtracts its row's other products from b in block-then-column order (the reference's bits),
+// and applies D_I^-1 with the block row's t from shared memory. block_row variant: thread ii of
 // block row r walks row ii of the row's blocks from global memory (the reference's bits).
 // warp variant: kL lanes per block row (32 for B >= 3, 16 for B = 2, 8 for B = 1) stride over
 // the row's coefficients, each keeping B partial sums, added by xor shuffles (another order
@@ -22,6 +23,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/device_scratch.cuh"
@@ -84,74 +86,74 @@ __device__ __forceinline__ void update_entry(const W* inverse, size_type I, int 
   *xi = omega == 1.0 ? update : __dadd_rn(__dmul_rn(1.0 - omega, *xi), update);
 }
 
+/// Coefficients each thread of the coefficient kernel loads before it uses them.
+constexpr int kLoadBatch = 4;
+static_assert(kStage % (kLoadBatch * kThreads) == 0, "a chunk is whole load batches");
+
 template <int kB, class V, class W>
 __global__ void __launch_bounds__(kThreads)
     coefficient_sweep_kernel(BsrView<V> a, ColorRange color, const W* __restrict__ inverse,
                              double omega, const double* __restrict__ b, double* x) {
   constexpr int kBB = kB * kB;
   constexpr int kR = kThreads / kB;
-  __shared__ int offset[kR + 1];  // coefficient offsets of the team's rows
-  __shared__ index_t begin[kR];
-  __shared__ index_t row_of[kR];
+  constexpr int kChunkBlocks = kStage / kBB;
   __shared__ double products[kStage];
   __shared__ double t_shared[kR * kB];
   const int t = static_cast<int>(threadIdx.x);
-  const index_t first = static_cast<index_t>(blockIdx.x) * kR;
-  const index_t last = min(first + kR, color.count);
-  const index_t group_begin = __ldg(a.row_ptr + color.first + first);
-  for (int j = t; j <= kR; j += kThreads) {
-    const index_t slot = min(first + j, last);
-    const index_t row_begin = __ldg(a.row_ptr + color.first + slot);
-    offset[j] = (row_begin - group_begin) * kBB;
-    if (j < kR) {
-      begin[j] = row_begin;
-      row_of[j] = first + j < last ? color.first + first + j : -1;
-    }
-  }
-  __syncthreads();
-  const int total = offset[kR];
   const int r = t / kB;
   const int ii = t - r * kB;
-  const bool mine = r < kR && row_of[r] >= 0;
-  const index_t I = mine ? row_of[r] : 0;
-  double sum = mine ? b[static_cast<size_type>(I) * kB + ii] : 0.0;
-  int row = 0;  // the row of this thread's next coefficient (its q only grows)
-  for (int c0 = 0; c0 < total; c0 += kStage) {
-    const int c1 = min(c0 + kStage, total);
-    for (int q = c0 + t; q < c1; q += kThreads) {
-      while (offset[row + 1] <= q) ++row;
-      const int local = q - offset[row];
-      const int block = local / kBB;
-      const int column = local % kB;
-      const index_t k = begin[row] + block;
-      const index_t J = __ldg(a.col_idx + k);
-      double p = 0.0;
-      if (J != row_of[row]) {
-        const V v = load_value(a.values + static_cast<size_type>(k) * kBB + (local - block * kBB),
-                               a.stream_values);
-        p = __dmul_rn(static_cast<double>(v), __ldg(x + static_cast<size_type>(J) * kB + column));
+  const index_t first = color.first + static_cast<index_t>(blockIdx.x) * kR;
+  const index_t last = min(first + kR, color.first + color.count);
+  const index_t I = first + r;
+  const bool mine = r < kR && I < last;
+  const index_t group_begin = __ldg(a.row_ptr + first);
+  const index_t group_end = __ldg(a.row_ptr + last);
+  index_t row_begin = 0;
+  index_t row_end = 0;
+  double sum = 0.0;
+  if (mine) {
+    row_begin = __ldg(a.row_ptr + I);
+    row_end = __ldg(a.row_ptr + I + 1);
+    sum = b[static_cast<size_type>(I) * kB + ii];
+  }
+  // As the BSR product's coefficient kernel: the team's blocks are one contiguous range,
+  // streamed in chunks, kLoadBatch unconditional loads per thread in flight (the diagonal
+  // blocks' products too: they are skipped when the rows add theirs).
+  for (index_t c0 = group_begin; c0 < group_end; c0 += kChunkBlocks) {  // uniform in the team
+    const index_t c1 = min(c0 + kChunkBlocks, group_end);
+    const int count = (c1 - c0) * kBB;
+    const V* values = a.values + static_cast<size_type>(c0) * kBB;
+    for (int q0 = 0; q0 < count; q0 += kLoadBatch * kThreads) {
+      V v[kLoadBatch];
+      size_type xi[kLoadBatch];
+#pragma unroll
+      for (int u = 0; u < kLoadBatch; ++u) {
+        const int q = min(q0 + t + u * kThreads, count - 1);
+        const int block = q / kBB;
+        const int column = (q - block * kBB) % kB;
+        v[u] = load_value(values + q, a.stream_values);
+        xi[u] = static_cast<size_type>(__ldg(a.col_idx + c0 + block)) * kB + column;
       }
-      products[q - c0] = p;
+      double p[kLoadBatch];
+#pragma unroll
+      for (int u = 0; u < kLoadBatch; ++u) {
+        p[u] = __dmul_rn(static_cast<double>(v[u]), __ldg(x + xi[u]));
+      }
+#pragma unroll
+      for (int u = 0; u < kLoadBatch; ++u) {
+        const int q = q0 + t + u * kThreads;
+        if (q < count) products[q] = p[u];
+      }
     }
     __syncthreads();
     if (mine) {
-      // The row's coefficients of this chunk, block by block, column by column.
-      const int row_first = offset[r];
-      const int row_last = offset[r + 1];
-      const int from = max(row_first, c0);
-      const int to = min(row_last, c1);
-      if (from < to) {
-        for (int block = (from - row_first) / kBB; row_first + block * kBB < to; ++block) {
-          const int base = row_first + block * kBB + ii * kB;
-          if (base + kB <= c0 || base >= c1) continue;
-          const index_t J = __ldg(a.col_idx + begin[r] + block);
-          if (J == I) continue;
+      const index_t k_begin = max(row_begin, c0);
+      const index_t k_end = min(row_end, c1);
+      for (index_t k = k_begin; k < k_end; ++k) {
+        if (__ldg(a.col_idx + k) == I) continue;
+        const double* row = products + (k - c0) * kBB + ii * kB;
 #pragma unroll
-          for (int c = 0; c < kB; ++c) {
-            const int q = base + c;
-            if (q >= c0 && q < c1) sum = __dsub_rn(sum, products[q - c0]);
-          }
-        }
+        for (int c = 0; c < kB; ++c) sum = __dsub_rn(sum, row[c]);
       }
     }
     __syncthreads();  // the next chunk overwrites the products
@@ -215,6 +217,47 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+/// The kB values of one block row and the kB entries of x at xb, with 16-byte loads where kB
+/// and the value type allow (the arrays are allocated 256-byte aligned, and kB even keeps every
+/// block row and x block 16-byte aligned).
+template <int kB, class V>
+__device__ __forceinline__ void load_row(const V* row, const double* xb, bool stream, V (&v)[kB],
+                                         double (&xv)[kB]) {
+  if constexpr (kB % 2 == 0) {
+#pragma unroll
+    for (int c = 0; c < kB / 2; ++c) {
+      const double2 pair = __ldg(reinterpret_cast<const double2*>(xb) + c);
+      xv[2 * c] = pair.x;
+      xv[2 * c + 1] = pair.y;
+    }
+  } else {
+#pragma unroll
+    for (int c = 0; c < kB; ++c) xv[c] = __ldg(xb + c);
+  }
+  if constexpr (std::is_same_v<V, double> && kB % 2 == 0) {
+#pragma unroll
+    for (int c = 0; c < kB / 2; ++c) {
+      const double2* p = reinterpret_cast<const double2*>(row) + c;
+      const double2 pair = stream ? __ldcs(p) : __ldg(p);
+      v[2 * c] = pair.x;
+      v[2 * c + 1] = pair.y;
+    }
+  } else if constexpr (std::is_same_v<V, float> && kB % 4 == 0) {
+#pragma unroll
+    for (int c = 0; c < kB / 4; ++c) {
+      const float4* p = reinterpret_cast<const float4*>(row) + c;
+      const float4 quad = stream ? __ldcs(p) : __ldg(p);
+      v[4 * c] = quad.x;
+      v[4 * c + 1] = quad.y;
+      v[4 * c + 2] = quad.z;
+      v[4 * c + 3] = quad.w;
+    }
+  } else {
+#pragma unroll
+    for (int c = 0; c < kB; ++c) v[c] = load_value(row + c, stream);
+  }
+}
+
 /// block_row variant: thread ii of block row r of the team subtracts row ii of each
 /// off-diagonal block times x from b_ii in the reference's order, then D_I^-1 from shared memory.
 template <int kB, class V, class W>
@@ -240,11 +283,7 @@ __global__ void __launch_bounds__(kThreads)
       const double* xb = x + static_cast<size_type>(J) * kB;
       V v[kB];
       double xv[kB];
-#pragma unroll
-      for (int c = 0; c < kB; ++c) {
-        v[c] = load_value(row + c, a.stream_values);
-        xv[c] = __ldg(xb + c);
-      }
+      load_row<kB>(row, xb, a.stream_values, v, xv);
 #pragma unroll
       for (int c = 0; c < kB; ++c) {
         sum = __dsub_rn(sum, __dmul_rn(static_cast<double>(v[c]), xv[c]));
