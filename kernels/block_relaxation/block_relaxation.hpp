@@ -55,16 +55,26 @@ enum class SweepVariant {
 };
 
 /// The variant SweepKernel::automatic picks, indexed by block size B = 1..8 (index 0 unused),
-/// for values stored in double and in float. Edit after new measurements.
+/// for values stored in double and in float. From kryflow_bench_relaxation on an H200 (forward
+/// sweep of block 3D Poisson, values about 256 MiB; bench/results/h200_block_relaxation): the
+/// coefficient kernel is fastest for B = 1..3 (0.52, 0.50, 0.45 of the copy bandwidth against
+/// 0.36, 0.44, 0.39 for the next), block_row for B = 4..8 (0.69, 0.51, 0.58, 0.48, 0.49) and for
+/// float values (B = 4: 0.61, B = 5: 0.53). Edit after new measurements.
 inline constexpr SweepVariant kAutomaticSweepVariant[kMaxRelaxationBlockSize + 1] = {
-    SweepVariant::block_row, SweepVariant::block_row, SweepVariant::block_row,
-    SweepVariant::block_row, SweepVariant::block_row, SweepVariant::block_row,
-    SweepVariant::block_row, SweepVariant::block_row, SweepVariant::block_row,
+    SweepVariant::block_row,    // unused
+    SweepVariant::coefficient,  // B = 1
+    SweepVariant::coefficient,  // B = 2
+    SweepVariant::coefficient,  // B = 3
+    SweepVariant::block_row,    // B = 4
+    SweepVariant::block_row,    // B = 5
+    SweepVariant::block_row,    // B = 6
+    SweepVariant::block_row,    // B = 7
+    SweepVariant::block_row,    // B = 8
 };
 inline constexpr SweepVariant kAutomaticSweepVariantFloat32[kMaxRelaxationBlockSize + 1] = {
-    SweepVariant::block_row, SweepVariant::block_row, SweepVariant::block_row,
-    SweepVariant::block_row, SweepVariant::block_row, SweepVariant::block_row,
-    SweepVariant::block_row, SweepVariant::block_row, SweepVariant::block_row,
+    SweepVariant::block_row,   SweepVariant::coefficient, SweepVariant::coefficient,
+    SweepVariant::coefficient, SweepVariant::block_row,   SweepVariant::block_row,
+    SweepVariant::block_row,   SweepVariant::block_row,   SweepVariant::block_row,
 };
 constexpr SweepVariant automatic_sweep_variant(int block_size, bool float32_values) noexcept {
   const int b = block_size >= 1 && block_size <= kMaxRelaxationBlockSize ? block_size : 0;
