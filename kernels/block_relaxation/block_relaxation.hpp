@@ -161,4 +161,26 @@ KRYFLOW_BLOCK_RELAXATION_DECLARATIONS
 
 #undef KRYFLOW_BLOCK_RELAXATION_DECLARATIONS
 
+/// The one instantiation list of the operation, expanded once in each backend's namespace (and
+/// the dispatch's): V and W in {double, float}.
+#define KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_VW(V, W)                                         \
+  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>);  \
+  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,       \
+                                       Span<const W>, ColorRange, double, Span<const double>, \
+                                       Span<double>);
+#define KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_V(V)                                               \
+  template void permuted_row_lengths<V>(const Backend&, const BsrView<V>&, Span<const index_t>, \
+                                        Span<index_t>);                                         \
+  template void permute_fill<V>(const Backend&, const BsrView<V>&, Span<const index_t>,         \
+                                Span<const index_t>, const index_t*, index_t*, V*);             \
+  template void block_diagonal_apply<V>(const Backend&, int, Span<const V>, double,             \
+                                        Span<const double>, Span<double>);
+#define KRYFLOW_BLOCK_RELAXATION_INSTANTIATIONS           \
+  KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_VW(double, double) \
+  KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_VW(double, float)  \
+  KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_VW(float, double)  \
+  KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_VW(float, float)   \
+  KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_V(double)          \
+  KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_V(float)
+
 }  // namespace kryflow::kernels::block_relaxation

@@ -93,27 +93,6 @@ void gather_blocks(const Backend& backend, int block_size, Span<const index_t> m
   });
 }
 
-#define KRYFLOW_INSTANTIATE(V, W)                                                             \
-  template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>);  \
-  template void multicolor_sweep<V, W>(const Backend&, const BsrView<V>&, SweepVariant,       \
-                                       Span<const W>, ColorRange, double, Span<const double>, \
-                                       Span<double>);
-KRYFLOW_INSTANTIATE(double, double)
-KRYFLOW_INSTANTIATE(double, float)
-KRYFLOW_INSTANTIATE(float, double)
-KRYFLOW_INSTANTIATE(float, float)
-#undef KRYFLOW_INSTANTIATE
-#define KRYFLOW_INSTANTIATE(V)                                                                  \
-  template void permuted_row_lengths<V>(const Backend&, const BsrView<V>&, Span<const index_t>, \
-                                        Span<index_t>);                                         \
-  template void permute_fill<V>(const Backend&, const BsrView<V>&, Span<const index_t>,         \
-                                Span<const index_t>, const index_t*, index_t*, V*);
-KRYFLOW_INSTANTIATE(double)
-KRYFLOW_INSTANTIATE(float)
-#undef KRYFLOW_INSTANTIATE
-template void block_diagonal_apply<double>(const Backend&, int, Span<const double>, double,
-                                           Span<const double>, Span<double>);
-template void block_diagonal_apply<float>(const Backend&, int, Span<const float>, double,
-                                          Span<const double>, Span<double>);
+KRYFLOW_BLOCK_RELAXATION_INSTANTIATIONS
 
 }  // namespace kryflow::kernels::block_relaxation::cpu
