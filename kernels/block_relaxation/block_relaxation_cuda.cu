@@ -29,6 +29,7 @@
 #include "kernels/backend/device_scratch.cuh"
 #include "kernels/block_relaxation/block_relaxation.hpp"
 #include "kernels/block_relaxation/block_rows.hpp"
+#include "kernels/bsr/coefficient_stage.cuh"
 
 namespace kryflow::kernels::block_relaxation::cuda {
 namespace {
@@ -40,8 +41,8 @@ using kernels::cuda::DeviceScratch;
 using size_type = long long;
 
 constexpr int kThreads = 256;
-/// Products one chunk of the coefficient variant stages in shared memory (16 KiB).
-constexpr int kStage = 2048;
+using bsr::cuda::kStage;
+static_assert(bsr::cuda::kStageThreads == kThreads, "the sweep's teams are staging teams");
 
 template <class V>
 __device__ __forceinline__ V load_value(const V* p, bool stream) {
@@ -86,10 +87,6 @@ __device__ __forceinline__ void update_entry(const W* inverse, size_type I, int 
   *xi = omega == 1.0 ? update : __dadd_rn(__dmul_rn(1.0 - omega, *xi), update);
 }
 
-/// Coefficients each thread of the coefficient kernel loads before it uses them.
-constexpr int kLoadBatch = 4;
-static_assert(kStage % (kLoadBatch * kThreads) == 0, "a chunk is whole load batches");
-
 template <int kB, class V, class W>
 __global__ void __launch_bounds__(kThreads)
     coefficient_sweep_kernel(BsrView<V> a, ColorRange color, const W* __restrict__ inverse,
@@ -122,29 +119,7 @@ __global__ void __launch_bounds__(kThreads)
   for (index_t c0 = group_begin; c0 < group_end; c0 += kChunkBlocks) {  // uniform in the team
     const index_t c1 = min(c0 + kChunkBlocks, group_end);
     const int count = (c1 - c0) * kBB;
-    const V* values = a.values + static_cast<size_type>(c0) * kBB;
-    for (int q0 = 0; q0 < count; q0 += kLoadBatch * kThreads) {
-      V v[kLoadBatch];
-      size_type xi[kLoadBatch];
-#pragma unroll
-      for (int u = 0; u < kLoadBatch; ++u) {
-        const int q = min(q0 + t + u * kThreads, count - 1);
-        const int block = q / kBB;
-        const int column = (q - block * kBB) % kB;
-        v[u] = load_value(values + q, a.stream_values);
-        xi[u] = static_cast<size_type>(__ldg(a.col_idx + c0 + block)) * kB + column;
-      }
-      double p[kLoadBatch];
-#pragma unroll
-      for (int u = 0; u < kLoadBatch; ++u) {
-        p[u] = __dmul_rn(static_cast<double>(v[u]), __ldg(x + xi[u]));
-      }
-#pragma unroll
-      for (int u = 0; u < kLoadBatch; ++u) {
-        const int q = q0 + t + u * kThreads;
-        if (q < count) products[q] = p[u];
-      }
-    }
+    bsr::cuda::stage_products(a, c0, count, kB, kBB, x, products);
     __syncthreads();
     if (mine) {
       const index_t k_begin = max(row_begin, c0);

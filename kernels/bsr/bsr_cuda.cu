@@ -20,6 +20,7 @@
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/reduction.cuh"
 #include "kernels/bsr/bsr.hpp"
+#include "kernels/bsr/coefficient_stage.cuh"
 
 namespace kryflow::kernels::bsr::cuda {
 namespace {
@@ -32,12 +33,6 @@ using size_type = long long;
 constexpr int kThreads = kGroupThreads;
 /// Threads per cuda block of block_row products of small matrices.
 constexpr int kSmallThreads = 64;
-/// Products one chunk of the coefficient variant stages in shared memory (16 KiB).
-constexpr int kStage = 2048;
-/// Coefficients each thread loads before it uses them (independent loads in flight).
-constexpr int kLoadBatch = 4;
-static_assert(kStage % (kLoadBatch * kThreads) == 0, "a chunk is whole load batches");
-static_assert(kStage >= 2 * kMaxBlockSize * kMaxBlockSize, "a chunk holds at least two blocks");
 
 enum class Mode { product, residual, product_dot };
 
@@ -202,29 +197,7 @@ __global__ void __launch_bounds__(kThreads)
   for (index_t c0 = group_begin; c0 < group_end; c0 += chunk_blocks) {  // uniform in the block
     const index_t c1 = min(c0 + chunk_blocks, group_end);
     const int count = (c1 - c0) * BB;
-    const V* values = a.values + static_cast<size_type>(c0) * BB;
-    for (int q0 = 0; q0 < count; q0 += kLoadBatch * kThreads) {
-      // Unconditional loads (past the end: the last coefficient again) so that all are issued
-      // before the first is used; only the stores are guarded.
-      V v[kLoadBatch];
-      size_type xi[kLoadBatch];
-#pragma unroll
-      for (int u = 0; u < kLoadBatch; ++u) {
-        const int q = min(q0 + t + u * kThreads, count - 1);
-        const int block = q / BB;
-        const int column = (q - block * BB) % B;
-        v[u] = a.stream_values ? __ldcs(values + q) : __ldg(values + q);
-        xi[u] = static_cast<size_type>(__ldg(a.col_idx + c0 + block)) * B + column;
-      }
-      double p[kLoadBatch];
-#pragma unroll
-      for (int u = 0; u < kLoadBatch; ++u) p[u] = __dmul_rn(to_double(v[u]), __ldg(x + xi[u]));
-#pragma unroll
-      for (int u = 0; u < kLoadBatch; ++u) {
-        const int q = q0 + t + u * kThreads;
-        if (q < count) products[q] = p[u];
-      }
-    }
+    stage_products(a, c0, count, B, BB, x, products);
     __syncthreads();
     if (mine) {
       const index_t k_begin = max(row_begin, c0);

@@ -9,6 +9,7 @@
 #include "kernels/coloring/coloring.hpp"
 #include "kernels/sparse_setup/sparse_setup.hpp"
 #include "kryflow/core/error.hpp"
+#include "src/amg/amg_hierarchy.hpp"
 #include "src/preconditioners/block_view.hpp"
 
 namespace kryflow {
@@ -64,18 +65,11 @@ MulticolorOrdering color_matrix(const LinearOperator& A, ColoringAlgorithm algor
   }
   const ss::PatternView g = m.pattern();
   // The transpose, unless the pattern is symmetric (then g serves as its own).
-  Array<index_t> t_row_ptr, t_col_idx;
+  CsrArrays transpose;
   ss::PatternView gt = g;
   if (n > 0 && !ss::pattern_symmetric(backend, g)) {
-    Array<index_t> counts(backend, static_cast<std::size_t>(n));
-    ss::transpose_count(backend, g, counts.span());
-    t_row_ptr = Array<index_t>(backend, static_cast<std::size_t>(n) + 1);
-    ss::exclusive_scan(backend, counts.span(), t_row_ptr.span());
-    t_col_idx = Array<index_t>(backend, static_cast<std::size_t>(m.num_blocks));
-    Array<index_t> source(backend, static_cast<std::size_t>(m.num_blocks));
-    ss::transpose_fill(backend, g, t_row_ptr.span().data(), t_col_idx.span().data(),
-                       source.span().data());
-    gt = {n, n, t_row_ptr.span().data(), t_col_idx.span().data()};
+    transpose = amg_setup::transpose(backend, g, nullptr);
+    gt = transpose.pattern();
   }
   Array<index_t> colors(backend, static_cast<std::size_t>(n));
   ordering.num_colors = algorithm == ColoringAlgorithm::greedy

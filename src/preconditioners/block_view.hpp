@@ -87,10 +87,6 @@ inline BlockMatrix block_matrix_of(const LinearOperator& A, const std::string& w
   throw NotSupported(who + " needs the matrix entries: pass a CsrMatrix or a BsrMatrix");
 }
 
-}  // namespace kryflow::detail
-
-namespace kryflow::detail {
-
 /// The inverses of A's diagonal blocks, stored in one of the two arrays by precision.
 struct InverseBlocks {
   Array<double> float64;

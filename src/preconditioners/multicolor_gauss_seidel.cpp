@@ -50,7 +50,8 @@ struct MulticolorGaussSeidel::State {
   Array<double> values64;
   Array<float> values32;
   detail::InverseBlocks inverse;
-  mutable Vector b, x;  // b and x in the color order
+  br::SweepVariant variant = br::SweepVariant::block_row;  // the cuda kernel
+  mutable Vector b, x;                                     // b and x in the color order
 
   detail::BlockMatrix reordered() const {
     detail::BlockMatrix m;
@@ -79,6 +80,21 @@ MulticolorGaussSeidel::MulticolorGaussSeidel(MulticolorGaussSeidel&&) noexcept =
 MulticolorGaussSeidel& MulticolorGaussSeidel::operator=(MulticolorGaussSeidel&&) noexcept = default;
 
 namespace {
+
+/// The kernel of `kernel` (automatic: the table's choice for the block size and precision).
+br::SweepVariant variant_of(SweepKernel kernel, int block_size, bool float32_values) {
+  switch (kernel) {
+    case SweepKernel::coefficient:
+      return br::SweepVariant::coefficient;
+    case SweepKernel::warp:
+      return br::SweepVariant::warp;
+    case SweepKernel::block_row:
+      return br::SweepVariant::block_row;
+    case SweepKernel::automatic:
+      break;
+  }
+  return br::automatic_sweep_variant(block_size, float32_values);
+}
 
 /// Copies A's blocks into the state's reordered arrays (pattern and values).
 void reorder_values(const detail::BlockMatrix& m, const Array<index_t>& order,
@@ -110,6 +126,7 @@ void MulticolorGaussSeidel::setup(const LinearOperator& A) {
   state->block_size = m.block_size;
   state->float32_values = m.values32 != nullptr;
   state->num_block_rows = m.num_block_rows;
+  state->variant = variant_of(parameters_.kernel, m.block_size, state->float32_values);
   state->position = Array<index_t>(backend, n);
   br::invert_permutation(backend, ordering.rows.span(), state->position.span());
   Array<index_t> counts(backend, n);
@@ -154,8 +171,7 @@ int MulticolorGaussSeidel::block_size() const noexcept {
 }
 
 SweepKernel MulticolorGaussSeidel::effective_kernel() const noexcept {
-  if (parameters_.kernel != SweepKernel::automatic) return parameters_.kernel;
-  switch (br::automatic_sweep_variant(state_->block_size, state_->float32_values)) {
+  switch (state_->variant) {
     case br::SweepVariant::coefficient:
       return SweepKernel::coefficient;
     case br::SweepVariant::warp:
@@ -182,16 +198,7 @@ void MulticolorGaussSeidel::check(const Vector& b, const Vector& x) const {
 
 void MulticolorGaussSeidel::sweep(bool forward) const {
   const Backend& backend = state_->row_ptr.backend();
-  const br::SweepVariant variant = [&] {
-    switch (effective_kernel()) {
-      case SweepKernel::coefficient:
-        return br::SweepVariant::coefficient;
-      case SweepKernel::warp:
-        return br::SweepVariant::warp;
-      default:
-        return br::SweepVariant::block_row;
-    }
-  }();
+  const br::SweepVariant variant = state_->variant;
   Span<const double> b = state_->b.span();
   Span<double> x = state_->x.span();
   state_->reordered().visit([&](const auto& view) {
@@ -212,7 +219,7 @@ void MulticolorGaussSeidel::sweep(bool forward) const {
 }
 
 void MulticolorGaussSeidel::run(const Vector& b, Vector& x, bool x_is_zero, int passes,
-                                bool forward_only) const {
+                                bool forward, bool backward) const {
   check(b, x);
   const Backend& backend = b.backend();
   const int B = state_->block_size;
@@ -223,28 +230,22 @@ void MulticolorGaussSeidel::run(const Vector& b, Vector& x, bool x_is_zero, int 
     br::gather_blocks(backend, B, ordering_.rows.span(), x.span(), state_->x.span());
   }
   for (int s = 0; s < passes; ++s) {
-    sweep(true);
-    if (!forward_only) sweep(false);
+    if (forward) sweep(true);
+    if (backward) sweep(false);
   }
   br::gather_blocks(backend, B, state_->position.span(), state_->x.span(), x.span());
 }
 
 void MulticolorGaussSeidel::forward(const Vector& b, Vector& x) const {
-  run(b, x, false, 1, true);
+  run(b, x, false, 1, true, false);
 }
 
 void MulticolorGaussSeidel::backward(const Vector& b, Vector& x) const {
-  check(b, x);
-  const Backend& backend = b.backend();
-  const int B = state_->block_size;
-  br::gather_blocks(backend, B, ordering_.rows.span(), b.span(), state_->b.span());
-  br::gather_blocks(backend, B, ordering_.rows.span(), x.span(), state_->x.span());
-  sweep(false);
-  br::gather_blocks(backend, B, state_->position.span(), state_->x.span(), x.span());
+  run(b, x, false, 1, false, true);
 }
 
 void MulticolorGaussSeidel::relax(const Vector& b, Vector& x, bool x_is_zero) const {
-  run(b, x, x_is_zero, parameters_.sweeps, !parameters_.symmetric);
+  run(b, x, x_is_zero, parameters_.sweeps, true, parameters_.symmetric);
 }
 
 std::string MulticolorGaussSeidel::summary() const {

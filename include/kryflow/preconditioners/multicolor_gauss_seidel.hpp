@@ -89,7 +89,10 @@ class MulticolorGaussSeidel {
   struct State;
   void check(const Vector& b, const Vector& x) const;
   void sweep(bool forward) const;
-  void run(const Vector& b, Vector& x, bool x_is_zero, int passes, bool forward_only) const;
+  /// Gathers b and x (or zeros x) into the color order, `passes` times a forward and/or a
+  /// backward sweep, then x back.
+  void run(const Vector& b, Vector& x, bool x_is_zero, int passes, bool forward,
+           bool backward) const;
   Parameters parameters_;
   MulticolorOrdering ordering_;
   std::unique_ptr<State> state_;
