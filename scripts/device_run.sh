@@ -141,9 +141,15 @@ PY
 }
 for f in fvens/2dcyl1/2dcyl1 petsc_ex19/ex19_cavity_33 petsc_ex19/ex19_cavity_129 petsc_ex19/ex19_cavity_257; do
   name=$(basename $f)
-  for preset in bicgstab_jacobi bicgstab_block_jacobi bicgstab_mcsgs; do
+  for preset in bicgstab_jacobi bicgstab_block_jacobi bicgstab_mcsgs gmres_ilu0 fgmres_dilu; do
     block_solve "$name" $preset cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset $preset
   done
+  for prec in ilu0 dilu; do
+    block_solve "$name" bicgstab_$prec cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_block_jacobi \
+      -p solver.preconditioner.type=$prec
+  done
+  block_solve "$name" mcsgs_no_graphs cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_mcsgs \
+    -p solver.cuda_graphs=never
   block_solve "$name" mcsgs_float32_inverse cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_mcsgs \
     -p solver.preconditioner.inverse_precision=float32
   block_solve "$name" mcsgs_2_sweeps cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_mcsgs \
@@ -154,6 +160,9 @@ for f in fvens/2dcyl1/2dcyl1 petsc_ex19/ex19_cavity_33 petsc_ex19/ex19_cavity_12
     block_solve "$name" sgs_natural_order cpu -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_mcsgs \
       -p solver.preconditioner.coloring=natural
     block_solve "$name" bicgstab_mcsgs cpu -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_mcsgs
+    block_solve "$name" ilu0_natural_order cpu -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset gmres_ilu0 \
+      -p solver.preconditioner.coloring=natural
+    block_solve "$name" gmres_ilu0 cpu -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset gmres_ilu0
   fi
 done
 cat "$block_table" | tee -a "$log"

@@ -18,29 +18,50 @@ void block_diagonal_apply(const Backend& backend, int block_size, Span<const W> 
 }
 
 template <class V, class W>
-void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant variant,
-                      Span<const W> inverse, ColorRange color, double omega, Span<const double> b,
-                      Span<double> x) {
-  KRYFLOW_DISPATCH(block_relaxation, multicolor_sweep<V>, backend, a, variant, inverse, color,
-                   omega, b, x);
+index_t invert_blocks(const Backend& backend, int block_size, index_t count, const V* blocks,
+                      W* inverse) {
+  KRYFLOW_DISPATCH(block_relaxation, invert_blocks<V>, backend, block_size, count, blocks, inverse);
+}
+
+template <class V, class W>
+void triangular_sweep(const Backend& backend, const BsrView<V>& part, const BsrView<V>* second,
+                      SweepVariant variant, const W* inverse, ColorRange color, SweepUpdate update,
+                      const SweepVectors& vectors) {
+  KRYFLOW_DISPATCH(block_relaxation, triangular_sweep<V>, backend, part, second, variant, inverse,
+                   color, update, vectors);
+}
+
+template <class V, class W>
+void factor_color(const Backend& backend, Factorization kind, const BsrView<V>& lower,
+                  const BsrView<V>& upper, V* diagonal, W* inverse, ColorRange color,
+                  index_t* first_bad) {
+  KRYFLOW_DISPATCH(block_relaxation, factor_color<V>, backend, kind, lower, upper, diagonal,
+                   inverse, color, first_bad);
 }
 
 void invert_permutation(const Backend& backend, Span<const index_t> order, Span<index_t> position) {
   KRYFLOW_DISPATCH(block_relaxation, invert_permutation, backend, order, position);
 }
 
-template <class V>
-void permuted_row_lengths(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,
-                          Span<index_t> counts) {
-  KRYFLOW_DISPATCH(block_relaxation, permuted_row_lengths<V>, backend, a, order, counts);
+void split_lengths(const Backend& backend, const sparse_setup::PatternView& a,
+                   Span<const index_t> order, Span<const index_t> position, Span<index_t> lower,
+                   Span<index_t> upper) {
+  KRYFLOW_DISPATCH(block_relaxation, split_lengths, backend, a, order, position, lower, upper);
+}
+
+void split_pattern(const Backend& backend, const sparse_setup::PatternView& a,
+                   Span<const index_t> order, Span<const index_t> position,
+                   const index_t* lower_ptr, const index_t* upper_ptr, index_t* lower_col,
+                   index_t* upper_col, index_t* lower_source, index_t* upper_source,
+                   index_t* diagonal_source) {
+  KRYFLOW_DISPATCH(block_relaxation, split_pattern, backend, a, order, position, lower_ptr,
+                   upper_ptr, lower_col, upper_col, lower_source, upper_source, diagonal_source);
 }
 
 template <class V>
-void permute_fill(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,
-                  Span<const index_t> position, const index_t* row_ptr, index_t* col_idx,
-                  V* values) {
-  KRYFLOW_DISPATCH(block_relaxation, permute_fill<V>, backend, a, order, position, row_ptr, col_idx,
-                   values);
+void gather_values(const Backend& backend, int block_entries, Span<const index_t> source,
+                   const V* in, V* out) {
+  KRYFLOW_DISPATCH(block_relaxation, gather_values<V>, backend, block_entries, source, in, out);
 }
 
 void gather_blocks(const Backend& backend, int block_size, Span<const index_t> map,

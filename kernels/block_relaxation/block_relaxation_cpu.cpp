@@ -43,17 +43,58 @@ void block_diagonal_apply(const Backend& backend, int block_size, Span<const W> 
 }
 
 template <class V, class W>
-void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant,
-                      Span<const W> inverse, ColorRange color, double omega, Span<const double> b,
-                      Span<double> x) {
-  with_block_size(a.block_size, "block_relaxation::multicolor_sweep", [&](auto bs) {
+index_t invert_blocks(const Backend& backend, int block_size, index_t count, const V* blocks,
+                      W* inverse) {
+  return with_block_size(block_size, "block_relaxation::invert_blocks", [&](auto bs) {
     constexpr int kB = decltype(bs)::value;
-    const std::int64_t work =
-        std::int64_t{a.row_ptr[color.first + color.count] - a.row_ptr[color.first]} * kB * kB;
-    parallel::for_each(backend, work, color.count, [&](std::int64_t q) {
-      sweep_block_row<kB>(a, inverse.data(), color.first + static_cast<index_t>(q), omega, b.data(),
-                          x.data());
+    std::atomic<index_t> first{count};
+    parallel::for_each(backend, std::int64_t{count} * kB * kB * kB, count, [&](std::int64_t row) {
+      const auto I = static_cast<index_t>(row);
+      if (invert_block<kB>(blocks + row * kB * kB, inverse + row * kB * kB)) return;
+      index_t seen = first.load();
+      while (I < seen && !first.compare_exchange_weak(seen, I)) {
+      }
     });
+    return first.load() == count ? index_t{-1} : first.load();
+  });
+}
+
+template <class V, class W>
+void triangular_sweep(const Backend& backend, const BsrView<V>& part, const BsrView<V>* second,
+                      SweepVariant, const W* inverse, ColorRange color, SweepUpdate update,
+                      const SweepVectors& vectors) {
+  with_block_size(part.block_size, "block_relaxation::triangular_sweep", [&](auto bs) {
+    constexpr int kB = decltype(bs)::value;
+    const index_t end = color.first + color.count;
+    std::int64_t blocks = part.row_ptr[end] - part.row_ptr[color.first];
+    if (second != nullptr) blocks += second->row_ptr[end] - second->row_ptr[color.first];
+    parallel::for_each(backend, (blocks + color.count) * kB * kB, color.count, [&](std::int64_t q) {
+      sweep_block_row<kB>(part, second, inverse, color.first + static_cast<index_t>(q), update,
+                          vectors);
+    });
+  });
+}
+
+template <class V, class W>
+void factor_color(const Backend& backend, Factorization kind, const BsrView<V>& lower,
+                  const BsrView<V>& upper, V* diagonal, W* inverse, ColorRange color,
+                  index_t* first_bad) {
+  with_block_size(lower.block_size, "block_relaxation::factor_color", [&](auto bs) {
+    constexpr int kB = decltype(bs)::value;
+    const index_t end = color.first + color.count;
+    const std::int64_t blocks = lower.row_ptr[end] - lower.row_ptr[color.first];
+    std::atomic_ref<index_t> bad(*first_bad);
+    parallel::for_each(backend, (8 * blocks + color.count) * kB * kB * kB, color.count,
+                       [&](std::int64_t q) {
+                         const index_t I = color.first + static_cast<index_t>(q);
+                         const bool ok = kind == Factorization::ilu0
+                                             ? ilu0_row<kB>(lower, upper, diagonal, inverse, I)
+                                             : dilu_row<kB>(lower, upper, diagonal, inverse, I);
+                         if (ok) return;
+                         index_t seen = bad.load();
+                         while (I < seen && !bad.compare_exchange_weak(seen, I)) {
+                         }
+                       });
   });
 }
 
@@ -63,23 +104,41 @@ void invert_permutation(const Backend& backend, Span<const index_t> order, Span<
                      [&](std::int64_t p) { position[order[p]] = static_cast<index_t>(p); });
 }
 
-template <class V>
-void permuted_row_lengths(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,
-                          Span<index_t> counts) {
+void split_lengths(const Backend& backend, const sparse_setup::PatternView& a,
+                   Span<const index_t> order, Span<const index_t> position, Span<index_t> lower,
+                   Span<index_t> upper) {
   const auto n = static_cast<std::int64_t>(order.size());
-  parallel::for_each(backend, n, n, [&](std::int64_t p) {
-    counts[p] = a.row_ptr[order[p] + 1] - a.row_ptr[order[p]];
+  parallel::for_each(backend, std::int64_t{a.row_ptr[a.num_rows]} + n, n, [&](std::int64_t p) {
+    split_row_lengths(a, order.data(), position.data(), static_cast<index_t>(p), lower.data(),
+                      upper.data());
+  });
+}
+
+void split_pattern(const Backend& backend, const sparse_setup::PatternView& a,
+                   Span<const index_t> order, Span<const index_t> position,
+                   const index_t* lower_ptr, const index_t* upper_ptr, index_t* lower_col,
+                   index_t* upper_col, index_t* lower_source, index_t* upper_source,
+                   index_t* diagonal_source) {
+  const auto n = static_cast<std::int64_t>(order.size());
+  parallel::for_each(backend, 8 * std::int64_t{a.row_ptr[a.num_rows]} + n, n, [&](std::int64_t q) {
+    const auto p = static_cast<index_t>(q);
+    diagonal_source[p] = -1;
+    for (index_t k = a.row_ptr[order[p]]; k < a.row_ptr[order[p] + 1]; ++k) {
+      split_place(a, order.data(), position.data(), p, k, lower_ptr, upper_ptr, lower_col,
+                  upper_col, lower_source, upper_source, diagonal_source);
+    }
   });
 }
 
 template <class V>
-void permute_fill(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,
-                  Span<const index_t> position, const index_t* row_ptr, index_t* col_idx,
-                  V* values) {
-  const std::int64_t BB = std::int64_t{a.block_size} * a.block_size;
-  const auto n = static_cast<std::int64_t>(order.size());
-  parallel::for_each(backend, a.num_blocks * BB, n, [&](std::int64_t p) {
-    permute_block_row(a, order[p], position.data(), row_ptr[p], BB, col_idx, values);
+void gather_values(const Backend& backend, int block_entries, Span<const index_t> source,
+                   const V* in, V* out) {
+  const auto n = static_cast<std::int64_t>(source.size());
+  parallel::for_each(backend, n * block_entries, n, [&](std::int64_t k) {
+    for (int e = 0; e < block_entries; ++e) {
+      out[k * block_entries + e] =
+          source[k] >= 0 ? in[std::int64_t{source[k]} * block_entries + e] : V(0);
+    }
   });
 }
 

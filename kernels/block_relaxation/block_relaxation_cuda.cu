@@ -4,20 +4,19 @@
 // invert_diagonal_blocks: one thread per block row runs block_rows.hpp's elimination (the
 // reference's bits); the first failing block row is an atomicMin read back once.
 // block_diagonal_apply: one thread per scalar row, the reference's order (its bits).
-// multicolor_sweep runs on a color-ordered matrix, a color being a contiguous range of block
-// rows. coefficient variant (Gorobets et al.'s NOISEtte kernel): a team of 256 threads takes
-// R = 256 / B consecutive block rows of the color, whose coefficients are one contiguous range;
-// thread t loads coefficients t, t + 256, ... of a chunk, four at a time before it uses them,
-// multiplies each by its x entry into shared memory (the diagonal blocks' too: loading them
-// keeps the loads unconditional), then thread ii of block row r skips the diagonal block and
-// subtracts its row's other products from b in block-then-column order (the reference's bits),
-// and applies D_I^-1 with the block row's t from shared memory. block_row variant: thread ii of
-// block row r walks row ii of the row's blocks from global memory (the reference's bits).
-// warp variant: kL lanes per block row (32 for B >= 3, 16 for B = 2, 8 for B = 1) stride over
-// the row's coefficients, each keeping B partial sums, added by xor shuffles (another order
-// than the reference's: the same bits from run to run). Multiplications and additions keep
-// their order (--fmad=false). The reordering kernels copy rows (one warp per block row) and
-// gather vector blocks.
+// triangular_sweep runs on the rows of one color of a color-ordered part (L or U), a color being
+// a contiguous range of block rows, and a second part when given. coefficient variant
+// (Gorobets et al.'s NOISEtte kernel): a team of 256 threads takes R = 256 / B consecutive block
+// rows of the color, whose coefficients are one contiguous range of the part; thread t loads
+// coefficients t, t + 256, ... of a chunk, four at a time before it uses them, multiplies each by
+// its x entry into shared memory, then thread ii of block row r adds its row's products in
+// block-then-column order (the reference's bits), the same for the second part, and applies
+// D_I^-1 with the block row's t from shared memory. block_row variant: thread ii of block row r
+// walks row ii of the row's blocks from global memory (the reference's bits). warp variant: kL
+// lanes per block row (32 for B >= 3, 16 for B = 2, 8 for B = 1) stride over the row's
+// coefficients, each keeping B partial sums, added by xor shuffles (another order than the
+// reference's: the same bits from run to run). Multiplications and additions keep their order
+// (--fmad=false). The split kernels take one warp per block row.
 #include <cuda_runtime.h>
 #include <math.h>
 
@@ -74,26 +73,48 @@ __global__ void block_apply_kernel(size_type n, const W* __restrict__ inverse, d
   z[i] = __dmul_rn(omega, s);
 }
 
-/// x_I[ii] from t (B entries) as the reference's apply_block and update.
-template <int kB, class W>
-__device__ __forceinline__ void update_entry(const W* inverse, size_type I, int ii, double omega,
-                                             const double* t, double* x) {
-  const W* row = inverse + (I * kB + ii) * kB;
-  double s = 0.0;
+/// The sum over block row I's blocks of `part` of row ii of each block times x, the coefficient
+/// scheme's staging: every thread of the team calls it (rows first .. last - 1 are the team's);
+/// `mine` threads get their row's sum in the reference's order.
+template <int kB, class V>
+__device__ __forceinline__ double staged_row_sum(const BsrView<V>& part, index_t first,
+                                                 index_t last, index_t I, int ii, bool mine,
+                                                 const double* __restrict__ x, double* products) {
+  constexpr int kBB = kB * kB;
+  constexpr int kChunkBlocks = kStage / kBB;
+  const index_t group_begin = __ldg(part.row_ptr + first);
+  const index_t group_end = __ldg(part.row_ptr + last);
+  index_t row_begin = 0;
+  index_t row_end = 0;
+  if (mine) {
+    row_begin = __ldg(part.row_ptr + I);
+    row_end = __ldg(part.row_ptr + I + 1);
+  }
+  double sum = 0.0;
+  for (index_t c0 = group_begin; c0 < group_end; c0 += kChunkBlocks) {  // uniform in the team
+    const index_t c1 = min(c0 + kChunkBlocks, group_end);
+    const int count = (c1 - c0) * kBB;
+    bsr::cuda::stage_products(part, c0, count, kB, kBB, x, products);
+    __syncthreads();
+    if (mine) {
+      const index_t k_begin = max(row_begin, c0);
+      const index_t k_end = min(row_end, c1);
+      for (index_t k = k_begin; k < k_end; ++k) {
+        const double* row = products + (k - c0) * kBB + ii * kB;
 #pragma unroll
-  for (int c = 0; c < kB; ++c) s = __dadd_rn(s, __dmul_rn(static_cast<double>(row[c]), t[c]));
-  const double update = __dmul_rn(omega, s);
-  double* xi = x + I * kB + ii;
-  *xi = omega == 1.0 ? update : __dadd_rn(__dmul_rn(1.0 - omega, *xi), update);
+        for (int c = 0; c < kB; ++c) sum = __dadd_rn(sum, row[c]);
+      }
+    }
+    __syncthreads();  // the next chunk overwrites the products
+  }
+  return sum;
 }
 
 template <int kB, class V, class W>
 __global__ void __launch_bounds__(kThreads)
-    coefficient_sweep_kernel(BsrView<V> a, ColorRange color, const W* __restrict__ inverse,
-                             double omega, const double* __restrict__ b, double* x) {
-  constexpr int kBB = kB * kB;
+    coefficient_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
+                             const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
   constexpr int kR = kThreads / kB;
-  constexpr int kChunkBlocks = kStage / kBB;
   __shared__ double products[kStage];
   __shared__ double t_shared[kR * kB];
   const int t = static_cast<int>(threadIdx.x);
@@ -103,39 +124,16 @@ __global__ void __launch_bounds__(kThreads)
   const index_t last = min(first + kR, color.first + color.count);
   const index_t I = first + r;
   const bool mine = r < kR && I < last;
-  const index_t group_begin = __ldg(a.row_ptr + first);
-  const index_t group_end = __ldg(a.row_ptr + last);
-  index_t row_begin = 0;
-  index_t row_end = 0;
-  double sum = 0.0;
-  if (mine) {
-    row_begin = __ldg(a.row_ptr + I);
-    row_end = __ldg(a.row_ptr + I + 1);
-    sum = b[static_cast<size_type>(I) * kB + ii];
+  const double p = staged_row_sum<kB>(part, first, last, I, ii, mine, v.x, products);
+  double q = 0.0;
+  if (has_second) {
+    q = staged_row_sum<kB>(second, first, last, I, ii, mine, v.x, products);
+  } else if (mine) {
+    q = sweep_saved(v, I, kB, ii);
   }
-  // As the BSR product's coefficient kernel: the team's blocks are one contiguous range,
-  // streamed in chunks, kLoadBatch unconditional loads per thread in flight (the diagonal
-  // blocks' products too: they are skipped when the rows add theirs).
-  for (index_t c0 = group_begin; c0 < group_end; c0 += kChunkBlocks) {  // uniform in the team
-    const index_t c1 = min(c0 + kChunkBlocks, group_end);
-    const int count = (c1 - c0) * kBB;
-    bsr::cuda::stage_products(a, c0, count, kB, kBB, x, products);
-    __syncthreads();
-    if (mine) {
-      const index_t k_begin = max(row_begin, c0);
-      const index_t k_end = min(row_end, c1);
-      for (index_t k = k_begin; k < k_end; ++k) {
-        if (__ldg(a.col_idx + k) == I) continue;
-        const double* row = products + (k - c0) * kBB + ii * kB;
-#pragma unroll
-        for (int c = 0; c < kB; ++c) sum = __dsub_rn(sum, row[c]);
-      }
-    }
-    __syncthreads();  // the next chunk overwrites the products
-  }
-  if (mine) t_shared[r * kB + ii] = sum;
+  if (mine) t_shared[r * kB + ii] = sweep_t(u, v, I, kB, ii, p, q);
   __syncthreads();
-  if (mine) update_entry<kB>(inverse, I, ii, omega, t_shared + r * kB, x);
+  if (mine) sweep_finish<kB>(u, v, inverse, I, ii, t_shared + r * kB, p);
 }
 
 template <int kB>
@@ -143,40 +141,31 @@ constexpr int lanes_per_row() {
   return kB == 1 ? 8 : kB == 2 ? 16 : 32;
 }
 
-template <int kB, class V, class W>
-__global__ void __launch_bounds__(kThreads)
-    warp_sweep_kernel(BsrView<V> a, ColorRange color, const W* __restrict__ inverse, double omega,
-                      const double* __restrict__ b, double* x) {
+/// acc[c] += the products of block row I of `part` in row c, lane `lane` of kL taking
+/// coefficients lane, lane + kL, ...
+template <int kB, int kL, class V>
+__device__ __forceinline__ void warp_row_products(const BsrView<V>& part, index_t I, int lane,
+                                                  const double* __restrict__ x, double (&acc)[kB]) {
   constexpr int kBB = kB * kB;
-  constexpr int kL = lanes_per_row<kB>();
-  const size_type thread = blockIdx.x * static_cast<size_type>(kThreads) + threadIdx.x;
-  const size_type slot = thread / kL;
-  const int lane = static_cast<int>(thread % kL);
-  const bool active = slot < color.count;  // the same for the kL lanes of a row
-  double acc[kB];
-#pragma unroll
-  for (int c = 0; c < kB; ++c) acc[c] = 0.0;
-  index_t I = 0;
-  if (active) {
-    I = color.first + static_cast<index_t>(slot);
-    const index_t row_begin = __ldg(a.row_ptr + I);
-    const int total = (__ldg(a.row_ptr + I + 1) - row_begin) * kBB;
-    const V* values = a.values + static_cast<size_type>(row_begin) * kBB;
+  const index_t row_begin = __ldg(part.row_ptr + I);
+  const int total = (__ldg(part.row_ptr + I + 1) - row_begin) * kBB;
+  const V* values = part.values + static_cast<size_type>(row_begin) * kBB;
 #pragma unroll 4
-    for (int q = lane; q < total; q += kL) {
-      const int block = q / kBB;
-      const int rem = q - block * kBB;
-      const int row = rem / kB;
-      const int column = rem - row * kB;
-      const index_t J = __ldg(a.col_idx + row_begin + block);
-      if (J != I) {
-        const double p = __dmul_rn(static_cast<double>(load_value(values + q, a.stream_values)),
-                                   __ldg(x + static_cast<size_type>(J) * kB + column));
+  for (int q = lane; q < total; q += kL) {
+    const int block = q / kBB;
+    const int rem = q - block * kBB;
+    const int row = rem / kB;
+    const int column = rem - row * kB;
+    const index_t J = __ldg(part.col_idx + row_begin + block);
+    const double p = __dmul_rn(static_cast<double>(load_value(values + q, part.stream_values)),
+                               __ldg(x + static_cast<size_type>(J) * kB + column));
 #pragma unroll
-        for (int c = 0; c < kB; ++c) acc[c] = c == row ? __dadd_rn(acc[c], p) : acc[c];
-      }
-    }
+    for (int c = 0; c < kB; ++c) acc[c] = c == row ? __dadd_rn(acc[c], p) : acc[c];
   }
+}
+
+template <int kB, int kL>
+__device__ __forceinline__ void warp_reduce(double (&acc)[kB]) {
 #pragma unroll
   for (int c = 0; c < kB; ++c) {
 #pragma unroll
@@ -184,11 +173,38 @@ __global__ void __launch_bounds__(kThreads)
       acc[c] = __dadd_rn(acc[c], __shfl_xor_sync(0xffffffffu, acc[c], width, kL));
     }
   }
+}
+
+template <int kB, class V, class W>
+__global__ void __launch_bounds__(kThreads)
+    warp_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
+                      const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
+  constexpr int kL = lanes_per_row<kB>();
+  const size_type thread = blockIdx.x * static_cast<size_type>(kThreads) + threadIdx.x;
+  const size_type slot = thread / kL;
+  const int lane = static_cast<int>(thread % kL);
+  const bool active = slot < color.count;  // the same for the kL lanes of a row
+  double p[kB];
+  double q[kB];
+#pragma unroll
+  for (int c = 0; c < kB; ++c) p[c] = q[c] = 0.0;
+  const index_t I = active ? color.first + static_cast<index_t>(slot) : 0;
+  if (active) warp_row_products<kB, kL>(part, I, lane, v.x, p);
+  warp_reduce<kB, kL>(p);
+  if (has_second) {
+    if (active) warp_row_products<kB, kL>(second, I, lane, v.x, q);
+    warp_reduce<kB, kL>(q);
+  }
   if (active && lane < kB) {
     double t[kB];
 #pragma unroll
-    for (int c = 0; c < kB; ++c) t[c] = __dsub_rn(b[static_cast<size_type>(I) * kB + c], acc[c]);
-    update_entry<kB>(inverse, I, lane, omega, t, x);
+    for (int c = 0; c < kB; ++c) {
+      const double qc = has_second ? q[c] : sweep_saved(v, I, kB, c);
+      t[c] = sweep_t(u, v, I, kB, c, p[c], qc);
+    }
+    // Every t before the first write of x_I (gamma reads x_I): the row's kB lanes meet.
+    __syncwarp(((1u << kB) - 1u) << (threadIdx.x & 31u & ~static_cast<unsigned int>(kL - 1)));
+    sweep_finish<kB>(u, v, inverse, I, lane, t, p[lane]);
   }
 }
 
@@ -233,12 +249,31 @@ __device__ __forceinline__ void load_row(const V* row, const double* xb, bool st
   }
 }
 
-/// block_row variant: thread ii of block row r of the team subtracts row ii of each
-/// off-diagonal block times x from b_ii in the reference's order, then D_I^-1 from shared memory.
+/// Row ii of block row I's blocks of `part` times x, summed in the reference's order.
+template <int kB, class V>
+__device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t I, int ii,
+                                                const double* __restrict__ x) {
+  double sum = 0.0;
+  const index_t end = __ldg(part.row_ptr + I + 1);
+#pragma unroll 4
+  for (index_t k = __ldg(part.row_ptr + I); k < end; ++k) {
+    const index_t J = __ldg(part.col_idx + k);
+    const V* row = part.values + (static_cast<size_type>(k) * kB + ii) * kB;
+    V v[kB];
+    double xv[kB];
+    load_row<kB>(row, x + static_cast<size_type>(J) * kB, part.stream_values, v, xv);
+#pragma unroll
+    for (int c = 0; c < kB; ++c) sum = __dadd_rn(sum, __dmul_rn(static_cast<double>(v[c]), xv[c]));
+  }
+  return sum;
+}
+
+/// block_row variant: thread ii of block row r of the team sums row ii of each block times x
+/// in the reference's order, then D_I^-1 with the row's t from shared memory.
 template <int kB, class V, class W>
 __global__ void __launch_bounds__(kThreads)
-    block_row_sweep_kernel(BsrView<V> a, ColorRange color, const W* __restrict__ inverse,
-                           double omega, const double* __restrict__ b, double* x) {
+    block_row_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
+                           const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
   constexpr int kR = kThreads / kB;
   __shared__ double t_shared[kR * kB];
   const int t = static_cast<int>(threadIdx.x);
@@ -247,27 +282,35 @@ __global__ void __launch_bounds__(kThreads)
   const index_t slot = static_cast<index_t>(blockIdx.x) * kR + r;
   const bool mine = r < kR && slot < color.count;
   const index_t I = color.first + slot;
+  double p = 0.0;
   if (mine) {
-    double sum = b[static_cast<size_type>(I) * kB + ii];
-    const index_t end = __ldg(a.row_ptr + I + 1);
-#pragma unroll 4
-    for (index_t k = __ldg(a.row_ptr + I); k < end; ++k) {
-      const index_t J = __ldg(a.col_idx + k);
-      if (J == I) continue;
-      const V* row = a.values + (static_cast<size_type>(k) * kB + ii) * kB;
-      const double* xb = x + static_cast<size_type>(J) * kB;
-      V v[kB];
-      double xv[kB];
-      load_row<kB>(row, xb, a.stream_values, v, xv);
-#pragma unroll
-      for (int c = 0; c < kB; ++c) {
-        sum = __dsub_rn(sum, __dmul_rn(static_cast<double>(v[c]), xv[c]));
-      }
-    }
-    t_shared[r * kB + ii] = sum;
+    p = block_row_sum<kB>(part, I, ii, v.x);
+    const double q = has_second ? block_row_sum<kB>(second, I, ii, v.x) : sweep_saved(v, I, kB, ii);
+    t_shared[r * kB + ii] = sweep_t(u, v, I, kB, ii, p, q);
   }
   __syncthreads();
-  if (mine) update_entry<kB>(inverse, I, ii, omega, t_shared + r * kB, x);
+  if (mine) sweep_finish<kB>(u, v, inverse, I, ii, t_shared + r * kB, p);
+}
+
+template <int kB, class V, class W>
+__global__ void invert_blocks_kernel(index_t count, const V* blocks, W* inverse,
+                                     unsigned int* first_bad) {
+  const size_type I = blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x;
+  if (I >= count) return;
+  if (!invert_block<kB>(blocks + I * kB * kB, inverse + I * kB * kB)) {
+    atomicMin(first_bad, static_cast<unsigned int>(I));
+  }
+}
+
+template <int kB, class V, class W>
+__global__ void factor_color_kernel(Factorization kind, BsrView<V> lower, BsrView<V> upper,
+                                    V* diagonal, W* inverse, ColorRange color, index_t* first_bad) {
+  const size_type slot = blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x;
+  if (slot >= color.count) return;
+  const index_t I = color.first + static_cast<index_t>(slot);
+  const bool ok = kind == Factorization::ilu0 ? ilu0_row<kB>(lower, upper, diagonal, inverse, I)
+                                              : dilu_row<kB>(lower, upper, diagonal, inverse, I);
+  if (!ok) atomicMin(first_bad, I);
 }
 
 __global__ void invert_permutation_kernel(size_type n, const index_t* order, index_t* position) {
@@ -275,30 +318,42 @@ __global__ void invert_permutation_kernel(size_type n, const index_t* order, ind
   if (p < n) position[order[p]] = static_cast<index_t>(p);
 }
 
-template <class V>
-__global__ void row_lengths_kernel(BsrView<V> a, size_type n, const index_t* order,
-                                   index_t* counts) {
+__global__ void split_lengths_kernel(sparse_setup::PatternView a, size_type n, const index_t* order,
+                                     const index_t* position, index_t* lower, index_t* upper) {
   const size_type p = blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x;
-  if (p < n) counts[p] = a.row_ptr[order[p] + 1] - a.row_ptr[order[p]];
+  if (p < n) split_row_lengths(a, order, position, static_cast<index_t>(p), lower, upper);
 }
 
-/// One warp per block row of the copy: the lanes copy its column indices and values coalesced.
-template <class V>
-__global__ void permute_fill_kernel(BsrView<V> a, size_type n, const index_t* order,
-                                    const index_t* position, const index_t* row_ptr,
-                                    index_t* col_idx, V* values) {
+/// One warp per block row: lane l places the row's blocks l, l + 32, ... (split_place).
+__global__ void split_pattern_kernel(sparse_setup::PatternView a, size_type n, const index_t* order,
+                                     const index_t* position, const index_t* lower_ptr,
+                                     const index_t* upper_ptr, index_t* lower_col,
+                                     index_t* upper_col, index_t* lower_source,
+                                     index_t* upper_source, index_t* diagonal_source) {
   const size_type p = (blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x % 32);
   if (p >= n) return;
-  const size_type BB = static_cast<size_type>(a.block_size) * a.block_size;
-  const index_t source = order[p];
-  const index_t begin = a.row_ptr[source];
-  const index_t count = a.row_ptr[source + 1] - begin;
-  const index_t first = row_ptr[p];
-  for (index_t k = lane; k < count; k += 32) col_idx[first + k] = position[a.col_idx[begin + k]];
-  const V* from = a.values + begin * BB;
-  V* to = values + first * BB;
-  for (size_type q = lane; q < count * BB; q += 32) to[q] = from[q];
+  const auto row = static_cast<index_t>(p);
+  // No lane of the row writes its diagonal_source before lane 0's -1: the stored diagonal is
+  // placed after the warp meets.
+  if (lane == 0) diagonal_source[row] = -1;
+  __syncwarp();
+  const index_t source = order[row];
+  for (index_t k = a.row_ptr[source] + lane; k < a.row_ptr[source + 1]; k += 32) {
+    split_place(a, order, position, row, k, lower_ptr, upper_ptr, lower_col, upper_col,
+                lower_source, upper_source, diagonal_source);
+  }
+}
+
+template <class V>
+__global__ void gather_values_kernel(size_type n, int block_entries, const index_t* source,
+                                     const V* in, V* out) {
+  const size_type i = blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const size_type k = i / block_entries;
+  const index_t from = source[k];
+  out[i] =
+      from >= 0 ? in[static_cast<size_type>(from) * block_entries + (i - k * block_entries)] : V(0);
 }
 
 __global__ void gather_blocks_kernel(size_type n, int block_size, const index_t* map,
@@ -311,6 +366,20 @@ __global__ void gather_blocks_kernel(size_type n, int block_size, const index_t*
 
 }  // namespace
 
+template <class V, class W>
+void factor_color(const Backend& backend, Factorization kind, const BsrView<V>& lower,
+                  const BsrView<V>& upper, V* diagonal, W* inverse, ColorRange color,
+                  index_t* first_bad) {
+  if (color.count == 0) return;
+  Context& context = *backend.cuda_context();
+  with_block_size(lower.block_size, "block_relaxation::factor_color", [&](auto bs) {
+    constexpr int kB = decltype(bs)::value;
+    factor_color_kernel<kB><<<blocks_for(color.count, 64, LLONG_MAX), 64, 0, context.stream>>>(
+        kind, lower, upper, diagonal, inverse, color, first_bad);
+  });
+  check_launch("block_relaxation::factor_color");
+}
+
 void invert_permutation(const Backend& backend, Span<const index_t> order, Span<index_t> position) {
   const auto n = static_cast<size_type>(order.size());
   if (n == 0) return;
@@ -320,27 +389,40 @@ void invert_permutation(const Backend& backend, Span<const index_t> order, Span<
   check_launch("block_relaxation::invert_permutation");
 }
 
-template <class V>
-void permuted_row_lengths(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,
-                          Span<index_t> counts) {
+void split_lengths(const Backend& backend, const sparse_setup::PatternView& a,
+                   Span<const index_t> order, Span<const index_t> position, Span<index_t> lower,
+                   Span<index_t> upper) {
   const auto n = static_cast<size_type>(order.size());
   if (n == 0) return;
   Context& context = *backend.cuda_context();
-  row_lengths_kernel<<<blocks_for(n, kThreads, LLONG_MAX), kThreads, 0, context.stream>>>(
-      a, n, order.data(), counts.data());
-  check_launch("block_relaxation::permuted_row_lengths");
+  split_lengths_kernel<<<blocks_for(n, kThreads, LLONG_MAX), kThreads, 0, context.stream>>>(
+      a, n, order.data(), position.data(), lower.data(), upper.data());
+  check_launch("block_relaxation::split_lengths");
+}
+
+void split_pattern(const Backend& backend, const sparse_setup::PatternView& a,
+                   Span<const index_t> order, Span<const index_t> position,
+                   const index_t* lower_ptr, const index_t* upper_ptr, index_t* lower_col,
+                   index_t* upper_col, index_t* lower_source, index_t* upper_source,
+                   index_t* diagonal_source) {
+  const auto n = static_cast<size_type>(order.size());
+  if (n == 0) return;
+  Context& context = *backend.cuda_context();
+  split_pattern_kernel<<<blocks_for(n * 32, kThreads, LLONG_MAX), kThreads, 0, context.stream>>>(
+      a, n, order.data(), position.data(), lower_ptr, upper_ptr, lower_col, upper_col, lower_source,
+      upper_source, diagonal_source);
+  check_launch("block_relaxation::split_pattern");
 }
 
 template <class V>
-void permute_fill(const Backend& backend, const BsrView<V>& a, Span<const index_t> order,
-                  Span<const index_t> position, const index_t* row_ptr, index_t* col_idx,
-                  V* values) {
-  const auto n = static_cast<size_type>(order.size());
+void gather_values(const Backend& backend, int block_entries, Span<const index_t> source,
+                   const V* in, V* out) {
+  const auto n = static_cast<size_type>(source.size()) * block_entries;
   if (n == 0) return;
   Context& context = *backend.cuda_context();
-  permute_fill_kernel<<<blocks_for(n * 32, kThreads, LLONG_MAX), kThreads, 0, context.stream>>>(
-      a, n, order.data(), position.data(), row_ptr, col_idx, values);
-  check_launch("block_relaxation::permute_fill");
+  gather_values_kernel<<<blocks_for(n, kThreads, LLONG_MAX), kThreads, 0, context.stream>>>(
+      n, block_entries, source.data(), in, out);
+  check_launch("block_relaxation::gather_values");
 }
 
 void gather_blocks(const Backend& backend, int block_size, Span<const index_t> map,
@@ -374,6 +456,28 @@ index_t invert_diagonal_blocks(const Backend& backend, const BsrView<V>& a, Span
   return first == 0xFFFFFFFFu ? index_t{-1} : static_cast<index_t>(first);
 }
 
+template <class V, class W>
+index_t invert_blocks(const Backend& backend, int block_size, index_t count, const V* blocks,
+                      W* inverse) {
+  if (count == 0) return -1;
+  Context& context = *backend.cuda_context();
+  DeviceScratch first_bad(context, sizeof(long long));
+  KRYFLOW_CUDA_CHECK(
+      cudaMemsetAsync(first_bad.as<long long>(), 0, sizeof(long long), context.stream));
+  KRYFLOW_CUDA_CHECK(
+      cudaMemsetAsync(first_bad.as<unsigned int>(), 0xFF, sizeof(unsigned int), context.stream));
+  with_block_size(block_size, "block_relaxation::invert_blocks", [&](auto bs) {
+    constexpr int kB = decltype(bs)::value;
+    invert_blocks_kernel<kB><<<blocks_for(count, 128, LLONG_MAX), 128, 0, context.stream>>>(
+        count, blocks, inverse, first_bad.as<unsigned int>());
+  });
+  check_launch("block_relaxation::invert_blocks");
+  long long bad = 0;
+  kernels::cuda::read_integers(context, first_bad.as<long long>(), 1, &bad);
+  const auto first = static_cast<unsigned int>(bad & 0xFFFFFFFFll);
+  return first == 0xFFFFFFFFu ? index_t{-1} : static_cast<index_t>(first);
+}
+
 template <class W>
 void block_diagonal_apply(const Backend& backend, int block_size, Span<const W> inverse,
                           double omega, Span<const double> r, Span<double> z) {
@@ -389,29 +493,31 @@ void block_diagonal_apply(const Backend& backend, int block_size, Span<const W> 
 }
 
 template <class V, class W>
-void multicolor_sweep(const Backend& backend, const BsrView<V>& a, SweepVariant variant,
-                      Span<const W> inverse, ColorRange color, double omega, Span<const double> b,
-                      Span<double> x) {
+void triangular_sweep(const Backend& backend, const BsrView<V>& part, const BsrView<V>* second,
+                      SweepVariant variant, const W* inverse, ColorRange color, SweepUpdate update,
+                      const SweepVectors& vectors) {
   if (color.count == 0) return;
   Context& context = *backend.cuda_context();
-  with_block_size(a.block_size, "block_relaxation::multicolor_sweep", [&](auto bs) {
+  const bool has_second = second != nullptr;
+  const BsrView<V> other = has_second ? *second : part;
+  with_block_size(part.block_size, "block_relaxation::triangular_sweep", [&](auto bs) {
     constexpr int kB = decltype(bs)::value;
     constexpr int kR = kThreads / kB;
     const auto teams = static_cast<unsigned int>((color.count + kR - 1) / kR);
     if (variant == SweepVariant::coefficient) {
       coefficient_sweep_kernel<kB><<<teams, kThreads, 0, context.stream>>>(
-          a, color, inverse.data(), omega, b.data(), x.data());
+          part, other, has_second, color, inverse, update, vectors);
     } else if (variant == SweepVariant::block_row) {
-      block_row_sweep_kernel<kB><<<teams, kThreads, 0, context.stream>>>(a, color, inverse.data(),
-                                                                         omega, b.data(), x.data());
+      block_row_sweep_kernel<kB><<<teams, kThreads, 0, context.stream>>>(
+          part, other, has_second, color, inverse, update, vectors);
     } else {
       const size_type threads = static_cast<size_type>(color.count) * lanes_per_row<kB>();
       warp_sweep_kernel<kB>
           <<<blocks_for(threads, kThreads, LLONG_MAX), kThreads, 0, context.stream>>>(
-              a, color, inverse.data(), omega, b.data(), x.data());
+              part, other, has_second, color, inverse, update, vectors);
     }
   });
-  check_launch("block_relaxation::multicolor_sweep");
+  check_launch("block_relaxation::triangular_sweep");
 }
 
 KRYFLOW_BLOCK_RELAXATION_INSTANTIATIONS

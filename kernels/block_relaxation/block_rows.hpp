@@ -113,45 +113,217 @@ KRYFLOW_HOST_DEVICE void apply_block(const W* inverse, double omega, const doubl
   }
 }
 
-/// The Gauss-Seidel update of block row I in the reference's order (omega = 1 writes D_I^-1 t_I,
-/// without reading the old x_I).
-template <int kB, class V, class W>
-KRYFLOW_HOST_DEVICE void sweep_block_row(const BsrView<V>& a, const W* inverse, index_t I,
-                                         double omega, const double* b, double* x) {
-  double t[kB];
-  for (int ii = 0; ii < kB; ++ii) t[ii] = b[I * kB + ii];
-  for (index_t k = a.row_ptr[I]; k < a.row_ptr[I + 1]; ++k) {
-    const index_t J = a.col_idx[k];
-    if (J == I) continue;
-    const V* block = a.values + static_cast<std::int64_t>(k) * kB * kB;
-    const double* xj = x + static_cast<std::int64_t>(J) * kB;
+/// t_I[ii] of triangular_sweep (block_relaxation.hpp) from p = p_I[ii] and q = q_I[ii], left
+/// to right: beta b + gamma x - p - q.
+KRYFLOW_HOST_DEVICE inline double sweep_t(const SweepUpdate& u, const SweepVectors& v, index_t I,
+                                          int B, int ii, double p, double q) {
+  double t = 0.0;
+  if (u.beta != 0.0) {
+    const std::int64_t row = v.b_map != nullptr ? v.b_map[I] : I;
+    const double b = v.b[row * B + ii];
+    t = u.beta == 1.0 ? b : u.beta * b;
+  }
+  if (u.gamma != 0.0) t = t + u.gamma * v.x[std::int64_t{I} * B + ii];
+  t = t - p;
+  return t - q;
+}
+
+/// q_I[ii] when there is no second part: the saved product or 0.
+KRYFLOW_HOST_DEVICE inline double sweep_saved(const SweepVectors& v, index_t I, int B, int ii) {
+  return v.other_in != nullptr ? v.other_in[std::int64_t{I} * B + ii] : 0.0;
+}
+
+/// The new x_I[ii] from block row I's t (kB entries): alpha x + omega (D_I^-1 t)[ii] (sum over
+/// c in order; t[ii] without an inverse), then the writes of triangular_sweep (x, product_out
+/// with p = p_I[ii], x_out).
+template <int kB, class W>
+KRYFLOW_HOST_DEVICE void sweep_finish(const SweepUpdate& u, const SweepVectors& v, const W* inverse,
+                                      index_t I, int ii, const double* t, double p) {
+  double s = 0.0;
+  if (inverse != nullptr) {
+    const W* row = inverse + (std::int64_t{I} * kB + ii) * kB;
+    for (int c = 0; c < kB; ++c) s = s + static_cast<double>(row[c]) * t[c];
+  } else {
+    s = t[ii];
+  }
+  const std::int64_t i = std::int64_t{I} * kB + ii;
+  const double update = u.omega == 1.0 ? s : u.omega * s;
+  const double x = u.alpha == 0.0 ? update : u.alpha * v.x[i] + update;
+  v.x[i] = x;
+  if (v.product_out != nullptr) v.product_out[i] = p;
+  if (v.x_out != nullptr) v.x_out[std::int64_t{v.out_map[I]} * kB + ii] = x;
+}
+
+/// acc[ii] += row ii of the blocks of `part`'s block row I times x, block by block, column by
+/// column (the reference's order).
+template <int kB, class V>
+KRYFLOW_HOST_DEVICE void add_row_products(const BsrView<V>& part, index_t I, const double* x,
+                                          double* acc) {
+  for (index_t k = part.row_ptr[I]; k < part.row_ptr[I + 1]; ++k) {
+    const V* block = part.values + static_cast<std::int64_t>(k) * kB * kB;
+    const double* xj = x + static_cast<std::int64_t>(part.col_idx[k]) * kB;
     for (int ii = 0; ii < kB; ++ii) {
       for (int c = 0; c < kB; ++c) {
-        t[ii] = t[ii] - static_cast<double>(block[ii * kB + c]) * xj[c];
+        acc[ii] = acc[ii] + static_cast<double>(block[ii * kB + c]) * xj[c];
       }
     }
   }
-  double update[kB];
-  apply_block<kB>(inverse + static_cast<std::int64_t>(I) * kB * kB, omega, t, update);
-  double* xi = x + static_cast<std::int64_t>(I) * kB;
-  for (int ii = 0; ii < kB; ++ii) {
-    xi[ii] = omega == 1.0 ? update[ii] : (1.0 - omega) * xi[ii] + update[ii];
+}
+
+/// triangular_sweep's update of block row I in the reference's order.
+template <int kB, class V, class W>
+KRYFLOW_HOST_DEVICE void sweep_block_row(const BsrView<V>& part, const BsrView<V>* second,
+                                         const W* inverse, index_t I, const SweepUpdate& u,
+                                         const SweepVectors& v) {
+  double p[kB];
+  double q[kB];
+  for (int ii = 0; ii < kB; ++ii) p[ii] = q[ii] = 0.0;
+  add_row_products<kB>(part, I, v.x, p);
+  if (second != nullptr) {
+    add_row_products<kB>(*second, I, v.x, q);
+  } else {
+    for (int ii = 0; ii < kB; ++ii) q[ii] = sweep_saved(v, I, kB, ii);
+  }
+  double t[kB];
+  for (int ii = 0; ii < kB; ++ii) t[ii] = sweep_t(u, v, I, kB, ii, p[ii], q[ii]);
+  for (int ii = 0; ii < kB; ++ii) sweep_finish<kB>(u, v, inverse, I, ii, t, p[ii]);
+}
+
+/// split_lengths of block row p.
+KRYFLOW_HOST_DEVICE inline void split_row_lengths(const sparse_setup::PatternView& a,
+                                                  const index_t* order, const index_t* position,
+                                                  index_t p, index_t* lower, index_t* upper) {
+  const index_t source = order[p];
+  index_t l = 0;
+  index_t u = 0;
+  for (index_t k = a.row_ptr[source]; k < a.row_ptr[source + 1]; ++k) {
+    const index_t column = position[a.col_idx[k]];
+    l += column < p ? 1 : 0;
+    u += column > p ? 1 : 0;
+  }
+  lower[p] = l;
+  upper[p] = u;
+}
+
+/// split_pattern's placement of block k of block row order[p] (of a): its rank among the
+/// blocks of its part by renamed column.
+KRYFLOW_HOST_DEVICE inline void split_place(const sparse_setup::PatternView& a,
+                                            const index_t* order, const index_t* position,
+                                            index_t p, index_t k, const index_t* lower_ptr,
+                                            const index_t* upper_ptr, index_t* lower_col,
+                                            index_t* upper_col, index_t* lower_source,
+                                            index_t* upper_source, index_t* diagonal_source) {
+  const index_t source = order[p];
+  const index_t column = position[a.col_idx[k]];
+  if (column == p) {
+    diagonal_source[p] = k;
+    return;
+  }
+  const bool lower = column < p;
+  index_t rank = 0;
+  for (index_t m = a.row_ptr[source]; m < a.row_ptr[source + 1]; ++m) {
+    const index_t other = position[a.col_idx[m]];
+    rank += (other < column && (lower || other > p)) ? 1 : 0;
+  }
+  if (lower) {
+    lower_col[lower_ptr[p] + rank] = column;
+    lower_source[lower_ptr[p] + rank] = k;
+  } else {
+    upper_col[upper_ptr[p] + rank] = column;
+    upper_source[upper_ptr[p] + rank] = k;
   }
 }
 
-/// Copies block row `source` of a to position `first` of the reordered arrays, renaming the
-/// block columns by `position`.
+/// The position of block column `column` in `part`'s block row I (columns sorted), or -1.
 template <class V>
-KRYFLOW_HOST_DEVICE void permute_block_row(const BsrView<V>& a, index_t source,
-                                           const index_t* position, index_t first,
-                                           std::int64_t block_entries, index_t* col_idx,
-                                           V* values) {
-  const index_t begin = a.row_ptr[source];
-  const index_t count = a.row_ptr[source + 1] - begin;
-  for (index_t k = 0; k < count; ++k) col_idx[first + k] = position[a.col_idx[begin + k]];
-  const V* from = a.values + begin * block_entries;
-  V* to = values + first * block_entries;
-  for (std::int64_t q = 0; q < count * block_entries; ++q) to[q] = from[q];
+KRYFLOW_HOST_DEVICE index_t find_block(const BsrView<V>& part, index_t I, index_t column) {
+  index_t lo = part.row_ptr[I];
+  index_t hi = part.row_ptr[I + 1];
+  const index_t end = hi;
+  while (lo < hi) {
+    const index_t mid = lo + (hi - lo) / 2;
+    if (part.col_idx[mid] < column) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo < end && part.col_idx[lo] == column ? lo : index_t{-1};
+}
+
+/// out = a b for kB x kB row-major blocks (sums over m in order).
+template <int kB, class A, class B>
+KRYFLOW_HOST_DEVICE void block_product(const A* a, const B* b, double* out) {
+  for (int i = 0; i < kB; ++i) {
+    for (int c = 0; c < kB; ++c) {
+      double s = 0.0;
+      for (int m = 0; m < kB; ++m) {
+        s = s + static_cast<double>(a[i * kB + m]) * static_cast<double>(b[m * kB + c]);
+      }
+      out[i * kB + c] = s;
+    }
+  }
+}
+
+/// DILU of block row I (file comment of block_relaxation.hpp, factor_color): D'_I = A_II -
+/// sum over the lower blocks A_IJ of A_IJ D'_J^-1 A_JI (A_JI found in row J's upper part, absent
+/// terms skipped, J in order), then inverse_I = D'_I^-1. False when D'_I is singular or its
+/// inverse not finite. Reads the inverses of earlier colors.
+template <int kB, class V, class W>
+KRYFLOW_HOST_DEVICE bool dilu_row(const BsrView<V>& lower, const BsrView<V>& upper,
+                                  const V* diagonal, W* inverse, index_t I) {
+  constexpr int kBB = kB * kB;
+  double d[kBB];
+  for (int e = 0; e < kBB; ++e) d[e] = static_cast<double>(diagonal[std::int64_t{I} * kBB + e]);
+  for (index_t k = lower.row_ptr[I]; k < lower.row_ptr[I + 1]; ++k) {
+    const index_t J = lower.col_idx[k];
+    const index_t m = find_block(upper, J, I);
+    if (m < 0) continue;
+    double t[kBB];
+    block_product<kB>(lower.values + std::int64_t{k} * kBB, inverse + std::int64_t{J} * kBB, t);
+    double p[kBB];
+    block_product<kB>(t, upper.values + std::int64_t{m} * kBB, p);
+    for (int e = 0; e < kBB; ++e) d[e] = d[e] - p[e];
+  }
+  return invert_block<kB>(d, inverse + std::int64_t{I} * kBB);
+}
+
+/// ILU(0) of block row I in place, Saad's Algorithm 10.4 (IKJ) on blocks: for each lower block
+/// A_IK in increasing column order, L_IK = A_IK U_KK^-1 (stored in its place), then for each
+/// block U_Kj of row K's upper part, A_Ij -= L_IK U_Kj where block (I, j) is stored (lower,
+/// diagonal or upper part of row I); finally inverse_I = U_II^-1. False when U_II is singular or
+/// its inverse not finite. Reads the rows and inverses of earlier colors.
+template <int kB, class V, class W>
+KRYFLOW_HOST_DEVICE bool ilu0_row(const BsrView<V>& lower, const BsrView<V>& upper, V* diagonal,
+                                  W* inverse, index_t I) {
+  constexpr int kBB = kB * kB;
+  V* lower_values = const_cast<V*>(lower.values);
+  V* upper_values = const_cast<V*>(upper.values);
+  for (index_t k = lower.row_ptr[I]; k < lower.row_ptr[I + 1]; ++k) {
+    const index_t K = lower.col_idx[k];
+    double l[kBB];
+    block_product<kB>(lower_values + std::int64_t{k} * kBB, inverse + std::int64_t{K} * kBB, l);
+    for (int e = 0; e < kBB; ++e) lower_values[std::int64_t{k} * kBB + e] = static_cast<V>(l[e]);
+    for (index_t q = upper.row_ptr[K]; q < upper.row_ptr[K + 1]; ++q) {
+      const index_t j = upper.col_idx[q];
+      V* target = nullptr;
+      if (j < I) {
+        const index_t at = find_block(lower, I, j);
+        if (at >= 0) target = lower_values + std::int64_t{at} * kBB;
+      } else if (j == I) {
+        target = diagonal + std::int64_t{I} * kBB;
+      } else {
+        const index_t at = find_block(upper, I, j);
+        if (at >= 0) target = upper_values + std::int64_t{at} * kBB;
+      }
+      if (target == nullptr) continue;
+      double p[kBB];
+      block_product<kB>(l, upper_values + std::int64_t{q} * kBB, p);
+      for (int e = 0; e < kBB; ++e)
+        target[e] = static_cast<V>(static_cast<double>(target[e]) - p[e]);
+    }
+  }
+  return invert_block<kB>(diagonal + std::int64_t{I} * kBB, inverse + std::int64_t{I} * kBB);
 }
 
 }  // namespace kryflow::kernels::block_relaxation

@@ -8,7 +8,7 @@
 #include "kernels/block_relaxation/block_relaxation.hpp"
 #include "kernels/sparse_setup/sparse_setup.hpp"
 #include "kryflow/core/error.hpp"
-#include "src/preconditioners/block_view.hpp"
+#include "src/preconditioners/color_split.hpp"
 
 namespace kryflow {
 
@@ -39,32 +39,11 @@ SweepKernel parse_sweep_kernel(const std::string& name) {
 
 struct MulticolorGaussSeidel::State {
   const LinearOperator* A = nullptr;
-  int block_size = 1;
-  bool float32_values = false;
-  index_t num_block_rows = 0;
-  // A reordered by color (kernels/block_relaxation: permute_fill): block row p is block row
-  // ordering_.rows[p] of A; position is the inverse permutation.
-  Array<index_t> position;
-  Array<index_t> row_ptr;
-  Array<index_t> col_idx;
-  Array<double> values64;
-  Array<float> values32;
+  detail::ColorSplit split;  // A in the color order: L, U, D
   detail::InverseBlocks inverse;
   br::SweepVariant variant = br::SweepVariant::block_row;  // the cuda kernel
-  mutable Vector b, x;                                     // b and x in the color order
-
-  detail::BlockMatrix reordered() const {
-    detail::BlockMatrix m;
-    m.block_size = block_size;
-    m.num_block_rows = num_block_rows;
-    m.num_blocks = static_cast<std::int64_t>(col_idx.size());
-    m.row_ptr = row_ptr.span().data();
-    m.col_idx = col_idx.span().data();
-    m.values64 = float32_values ? nullptr : values64.span().data();
-    m.values32 = float32_values ? values32.span().data() : nullptr;
-    m.backend = &row_ptr.backend();
-    return m;
-  }
+  mutable Vector x;                                        // x in the color order
+  mutable Vector w;  // the saved half products (L x or U x) of the last sweep
 };
 
 MulticolorGaussSeidel::MulticolorGaussSeidel(Parameters parameters)
@@ -79,95 +58,33 @@ MulticolorGaussSeidel::~MulticolorGaussSeidel() = default;
 MulticolorGaussSeidel::MulticolorGaussSeidel(MulticolorGaussSeidel&&) noexcept = default;
 MulticolorGaussSeidel& MulticolorGaussSeidel::operator=(MulticolorGaussSeidel&&) noexcept = default;
 
-namespace {
-
-/// The kernel of `kernel` (automatic: the table's choice for the block size and precision).
-br::SweepVariant variant_of(SweepKernel kernel, int block_size, bool float32_values) {
-  switch (kernel) {
-    case SweepKernel::coefficient:
-      return br::SweepVariant::coefficient;
-    case SweepKernel::warp:
-      return br::SweepVariant::warp;
-    case SweepKernel::block_row:
-      return br::SweepVariant::block_row;
-    case SweepKernel::automatic:
-      break;
-  }
-  return br::automatic_sweep_variant(block_size, float32_values);
-}
-
-/// Copies A's blocks into the state's reordered arrays (pattern and values).
-void reorder_values(const detail::BlockMatrix& m, const Array<index_t>& order,
-                    const Array<index_t>& position, const Array<index_t>& row_ptr,
-                    Array<index_t>& col_idx, Array<double>& values64, Array<float>& values32) {
-  const Backend& backend = *m.backend;
-  m.visit([&](const auto& view) {
-    using V = std::remove_const_t<std::remove_pointer_t<decltype(view.values)>>;
-    V* values = nullptr;
-    if constexpr (std::is_same_v<V, float>) {
-      values = values32.span().data();
-    } else {
-      values = values64.span().data();
-    }
-    br::permute_fill(backend, view, order.span(), position.span(), row_ptr.span().data(),
-                     col_idx.span().data(), values);
-  });
-}
-
-}  // namespace
-
 void MulticolorGaussSeidel::setup(const LinearOperator& A) {
-  const detail::BlockMatrix m = detail::block_matrix_of(A, "multicolor_gauss_seidel");
-  const Backend& backend = A.backend();
   auto state = std::make_unique<State>();
-  MulticolorOrdering ordering = color_matrix(A, parameters_.coloring, parameters_.seed);
-  const auto n = static_cast<std::size_t>(m.num_block_rows);
-  const auto entries = static_cast<std::size_t>(m.num_blocks) * m.block_size * m.block_size;
-  state->block_size = m.block_size;
-  state->float32_values = m.values32 != nullptr;
-  state->num_block_rows = m.num_block_rows;
-  state->variant = variant_of(parameters_.kernel, m.block_size, state->float32_values);
-  state->position = Array<index_t>(backend, n);
-  br::invert_permutation(backend, ordering.rows.span(), state->position.span());
-  Array<index_t> counts(backend, n);
-  m.visit([&](const auto& view) {
-    br::permuted_row_lengths(backend, view, ordering.rows.span(), counts.span());
-  });
-  state->row_ptr = Array<index_t>(backend, n + 1);
-  kernels::sparse_setup::exclusive_scan(backend, counts.span(), state->row_ptr.span());
-  state->col_idx = Array<index_t>(backend, static_cast<std::size_t>(m.num_blocks));
-  if (state->float32_values) {
-    state->values32 = Array<float>(backend, entries);
-  } else {
-    state->values64 = Array<double>(backend, entries);
-  }
-  reorder_values(m, ordering.rows, state->position, state->row_ptr, state->col_idx, state->values64,
-                 state->values32);
-  detail::invert_diagonal_blocks(state->reordered(), parameters_.inverse_precision, state->inverse,
-                                 "multicolor_gauss_seidel", &ordering.rows);
-  state->b = Vector(backend, n * m.block_size);
-  state->x = Vector(backend, n * m.block_size);
+  state->split.setup(A, parameters_.coloring, parameters_.seed, "multicolor_gauss_seidel");
+  const detail::ColorSplit& split = state->split;
+  state->variant =
+      detail::sweep_variant_of(parameters_.kernel, split.block_size(), split.float32_values());
+  split.invert_diagonal(parameters_.inverse_precision, state->inverse, "multicolor_gauss_seidel");
+  const auto n = static_cast<std::size_t>(split.num_block_rows()) * split.block_size();
+  state->x = Vector(A.backend(), n);
+  state->w = Vector(A.backend(), n);
   state->A = &A;
-  ordering_ = std::move(ordering);
   state_ = std::move(state);
 }
 
 void MulticolorGaussSeidel::update_values(const LinearOperator& A) {
-  if (state_->A == nullptr || A.num_rows() != state_->A->num_rows()) return setup(A);
-  const detail::BlockMatrix m = detail::block_matrix_of(A, "multicolor_gauss_seidel");
-  if (m.block_size != state_->block_size || (m.values32 != nullptr) != state_->float32_values ||
-      m.num_blocks != static_cast<std::int64_t>(state_->col_idx.size())) {
-    return setup(A);
-  }
-  reorder_values(m, ordering_.rows, state_->position, state_->row_ptr, state_->col_idx,
-                 state_->values64, state_->values32);
-  detail::invert_diagonal_blocks(state_->reordered(), parameters_.inverse_precision,
-                                 state_->inverse, "multicolor_gauss_seidel", &ordering_.rows);
+  if (state_->A == nullptr || !state_->split.update_values(A)) return setup(A);
+  state_->split.invert_diagonal(parameters_.inverse_precision, state_->inverse,
+                                "multicolor_gauss_seidel");
   state_->A = &A;
 }
 
+const MulticolorOrdering& MulticolorGaussSeidel::ordering() const noexcept {
+  return state_->split.ordering();
+}
+
 int MulticolorGaussSeidel::block_size() const noexcept {
-  return state_->block_size;
+  return state_->split.block_size();
 }
 
 SweepKernel MulticolorGaussSeidel::effective_kernel() const noexcept {
@@ -196,44 +113,105 @@ void MulticolorGaussSeidel::check(const Vector& b, const Vector& x) const {
   }
 }
 
-void MulticolorGaussSeidel::sweep(bool forward) const {
-  const Backend& backend = state_->row_ptr.backend();
-  const br::SweepVariant variant = state_->variant;
-  Span<const double> b = state_->b.span();
-  Span<double> x = state_->x.span();
-  state_->reordered().visit([&](const auto& view) {
-    for (index_t step = 0; step < ordering_.num_colors; ++step) {
-      const index_t c = forward ? step : ordering_.num_colors - 1 - step;
-      const br::ColorRange color{ordering_.color_offsets[c], ordering_.color_size(c)};
-      if (parameters_.inverse_precision == Precision::float32) {
-        br::multicolor_sweep(backend, view, variant,
-                             Span<const float>(state_->inverse.float32.span()), color,
-                             parameters_.omega, b, x);
-      } else {
-        br::multicolor_sweep(backend, view, variant,
-                             Span<const double>(state_->inverse.float64.span()), color,
-                             parameters_.omega, b, x);
-      }
-    }
-  });
+namespace {
+
+/// What the saved-product vector w holds before a sweep: nothing usable, the zero product (x = 0),
+/// or the products of the lower or upper part with the current x (file comment of
+/// kernels/block_relaxation/block_relaxation.hpp).
+enum class Saved { none, zero, lower, upper };
+
+/// One color of a sweep (kernels/block_relaxation: triangular_sweep) with the inverse diagonal
+/// blocks in their stored precision.
+template <class View>
+void sweep_one_color(const detail::ColorSplit& split, const detail::InverseBlocks& inverse,
+                     Precision precision, br::SweepVariant variant, const View& part,
+                     const View* second, index_t c, const br::SweepUpdate& update,
+                     const br::SweepVectors& vectors) {
+  const br::ColorRange color = split.color(c);
+  if (precision == Precision::float32) {
+    br::triangular_sweep(split.backend(), part, second, variant, inverse.float32.span().data(),
+                         color, update, vectors);
+  } else {
+    br::triangular_sweep(split.backend(), part, second, variant, inverse.float64.span().data(),
+                         color, update, vectors);
+  }
 }
+
+}  // namespace
 
 void MulticolorGaussSeidel::run(const Vector& b, Vector& x, bool x_is_zero, int passes,
                                 bool forward, bool backward) const {
   check(b, x);
+  const detail::ColorSplit& split = state_->split;
   const Backend& backend = b.backend();
-  const int B = state_->block_size;
-  br::gather_blocks(backend, B, ordering_.rows.span(), b.span(), state_->b.span());
-  if (x_is_zero) {
-    fill(state_->x, 0.0);
-  } else {
-    br::gather_blocks(backend, B, ordering_.rows.span(), x.span(), state_->x.span());
+  const int B = split.block_size();
+  const index_t colors = split.ordering().num_colors;
+  if (colors == 0) return;
+  const double omega = parameters_.omega;
+  // A backward sweep's first color repeats the forward sweep's last one (its upper part is
+  // empty and its saved lower product unchanged): skipped when the update is not damped.
+  const bool skip_repeat = omega == 1.0;
+  if (!x_is_zero) {
+    br::gather_blocks(backend, B, split.ordering().rows.span(), x.span(), state_->x.span());
   }
-  for (int s = 0; s < passes; ++s) {
-    if (forward) sweep(true);
-    if (backward) sweep(false);
-  }
-  br::gather_blocks(backend, B, state_->position.span(), state_->x.span(), x.span());
+  Saved saved = x_is_zero ? Saved::zero : Saved::none;
+  bool zero_x = x_is_zero;  // the next sweep starts from x = 0: alpha must not read it
+  br::SweepVectors base;
+  base.b = b.span().data();
+  base.b_map = split.order();
+  base.x = state_->x.span().data();
+  double* w = state_->w.span().data();
+  split.visit([&](const auto& lower, const auto& upper, auto*) {
+    using View = std::remove_cv_t<std::remove_reference_t<decltype(lower)>>;
+    for (int pass = 0; pass < passes; ++pass) {
+      const bool last_pass = pass + 1 == passes;
+      for (int direction = 0; direction < 2; ++direction) {
+        const bool is_forward = direction == 0;
+        if (is_forward ? !forward : !backward) continue;
+        // The sweep after this one, in the other direction, uses this sweep's saved products.
+        const bool next_other = is_forward ? backward : (forward && !last_pass);
+        const bool final_sweep = last_pass && (is_forward ? !backward : true);
+        const View& part = is_forward ? lower : upper;
+        const View& other = is_forward ? upper : lower;
+        const Saved usable = is_forward ? Saved::upper : Saved::lower;
+        const br::SweepUpdate update{zero_x ? 0.0 : 1.0 - omega, 1.0, 0.0, omega};
+        br::SweepVectors v = base;
+        const View* second = nullptr;
+        if (saved == usable) {
+          v.other_in = w;
+        } else if (saved != Saved::zero) {
+          second = &other;
+        }
+        if (next_other) v.product_out = w;
+        const bool skip_first = !is_forward && skip_repeat && saved == Saved::lower;
+        for (index_t step = 0; step < colors; ++step) {
+          const index_t c = is_forward ? step : colors - 1 - step;
+          if (step == 0 && skip_first) continue;
+          br::SweepVectors vc = v;
+          // The final values leave through x_out: in the final sweep, and for the color the
+          // backward sweep skips, in the forward sweep before it.
+          const bool out = final_sweep || (is_forward && last_pass && backward && skip_repeat &&
+                                           next_other && c == colors - 1);
+          if (out) {
+            vc.x_out = x.span().data();
+            vc.out_map = split.order();
+          }
+          if (is_forward && c == colors - 1) {
+            // The last color's upper rows are empty (no later color): u = 0, whatever w holds
+            // (the backward sweep that skipped it left its lower product there).
+            vc.other_in = nullptr;
+            sweep_one_color(split, state_->inverse, parameters_.inverse_precision, state_->variant,
+                            part, static_cast<const View*>(nullptr), c, update, vc);
+            continue;
+          }
+          sweep_one_color(split, state_->inverse, parameters_.inverse_precision, state_->variant,
+                          part, second, c, update, vc);
+        }
+        saved = next_other ? (is_forward ? Saved::lower : Saved::upper) : Saved::none;
+        zero_x = false;
+      }
+    }
+  });
 }
 
 void MulticolorGaussSeidel::forward(const Vector& b, Vector& x) const {
@@ -249,9 +227,9 @@ void MulticolorGaussSeidel::relax(const Vector& b, Vector& x, bool x_is_zero) co
 }
 
 std::string MulticolorGaussSeidel::summary() const {
-  const std::string b = std::to_string(state_->block_size);
+  const std::string b = std::to_string(block_size());
   return std::string("multicolor ") + (parameters_.symmetric ? "symmetric " : "") +
-         "Gauss-Seidel: " + ordering_.summary() + " (" + to_string(parameters_.coloring) + "), " +
+         "Gauss-Seidel: " + ordering().summary() + " (" + to_string(parameters_.coloring) + "), " +
          b + " x " + b + " blocks, inverses in " +
          std::string(to_string(parameters_.inverse_precision)) + ", " +
          std::to_string(parameters_.sweeps) + " sweep(s), omega " +

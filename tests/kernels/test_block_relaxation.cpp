@@ -1,5 +1,7 @@
-// Block relaxation (kernels/block_relaxation and its public users BlockJacobiPreconditioner and
-// MulticolorGaussSeidel) on the backend under test against the reference backend, on random
+// Block relaxation (kernels/block_relaxation and its public users BlockJacobiPreconditioner,
+// MulticolorGaussSeidel and MulticolorIluPreconditioner) on the backend under test against the
+// reference backend and against textbook computations on the host (symmetric Gauss-Seidel with
+// full rows, ILU(0) and DILU in the natural order), on random
 // block matrices (B = 1..8, odd sizes, block rows holding only their diagonal block, one long
 // block row that takes a color of its own), both value precisions and both inverse precisions;
 // and against the definitions: D_I D_I^-1 = I, a valid grouping by color, one color = block
@@ -22,6 +24,7 @@
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/preconditioners/block_jacobi.hpp"
+#include "kryflow/preconditioners/incomplete_lu.hpp"
 #include "kryflow/preconditioners/multicolor_gauss_seidel.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
 #include "test_support.hpp"
@@ -354,6 +357,15 @@ TEST(BlockRelaxation, KrylovSolversWithBlockPreconditionersReachTheTrueResidual)
     BlockJacobiPreconditioner bj;
     const int bj_iterations = solve(bicgstab, bj, "bicgstab + block jacobi");
     EXPECT_LT(sgs_iterations, bj_iterations);
+    MulticolorIluPreconditioner ilu0;
+    const int ilu_iterations = solve(gmres, ilu0, "gmres + ilu0");
+    MulticolorIluPreconditioner::Parameters dp;
+    dp.factorization = IluFactorization::dilu;
+    dp.inverse_precision = Precision::float32;
+    MulticolorIluPreconditioner dilu(dp);
+    solve(fgmres, dilu, "fgmres + dilu, float inverses");
+    solve(bicgstab, dilu, "bicgstab + dilu, float inverses");
+    EXPECT_LT(ilu_iterations, bj_iterations);
   }
 }
 
@@ -365,7 +377,8 @@ TEST(BlockRelaxation, BlockPresetsConvergeOnANonsymmetricBlockSystem) {
   const CooMatrix coo = kronecker_block(poisson3d(8), B, seed, false);
   const auto A = as_operator(coo, B, Precision::float64, backend);
   const std::vector<double> b = test::random_vector(coo.num_rows, seed);
-  for (const char* preset : {"bicgstab_mcsgs", "bicgstab_block_jacobi"}) {
+  for (const char* preset :
+       {"bicgstab_mcsgs", "bicgstab_block_jacobi", "gmres_ilu0", "fgmres_dilu"}) {
     SCOPED_TRACE(preset);
     config::SolverSetup setup = config::build_solver(config::load_preset(preset));
     setup.preconditioner->setup(*A);
@@ -374,6 +387,276 @@ TEST(BlockRelaxation, BlockPresetsConvergeOnANonsymmetricBlockSystem) {
         setup.solver->solve(*A, *setup.preconditioner, Vector::from_host(backend, b), x);
     EXPECT_EQ(report.status, SolveStatus::converged) << report.reason;
     EXPECT_LE(test::true_relative_residual(coo, x.to_host(), b), 2e-8);
+  }
+}
+
+/// The n x n dense matrix of coo's triplets.
+std::vector<std::vector<double>> dense_of(const CooMatrix& coo) {
+  std::vector<std::vector<double>> a(coo.num_rows, std::vector<double>(coo.num_cols, 0.0));
+  for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+    a[coo.row_idx[k]][coo.col_idx[k]] += coo.values[k];
+  }
+  return a;
+}
+
+/// x = D^-1 t for a B x B block D (Gaussian elimination with partial pivoting on copies).
+std::vector<double> solve_block(std::vector<std::vector<double>> D, std::vector<double> t) {
+  const int B = static_cast<int>(t.size());
+  for (int k = 0; k < B; ++k) {
+    int p = k;
+    for (int i = k + 1; i < B; ++i) {
+      if (std::abs(D[i][k]) > std::abs(D[p][k])) p = i;
+    }
+    std::swap(D[k], D[p]);
+    std::swap(t[k], t[p]);
+    for (int i = k + 1; i < B; ++i) {
+      const double f = D[i][k] / D[k][k];
+      for (int c = k; c < B; ++c) D[i][c] -= f * D[k][c];
+      t[i] -= f * t[k];
+    }
+  }
+  std::vector<double> x(B);
+  for (int i = B - 1; i >= 0; --i) {
+    double s = t[i];
+    for (int c = i + 1; c < B; ++c) s -= D[i][c] * x[c];
+    x[i] = s / D[i][i];
+  }
+  return x;
+}
+
+/// Textbook block symmetric Gauss-Seidel with full rows, block rows visited in `order` forward
+/// and in reverse backward (the multicolor sweep when `order` groups the rows by color).
+std::vector<double> textbook_sgs(const std::vector<std::vector<double>>& a, int B,
+                                 const std::vector<index_t>& order, int sweeps, double omega,
+                                 const std::vector<double>& b, std::vector<double> x) {
+  const auto nb = static_cast<index_t>(order.size());
+  auto update = [&](index_t I) {
+    std::vector<double> t(B);
+    std::vector<std::vector<double>> D(B, std::vector<double>(B));
+    for (int i = 0; i < B; ++i) {
+      t[i] = b[I * B + i];
+      for (index_t j = 0; j < nb * B; ++j) {
+        if (j / B == I) {
+          D[i][j % B] = a[I * B + i][j];
+        } else {
+          t[i] -= a[I * B + i][j] * x[j];
+        }
+      }
+    }
+    const std::vector<double> d = solve_block(D, t);
+    for (int i = 0; i < B; ++i) x[I * B + i] = (1.0 - omega) * x[I * B + i] + omega * d[i];
+  };
+  for (int s = 0; s < sweeps; ++s) {
+    for (index_t q = 0; q < nb; ++q) update(order[q]);
+    for (index_t q = nb - 1; q >= 0; --q) update(order[q]);
+  }
+  return x;
+}
+
+TEST(BlockRelaxation, SymmetricSweepsWithSavedProductsAreTextbookGaussSeidel) {
+  // The sweeps reuse the half products of the sweep before (and skip the repeated color when
+  // omega = 1): against full-row block Gauss-Seidel in the coloring's order on the host.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  const int B = 3;
+  const index_t nb = 61;
+  const CooMatrix coo = random_block_system(nb, B, seed);
+  const auto dense = dense_of(coo);
+  const auto A = as_operator(coo, B, Precision::float64, backend);
+  const std::vector<double> b = test::random_vector(coo.num_rows, seed + 1);
+  const std::vector<double> x0 = test::random_vector(coo.num_rows, seed + 2);
+  for (const double omega : {1.0, 0.7}) {
+    for (const int sweeps : {1, 3}) {
+      for (const bool from_zero : {true, false}) {
+        SCOPED_TRACE("omega " + std::to_string(omega) + ", sweeps " + std::to_string(sweeps) +
+                     (from_zero ? ", from 0" : ", from a random x"));
+        MulticolorGaussSeidel::Parameters p;
+        p.omega = omega;
+        p.sweeps = sweeps;
+        p.seed = seed;
+        for (const SweepKernel kernel : kernels_under_test()) {
+          p.kernel = kernel;
+          MulticolorGaussSeidel sgs(p);
+          sgs.setup(*A);
+          EXPECT_GE(sgs.ordering().num_colors, 3);
+          Vector x =
+              Vector::from_host(backend, from_zero ? std::vector<double>(x0.size(), 7.0) : x0);
+          sgs.relax(Vector::from_host(backend, b), x, from_zero);
+          const std::vector<double> expected =
+              textbook_sgs(dense, B, sgs.ordering().rows.to_host(), sweeps, omega, b,
+                           from_zero ? std::vector<double>(x0.size(), 0.0) : x0);
+          EXPECT_LE(test::relative_max_difference(x.to_host(), expected), 1e-12)
+              << to_string(kernel);
+        }
+      }
+    }
+  }
+}
+
+/// Textbook ILU(0) or DILU of a dense matrix on its pattern (entries != 0), natural order
+/// (Saad, Algorithm 10.4; DILU: d_i = a_ii - sum_{k < i} a_ik a_ki / d_k), and z = M^-1 r.
+std::vector<double> textbook_ilu_apply(std::vector<std::vector<double>> a, bool dilu,
+                                       const std::vector<double>& r) {
+  const auto n = static_cast<index_t>(a.size());
+  std::vector<std::vector<bool>> stored(n, std::vector<bool>(n));
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t j = 0; j < n; ++j) stored[i][j] = a[i][j] != 0.0;
+  }
+  std::vector<double> d(n);
+  if (dilu) {
+    for (index_t i = 0; i < n; ++i) {
+      d[i] = a[i][i];
+      for (index_t k = 0; k < i; ++k) {
+        if (stored[i][k] && stored[k][i]) d[i] -= a[i][k] * a[k][i] / d[k];
+      }
+    }
+  } else {
+    for (index_t i = 1; i < n; ++i) {
+      for (index_t k = 0; k < i; ++k) {
+        if (!stored[i][k]) continue;
+        a[i][k] /= a[k][k];
+        for (index_t j = k + 1; j < n; ++j) {
+          if (stored[i][j]) a[i][j] -= a[i][k] * a[k][j];
+        }
+      }
+    }
+  }
+  std::vector<double> y(n), z(n);
+  for (index_t i = 0; i < n; ++i) {
+    double s = r[i];
+    for (index_t k = 0; k < i; ++k) s -= a[i][k] * y[k];
+    y[i] = dilu ? s / d[i] : s;
+  }
+  for (index_t i = n - 1; i >= 0; --i) {
+    double s = 0.0;
+    for (index_t k = i + 1; k < n; ++k) s += a[i][k] * z[k];
+    z[i] = dilu ? y[i] - s / d[i] : (y[i] - s) / a[i][i];
+  }
+  return z;
+}
+
+TEST(BlockRelaxation, IluZeroAndDiluInTheNaturalOrderAreTheTextbookFactorizations) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  // A random nonsymmetric sparse matrix with a dominant diagonal (CSR, 1 x 1 blocks).
+  const CooMatrix coo = random_block_system(37, 1, seed);
+  const auto A = as_operator(coo, 1, Precision::float64, backend);
+  const std::vector<double> r = test::random_vector(coo.num_rows, seed + 1);
+  for (const IluFactorization kind : {IluFactorization::ilu0, IluFactorization::dilu}) {
+    SCOPED_TRACE(to_string(kind));
+    MulticolorIluPreconditioner::Parameters p;
+    p.factorization = kind;
+    p.coloring = ColoringAlgorithm::natural;
+    MulticolorIluPreconditioner M(p);
+    M.setup(*A);
+    Vector z(backend, r.size());
+    M.apply(Vector::from_host(backend, r), z);
+    const std::vector<double> expected =
+        textbook_ilu_apply(dense_of(coo), kind == IluFactorization::dilu, r);
+    EXPECT_LE(test::relative_max_difference(z.to_host(), expected), 1e-12);
+  }
+  // A block tridiagonal matrix (B = 3) has no fill: block ILU(0) in the natural order is its
+  // exact LU factorization, so M^-1 A x = x.
+  const int B = 3;
+  const index_t nb = 25;
+  CooMatrix path;
+  path.num_rows = path.num_cols = nb;
+  for (index_t i = 0; i < nb; ++i) {
+    for (index_t j = std::max<index_t>(0, i - 1); j <= std::min<index_t>(nb - 1, i + 1); ++j) {
+      path.push_back(i, j, 1.0);
+    }
+  }
+  const CooMatrix tridiagonal = kronecker_block(path, B, seed + 3, false);
+  const auto T = as_operator(tridiagonal, B, Precision::float64, backend);
+  const std::vector<double> x = test::random_vector(tridiagonal.num_rows, seed + 4);
+  const auto dense = dense_of(tridiagonal);
+  std::vector<double> b(x.size(), 0.0);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    for (std::size_t j = 0; j < x.size(); ++j) b[i] += dense[i][j] * x[j];
+  }
+  MulticolorIluPreconditioner::Parameters p;
+  p.coloring = ColoringAlgorithm::natural;
+  MulticolorIluPreconditioner M(p);
+  M.setup(*T);
+  Vector z(backend, x.size());
+  M.apply(Vector::from_host(backend, b), z);
+  EXPECT_LE(test::relative_max_difference(z.to_host(), x), 1e-11);
+}
+
+TEST(BlockRelaxation, MulticolorIluMatchesTheReferenceForEveryBlockSize) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  for (int B = 1; B <= 8; ++B) {
+    const index_t nb = 89 + 2 * B;
+    const CooMatrix coo = random_block_system(nb, B, seed + B);
+    const std::vector<double> r = test::random_vector(coo.num_rows, seed + 100 + B);
+    for (const Precision values : kPrecisions) {
+      const auto A = as_operator(coo, B, values, backend);
+      const auto R = as_operator(coo, B, values, Backend::reference());
+      for (const IluFactorization kind : {IluFactorization::ilu0, IluFactorization::dilu}) {
+        for (const Precision inverse : kPrecisions) {
+          SCOPED_TRACE("B " + std::to_string(B) + ", values " + std::string(to_string(values)) +
+                       ", " + to_string(kind) + ", inverses " + std::string(to_string(inverse)));
+          MulticolorIluPreconditioner::Parameters p;
+          p.factorization = kind;
+          p.seed = seed;
+          p.inverse_precision = inverse;
+          MulticolorIluPreconditioner oracle(p);
+          oracle.setup(*R);
+          Vector zr(Backend::reference(), r.size());
+          oracle.apply(Vector::from_host(Backend::reference(), r), zr);
+          for (const SweepKernel kernel : kernels_under_test()) {
+            p.kernel = kernel;
+            MulticolorIluPreconditioner mine(p);
+            mine.setup(*A);
+            Vector z(backend, r.size());
+            mine.apply(Vector::from_host(backend, r), z);
+            // The factorization is the reference's code on every backend; the solves keep its
+            // order except in the warp kernel.
+            const double tolerance = kernel == SweepKernel::warp ? 1e-11 : 1e-14;
+            EXPECT_LE(test::relative_max_difference(z.to_host(), zr.to_host()), tolerance)
+                << to_string(kernel);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(BlockRelaxation, SingularIluPivotBlocksNameTheirBlockRow) {
+  const Backend backend = test::backend_under_test();
+  // [D C; C^T D] with D singular... simpler: block row 2's diagonal block zero, so both
+  // factorizations break down at its pivot (1-based block row 2).
+  const int B = 2;
+  CooMatrix coo;
+  coo.num_rows = coo.num_cols = 3 * B;
+  for (index_t i = 0; i < 3 * B; ++i) {
+    for (index_t j = 0; j < 3 * B; ++j) {
+      if (i / B == 1 && j / B == 1) {
+        coo.push_back(i, j, 0.0);
+      } else if (i / B != j / B) {
+        coo.push_back(i, j, 0.0);  // stored zeros: the coupling blocks carry no update
+      } else {
+        coo.push_back(i, j, i == j ? 4.0 : 1.0);
+      }
+    }
+  }
+  const auto A = as_operator(coo, B, Precision::float64, backend);
+  for (const IluFactorization kind : {IluFactorization::ilu0, IluFactorization::dilu}) {
+    MulticolorIluPreconditioner::Parameters p;
+    p.factorization = kind;
+    MulticolorIluPreconditioner M(p);
+    try {
+      M.setup(*A);
+      FAIL() << "a singular pivot block was accepted";
+    } catch (const InvalidInput& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("block row 2 "), std::string::npos) << what;
+      EXPECT_NE(what.find(to_string(kind)), std::string::npos) << what;
+    }
   }
 }
 

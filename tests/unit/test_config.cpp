@@ -223,7 +223,7 @@ TEST(ConfigErrors, UnknownSolverTypeListsTheChoices) {
 
 TEST(ConfigErrors, UnknownPreconditionerTypeListsTheChoices) {
   const ConfigError e = expect_config_error([] {
-    build_solver({{"solver", {{"preconditioner", {{"type", "ilu0"}}}}}});
+    build_solver({{"solver", {{"preconditioner", {{"type", "ilu7"}}}}}});
   });
 
   EXPECT_EQ(e.path(), "solver.preconditioner.type");

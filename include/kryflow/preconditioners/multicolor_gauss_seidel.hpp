@@ -38,11 +38,17 @@ SweepKernel parse_sweep_kernel(const std::string& name);
 /// neighbours, so within a color the order does not matter: with one block row per color this
 /// is sequential Gauss-Seidel in the coloring's order, with a single color (a diagonal matrix)
 /// block Jacobi. As in NOISEtte, setup copies A reordered by color (its block rows grouped by
-/// color, so that a color is a contiguous range a sweep streams), and each application gathers
-/// b and x into that order and x back: the order is hidden, vectors stay in A's numbering.
-/// Everything runs on A's backend (one launch per color on cuda, no host wait). Memory: a copy
-/// of A's blocks and indices, n B inverse values, two n-vectors, 2 n / B indices. Keeps a
-/// reference to A, which must outlive it.
+/// color, so that a color is a contiguous range a sweep streams), here split into its strictly
+/// lower part, strictly upper part and diagonal blocks: a forward sweep reads the lower part and
+/// the upper products saved by the backward sweep before it, a backward sweep the reverse
+/// (Conrad and Wallach's saved products), so a symmetric sweep reads every off-diagonal block
+/// once; with omega = 1 the backward sweep skips the last color, which the forward sweep just
+/// updated with the same values. b is read through the order and x written back in A's order
+/// inside the kernels: the order is hidden, vectors stay in A's numbering. Everything runs on
+/// A's backend (one launch per color and sweep on cuda, one gather of x unless it starts at 0,
+/// no host wait). Memory: a copy of A's blocks and indices (2 n / B + 1 more row pointers), n B
+/// inverse values, two n-vectors, 5 n / B indices. Keeps a reference to A, which must outlive
+/// it.
 class MulticolorGaussSeidel {
  public:
   struct Parameters {
@@ -72,13 +78,8 @@ class MulticolorGaussSeidel {
   /// `sweeps` times forward (then backward when symmetric); with x_is_zero x is set to 0 first.
   void relax(const Vector& b, Vector& x, bool x_is_zero) const;
 
-  /// One sweep over the colors on the internal color-ordered b and x (what relax runs between
-  /// its gathers), for benchmarks of the sweep kernels alone; after setup the two hold
-  /// unspecified finite values until relax, forward or backward fills them.
-  void sweep_color_ordered(bool forward) const { sweep(forward); }
-
   const Parameters& parameters() const noexcept { return parameters_; }
-  const MulticolorOrdering& ordering() const noexcept { return ordering_; }
+  const MulticolorOrdering& ordering() const noexcept;
   int block_size() const noexcept;
   /// The cuda kernel the sweeps use (kernel, or the table's choice for automatic).
   SweepKernel effective_kernel() const noexcept;
@@ -88,13 +89,10 @@ class MulticolorGaussSeidel {
  private:
   struct State;
   void check(const Vector& b, const Vector& x) const;
-  void sweep(bool forward) const;
-  /// Gathers b and x (or zeros x) into the color order, `passes` times a forward and/or a
-  /// backward sweep, then x back.
+  /// `passes` times a forward and/or a backward sweep from x (or 0), on the color-ordered copy.
   void run(const Vector& b, Vector& x, bool x_is_zero, int passes, bool forward,
            bool backward) const;
   Parameters parameters_;
-  MulticolorOrdering ordering_;
   std::unique_ptr<State> state_;
 };
 
@@ -113,6 +111,8 @@ class MulticolorGaussSeidelPreconditioner final : public Preconditioner {
   const Backend& backend() const override { return backend_; }
   void apply(const Vector& r, Vector& z) const override;
   bool supports_recording() const override { return true; }
+  /// One launch per color and sweep: replayed recordings remove the launch overhead.
+  bool prefers_recording() const override { return true; }
   std::string summary() const override { return sweeps_.summary(); }
   const MulticolorGaussSeidel& sweeps() const noexcept { return sweeps_; }
 
