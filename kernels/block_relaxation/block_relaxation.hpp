@@ -245,25 +245,39 @@ KRYFLOW_BLOCK_RELAXATION_DECLARATIONS
 #undef KRYFLOW_BLOCK_RELAXATION_DECLARATIONS
 
 /// The one instantiation list of the operation, expanded once in each backend's namespace (and
-/// the dispatch's): V and W in {double, float}.
-#define KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_VW(V, W)                                        \
+/// the dispatch's): V and W in {double, float}. The cuda backend expands its three parts in three
+/// files (three modules: block Jacobi does not load the sweeps, nor the sweeps the
+/// factorizations).
+#define KRYFLOW_BLOCK_RELAXATION_FOR_VW(M) \
+  M(double, double)                        \
+  M(double, float)                         \
+  M(float, double)                         \
+  M(float, float)
+#define KRYFLOW_BLOCK_RELAXATION_SETUP_VW(V, W)                                              \
   template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>); \
-  template index_t invert_blocks<V, W>(const Backend&, int, index_t, const V*, W*);          \
+  template index_t invert_blocks<V, W>(const Backend&, int, index_t, const V*, W*);
+#define KRYFLOW_BLOCK_RELAXATION_SWEEP_VW(V, W)                                              \
   template void triangular_sweep<V, W>(const Backend&, const BsrView<V>&, const BsrView<V>*, \
                                        SweepVariant, const W*, ColorRange, SweepUpdate,      \
-                                       const SweepVectors&);                                 \
-  template void factor_color<V, W>(const Backend&, Factorization, const BsrView<V>&,         \
+                                       const SweepVectors&);
+#define KRYFLOW_BLOCK_RELAXATION_FACTOR_VW(V, W)                                     \
+  template void factor_color<V, W>(const Backend&, Factorization, const BsrView<V>&, \
                                    const BsrView<V>&, V*, W*, ColorRange, index_t*);
-#define KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_V(V)                                         \
+#define KRYFLOW_BLOCK_RELAXATION_SETUP_V(V)                                               \
   template void gather_values<V>(const Backend&, int, Span<const index_t>, const V*, V*); \
   template void block_diagonal_apply<V>(const Backend&, int, Span<const V>, double,       \
                                         Span<const double>, Span<double>);
-#define KRYFLOW_BLOCK_RELAXATION_INSTANTIATIONS           \
-  KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_VW(double, double) \
-  KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_VW(double, float)  \
-  KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_VW(float, double)  \
-  KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_VW(float, float)   \
-  KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_V(double)          \
-  KRYFLOW_BLOCK_RELAXATION_INSTANTIATE_V(float)
+#define KRYFLOW_BLOCK_RELAXATION_SETUP_INSTANTIATIONS                \
+  KRYFLOW_BLOCK_RELAXATION_FOR_VW(KRYFLOW_BLOCK_RELAXATION_SETUP_VW) \
+  KRYFLOW_BLOCK_RELAXATION_SETUP_V(double)                           \
+  KRYFLOW_BLOCK_RELAXATION_SETUP_V(float)
+#define KRYFLOW_BLOCK_RELAXATION_SWEEP_INSTANTIATIONS \
+  KRYFLOW_BLOCK_RELAXATION_FOR_VW(KRYFLOW_BLOCK_RELAXATION_SWEEP_VW)
+#define KRYFLOW_BLOCK_RELAXATION_FACTOR_INSTANTIATIONS \
+  KRYFLOW_BLOCK_RELAXATION_FOR_VW(KRYFLOW_BLOCK_RELAXATION_FACTOR_VW)
+#define KRYFLOW_BLOCK_RELAXATION_INSTANTIATIONS \
+  KRYFLOW_BLOCK_RELAXATION_SETUP_INSTANTIATIONS \
+  KRYFLOW_BLOCK_RELAXATION_SWEEP_INSTANTIATIONS \
+  KRYFLOW_BLOCK_RELAXATION_FACTOR_INSTANTIATIONS
 
 }  // namespace kryflow::kernels::block_relaxation

@@ -4,19 +4,8 @@
 // invert_diagonal_blocks: one thread per block row runs block_rows.hpp's elimination (the
 // reference's bits); the first failing block row is an atomicMin read back once.
 // block_diagonal_apply: one thread per scalar row, the reference's order (its bits).
-// triangular_sweep runs on the rows of one color of a color-ordered part (L or U), a color being
-// a contiguous range of block rows, and a second part when given. coefficient variant
-// (Gorobets et al.'s NOISEtte kernel): a team of 256 threads takes R = 256 / B consecutive block
-// rows of the color, whose coefficients are one contiguous range of the part; thread t loads
-// coefficients t, t + 256, ... of a chunk, four at a time before it uses them, multiplies each by
-// its x entry into shared memory, then thread ii of block row r adds its row's products in
-// block-then-column order (the reference's bits), the same for the second part, and applies
-// D_I^-1 with the block row's t from shared memory. block_row variant: thread ii of block row r
-// walks row ii of the row's blocks from global memory (the reference's bits). warp variant: kL
-// lanes per block row (32 for B >= 3, 16 for B = 2, 8 for B = 1) stride over the row's
-// coefficients, each keeping B partial sums, added by xor shuffles (another order than the
-// reference's: the same bits from run to run). Multiplications and additions keep their order
-// (--fmad=false). The split kernels take one warp per block row.
+// The sweeps are in block_sweep_cuda.cu, the factorizations in block_factor_cuda.cu. The split
+// kernels take one warp per block row.
 #include <cuda_runtime.h>
 #include <math.h>
 
@@ -28,7 +17,6 @@
 #include "kernels/backend/device_scratch.cuh"
 #include "kernels/block_relaxation/block_relaxation.hpp"
 #include "kernels/block_relaxation/block_rows.hpp"
-#include "kernels/bsr/coefficient_stage.cuh"
 
 namespace kryflow::kernels::block_relaxation::cuda {
 namespace {
@@ -40,13 +28,6 @@ using kernels::cuda::DeviceScratch;
 using size_type = long long;
 
 constexpr int kThreads = 256;
-using bsr::cuda::kStage;
-static_assert(bsr::cuda::kStageThreads == kThreads, "the sweep's teams are staging teams");
-
-template <class V>
-__device__ __forceinline__ V load_value(const V* p, bool stream) {
-  return stream ? __ldcs(p) : __ldg(p);
-}
 
 template <int kB, class V, class W>
 __global__ void invert_kernel(BsrView<V> a, W* inverse, unsigned int* first_bad) {
@@ -73,225 +54,6 @@ __global__ void block_apply_kernel(size_type n, const W* __restrict__ inverse, d
   z[i] = __dmul_rn(omega, s);
 }
 
-/// The sum over block row I's blocks of `part` of row ii of each block times x, the coefficient
-/// scheme's staging: every thread of the team calls it (rows first .. last - 1 are the team's);
-/// `mine` threads get their row's sum in the reference's order.
-template <int kB, class V>
-__device__ __forceinline__ double staged_row_sum(const BsrView<V>& part, index_t first,
-                                                 index_t last, index_t I, int ii, bool mine,
-                                                 const double* __restrict__ x, double* products) {
-  constexpr int kBB = kB * kB;
-  constexpr int kChunkBlocks = kStage / kBB;
-  const index_t group_begin = __ldg(part.row_ptr + first);
-  const index_t group_end = __ldg(part.row_ptr + last);
-  index_t row_begin = 0;
-  index_t row_end = 0;
-  if (mine) {
-    row_begin = __ldg(part.row_ptr + I);
-    row_end = __ldg(part.row_ptr + I + 1);
-  }
-  double sum = 0.0;
-  for (index_t c0 = group_begin; c0 < group_end; c0 += kChunkBlocks) {  // uniform in the team
-    const index_t c1 = min(c0 + kChunkBlocks, group_end);
-    const int count = (c1 - c0) * kBB;
-    bsr::cuda::stage_products(part, c0, count, kB, kBB, x, products);
-    __syncthreads();
-    if (mine) {
-      const index_t k_begin = max(row_begin, c0);
-      const index_t k_end = min(row_end, c1);
-      for (index_t k = k_begin; k < k_end; ++k) {
-        const double* row = products + (k - c0) * kBB + ii * kB;
-#pragma unroll
-        for (int c = 0; c < kB; ++c) sum = __dadd_rn(sum, row[c]);
-      }
-    }
-    __syncthreads();  // the next chunk overwrites the products
-  }
-  return sum;
-}
-
-template <int kB, class V, class W>
-__global__ void __launch_bounds__(kThreads)
-    coefficient_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
-                             const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
-  constexpr int kR = kThreads / kB;
-  __shared__ double products[kStage];
-  __shared__ double t_shared[kR * kB];
-  const int t = static_cast<int>(threadIdx.x);
-  const int r = t / kB;
-  const int ii = t - r * kB;
-  const index_t first = color.first + static_cast<index_t>(blockIdx.x) * kR;
-  const index_t last = min(first + kR, color.first + color.count);
-  const index_t I = first + r;
-  const bool mine = r < kR && I < last;
-  const double p = staged_row_sum<kB>(part, first, last, I, ii, mine, v.x, products);
-  double q = 0.0;
-  if (has_second) {
-    q = staged_row_sum<kB>(second, first, last, I, ii, mine, v.x, products);
-  } else if (mine) {
-    q = sweep_saved(v, I, kB, ii);
-  }
-  if (mine) t_shared[r * kB + ii] = sweep_t(u, v, I, kB, ii, p, q);
-  __syncthreads();
-  if (mine) sweep_finish<kB>(u, v, inverse, I, ii, t_shared + r * kB, p);
-}
-
-template <int kB>
-constexpr int lanes_per_row() {
-  return kB == 1 ? 8 : kB == 2 ? 16 : 32;
-}
-
-/// acc[c] += the products of block row I of `part` in row c, lane `lane` of kL taking
-/// coefficients lane, lane + kL, ...
-template <int kB, int kL, class V>
-__device__ __forceinline__ void warp_row_products(const BsrView<V>& part, index_t I, int lane,
-                                                  const double* __restrict__ x, double (&acc)[kB]) {
-  constexpr int kBB = kB * kB;
-  const index_t row_begin = __ldg(part.row_ptr + I);
-  const int total = (__ldg(part.row_ptr + I + 1) - row_begin) * kBB;
-  const V* values = part.values + static_cast<size_type>(row_begin) * kBB;
-#pragma unroll 4
-  for (int q = lane; q < total; q += kL) {
-    const int block = q / kBB;
-    const int rem = q - block * kBB;
-    const int row = rem / kB;
-    const int column = rem - row * kB;
-    const index_t J = __ldg(part.col_idx + row_begin + block);
-    const double p = __dmul_rn(static_cast<double>(load_value(values + q, part.stream_values)),
-                               __ldg(x + static_cast<size_type>(J) * kB + column));
-#pragma unroll
-    for (int c = 0; c < kB; ++c) acc[c] = c == row ? __dadd_rn(acc[c], p) : acc[c];
-  }
-}
-
-template <int kB, int kL>
-__device__ __forceinline__ void warp_reduce(double (&acc)[kB]) {
-#pragma unroll
-  for (int c = 0; c < kB; ++c) {
-#pragma unroll
-    for (int width = kL / 2; width > 0; width /= 2) {
-      acc[c] = __dadd_rn(acc[c], __shfl_xor_sync(0xffffffffu, acc[c], width, kL));
-    }
-  }
-}
-
-template <int kB, class V, class W>
-__global__ void __launch_bounds__(kThreads)
-    warp_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
-                      const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
-  constexpr int kL = lanes_per_row<kB>();
-  const size_type thread = blockIdx.x * static_cast<size_type>(kThreads) + threadIdx.x;
-  const size_type slot = thread / kL;
-  const int lane = static_cast<int>(thread % kL);
-  const bool active = slot < color.count;  // the same for the kL lanes of a row
-  double p[kB];
-  double q[kB];
-#pragma unroll
-  for (int c = 0; c < kB; ++c) p[c] = q[c] = 0.0;
-  const index_t I = active ? color.first + static_cast<index_t>(slot) : 0;
-  if (active) warp_row_products<kB, kL>(part, I, lane, v.x, p);
-  warp_reduce<kB, kL>(p);
-  if (has_second) {
-    if (active) warp_row_products<kB, kL>(second, I, lane, v.x, q);
-    warp_reduce<kB, kL>(q);
-  }
-  if (active && lane < kB) {
-    double t[kB];
-#pragma unroll
-    for (int c = 0; c < kB; ++c) {
-      const double qc = has_second ? q[c] : sweep_saved(v, I, kB, c);
-      t[c] = sweep_t(u, v, I, kB, c, p[c], qc);
-    }
-    // Every t before the first write of x_I (gamma reads x_I): the row's kB lanes meet.
-    __syncwarp(((1u << kB) - 1u) << (threadIdx.x & 31u & ~static_cast<unsigned int>(kL - 1)));
-    sweep_finish<kB>(u, v, inverse, I, lane, t, p[lane]);
-  }
-}
-
-/// The kB values of one block row and the kB entries of x at xb, with 16-byte loads where kB
-/// and the value type allow (the arrays are allocated 256-byte aligned, and kB even keeps every
-/// block row and x block 16-byte aligned).
-template <int kB, class V>
-__device__ __forceinline__ void load_row(const V* row, const double* xb, bool stream, V (&v)[kB],
-                                         double (&xv)[kB]) {
-  if constexpr (kB % 2 == 0) {
-#pragma unroll
-    for (int c = 0; c < kB / 2; ++c) {
-      const double2 pair = __ldg(reinterpret_cast<const double2*>(xb) + c);
-      xv[2 * c] = pair.x;
-      xv[2 * c + 1] = pair.y;
-    }
-  } else {
-#pragma unroll
-    for (int c = 0; c < kB; ++c) xv[c] = __ldg(xb + c);
-  }
-  if constexpr (std::is_same_v<V, double> && kB % 2 == 0) {
-#pragma unroll
-    for (int c = 0; c < kB / 2; ++c) {
-      const double2* p = reinterpret_cast<const double2*>(row) + c;
-      const double2 pair = stream ? __ldcs(p) : __ldg(p);
-      v[2 * c] = pair.x;
-      v[2 * c + 1] = pair.y;
-    }
-  } else if constexpr (std::is_same_v<V, float> && kB % 4 == 0) {
-#pragma unroll
-    for (int c = 0; c < kB / 4; ++c) {
-      const float4* p = reinterpret_cast<const float4*>(row) + c;
-      const float4 quad = stream ? __ldcs(p) : __ldg(p);
-      v[4 * c] = quad.x;
-      v[4 * c + 1] = quad.y;
-      v[4 * c + 2] = quad.z;
-      v[4 * c + 3] = quad.w;
-    }
-  } else {
-#pragma unroll
-    for (int c = 0; c < kB; ++c) v[c] = load_value(row + c, stream);
-  }
-}
-
-/// Row ii of block row I's blocks of `part` times x, summed in the reference's order.
-template <int kB, class V>
-__device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t I, int ii,
-                                                const double* __restrict__ x) {
-  double sum = 0.0;
-  const index_t end = __ldg(part.row_ptr + I + 1);
-#pragma unroll 4
-  for (index_t k = __ldg(part.row_ptr + I); k < end; ++k) {
-    const index_t J = __ldg(part.col_idx + k);
-    const V* row = part.values + (static_cast<size_type>(k) * kB + ii) * kB;
-    V v[kB];
-    double xv[kB];
-    load_row<kB>(row, x + static_cast<size_type>(J) * kB, part.stream_values, v, xv);
-#pragma unroll
-    for (int c = 0; c < kB; ++c) sum = __dadd_rn(sum, __dmul_rn(static_cast<double>(v[c]), xv[c]));
-  }
-  return sum;
-}
-
-/// block_row variant: thread ii of block row r of the team sums row ii of each block times x
-/// in the reference's order, then D_I^-1 with the row's t from shared memory.
-template <int kB, class V, class W>
-__global__ void __launch_bounds__(kThreads)
-    block_row_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
-                           const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
-  constexpr int kR = kThreads / kB;
-  __shared__ double t_shared[kR * kB];
-  const int t = static_cast<int>(threadIdx.x);
-  const int r = t / kB;
-  const int ii = t - r * kB;
-  const index_t slot = static_cast<index_t>(blockIdx.x) * kR + r;
-  const bool mine = r < kR && slot < color.count;
-  const index_t I = color.first + slot;
-  double p = 0.0;
-  if (mine) {
-    p = block_row_sum<kB>(part, I, ii, v.x);
-    const double q = has_second ? block_row_sum<kB>(second, I, ii, v.x) : sweep_saved(v, I, kB, ii);
-    t_shared[r * kB + ii] = sweep_t(u, v, I, kB, ii, p, q);
-  }
-  __syncthreads();
-  if (mine) sweep_finish<kB>(u, v, inverse, I, ii, t_shared + r * kB, p);
-}
-
 template <int kB, class V, class W>
 __global__ void invert_blocks_kernel(index_t count, const V* blocks, W* inverse,
                                      unsigned int* first_bad) {
@@ -300,17 +62,6 @@ __global__ void invert_blocks_kernel(index_t count, const V* blocks, W* inverse,
   if (!invert_block<kB>(blocks + I * kB * kB, inverse + I * kB * kB)) {
     atomicMin(first_bad, static_cast<unsigned int>(I));
   }
-}
-
-template <int kB, class V, class W>
-__global__ void factor_color_kernel(Factorization kind, BsrView<V> lower, BsrView<V> upper,
-                                    V* diagonal, W* inverse, ColorRange color, index_t* first_bad) {
-  const size_type slot = blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x;
-  if (slot >= color.count) return;
-  const index_t I = color.first + static_cast<index_t>(slot);
-  const bool ok = kind == Factorization::ilu0 ? ilu0_row<kB>(lower, upper, diagonal, inverse, I)
-                                              : dilu_row<kB>(lower, upper, diagonal, inverse, I);
-  if (!ok) atomicMin(first_bad, I);
 }
 
 __global__ void invert_permutation_kernel(size_type n, const index_t* order, index_t* position) {
@@ -365,20 +116,6 @@ __global__ void gather_blocks_kernel(size_type n, int block_size, const index_t*
 }
 
 }  // namespace
-
-template <class V, class W>
-void factor_color(const Backend& backend, Factorization kind, const BsrView<V>& lower,
-                  const BsrView<V>& upper, V* diagonal, W* inverse, ColorRange color,
-                  index_t* first_bad) {
-  if (color.count == 0) return;
-  Context& context = *backend.cuda_context();
-  with_block_size(lower.block_size, "block_relaxation::factor_color", [&](auto bs) {
-    constexpr int kB = decltype(bs)::value;
-    factor_color_kernel<kB><<<blocks_for(color.count, 64, LLONG_MAX), 64, 0, context.stream>>>(
-        kind, lower, upper, diagonal, inverse, color, first_bad);
-  });
-  check_launch("block_relaxation::factor_color");
-}
 
 void invert_permutation(const Backend& backend, Span<const index_t> order, Span<index_t> position) {
   const auto n = static_cast<size_type>(order.size());
@@ -492,34 +229,6 @@ void block_diagonal_apply(const Backend& backend, int block_size, Span<const W> 
   check_launch("block_relaxation::block_diagonal_apply");
 }
 
-template <class V, class W>
-void triangular_sweep(const Backend& backend, const BsrView<V>& part, const BsrView<V>* second,
-                      SweepVariant variant, const W* inverse, ColorRange color, SweepUpdate update,
-                      const SweepVectors& vectors) {
-  if (color.count == 0) return;
-  Context& context = *backend.cuda_context();
-  const bool has_second = second != nullptr;
-  const BsrView<V> other = has_second ? *second : part;
-  with_block_size(part.block_size, "block_relaxation::triangular_sweep", [&](auto bs) {
-    constexpr int kB = decltype(bs)::value;
-    constexpr int kR = kThreads / kB;
-    const auto teams = static_cast<unsigned int>((color.count + kR - 1) / kR);
-    if (variant == SweepVariant::coefficient) {
-      coefficient_sweep_kernel<kB><<<teams, kThreads, 0, context.stream>>>(
-          part, other, has_second, color, inverse, update, vectors);
-    } else if (variant == SweepVariant::block_row) {
-      block_row_sweep_kernel<kB><<<teams, kThreads, 0, context.stream>>>(
-          part, other, has_second, color, inverse, update, vectors);
-    } else {
-      const size_type threads = static_cast<size_type>(color.count) * lanes_per_row<kB>();
-      warp_sweep_kernel<kB>
-          <<<blocks_for(threads, kThreads, LLONG_MAX), kThreads, 0, context.stream>>>(
-              part, other, has_second, color, inverse, update, vectors);
-    }
-  });
-  check_launch("block_relaxation::triangular_sweep");
-}
-
-KRYFLOW_BLOCK_RELAXATION_INSTANTIATIONS
+KRYFLOW_BLOCK_RELAXATION_SETUP_INSTANTIATIONS
 
 }  // namespace kryflow::kernels::block_relaxation::cuda

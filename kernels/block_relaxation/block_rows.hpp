@@ -254,6 +254,9 @@ KRYFLOW_HOST_DEVICE index_t find_block(const BsrView<V>& part, index_t I, index_
 /// out = a b for kB x kB row-major blocks (sums over m in order).
 template <int kB, class A, class B>
 KRYFLOW_HOST_DEVICE void block_product(const A* a, const B* b, double* out) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll 1
+#endif
   for (int i = 0; i < kB; ++i) {
     for (int c = 0; c < kB; ++c) {
       double s = 0.0;
