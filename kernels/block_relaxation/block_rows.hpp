@@ -113,42 +113,64 @@ KRYFLOW_HOST_DEVICE void apply_block(const W* inverse, double omega, const doubl
   }
 }
 
-/// t_I[ii] of triangular_sweep (block_relaxation.hpp) from p = p_I[ii] and q = q_I[ii], left
-/// to right: beta b + gamma x - p - q.
-KRYFLOW_HOST_DEVICE inline double sweep_t(const SweepUpdate& u, const SweepVectors& v, index_t I,
-                                          int B, int ii, double p, double q) {
-  double t = 0.0;
+/// What the update of entry ii of block row I reads besides the products (b, its old x, the
+/// saved product, its row of D_I^-1), loaded before the products so that on a device their
+/// latency overlaps the products' loads.
+template <int kB>
+struct EntryInputs {
+  double b = 0.0;
+  double x = 0.0;
+  double saved = 0.0;
+  double inverse[kB];  // row ii of D_I^-1 (unused without an inverse)
+};
+
+template <int kB, class W>
+KRYFLOW_HOST_DEVICE EntryInputs<kB> load_entry(const SweepUpdate& u, const SweepVectors& v,
+                                               const W* inverse, index_t I, int ii) {
+  EntryInputs<kB> in;
+  const std::int64_t i = std::int64_t{I} * kB + ii;
   if (u.beta != 0.0) {
     const std::int64_t row = v.b_map != nullptr ? v.b_map[I] : I;
-    const double b = v.b[row * B + ii];
-    t = u.beta == 1.0 ? b : u.beta * b;
+    in.b = v.b[row * kB + ii];
   }
-  if (u.gamma != 0.0) t = t + u.gamma * v.x[std::int64_t{I} * B + ii];
+  if (u.alpha != 0.0 || u.gamma != 0.0) in.x = v.x[i];
+  if (v.other_in != nullptr) in.saved = v.other_in[i];
+  if (inverse != nullptr) {
+    for (int c = 0; c < kB; ++c) in.inverse[c] = static_cast<double>(inverse[i * kB + c]);
+  }
+  return in;
+}
+
+/// t_I[ii] from p = p_I[ii] and q = q_I[ii], left to right: beta b + gamma x - p - q.
+template <int kB>
+KRYFLOW_HOST_DEVICE double entry_t(const SweepUpdate& u, const EntryInputs<kB>& in, double p,
+                                   double q) {
+  double t = 0.0;
+  if (u.beta != 0.0) t = u.beta == 1.0 ? in.b : u.beta * in.b;
+  if (u.gamma != 0.0) t = t + u.gamma * in.x;
   t = t - p;
   return t - q;
 }
 
-/// q_I[ii] when there is no second part: the saved product or 0.
-KRYFLOW_HOST_DEVICE inline double sweep_saved(const SweepVectors& v, index_t I, int B, int ii) {
-  return v.other_in != nullptr ? v.other_in[std::int64_t{I} * B + ii] : 0.0;
-}
-
 /// The new x_I[ii] from block row I's t (kB entries): alpha x + omega (D_I^-1 t)[ii] (sum over
-/// c in order; t[ii] without an inverse), then the writes of triangular_sweep (x, product_out
-/// with p = p_I[ii], x_out).
-template <int kB, class W>
-KRYFLOW_HOST_DEVICE void sweep_finish(const SweepUpdate& u, const SweepVectors& v, const W* inverse,
-                                      index_t I, int ii, const double* t, double p) {
+/// c in order; t[ii] without an inverse).
+template <int kB>
+KRYFLOW_HOST_DEVICE double entry_x(const SweepUpdate& u, const EntryInputs<kB>& in,
+                                   bool has_inverse, const double* t, int ii) {
   double s = 0.0;
-  if (inverse != nullptr) {
-    const W* row = inverse + (std::int64_t{I} * kB + ii) * kB;
-    for (int c = 0; c < kB; ++c) s = s + static_cast<double>(row[c]) * t[c];
+  if (has_inverse) {
+    for (int c = 0; c < kB; ++c) s = s + in.inverse[c] * t[c];
   } else {
     s = t[ii];
   }
-  const std::int64_t i = std::int64_t{I} * kB + ii;
   const double update = u.omega == 1.0 ? s : u.omega * s;
-  const double x = u.alpha == 0.0 ? update : u.alpha * v.x[i] + update;
+  return u.alpha == 0.0 ? update : u.alpha * in.x + update;
+}
+
+/// The writes of triangular_sweep for entry ii of block row I: x, product_out (p), x_out.
+template <int kB>
+KRYFLOW_HOST_DEVICE void store_entry(const SweepVectors& v, index_t I, int ii, double x, double p) {
+  const std::int64_t i = std::int64_t{I} * kB + ii;
   v.x[i] = x;
   if (v.product_out != nullptr) v.product_out[i] = p;
   if (v.x_out != nullptr) v.x_out[std::int64_t{v.out_map[I]} * kB + ii] = x;
@@ -175,6 +197,8 @@ template <int kB, class V, class W>
 KRYFLOW_HOST_DEVICE void sweep_block_row(const BsrView<V>& part, const BsrView<V>* second,
                                          const W* inverse, index_t I, const SweepUpdate& u,
                                          const SweepVectors& v) {
+  EntryInputs<kB> in[kB];
+  for (int ii = 0; ii < kB; ++ii) in[ii] = load_entry<kB>(u, v, inverse, I, ii);
   double p[kB];
   double q[kB];
   for (int ii = 0; ii < kB; ++ii) p[ii] = q[ii] = 0.0;
@@ -182,11 +206,13 @@ KRYFLOW_HOST_DEVICE void sweep_block_row(const BsrView<V>& part, const BsrView<V
   if (second != nullptr) {
     add_row_products<kB>(*second, I, v.x, q);
   } else {
-    for (int ii = 0; ii < kB; ++ii) q[ii] = sweep_saved(v, I, kB, ii);
+    for (int ii = 0; ii < kB; ++ii) q[ii] = in[ii].saved;
   }
   double t[kB];
-  for (int ii = 0; ii < kB; ++ii) t[ii] = sweep_t(u, v, I, kB, ii, p[ii], q[ii]);
-  for (int ii = 0; ii < kB; ++ii) sweep_finish<kB>(u, v, inverse, I, ii, t, p[ii]);
+  for (int ii = 0; ii < kB; ++ii) t[ii] = entry_t<kB>(u, in[ii], p[ii], q[ii]);
+  for (int ii = 0; ii < kB; ++ii) {
+    store_entry<kB>(v, I, ii, entry_x<kB>(u, in[ii], inverse != nullptr, t, ii), p[ii]);
+  }
 }
 
 /// split_lengths of block row p.

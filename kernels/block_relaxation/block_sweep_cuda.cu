@@ -99,16 +99,16 @@ __global__ void __launch_bounds__(kThreads)
   const index_t last = min(first + kR, color.first + color.count);
   const index_t I = first + r;
   const bool mine = r < kR && I < last;
+  EntryInputs<kB> in;
+  if (mine) in = load_entry<kB>(u, v, inverse, I, ii);
   const double p = staged_row_sum<kB>(part, first, last, I, ii, mine, v.x, products);
-  double q = 0.0;
-  if (has_second) {
-    q = staged_row_sum<kB>(second, first, last, I, ii, mine, v.x, products);
-  } else if (mine) {
-    q = sweep_saved(v, I, kB, ii);
-  }
-  if (mine) t_shared[r * kB + ii] = sweep_t(u, v, I, kB, ii, p, q);
+  double q = in.saved;
+  if (has_second) q = staged_row_sum<kB>(second, first, last, I, ii, mine, v.x, products);
+  if (mine) t_shared[r * kB + ii] = entry_t<kB>(u, in, p, q);
   __syncthreads();
-  if (mine) sweep_finish<kB>(u, v, inverse, I, ii, t_shared + r * kB, p);
+  if (mine) {
+    store_entry<kB>(v, I, ii, entry_x<kB>(u, in, inverse != nullptr, t_shared + r * kB, ii), p);
+  }
 }
 
 /// acc[c] += the products of block row I of `part` in row c, lane `lane` of kL taking
@@ -167,14 +167,16 @@ __global__ void __launch_bounds__(kThreads)
   }
   if (active && lane < kB) {
     double t[kB];
+    EntryInputs<kB> mine;
 #pragma unroll
     for (int c = 0; c < kB; ++c) {
-      const double qc = has_second ? q[c] : sweep_saved(v, I, kB, c);
-      t[c] = sweep_t(u, v, I, kB, c, p[c], qc);
+      const EntryInputs<kB> in = load_entry<kB>(u, v, inverse, I, c);
+      t[c] = entry_t<kB>(u, in, p[c], has_second ? q[c] : in.saved);
+      if (c == lane) mine = in;
     }
     // Every t before the first write of x_I (gamma reads x_I): the row's kB lanes meet.
     __syncwarp(((1u << kB) - 1u) << (threadIdx.x & 31u & ~static_cast<unsigned int>(kL - 1)));
-    sweep_finish<kB>(u, v, inverse, I, lane, t, p[lane]);
+    store_entry<kB>(v, I, lane, entry_x<kB>(u, mine, inverse != nullptr, t, lane), p[lane]);
   }
 }
 
@@ -253,13 +255,17 @@ __global__ void __launch_bounds__(kThreads)
   const bool mine = r < kR && slot < color.count;
   const index_t I = color.first + slot;
   double p = 0.0;
+  EntryInputs<kB> in;
   if (mine) {
+    in = load_entry<kB>(u, v, inverse, I, ii);
     p = block_row_sum<kB>(part, I, ii, v.x);
-    const double q = has_second ? block_row_sum<kB>(second, I, ii, v.x) : sweep_saved(v, I, kB, ii);
-    t_shared[r * kB + ii] = sweep_t(u, v, I, kB, ii, p, q);
+    const double q = has_second ? block_row_sum<kB>(second, I, ii, v.x) : in.saved;
+    t_shared[r * kB + ii] = entry_t<kB>(u, in, p, q);
   }
   __syncthreads();
-  if (mine) sweep_finish<kB>(u, v, inverse, I, ii, t_shared + r * kB, p);
+  if (mine) {
+    store_entry<kB>(v, I, ii, entry_x<kB>(u, in, inverse != nullptr, t_shared + r * kB, ii), p);
+  }
 }
 
 }  // namespace
