@@ -125,7 +125,9 @@ echo "| matrix | preset | backend | iterations | status | true residual | setup 
 echo "|---|---|---|---|---|---|---|---|---|" >>"$block_table"
 block_solve() {  # name label backend args...
   local name=$1 label=$2 backend=$3; shift 3
-  "$kryflow" solve --backend "$backend" --report json --format bsr --block-size 4 -p solver.relative_tolerance=1e-8 \
+  local format=(--format bsr --block-size 4)
+  [[ $name == airfoil_2d ]] && format=(--format csr)
+  "$kryflow" solve --backend "$backend" --report json "${format[@]}" -p solver.relative_tolerance=1e-8 \
     -p solver.max_iterations=20000 -p solver.stagnation_window=5000 --copy-bytes 0 "$@" \
     >"$results/block_${name}_${label}_${backend}.json" 2>>"$log"
   python3 - "$name" "$label" "$backend" "$results/block_${name}_${label}_${backend}.json" >>"$block_table" <<'PY'
@@ -141,7 +143,7 @@ PY
 }
 for f in fvens/2dcyl1/2dcyl1 petsc_ex19/ex19_cavity_33 petsc_ex19/ex19_cavity_129 petsc_ex19/ex19_cavity_257; do
   name=$(basename $f)
-  for preset in bicgstab_jacobi bicgstab_block_jacobi bicgstab_mcsgs gmres_ilu0 fgmres_dilu; do
+  for preset in bicgstab_jacobi bicgstab_block_jacobi bicgstab_mcsgs gmres_ilu0 fgmres_dilu gmres_ilut; do
     block_solve "$name" $preset cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset $preset
   done
   for prec in ilu0 dilu; do
@@ -165,7 +167,14 @@ for f in fvens/2dcyl1/2dcyl1 petsc_ex19/ex19_cavity_33 petsc_ex19/ex19_cavity_12
     block_solve "$name" gmres_ilu0 cpu -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset gmres_ilu0
   fi
 done
+# The nonsymmetric point matrix (no file b: b = 1).
+for preset in bicgstab_jacobi bicgstab_mcsgs gmres_ilu0 fgmres_dilu gmres_ilut; do
+  block_solve airfoil_2d $preset cuda -A "$m/suitesparse/airfoil_2d/airfoil_2d.mtx.gz" --preset $preset
+done
 cat "$block_table" | tee -a "$log"
+say "== ILU solves: level-scheduled ILUT against cusparseSpSV on the same factors, multicolor ILU(0) and DILU"
+"$build/bench/kryflow_bench_ilu" --backend cuda --data-dir "$KRYFLOW_DATA_DIR" \
+  --json "$results/bench_ilu.json" 2>&1 | tee "$results/ilu_table.txt" | tail -12
 fi
 
 cli_table=$results/cli_table.txt
@@ -219,7 +228,7 @@ say "== benchmarks"
 for b in "$build"/bench/kryflow_bench_*; do
   [[ -x $b ]] || continue
   name=$(basename "$b")
-  [[ $name == kryflow_bench_sem* || $name == kryflow_bench_krylov || $name == kryflow_bench_amg || $name == kryflow_bench_relaxation ]] \
+  [[ $name == kryflow_bench_sem* || $name == kryflow_bench_krylov || $name == kryflow_bench_amg || $name == kryflow_bench_relaxation || $name == kryflow_bench_ilu ]] \
     && continue  # own steps
   extra=()
   [[ $name == kryflow_bench_spmv ]] && extra=(--tiles "${KRYFLOW_SPMV_TILES:-auto,1024,2048,4096}")
@@ -297,6 +306,7 @@ for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && 
 [[ -s $results/amg_corpus_warm.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda, warm)"; grep -E "^(ex10hs|openfoam|  )" "$results/amg_corpus_warm.txt"; }
 [[ -s $sem_table ]] && { echo "-- PCG on the spectral-element meshes, p = 7 (cuda)"; cat "$sem_table"; }
 [[ -s $results/relaxation_table.txt ]] && { echo "-- multicolor SGS sweeps (cuda)"; sed -n '/^multicolor SGS/,$p' "$results/relaxation_table.txt"; }
+[[ -s $results/ilu_table.txt ]] && { echo "-- ILU solves (cuda)"; cat "$results/ilu_table.txt"; }
 [[ -s $block_table ]] && { echo "-- block presets on the block corpus"; cat "$block_table"; }
 
 # Few files come back from some machines: bundle the per-run outputs.

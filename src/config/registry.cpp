@@ -19,6 +19,7 @@
 #include "kryflow/preconditioners/incomplete_lu.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
 #include "kryflow/preconditioners/multicolor_gauss_seidel.hpp"
+#include "kryflow/preconditioners/threshold_ilu.hpp"
 #include "kryflow/solvers/richardson.hpp"
 
 #ifndef KRYFLOW_PRESET_DIR
@@ -430,6 +431,26 @@ struct MulticolorIluParameters final : ComponentParameters {
   }
 };
 
+/// ilut: IlutPreconditioner::Parameters.
+struct IlutComponentParameters final : ComponentParameters {
+  IlutPreconditioner::Parameters values;
+  std::string kernel = to_string(SweepKernel::automatic);
+  void declare(ParameterVisitor& v) override {
+    v.real("drop_tolerance", values.ilut.drop_tolerance, Range::at_least(0),
+           "tau: entries below tau ||a_i||_2 are dropped from row i (Saad, Algorithm 10.6)");
+    v.integer("fill", values.ilut.fill, Range::at_least(-1),
+              "p: entries kept in each of row i's L and U parts besides the diagonal; 0: as "
+              "many as A's row has in that triangle (fill about 1.0 x nnz(A)); -1: all");
+    v.choice("kernel", kernel, {"automatic", "coefficient", "warp", "block_row"},
+             "cuda kernel of the level-scheduled triangular solves");
+  }
+  IlutPreconditioner::Parameters build() const {
+    IlutPreconditioner::Parameters p = values;
+    p.kernel = parse_sweep_kernel(kernel);
+    return p;
+  }
+};
+
 const std::vector<PreconditionerEntry>& preconditioner_entries() {
   static const std::vector<PreconditionerEntry> entries = {
       entry<PreconditionerEntry, JacobiParameters>(
@@ -480,6 +501,15 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
           "for BiCGStab, GMRES and FGMRES.",
           [](const MulticolorIluParameters& p) {
             return std::make_unique<MulticolorIluPreconditioner>(p.build(IluFactorization::dilu));
+          }),
+      entry<PreconditionerEntry, IlutComponentParameters>(
+          "ilut",
+          "ILUT(p, tau), Saad's dual-threshold incomplete LU (Algorithm 10.6) in the natural "
+          "order, without pivoting: factored on the host (a BSR matrix entry by entry), its "
+          "triangular solves on A's backend by level scheduling (one launch per level). For "
+          "systems where zero fill is not enough. Setup fails naming the row of a zero pivot.",
+          [](const IlutComponentParameters& p) {
+            return std::make_unique<IlutPreconditioner>(p.build());
           }),
       entry<PreconditionerEntry, AmgParameters>(
           "amg",
