@@ -11,6 +11,7 @@
 #include "kryflow/core/error.hpp"
 #include "kryflow/multigrid/dense_solver.hpp"
 #include "kryflow/multigrid/smoothers.hpp"
+#include "kryflow/preconditioners/multicolor_gauss_seidel.hpp"
 #include "src/amg/amg_hierarchy.hpp"
 #include "src/multigrid/csr_access.hpp"
 
@@ -109,6 +110,8 @@ int smoother_vectors(AmgPreconditioner::SmootherKind kind) {
       return 2;  // one inverse diagonal each for the forward and the backward smoother
     case AmgPreconditioner::SmootherKind::hybrid_gauss_seidel:
       return 4;  // an inverse diagonal and a copy of x each for the forward and the backward one
+    case AmgPreconditioner::SmootherKind::multicolor_gauss_seidel:
+      return 6;  // inverse diagonal, x and saved products each; their matrix copies apart
   }
   return 4;
 }
@@ -182,6 +185,12 @@ std::unique_ptr<Smoother> AmgPreconditioner::make_smoother(bool post) const {
                               : HybridGaussSeidelSmoother::Direction::forward;
       hybrid.block_rows = parameters_.hybrid_block_rows;
       return std::make_unique<HybridGaussSeidelSmoother>(hybrid);
+    }
+    case SmootherKind::multicolor_gauss_seidel: {
+      MulticolorGaussSeidel::Parameters multicolor;
+      multicolor.symmetric = false;
+      multicolor.reverse = post;
+      return std::make_unique<MulticolorGaussSeidelSmoother>(multicolor);
     }
   }
   throw ConfigError("smoother", "unknown smoother");
@@ -318,7 +327,8 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
       pre->setup(Al);
       std::unique_ptr<Smoother> post;
       if (parameters_.smoother == SmootherKind::gauss_seidel ||
-          parameters_.smoother == SmootherKind::hybrid_gauss_seidel) {
+          parameters_.smoother == SmootherKind::hybrid_gauss_seidel ||
+          parameters_.smoother == SmootherKind::multicolor_gauss_seidel) {
         post = make_smoother(true);
         post->setup(Al);
       }
@@ -354,6 +364,11 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
                        std::to_string(parameters_.hybrid_block_rows) +
                        " rows, l1; forward before, backward after the coarse correction)";
   }
+  if (parameters_.smoother == SmootherKind::multicolor_gauss_seidel) {
+    report_.smoother =
+        "multicolor_gauss_seidel (Jones-Plassmann-Luby colors per level; forward before, "
+        "backward after the coarse correction)";
+  }
   report_.hierarchy_precision = parameters_.hierarchy_precision;
   report_.coarse_solver = coarse->name();
   if (const auto* dense = dynamic_cast<const DenseDirectSolver*>(coarse.get())) {
@@ -387,6 +402,9 @@ std::int64_t AmgPreconditioner::memory_bytes() const {
              array_bytes(a.strength.row_ptr) + array_bytes(a.strength.col_idx);
     // The smoothers' vectors, and the cycle's (r on the finest; b, x, r below it).
     bytes += doubles(level_matrix(l).num_rows()) * (smoothers + (l == 0 ? 1 : 3));
+    if (parameters_.smoother == SmootherKind::multicolor_gauss_seidel) {
+      bytes += 2 * csr_bytes(level_matrix(l));  // each smoother's color-ordered copy
+    }
   }
   for (const auto& matrix : hierarchy_->matrices) bytes += csr_bytes(*matrix);
   const index_t coarsest = level_matrix(hierarchy_->levels.size()).num_rows();

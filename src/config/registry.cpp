@@ -255,15 +255,18 @@ struct AmgParameters final : ComponentParameters {
            "weights are recomputed over the kept points (`direct`: rescaled to the row sums, "
            "Stüben 2001, sec. 7.2.4; `extended_i`: the dropped couplings join the diagonal)");
     v.choice("smoother", smoother,
-             {"gauss_seidel", "jacobi", "l1_jacobi", "chebyshev", "hybrid_gauss_seidel"},
+             {"gauss_seidel", "jacobi", "l1_jacobi", "chebyshev", "hybrid_gauss_seidel",
+              "multicolor_gauss_seidel"},
              "`gauss_seidel`: forward before and backward after the coarse correction "
              "(sequential, host backends); `jacobi`: damped by jacobi_omega; `l1_jacobi`: "
              "D = sum_j |a_ij|; `chebyshev`: degree chebyshev_degree on D^-1 A (A definite, "
              "diagonal of its sign); `hybrid_gauss_seidel`: Gauss-Seidel inside blocks of "
              "hybrid_block_rows rows and Jacobi across them, diagonal a_ii + sum of |a_ij| over "
              "the columns outside the row's block (l1 Gauss-Seidel, Baker, Falgout, Kolev, Yang "
-             "2011), forward before and backward after the coarse correction; all but "
-             "`gauss_seidel` run on every backend");
+             "2011), forward before and backward after the coarse correction; "
+             "`multicolor_gauss_seidel`: Gauss-Seidel in a Jones-Plassmann-Luby multicolor "
+             "order of each level (MulticolorGaussSeidel), forward before and backward after; "
+             "all but `gauss_seidel` run on every backend");
     v.real("jacobi_omega", values.jacobi_omega, {0.0, false, 2.0, false},
            "damping of the jacobi smoother");
     v.integer("chebyshev_degree", values.chebyshev_degree, Range::at_least(1),
@@ -307,11 +310,12 @@ struct AmgParameters final : ComponentParameters {
                       : interpolation == "tentative"  ? A::Interpolation::tentative
                       : interpolation == "smoothed"   ? A::Interpolation::smoothed
                                                       : A::Interpolation::direct;
-    p.smoother = smoother == "jacobi"                ? A::SmootherKind::jacobi
-                 : smoother == "l1_jacobi"           ? A::SmootherKind::l1_jacobi
-                 : smoother == "chebyshev"           ? A::SmootherKind::chebyshev
-                 : smoother == "hybrid_gauss_seidel" ? A::SmootherKind::hybrid_gauss_seidel
-                                                     : A::SmootherKind::gauss_seidel;
+    p.smoother = smoother == "jacobi"                    ? A::SmootherKind::jacobi
+                 : smoother == "l1_jacobi"               ? A::SmootherKind::l1_jacobi
+                 : smoother == "chebyshev"               ? A::SmootherKind::chebyshev
+                 : smoother == "hybrid_gauss_seidel"     ? A::SmootherKind::hybrid_gauss_seidel
+                 : smoother == "multicolor_gauss_seidel" ? A::SmootherKind::multicolor_gauss_seidel
+                                                         : A::SmootherKind::gauss_seidel;
     p.cycle.cycle = parse_cycle_type(cycle);
     p.random_seed = static_cast<std::uint64_t>(random_seed);
     p.hierarchy_precision = precision_from_string(hierarchy_precision);

@@ -223,12 +223,17 @@ void MulticolorGaussSeidel::backward(const Vector& b, Vector& x) const {
 }
 
 void MulticolorGaussSeidel::relax(const Vector& b, Vector& x, bool x_is_zero) const {
-  run(b, x, x_is_zero, parameters_.sweeps, true, parameters_.symmetric);
+  const bool symmetric = parameters_.symmetric;
+  run(b, x, x_is_zero, parameters_.sweeps, symmetric || !parameters_.reverse,
+      symmetric || parameters_.reverse);
 }
 
 std::string MulticolorGaussSeidel::summary() const {
   const std::string b = std::to_string(block_size());
-  return std::string("multicolor ") + (parameters_.symmetric ? "symmetric " : "") +
+  return std::string("multicolor ") +
+         (parameters_.symmetric ? "symmetric "
+          : parameters_.reverse ? "backward "
+                                : "") +
          "Gauss-Seidel: " + ordering().summary() + " (" + to_string(parameters_.coloring) + "), " +
          b + " x " + b + " blocks, inverses in " +
          std::string(to_string(parameters_.inverse_precision)) + ", " +

@@ -128,9 +128,17 @@ class AmgPreconditioner final : public Multigrid {
   /// aggregation coarsening: tentative (P = T, unsmoothed aggregation) or smoothed (P =
   /// (I - omega D^-1 A) T, smoothed aggregation).
   enum class Interpolation { seed, direct, extended_i, tentative, smoothed };
-  /// gauss_seidel and hybrid_gauss_seidel: forward before and backward after the coarse
-  /// correction (HybridGaussSeidelSmoother with hybrid_block_rows and the l1 diagonal).
-  enum class SmootherKind { jacobi, l1_jacobi, chebyshev, gauss_seidel, hybrid_gauss_seidel };
+  /// gauss_seidel, hybrid_gauss_seidel and multicolor_gauss_seidel: forward before and
+  /// backward after the coarse correction (HybridGaussSeidelSmoother with hybrid_block_rows and
+  /// the l1 diagonal; MulticolorGaussSeidelSmoother, Jones-Plassmann-Luby colors of each level).
+  enum class SmootherKind {
+    jacobi,
+    l1_jacobi,
+    chebyshev,
+    gauss_seidel,
+    hybrid_gauss_seidel,
+    multicolor_gauss_seidel
+  };
   struct Parameters {
     Strength strength = Strength::classical;
     double strength_threshold = 0.25;  ///< theta (classical) or eps (seed), >= 0

@@ -54,7 +54,8 @@ class MulticolorGaussSeidel {
   struct Parameters {
     int sweeps = 1;         ///< >= 1 (symmetric) sweeps per application
     double omega = 1.0;     ///< relaxation factor, in (0, 2)
-    bool symmetric = true;  ///< forward then backward (SGS); false: forward only
+    bool symmetric = true;  ///< forward then backward (SGS); false: one direction only
+    bool reverse = false;   ///< with symmetric false: backward sweeps instead of forward
     ColoringAlgorithm coloring = ColoringAlgorithm::jones_plassmann_luby;
     std::uint64_t seed = 1;  ///< of the Jones-Plassmann-Luby keys
     Precision inverse_precision = Precision::float64;
@@ -75,7 +76,8 @@ class MulticolorGaussSeidel {
   /// throws DimensionMismatch or InvalidInput otherwise.
   void forward(const Vector& b, Vector& x) const;
   void backward(const Vector& b, Vector& x) const;
-  /// `sweeps` times forward (then backward when symmetric); with x_is_zero x is set to 0 first.
+  /// `sweeps` times forward then backward (symmetric), or forward only, or backward only
+  /// (reverse); with x_is_zero x starts at 0 (its entries are not read).
   void relax(const Vector& b, Vector& x, bool x_is_zero) const;
 
   const Parameters& parameters() const noexcept { return parameters_; }
