@@ -172,21 +172,17 @@ void gather_blocks(const Backend& backend, int block_size, Span<const index_t> m
   check_launch("block_relaxation::gather_blocks");
 }
 
-template <class V, class W>
-index_t invert_diagonal_blocks(const Backend& backend, const BsrView<V>& a, Span<W> inverse) {
-  if (a.num_block_rows == 0) return -1;
-  Context& context = *backend.cuda_context();
+/// Runs launch(first_bad) (kernels that atomicMin a failing block row into *first_bad) and
+/// returns the smallest failing block row, or -1. One wait.
+template <class Launch>
+index_t first_failure(Context& context, const char* who, Launch&& launch) {
   DeviceScratch first_bad(context, sizeof(long long));
   KRYFLOW_CUDA_CHECK(
       cudaMemsetAsync(first_bad.as<long long>(), 0, sizeof(long long), context.stream));
   KRYFLOW_CUDA_CHECK(
       cudaMemsetAsync(first_bad.as<unsigned int>(), 0xFF, sizeof(unsigned int), context.stream));
-  with_block_size(a.block_size, "block_relaxation::invert_diagonal_blocks", [&](auto bs) {
-    constexpr int kB = decltype(bs)::value;
-    invert_kernel<kB><<<blocks_for(a.num_block_rows, 128, LLONG_MAX), 128, 0, context.stream>>>(
-        a, inverse.data(), first_bad.as<unsigned int>());
-  });
-  check_launch("block_relaxation::invert_diagonal_blocks");
+  launch(first_bad.as<unsigned int>());
+  check_launch(who);
   long long bad = 0;
   kernels::cuda::read_integers(context, first_bad.as<long long>(), 1, &bad);
   const auto first = static_cast<unsigned int>(bad & 0xFFFFFFFFll);
@@ -194,25 +190,32 @@ index_t invert_diagonal_blocks(const Backend& backend, const BsrView<V>& a, Span
 }
 
 template <class V, class W>
+index_t invert_diagonal_blocks(const Backend& backend, const BsrView<V>& a, Span<W> inverse) {
+  if (a.num_block_rows == 0) return -1;
+  Context& context = *backend.cuda_context();
+  const char* who = "block_relaxation::invert_diagonal_blocks";
+  return first_failure(context, who, [&](unsigned int* first_bad) {
+    with_block_size(a.block_size, who, [&](auto bs) {
+      constexpr int kB = decltype(bs)::value;
+      invert_kernel<kB><<<blocks_for(a.num_block_rows, 128, LLONG_MAX), 128, 0, context.stream>>>(
+          a, inverse.data(), first_bad);
+    });
+  });
+}
+
+template <class V, class W>
 index_t invert_blocks(const Backend& backend, int block_size, index_t count, const V* blocks,
                       W* inverse) {
   if (count == 0) return -1;
   Context& context = *backend.cuda_context();
-  DeviceScratch first_bad(context, sizeof(long long));
-  KRYFLOW_CUDA_CHECK(
-      cudaMemsetAsync(first_bad.as<long long>(), 0, sizeof(long long), context.stream));
-  KRYFLOW_CUDA_CHECK(
-      cudaMemsetAsync(first_bad.as<unsigned int>(), 0xFF, sizeof(unsigned int), context.stream));
-  with_block_size(block_size, "block_relaxation::invert_blocks", [&](auto bs) {
-    constexpr int kB = decltype(bs)::value;
-    invert_blocks_kernel<kB><<<blocks_for(count, 128, LLONG_MAX), 128, 0, context.stream>>>(
-        count, blocks, inverse, first_bad.as<unsigned int>());
+  const char* who = "block_relaxation::invert_blocks";
+  return first_failure(context, who, [&](unsigned int* first_bad) {
+    with_block_size(block_size, who, [&](auto bs) {
+      constexpr int kB = decltype(bs)::value;
+      invert_blocks_kernel<kB><<<blocks_for(count, 128, LLONG_MAX), 128, 0, context.stream>>>(
+          count, blocks, inverse, first_bad);
+    });
   });
-  check_launch("block_relaxation::invert_blocks");
-  long long bad = 0;
-  kernels::cuda::read_integers(context, first_bad.as<long long>(), 1, &bad);
-  const auto first = static_cast<unsigned int>(bad & 0xFFFFFFFFll);
-  return first == 0xFFFFFFFFu ? index_t{-1} : static_cast<index_t>(first);
 }
 
 template <class W>

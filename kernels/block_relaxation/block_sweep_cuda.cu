@@ -48,43 +48,6 @@ constexpr int lanes_per_row() {
   return kB == 1 ? 8 : kB == 2 ? 16 : 32;
 }
 
-/// The sum over block row I's blocks of `part` of row ii of each block times x, the coefficient
-/// scheme's staging: every thread of the team calls it (rows first .. last - 1 are the team's);
-/// `mine` threads get their row's sum in the reference's order.
-template <int kB, class V>
-__device__ __forceinline__ double staged_row_sum(const BsrView<V>& part, index_t first,
-                                                 index_t last, index_t I, int ii, bool mine,
-                                                 const double* __restrict__ x, double* products) {
-  constexpr int kBB = kB * kB;
-  constexpr int kChunkBlocks = kStage / kBB;
-  const index_t group_begin = __ldg(part.row_ptr + first);
-  const index_t group_end = __ldg(part.row_ptr + last);
-  index_t row_begin = 0;
-  index_t row_end = 0;
-  if (mine) {
-    row_begin = __ldg(part.row_ptr + I);
-    row_end = __ldg(part.row_ptr + I + 1);
-  }
-  double sum = 0.0;
-  for (index_t c0 = group_begin; c0 < group_end; c0 += kChunkBlocks) {  // uniform in the team
-    const index_t c1 = min(c0 + kChunkBlocks, group_end);
-    const int count = (c1 - c0) * kBB;
-    bsr::cuda::stage_products(part, c0, count, kB, kBB, x, products);
-    __syncthreads();
-    if (mine) {
-      const index_t k_begin = max(row_begin, c0);
-      const index_t k_end = min(row_end, c1);
-      for (index_t k = k_begin; k < k_end; ++k) {
-        const double* row = products + (k - c0) * kBB + ii * kB;
-#pragma unroll
-        for (int c = 0; c < kB; ++c) sum = __dadd_rn(sum, row[c]);
-      }
-    }
-    __syncthreads();  // the next chunk overwrites the products
-  }
-  return sum;
-}
-
 template <int kB, class V, class W>
 __global__ void __launch_bounds__(kThreads)
     coefficient_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
@@ -101,9 +64,10 @@ __global__ void __launch_bounds__(kThreads)
   const bool mine = r < kR && I < last;
   EntryInputs<kB> in;
   if (mine) in = load_entry<kB>(u, v, inverse, I, ii);
-  const double p = staged_row_sum<kB>(part, first, last, I, ii, mine, v.x, products);
+  const double p = bsr::cuda::staged_row_sum<kB>(part, first, last, I, ii, mine, kB, v.x, products);
   double q = in.saved;
-  if (has_second) q = staged_row_sum<kB>(second, first, last, I, ii, mine, v.x, products);
+  if (has_second)
+    q = bsr::cuda::staged_row_sum<kB>(second, first, last, I, ii, mine, kB, v.x, products);
   if (mine) t_shared[r * kB + ii] = entry_t<kB>(u, in, p, q);
   __syncthreads();
   if (mine) {

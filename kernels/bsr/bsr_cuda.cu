@@ -175,9 +175,7 @@ __global__ void __launch_bounds__(kThreads)
                        double* result) {
   __shared__ double products[kStage];
   const int B = kB > 0 ? kB : a.block_size;
-  const int BB = B * B;
   const int R = kThreads / B;
-  const int chunk_blocks = kStage / BB;
   const int t = static_cast<int>(threadIdx.x);
   const int r = t / B;
   const int ii = t - r * B;
@@ -185,35 +183,7 @@ __global__ void __launch_bounds__(kThreads)
   const index_t last = min(first + R, a.num_block_rows);
   const index_t I = first + r;
   const bool mine = r < R && I < a.num_block_rows;
-  const index_t group_begin = __ldg(a.row_ptr + first);
-  const index_t group_end = __ldg(a.row_ptr + last);
-  index_t row_begin = 0;
-  index_t row_end = 0;
-  if (mine) {
-    row_begin = __ldg(a.row_ptr + I);
-    row_end = __ldg(a.row_ptr + I + 1);
-  }
-  double sum = 0.0;
-  for (index_t c0 = group_begin; c0 < group_end; c0 += chunk_blocks) {  // uniform in the block
-    const index_t c1 = min(c0 + chunk_blocks, group_end);
-    const int count = (c1 - c0) * BB;
-    stage_products(a, c0, count, B, BB, x, products);
-    __syncthreads();
-    if (mine) {
-      const index_t k_begin = max(row_begin, c0);
-      const index_t k_end = min(row_end, c1);
-      for (index_t k = k_begin; k < k_end; ++k) {
-        const double* row = products + (k - c0) * BB + ii * B;
-        if constexpr (kB > 0) {
-#pragma unroll
-          for (int c = 0; c < kB; ++c) sum = __dadd_rn(sum, row[c]);
-        } else {
-          for (int c = 0; c < B; ++c) sum = __dadd_rn(sum, row[c]);
-        }
-      }
-    }
-    __syncthreads();  // the next chunk overwrites the products
-  }
+  const double sum = staged_row_sum<kB>(a, first, last, I, ii, mine, B, x, products);
   finish<kMode>(a, mine, static_cast<size_type>(I) * B + ii, sum, x, b, y, result);
 }
 

@@ -1,6 +1,6 @@
-// The staging step of the one-work-item-per-coefficient scheme (Gorobets et al., NOISEtte),
-// shared by the BSR product's coefficient kernel and the multicolor Gauss-Seidel coefficient
-// kernel; included by .cu files only.
+// The staging step (and the chunked row sums built on it) of the one-work-item-per-coefficient
+// scheme (Gorobets et al., NOISEtte), shared by the BSR product's coefficient kernel and the
+// multicolor Gauss-Seidel coefficient kernel; included by .cu files only.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -50,6 +50,49 @@ __device__ __forceinline__ void stage_products(const BsrView<V>& a, index_t c0, 
       if (q < count) products[q] = p[u];
     }
   }
+}
+
+/// One pass of a team over the coefficients of block rows first .. last - 1 (contiguous in a):
+/// chunk by chunk, stage_products, then each `mine` thread adds row ii of its block row I's
+/// products in block-then-column order (the reference order of a row product). B is kB when
+/// kB > 0 (unrolled), else the runtime block size. Every thread of the team calls it; the sum is
+/// 0 for the others.
+template <int kB, class V>
+__device__ __forceinline__ double staged_row_sum(const BsrView<V>& a, index_t first, index_t last,
+                                                 index_t I, int ii, bool mine, int B,
+                                                 const double* __restrict__ x, double* products) {
+  const int BB = B * B;
+  const int chunk_blocks = kStage / BB;
+  const index_t group_begin = __ldg(a.row_ptr + first);
+  const index_t group_end = __ldg(a.row_ptr + last);
+  index_t row_begin = 0;
+  index_t row_end = 0;
+  if (mine) {
+    row_begin = __ldg(a.row_ptr + I);
+    row_end = __ldg(a.row_ptr + I + 1);
+  }
+  double sum = 0.0;
+  for (index_t c0 = group_begin; c0 < group_end; c0 += chunk_blocks) {  // uniform in the team
+    const index_t c1 = min(c0 + chunk_blocks, group_end);
+    const int count = (c1 - c0) * BB;
+    stage_products(a, c0, count, B, BB, x, products);
+    __syncthreads();
+    if (mine) {
+      const index_t k_begin = max(row_begin, c0);
+      const index_t k_end = min(row_end, c1);
+      for (index_t k = k_begin; k < k_end; ++k) {
+        const double* row = products + (k - c0) * BB + ii * B;
+        if constexpr (kB > 0) {
+#pragma unroll
+          for (int c = 0; c < kB; ++c) sum = __dadd_rn(sum, row[c]);
+        } else {
+          for (int c = 0; c < B; ++c) sum = __dadd_rn(sum, row[c]);
+        }
+      }
+    }
+    __syncthreads();  // the next chunk overwrites the products
+  }
+  return sum;
 }
 
 }  // namespace kryflow::kernels::bsr::cuda

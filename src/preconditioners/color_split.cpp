@@ -58,7 +58,6 @@ void ColorSplit::setup(const LinearOperator& A, ColoringAlgorithm coloring, std:
 }
 
 bool ColorSplit::update_values(const LinearOperator& A) {
-  if (position_.size() == 0 && num_block_rows_ > 0) return false;
   const BlockMatrix m = block_matrix_of(A, "color split");
   if (!(A.backend() == backend()) || m.block_size != block_size_ ||
       (m.values32 != nullptr) != float32_values_ || m.num_block_rows != num_block_rows_ ||

@@ -76,6 +76,28 @@ class ColorSplit {
   /// "diagonal block" when given (e.g. "pivot block of the factorization").
   void invert_diagonal(Precision precision, InverseBlocks& out, const std::string& who,
                        const std::string& what = {}) const;
+  /// kernels/block_relaxation::triangular_sweep on color c of `part` (and `second`, null: none)
+  /// with the inverse diagonal blocks of `inverse` in `precision`, or none (the identity) when
+  /// `inverse` is null. Nothing waits for the device.
+  template <class View>
+  void sweep_color(const View& part, const View* second,
+                   kernels::block_relaxation::SweepVariant variant, const InverseBlocks* inverse,
+                   Precision precision, index_t c,
+                   const kernels::block_relaxation::SweepUpdate& update,
+                   const kernels::block_relaxation::SweepVectors& vectors) const {
+    namespace br = kernels::block_relaxation;
+    if (inverse == nullptr) {
+      br::triangular_sweep(backend(), part, second, variant, static_cast<const double*>(nullptr),
+                           color(c), update, vectors);
+    } else if (precision == Precision::float32) {
+      br::triangular_sweep(backend(), part, second, variant, inverse->float32.span().data(),
+                           color(c), update, vectors);
+    } else {
+      br::triangular_sweep(backend(), part, second, variant, inverse->float64.span().data(),
+                           color(c), update, vectors);
+    }
+  }
+
   /// Throws the InvalidInput of invert_diagonal for block row p of the color order.
   [[noreturn]] void throw_bad_block(index_t p, const std::string& who,
                                     const std::string& what = {}) const;

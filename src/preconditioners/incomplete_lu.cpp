@@ -99,26 +99,11 @@ void MulticolorIluPreconditioner::apply(const Vector& r, Vector& z) const {
   const index_t colors = split.ordering().num_colors;
   if (colors == 0) return;
   const bool dilu = parameters_.factorization == IluFactorization::dilu;
-  const bool float32 = parameters_.inverse_precision == Precision::float32;
+  const detail::InverseBlocks* inverse = &state_->inverse;
   double* y = state_->y.span().data();
   split.visit([&](const auto& lower, const auto& upper, auto*) {
     using View = std::remove_cv_t<std::remove_reference_t<decltype(lower)>>;
-    auto sweep = [&](const View& part, bool with_inverse, index_t c, const br::SweepUpdate& u,
-                     const br::SweepVectors& v) {
-      if (!with_inverse) {
-        br::triangular_sweep(split.backend(), part, static_cast<const View*>(nullptr),
-                             state_->variant, static_cast<const double*>(nullptr), split.color(c),
-                             u, v);
-      } else if (float32) {
-        br::triangular_sweep(split.backend(), part, static_cast<const View*>(nullptr),
-                             state_->variant, state_->inverse.float32.span().data(), split.color(c),
-                             u, v);
-      } else {
-        br::triangular_sweep(split.backend(), part, static_cast<const View*>(nullptr),
-                             state_->variant, state_->inverse.float64.span().data(), split.color(c),
-                             u, v);
-      }
-    };
+    const View* none = nullptr;
     // Forward: y_I = b_I - (L y)_I (ILU(0), L unit) or D'_I^-1 (b_I - (L y)_I) (DILU).
     for (index_t c = 0; c < colors; ++c) {
       br::SweepVectors v;
@@ -129,7 +114,8 @@ void MulticolorIluPreconditioner::apply(const Vector& r, Vector& z) const {
         v.x_out = z.span().data();
         v.out_map = split.order();
       }
-      sweep(lower, dilu, c, br::SweepUpdate{0.0, 1.0, 0.0, 1.0}, v);
+      split.sweep_color(lower, none, state_->variant, dilu ? inverse : nullptr,
+                        parameters_.inverse_precision, c, br::SweepUpdate{0.0, 1.0, 0.0, 1.0}, v);
     }
     // Backward: x_I = U_II^-1 (y_I - (U x)_I) (ILU(0)) or y_I - D'_I^-1 (U x)_I (DILU), in place.
     const br::SweepUpdate backward =
@@ -140,7 +126,8 @@ void MulticolorIluPreconditioner::apply(const Vector& r, Vector& z) const {
       v.x = y;
       v.x_out = z.span().data();
       v.out_map = split.order();
-      sweep(upper, true, c, backward, v);
+      split.sweep_color(upper, none, state_->variant, inverse, parameters_.inverse_precision, c,
+                        backward, v);
     }
   });
 }

@@ -120,23 +120,6 @@ namespace {
 /// kernels/block_relaxation/block_relaxation.hpp).
 enum class Saved { none, zero, lower, upper };
 
-/// One color of a sweep (kernels/block_relaxation: triangular_sweep) with the inverse diagonal
-/// blocks in their stored precision.
-template <class View>
-void sweep_one_color(const detail::ColorSplit& split, const detail::InverseBlocks& inverse,
-                     Precision precision, br::SweepVariant variant, const View& part,
-                     const View* second, index_t c, const br::SweepUpdate& update,
-                     const br::SweepVectors& vectors) {
-  const br::ColorRange color = split.color(c);
-  if (precision == Precision::float32) {
-    br::triangular_sweep(split.backend(), part, second, variant, inverse.float32.span().data(),
-                         color, update, vectors);
-  } else {
-    br::triangular_sweep(split.backend(), part, second, variant, inverse.float64.span().data(),
-                         color, update, vectors);
-  }
-}
-
 }  // namespace
 
 void MulticolorGaussSeidel::run(const Vector& b, Vector& x, bool x_is_zero, int passes,
@@ -190,22 +173,17 @@ void MulticolorGaussSeidel::run(const Vector& b, Vector& x, bool x_is_zero, int 
           br::SweepVectors vc = v;
           // The final values leave through x_out: in the final sweep, and for the color the
           // backward sweep skips, in the forward sweep before it.
-          const bool out = final_sweep || (is_forward && last_pass && backward && skip_repeat &&
-                                           next_other && c == colors - 1);
-          if (out) {
+          const bool skipped_next = is_forward && next_other && skip_repeat && c == colors - 1;
+          if (final_sweep || (last_pass && skipped_next)) {
             vc.x_out = x.span().data();
             vc.out_map = split.order();
           }
-          if (is_forward && c == colors - 1) {
-            // The last color's upper rows are empty (no later color): u = 0, whatever w holds
-            // (the backward sweep that skipped it left its lower product there).
-            vc.other_in = nullptr;
-            sweep_one_color(split, state_->inverse, parameters_.inverse_precision, state_->variant,
-                            part, static_cast<const View*>(nullptr), c, update, vc);
-            continue;
-          }
-          sweep_one_color(split, state_->inverse, parameters_.inverse_precision, state_->variant,
-                          part, second, c, update, vc);
+          // The last color's upper rows are empty (no later color): u = 0, whatever w holds
+          // (the backward sweep that skipped it left its lower product there).
+          const bool last_forward = is_forward && c == colors - 1;
+          if (last_forward) vc.other_in = nullptr;
+          split.sweep_color(part, last_forward ? nullptr : second, state_->variant,
+                            &state_->inverse, parameters_.inverse_precision, c, update, vc);
         }
         saved = next_other ? (is_forward ? Saved::lower : Saved::upper) : Saved::none;
         zero_x = false;

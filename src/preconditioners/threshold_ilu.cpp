@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <queue>
@@ -18,11 +19,20 @@ namespace kryflow {
 
 namespace br = kernels::block_relaxation;
 
+namespace {
+
+/// ConfigError naming the field of `parameters` out of range.
+void validate(const IlutParameters& parameters) {
+  if (!(parameters.drop_tolerance >= 0.0)) throw ConfigError("drop_tolerance", "must be >= 0");
+  if (parameters.fill < -1) throw ConfigError("fill", "must be >= -1");
+}
+
+}  // namespace
+
 IlutFactors ilut_factor(index_t n, const std::vector<index_t>& row_ptr,
                         const std::vector<index_t>& col_idx, const std::vector<double>& values,
                         const IlutParameters& parameters) {
-  if (!(parameters.drop_tolerance >= 0.0)) throw ConfigError("drop_tolerance", "must be >= 0");
-  if (parameters.fill < -1) throw ConfigError("fill", "must be >= -1");
+  validate(parameters);
   IlutFactors f;
   f.n = n;
   f.lower_ptr.assign(1, 0);
@@ -199,10 +209,7 @@ IlutPreconditioner::IlutPreconditioner() : IlutPreconditioner(Parameters{}) {}
 
 IlutPreconditioner::IlutPreconditioner(Parameters parameters)
     : parameters_(parameters), state_(std::make_unique<State>()) {
-  if (!(parameters_.ilut.drop_tolerance >= 0.0)) {
-    throw ConfigError("drop_tolerance", "must be >= 0");
-  }
-  if (parameters_.ilut.fill < -1) throw ConfigError("fill", "must be >= -1");
+  validate(parameters_.ilut);
 }
 
 IlutPreconditioner::~IlutPreconditioner() = default;

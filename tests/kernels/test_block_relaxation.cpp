@@ -400,6 +400,16 @@ std::vector<std::vector<double>> dense_of(const CooMatrix& coo) {
   return a;
 }
 
+/// a x for a dense square a (rows of doubles).
+std::vector<double> dense_times(const std::vector<std::vector<double>>& a,
+                                const std::vector<double>& x) {
+  std::vector<double> y(x.size(), 0.0);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    for (std::size_t j = 0; j < x.size(); ++j) y[i] += a[i][j] * x[j];
+  }
+  return y;
+}
+
 /// x = D^-1 t for a B x B block D (Gaussian elimination with partial pivoting on copies).
 std::vector<double> solve_block(std::vector<std::vector<double>> D, std::vector<double> t) {
   const int B = static_cast<int>(t.size());
@@ -573,10 +583,7 @@ TEST(BlockRelaxation, IluZeroAndDiluInTheNaturalOrderAreTheTextbookFactorization
   const auto T = as_operator(tridiagonal, B, Precision::float64, backend);
   const std::vector<double> x = test::random_vector(tridiagonal.num_rows, seed + 4);
   const auto dense = dense_of(tridiagonal);
-  std::vector<double> b(x.size(), 0.0);
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    for (std::size_t j = 0; j < x.size(); ++j) b[i] += dense[i][j] * x[j];
-  }
+  const std::vector<double> b = dense_times(dense, x);
   MulticolorIluPreconditioner::Parameters p;
   p.coloring = ColoringAlgorithm::natural;
   MulticolorIluPreconditioner M(p);
@@ -697,10 +704,7 @@ TEST(Ilut, WithoutDroppingItIsTheExactLuAndItsSolvesMatchTheHost) {
   const CooMatrix coo = random_block_system(83, 1, seed);
   const auto dense = dense_of(coo);
   const std::vector<double> x = test::random_vector(coo.num_rows, seed + 1);
-  std::vector<double> b(x.size(), 0.0);
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    for (std::size_t j = 0; j < x.size(); ++j) b[i] += dense[i][j] * x[j];
-  }
+  const std::vector<double> b = dense_times(dense, x);
   const auto A = as_operator(coo, 1, Precision::float64, backend);
   // tau = 0 and unlimited fill: the LU factorization without pivoting, so M^-1 A x = x.
   IlutPreconditioner::Parameters exact;

@@ -75,6 +75,7 @@ class MulticolorIluPreconditioner final : public Preconditioner {
   /// "block ILU(0) in multicolor order: 5 colors, sizes ..., 4 x 4 blocks, ...".
   std::string summary() const override;
   const Parameters& parameters() const noexcept { return parameters_; }
+  /// The coloring of the last setup (block rows by color); empty before setup.
   const MulticolorOrdering& ordering() const;
 
  private:

@@ -87,6 +87,7 @@ class IlutPreconditioner final : public Preconditioner {
   std::string summary() const override;
   /// The host factors of the last setup (tests, benchmarks).
   const IlutFactors& factors() const noexcept { return factors_; }
+  /// The levels of L and of U of the last setup (launches per application: their sum + 1).
   index_t lower_levels() const noexcept;
   index_t upper_levels() const noexcept;
 
