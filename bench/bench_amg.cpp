@@ -16,7 +16,8 @@
 //              --repeats solves with the configured graph mode (automatic: cycles recorded
 //              once and replayed) and, as "no graph", with every kernel launched
 //   galerkin   the finest level's R (A P): kryflow's two products (the galerkin_product phase
-//              of a two-level setup) and, on cuda, two cusparseSpGEMM products
+//              of a two-level setup, and of its value-only re-setup: A P's columns and values
+//              in one pass, then R (A P)'s values) and, on cuda, two cusparseSpGEMM products
 //              (bench/cusparse_spgemm.cu); the median of --repeats runs each
 // A problem that fails (an error in setup, e.g. NotSupported or OutOfMemory) is reported with
 // its message and the others still run.
@@ -37,7 +38,9 @@
 //                     [--baseline pcg_jacobi]
 //                     [--smoother S] [--coarsening C] [--interpolation direct|extended_i|seed]
 //                     [-p key=value ...] [--repeats 3] [--precisions float64[,float32]]
-//                     [--no-galerkin] [--json out.json]
+//                     [--no-galerkin] [--profile-resetup] [--json out.json]
+// --profile-resetup brackets each timed re-setup with the CUDA profiler's capture range
+// (bench::profiler_capture), for Nsight Compute run with --profile-from-start off.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -49,6 +52,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/timing.hpp"
 #include "kryflow/amg/amg.hpp"
 #include "kryflow/config/registry.hpp"
 #include "kryflow/core/error.hpp"
@@ -135,6 +139,7 @@ struct Options {
   int repeats = 3;
   std::vector<std::string> precisions;  // empty: the configuration's hierarchy_precision
   bool galerkin = true;
+  bool profile_resetup = false;
   std::string json_file;
   std::string baseline = "pcg_jacobi";  // compared with on matrix files
 };
@@ -145,13 +150,17 @@ nlohmann::json galerkin_comparison(const CsrMatrix& A, AmgPreconditioner::Parame
                                    int repeats) {
   parameters.max_levels = 2;
   parameters.hierarchy_precision = Precision::float64;  // cuSPARSE multiplies the double P and R
-  std::vector<double> ours, theirs;
+  std::vector<double> ours, ours_resetup, theirs;
   nlohmann::json out;
   for (int k = 0; k < repeats; ++k) {
     AmgPreconditioner two_level(parameters, std::make_unique<JacobiPreconditioner>());
     two_level.setup(A);
     for (const HierarchyReport::Phase& phase : two_level.hierarchy_report().phases) {
       if (phase.name == "galerkin_product") ours.push_back(phase.seconds);
+    }
+    two_level.update_values(A);
+    for (const HierarchyReport::Phase& phase : two_level.hierarchy_report().phases) {
+      if (phase.name == "galerkin_product") ours_resetup.push_back(phase.seconds);
     }
     if (two_level.num_levels() == 0) return out;
     out["coarse_rows"] = two_level.level_matrix(1).num_rows();
@@ -166,6 +175,7 @@ nlohmann::json galerkin_comparison(const CsrMatrix& A, AmgPreconditioner::Parame
 #endif
   }
   out["kryflow_seconds"] = median(ours);
+  out["kryflow_resetup_seconds"] = median(ours_resetup);
   if (!theirs.empty()) out["cusparse_seconds"] = median(theirs);
   return out;
 }
@@ -306,8 +316,10 @@ nlohmann::json bench_one(const Problem& problem, const Backend& backend, const O
       for (double& v : doubled) v *= 2.0;  // new values each time, same pattern
       A.update_values(Array<double>::from_host(backend, doubled));
       start = Clock::now();
+      if (options.profile_resetup) bench::profiler_capture(true);
       amg->update_values(A);
       resetups.push_back(seconds_since(backend, start));
+      if (options.profile_resetup) bench::profiler_capture(false);
     }
     out["resetup_seconds"] = median(resetups);
     nlohmann::json rephases = nlohmann::json::object();
@@ -340,15 +352,15 @@ void print_row(const nlohmann::json& r) {
   }
   const nlohmann::json g = r.value("galerkin_finest", nlohmann::json::object());
   std::printf(
-      "%-14s %7s %10d %4d %6.2f %7.0f %8s %8s %8s %8s %5d %9s %9s %9s\n",
+      "%-14s %7s %10d %4d %6.2f %7.0f %8s %8s %8s %8s %5d %9s %9s %9s %9s\n",
       r["problem"].get<std::string>().c_str(), r["hierarchy_precision"].get<std::string>().c_str(),
       r["rows"].get<int>(), r["levels"].get<int>(), r["operator_complexity"].get<double>(),
       r["bytes_per_fine_row"].get<double>(), seconds_or_dash(r, "setup_seconds").c_str(),
       seconds_or_dash(r, "resetup_seconds").c_str(), seconds_or_dash(r, "solve_seconds").c_str(),
       seconds_or_dash(r, "solve_seconds_launched").c_str(), r["iterations"].get<int>(),
       seconds_or_dash(r, "setup_plus_solve_seconds").c_str(),
-      seconds_or_dash(g, "kryflow_seconds").c_str(),
-      seconds_or_dash(g, "cusparse_seconds").c_str());
+      seconds_or_dash(g, "kryflow_seconds").c_str(), seconds_or_dash(g, "cusparse_seconds").c_str(),
+      seconds_or_dash(g, "kryflow_resetup_seconds").c_str());
   if (r.contains("baseline")) {
     const nlohmann::json& j = r["baseline"];
     std::printf(
@@ -427,6 +439,8 @@ int main(int argc, char** argv) {
           options.precisions.emplace_back(to_string(precision_from_string(item)));
         }
         if (options.precisions.empty()) throw InvalidInput("--precisions: empty list");
+      } else if (arg == "--profile-resetup") {
+        options.profile_resetup = true;
       } else if (arg == "--no-galerkin") {
         options.galerkin = false;
       } else if (arg == "--json") {
@@ -439,13 +453,14 @@ int main(int argc, char** argv) {
     std::printf("backend %s; PCG-AMG (%s preset", backend.name().c_str(), options.preset.c_str());
     for (const std::string& o : options.overrides) std::printf(", %s", o.c_str());
     std::printf("), b = 1 (model problems) or A x* (matrix files), relative tolerance 1e-8\n");
-    std::printf("%-14s %7s %10s %4s %6s %7s %8s %8s %8s %8s %5s %9s %9s %9s\n", "problem", "values",
-                "rows", "lvls", "op.cx", "B/row", "setup s", "resetup", "solve s", "no graph",
-                "its", "setup+sol", "RAP kryf", "RAP cusp");
+    std::printf("%-14s %7s %10s %4s %6s %7s %8s %8s %8s %8s %5s %9s %9s %9s %9s\n", "problem",
+                "values", "rows", "lvls", "op.cx", "B/row", "setup s", "resetup", "solve s",
+                "no graph", "its", "setup+sol", "RAP kryf", "RAP cusp", "RAP re");
     {  // warm-up: CUDA context, module loading, cuSOLVER and cuSPARSE handles
       Options quiet = options;
       quiet.repeats = 1;
       quiet.galerkin = false;
+      quiet.profile_resetup = false;
       bench_one(Problem{"p7", 16}, backend, quiet);
     }
     nlohmann::json results = nlohmann::json::array();

@@ -119,4 +119,8 @@ std::vector<int> parse_ints(const std::string& list) {
   return values;
 }
 
+#ifndef KRYFLOW_WITH_CUDA
+void profiler_capture(bool) {}
+#endif
+
 }  // namespace kryflow::bench

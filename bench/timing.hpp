@@ -43,6 +43,11 @@ inline const std::vector<std::string> kSpmvCorpus = {
     "matrices/petsc_ex19/ex19_cavity_257.mtx.gz",
 };
 
+/// Starts (true) or stops (false) the CUDA profiler's capture (cudaProfilerStart / Stop), so
+/// that a profiler run with its capture off at start (Nsight Compute's --profile-from-start
+/// off) records only the bracketed work; does nothing without CUDA.
+void profiler_capture(bool on);
+
 /// The current UTC time as 2026-01-31T12:00:00Z.
 std::string utc_now();
 

@@ -42,4 +42,10 @@ void spgemm_numeric(const Backend& backend, const MatrixView& a, const MatrixVie
   KRYFLOW_DISPATCH(sparse_setup, spgemm_numeric, backend, a, b, c, c_values);
 }
 
+void spgemm_fill_numeric(const Backend& backend, const MatrixView& a, const MatrixView& b,
+                         const index_t* c_row_ptr, index_t* c_col_idx, double* c_values) {
+  KRYFLOW_DISPATCH(sparse_setup, spgemm_fill_numeric, backend, a, b, c_row_ptr, c_col_idx,
+                   c_values);
+}
+
 }  // namespace kryflow::kernels::sparse_setup

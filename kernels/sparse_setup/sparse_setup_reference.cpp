@@ -116,4 +116,11 @@ void spgemm_numeric(const Backend&, const MatrixView& a, const MatrixView& b, co
   }
 }
 
+void spgemm_fill_numeric(const Backend& backend, const MatrixView& a, const MatrixView& b,
+                         const index_t* c_row_ptr, index_t* c_col_idx, double* c_values) {
+  reference::spgemm_fill(backend, a.pattern, b.pattern, c_row_ptr, c_col_idx);
+  const PatternView c{a.pattern.num_rows, b.pattern.num_cols, c_row_ptr, c_col_idx};
+  reference::spgemm_numeric(backend, a, b, c, c_values);
+}
+
 }  // namespace kryflow::kernels::sparse_setup::reference

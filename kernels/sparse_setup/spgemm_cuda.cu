@@ -734,6 +734,103 @@ void launch_numeric_bins(Context& context, const MatrixView& a, const MatrixView
   (launch_numeric_bin<kBin>(context, a, b, c, c_values, bins), ...);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Fill and numeric phases in one pass (spgemm_fill_numeric), rows binned by their products
+
+/// Rows per block of the fused group kernel of bin b: each group holds a hash table of twice
+/// the bin's most products (the sorted columns go to its upper half once the keys are
+/// compacted to the lower) and the row's sums; at most 32 KB of tables per block.
+template <int kBin>
+struct FusedShape {
+  static constexpr int lanes = bin_lanes(kBin);
+  static constexpr int capacity = static_cast<int>(bin_products(kBin));
+  static constexpr int slots = 2 * capacity;
+  static constexpr int groups =
+      kGroupBlock / lanes < 2048 / capacity ? kGroupBlock / lanes : 2048 / capacity;
+  static_assert(groups >= 1 && slots % lanes == 0);
+};
+
+/// A group per row of bin kBin (binned by products): the distinct columns go into the group's
+/// shared hash table (as symbolic_group_rows), are compacted and ranked into the table's upper
+/// half in increasing order and written to c_col_idx + c_row_ptr[i]; then the row's products
+/// are added in Gustavson's order against those sorted columns (add_row_products, as
+/// numeric_group_rows) and the sums written to c_values. Work per row: the symbolic fill's
+/// plus the numeric phase's, reading A's row and B's rows twice (the second time from cache).
+template <int kBin>
+__global__ void __launch_bounds__(FusedShape<kBin>::lanes* FusedShape<kBin>::groups,
+                                  kBin <= 1 ? 16 : 4)
+    fused_group_rows(MatrixView a, MatrixView b, const index_t* c_row_ptr, index_t* c_col_idx,
+                     double* c_values, const index_t* bin_list, const unsigned int* bin_sizes) {
+  using Shape = FusedShape<kBin>;
+  constexpr int kLanes = Shape::lanes;
+  constexpr int kSlots = Shape::slots;
+  __shared__ index_t tables[Shape::groups][kSlots + 1];  // + 1: groups on different banks
+  __shared__ double sums_of[Shape::groups][Shape::capacity + 1];
+  const int group = threadIdx.x / kLanes;
+  const int lane = threadIdx.x % kLanes;
+  const unsigned int mask = lane_group_mask<kLanes>();
+  index_t* table = tables[group];
+  index_t* columns = table + Shape::capacity;  // the sorted columns, once compacted
+  double* sums = sums_of[group];
+  const unsigned int begin = bin_begin(bin_sizes, kBin);
+  const unsigned int count = bin_sizes[kBin];
+  const unsigned int first = (threadIdx.x % kWarp) / kLanes * kLanes;
+  for (size_type r = size_type{blockIdx.x} * Shape::groups + group; r < count;
+       r += size_type{gridDim.x} * Shape::groups) {
+    const index_t i = bin_list[begin + r];
+    for (int s = lane; s < kSlots; s += kLanes) table[s] = -1;
+    __syncwarp(mask);
+    for_each_product_pair<kLanes>(a.pattern, b.pattern, i, mask, lane,
+                                  [&](bool valid0, index_t q0, bool valid1, index_t q1) {
+                                    if (valid0) hash_insert(table, kSlots, b.pattern.col_idx[q0]);
+                                    if (valid1) hash_insert(table, kSlots, b.pattern.col_idx[q1]);
+                                  });
+    __syncwarp(mask);
+    // Compact the keys to the front of the table (at most capacity of them: the row's products
+    // bound them), then rank each against all m into the upper half.
+    int m = 0;
+    for (int s0 = 0; s0 < kSlots; s0 += kLanes) {
+      const index_t key = table[s0 + lane];
+      __syncwarp(mask);
+      const unsigned int occupied = (__ballot_sync(mask, key != -1) & mask) >> first;
+      if (key != -1) table[m + __popc(occupied & ((1u << lane) - 1u))] = key;
+      m += __popc(occupied);
+      __syncwarp(mask);
+    }
+    const index_t base = c_row_ptr[i];
+    for (int t = lane; t < m; t += kLanes) {
+      const index_t key = table[t];
+      index_t rank = 0;
+      for (int u = 0; u < m; ++u) rank += table[u] < key ? 1 : 0;
+      columns[rank] = key;
+      c_col_idx[base + rank] = key;
+      sums[t] = 0.0;
+    }
+    __syncwarp(mask);
+    add_row_products<kLanes>(a, b, i, mask, lane, columns, m, sums, [mask] { __syncwarp(mask); });
+    for (int t = lane; t < m; t += kLanes) c_values[base + t] = sums[t];
+    __syncwarp(mask);  // the tables are reused by the next row
+  }
+}
+
+template <int kBin>
+void launch_fused_bin(Context& context, const MatrixView& a, const MatrixView& b,
+                      const index_t* c_row_ptr, index_t* c_col_idx, double* c_values,
+                      const Bins& bins) {
+  using Shape = FusedShape<kBin>;
+  fused_group_rows<kBin>
+      <<<grid_for(a.pattern.num_rows, Shape::groups, context), Shape::lanes * Shape::groups, 0,
+         context.stream>>>(a, b, c_row_ptr, c_col_idx, c_values, bins.list(), bins.sizes());
+  check_launch("sparse_setup::spgemm_fill_numeric");
+}
+
+template <int... kBin>
+void launch_fused_bins(Context& context, const MatrixView& a, const MatrixView& b,
+                       const index_t* c_row_ptr, index_t* c_col_idx, double* c_values,
+                       const Bins& bins, std::integer_sequence<int, kBin...>) {
+  (launch_fused_bin<kBin>(context, a, b, c_row_ptr, c_col_idx, c_values, bins), ...);
+}
+
 }  // namespace
 
 void spgemm_count(const Backend& backend, const PatternView& a, const PatternView& b,
@@ -757,6 +854,26 @@ void spgemm_numeric(const Backend& backend, const MatrixView& a, const MatrixVie
   numeric_long_rows<<<grid_for(a.pattern.num_rows, kRowWarps, context), kRowWarps * kWarp, 0,
                       context.stream>>>(a, b, c, c_values, bins.list(), bins.sizes());
   check_launch("sparse_setup::spgemm_numeric");
+}
+
+void spgemm_fill_numeric(const Backend& backend, const MatrixView& a, const MatrixView& b,
+                         const index_t* c_row_ptr, index_t* c_col_idx, double* c_values) {
+  if (a.pattern.num_rows == 0) return;
+  Context& context = context_of(backend);
+  const Bins bins(context, a.pattern.num_rows);
+  bin_rows(context, a.pattern, b.pattern, nullptr, bins);  // by products, as the symbolic phases
+  launch_fused_bins(context, a, b, c_row_ptr, c_col_idx, c_values, bins,
+                    std::make_integer_sequence<int, kGroupBins>{});
+  // The rows past the last group bin: their columns by the block-per-row fill, then their sums
+  // by the warp-per-row numeric kernel (which takes any length of C's row).
+  const auto sms = static_cast<unsigned int>(context.properties.multiProcessorCount);
+  symbolic_long_rows<true><<<2 * sms, kBlock, 0, context.stream>>>(
+      a.pattern, b.pattern, c_row_ptr, c_col_idx, bins.list(), bins.sizes());
+  check_launch("sparse_setup::spgemm_fill_numeric (long rows)");
+  const PatternView c{a.pattern.num_rows, b.pattern.num_cols, c_row_ptr, c_col_idx};
+  numeric_long_rows<<<grid_for(a.pattern.num_rows, kRowWarps, context), kRowWarps * kWarp, 0,
+                      context.stream>>>(a, b, c, c_values, bins.list(), bins.sizes());
+  check_launch("sparse_setup::spgemm_fill_numeric (long rows)");
 }
 
 }  // namespace kryflow::kernels::sparse_setup::cuda

@@ -25,12 +25,13 @@ struct CsrArrays {
 
 /// Everything one level of the hierarchy keeps for the cycle and for value-only re-setup.
 struct AmgLevelArrays {
-  CsrMatrix prolongation;        // n x n_c
-  CsrMatrix restriction;         // n_c x n, P^T
-  Array<index_t> splitting;      // kCoarse / kFine per row
-  Array<index_t> coarse_points;  // row of each coarse point
-  CsrArrays product;             // the pattern of A P (values only during setups)
-  CsrArrays strength;            // S, kept for extended+i re-setup only (else empty)
+  CsrMatrix prolongation;           // n x n_c
+  CsrMatrix restriction;            // n_c x n, P^T
+  Array<index_t> splitting;         // kCoarse / kFine per row
+  Array<index_t> coarse_points;     // row of each coarse point
+  CsrArrays product;                // A P's row pointers (columns and values only during setups)
+  std::size_t product_entries = 0;  // nnz of A P
+  CsrArrays strength;               // S, kept for extended+i re-setup only (else empty)
 };
 
 struct AmgPreconditioner::Hierarchy {
@@ -78,12 +79,13 @@ CsrArrays interpolation(const CsrMatrix& A, const CsrArrays& S, const Array<inde
 CsrArrays spgemm(const Backend& backend, const kernels::sparse_setup::MatrixView& a,
                  const kernels::sparse_setup::MatrixView& b);
 /// The Galerkin product A_c = R (A P) of level A with levels.prolongation: forms the
-/// restriction R = P^T explicitly (levels.restriction; its values found in P's rows) and keeps the
-/// pattern of A P (levels.product, values released) for value-only re-setup.
+/// restriction R = P^T explicitly (levels.restriction; its values found in P's rows) and keeps
+/// A P's row pointers (levels.product; columns and values released) for value-only re-setup.
 CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level);
 /// Value-only re-setup of the Galerkin product in double: R's values found in the rows of
-/// `prolongation_values` (P's new values, in double, on A's backend), then the numeric phases
-/// of A P and R (A P), with `a` the level's matrix in double (the pattern of the level's
+/// `prolongation_values` (P's new values, in double, on A's backend), then A P's columns and
+/// values in one pass on its kept row pointers (spgemm_fill_numeric) and the numeric phase of
+/// R (A P), with `a` the level's matrix in double (the pattern of the level's
 /// matrix with its double values). Stores R's and A_c's values into level.restriction and
 /// `coarse` (update_values: rounded when they store float32) and returns A_c's double values
 /// for the next level (same patterns as galerkin_product built).

@@ -114,7 +114,8 @@ std::vector<double> dense_product(const HostCsr& a, const HostCsr& b) {
   return c;
 }
 
-/// The product on `backend` through the three SpGEMM phases.
+/// The product on `backend` through the three SpGEMM phases; checks that spgemm_fill_numeric
+/// gives the same columns and values.
 HostCsr spgemm(const Backend& backend, const HostCsr& a, const HostCsr& b) {
   const OnBackend A(backend, a), B(backend, b);
   Array<index_t> counts(backend, static_cast<std::size_t>(a.rows));
@@ -126,7 +127,18 @@ HostCsr spgemm(const Backend& backend, const HostCsr& a, const HostCsr& b) {
   ss::spgemm_fill(backend, A.pattern(), B.pattern(), row_ptr.span().data(), col_idx.span().data());
   const ss::PatternView c{a.rows, b.cols, row_ptr.span().data(), col_idx.span().data()};
   ss::spgemm_numeric(backend, A.matrix(), B.matrix(), c, values.span().data());
-  return {a.rows, b.cols, row_ptr.to_host(), col_idx.to_host(), values.to_host()};
+  HostCsr product{a.rows, b.cols, row_ptr.to_host(), col_idx.to_host(), values.to_host()};
+  // The one-pass fill and numeric phase of a re-setup, on the same row pointers, into arrays
+  // holding other numbers: the same columns and bits.
+  Array<index_t> fused_col_idx = Array<index_t>::from_host(
+      backend, std::vector<index_t>(static_cast<std::size_t>(nnz), index_t{-7}));
+  Array<double> fused_values =
+      Array<double>::from_host(backend, std::vector<double>(static_cast<std::size_t>(nnz), 0.5));
+  ss::spgemm_fill_numeric(backend, A.matrix(), B.matrix(), row_ptr.span().data(),
+                          fused_col_idx.span().data(), fused_values.span().data());
+  EXPECT_EQ(fused_col_idx.to_host(), product.col_idx) << "spgemm_fill_numeric";
+  EXPECT_EQ(fused_values.to_host(), product.values) << "spgemm_fill_numeric";
+  return product;
 }
 
 TEST(SparseSetup, SpgemmMatchesReferenceBitForBitAndTheDenseProduct) {
