@@ -663,9 +663,14 @@ __device__ void add_row_products(const MatrixView& a, const MatrixView& b, index
 
 /// Entries of C's row held per group in bin b (its most products, which bound the row's
 /// length by the numeric binning rule) and rows per block (at most 24 KB of tables).
+#ifndef KRYFLOW_SPGEMM_NUMERIC_MIN_LANES
+#define KRYFLOW_SPGEMM_NUMERIC_MIN_LANES 4
+#endif
 template <int kBin>
 struct NumericShape {
-  static constexpr int lanes = bin_lanes(kBin);
+  static constexpr int lanes = bin_lanes(kBin) < KRYFLOW_SPGEMM_NUMERIC_MIN_LANES
+                                   ? KRYFLOW_SPGEMM_NUMERIC_MIN_LANES
+                                   : bin_lanes(kBin);
   static constexpr int capacity = static_cast<int>(bin_products(kBin));
   static constexpr int groups =
       kGroupBlock / lanes < 2048 / capacity ? kGroupBlock / lanes : 2048 / capacity;
@@ -773,8 +778,10 @@ void launch_numeric_bins(Context& context, const MatrixView& a, const MatrixView
 /// compacted to the lower) and the row's sums; at most 32 KB of tables per block.
 template <int kBin>
 struct FusedShape {
-  static_assert(kBin >= 1, "bin 0 has fused_thread_rows");
-  static constexpr int lanes = bin_lanes(kBin);
+  static_assert(kBin >= 1, "bin 0: the fill's thread per row, then the numeric groups");
+  static constexpr int lanes = bin_lanes(kBin) < KRYFLOW_SPGEMM_NUMERIC_MIN_LANES
+                                   ? KRYFLOW_SPGEMM_NUMERIC_MIN_LANES
+                                   : bin_lanes(kBin);
   static constexpr int capacity = static_cast<int>(bin_products(kBin));
   static constexpr int slots = 2 * capacity;
   static constexpr int groups =
@@ -845,11 +852,19 @@ __global__ void __launch_bounds__(FusedShape<kBin>::lanes* FusedShape<kBin>::gro
   }
 }
 
-/// A thread per row of bin 0 (binned by products): the distinct columns kept sorted in a local
-/// array with their sums beside them, each product inserted in place or added to its column's
-/// sum as it comes (Gustavson's order: one thread walks the row's products in turn), then both
-/// written out. A group of 4 lanes per row with a shared hash table took 24 ms on the finest A P
-/// of pcg_sa on 7-point 200^3 on the H200 (its fill and numeric kernels: 1.4 and 2.6 ms).
+/// Distinct columns a thread of fused_thread_rows keeps in registers.
+constexpr int kRegisterColumns = 16;
+
+/// A thread per row of bin 0 (binned by products), in Gustavson's order (one thread walks the
+/// row's products in turn): up to kRegisterColumns distinct columns and their sums live in
+/// registers (every slot compared with each product, statically indexed), new columns appended;
+/// then each slot's rank among the row's columns is counted and column and sum written there.
+/// A row with more distinct columns starts over with sorted local arrays (as
+/// symbolic_thread_rows, with the sums moved beside the columns). Work per row: products *
+/// kRegisterColumns comparisons plus kRegisterColumns^2 for the ranks, no memory besides A's
+/// row, B's rows and C's row (the fill's thread per row followed by the numeric groups took 1.4 +
+/// 2.5 ms on the finest A P of pcg_sa on 7-point 200^3 on the H200; sorted local arrays of
+/// columns and sums 7.9 ms).
 __global__ void __launch_bounds__(kBlock)
     fused_thread_rows(MatrixView a, MatrixView b, const index_t* c_row_ptr, index_t* c_col_idx,
                       double* c_values, const index_t* bin_list, const unsigned int* bin_sizes) {
@@ -857,35 +872,92 @@ __global__ void __launch_bounds__(kBlock)
   for (size_type r = blockIdx.x * size_type{kBlock} + threadIdx.x; r < count;
        r += size_type{gridDim.x} * kBlock) {
     const index_t i = bin_list[r];  // bin 0 starts the list
-    index_t columns[kThreadProducts];
-    double sums[kThreadProducts];
+    const index_t a_begin = a.pattern.row_ptr[i];
+    const index_t a_end = a.pattern.row_ptr[i + 1];
+    index_t columns[kRegisterColumns];
+    double sums[kRegisterColumns];
+#pragma unroll
+    for (int s = 0; s < kRegisterColumns; ++s) {
+      columns[s] = -1;
+      sums[s] = 0.0;
+    }
     int m = 0;
-    for (index_t p = a.pattern.row_ptr[i]; p < a.pattern.row_ptr[i + 1]; ++p) {
+    bool overflow = false;
+    for (index_t p = a_begin; p < a_end && !overflow; ++p) {
       const index_t k = a.pattern.col_idx[p];
       const double a_ik = a.values[p];
       for (index_t q = b.pattern.row_ptr[k]; q < b.pattern.row_ptr[k + 1]; ++q) {
         const index_t j = b.pattern.col_idx[q];
         const double product = a_ik * b.values[q];
-        int t = m;
-        while (t > 0 && columns[t - 1] > j) --t;
-        if (t > 0 && columns[t - 1] == j) {
-          sums[t - 1] += product;
-          continue;
+        bool found = false;
+#pragma unroll
+        for (int s = 0; s < kRegisterColumns; ++s) {
+          if (s < m && columns[s] == j) {
+            sums[s] += product;
+            found = true;
+          }
         }
-        for (int u = m; u > t; --u) {
-          columns[u] = columns[u - 1];
-          sums[u] = sums[u - 1];
+        if (found) continue;
+        if (m == kRegisterColumns) {
+          overflow = true;
+          break;
         }
-        columns[t] = j;
-        sums[t] = 0.0;
-        sums[t] += product;
+#pragma unroll
+        for (int s = 0; s < kRegisterColumns; ++s) {
+          if (s == m) {
+            columns[s] = j;
+            sums[s] = 0.0;
+            sums[s] += product;
+          }
+        }
         ++m;
       }
     }
     const index_t base = c_row_ptr[i];
-    for (int t = 0; t < m; ++t) {
-      c_col_idx[base + t] = columns[t];
-      c_values[base + t] = sums[t];
+    if (!overflow) {
+#pragma unroll
+      for (int s = 0; s < kRegisterColumns; ++s) {
+        if (s < m) {
+          index_t rank = 0;
+#pragma unroll
+          for (int t = 0; t < kRegisterColumns; ++t) {
+            rank += (t < m && columns[t] < columns[s]) ? 1 : 0;
+          }
+          c_col_idx[base + rank] = columns[s];
+          c_values[base + rank] = sums[s];
+        }
+      }
+      continue;
+    }
+    // More than kRegisterColumns distinct columns: sorted local arrays, from the start.
+    index_t sorted[kThreadProducts];
+    double sorted_sums[kThreadProducts];
+    int n = 0;
+    for (index_t p = a_begin; p < a_end; ++p) {
+      const index_t k = a.pattern.col_idx[p];
+      const double a_ik = a.values[p];
+      for (index_t q = b.pattern.row_ptr[k]; q < b.pattern.row_ptr[k + 1]; ++q) {
+        const index_t j = b.pattern.col_idx[q];
+        const double product = a_ik * b.values[q];
+        int t = n;
+        while (t > 0 && sorted[t - 1] > j) --t;
+        if (t > 0 && sorted[t - 1] == j) {
+          sorted_sums[t - 1] += product;
+          continue;
+        }
+        for (int u = n; u > t; --u) {
+          sorted[u] = sorted[u - 1];
+          sorted_sums[u] = sorted_sums[u - 1];
+        }
+        sorted[t] = j;
+        sorted_sums[t] = 0.0;
+        sorted_sums[t] += product;
+        ++n;
+      }
+    }
+    for (int t = 0; t < n; ++t) {
+      c_col_idx[base + t] = sorted[t];
+      c_values[base + t] = sorted_sums[t];
     }
   }
 }

@@ -321,8 +321,7 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
   {
     PhaseTimer timer(report_, "smoothers", A.backend());
     for (std::size_t l = 0; l < hierarchy_->levels.size(); ++l) {
-      const CsrMatrix& Al = level_matrix(l);
-      check_diagonal(Al, l);
+      const CsrMatrix& Al = level_matrix(l);  // its diagonal checked by build / update_levels
       std::unique_ptr<Smoother> pre = make_smoother(false);
       pre->setup(Al);
       std::unique_ptr<Smoother> post;

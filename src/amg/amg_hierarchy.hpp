@@ -75,7 +75,8 @@ Array<index_t> coarse_index(const Backend& backend, const Array<index_t>& splitt
 CsrArrays interpolation(const CsrMatrix& A, const CsrArrays& S, const Array<index_t>& splitting,
                         const Array<index_t>& coarse_index, index_t num_coarse,
                         const kernels::amg::InterpolationParameters& parameters);
-/// C = A B: symbolic phases (count, scan, fill), then the numeric phase.
+/// C = A B: the count and its scan, then the fill and numeric phases in one pass
+/// (spgemm_fill_numeric).
 CsrArrays spgemm(const Backend& backend, const kernels::sparse_setup::MatrixView& a,
                  const kernels::sparse_setup::MatrixView& b);
 /// The Galerkin product A_c = R (A P) of level A with levels.prolongation: forms the

@@ -185,8 +185,8 @@ CsrArrays spgemm(const Backend& backend, const ss::MatrixView& a, const ss::Matr
   C.row_ptr = row_pointers(backend, counts, nnz);
   C.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
   C.values = Array<double>(backend, static_cast<std::size_t>(nnz));
-  ss::spgemm_fill(backend, a.pattern, b.pattern, C.row_ptr.span().data(), C.col_idx.span().data());
-  ss::spgemm_numeric(backend, a, b, C.pattern(), C.values.span().data());
+  ss::spgemm_fill_numeric(backend, a, b, C.row_ptr.span().data(), C.col_idx.span().data(),
+                          C.values.span().data());
   return C;
 }
 
