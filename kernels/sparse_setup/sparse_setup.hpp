@@ -79,9 +79,10 @@ KRYFLOW_HOST_DEVICE inline std::uint64_t pair_hash(index_t i, index_t j) {
       holding every column of the product; the others get 0), in Gustavson's order. */         \
   void spgemm_numeric(const Backend& backend, const MatrixView& a, const MatrixView& b,        \
                       const PatternView& c, double* c_values);                                 \
-  /** spgemm_fill and spgemm_numeric in one pass, for a value-only re-setup that kept only C's \
-      row pointers: writes c_col_idx (sorted per row) and c_values of C = A B for c_row_ptr    \
-      from exclusive_scan of spgemm_count; the bits of the two phases one after the other. */  \
+  /** spgemm_fill and spgemm_numeric in one call (on cuda the short rows in one pass), for a   \
+      value-only re-setup that kept only C's row pointers: writes c_col_idx (sorted per row)   \
+      and c_values of C = A B for c_row_ptr from exclusive_scan of spgemm_count; the bits of   \
+      the two phases one after the other. */                                                   \
   void spgemm_fill_numeric(const Backend& backend, const MatrixView& a, const MatrixView& b,   \
                            const index_t* c_row_ptr, index_t* c_col_idx, double* c_values);
 

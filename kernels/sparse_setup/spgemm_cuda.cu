@@ -25,9 +25,9 @@
 // windows (symbolic), a warp per row accumulating in shared memory or, past kNumericShared entries,
 // in c_values itself (numeric). Nothing waits for the host: the bin kernels loop over the bin sizes
 // the device counted. spgemm_fill_numeric (a re-setup that kept only C's row pointers, and
-// setup after the count) bins by products and forms columns and sums in one pass: a thread per
-// row with 16 columns and sums in registers for bin 0, fused hash-and-sum groups for bins 1-3,
-// the fill's then the numeric phase's groups for the longer rows.
+// setup after the count) bins by products once; the rows of bin 0 get their columns and sums in
+// one pass, a thread per row with 16 columns and sums in registers; the longer rows the fill's
+// then the numeric phase's groups.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -769,89 +769,7 @@ void launch_numeric_bins(Context& context, const MatrixView& a, const MatrixView
 }
 
 // ---------------------------------------------------------------------------------------------
-// Fill and numeric phases in one pass (spgemm_fill_numeric), rows binned by their products
-
-/// The first bin whose rows spgemm_fill_numeric computes by the fill's and the numeric phase's
-/// group kernels one after the other instead of fused_group_rows.
-constexpr int kFirstSeparateBin = 4;
-
-/// Rows per block of the fused group kernel of bin b: each group holds a hash table of twice
-/// the bin's most products (the sorted columns go to its upper half once the keys are
-/// compacted to the lower) and the row's sums; at most 32 KB of tables per block.
-template <int kBin>
-struct FusedShape {
-  static_assert(kBin >= 1 && kBin < kFirstSeparateBin,
-                "the other bins: fused_thread_rows or fill then numeric");
-  static constexpr int lanes = bin_lanes(kBin);
-  static constexpr int capacity = static_cast<int>(bin_products(kBin));
-  static constexpr int slots = 2 * capacity;
-  static constexpr int groups =
-      kGroupBlock / lanes < 2048 / capacity ? kGroupBlock / lanes : 2048 / capacity;
-  static_assert(groups >= 1 && slots % lanes == 0);
-};
-
-/// A group per row of bin kBin >= 1 (binned by products): the distinct columns go into the group's
-/// shared hash table (as symbolic_group_rows), are compacted and ranked into the table's upper
-/// half in increasing order and written to c_col_idx + c_row_ptr[i]; then the row's products
-/// are added in Gustavson's order against those sorted columns (add_row_products, as
-/// numeric_group_rows) and the sums written to c_values. Work per row: the symbolic fill's
-/// plus the numeric phase's, reading A's row and B's rows twice (the second time from cache).
-template <int kBin>
-__global__ void __launch_bounds__(FusedShape<kBin>::lanes* FusedShape<kBin>::groups,
-                                  kBin <= 1 ? 16 : 4)
-    fused_group_rows(MatrixView a, MatrixView b, const index_t* c_row_ptr, index_t* c_col_idx,
-                     double* c_values, const index_t* bin_list, const unsigned int* bin_sizes) {
-  using Shape = FusedShape<kBin>;
-  constexpr int kLanes = Shape::lanes;
-  constexpr int kSlots = Shape::slots;
-  __shared__ index_t tables[Shape::groups][kSlots + 1];  // + 1: groups on different banks
-  __shared__ double sums_of[Shape::groups][Shape::capacity + 1];
-  const int group = threadIdx.x / kLanes;
-  const int lane = threadIdx.x % kLanes;
-  const unsigned int mask = lane_group_mask<kLanes>();
-  index_t* table = tables[group];
-  index_t* columns = table + Shape::capacity;  // the sorted columns, once compacted
-  double* sums = sums_of[group];
-  const unsigned int begin = bin_begin(bin_sizes, kBin);
-  const unsigned int count = bin_sizes[kBin];
-  const unsigned int first = (threadIdx.x % kWarp) / kLanes * kLanes;
-  for (size_type r = size_type{blockIdx.x} * Shape::groups + group; r < count;
-       r += size_type{gridDim.x} * Shape::groups) {
-    const index_t i = bin_list[begin + r];
-    for (int s = lane; s < kSlots; s += kLanes) table[s] = -1;
-    __syncwarp(mask);
-    for_each_product_pair<kLanes>(a.pattern, b.pattern, i, mask, lane,
-                                  [&](bool valid0, index_t q0, bool valid1, index_t q1) {
-                                    if (valid0) hash_insert(table, kSlots, b.pattern.col_idx[q0]);
-                                    if (valid1) hash_insert(table, kSlots, b.pattern.col_idx[q1]);
-                                  });
-    __syncwarp(mask);
-    // Compact the keys to the front of the table (at most capacity of them: the row's products
-    // bound them), then rank each against all m into the upper half.
-    int m = 0;
-    for (int s0 = 0; s0 < kSlots; s0 += kLanes) {
-      const index_t key = table[s0 + lane];
-      __syncwarp(mask);
-      const unsigned int occupied = (__ballot_sync(mask, key != -1) & mask) >> first;
-      if (key != -1) table[m + __popc(occupied & ((1u << lane) - 1u))] = key;
-      m += __popc(occupied);
-      __syncwarp(mask);
-    }
-    const index_t base = c_row_ptr[i];
-    for (int t = lane; t < m; t += kLanes) {
-      const index_t key = table[t];
-      index_t rank = 0;
-      for (int u = 0; u < m; ++u) rank += table[u] < key ? 1 : 0;
-      columns[rank] = key;
-      c_col_idx[base + rank] = key;
-      sums[t] = 0.0;
-    }
-    __syncwarp(mask);
-    add_row_products<kLanes>(a, b, i, mask, lane, columns, m, sums, [mask] { __syncwarp(mask); });
-    for (int t = lane; t < m; t += kLanes) c_values[base + t] = sums[t];
-    __syncwarp(mask);  // the tables are reused by the next row
-  }
-}
+// Fill and numeric phases in one call (spgemm_fill_numeric), rows binned by their products
 
 /// Distinct columns a thread of fused_thread_rows keeps in registers.
 constexpr int kRegisterColumns = 16;
@@ -970,21 +888,16 @@ void launch_fused_bin(Context& context, const MatrixView& a, const MatrixView& b
   if constexpr (kBin == 0) {
     fused_thread_rows<<<grid_for(a.pattern.num_rows, kBlock, context), kBlock, 0, context.stream>>>(
         a, b, c_row_ptr, c_col_idx, c_values, bins.list(), bins.sizes());
-  } else if constexpr (kBin >= kFirstSeparateBin) {
-    // Long rows: the fill's groups, then the numeric phase's (on the same bins: C's row is no
-    // longer than its products). The fused groups took 0.073 s against 0.065 s for the finest
-    // R (A P) of pcg_sa on 27-point 200^3 on the H200.
+    check_launch("sparse_setup::spgemm_fill_numeric");
+  } else {
+    // The fill's groups, then the numeric phase's on the same bins (C's row is no longer than
+    // its products). Groups that hashed, ranked and summed a row in one pass were slower on the
+    // H200: 0.073 s against 0.065 s for the finest R (A P) of pcg_sa on 27-point 200^3.
     launch_symbolic_bin<true, kBin>(context, a.pattern, b.pattern, c_row_ptr, c_col_idx, bins,
                                     "sparse_setup::spgemm_fill_numeric (fill)");
     const PatternView c{a.pattern.num_rows, b.pattern.num_cols, c_row_ptr, c_col_idx};
     launch_numeric_bin<kBin>(context, a, b, c, c_values, bins);
-  } else {
-    using Shape = FusedShape<kBin>;
-    fused_group_rows<kBin>
-        <<<grid_for(a.pattern.num_rows, Shape::groups, context), Shape::lanes * Shape::groups, 0,
-           context.stream>>>(a, b, c_row_ptr, c_col_idx, c_values, bins.list(), bins.sizes());
   }
-  check_launch("sparse_setup::spgemm_fill_numeric");
 }
 
 template <int... kBin>
