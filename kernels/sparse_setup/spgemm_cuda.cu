@@ -848,7 +848,9 @@ __global__ void __launch_bounds__(kBlock)
       }
       continue;
     }
-    // More than kRegisterColumns distinct columns: sorted local arrays, from the start.
+    // More than kRegisterColumns distinct columns: sorted local arrays, from the start. (The
+    // product walk is written out twice: through a shared lambda, ptxas moved the register
+    // columns and sums to the stack.)
     index_t sorted[kThreadProducts];
     double sorted_sums[kThreadProducts];
     int n = 0;
