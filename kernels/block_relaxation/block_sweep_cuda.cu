@@ -144,47 +144,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-/// The kB values of one block row and the kB entries of x at xb, with 16-byte loads where kB
-/// and the value type allow (the arrays are allocated 256-byte aligned, and kB even keeps every
-/// block row and x block 16-byte aligned).
-template <int kB, class V>
-__device__ __forceinline__ void load_row(const V* row, const double* xb, bool stream, V (&v)[kB],
-                                         double (&xv)[kB]) {
-  if constexpr (kB % 2 == 0) {
-#pragma unroll
-    for (int c = 0; c < kB / 2; ++c) {
-      const double2 pair = __ldg(reinterpret_cast<const double2*>(xb) + c);
-      xv[2 * c] = pair.x;
-      xv[2 * c + 1] = pair.y;
-    }
-  } else {
-#pragma unroll
-    for (int c = 0; c < kB; ++c) xv[c] = __ldg(xb + c);
-  }
-  if constexpr (std::is_same_v<V, double> && kB % 2 == 0) {
-#pragma unroll
-    for (int c = 0; c < kB / 2; ++c) {
-      const double2* p = reinterpret_cast<const double2*>(row) + c;
-      const double2 pair = stream ? __ldcs(p) : __ldg(p);
-      v[2 * c] = pair.x;
-      v[2 * c + 1] = pair.y;
-    }
-  } else if constexpr (std::is_same_v<V, float> && kB % 4 == 0) {
-#pragma unroll
-    for (int c = 0; c < kB / 4; ++c) {
-      const float4* p = reinterpret_cast<const float4*>(row) + c;
-      const float4 quad = stream ? __ldcs(p) : __ldg(p);
-      v[4 * c] = quad.x;
-      v[4 * c + 1] = quad.y;
-      v[4 * c + 2] = quad.z;
-      v[4 * c + 3] = quad.w;
-    }
-  } else {
-#pragma unroll
-    for (int c = 0; c < kB; ++c) v[c] = load_value(row + c, stream);
-  }
-}
-
 /// Row ii of block row I's blocks of `part` times x, summed in the reference's order.
 template <int kB, class V>
 __device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t I, int ii,
@@ -197,7 +156,10 @@ __device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t 
     const V* row = part.values + (static_cast<size_type>(k) * kB + ii) * kB;
     V v[kB];
     double xv[kB];
-    load_row<kB>(row, x + static_cast<size_type>(J) * kB, part.stream_values, v, xv);
+    // aligned: the arrays are allocated 256-byte aligned, and the vector loads only serve a kB
+    // that keeps every block row and x block 16-byte aligned.
+    bsr::cuda::load_block_row<kB>(row, x + static_cast<size_type>(J) * kB, part.stream_values, true,
+                                  v, xv);
 #pragma unroll
     for (int c = 0; c < kB; ++c) sum = __dadd_rn(sum, __dmul_rn(static_cast<double>(v[c]), xv[c]));
   }

@@ -82,54 +82,6 @@ __device__ __forceinline__ double to_double(V v) {
 /// cuda blocks of kT threads: kThreads for the fused dot (its groups), kSmallThreads for a
 /// product or residual of a matrix too small to fill the GPU with groups (more cuda blocks
 /// spread its loads over more SMs; each row's sum is the same).
-/// Loads the kB values of one block row (row-major, starting at `row`) into v and the kB
-/// entries of x at xb into xv, with 16-byte vector loads when `aligned` (both pointers 16-byte
-/// aligned) and kB allows: fewer load instructions in flight per product.
-template <int kB, class V>
-__device__ __forceinline__ void load_block_row(const V* row, const double* xb, bool stream,
-                                               bool aligned, V (&v)[kB], double (&xv)[kB]) {
-  constexpr bool kVectorX = kB % 2 == 0;
-  constexpr bool kVectorValues = std::is_same_v<V, double> ? kB % 2 == 0 : kB % 4 == 0;
-  if (kVectorX && aligned) {
-#pragma unroll
-    for (int c = 0; c < kB / 2; ++c) {
-      const double2 pair = __ldg(reinterpret_cast<const double2*>(xb) + c);
-      xv[2 * c] = pair.x;
-      xv[2 * c + 1] = pair.y;
-    }
-  } else {
-#pragma unroll
-    for (int c = 0; c < kB; ++c) xv[c] = __ldg(xb + c);
-  }
-  if constexpr (kVectorValues && std::is_same_v<V, double>) {
-    if (aligned) {
-#pragma unroll
-      for (int c = 0; c < kB / 2; ++c) {
-        const double2* p = reinterpret_cast<const double2*>(row) + c;
-        const double2 pair = stream ? __ldcs(p) : __ldg(p);
-        v[2 * c] = pair.x;
-        v[2 * c + 1] = pair.y;
-      }
-      return;
-    }
-  } else if constexpr (kVectorValues) {
-    if (aligned) {
-#pragma unroll
-      for (int c = 0; c < kB / 4; ++c) {
-        const float4* p = reinterpret_cast<const float4*>(row) + c;
-        const float4 quad = stream ? __ldcs(p) : __ldg(p);
-        v[4 * c] = quad.x;
-        v[4 * c + 1] = quad.y;
-        v[4 * c + 2] = quad.z;
-        v[4 * c + 3] = quad.w;
-      }
-      return;
-    }
-  }
-#pragma unroll
-  for (int c = 0; c < kB; ++c) v[c] = stream ? __ldcs(row + c) : __ldg(row + c);
-}
-
 template <int kB, Mode kMode, class V, int kT = kThreads>
 __global__ void __launch_bounds__(kT)
     block_row_kernel(const BsrView<V> a, const double* __restrict__ x, const double* b, double* y,

@@ -1,9 +1,12 @@
 // The staging step (and the chunked row sums built on it) of the one-work-item-per-coefficient
 // scheme (Gorobets et al., NOISEtte), shared by the BSR product's coefficient kernel and the
-// multicolor Gauss-Seidel coefficient kernel; included by .cu files only.
+// multicolor Gauss-Seidel coefficient kernel, and the block-row loads of the BSR product's
+// block_row kernel and the sweeps' row kernels; included by .cu files only.
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "kernels/bsr/bsr.hpp"
 
@@ -93,6 +96,54 @@ __device__ __forceinline__ double staged_row_sum(const BsrView<V>& a, index_t fi
     __syncthreads();  // the next chunk overwrites the products
   }
   return sum;
+}
+
+/// Loads the kB values of one block row (row-major, starting at `row`) into v and the kB
+/// entries of x at xb into xv, with 16-byte vector loads when `aligned` (both pointers 16-byte
+/// aligned) and kB allows: fewer load instructions in flight per product.
+template <int kB, class V>
+__device__ __forceinline__ void load_block_row(const V* row, const double* xb, bool stream,
+                                               bool aligned, V (&v)[kB], double (&xv)[kB]) {
+  constexpr bool kVectorX = kB % 2 == 0;
+  constexpr bool kVectorValues = std::is_same_v<V, double> ? kB % 2 == 0 : kB % 4 == 0;
+  if (kVectorX && aligned) {
+#pragma unroll
+    for (int c = 0; c < kB / 2; ++c) {
+      const double2 pair = __ldg(reinterpret_cast<const double2*>(xb) + c);
+      xv[2 * c] = pair.x;
+      xv[2 * c + 1] = pair.y;
+    }
+  } else {
+#pragma unroll
+    for (int c = 0; c < kB; ++c) xv[c] = __ldg(xb + c);
+  }
+  if constexpr (kVectorValues && std::is_same_v<V, double>) {
+    if (aligned) {
+#pragma unroll
+      for (int c = 0; c < kB / 2; ++c) {
+        const double2* p = reinterpret_cast<const double2*>(row) + c;
+        const double2 pair = stream ? __ldcs(p) : __ldg(p);
+        v[2 * c] = pair.x;
+        v[2 * c + 1] = pair.y;
+      }
+      return;
+    }
+  } else if constexpr (kVectorValues) {
+    if (aligned) {
+#pragma unroll
+      for (int c = 0; c < kB / 4; ++c) {
+        const float4* p = reinterpret_cast<const float4*>(row) + c;
+        const float4 quad = stream ? __ldcs(p) : __ldg(p);
+        v[4 * c] = quad.x;
+        v[4 * c + 1] = quad.y;
+        v[4 * c + 2] = quad.z;
+        v[4 * c + 3] = quad.w;
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < kB; ++c) v[c] = stream ? __ldcs(row + c) : __ldg(row + c);
 }
 
 }  // namespace kryflow::kernels::bsr::cuda

@@ -272,50 +272,30 @@ struct ChunkOfEntries {
   }
 };
 
-/// One lane's product of a chunk (for_each_product_chunk): valid false past the row's last
-/// product; a_ik's position p (p0 + e, e its entry of the loaded kLanes) and b_kj's position q;
-/// e_first and e_last the entries of the chunk's first and last products (the entries a body
-/// that must keep Gustavson's order per c_ij walks in turn: the columns of one entry are
-/// distinct); any: whether the chunk holds a product at all (the same on every lane).
-struct ChunkProduct {
-  bool valid = false, any = false;
-  index_t p = 0, q = 0;
-  int e = 0, e_first = 0, e_last = 0;
-};
-
 /// Walks the products of row i of A B group-wide in chunks of kLanes consecutive products of the
 /// row, in Gustavson's order (a_ik in order, for each the stored b_kj in order) flattened: a
 /// chunk may span several rows of B, so every lane has a product while any are left (rows of B
 /// shorter than the group no longer leave lanes idle). The group loads kLanes entries of A's
 /// row (k and B's row range) at once, scans their lengths by shuffles, and each lane finds its
-/// entry by a binary search over the scan (ChunkOfEntries). Chunks come two at a time: all
-/// lanes call body(first, second) with their product of each (ChunkProduct; second.any false
-/// when the row's products end within the first), so that a body can issue the loads of both
-/// before it adds either (twice the loads in flight; the first chunk's products still precede
-/// the second's).
+/// entry by a binary search over the scan (ChunkOfEntries). For every chunk all lanes call
+/// body(valid, p, q, e, e_first, e_last): a_ik's position p (p0 + e, e its entry of the loaded
+/// kLanes) and b_kj's position q, valid false past the row's last product; e_first and e_last
+/// are the entries of the chunk's first and last products (the entries a body that must keep
+/// Gustavson's order per c_ij walks in turn: the columns of one entry are distinct).
 template <int kLanes, class Body>
 __device__ void for_each_product_chunk(const PatternView& a, const PatternView& b, index_t i,
                                        unsigned int mask, int lane, Body body) {
   const index_t a_end = a.row_ptr[i + 1];
   for (index_t p0 = a.row_ptr[i]; p0 < a_end; p0 += kLanes) {
     const ChunkOfEntries<kLanes> chunk(a, b, p0, a_end, mask, lane);
-    for (index_t t0 = 0; t0 < chunk.total; t0 += 2 * kLanes) {
-      ChunkProduct step[2];
-      for (int h = 0; h < 2; ++h) {
-        const index_t base = t0 + h * kLanes;
-        const index_t left = chunk.total - base;
-        const int in_chunk = left < kLanes ? (left > 0 ? static_cast<int>(left) : 0) : kLanes;
-        const index_t t = base + lane;
-        const int e = chunk.entry(t, mask);
-        step[h].any = in_chunk > 0;
-        step[h].valid = lane < in_chunk;
-        step[h].e = e;
-        step[h].p = p0 + e;
-        step[h].q = chunk.position(e, t, mask);
-        step[h].e_first = __shfl_sync(mask, e, 0, kLanes);
-        step[h].e_last = __shfl_sync(mask, e, in_chunk > 0 ? in_chunk - 1 : 0, kLanes);
-      }
-      body(step[0], step[1]);
+    for (index_t t0 = 0; t0 < chunk.total; t0 += kLanes) {
+      const index_t t = t0 + lane;
+      const int e = chunk.entry(t, mask);
+      const index_t q = chunk.position(e, t, mask);
+      const int in_chunk = chunk.total - t0 < kLanes ? static_cast<int>(chunk.total - t0) : kLanes;
+      const int e_first = __shfl_sync(mask, e, 0, kLanes);
+      const int e_last = __shfl_sync(mask, e, in_chunk - 1, kLanes);
+      body(lane < in_chunk, p0 + e, q, e, e_first, e_last);
     }
   }
 }
@@ -638,30 +618,19 @@ template <int kLanes, class Sync>
 __device__ void add_row_products(const MatrixView& a, const MatrixView& b, index_t i,
                                  unsigned int mask, int lane, const index_t* columns, index_t m,
                                  double* sums, Sync sync) {
-  for_each_product_chunk<kLanes>(a.pattern, b.pattern, i, mask, lane,
-                                 [&](const ChunkProduct& first, const ChunkProduct& second) {
-                                   // Both chunks' loads first, then the adds of the first chunk and
-                                   // of the second.
-                                   double product[2] = {0.0, 0.0};
-                                   index_t j[2] = {-1, -1};
-                                   const ChunkProduct* step[2] = {&first, &second};
-                                   for (int h = 0; h < 2; ++h) {
-                                     if (step[h]->valid) {
-                                       product[h] = a.values[step[h]->p] * b.values[step[h]->q];
-                                       j[h] = b.pattern.col_idx[step[h]->q];
-                                     }
-                                   }
-                                   for (int h = 0; h < 2; ++h) {
-                                     if (!step[h]->any) break;  // the same on every lane
-                                     index_t t = -1;
-                                     if (step[h]->valid) {
-                                       t = lower_bound(columns, m, j[h]);
-                                       if (t >= m || columns[t] != j[h]) t = -1;
-                                     }
-                                     add_in_entry_order(sums, t, product[h], step[h]->e,
-                                                        step[h]->e_first, step[h]->e_last, sync);
-                                   }
-                                 });
+  for_each_product_chunk<kLanes>(
+      a.pattern, b.pattern, i, mask, lane,
+      [&](bool valid, index_t p, index_t q, int e, int e_first, int e_last) {
+        double product = 0.0;
+        index_t t = -1;
+        if (valid) {
+          product = a.values[p] * b.values[q];
+          const index_t j = b.pattern.col_idx[q];
+          t = lower_bound(columns, m, j);
+          if (t >= m || columns[t] != j) t = -1;
+        }
+        add_in_entry_order(sums, t, product, e, e_first, e_last, sync);
+      });
 }
 
 /// Entries of C's row held per group in bin b (its most products, which bound the row's
