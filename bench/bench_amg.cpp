@@ -38,9 +38,11 @@
 //                     [--baseline pcg_jacobi]
 //                     [--smoother S] [--coarsening C] [--interpolation direct|extended_i|seed]
 //                     [-p key=value ...] [--repeats 3] [--precisions float64[,float32]]
-//                     [--no-galerkin] [--profile-resetup] [--json out.json]
-// --profile-resetup brackets each timed re-setup with the CUDA profiler's capture range
-// (bench::profiler_capture), for Nsight Compute run with --profile-from-start off.
+//                     [--no-galerkin] [--profile-setup] [--profile-resetup] [--json out.json]
+// --profile-setup / --profile-resetup bracket each timed setup / re-setup with the CUDA
+// profiler's capture range (bench::profiler_capture), for Nsight Compute run with
+// --profile-from-start off. The JSON gives the host waits (Backend::host_waits) of the last
+// setup and re-setup beside their phases.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -140,6 +142,7 @@ struct Options {
   std::vector<std::string> precisions;  // empty: the configuration's hierarchy_precision
   bool galerkin = true;
   bool profile_resetup = false;
+  bool profile_setup = false;
   std::string json_file;
   std::string baseline = "pcg_jacobi";  // compared with on matrix files
 };
@@ -248,11 +251,17 @@ nlohmann::json bench_one(const Problem& problem, const Backend& backend, const O
     // The first setup on this matrix pays the memory pool's growth; the median of `repeats`
     // setups is reported beside it (a CFD code sets up many times per run).
     std::vector<double> setups;
+    std::uint64_t waits = 0;
     for (int k = 0; k < options.repeats; ++k) {
+      const std::uint64_t waits_before = backend.host_waits();
       const auto start = Clock::now();
+      if (options.profile_setup) bench::profiler_capture(true);
       amg->setup(A);
       setups.push_back(seconds_since(backend, start));
+      if (options.profile_setup) bench::profiler_capture(false);
+      waits = backend.host_waits() - waits_before;
     }
+    out["setup_host_waits"] = waits;
     out["first_setup_seconds"] = setups.front();
     out["setup_seconds"] = median(setups);
     auto start = Clock::now();
@@ -315,11 +324,13 @@ nlohmann::json bench_one(const Problem& problem, const Backend& backend, const O
     for (int k = 0; k < options.repeats; ++k) {
       for (double& v : doubled) v *= 2.0;  // new values each time, same pattern
       A.update_values(Array<double>::from_host(backend, doubled));
+      const std::uint64_t waits_before = backend.host_waits();
       start = Clock::now();
       if (options.profile_resetup) bench::profiler_capture(true);
       amg->update_values(A);
       resetups.push_back(seconds_since(backend, start));
       if (options.profile_resetup) bench::profiler_capture(false);
+      out["resetup_host_waits"] = backend.host_waits() - waits_before;
     }
     out["resetup_seconds"] = median(resetups);
     nlohmann::json rephases = nlohmann::json::object();
@@ -441,6 +452,8 @@ int main(int argc, char** argv) {
         if (options.precisions.empty()) throw InvalidInput("--precisions: empty list");
       } else if (arg == "--profile-resetup") {
         options.profile_resetup = true;
+      } else if (arg == "--profile-setup") {
+        options.profile_setup = true;
       } else if (arg == "--no-galerkin") {
         options.galerkin = false;
       } else if (arg == "--json") {
@@ -461,6 +474,7 @@ int main(int argc, char** argv) {
       quiet.repeats = 1;
       quiet.galerkin = false;
       quiet.profile_resetup = false;
+      quiet.profile_setup = false;
       bench_one(Problem{"p7", 16}, backend, quiet);
     }
     nlohmann::json results = nlohmann::json::array();

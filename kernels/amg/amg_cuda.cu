@@ -529,6 +529,27 @@ __global__ void restriction_values_kernel(MatrixView p, PatternView r, double* r
   }
 }
 
+/// R's values as restriction_values_kernel, a thread per entry of R: its row c by a binary
+/// search of R's row pointers. For R with few rows (the coarse levels: a few hundred rows of
+/// hundreds of entries each, where a group per row left most of the device idle and each group
+/// walked its row serially).
+__global__ void restriction_entries_kernel(MatrixView p, PatternView r, double* r_values) {
+  const size_type nnz = r.row_ptr[r.num_rows];
+  for (size_type k = size_type{blockIdx.x} * kBlock + threadIdx.x; k < nnz;
+       k += size_type{gridDim.x} * kBlock) {
+    index_t low = 0, high = r.num_rows;  // the last c with row_ptr[c] <= k
+    while (high - low > 1) {
+      const index_t middle = low + (high - low) / 2;
+      if (r.row_ptr[middle] <= k) {
+        low = middle;
+      } else {
+        high = middle;
+      }
+    }
+    r_values[k] = rows::entry_value(p, r.col_idx[k], low);
+  }
+}
+
 /// Runs `round(left)` (the kernels of one round; `left` a device counter of the rows still
 /// undecided, cleared before the round) until a round leaves none: one wait per round. A
 /// round decides at least one row, so at most n + 1 rounds; past them, BackendError.
@@ -729,8 +750,21 @@ void restriction_values(const Backend& backend, const MatrixView& p, const Patte
                         double* r_values) {
   if (r.num_rows == 0) return;
   Context& context = context_of(backend);
-  restriction_values_kernel<<<blocks_for(r.num_rows, kBlock / kSmoothingLanes), kBlock, 0,
-                              context.stream>>>(p, r, r_values);
+  // A group per row on the finest levels, a thread per entry on the coarser ones, whose few
+  // long rows left most of the device idle (H200, pcg_sa on 7-point 200^3: 716k rows of R 0.45
+  // ms by groups, 0.90 by entries; 10k rows 0.18 ms by groups, 0.09 by entries; 100 rows 0.17
+  // ms and 0.006).
+  const long long few_rows =
+      32LL * (kBlock / kSmoothingLanes) * context.properties.multiProcessorCount;
+  if (r.num_rows >= few_rows) {
+    restriction_values_kernel<<<blocks_for(r.num_rows, kBlock / kSmoothingLanes), kBlock, 0,
+                                context.stream>>>(p, r, r_values);
+  } else {
+    // R's entries are known on the device only: a grid of a few blocks per multiprocessor
+    // strides over them.
+    restriction_entries_kernel<<<4 * context.properties.multiProcessorCount, kBlock, 0,
+                                 context.stream>>>(p, r, r_values);
+  }
   check_launch("amg::restriction_values");
 }
 

@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <cub/cub.cuh>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/cuda_runtime.hpp"
@@ -116,25 +117,59 @@ __device__ unsigned int add_to_bin(unsigned int* counters, int bin) {
   return base + __popc(same & ((1u << lane) - 1u));
 }
 
+/// Products of row i of A B summed by a group of kLanes lanes (each lane strides over A's
+/// row); every lane gets the total.
+template <int kLanes>
+__device__ long long group_row_products(const PatternView& a, const PatternView& b, index_t i,
+                                        unsigned int mask, int lane) {
+  long long products = 0;
+  for (index_t p = a.row_ptr[i] + lane; p < a.row_ptr[i + 1]; p += kLanes) {
+    const index_t k = a.col_idx[p];
+    products += b.row_ptr[k + 1] - b.row_ptr[k];
+  }
+  for (int offset = kLanes / 2; offset > 0; offset /= 2) {
+    products += __shfl_xor_sync(mask, products, offset, kLanes);
+  }
+  return products;
+}
+
 /// kNumeric: bins by max(products, length of C's row) (the numeric tables hold C's row).
-template <bool kNumeric>
+/// kLanes lanes per row: 1 for many short rows, a warp for a few long ones (the rows of R in
+/// R (A P) on the coarse levels, whose serial walk by one thread took 0.13-0.18 ms).
+template <bool kNumeric, int kLanes>
 __global__ void __launch_bounds__(kBlock)
     count_bins(PatternView a, PatternView b, const index_t* c_row_ptr, unsigned char* row_bin,
                unsigned int* bin_sizes) {
   __shared__ unsigned int counts[kBins];
   if (threadIdx.x < kBins) counts[threadIdx.x] = 0;
   __syncthreads();
-  for (size_type row = blockIdx.x * size_type{kBlock} + threadIdx.x; row < a.num_rows;
-       row += size_type{gridDim.x} * kBlock) {
-    const auto i = static_cast<index_t>(row);
-    long long size = row_products(a, b, i);
+  constexpr int kGroups = kBlock / kLanes;
+  const int lane = threadIdx.x % kLanes;
+  // Every lane of a block takes the same number of turns (rows past the end included), so the
+  // group's shuffles see all its lanes.
+  const size_type rows = (size_type{a.num_rows} + kGroups - 1) / kGroups * kGroups;
+  for (size_type row = blockIdx.x * size_type{kGroups} + threadIdx.x / kLanes; row < rows;
+       row += size_type{gridDim.x} * kGroups) {
+    const auto i = static_cast<index_t>(row < a.num_rows ? row : a.num_rows - 1);
+    long long size = 0;
+    if constexpr (kLanes == 1) {
+      size = row_products(a, b, i);
+    } else {
+      size = group_row_products<kLanes>(a, b, i, lane_group_mask<kLanes>(), lane);
+    }
     if constexpr (kNumeric) {
       const long long length = c_row_ptr[i + 1] - c_row_ptr[i];
       size = length > size ? length : size;
     }
-    const int bin = bin_of(size);
-    row_bin[i] = static_cast<unsigned char>(bin);
-    add_to_bin(counts, bin);
+    if (lane == 0 && row < a.num_rows) {
+      const int bin = bin_of(size);
+      row_bin[i] = static_cast<unsigned char>(bin);
+      if constexpr (kLanes == 1) {
+        add_to_bin(counts, bin);  // one shared atomic per distinct bin of the warp
+      } else {
+        atomicAdd(&counts[bin], 1u);
+      }
+    }
   }
   __syncthreads();
   if (threadIdx.x < kBins && counts[threadIdx.x] > 0) {
@@ -209,12 +244,32 @@ void bin_rows(Context& context, const PatternView& a, const PatternView& b,
   KRYFLOW_CUDA_CHECK(
       cudaMemsetAsync(bins.sizes(), 0, 2 * kBins * sizeof(unsigned int), context.stream));
   const unsigned int blocks = grid_for(a.num_rows, kBlock, context);
+  // Lanes per row of A: a warp while the rows give fewer than 8 resident blocks of threads per
+  // multiprocessor (the coarse levels); 8 for a restriction-like A, whose rows average at least
+  // num_cols / num_rows entries when every column is used (at least 4); one thread otherwise
+  // (H200, the R (A P) binning of pcg_sa on 7-point 200^3: 10k rows of R 0.13 ms by threads,
+  // 0.018 by warps; 100 rows 0.18 ms and 0.008).
+  const long long rows = a.num_rows;
+  const int lanes = rows < 8LL * kBlock * context.properties.multiProcessorCount ? kWarp
+                    : a.num_cols >= 4LL * rows                                   ? 8
+                                                                                 : 1;
+  auto launch = [&](auto numeric, auto group) {
+    constexpr bool kNumeric = decltype(numeric)::value;
+    constexpr int kLanes = decltype(group)::value;
+    count_bins<kNumeric, kLanes>
+        <<<grid_for(rows, kBlock / kLanes, context), kBlock, 0, context.stream>>>(
+            a, b, c_row_ptr, bins.row_bin(), bins.sizes());
+  };
+  using Numeric = std::bool_constant<true>;
+  using Symbolic = std::bool_constant<false>;
   if (c_row_ptr == nullptr) {
-    count_bins<false>
-        <<<blocks, kBlock, 0, context.stream>>>(a, b, nullptr, bins.row_bin(), bins.sizes());
+    if (lanes == kWarp) launch(Symbolic{}, std::integral_constant<int, kWarp>{});
+    if (lanes == 8) launch(Symbolic{}, std::integral_constant<int, 8>{});
+    if (lanes == 1) launch(Symbolic{}, std::integral_constant<int, 1>{});
   } else {
-    count_bins<true>
-        <<<blocks, kBlock, 0, context.stream>>>(a, b, c_row_ptr, bins.row_bin(), bins.sizes());
+    if (lanes == kWarp) launch(Numeric{}, std::integral_constant<int, kWarp>{});
+    if (lanes == 8) launch(Numeric{}, std::integral_constant<int, 8>{});
+    if (lanes == 1) launch(Numeric{}, std::integral_constant<int, 1>{});
   }
   check_launch("sparse_setup::spgemm (count bins)");
   fill_bins<<<blocks, kBlock, 0, context.stream>>>(a.num_rows, bins.row_bin(), bins.sizes(),

@@ -1,12 +1,14 @@
 // The classical AMG preconditioner: hierarchy construction, value-only re-setup and its report.
 #include "kryflow/amg/amg.hpp"
 
-#include <chrono>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <new>
 #include <string>
+#include <vector>
 
+#include "kernels/backend/queue_clock.hpp"
 #include "kernels/blas/blas.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/multigrid/dense_solver.hpp"
@@ -20,36 +22,59 @@ namespace {
 
 namespace ka = kernels::amg;
 
-/// Adds the seconds since construction to a report phase when it goes out of scope, after the
-/// backend's queued work has finished (a device's kernels run asynchronously).
+}  // namespace
+
+/// The phases of one setup or re-setup as marks on the backend's queue (kernels::QueueClock):
+/// no wait between phases; resolve() waits once for the last mark and sums each phase's
+/// intervals into the report, in the order the phases first ran.
+struct AmgPreconditioner::PhaseLog {
+  explicit PhaseLog(const Backend& backend) : clock(backend) {}
+  void resolve(HierarchyReport& report) {
+    report.phases.clear();
+    for (const Interval& interval : intervals) {
+      const double seconds = clock.seconds(interval.begin, interval.end);
+      auto phase =
+          std::find_if(report.phases.begin(), report.phases.end(),
+                       [&](const HierarchyReport::Phase& p) { return p.name == interval.name; });
+      if (phase == report.phases.end()) {
+        report.phases.push_back({interval.name, seconds});
+      } else {
+        phase->seconds += seconds;
+      }
+    }
+  }
+  struct Interval {
+    std::string name;
+    std::size_t begin, end;
+  };
+  kernels::QueueClock clock;
+  std::vector<Interval> intervals;
+};
+
+namespace {
+
+/// Marks the start of a phase at construction and its end when it goes out of scope
+/// (AmgPreconditioner::PhaseLog); a null log times nothing.
 class PhaseTimer {
  public:
-  PhaseTimer(HierarchyReport& report, const char* name, const Backend& backend)
-      : report_(report), name_(name), backend_(backend), start_(std::chrono::steady_clock::now()) {}
+  PhaseTimer(AmgPreconditioner::PhaseLog* log, const char* name) : log_(log), name_(name) {
+    if (log_ != nullptr) begin_ = log_->clock.mark();
+  }
   ~PhaseTimer() {
+    if (log_ == nullptr) return;
     try {
-      backend_.synchronize();
+      log_->intervals.push_back({name_, begin_, log_->clock.mark()});
     } catch (const Error&) {
       // The failed work's error surfaces again at the next call on the backend.
     }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    for (HierarchyReport::Phase& phase : report_.phases) {
-      if (phase.name == name_) {
-        phase.seconds += seconds;
-        return;
-      }
-    }
-    report_.phases.push_back({name_, seconds});
   }
   PhaseTimer(const PhaseTimer&) = delete;
   PhaseTimer& operator=(const PhaseTimer&) = delete;
 
  private:
-  HierarchyReport& report_;
-  std::string name_;
-  const Backend& backend_;
-  std::chrono::steady_clock::time_point start_;
+  AmgPreconditioner::PhaseLog* log_;
+  const char* name_;
+  std::size_t begin_ = 0;
 };
 
 ka::StrengthParameters strength_parameters(const AmgPreconditioner::Parameters& p) {
@@ -157,6 +182,9 @@ AmgPreconditioner::AmgPreconditioner(Parameters parameters,
   }
   if (p.chebyshev_degree < 1) throw ConfigError("chebyshev_degree", "must be >= 1");
   if (!(p.chebyshev_alpha > 1.0)) throw ConfigError("chebyshev_alpha", "must be > 1");
+  if (p.chebyshev_eigen_iterations < 1) {
+    throw ConfigError("chebyshev_eigen_iterations", "must be >= 1");
+  }
   if (p.hybrid_block_rows < 1) throw ConfigError("hybrid_block_rows", "must be >= 1");
   if (p.max_levels < 1) throw ConfigError("max_levels", "must be >= 1");
   if (p.coarse_size < 1) throw ConfigError("coarse_size", "must be >= 1");
@@ -174,6 +202,7 @@ std::unique_ptr<Smoother> AmgPreconditioner::make_smoother(bool post) const {
       ChebyshevSmoother::Parameters chebyshev;
       chebyshev.degree = parameters_.chebyshev_degree;
       chebyshev.alpha = parameters_.chebyshev_alpha;
+      chebyshev.eigen_iterations = parameters_.chebyshev_eigen_iterations;
       return std::make_unique<ChebyshevSmoother>(chebyshev);
     }
     case SmootherKind::gauss_seidel:
@@ -220,7 +249,10 @@ void AmgPreconditioner::setup(const LinearOperator& A) {
   report_ = HierarchyReport{};
   if (!coarse) coarse = std::make_unique<DenseDirectSolver>();
   try {
+    phase_log_ = std::make_unique<PhaseLog>(A0.backend());
     build(A0, coarse);
+    phase_log_->resolve(report_);
+    phase_log_.reset();
   } catch (const std::bad_alloc&) {
     clear(std::move(coarse));
     throw OutOfMemory(0, 0, "host (AMG setup)");
@@ -242,16 +274,16 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
     auto arrays = std::make_unique<AmgLevelArrays>();
     CsrArrays S;
     {
-      PhaseTimer timer(report_, "strength", backend);
+      PhaseTimer timer(phase_log_.get(), "strength");
       S = amg_setup::strength(*current, strength_parameters(parameters_));
     }
     std::int64_t num_coarse = 0;
     Array<index_t> coarse_index;
     if (aggregation(parameters_)) {
-      PhaseTimer timer(report_, "aggregation", backend);
+      PhaseTimer timer(phase_log_.get(), "aggregation");
       arrays->splitting = amg_setup::aggregation(backend, S, parameters_.random_seed, num_coarse);
     } else {
-      PhaseTimer timer(report_, "splitting", backend);
+      PhaseTimer timer(phase_log_.get(), "splitting");
       arrays->splitting =
           amg_setup::splitting(backend, S, parameters_.coarsening, parameters_.random_seed);
       coarse_index = amg_setup::coarse_index(backend, arrays->splitting, num_coarse);
@@ -259,7 +291,7 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
     // Stop when coarsening stalls: no coarse point, or fewer than 10% fewer rows.
     if (num_coarse == 0 || double(num_coarse) > 0.9 * current->num_rows()) break;
     if (aggregation(parameters_)) {
-      PhaseTimer timer(report_, "interpolation", backend);
+      PhaseTimer timer(phase_log_.get(), "interpolation");
       const auto aggregates = static_cast<index_t>(num_coarse);
       arrays->prolongation = amg_setup::to_matrix(
           parameters_.interpolation == Interpolation::smoothed
@@ -267,7 +299,7 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
                                                  parameters_.prolongation_smoothing_factor)
               : amg_setup::tentative_prolongation(backend, arrays->splitting, aggregates));
     } else {
-      PhaseTimer timer(report_, "interpolation", backend);
+      PhaseTimer timer(phase_log_.get(), "interpolation");
       arrays->coarse_points = Array<index_t>(backend, static_cast<std::size_t>(num_coarse));
       kernels::amg::coarse_points(backend, arrays->splitting.span(), coarse_index.span(),
                                   arrays->coarse_points.span());
@@ -280,14 +312,14 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
       if (ip.kind == ka::InterpolationKind::extended_i) arrays->strength = std::move(S);
     }
     {
-      PhaseTimer timer(report_, "galerkin_product", backend);
+      PhaseTimer timer(phase_log_.get(), "galerkin_product");
       hierarchy->matrices.push_back(
           std::make_unique<CsrMatrix>(amg_setup::galerkin_product(*current, *arrays)));
     }
     if (precision != Precision::float64) {
       // Level `level` is complete: its P, R and (below the caller's A_0) its matrix are needed
       // in double no more.
-      PhaseTimer timer(report_, "rounding", backend);
+      PhaseTimer timer(phase_log_.get(), "rounding");
       arrays->prolongation.set_precision(precision);
       arrays->restriction.set_precision(precision);
       if (level > 0) hierarchy->matrices[level - 1]->set_precision(precision);
@@ -296,7 +328,7 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
     current = hierarchy->matrices.back().get();
   }
   if (precision != Precision::float64 && !hierarchy->matrices.empty()) {
-    PhaseTimer timer(report_, "rounding", A0.backend());
+    PhaseTimer timer(phase_log_.get(), "rounding");
     hierarchy->matrices.back()->set_precision(precision);  // the coarsest
   }
   if (current->num_rows() > DenseDirectSolver::kMaxRows &&
@@ -319,7 +351,7 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
   std::vector<std::unique_ptr<MultigridLevel>> levels;
   report_.levels.clear();
   {
-    PhaseTimer timer(report_, "smoothers", A.backend());
+    PhaseTimer timer(phase_log_.get(), "smoothers");
     for (std::size_t l = 0; l < hierarchy_->levels.size(); ++l) {
       const CsrMatrix& Al = level_matrix(l);  // its diagonal checked by build / update_levels
       std::unique_ptr<Smoother> pre = make_smoother(false);
@@ -340,7 +372,7 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
   const CsrMatrix& coarsest = level_matrix(hierarchy_->levels.size());
   report_.levels.push_back({coarsest.num_rows(), coarsest.nnz()});
   {
-    PhaseTimer timer(report_, "coarse_solver", A.backend());
+    PhaseTimer timer(phase_log_.get(), "coarse_solver");
     if (update) {
       coarse->update_values(coarsest);
     } else {
@@ -385,6 +417,7 @@ void AmgPreconditioner::clear(std::unique_ptr<Preconditioner> coarse) {
   hierarchy_.reset();
   level0_ = nullptr;
   report_ = HierarchyReport{};
+  phase_log_.reset();
   if (user_coarse_) user_coarse_solver_ = std::move(coarse);
 }
 
@@ -429,9 +462,12 @@ void AmgPreconditioner::update_values(const LinearOperator& A) {
   std::unique_ptr<Preconditioner> coarse;
   try {
     level0_ = &A0;
+    phase_log_ = std::make_unique<PhaseLog>(A0.backend());
     update_levels();
     coarse = release_coarse_solver();
     install(A0, coarse, true);
+    phase_log_->resolve(report_);
+    phase_log_.reset();
   } catch (const std::bad_alloc&) {
     clear(std::move(coarse));
     throw OutOfMemory(0, 0, "host (AMG update_values)");
@@ -460,20 +496,20 @@ void AmgPreconditioner::update_levels() {
     if (parameters_.interpolation == Interpolation::tentative) {
       kernels::blas::fill(backend, prolongation_values.span(), 1.0);  // P = T: values fixed
     } else if (parameters_.interpolation == Interpolation::smoothed) {
-      PhaseTimer timer(report_, "interpolation", backend);
+      PhaseTimer timer(phase_log_.get(), "interpolation");
       prolongation_values =
           amg_setup::smoothed_prolongation_values(backend, a, arrays.splitting, arrays.prolongation,
                                                   parameters_.prolongation_smoothing_factor);
       arrays.prolongation.update_values(prolongation_values);
     } else {
-      PhaseTimer timer(report_, "interpolation", backend);
+      PhaseTimer timer(phase_log_.get(), "interpolation");
       kernels::amg::interpolation_values(backend, a, arrays.strength.pattern(),
                                          arrays.splitting.span(), arrays.coarse_points.span(), kind,
                                          detail::pattern_view(arrays.prolongation),
                                          prolongation_values.span().data());
       arrays.prolongation.update_values(prolongation_values);
     }
-    PhaseTimer timer(report_, "galerkin_product", backend);
+    PhaseTimer timer(phase_log_.get(), "galerkin_product");
     level_values = amg_setup::galerkin_product_values(backend, a, prolongation_values, arrays,
                                                       *hierarchy_->matrices[l]);
   }

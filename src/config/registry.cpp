@@ -276,6 +276,10 @@ struct AmgParameters final : ComponentParameters {
            "chebyshev_alpha, 1.1 lambda_max], lambda_max estimated by CG-Lanczos (Adams, "
            "Brezina, Hu, Tuminaro 2003); with degree 1 it is Jacobi damped by "
            "2 / (1.1 lambda_max (1 + 1 / chebyshev_alpha))");
+    v.integer("chebyshev_eigen_iterations", values.chebyshev_eigen_iterations, Range::at_least(1),
+              "Jacobi-preconditioned CG steps (CG-Lanczos) of the chebyshev smoother's estimate "
+              "of lambda_max(D^-1 A) on each level, at setup and at every re-setup; the "
+              "largest Ritz value, times 1.1, bounds the damped range");
     v.integer("hybrid_block_rows", values.hybrid_block_rows, Range::at_least(1),
               "rows per block of the hybrid_gauss_seidel smoother (the blocks are swept in "
               "parallel; the same bits on every backend)");

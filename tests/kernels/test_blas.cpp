@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "kernels/backend/queue_clock.hpp"
 #include "kernels/blas/blas.hpp"
 #include "kryflow/linalg/vector.hpp"
 #include "test_support.hpp"
@@ -521,6 +522,33 @@ TEST(BlasCrossBackend, CudaAndCpuGiveIdenticalBits) {
   }
 }
 #endif
+
+// QueueClock: marks around queued work give non-negative, additive intervals, and resolving
+// them waits at most once (the marks before the last are done when the last one is).
+TEST(QueueClock, IntervalsAreOrderedAndCostOneWait) {
+  const Backend backend = test::backend_under_test();
+  RandomSource random;
+  const std::size_t n = 1 << 20;
+  Array<double> x = on(backend, random.vector(n));
+  Array<double> y = on(backend, random.vector(n));
+  backend.synchronize();
+  kernels::QueueClock clock(backend);
+  const std::size_t start = clock.mark();
+  for (int k = 0; k < 20; ++k) blas::axpby(backend, 0.5, x.span(), 0.5, y.span());
+  const std::size_t middle = clock.mark();
+  for (int k = 0; k < 20; ++k) blas::axpby(backend, 0.5, y.span(), 0.5, x.span());
+  const std::size_t end = clock.mark();
+  const std::uint64_t waits = backend.host_waits();
+  const double whole = clock.seconds(start, end);
+  const double first = clock.seconds(start, middle);
+  const double second = clock.seconds(middle, end);
+  EXPECT_LE(backend.host_waits() - waits, 1u);
+  EXPECT_GE(first, 0.0);
+  EXPECT_GE(second, 0.0);
+  EXPECT_GT(whole, 0.0);
+  // Event times have a resolution of about half a microsecond on cuda.
+  EXPECT_NEAR(first + second, whole, 1e-5 + 1e-6 * whole);
+}
 
 }  // namespace
 }  // namespace kryflow

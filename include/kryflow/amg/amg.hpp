@@ -156,6 +156,9 @@ class AmgPreconditioner final : public Multigrid {
     /// > 1: the chebyshev smoother damps [lambda_max / chebyshev_alpha, 1.1 lambda_max] of
     /// D^-1 A (ChebyshevSmoother::Parameters::alpha).
     double chebyshev_alpha = 30.0;
+    /// >= 1: CG-Lanczos steps of the chebyshev smoother's estimate of lambda_max(D^-1 A) on
+    /// each level, at setup and re-setup (ChebyshevSmoother::Parameters::eigen_iterations).
+    int chebyshev_eigen_iterations = 10;
     int hybrid_block_rows = 32;   ///< rows per block of hybrid_gauss_seidel, >= 1
     int max_levels = 25;          ///< >= 1 (1: the coarse solver alone)
     int coarse_size = 200;        ///< stop coarsening at this many rows or fewer, >= 1
@@ -220,6 +223,8 @@ class AmgPreconditioner final : public Multigrid {
 
   /// Internal: the arrays of the hierarchy (src/amg/amg_hierarchy.hpp).
   struct Hierarchy;
+  /// Internal: the phases of a setup or re-setup timed on the backend's queue (src/amg/amg.cpp).
+  struct PhaseLog;
 
  private:
   std::unique_ptr<Smoother> make_smoother(bool post) const;
@@ -243,6 +248,7 @@ class AmgPreconditioner final : public Multigrid {
   std::unique_ptr<Hierarchy> hierarchy_;
   const CsrMatrix* level0_ = nullptr;  // the A of the last setup or update_values
   HierarchyReport report_;
+  std::unique_ptr<PhaseLog> phase_log_;  // while setup or update_values runs
 };
 
 }  // namespace kryflow
