@@ -5,8 +5,8 @@
 #   scripts/device_run.sh [results-dir]
 #
 # Environment: KRYFLOW_DATA_DIR (matrix corpus; default .data if present, else ../shared/data);
-# KRYFLOW_STEPS, the steps to run (default "tests krylov amg relaxation cli session bench formats
-# sem"; amg_corpus: the SPD corpus part of amg alone);
+# KRYFLOW_STEPS, the steps to run (default "tests krylov amg ainv relaxation cli session bench
+# formats sem"; amg_corpus: the SPD corpus part of amg alone);
 # KRYFLOW_AMG_PROBLEMS, the amg step's problems (default p7:100,p7:200,p7:300,p27:200).
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
 # .deps/root and used when the system lacks them.
@@ -49,7 +49,7 @@ say "== build"
 cmake -S "$root" -B "$build" "${generator[@]}" "${cmake_args[@]}" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1 || { grep -E "error|Error" "$log" | head -40; exit 1; }
 
-steps=" ${KRYFLOW_STEPS:-tests krylov amg relaxation cli session bench formats sem} "
+steps=" ${KRYFLOW_STEPS:-tests krylov amg ainv relaxation cli session bench formats sem} "
 want() { [[ $steps == *" $1 "* ]]; }
 test_summary="(tests not run)"
 
@@ -116,6 +116,17 @@ fi
 
 m=$KRYFLOW_DATA_DIR/matrices
 block_table=$results/block_presets.txt
+if want ainv; then
+say "== PCG-AINV against PCG-Jacobi (kryflow_bench_ainv): ex10hs and the pinned OpenFOAM pressure matrix (b = A x*), 3D Poisson 200^3 (b = 1)"
+m=$KRYFLOW_DATA_DIR/matrices
+"$build/bench/kryflow_bench_ainv" --backend cuda --repeats 3 \
+  --matrix "ex10hs=$m/suitesparse/ex10hs/ex10hs.mtx.gz" \
+  --matrix "openfoam_p_23325=$m/openfoam/pressure_23325/openfoam_p_23325.mtx.gz@1" \
+  --json "$results/bench_ainv_corpus.json" 2>&1 | tee "$results/ainv_table.txt"
+"$build/bench/kryflow_bench_ainv" --backend cuda --repeats 1 --problems "${KRYFLOW_AINV_PROBLEMS:-p7:200}" \
+  --json "$results/bench_ainv_poisson.json" 2>&1 | tail -n +3 | tee -a "$results/ainv_table.txt"
+fi
+
 if want relaxation; then
 say "== multicolor Gauss-Seidel sweeps (kryflow_bench_relaxation): both cuda kernels per block size, against the copy bandwidth"
 "$build/bench/kryflow_bench_relaxation" --backend cuda --data-dir "$KRYFLOW_DATA_DIR" \
@@ -228,7 +239,7 @@ say "== benchmarks"
 for b in "$build"/bench/kryflow_bench_*; do
   [[ -x $b ]] || continue
   name=$(basename "$b")
-  [[ $name == kryflow_bench_sem* || $name == kryflow_bench_krylov || $name == kryflow_bench_amg || $name == kryflow_bench_relaxation || $name == kryflow_bench_ilu ]] \
+  [[ $name == kryflow_bench_sem* || $name == kryflow_bench_krylov || $name == kryflow_bench_amg || $name == kryflow_bench_relaxation || $name == kryflow_bench_ilu || $name == kryflow_bench_ainv ]] \
     && continue  # own steps
   extra=()
   [[ $name == kryflow_bench_spmv ]] && extra=(--tiles "${KRYFLOW_SPMV_TILES:-auto,1024,2048,4096}")
@@ -306,6 +317,7 @@ for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && 
 [[ -s $results/amg_corpus_warm.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda, warm)"; grep -E "^(ex10hs|openfoam|  )" "$results/amg_corpus_warm.txt"; }
 [[ -s $sem_table ]] && { echo "-- PCG on the spectral-element meshes, p = 7 (cuda)"; cat "$sem_table"; }
 [[ -s $results/relaxation_table.txt ]] && { echo "-- multicolor SGS sweeps (cuda)"; sed -n '/^multicolor SGS/,$p' "$results/relaxation_table.txt"; }
+[[ -s $results/ainv_table.txt ]] && { echo "-- PCG-AINV against PCG-Jacobi (cuda)"; cat "$results/ainv_table.txt"; }
 [[ -s $results/ilu_table.txt ]] && { echo "-- ILU solves (cuda)"; cat "$results/ilu_table.txt"; }
 [[ -s $block_table ]] && { echo "-- block presets on the block corpus"; cat "$block_table"; }
 

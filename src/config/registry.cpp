@@ -15,6 +15,7 @@
 #include "kryflow/config/parameters.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/multigrid/dense_solver.hpp"
+#include "kryflow/preconditioners/approximate_inverse.hpp"
 #include "kryflow/preconditioners/block_jacobi.hpp"
 #include "kryflow/preconditioners/incomplete_lu.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
@@ -459,6 +460,34 @@ struct IlutComponentParameters final : ComponentParameters {
   }
 };
 
+/// ainv: AinvPreconditioner::Parameters.
+struct AinvComponentParameters final : ComponentParameters {
+  AinvPreconditioner::Parameters values;
+  std::string symmetry = to_string(AinvSymmetry::automatic);
+  std::string factor_precision = "float32";
+  void declare(ParameterVisitor& v) override {
+    v.real("drop_tolerance", values.ainv.drop_tolerance, Range::at_least(0),
+           "tau: after each update, entries of a column of Z or W below tau in magnitude are "
+           "dropped (the factors of the matrix scaled to a unit diagonal; never the diagonal)");
+    v.integer("fill", values.ainv.fill, Range::at_least(-1),
+              "p: the largest entries kept in each column of Z and W besides the diagonal; -1: "
+              "all (tau alone bounds the fill); 0: as many as A's column has above the "
+              "diagonal");
+    v.choice("symmetry", symmetry, {"automatic", "symmetric", "nonsymmetric"},
+             "`symmetric`: Z = W, the stabilized SAINV of Benzi, Cullum, Tuma 2000 (A "
+             "symmetric, for pcg); `nonsymmetric`: Z and W apart (Benzi, Tuma 1998); "
+             "`automatic`: symmetric when A's pattern and values are");
+    v.choice("factor_precision", factor_precision, {"float32", "float64"},
+             "storage of the two factors on the backend (products summed in double)");
+  }
+  AinvPreconditioner::Parameters build() const {
+    AinvPreconditioner::Parameters p = values;
+    p.ainv.symmetry = parse_ainv_symmetry(symmetry);
+    p.factor_precision = precision_from_string(factor_precision);
+    return p;
+  }
+};
+
 const std::vector<PreconditionerEntry>& preconditioner_entries() {
   static const std::vector<PreconditionerEntry> entries = {
       entry<PreconditionerEntry, JacobiParameters>(
@@ -518,6 +547,18 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
           "systems where zero fill is not enough. Setup fails naming the row of a zero pivot.",
           [](const IlutComponentParameters& p) {
             return std::make_unique<IlutPreconditioner>(p.build());
+          }),
+      entry<PreconditionerEntry, AinvComponentParameters>(
+          "ainv",
+          "AINV, the factored approximate inverse M = Z D^-1 W^T ~ A^-1 by right-looking "
+          "biconjugation with dropping (Benzi, Meyer, Tuma 1996; stabilized, Benzi, Cullum, "
+          "Tuma 2000), as OpenFOAM's GPU solver uses it: factored on the host (the matrix "
+          "scaled to a unit diagonal), applied as two sparse products on A's backend with D "
+          "folded in, factors in float32 in the reversed triangular layout, no triangular "
+          "solve. A pivot that is zero, or of the wrong sign for a symmetric A, is replaced by "
+          "the scaled diagonal and counted in the summary. CSR; symmetric for pcg.",
+          [](const AinvComponentParameters& p) {
+            return std::make_unique<AinvPreconditioner>(p.build());
           }),
       entry<PreconditionerEntry, AmgParameters>(
           "amg",

@@ -1,0 +1,447 @@
+// AINV (approximate_inverse.hpp): the right-looking biconjugation on the host, the two factors
+// on the backend.
+#include "kryflow/preconditioners/approximate_inverse.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "kryflow/core/error.hpp"
+
+namespace kryflow {
+
+AinvSymmetry parse_ainv_symmetry(const std::string& name) {
+  if (name == "automatic") return AinvSymmetry::automatic;
+  if (name == "symmetric") return AinvSymmetry::symmetric;
+  if (name == "nonsymmetric") return AinvSymmetry::nonsymmetric;
+  throw ConfigError("symmetry",
+                    "unknown value '" + name + "' (automatic, symmetric or nonsymmetric)");
+}
+
+const char* to_string(AinvSymmetry symmetry) {
+  switch (symmetry) {
+    case AinvSymmetry::automatic:
+      return "automatic";
+    case AinvSymmetry::symmetric:
+      return "symmetric";
+    case AinvSymmetry::nonsymmetric:
+      return "nonsymmetric";
+  }
+  return "automatic";
+}
+
+namespace {
+
+void validate(const AinvParameters& parameters) {
+  if (!(parameters.drop_tolerance >= 0.0)) throw ConfigError("drop_tolerance", "must be >= 0");
+  if (parameters.fill < -1) throw ConfigError("fill", "must be >= -1");
+}
+
+struct Entry {
+  index_t row;
+  double value;
+};
+using Column = std::vector<Entry>;  // increasing rows; the diagonal (row j of column j) last
+
+/// A sparse matrix by rows on the host (the scaled A or its transpose).
+struct HostCsr {
+  std::vector<index_t> ptr, col;
+  std::vector<double> val;
+};
+
+HostCsr transpose(index_t n, const HostCsr& a) {
+  HostCsr t;
+  t.ptr.assign(static_cast<std::size_t>(n) + 1, 0);
+  for (index_t c : a.col) ++t.ptr[c + 1];
+  for (index_t i = 0; i < n; ++i) t.ptr[i + 1] += t.ptr[i];
+  t.col.resize(a.col.size());
+  t.val.resize(a.val.size());
+  std::vector<index_t> next(t.ptr.begin(), t.ptr.end() - 1);
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t k = a.ptr[i]; k < a.ptr[i + 1]; ++k) {
+      const index_t s = next[a.col[k]]++;
+      t.col[s] = i;
+      t.val[s] = a.val[k];
+    }
+  }
+  return t;
+}
+
+/// One set of columns (Z or W) with the row index that finds the columns j holding row k
+/// (rows[k]: may hold columns whose entry in row k was dropped since, and columns already
+/// done; both are skipped and pruned when met).
+struct Factor {
+  std::vector<Column> columns;
+  std::vector<std::vector<index_t>> rows;
+  explicit Factor(index_t n)
+      : columns(static_cast<std::size_t>(n)), rows(static_cast<std::size_t>(n)) {
+    for (index_t j = 0; j < n; ++j) {
+      columns[j].push_back({j, 1.0});
+      rows[j].push_back(j);
+    }
+  }
+};
+
+/// The work of one step on the host: a dense accumulator with its support, and markers.
+struct Workspace {
+  std::vector<double> dense;
+  std::vector<index_t> support;
+  std::vector<index_t> mark;
+  std::vector<index_t> candidates;
+  std::vector<index_t> candidate_mark;
+  Column merged;
+  explicit Workspace(index_t n)
+      : dense(static_cast<std::size_t>(n), 0.0),
+        mark(static_cast<std::size_t>(n), -1),
+        candidate_mark(static_cast<std::size_t>(n), -1) {}
+  /// dense = M x for the sparse column x (M by rows of M^T: column k of M is row k of mt).
+  void product(const HostCsr& mt, const Column& x, index_t step) {
+    support.clear();
+    for (const Entry& e : x) {
+      for (index_t q = mt.ptr[e.row]; q < mt.ptr[e.row + 1]; ++q) {
+        const index_t m = mt.col[q];
+        if (mark[m] != step) {
+          mark[m] = step;
+          dense[m] = 0.0;
+          support.push_back(m);
+        }
+        dense[m] += mt.val[q] * e.value;
+      }
+    }
+  }
+  double dot(const Column& x) const {
+    double sum = 0.0;
+    for (const Entry& e : x) sum += e.value * dense[e.row];
+    return sum;
+  }
+  void clear() {
+    for (index_t m : support) dense[m] = 0.0;
+  }
+};
+
+/// Makes the columns j > i of `factor` that meet the support of `dense` conjugate to column i:
+/// x_j -= (x_j^T dense / pivot) x_i, then drops x_j's entries below tau and keeps its p largest
+/// (limit[j]; -1: all).
+void update_columns(Factor& factor, index_t i, Workspace& work, double pivot, double tau,
+                    const std::vector<index_t>& limit) {
+  std::vector<index_t>& candidates = work.candidates;
+  candidates.clear();
+  for (index_t m : work.support) {
+    std::vector<index_t>& held = factor.rows[m];
+    std::size_t kept = 0;
+    for (index_t j : held) {
+      if (j <= i) continue;  // done columns leave the index
+      held[kept++] = j;
+      if (work.candidate_mark[j] != i) {
+        work.candidate_mark[j] = i;
+        candidates.push_back(j);
+      }
+    }
+    held.resize(kept);
+  }
+  // Increasing j: the updates are independent, the order only fixes where fill is indexed.
+  std::sort(candidates.begin(), candidates.end());
+  const Column& xi = factor.columns[i];
+  for (index_t j : candidates) {
+    Column& xj = factor.columns[j];
+    const double coefficient = work.dot(xj) / pivot;
+    if (coefficient == 0.0) continue;
+    Column& merged = work.merged;
+    merged.clear();
+    std::size_t a = 0, b = 0;
+    // Both columns hold rows <= their own index (i < j): merge by row.
+    while (a < xj.size() || b < xi.size()) {
+      if (b == xi.size() || (a < xj.size() && xj[a].row < xi[b].row)) {
+        merged.push_back(xj[a++]);
+      } else if (a == xj.size() || xi[b].row < xj[a].row) {
+        merged.push_back({xi[b].row, -coefficient * xi[b].value});
+        ++b;
+      } else {
+        merged.push_back({xj[a].row, xj[a].value - coefficient * xi[b].value});
+        ++a;
+        ++b;
+      }
+    }
+    // Drop by tau (never the diagonal, the last entry), then keep the p largest.
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < merged.size(); ++k) {
+      if (merged[k].row == j || std::abs(merged[k].value) >= tau) merged[kept++] = merged[k];
+    }
+    merged.resize(kept);
+    const index_t p = limit[j];
+    if (p >= 0 && static_cast<index_t>(merged.size()) - 1 > p) {
+      Entry diagonal = merged.back();
+      merged.pop_back();
+      std::nth_element(merged.begin(), merged.begin() + p, merged.end(),
+                       [](const Entry& x, const Entry& y) {
+                         return std::abs(x.value) > std::abs(y.value) ||
+                                (std::abs(x.value) == std::abs(y.value) && x.row < y.row);
+                       });
+      merged.resize(static_cast<std::size_t>(p));
+      std::sort(merged.begin(), merged.end(),
+                [](const Entry& x, const Entry& y) { return x.row < y.row; });
+      merged.push_back(diagonal);
+    }
+    // New rows of x_j enter the row index (rows it already had are indexed).
+    std::size_t old = 0;
+    for (const Entry& e : merged) {
+      while (old < xj.size() && xj[old].row < e.row) ++old;
+      if (old == xj.size() || xj[old].row != e.row) factor.rows[e.row].push_back(j);
+    }
+    xj.swap(merged);
+  }
+}
+
+/// The pivot of step i, replaced by `fallback` (a_ii of the scaled matrix, +-1) when it is
+/// (numerically) zero, not finite, or (symmetric) of the other sign.
+double checked_pivot(double pivot, double fallback, bool symmetric, index_t i,
+                     std::vector<index_t>& shifted) {
+  constexpr double kTiny = 1e-10;
+  const bool bad = !std::isfinite(pivot) || std::abs(pivot) < kTiny ||
+                   (symmetric && (pivot > 0.0) != (fallback > 0.0));
+  if (!bad) return pivot;
+  shifted.push_back(i);
+  return fallback;
+}
+
+void flatten(const Factor& factor, std::vector<index_t>& ptr, std::vector<index_t>& row,
+             std::vector<double>& values) {
+  ptr.assign(1, 0);
+  row.clear();
+  values.clear();
+  for (const Column& column : factor.columns) {
+    for (const Entry& e : column) {
+      row.push_back(e.row);
+      values.push_back(e.value);
+    }
+    ptr.push_back(static_cast<index_t>(row.size()));
+  }
+}
+
+/// The first entry (i, j) whose transpose differs, as "(i, j)" 1-based; empty when A is
+/// symmetric.
+std::string first_asymmetry(index_t n, const HostCsr& a, const HostCsr& at) {
+  for (index_t i = 0; i < n; ++i) {
+    if (a.ptr[i + 1] - a.ptr[i] != at.ptr[i + 1] - at.ptr[i]) {
+      return "row " + std::to_string(i + 1) + " and column " + std::to_string(i + 1) +
+             " have different patterns";
+    }
+    // Rows of the transpose are sorted; A's may not be: compare as sorted pairs.
+    std::vector<std::pair<index_t, double>> row, column;
+    for (index_t k = a.ptr[i]; k < a.ptr[i + 1]; ++k) row.emplace_back(a.col[k], a.val[k]);
+    for (index_t k = at.ptr[i]; k < at.ptr[i + 1]; ++k) column.emplace_back(at.col[k], at.val[k]);
+    std::sort(row.begin(), row.end());
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      if (row[k] != column[k]) {
+        return "entry (" + std::to_string(i + 1) + ", " + std::to_string(row[k].first + 1) +
+               ") differs from its transpose";
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+AinvFactors ainv_factor(index_t n, const std::vector<index_t>& row_ptr,
+                        const std::vector<index_t>& col_idx, const std::vector<double>& values,
+                        const AinvParameters& parameters) {
+  validate(parameters);
+  AinvFactors f;
+  f.n = n;
+  // The diagonal, checked, and S = |a_ii|^-1/2.
+  std::vector<double> diagonal(static_cast<std::size_t>(n), 0.0);
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+      if (!std::isfinite(values[k])) {
+        throw InvalidInput("ainv: non-finite value in row " + std::to_string(i + 1) + ", column " +
+                           std::to_string(col_idx[k] + 1));
+      }
+      if (col_idx[k] == i) diagonal[i] = values[k];
+    }
+    if (diagonal[i] == 0.0) {
+      throw InvalidInput("ainv: zero or missing diagonal entry in row " + std::to_string(i + 1));
+    }
+  }
+  f.scale.resize(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) f.scale[i] = 1.0 / std::sqrt(std::abs(diagonal[i]));
+  HostCsr a{row_ptr, col_idx, values};
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t k = a.ptr[i]; k < a.ptr[i + 1]; ++k) {
+      a.val[k] = (f.scale[i] * f.scale[a.col[k]]) * values[k];  // symmetric A stays symmetric
+    }
+  }
+  const HostCsr at = transpose(n, a);
+  bool symmetric = parameters.symmetry == AinvSymmetry::symmetric;
+  if (parameters.symmetry != AinvSymmetry::nonsymmetric) {
+    const std::string asymmetry = first_asymmetry(n, a, at);
+    if (parameters.symmetry == AinvSymmetry::symmetric && !asymmetry.empty()) {
+      throw InvalidInput("ainv (symmetric): A is not symmetric: " + asymmetry +
+                         " (use symmetry nonsymmetric or automatic)");
+    }
+    symmetric = asymmetry.empty();
+  }
+  f.symmetric = symmetric;
+  // The fill limit of each column: p, or A's entries above the diagonal in that column (p = 0;
+  // the rows of A^T above the diagonal; for W the rows of A).
+  std::vector<index_t> z_limit(static_cast<std::size_t>(n), parameters.fill);
+  std::vector<index_t> w_limit(static_cast<std::size_t>(n), parameters.fill);
+  if (parameters.fill == 0) {
+    for (index_t j = 0; j < n; ++j) {
+      z_limit[j] = static_cast<index_t>(std::count_if(at.col.begin() + at.ptr[j],
+                                                      at.col.begin() + at.ptr[j + 1],
+                                                      [j](index_t k) { return k < j; }));
+      w_limit[j] =
+          static_cast<index_t>(std::count_if(a.col.begin() + a.ptr[j], a.col.begin() + a.ptr[j + 1],
+                                             [j](index_t k) { return k < j; }));
+    }
+  }
+  const double tau = parameters.drop_tolerance;
+  f.pivots.resize(static_cast<std::size_t>(n));
+  Factor z(n);
+  Workspace work(n);
+  if (symmetric) {
+    // SAINV: u = A z_i, d_i = z_i^T u, z_j -= (z_j^T u / d_i) z_i for j > i.
+    for (index_t i = 0; i < n; ++i) {
+      work.product(at, z.columns[i], i);  // A z_i (rows of A^T are the columns of A)
+      const double pivot =
+          checked_pivot(work.dot(z.columns[i]), diagonal[i] > 0 ? 1.0 : -1.0, true, i, f.shifted);
+      f.pivots[i] = pivot;
+      update_columns(z, i, work, pivot, tau, z_limit);
+      work.clear();
+    }
+  } else {
+    // u = A z_i, y = A^T w_i, d_i = w_i^T u; w_j -= (w_j^T u / d_i) w_i and
+    // z_j -= (z_j^T y / d_i) z_i for j > i.
+    Factor w(n);
+    Workspace work_t(n);
+    for (index_t i = 0; i < n; ++i) {
+      work.product(at, z.columns[i], i);
+      work_t.product(a, w.columns[i], i);  // A^T w_i: column k of A^T is row k of A
+      const double pivot =
+          checked_pivot(work.dot(w.columns[i]), diagonal[i] > 0 ? 1.0 : -1.0, false, i, f.shifted);
+      f.pivots[i] = pivot;
+      update_columns(w, i, work, pivot, tau, w_limit);
+      update_columns(z, i, work_t, pivot, tau, z_limit);
+      work.clear();
+      work_t.clear();
+    }
+    flatten(w, f.w_ptr, f.w_row, f.w_values);
+  }
+  flatten(z, f.z_ptr, f.z_row, f.z_values);
+  return f;
+}
+
+AinvPreconditioner::AinvPreconditioner(Parameters parameters) : parameters_(parameters) {
+  validate(parameters_.ainv);
+}
+
+AinvPreconditioner::~AinvPreconditioner() = default;
+
+void AinvPreconditioner::setup(const LinearOperator& A) {
+  if (A.num_rows() != A.num_cols()) {
+    throw DimensionMismatch("ainv needs a square matrix, got " + std::to_string(A.num_rows()) +
+                            " x " + std::to_string(A.num_cols()));
+  }
+  const auto* csr = dynamic_cast<const CsrMatrix*>(&A);
+  if (csr == nullptr) throw NotSupported("ainv needs the matrix entries: pass a CsrMatrix");
+  const index_t n = A.num_rows();
+  const auto start = std::chrono::steady_clock::now();
+  AinvFactors f = ainv_factor(n, csr->row_ptr().to_host(), csr->col_idx().to_host(),
+                              csr->values_to_host(), parameters_.ainv);
+  // L (rows j: column j of W, or of Z when symmetric, times 1/d_j or |d_j|^-1/2, times S by
+  // column) stored with its rows reversed (J L); U (rows k: row k of Z times S_k, times 1 or
+  // |d_j|^-1/2 by column) stored with its columns reversed (U J).
+  const std::vector<index_t>& l_ptr = f.symmetric ? f.z_ptr : f.w_ptr;
+  const std::vector<index_t>& l_row = f.symmetric ? f.z_row : f.w_row;
+  const std::vector<double>& l_values = f.symmetric ? f.z_values : f.w_values;
+  std::vector<double> row_factor(static_cast<std::size_t>(n));     // L's row j
+  std::vector<double> column_factor(static_cast<std::size_t>(n));  // U's column j
+  for (index_t j = 0; j < n; ++j) {
+    const double d = f.pivots[j];
+    if (f.symmetric) {
+      // M = S Z D^-1 Z^T S with D of one sign s: (S Z |D|^-1/2) (s |D|^-1/2 Z^T S).
+      row_factor[j] = (d > 0 ? 1.0 : -1.0) / std::sqrt(std::abs(d));
+      column_factor[j] = 1.0 / std::sqrt(std::abs(d));
+    } else {
+      row_factor[j] = 1.0 / d;
+      column_factor[j] = 1.0;
+    }
+  }
+  std::vector<index_t> lower_ptr(1, 0), lower_col;
+  std::vector<double> lower_values;
+  lower_col.reserve(l_row.size());
+  lower_values.reserve(l_row.size());
+  for (index_t s = 0; s < n; ++s) {
+    const index_t j = n - 1 - s;
+    for (index_t k = l_ptr[j]; k < l_ptr[j + 1]; ++k) {
+      lower_col.push_back(l_row[k]);
+      // The same double as U's entry (k, j) below, times the sign: L = sign(D) U^T exactly.
+      const double magnitude = f.symmetric ? (f.scale[l_row[k]] * l_values[k]) * column_factor[j]
+                                           : (f.scale[l_row[k]] * l_values[k]) * row_factor[j];
+      lower_values.push_back(f.symmetric && f.pivots[j] < 0 ? -magnitude : magnitude);
+    }
+    lower_ptr.push_back(static_cast<index_t>(lower_col.size()));
+  }
+  // U J by rows: row k of Z holds z_kj for the columns j >= k; stored column n - 1 - j, so a
+  // row's columns increase as j decreases.
+  std::vector<index_t> upper_ptr(static_cast<std::size_t>(n) + 1, 0);
+  for (index_t r : f.z_row) ++upper_ptr[r + 1];
+  for (index_t k = 0; k < n; ++k) upper_ptr[k + 1] += upper_ptr[k];
+  std::vector<index_t> upper_col(f.z_row.size());
+  std::vector<double> upper_values(f.z_row.size());
+  std::vector<index_t> next(upper_ptr.begin(), upper_ptr.end() - 1);
+  for (index_t j = n - 1; j >= 0; --j) {  // decreasing j: increasing stored columns
+    for (index_t k = f.z_ptr[j]; k < f.z_ptr[j + 1]; ++k) {
+      const index_t r = f.z_row[k];
+      const index_t slot = next[r]++;
+      upper_col[slot] = n - 1 - j;
+      upper_values[slot] = (f.scale[r] * f.z_values[k]) * column_factor[j];
+    }
+  }
+  factor_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const Backend& backend = A.backend();
+  lower_ = CsrMatrix::from_host(backend, n, n, std::move(lower_ptr), std::move(lower_col),
+                                std::move(lower_values), parameters_.factor_precision);
+  upper_ = CsrMatrix::from_host(backend, n, n, std::move(upper_ptr), std::move(upper_col),
+                                std::move(upper_values), parameters_.factor_precision);
+  work_ = Vector(backend, static_cast<std::size_t>(n));
+  factors_ = std::move(f);
+  a_entries_ = csr->nnz();
+  n_ = n;
+  backend_ = backend;
+}
+
+void AinvPreconditioner::apply(const Vector& r, Vector& z) const {
+  check_apply_shapes(r, z, "AinvPreconditioner::apply");
+  if (n_ == 0) return;
+  lower_.apply(r, work_);  // J L r
+  upper_.apply(work_, z);  // U J (J L r) = U L r
+}
+
+std::int64_t AinvPreconditioner::memory_bytes() const noexcept {
+  const std::int64_t value_bytes = parameters_.factor_precision == Precision::float32 ? 4 : 8;
+  const std::int64_t entries = lower_.nnz() + upper_.nnz();
+  return entries * (4 + value_bytes) + 2 * (static_cast<std::int64_t>(n_) + 1) * 4 +
+         static_cast<std::int64_t>(n_) * 8;
+}
+
+std::string AinvPreconditioner::summary() const {
+  char text[320];
+  std::snprintf(
+      text, sizeof text,
+      "AINV (%s, tau = %.2g, fill %d): nnz(L + U) = %.2f x nnz(A), factors in %s, %zu "
+      "pivots shifted, host factorization %.3f s, %.1f bytes per row on the backend",
+      factors_.symmetric ? "symmetric" : "nonsymmetric", parameters_.ainv.drop_tolerance,
+      parameters_.ainv.fill,
+      a_entries_ > 0 ? static_cast<double>(lower_.nnz() + upper_.nnz()) / a_entries_ : 0.0,
+      std::string(to_string(parameters_.factor_precision)).c_str(), factors_.shifted.size(),
+      factor_seconds_, n_ > 0 ? static_cast<double>(memory_bytes()) / n_ : 0.0);
+  return text;
+}
+
+}  // namespace kryflow
