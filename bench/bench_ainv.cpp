@@ -7,18 +7,18 @@
 //                      [--json out.json]
 //
 // Per problem and factor precision: setup (factorization on the host and the upload), the
-// median apply of M (two sparse products) and its bytes per second against the bytes the
-// factors and vectors must move, iterations and solve time of pcg_ainv; then pcg_jacobi's.
+// apply of M (two sparse products; bench::time_per_call) and its bytes per second against the bytes
+// the factors and vectors must move, iterations and solve time of pcg_ainv; then pcg_jacobi's.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "bench/timing.hpp"
 #include "kryflow/config/registry.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/io/matrix_market.hpp"
@@ -32,16 +32,8 @@ namespace {
 using namespace kryflow;
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(const Backend& backend, Clock::time_point start) {
-  backend.synchronize();
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using bench::median;
+using bench::seconds_since;
 
 struct Problem {
   std::string name;
@@ -77,16 +69,10 @@ nlohmann::json solve(const std::string& preset, const std::vector<std::string>& 
   out["true_relative_residual"] = report.true_relative_residual();
   out["summary"] = setup.preconditioner->summary();
   if (const auto* ainv = dynamic_cast<const AinvPreconditioner*>(setup.preconditioner.get())) {
-    // The apply alone: two sparse products, median of 20.
-    Vector r = Vector::constant(A.backend(), b.size(), 1.0);
+    // The apply alone: two sparse products per call, timed in batches on the queue.
+    const Vector r = Vector::constant(A.backend(), b.size(), 1.0);
     Vector z(A.backend(), b.size());
-    std::vector<double> applies;
-    for (int k = 0; k < 21; ++k) {
-      const auto start = Clock::now();
-      ainv->apply(r, z);
-      if (k > 0) applies.push_back(seconds_since(A.backend(), start));
-    }
-    const double apply = median(applies);
+    const double apply = bench::time_per_call(A.backend(), [&] { ainv->apply(r, z); });
     const double value_bytes = ainv->lower().precision() == Precision::float32 ? 4.0 : 8.0;
     const double entries = static_cast<double>(ainv->lower().nnz() + ainv->upper().nnz());
     // Entries (column + value), both row pointer arrays, r read, the work vector written and
@@ -135,8 +121,7 @@ int main(int argc, char** argv) {
     const Backend backend = Backend::create(parse_backend_kind(backend_name));
     std::vector<Problem> problems;
     for (const std::string& text : problems_text) {
-      std::stringstream in(text);
-      for (std::string item; std::getline(in, item, ',');) {
+      for (const std::string& item : bench::split_list(text)) {
         const std::size_t colon = item.find(':');
         if (colon == std::string::npos || item.substr(0, colon) != "p7") {
           throw InvalidInput("--problems: expected p7:N");

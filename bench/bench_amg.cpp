@@ -72,16 +72,8 @@ namespace {
 using namespace kryflow;
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(const Backend& backend, Clock::time_point start) {
-  backend.synchronize();
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using bench::median;
+using bench::seconds_since;
 
 struct Problem {
   std::string stencil;  // p7, p27, or mtx (a Matrix Market file)

@@ -16,6 +16,17 @@
 
 namespace kryflow::bench {
 
+double seconds_since(const Backend& backend, std::chrono::steady_clock::time_point start) {
+  backend.synchronize();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
 double time_per_call(const Backend& backend, const std::function<void()>& enqueue,
                      double batch_seconds, int batches) {
   for (int i = 0; i < 3; ++i) enqueue();  // warm-up: code loaded, caches and pools settled

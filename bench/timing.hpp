@@ -1,6 +1,7 @@
 // Timing and comparison helpers shared by the benchmark drivers and `kryflow bench`.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -23,6 +24,12 @@ double time_per_call(const Backend& backend, const std::function<void()>& enqueu
 /// captured.
 double time_per_call_in_graph(const Backend& backend, const std::function<void()>& enqueue,
                               double batch_seconds = 5e-3, int batches = 11);
+
+/// Seconds since `start` once the work queued on `backend` has finished (one wait on a device).
+double seconds_since(const Backend& backend, std::chrono::steady_clock::time_point start);
+
+/// The median of `values` (the upper middle one for an even count); 0 when empty.
+double median(std::vector<double> values);
 
 /// The cache that repeated products of a small matrix hit: the L2 of a device, the L3 of the
 /// host (0 when unknown), in bytes.

@@ -34,7 +34,6 @@
 #include <cstdint>
 #include <cub/cub.cuh>
 #include <limits>
-#include <type_traits>
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/cuda_runtime.hpp"
@@ -238,6 +237,27 @@ unsigned int grid_for(long long rows, int rows_per_block, const Context& context
   return static_cast<unsigned int>(std::max(1LL, std::min(needed, resident)));
 }
 
+template <bool kNumeric, int kLanes>
+void launch_count_bins(Context& context, const PatternView& a, const PatternView& b,
+                       const index_t* c_row_ptr, const Bins& bins) {
+  count_bins<kNumeric, kLanes>
+      <<<grid_for(a.num_rows, kBlock / kLanes, context), kBlock, 0, context.stream>>>(
+          a, b, c_row_ptr, bins.row_bin(), bins.sizes());
+}
+
+/// count_bins with `lanes` (32, 8 or 1) lanes per row.
+template <bool kNumeric>
+void launch_count_bins(Context& context, const PatternView& a, const PatternView& b,
+                       const index_t* c_row_ptr, const Bins& bins, int lanes) {
+  if (lanes == kWarp) {
+    launch_count_bins<kNumeric, kWarp>(context, a, b, c_row_ptr, bins);
+  } else if (lanes == 8) {
+    launch_count_bins<kNumeric, 8>(context, a, b, c_row_ptr, bins);
+  } else {
+    launch_count_bins<kNumeric, 1>(context, a, b, c_row_ptr, bins);
+  }
+}
+
 /// Bins the rows of A (c_row_ptr given: by the numeric phase's rule). Two kernels, no wait.
 void bin_rows(Context& context, const PatternView& a, const PatternView& b,
               const index_t* c_row_ptr, const Bins& bins) {
@@ -253,23 +273,10 @@ void bin_rows(Context& context, const PatternView& a, const PatternView& b,
   const int lanes = rows < 8LL * kBlock * context.properties.multiProcessorCount ? kWarp
                     : a.num_cols >= 4LL * rows                                   ? 8
                                                                                  : 1;
-  auto launch = [&](auto numeric, auto group) {
-    constexpr bool kNumeric = decltype(numeric)::value;
-    constexpr int kLanes = decltype(group)::value;
-    count_bins<kNumeric, kLanes>
-        <<<grid_for(rows, kBlock / kLanes, context), kBlock, 0, context.stream>>>(
-            a, b, c_row_ptr, bins.row_bin(), bins.sizes());
-  };
-  using Numeric = std::bool_constant<true>;
-  using Symbolic = std::bool_constant<false>;
   if (c_row_ptr == nullptr) {
-    if (lanes == kWarp) launch(Symbolic{}, std::integral_constant<int, kWarp>{});
-    if (lanes == 8) launch(Symbolic{}, std::integral_constant<int, 8>{});
-    if (lanes == 1) launch(Symbolic{}, std::integral_constant<int, 1>{});
+    launch_count_bins<false>(context, a, b, c_row_ptr, bins, lanes);
   } else {
-    if (lanes == kWarp) launch(Numeric{}, std::integral_constant<int, kWarp>{});
-    if (lanes == 8) launch(Numeric{}, std::integral_constant<int, 8>{});
-    if (lanes == 1) launch(Numeric{}, std::integral_constant<int, 1>{});
+    launch_count_bins<true>(context, a, b, c_row_ptr, bins, lanes);
   }
   check_launch("sparse_setup::spgemm (count bins)");
   fill_bins<<<blocks, kBlock, 0, context.stream>>>(a.num_rows, bins.row_bin(), bins.sizes(),

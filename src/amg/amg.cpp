@@ -458,7 +458,6 @@ void AmgPreconditioner::update_values(const LinearOperator& A) {
                        std::to_string(level0_->num_rows()) + " and " +
                        std::to_string(level0_->nnz()) + ": call setup");
   }
-  report_.phases.clear();
   std::unique_ptr<Preconditioner> coarse;
   try {
     level0_ = &A0;

@@ -225,13 +225,15 @@ void flatten(const Factor& factor, std::vector<index_t>& ptr, std::vector<index_
 /// The first entry (i, j) whose transpose differs, as "(i, j)" 1-based; empty when A is
 /// symmetric.
 std::string first_asymmetry(index_t n, const HostCsr& a, const HostCsr& at) {
+  std::vector<std::pair<index_t, double>> row, column;
   for (index_t i = 0; i < n; ++i) {
     if (a.ptr[i + 1] - a.ptr[i] != at.ptr[i + 1] - at.ptr[i]) {
       return "row " + std::to_string(i + 1) + " and column " + std::to_string(i + 1) +
              " have different patterns";
     }
     // Rows of the transpose are sorted; A's may not be: compare as sorted pairs.
-    std::vector<std::pair<index_t, double>> row, column;
+    row.clear();
+    column.clear();
     for (index_t k = a.ptr[i]; k < a.ptr[i + 1]; ++k) row.emplace_back(a.col[k], a.val[k]);
     for (index_t k = at.ptr[i]; k < at.ptr[i + 1]; ++k) column.emplace_back(at.col[k], at.val[k]);
     std::sort(row.begin(), row.end());
@@ -359,18 +361,15 @@ void AinvPreconditioner::setup(const LinearOperator& A) {
   const std::vector<index_t>& l_ptr = f.symmetric ? f.z_ptr : f.w_ptr;
   const std::vector<index_t>& l_row = f.symmetric ? f.z_row : f.w_row;
   const std::vector<double>& l_values = f.symmetric ? f.z_values : f.w_values;
-  std::vector<double> row_factor(static_cast<std::size_t>(n));     // L's row j
+  // Symmetric: M = (S Z |D|^-1/2) (sign(D) |D|^-1/2 Z^T S), L's row j scaled by |d_j|^-1/2 and
+  // its sign, like U's column j (so L = sign(D) U^T bit for bit). Nonsymmetric: M = (S Z)
+  // (D^-1 W^T S), L's row j scaled by 1/d_j, U's columns not at all.
+  std::vector<double> row_factor(static_cast<std::size_t>(n));     // L's row j, magnitude
   std::vector<double> column_factor(static_cast<std::size_t>(n));  // U's column j
   for (index_t j = 0; j < n; ++j) {
     const double d = f.pivots[j];
-    if (f.symmetric) {
-      // M = S Z D^-1 Z^T S with D of one sign s: (S Z |D|^-1/2) (s |D|^-1/2 Z^T S).
-      row_factor[j] = (d > 0 ? 1.0 : -1.0) / std::sqrt(std::abs(d));
-      column_factor[j] = 1.0 / std::sqrt(std::abs(d));
-    } else {
-      row_factor[j] = 1.0 / d;
-      column_factor[j] = 1.0;
-    }
+    row_factor[j] = f.symmetric ? 1.0 / std::sqrt(std::abs(d)) : 1.0 / d;
+    column_factor[j] = f.symmetric ? row_factor[j] : 1.0;
   }
   std::vector<index_t> lower_ptr(1, 0), lower_col;
   std::vector<double> lower_values;
@@ -380,10 +379,8 @@ void AinvPreconditioner::setup(const LinearOperator& A) {
     const index_t j = n - 1 - s;
     for (index_t k = l_ptr[j]; k < l_ptr[j + 1]; ++k) {
       lower_col.push_back(l_row[k]);
-      // The same double as U's entry (k, j) below, times the sign: L = sign(D) U^T exactly.
-      const double magnitude = f.symmetric ? (f.scale[l_row[k]] * l_values[k]) * column_factor[j]
-                                           : (f.scale[l_row[k]] * l_values[k]) * row_factor[j];
-      lower_values.push_back(f.symmetric && f.pivots[j] < 0 ? -magnitude : magnitude);
+      const double value = (f.scale[l_row[k]] * l_values[k]) * row_factor[j];
+      lower_values.push_back(f.symmetric && f.pivots[j] < 0 ? -value : value);
     }
     lower_ptr.push_back(static_cast<index_t>(lower_col.size()));
   }

@@ -20,7 +20,9 @@ enum class AinvSymmetry {
   symmetric,     ///< Z = W (A symmetric; the stabilized SAINV)
   nonsymmetric,  ///< Z and W apart
 };
+/// "automatic", "symmetric" or "nonsymmetric"; throws ConfigError naming `symmetry` otherwise.
 AinvSymmetry parse_ainv_symmetry(const std::string& name);
+/// The name parse_ainv_symmetry reads.
 const char* to_string(AinvSymmetry symmetry);
 
 /// The parameters of AINV (Benzi, Meyer, Tuma 1996; Benzi, Cullum, Tuma 2000).
