@@ -67,8 +67,8 @@ void tentative_prolongation(const Backend& backend, Span<const index_t> aggregat
   KRYFLOW_DISPATCH(amg, tentative_prolongation, backend, aggregate, row_ptr, col_idx, values);
 }
 
-double gershgorin_bound(const Backend& backend, const MatrixView& a) {
-  KRYFLOW_DISPATCH(amg, gershgorin_bound, backend, a);
+void gershgorin_bound(const Backend& backend, const MatrixView& a, double* bound) {
+  KRYFLOW_DISPATCH(amg, gershgorin_bound, backend, a, bound);
 }
 
 void restriction_values(const Backend& backend, const MatrixView& p, const PatternView& r,
@@ -87,10 +87,11 @@ void smoothed_aggregation_fill(const Backend& backend, const PatternView& a,
   KRYFLOW_DISPATCH(amg, smoothed_aggregation_fill, backend, a, aggregate, row_ptr, col_idx);
 }
 
-void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double omega,
-                                 Span<const index_t> aggregate, const PatternView& p,
-                                 double* values) {
-  KRYFLOW_DISPATCH(amg, smoothed_aggregation_values, backend, a, omega, aggregate, p, values);
+void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double factor,
+                                 const double* bound, Span<const index_t> aggregate,
+                                 const PatternView& p, double* values) {
+  KRYFLOW_DISPATCH(amg, smoothed_aggregation_values, backend, a, factor, bound, aggregate, p,
+                   values);
 }
 
 }  // namespace kryflow::kernels::amg

@@ -152,16 +152,19 @@ struct InterpolationParameters {
       1 per row, in column aggregate[i] (row_ptr n + 1, col_idx and values n entries). */          \
   void tentative_prolongation(const Backend& backend, Span<const index_t> aggregate,               \
                               index_t* row_ptr, index_t* col_idx, double* values);                 \
-  /** max_i sum_j |a_ij| / |a_ii|: Gershgorin's bound of the spectral radius of D^-1 A (rows       \
-      of a nonzero diagonal; 0 for an empty matrix). One wait on a device. */                      \
-  double gershgorin_bound(const Backend& backend, const MatrixView& a);                            \
+  /** *bound = max_i sum_j |a_ij| / |a_ii|: Gershgorin's bound of the spectral radius of D^-1 A    \
+      (rows of a nonzero diagonal; 0 for an empty matrix). bound is an address on the backend;     \
+      nothing waits (smoothed_aggregation_values reads it there). */                               \
+  void gershgorin_bound(const Backend& backend, const MatrixView& a, double* bound);               \
   /** The values of smoothed aggregation's prolongation P = (I - omega D^-1 A) T on P's pattern    \
       p (the pattern of that product: spgemm_count / spgemm_fill of a's pattern and T's), T the    \
       tentative prolongation of `aggregate` (one 1 per row): p_ij = sum, over the entries          \
       k = (i, m) of row i in stored order with aggregate[m] = j, of delta_im - omega a_im / a_ii   \
       (rows::jacobi_smoothing_entry), starting from 0: the bits of spgemm_numeric of the           \
      smoother's values and T (each product s_im 1 is exact and Gustavson adds them in that order), \
-     without forming either. a has a nonzero diagonal in every row; values has p's entries. */     \
+     without forming either. omega = factor / *bound, bound an address on the backend (as          \
+     gershgorin_bound writes it: no wait between the two). a has a nonzero diagonal in every row;  \
+     values has p's entries. */                                                                    \
   /** The values of R = P^T on R's pattern r (the transpose of p's pattern): entry k = (c, i)      \
       of R gets p_ic, the first entry of column c in p's row i (a search of that row), so no       \
       map from R's entries to P's is kept. r_values has r's entries. */                            \
@@ -177,9 +180,9 @@ struct InterpolationParameters {
   void smoothed_aggregation_fill(const Backend& backend, const PatternView& a,                     \
                                  Span<const index_t> aggregate, const index_t* row_ptr,            \
                                  index_t* col_idx);                                                \
-  void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double omega,      \
-                                   Span<const index_t> aggregate, const PatternView& p,            \
-                                   double* values);
+  void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double factor,     \
+                                   const double* bound, Span<const index_t> aggregate,             \
+                                   const PatternView& p, double* values);
 
 /// Dispatch.
 KRYFLOW_AMG_DECLARATIONS

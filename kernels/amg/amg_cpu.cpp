@@ -217,15 +217,15 @@ void tentative_prolongation(const Backend& backend, Span<const index_t> aggregat
   row_ptr[n] = static_cast<index_t>(n);
 }
 
-double gershgorin_bound(const Backend& backend, const MatrixView& a) {
+void gershgorin_bound(const Backend& backend, const MatrixView& a, double* bound) {
   const size_type n = a.pattern.num_rows;
   std::vector<double> row(static_cast<std::size_t>(n));
   parallel::for_each(backend, entries(a.pattern), n, [&](size_type i) {
     row[i] = rows::gershgorin_row(a, static_cast<index_t>(i));
   });
-  double bound = 0.0;
-  for (const double r : row) bound = rows::larger(bound, r);
-  return bound;
+  double largest = 0.0;
+  for (const double r : row) largest = rows::larger(largest, r);
+  *bound = largest;
 }
 
 void restriction_values(const Backend& backend, const MatrixView& p, const PatternView& r,
@@ -253,9 +253,10 @@ void smoothed_aggregation_fill(const Backend& backend, const PatternView& a,
   });
 }
 
-void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double omega,
-                                 Span<const index_t> aggregate, const PatternView& p,
-                                 double* values) {
+void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double factor,
+                                 const double* bound, Span<const index_t> aggregate,
+                                 const PatternView& p, double* values) {
+  const double omega = factor / *bound;
   parallel::for_each(backend, entries(a.pattern), a.pattern.num_rows, [&](size_type i) {
     rows::smoothed_aggregation_row(a, omega, aggregate.data(), p, static_cast<index_t>(i), values);
   });

@@ -500,9 +500,11 @@ constexpr int kSmoothingLanes = 8;
 /// group of kSmoothingLanes lanes: a_ii by group_diagonal, then each lane one entry (i, j) of P
 /// at a time, consecutive lanes on consecutive entries, by rows::smoothed_aggregation_entry (the
 /// group's lanes read the same entries of A's row together).
-__global__ void smoothed_aggregation_kernel(MatrixView a, double omega, const index_t* aggregate,
-                                            PatternView p, double* values) {
+__global__ void smoothed_aggregation_kernel(MatrixView a, double factor, const double* bound,
+                                            const index_t* aggregate, PatternView p,
+                                            double* values) {
   constexpr int kGroups = kBlock / kSmoothingLanes;
+  const double omega = factor / *bound;  // correctly rounded: the host's bits
   const int lane = threadIdx.x % kSmoothingLanes;
   const unsigned int mask = lane_group_mask<kSmoothingLanes>();
   for (size_type r = size_type{blockIdx.x} * kGroups + threadIdx.x / kSmoothingLanes;
@@ -729,21 +731,14 @@ void tentative_prolongation(const Backend& backend, Span<const index_t> aggregat
   check_launch("amg::tentative_prolongation");
 }
 
-double gershgorin_bound(const Backend& backend, const MatrixView& a) {
-  if (a.pattern.num_rows == 0) return 0.0;
+void gershgorin_bound(const Backend& backend, const MatrixView& a, double* bound) {
   Context& context = context_of(backend);
-  DeviceScratch bound(context, sizeof(unsigned long long));
-  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(bound.as<unsigned long long>(), 0, sizeof(unsigned long long),
-                                     context.stream));
-  gershgorin_kernel<<<blocks_for(a.pattern.num_rows, kBlock), kBlock, 0, context.stream>>>(
-      a, bound.as<unsigned long long>());
+  // Non-negative doubles order as their bits: an atomicMax on the bits from 0.
+  auto* bits = reinterpret_cast<unsigned long long*>(bound);
+  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(bits, 0, sizeof(unsigned long long), context.stream));
+  if (a.pattern.num_rows == 0) return;
+  gershgorin_kernel<<<blocks_for(a.pattern.num_rows, kBlock), kBlock, 0, context.stream>>>(a, bits);
   check_launch("amg::gershgorin_bound");
-  long long bits = 0;
-  read_integers(context, reinterpret_cast<const long long*>(bound.as<unsigned long long>()), 1,
-                &bits);
-  double value = 0.0;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
 }
 
 void restriction_values(const Backend& backend, const MatrixView& p, const PatternView& r,
@@ -787,13 +782,13 @@ void smoothed_aggregation_fill(const Backend& backend, const PatternView& a,
   check_launch("amg::smoothed_aggregation_fill");
 }
 
-void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double omega,
-                                 Span<const index_t> aggregate, const PatternView& p,
-                                 double* values) {
+void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double factor,
+                                 const double* bound, Span<const index_t> aggregate,
+                                 const PatternView& p, double* values) {
   if (a.pattern.num_rows == 0) return;
   Context& context = context_of(backend);
   smoothed_aggregation_kernel<<<blocks_for(a.pattern.num_rows, kBlock / kSmoothingLanes), kBlock, 0,
-                                context.stream>>>(a, omega, aggregate.data(), p, values);
+                                context.stream>>>(a, factor, bound, aggregate.data(), p, values);
   check_launch("amg::smoothed_aggregation_values");
 }
 

@@ -180,12 +180,12 @@ void tentative_prolongation(const Backend&, Span<const index_t> aggregate, index
   row_ptr[n] = n;
 }
 
-double gershgorin_bound(const Backend&, const MatrixView& a) {
-  double bound = 0.0;
+void gershgorin_bound(const Backend&, const MatrixView& a, double* bound) {
+  double largest = 0.0;
   for (index_t i = 0; i < a.pattern.num_rows; ++i) {
-    bound = rows::larger(bound, rows::gershgorin_row(a, i));
+    largest = rows::larger(largest, rows::gershgorin_row(a, i));
   }
-  return bound;
+  *bound = largest;
 }
 
 void restriction_values(const Backend&, const MatrixView& p, const PatternView& r,
@@ -211,9 +211,10 @@ void smoothed_aggregation_fill(const Backend&, const PatternView& a, Span<const 
   }
 }
 
-void smoothed_aggregation_values(const Backend&, const MatrixView& a, double omega,
-                                 Span<const index_t> aggregate, const PatternView& p,
-                                 double* values) {
+void smoothed_aggregation_values(const Backend&, const MatrixView& a, double factor,
+                                 const double* bound, Span<const index_t> aggregate,
+                                 const PatternView& p, double* values) {
+  const double omega = factor / *bound;
   for (index_t i = 0; i < a.pattern.num_rows; ++i) {
     rows::smoothed_aggregation_row(a, omega, aggregate.data(), p, i, values);
   }

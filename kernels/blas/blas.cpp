@@ -66,12 +66,14 @@ void read_scalars(const Backend& backend, const double* source, std::size_t coun
   KRYFLOW_DISPATCH(blas, read_scalars, backend, source, count, host);
 }
 
-index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv) {
-  KRYFLOW_DISPATCH(blas, invert_diagonal, backend, d, dinv);
+index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv,
+                        unsigned int* first_bad) {
+  KRYFLOW_DISPATCH(blas, invert_diagonal, backend, d, dinv, first_bad);
 }
 
-index_t round_to_float(const Backend& backend, Span<const double> x, Span<float> y) {
-  KRYFLOW_DISPATCH(blas, round_to_float, backend, x, y);
+index_t round_to_float(const Backend& backend, Span<const double> x, Span<float> y,
+                       unsigned int* first_overflow) {
+  KRYFLOW_DISPATCH(blas, round_to_float, backend, x, y, first_overflow);
 }
 
 void widen_to_double(const Backend& backend, Span<const float> x, Span<double> y) {

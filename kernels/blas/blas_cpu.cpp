@@ -139,7 +139,8 @@ void multi_dot(const Backend& backend, std::size_t n, const DotList& dots, doubl
   }
 }
 
-index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv) {
+index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv,
+                        unsigned int* first_bad_out) {
   const size_type n = ssize(d);
   size_type first_bad = n;
   const int t = threads_for(backend, n);
@@ -154,10 +155,11 @@ index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<doubl
       dinv[i] = 1.0 / d[i];
     }
   }
-  return first_bad == n ? -1 : static_cast<index_t>(first_bad);
+  return deliver_first_index(first_bad == n ? -1 : static_cast<index_t>(first_bad), first_bad_out);
 }
 
-index_t round_to_float(const Backend& backend, Span<const double> x, Span<float> y) {
+index_t round_to_float(const Backend& backend, Span<const double> x, Span<float> y,
+                       unsigned int* first_overflow_out) {
   const size_type n = ssize(x);
   size_type first_overflow = n;
   const int t = threads_for(backend, n);
@@ -167,7 +169,8 @@ index_t round_to_float(const Backend& backend, Span<const double> x, Span<float>
     y[i] = round_to_float_entry(x[i], &overflow);
     if (overflow) first_overflow = std::min(first_overflow, i);
   }
-  return first_overflow == n ? -1 : static_cast<index_t>(first_overflow);
+  return deliver_first_index(first_overflow == n ? -1 : static_cast<index_t>(first_overflow),
+                             first_overflow_out);
 }
 
 void widen_to_double(const Backend& backend, Span<const float> x, Span<double> y) {

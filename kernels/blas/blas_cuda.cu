@@ -462,39 +462,44 @@ index_t read_first_index(Context& context) {
 
 }  // namespace
 
-index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv) {
+index_t invert_diagonal(const Backend& backend, Span<const double> d, Span<double> dinv,
+                        unsigned int* first_bad) {
   const auto n = static_cast<size_type>(d.size());
-  if (n == 0) return -1;
   Context& context = *backend.cuda_context();
-  // 0xffffffff: nothing found yet (indices are below 2^31).
-  KRYFLOW_CUDA_CHECK(
-      cudaMemsetAsync(context.first_index, 0xff, sizeof(unsigned int), context.stream));
-  const size_type num_pairs = std::max<size_type>(n / 2, 1);
-  const auto blocks =
-      static_cast<unsigned int>(std::min((num_pairs + kBlock - 1) / kBlock, kMaxMapBlocks));
-  if (aligned16(d.data()) && aligned16(dinv.data())) {
-    invert_diagonal_kernel<true>
-        <<<blocks, kBlock, 0, context.stream>>>(n, d.data(), dinv.data(), context.first_index);
-  } else {
-    invert_diagonal_kernel<false>
-        <<<blocks, kBlock, 0, context.stream>>>(n, d.data(), dinv.data(), context.first_index);
+  unsigned int* slot = first_bad != nullptr ? first_bad : context.first_index;
+  // kNoIndex: nothing found yet.
+  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(slot, 0xff, sizeof(unsigned int), context.stream));
+  if (n > 0) {
+    const size_type num_pairs = std::max<size_type>(n / 2, 1);
+    const auto blocks =
+        static_cast<unsigned int>(std::min((num_pairs + kBlock - 1) / kBlock, kMaxMapBlocks));
+    if (aligned16(d.data()) && aligned16(dinv.data())) {
+      invert_diagonal_kernel<true>
+          <<<blocks, kBlock, 0, context.stream>>>(n, d.data(), dinv.data(), slot);
+    } else {
+      invert_diagonal_kernel<false>
+          <<<blocks, kBlock, 0, context.stream>>>(n, d.data(), dinv.data(), slot);
+    }
+    check_launch("blas::invert_diagonal");
   }
-  check_launch("blas::invert_diagonal");
-  return read_first_index(context);
+  if (first_bad != nullptr) return -1;
+  return n == 0 ? -1 : read_first_index(context);
 }
 
-index_t round_to_float(const Backend& backend, Span<const double> x, Span<float> y) {
+index_t round_to_float(const Backend& backend, Span<const double> x, Span<float> y,
+                       unsigned int* first_overflow) {
   const auto n = static_cast<size_type>(x.size());
-  if (n == 0) return -1;
   Context& context = *backend.cuda_context();
-  // 0xffffffff: nothing found yet (indices are below 2^31).
-  KRYFLOW_CUDA_CHECK(
-      cudaMemsetAsync(context.first_index, 0xff, sizeof(unsigned int), context.stream));
-  const auto blocks = static_cast<unsigned int>(std::min((n + kBlock - 1) / kBlock, kMaxMapBlocks));
-  round_to_float_kernel<<<blocks, kBlock, 0, context.stream>>>(n, x.data(), y.data(),
-                                                               context.first_index);
-  check_launch("blas::round_to_float");
-  return read_first_index(context);
+  unsigned int* slot = first_overflow != nullptr ? first_overflow : context.first_index;
+  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(slot, 0xff, sizeof(unsigned int), context.stream));
+  if (n > 0) {
+    const auto blocks =
+        static_cast<unsigned int>(std::min((n + kBlock - 1) / kBlock, kMaxMapBlocks));
+    round_to_float_kernel<<<blocks, kBlock, 0, context.stream>>>(n, x.data(), y.data(), slot);
+    check_launch("blas::round_to_float");
+  }
+  if (first_overflow != nullptr) return -1;
+  return n == 0 ? -1 : read_first_index(context);
 }
 
 void widen_to_double(const Backend& backend, Span<const float> x, Span<double> y) {

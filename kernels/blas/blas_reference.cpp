@@ -71,7 +71,8 @@ double norm2(const Backend& backend, Span<const double> x) {
   return std::sqrt(dot(backend, x, x));
 }
 
-index_t invert_diagonal(const Backend&, Span<const double> d, Span<double> dinv) {
+index_t invert_diagonal(const Backend&, Span<const double> d, Span<double> dinv,
+                        unsigned int* first_bad_out) {
   index_t first_bad = -1;
   for (std::size_t i = 0; i < d.size(); ++i) {
     if (d[i] == 0.0 || !std::isfinite(d[i])) {
@@ -81,17 +82,18 @@ index_t invert_diagonal(const Backend&, Span<const double> d, Span<double> dinv)
       dinv[i] = 1.0 / d[i];
     }
   }
-  return first_bad;
+  return deliver_first_index(first_bad, first_bad_out);
 }
 
-index_t round_to_float(const Backend&, Span<const double> x, Span<float> y) {
+index_t round_to_float(const Backend&, Span<const double> x, Span<float> y,
+                       unsigned int* first_overflow_out) {
   index_t first_overflow = -1;
   for (std::size_t i = 0; i < x.size(); ++i) {
     bool overflow = false;
     y[i] = round_to_float_entry(x[i], &overflow);
     if (overflow && first_overflow < 0) first_overflow = static_cast<index_t>(i);
   }
-  return first_overflow;
+  return deliver_first_index(first_overflow, first_overflow_out);
 }
 
 void widen_to_double(const Backend&, Span<const float> x, Span<double> y) {

@@ -26,9 +26,11 @@ namespace ka = kernels::amg;
 
 /// The phases of one setup or re-setup as marks on the backend's queue (kernels::QueueClock):
 /// no wait between phases; resolve() waits once for the last mark and sums each phase's
-/// intervals into the report, in the order the phases first ran.
+/// intervals into the report, in the order the phases first ran. `checks` holds the checks
+/// whose results the levels leave on the backend (diagonals, float32 overflow), read once all
+/// levels and smoothers are queued (install).
 struct AmgPreconditioner::PhaseLog {
-  explicit PhaseLog(const Backend& backend) : clock(backend) {}
+  explicit PhaseLog(const Backend& backend) : clock(backend), checks(backend) {}
   void resolve(HierarchyReport& report) {
     report.phases.clear();
     for (const Interval& interval : intervals) {
@@ -49,6 +51,7 @@ struct AmgPreconditioner::PhaseLog {
   };
   kernels::QueueClock clock;
   std::vector<Interval> intervals;
+  amg_setup::DeferredChecks checks;
 };
 
 namespace {
@@ -104,12 +107,14 @@ ka::InterpolationKind interpolation_kind(const AmgPreconditioner::Parameters& p)
   return ka::InterpolationKind::direct;
 }
 
+[[noreturn]] void throw_bad_diagonal(index_t row, std::size_t level) {
+  throw InvalidInput("AMG: the diagonal entry of row " + std::to_string(row + 1) + " of level " +
+                     std::to_string(level) + " is zero, missing or not finite");
+}
+
 void check_diagonal(const CsrMatrix& A, std::size_t level) {
   const index_t bad = amg_setup::first_bad_diagonal(A);
-  if (bad >= 0) {
-    throw InvalidInput("AMG: the diagonal entry of row " + std::to_string(bad + 1) + " of level " +
-                       std::to_string(level) + " is zero, missing or not finite");
-  }
+  if (bad >= 0) throw_bad_diagonal(bad, level);
 }
 
 /// Row pointers, column indices and values in the matrix's stored precision.
@@ -349,25 +354,32 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
                                 bool update) {
   level0_ = &A;
   std::vector<std::unique_ptr<MultigridLevel>> levels;
+  std::vector<Smoother*> smoothers;
   report_.levels.clear();
   {
     PhaseTimer timer(phase_log_.get(), "smoothers");
+    // Every smoother's work is queued before the first result is read (Smoother::begin_setup);
+    // then the levels' deferred checks and the smoothers' results are read, one wait in all.
     for (std::size_t l = 0; l < hierarchy_->levels.size(); ++l) {
       const CsrMatrix& Al = level_matrix(l);  // its diagonal checked by build / update_levels
       std::unique_ptr<Smoother> pre = make_smoother(false);
-      pre->setup(Al);
+      pre->begin_setup(Al);
+      smoothers.push_back(pre.get());
       std::unique_ptr<Smoother> post;
       if (parameters_.smoother == SmootherKind::gauss_seidel ||
           parameters_.smoother == SmootherKind::hybrid_gauss_seidel ||
           parameters_.smoother == SmootherKind::multicolor_gauss_seidel) {
         post = make_smoother(true);
-        post->setup(Al);
+        post->begin_setup(Al);
+        smoothers.push_back(post.get());
       }
       const AmgLevelArrays& arrays = *hierarchy_->levels[l];
       levels.push_back(std::make_unique<OperatorLevel>(Al, arrays.restriction, arrays.prolongation,
                                                        std::move(pre), std::move(post)));
       report_.levels.push_back({Al.num_rows(), Al.nnz()});
     }
+    if (phase_log_) phase_log_->checks.resolve();
+    for (Smoother* smoother : smoothers) smoother->finish_setup();
   }
   const CsrMatrix& coarsest = level_matrix(hierarchy_->levels.size());
   report_.levels.push_back({coarsest.num_rows(), coarsest.nnz()});
@@ -485,7 +497,8 @@ void AmgPreconditioner::update_levels() {
     AmgLevelArrays& arrays = *hierarchy_->levels[l];
     const CsrMatrix& Al = level_matrix(l);
     const Backend& backend = Al.backend();
-    check_diagonal(Al, l);
+    amg_setup::first_bad_diagonal(
+        Al, phase_log_->checks.add([l](index_t row) { throw_bad_diagonal(row, l); }));
     const kernels::sparse_setup::MatrixView a =
         Al.precision() == Precision::float64
             ? detail::matrix_view(Al)
@@ -499,18 +512,20 @@ void AmgPreconditioner::update_levels() {
       prolongation_values =
           amg_setup::smoothed_prolongation_values(backend, a, arrays.splitting, arrays.prolongation,
                                                   parameters_.prolongation_smoothing_factor);
-      arrays.prolongation.update_values(prolongation_values);
+      amg_setup::update_values_checked(arrays.prolongation, prolongation_values, phase_log_->checks,
+                                       l, "prolongation");
     } else {
       PhaseTimer timer(phase_log_.get(), "interpolation");
       kernels::amg::interpolation_values(backend, a, arrays.strength.pattern(),
                                          arrays.splitting.span(), arrays.coarse_points.span(), kind,
                                          detail::pattern_view(arrays.prolongation),
                                          prolongation_values.span().data());
-      arrays.prolongation.update_values(prolongation_values);
+      amg_setup::update_values_checked(arrays.prolongation, prolongation_values, phase_log_->checks,
+                                       l, "prolongation");
     }
     PhaseTimer timer(phase_log_.get(), "galerkin_product");
-    level_values = amg_setup::galerkin_product_values(backend, a, prolongation_values, arrays,
-                                                      *hierarchy_->matrices[l]);
+    level_values = amg_setup::galerkin_product_values(
+        backend, a, prolongation_values, arrays, *hierarchy_->matrices[l], phase_log_->checks, l);
   }
 }
 

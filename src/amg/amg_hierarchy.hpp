@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -40,6 +41,27 @@ struct AmgPreconditioner::Hierarchy {
 };
 
 namespace amg_setup {
+
+/// Checks whose results a setup leaves on the backend and reads at once, after the work of
+/// every level is queued, so that a re-setup waits for the device once instead of once per
+/// check: each check is a first failing index in its own slot (kernels::blas::kNoIndex: none),
+/// with the error its failure throws.
+class DeferredChecks {
+ public:
+  explicit DeferredChecks(const Backend& backend) : backend_(backend) {}
+  /// A slot on the backend for one check; `fail` is called with the index found there (and
+  /// throws). The slot stays valid until the object dies.
+  unsigned int* add(std::function<void(index_t)> fail);
+  /// Reads every slot (one wait per 64 checks) and calls the first failed check's `fail`, in
+  /// the order the checks were added. BackendError when queued device work failed.
+  void resolve();
+
+ private:
+  static constexpr std::size_t kBlockSlots = 64;
+  Backend backend_;
+  std::vector<Array<unsigned int>> blocks_;
+  std::vector<std::function<void(index_t)>> failures_;
+};
 
 /// The strength pattern S of A (kernels::amg::strength_count / strength_fill).
 CsrArrays strength(const CsrMatrix& A, const kernels::amg::StrengthParameters& parameters);
@@ -90,15 +112,23 @@ CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level);
 /// matrix with its double values). Stores R's and A_c's values into level.restriction and
 /// `coarse` (update_values: rounded when they store float32) and returns A_c's double values
 /// for the next level (same patterns as galerkin_product built).
+/// The float32 overflow checks of R and A_c go to `checks` (named by `level_number`).
 Array<double> galerkin_product_values(const Backend& backend,
                                       const kernels::sparse_setup::MatrixView& a,
                                       const Array<double>& prolongation_values,
-                                      AmgLevelArrays& level, CsrMatrix& coarse);
+                                      AmgLevelArrays& level, CsrMatrix& coarse,
+                                      DeferredChecks& checks, std::size_t level_number);
+/// Registers with `checks` the float32 overflow check of `matrix`'s update to `values` (the
+/// level's `what`: "prolongation", ...); CsrMatrix::update_values with a deferred check.
+void update_values_checked(CsrMatrix& matrix, const Array<double>& values, DeferredChecks& checks,
+                           std::size_t level_number, const char* what);
 /// A CsrMatrix (float64) taking `arrays`' pattern and values, on their backend
 /// (CsrMatrix::from_arrays: no copy besides the row pointers for the product's partition).
 CsrMatrix to_matrix(CsrArrays&& arrays);
 /// Index of the first row (0-based) whose diagonal is zero, missing or not finite, or -1.
 index_t first_bad_diagonal(const CsrMatrix& A);
+/// first_bad_diagonal with the index left in `slot` (an address on A's backend), no wait.
+void first_bad_diagonal(const CsrMatrix& A, unsigned int* slot);
 
 }  // namespace amg_setup
 }  // namespace kryflow

@@ -106,10 +106,12 @@ CsrArrays tentative_prolongation(const Backend& backend, const Array<index_t>& a
 
 namespace {
 
-/// omega / rho for the prolongation smoother I - omega D^-1 A, rho Gershgorin's bound of the
-/// spectral radius of D^-1 A.
-double smoothing_weight(const Backend& backend, const ss::MatrixView& a, double factor) {
-  return factor / kernels::amg::gershgorin_bound(backend, a);
+/// Gershgorin's bound rho of the spectral radius of D^-1 A, left on the backend: the prolongation
+/// smoother I - omega D^-1 A takes omega = factor / rho there, so no wait comes between the two.
+Array<double> gershgorin_bound(const Backend& backend, const ss::MatrixView& a) {
+  Array<double> bound(backend, 1);
+  kernels::amg::gershgorin_bound(backend, a, bound.span().data());
+  return bound;
 }
 
 }  // namespace
@@ -118,7 +120,7 @@ CsrArrays smoothed_prolongation(const CsrMatrix& A, const Array<index_t>& aggreg
                                 index_t num_aggregates, double factor) {
   const Backend& backend = A.backend();
   const ss::MatrixView a = detail::matrix_view(A);
-  const double omega = smoothing_weight(backend, a, factor);
+  const Array<double> bound = gershgorin_bound(backend, a);
   // The pattern of (I - omega D^-1 A) T is that of A T: row i holds the distinct aggregates of
   // its columns. Pattern and values come from A and the aggregates directly
   // (kernels::amg::smoothed_aggregation_*), neither T nor a product formed.
@@ -133,18 +135,18 @@ CsrArrays smoothed_prolongation(const CsrMatrix& A, const Array<index_t>& aggreg
   P.values = Array<double>(backend, static_cast<std::size_t>(nnz));
   kernels::amg::smoothed_aggregation_fill(backend, a.pattern, aggregate.span(),
                                           P.row_ptr.span().data(), P.col_idx.span().data());
-  kernels::amg::smoothed_aggregation_values(backend, a, omega, aggregate.span(), P.pattern(),
-                                            P.values.span().data());
+  kernels::amg::smoothed_aggregation_values(backend, a, factor, bound.span().data(),
+                                            aggregate.span(), P.pattern(), P.values.span().data());
   return P;
 }
 
 Array<double> smoothed_prolongation_values(const Backend& backend, const ss::MatrixView& a,
                                            const Array<index_t>& aggregate,
                                            const CsrMatrix& prolongation, double factor) {
-  const double omega = smoothing_weight(backend, a, factor);
+  const Array<double> bound = gershgorin_bound(backend, a);
   Array<double> values(backend, static_cast<std::size_t>(prolongation.nnz()));
-  kernels::amg::smoothed_aggregation_values(backend, a, omega, aggregate.span(),
-                                            detail::pattern_view(prolongation),
+  kernels::amg::smoothed_aggregation_values(backend, a, factor, bound.span().data(),
+                                            aggregate.span(), detail::pattern_view(prolongation),
                                             values.span().data());
   return values;
 }
@@ -210,12 +212,13 @@ CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level) {
 
 Array<double> galerkin_product_values(const Backend& backend, const ss::MatrixView& a,
                                       const Array<double>& prolongation_values,
-                                      AmgLevelArrays& level, CsrMatrix& coarse) {
+                                      AmgLevelArrays& level, CsrMatrix& coarse,
+                                      DeferredChecks& checks, std::size_t level_number) {
   Array<double> restriction_values(backend, static_cast<std::size_t>(level.restriction.nnz()));
   kernels::amg::restriction_values(
       backend, {detail::pattern_view(level.prolongation), prolongation_values.span().data()},
       detail::pattern_view(level.restriction), restriction_values.span().data());
-  level.restriction.update_values(restriction_values);
+  update_values_checked(level.restriction, restriction_values, checks, level_number, "restriction");
   // A P's columns and values live only here (its row pointers are kept from setup): 12 bytes
   // per entry of A P less in the hierarchy, two allocations from the pool per re-setup.
   Array<index_t> product_columns(backend, level.product_entries);
@@ -231,7 +234,7 @@ Array<double> galerkin_product_values(const Backend& backend, const ss::MatrixVi
   Array<double> coarse_values(backend, static_cast<std::size_t>(coarse.nnz()));
   ss::spgemm_numeric(backend, r, product, detail::pattern_view(coarse),
                      coarse_values.span().data());
-  coarse.update_values(coarse_values);
+  update_values_checked(coarse, coarse_values, checks, level_number + 1, "matrix");
   return coarse_values;
 }
 
@@ -245,6 +248,41 @@ index_t first_bad_diagonal(const CsrMatrix& A) {
   A.diagonal(d);
   Vector inverse(A.backend(), d.size());
   return kernels::blas::invert_diagonal(A.backend(), d.span(), inverse.span());
+}
+
+void first_bad_diagonal(const CsrMatrix& A, unsigned int* slot) {
+  Vector d(A.backend(), static_cast<std::size_t>(A.num_rows()));
+  A.diagonal(d);
+  Vector inverse(A.backend(), d.size());
+  kernels::blas::invert_diagonal(A.backend(), d.span(), inverse.span(), slot);
+}
+
+unsigned int* DeferredChecks::add(std::function<void(index_t)> fail) {
+  const std::size_t k = failures_.size();
+  if (k % kBlockSlots == 0) blocks_.emplace_back(backend_, kBlockSlots);
+  failures_.push_back(std::move(fail));
+  return blocks_.back().span().data() + k % kBlockSlots;
+}
+
+void DeferredChecks::resolve() {
+  for (std::size_t b = 0; b < blocks_.size(); ++b) {
+    const std::vector<unsigned int> slots = blocks_[b].to_host();
+    for (std::size_t s = 0; s < kBlockSlots && b * kBlockSlots + s < failures_.size(); ++s) {
+      const index_t first = kernels::blas::first_index_of(slots[s]);
+      if (first >= 0) failures_[b * kBlockSlots + s](first);
+    }
+  }
+}
+
+void update_values_checked(CsrMatrix& matrix, const Array<double>& values, DeferredChecks& checks,
+                           std::size_t level_number, const char* what) {
+  const std::string name = what;
+  matrix.update_values(values, checks.add([name, level_number](index_t entry) {
+    throw InvalidInput("AMG: entry " + std::to_string(entry + 1) + " of level " +
+                       std::to_string(level_number) + "'s " + name +
+                       " overflows float32 (largest finite float: 3.4028235e+38); use "
+                       "hierarchy_precision float64");
+  }));
 }
 
 }  // namespace kryflow::amg_setup

@@ -311,6 +311,28 @@ void CsrMatrix::update_values(const Array<double>& values) {
   }
 }
 
+void CsrMatrix::update_values(const Array<double>& values, unsigned int* first_overflow) {
+  const auto expected = static_cast<std::size_t>(nnz());
+  if (values.size() != expected) {
+    throw DimensionMismatch("CsrMatrix::update_values: expected " + std::to_string(expected) +
+                            " values, got " + std::to_string(values.size()));
+  }
+  if (!(values.backend() == backend())) {
+    throw InvalidInput(
+        "CsrMatrix::update_values with a deferred check: the values must live on "
+        "the matrix's backend");
+  }
+  if (precision_ == Precision::float32) {
+    Array<float> rounded(backend(), values.size());
+    kernels::blas::round_to_float(backend(), values.span(), rounded.span(), first_overflow);
+    values_f32_ = std::move(rounded);
+  } else {
+    kernels::blas::copy(backend(), values.span(), values_.span());
+    // Nothing can overflow: the slot gets "none" all the same (an empty rounding writes it).
+    kernels::blas::round_to_float(backend(), Span<const double>(), Span<float>(), first_overflow);
+  }
+}
+
 const Array<double>& CsrMatrix::values() const {
   if (precision_ != Precision::float64) {
     throw NotSupported(

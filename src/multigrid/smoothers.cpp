@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,21 +89,27 @@ void scaled_residual_update(const LinearOperator& A, const Vector& d, const Vect
   axpby(1.0, r, 1.0, x);
 }
 
-/// The largest eigenvalue of the tridiagonal Lanczos matrix of `steps` Jacobi-preconditioned
-/// CG steps on A x = v from x = 0, v a fixed pseudo-random vector (all frequencies) (Saad,
-/// Iterative Methods, 2nd ed., sec. 6.7.3): the Ritz value approaches lambda_max(D^-1 A) from
-/// below, much faster than power iteration; the start vector is balanced by D^{1/2}. D^-1 A must be
-/// similar to a positive definite matrix (A and D both positive or both negative definite); -1
-/// otherwise. The CG steps are those of kryflow's PCG with device-resident scalars
-/// (kernels/krylov/cg): p·Ap and r·z of every step stay where A lives and the host reads them once,
-/// after the last step, so a small level costs launches, not round trips; the iterate x is not
-/// formed. r and p are work vectors of n entries; q lives only here (the smoother keeps a vector
-/// less).
-double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagonal, int steps,
-                          Vector& r, Vector& p) {
+/// The Lanczos estimate of lambda_max(D^-1 A) in two phases. lanczos_queue runs `steps`
+/// Jacobi-preconditioned CG steps on A x = v from x = 0, v a fixed pseudo-random vector (all
+/// frequencies) (Saad, Iterative Methods, 2nd ed., sec. 6.7.3), and lanczos_estimate takes the
+/// largest eigenvalue of their tridiagonal Lanczos matrix: the Ritz value approaches
+/// lambda_max(D^-1 A) from below, much faster than power iteration; the start vector is balanced
+/// by D^{1/2}. D^-1 A must be similar to a positive definite matrix (A and D both positive or
+/// both negative definite); -1 otherwise. The CG steps are those of kryflow's PCG with
+/// device-resident scalars (kernels/krylov/cg): p·Ap and r·z of every step stay where A lives in
+/// `scalars` (lanczos_slots(steps) of them, fresh, i.e. zero) and the host reads them once, after
+/// the last step (or after the last level's setup: Smoother::begin_setup), so a small level costs
+/// launches, not round trips; the iterate x is not formed. r and p are work vectors of n
+/// entries; q lives only here (the smoother keeps a vector less).
+std::size_t lanczos_slots(int steps) {
+  return 6 + 2 * static_cast<std::size_t>(steps);
+}
+
+void lanczos_queue(const LinearOperator& A, const Vector& inverse_diagonal, int steps, Vector& r,
+                   Vector& p, DeviceScalars& scalars) {
   namespace cg = kernels::krylov::cg;
   const std::size_t n = inverse_diagonal.size();
-  if (n == 0) return 1.0;
+  if (n == 0) return;
   const Backend& backend = A.backend();
   Vector q(backend, n);
   // r0 = D^{1/2} u, u uniform in [-1, 1): the start vector of the Lanczos process on the
@@ -110,10 +118,9 @@ double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagona
   // rows with large coefficients (a jumping-coefficient problem's coarse levels).
   kernels::blas::fill_pseudo_random(backend, r.span(), 0, inverse_diagonal.span());
   // Slots: the five of cg::Scalars, r·r (not needed), then p·Ap and r·z of each step. Fresh
-  // (zero) scalars: a step after the kernels stopped leaves its p·Ap at 0, which the host loop
-  // below rejects.
+  // (zero) scalars: a step after the kernels stopped leaves its p·Ap at 0, which
+  // lanczos_estimate rejects.
   const auto m = static_cast<std::size_t>(steps);
-  DeviceScalars scalars(backend, 6 + 2 * m);
   auto at = [&](std::size_t i) { return scalars.slot(i).address; };
   const cg::Scalars s{at(0), at(1), at(2), at(3), at(4)};
   const Span<const double> dinv = inverse_diagonal.span();
@@ -124,8 +131,11 @@ double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagona
     cg::update(backend, p.span(), q.span(), dinv, dinv.first(0), Span<double>(), r.span(), s,
                DeviceSum{at(6 + j), 0}, at(6 + j), at(5), at(6 + m + j), false);
   }
-  std::vector<double> host(6 + 2 * m);
-  scalars.read(0, host);
+}
+
+/// lambda_max from the scalars lanczos_queue left (read to the host: `host`).
+double lanczos_estimate(std::span<const double> host, int steps) {
+  const auto m = static_cast<std::size_t>(steps);
   double rz = host[2];  // r0·z0
   std::vector<double> diagonal, off_diagonal;
   double alpha_previous = 0.0, beta_previous = 0.0;
@@ -145,6 +155,15 @@ double lanczos_lambda_max(const LinearOperator& A, const Vector& inverse_diagona
     beta_previous = beta;
   }
   return largest_tridiagonal_eigenvalue(diagonal, off_diagonal);
+}
+
+/// The InvalidInput of checked_inverse for row `bad` (0-based) of A's diagonal.
+[[noreturn]] void throw_bad_diagonal(const LinearOperator& A, index_t bad, const std::string& who) {
+  Vector d(A.backend(), static_cast<std::size_t>(A.num_rows()));
+  A.diagonal(d);
+  const double value = d.to_host()[static_cast<std::size_t>(bad)];
+  throw InvalidInput(who + ": the diagonal entry of row " + std::to_string(bad + 1) + " is " +
+                     (value == 0.0 ? std::string("zero or missing") : std::to_string(value)));
 }
 
 }  // namespace
@@ -196,19 +215,53 @@ ChebyshevSmoother::ChebyshevSmoother(Parameters parameters) : parameters_(parame
 }
 
 void ChebyshevSmoother::setup(const LinearOperator& A) {
-  inverse_diagonal_ = inverse_diagonal_of(A, "Chebyshev smoother");
-  const std::size_t n = inverse_diagonal_.size();
+  begin_setup(A);
+  finish_setup();
+}
+
+void ChebyshevSmoother::begin_setup(const LinearOperator& A) {
+  const char* who = "Chebyshev smoother";
+  require_square(A, who);
+  A_ = nullptr;  // smooth() refuses until finish_setup
+  const auto n = static_cast<std::size_t>(A.num_rows());
+  Vector d(A.backend(), n);
+  A.diagonal(d);
+  inverse_diagonal_ = Vector(A.backend(), n);
+  // The Lanczos scalars and, in the last slot, the first bad diagonal index (its first 4 bytes).
+  const std::size_t slots = lanczos_slots(parameters_.eigen_iterations);
+  pending_ = DeviceScalars(A.backend(), slots + 1);
+  kernels::blas::invert_diagonal(A.backend(), d.span(), inverse_diagonal_.span(),
+                                 reinterpret_cast<unsigned int*>(pending_.slot(slots).address));
   w_ = Vector(A.backend(), n);
   d_ = Vector(A.backend(), n);
-  A_ = &A;
+  lanczos_queue(A, inverse_diagonal_, parameters_.eigen_iterations, w_, d_, pending_);
+  pending_A_ = &A;
+}
+
+void ChebyshevSmoother::finish_setup() {
+  if (pending_A_ == nullptr) {
+    if (A_ != nullptr) return;  // finished already
+    throw InvalidInput("Chebyshev smoother: finish_setup before begin_setup");
+  }
+  const LinearOperator& A = *pending_A_;
+  pending_A_ = nullptr;
+  std::vector<double> host(pending_.size());
+  pending_.read(0, host);
+  pending_ = DeviceScalars();
+  unsigned int first_bad = 0;
+  std::memcpy(&first_bad, &host.back(), sizeof first_bad);
+  if (kernels::blas::first_index_of(first_bad) >= 0) {
+    throw_bad_diagonal(A, kernels::blas::first_index_of(first_bad), "Chebyshev smoother");
+  }
   const double lambda =
-      lanczos_lambda_max(A, inverse_diagonal_, parameters_.eigen_iterations, w_, d_);
+      inverse_diagonal_.size() == 0 ? 1.0 : lanczos_estimate(host, parameters_.eigen_iterations);
   if (!(lambda > 0.0) || !std::isfinite(lambda)) {
     throw InvalidInput("Chebyshev smoother: the estimate of lambda_max(D^-1 A) is " +
                        std::to_string(lambda) +
                        ": A must be positive (or negative) definite with a diagonal of its sign");
   }
   lambda_max_ = lambda;
+  A_ = &A;
 }
 
 void ChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const {

@@ -698,8 +698,13 @@ TEST(AmgKernels, ProlongationSmoothingMatchesReferenceAndTheDefinitions) {
     for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) sum += std::abs(a.values[k]);
     bound = std::max(bound, sum / std::abs(a.at(i, i)));
   }
-  const double rho = ka::gershgorin_bound(backend, A.matrix());
-  EXPECT_EQ(rho, ka::gershgorin_bound(Backend::reference(), Aref.matrix()));
+  // The bound stays where A lives (no wait); smoothed_aggregation_values reads it there.
+  Array<double> bound_on_backend(backend, 1);
+  Array<double> bound_ref(Backend::reference(), 1);
+  ka::gershgorin_bound(backend, A.matrix(), bound_on_backend.span().data());
+  ka::gershgorin_bound(Backend::reference(), Aref.matrix(), bound_ref.span().data());
+  const double rho = bound_on_backend.to_host()[0];
+  EXPECT_EQ(rho, bound_ref.to_host()[0]);
   EXPECT_NEAR(rho, bound, 1e-14 * bound);
   EXPECT_GT(rho, 1.0);
 
@@ -744,7 +749,9 @@ TEST(AmgKernels, ProlongationSmoothingMatchesReferenceAndTheDefinitions) {
                                   row_ptr_on_backend.span().data(), filled.span().data());
     EXPECT_EQ(filled.to_host(), p.col_idx);
   }
-  const double omega = 0.7;
+  // omega = factor / rho, divided where the kernel runs: the host's bits (correctly rounded).
+  const double factor = 4.0 / 3.0;
+  const double omega = factor / rho;
   const auto p_row_ptr = Array<index_t>::from_host(backend, p.row_ptr);
   const auto p_col_idx = Array<index_t>::from_host(backend, p.col_idx);
   const auto p_row_ptr_ref = Array<index_t>::from_host(Backend::reference(), p.row_ptr);
@@ -754,10 +761,11 @@ TEST(AmgKernels, ProlongationSmoothingMatchesReferenceAndTheDefinitions) {
                                     p_col_idx_ref.span().data()};
   const auto aggregates_ref = Array<index_t>::from_host(Backend::reference(), aggregates);
   Array<double> values(backend, p.col_idx.size()), expected(Backend::reference(), p.col_idx.size());
-  ka::smoothed_aggregation_values(backend, A.matrix(), omega, on_backend.span(), pattern,
-                                  values.span().data());
-  ka::smoothed_aggregation_values(Backend::reference(), Aref.matrix(), omega, aggregates_ref.span(),
-                                  pattern_ref, expected.span().data());
+  ka::smoothed_aggregation_values(backend, A.matrix(), factor, bound_on_backend.span().data(),
+                                  on_backend.span(), pattern, values.span().data());
+  ka::smoothed_aggregation_values(Backend::reference(), Aref.matrix(), factor,
+                                  bound_ref.span().data(), aggregates_ref.span(), pattern_ref,
+                                  expected.span().data());
   const std::vector<double> v = values.to_host();
   EXPECT_EQ(v, expected.to_host());
   for (index_t i = 0; i < a.rows; ++i) {

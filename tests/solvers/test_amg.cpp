@@ -994,6 +994,55 @@ TEST(Robustness, ZeroDiagonalAndZeroRowAreClearErrors) {
   }
 }
 
+TEST(Robustness, ReSetupReadsItsChecksAtTheEndAndReportsTheFirstFailure) {
+  // Value-only re-setup leaves its checks on the device and reads them once all levels are
+  // queued: a zero diagonal entry still names its row and level 0, values that overflow the
+  // float32 hierarchy name the level and the matrix, and the preconditioner is left empty and
+  // can be set up again.
+  const Backend backend = test::backend_under_test();
+  const CooMatrix good = poisson3d(14);
+  CooMatrix zero_diagonal = good, huge = good;
+  for (std::size_t k = 0; k < good.num_entries(); ++k) {
+    if (good.row_idx[k] == 77 && good.col_idx[k] == 77) zero_diagonal.values[k] = 0.0;
+    huge.values[k] *= 1e300;  // A_1 = R A P ~ 1e300: beyond float32, P and R unchanged
+  }
+  const CsrMatrix A = CsrMatrix::from_coo(backend, good);
+  for (const auto coarsening :
+       {AmgPreconditioner::Coarsening::pmis, AmgPreconditioner::Coarsening::aggregation}) {
+    Parameters parameters;
+    parameters.coarsening = coarsening;
+    if (coarsening == AmgPreconditioner::Coarsening::aggregation) {
+      parameters.interpolation = AmgPreconditioner::Interpolation::smoothed;
+    }
+    parameters.smoother = AmgPreconditioner::SmootherKind::chebyshev;
+    parameters.hierarchy_precision = Precision::float32;
+    parameters.coarse_size = 50;
+    AmgPreconditioner M(parameters);
+    M.setup(A);
+    ASSERT_GE(M.num_levels(), 2u);
+    const std::vector<std::pair<const CooMatrix*, std::vector<std::string>>> cases = {
+        {&zero_diagonal, {"row 78", "level 0"}}, {&huge, {"overflows float32", "level 1"}}};
+    for (const auto& [coo, words] : cases) {
+      const CsrMatrix B = CsrMatrix::from_coo(backend, *coo);
+      try {
+        M.update_values(B);
+        ADD_FAILURE() << "update_values accepted " << words[0];
+      } catch (const InvalidInput& e) {
+        for (const std::string& word : words) {
+          EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
+        }
+      }
+      EXPECT_EQ(M.num_levels(), 0u);
+      M.setup(A);
+    }
+    M.update_values(A);  // and the good values still update
+    Vector z(backend, static_cast<std::size_t>(A.num_rows()));
+    const Vector r = Vector::constant(backend, z.size(), 1.0);
+    M.apply(r, z);
+    for (const double v : z.to_host()) ASSERT_TRUE(std::isfinite(v));
+  }
+}
+
 TEST(Robustness, IndefiniteMatrixEndsWithAStatusOrAnErrorNeverAHang) {
   // 2D Poisson minus 2 I: eigenvalues in (-2, 6), diagonal 2.
   const CooMatrix coo = scaled(poisson2d(30), 1.0, -2.0);

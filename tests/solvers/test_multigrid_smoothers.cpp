@@ -141,6 +141,42 @@ TEST(Smoothers, ChebyshevAcceptsANegativeDefiniteMatrixAndRejectsAnIndefiniteOne
   EXPECT_THROW(indefinite_smoother.setup(indefinite), InvalidInput);
 }
 
+TEST(Smoothers, ChebyshevSetupInTwoPhasesGivesTheEstimateOfSetupAndReportsErrorsAtTheEnd) {
+  // begin_setup queues the diagonal check and the Lanczos steps; finish_setup reads them. The
+  // estimate is setup's, bit for bit; smooth() between the phases is refused; a zero diagonal
+  // entry is reported by finish_setup with its 1-based row.
+  const Backend backend = test::backend_under_test();
+  CooMatrix coo = poisson2d(9);
+  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+  ChebyshevSmoother one_phase, two_phases;
+  one_phase.setup(A);
+  two_phases.begin_setup(A);
+  const auto n = static_cast<std::size_t>(A.num_rows());
+  const Vector b = Vector::constant(backend, n, 1.0);
+  Vector x(backend, n);
+  EXPECT_THROW(two_phases.smooth(b, x, true), InvalidInput);
+  two_phases.finish_setup();
+  EXPECT_EQ(two_phases.lambda_max(), one_phase.lambda_max());
+  EXPECT_NO_THROW(two_phases.smooth(b, x, true));
+  EXPECT_NO_THROW(two_phases.finish_setup());  // finished already: nothing to do
+
+  for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+    if (coo.row_idx[k] == 30 && coo.col_idx[k] == 30) coo.values[k] = 0.0;
+  }
+  const CsrMatrix zero_diagonal = CsrMatrix::from_coo(backend, coo);
+  ChebyshevSmoother rejected;
+  EXPECT_NO_THROW(rejected.begin_setup(zero_diagonal));
+  try {
+    rejected.finish_setup();
+    ADD_FAILURE() << "finish_setup accepted a zero diagonal entry";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("row 31"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(rejected.smooth(b, x, true), InvalidInput);
+  ChebyshevSmoother never_begun;
+  EXPECT_THROW(never_begun.finish_setup(), InvalidInput);
+}
+
 /// ||x - x*||_A after `smooths` smooths of A x = A x* from x = 0 (the first with x_is_zero),
 /// relative to ||x*||_A; x* random (all frequencies).
 double relative_error_after(const CsrMatrix& A, const Smoother& smoother, int smooths,

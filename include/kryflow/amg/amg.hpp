@@ -223,7 +223,8 @@ class AmgPreconditioner final : public Multigrid {
 
   /// Internal: the arrays of the hierarchy (src/amg/amg_hierarchy.hpp).
   struct Hierarchy;
-  /// Internal: the phases of a setup or re-setup timed on the backend's queue (src/amg/amg.cpp).
+  /// Internal: the phases of a setup or re-setup timed on the backend's queue, and the checks
+  /// it reads at its end (src/amg/amg.cpp).
   struct PhaseLog;
 
  private:

@@ -91,6 +91,14 @@ class CsrMatrix : public LinearOperator {
   /// Throws DimensionMismatch for another length; InvalidInput, changing nothing, when a
   /// float32 matrix would overflow (see with_precision).
   void update_values(const Array<double>& values);
+  /// update_values with the float32 overflow check left on the backend: the first overflowing
+  /// entry (0-based) goes to *first_overflow, an address on the matrix's backend (0xffffffff:
+  /// none; written for either precision), and nothing waits, so that a setup that updates many
+  /// matrices reads all their checks at once. `values` must live on the matrix's backend. On
+  /// overflow the matrix keeps the rounded values (infinities where it overflowed): the caller
+  /// reads the slot and discards the matrix. Throws DimensionMismatch for another length,
+  /// InvalidInput for values on another backend.
+  void update_values(const Array<double>& values, unsigned int* first_overflow);
 
   index_t num_rows() const override { return num_rows_; }
   index_t num_cols() const override { return num_cols_; }

@@ -18,6 +18,15 @@ class Smoother {
   /// DimensionMismatch when A is not square, InvalidInput when A lacks what the method needs
   /// (a nonzero diagonal), NotSupported when A's type or backend cannot run it.
   virtual void setup(const LinearOperator& A) = 0;
+  /// setup in two phases, for a caller that sets up many smoothers (a multigrid hierarchy):
+  /// begin_setup(A) queues the work on A's backend and may leave the results the host needs
+  /// (the diagonal check, an eigenvalue estimate) on the device; finish_setup() reads them and
+  /// throws what setup would have thrown. Called for every level in turn, the device works
+  /// through all levels' setups with one wait for the host instead of one or two per level
+  /// (the split-phase pattern of kryflow's reductions). smooth() between the two throws
+  /// InvalidInput. Default: begin_setup = setup, finish_setup does nothing.
+  virtual void begin_setup(const LinearOperator& A) { setup(A); }
+  virtual void finish_setup() {}
   /// Refreshes S after A's values (not its pattern) changed. Default: setup(A).
   virtual void update_values(const LinearOperator& A) { setup(A); }
   /// Improves x for A x = b by one application of the method (its sweeps). b and x have n

@@ -2,6 +2,7 @@
 // (l1) Gauss-Seidel.
 #pragma once
 
+#include "kryflow/linalg/scalars.hpp"
 #include "kryflow/multigrid/smoother.hpp"
 
 namespace kryflow {
@@ -77,6 +78,10 @@ class ChebyshevSmoother final : public Smoother {
   /// As JacobiSmoother::setup, plus InvalidInput when the estimate of lambda_max is not
   /// positive and finite (A indefinite, or A and D of different signs).
   void setup(const LinearOperator& A) override;
+  /// setup in two phases (Smoother::begin_setup): the diagonal check and the Lanczos scalars
+  /// are read by finish_setup, which throws setup's errors.
+  void begin_setup(const LinearOperator& A) override;
+  void finish_setup() override;
   void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
   std::string name() const override { return "chebyshev"; }
   bool supports_recording() const override { return A_ != nullptr && A_->supports_recording(); }
@@ -89,6 +94,8 @@ class ChebyshevSmoother final : public Smoother {
   double lambda_max_ = 0.0;
   Vector inverse_diagonal_;
   mutable Vector w_, d_;  // the second iterate (the Lanczos estimate's residual at setup)
+  const LinearOperator* pending_A_ = nullptr;  // between begin_setup and finish_setup
+  DeviceScalars pending_;                      // the Lanczos scalars and the diagonal check
 };
 
 /// Sequential Gauss-Seidel, the Parallel Toolbox's forward/backward smoother: each sweep updates
