@@ -311,6 +311,14 @@ void CsrMatrix::update_values(const Array<double>& values) {
   }
 }
 
+HostCsrMatrix CsrMatrix::to_host_csr() const {
+  if (num_rows_ != num_cols_) {
+    throw DimensionMismatch("CsrMatrix::to_host_csr: the matrix is " + std::to_string(num_rows_) +
+                            " x " + std::to_string(num_cols_) + ", not square");
+  }
+  return {num_rows_, row_ptr_.to_host(), col_idx_.to_host(), values_to_host()};
+}
+
 void CsrMatrix::update_values(const Array<double>& values, unsigned int* first_overflow) {
   const auto expected = static_cast<std::size_t>(nnz());
   if (values.size() != expected) {

@@ -247,11 +247,23 @@ std::string first_asymmetry(index_t n, const HostCsr& a, const HostCsr& at) {
   return {};
 }
 
+/// Steps of the biconjugation between two looks at the stop token.
+constexpr index_t kStopPollRows = 1024;
+
+/// AINV's host factorization: the factors laid out as J L and U J, ready to upload.
+struct AinvFactorization final : HostFactorization {
+  AinvFactors factors;
+  index_t n = 0;
+  std::int64_t a_entries = 0;
+  std::vector<index_t> lower_ptr, lower_col, upper_ptr, upper_col;
+  std::vector<double> lower_values, upper_values;
+};
+
 }  // namespace
 
 AinvFactors ainv_factor(index_t n, const std::vector<index_t>& row_ptr,
                         const std::vector<index_t>& col_idx, const std::vector<double>& values,
-                        const AinvParameters& parameters) {
+                        const AinvParameters& parameters, std::stop_token stop) {
   validate(parameters);
   AinvFactors f;
   f.n = n;
@@ -309,6 +321,7 @@ AinvFactors ainv_factor(index_t n, const std::vector<index_t>& row_ptr,
   if (symmetric) {
     // SAINV: u = A z_i, d_i = z_i^T u, z_j -= (z_j^T u / d_i) z_i for j > i.
     for (index_t i = 0; i < n; ++i) {
+      if (i % kStopPollRows == 0 && stop.stop_requested()) return AinvFactors{};
       work.product(at, z.columns[i], i);  // A z_i (rows of A^T are the columns of A)
       const double pivot =
           checked_pivot(work.dot(z.columns[i]), diagonal[i] > 0 ? 1.0 : -1.0, true, i, f.shifted);
@@ -322,6 +335,7 @@ AinvFactors ainv_factor(index_t n, const std::vector<index_t>& row_ptr,
     Factor w(n);
     Workspace work_t(n);
     for (index_t i = 0; i < n; ++i) {
+      if (i % kStopPollRows == 0 && stop.stop_requested()) return AinvFactors{};
       work.product(at, z.columns[i], i);
       work_t.product(a, w.columns[i], i);  // A^T w_i: column k of A^T is row k of A
       const double pivot =
@@ -351,10 +365,22 @@ void AinvPreconditioner::setup(const LinearOperator& A) {
   }
   const auto* csr = dynamic_cast<const CsrMatrix*>(&A);
   if (csr == nullptr) throw NotSupported("ainv needs the matrix entries: pass a CsrMatrix");
-  const index_t n = A.num_rows();
+  install(factor_on_host(csr->to_host_csr(), {}), A.backend());
+}
+
+std::unique_ptr<HostFactorization> AinvPreconditioner::factor_on_host(const HostCsrMatrix& A,
+                                                                      std::stop_token stop) const {
   const auto start = std::chrono::steady_clock::now();
-  AinvFactors f = ainv_factor(n, csr->row_ptr().to_host(), csr->col_idx().to_host(),
-                              csr->values_to_host(), parameters_.ainv);
+  const index_t n = A.n;
+  if (A.row_ptr.size() != static_cast<std::size_t>(n) + 1 || A.col_idx.size() != A.values.size()) {
+    throw InvalidInput("ainv: the host matrix's arrays do not match its size");
+  }
+  auto result = std::make_unique<AinvFactorization>();
+  result->factors = ainv_factor(n, A.row_ptr, A.col_idx, A.values, parameters_.ainv, stop);
+  if (stop.stop_requested()) return nullptr;
+  const AinvFactors& f = result->factors;
+  result->n = n;
+  result->a_entries = static_cast<std::int64_t>(A.values.size());
   // L (rows j: column j of W, or of Z when symmetric, times 1/d_j or |d_j|^-1/2, times S by
   // column) stored with its rows reversed (J L); U (rows k: row k of Z times S_k, times 1 or
   // |d_j|^-1/2 by column) stored with its columns reversed (U J).
@@ -371,8 +397,10 @@ void AinvPreconditioner::setup(const LinearOperator& A) {
     row_factor[j] = f.symmetric ? 1.0 / std::sqrt(std::abs(d)) : 1.0 / d;
     column_factor[j] = f.symmetric ? row_factor[j] : 1.0;
   }
-  std::vector<index_t> lower_ptr(1, 0), lower_col;
-  std::vector<double> lower_values;
+  std::vector<index_t>& lower_ptr = result->lower_ptr;
+  std::vector<index_t>& lower_col = result->lower_col;
+  std::vector<double>& lower_values = result->lower_values;
+  lower_ptr.assign(1, 0);
   lower_col.reserve(l_row.size());
   lower_values.reserve(l_row.size());
   for (index_t s = 0; s < n; ++s) {
@@ -386,11 +414,14 @@ void AinvPreconditioner::setup(const LinearOperator& A) {
   }
   // U J by rows: row k of Z holds z_kj for the columns j >= k; stored column n - 1 - j, so a
   // row's columns increase as j decreases.
-  std::vector<index_t> upper_ptr(static_cast<std::size_t>(n) + 1, 0);
+  std::vector<index_t>& upper_ptr = result->upper_ptr;
+  upper_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
   for (index_t r : f.z_row) ++upper_ptr[r + 1];
   for (index_t k = 0; k < n; ++k) upper_ptr[k + 1] += upper_ptr[k];
-  std::vector<index_t> upper_col(f.z_row.size());
-  std::vector<double> upper_values(f.z_row.size());
+  std::vector<index_t>& upper_col = result->upper_col;
+  std::vector<double>& upper_values = result->upper_values;
+  upper_col.resize(f.z_row.size());
+  upper_values.resize(f.z_row.size());
   std::vector<index_t> next(upper_ptr.begin(), upper_ptr.end() - 1);
   for (index_t j = n - 1; j >= 0; --j) {  // decreasing j: increasing stored columns
     for (index_t k = f.z_ptr[j]; k < f.z_ptr[j + 1]; ++k) {
@@ -400,15 +431,27 @@ void AinvPreconditioner::setup(const LinearOperator& A) {
       upper_values[slot] = (f.scale[r] * f.z_values[k]) * column_factor[j];
     }
   }
-  factor_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const Backend& backend = A.backend();
-  lower_ = CsrMatrix::from_host(backend, n, n, std::move(lower_ptr), std::move(lower_col),
-                                std::move(lower_values), parameters_.factor_precision);
-  upper_ = CsrMatrix::from_host(backend, n, n, std::move(upper_ptr), std::move(upper_col),
-                                std::move(upper_values), parameters_.factor_precision);
+  result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+void AinvPreconditioner::install(std::unique_ptr<HostFactorization> factorization,
+                                 const Backend& backend) {
+  auto* f = dynamic_cast<AinvFactorization*>(factorization.get());
+  if (f == nullptr) {
+    throw InvalidInput(
+        "AinvPreconditioner::install: not an AINV factorization (null, or made by "
+        "another preconditioner)");
+  }
+  const index_t n = f->n;
+  lower_ = CsrMatrix::from_host(backend, n, n, std::move(f->lower_ptr), std::move(f->lower_col),
+                                std::move(f->lower_values), parameters_.factor_precision);
+  upper_ = CsrMatrix::from_host(backend, n, n, std::move(f->upper_ptr), std::move(f->upper_col),
+                                std::move(f->upper_values), parameters_.factor_precision);
   work_ = Vector(backend, static_cast<std::size_t>(n));
-  factors_ = std::move(f);
-  a_entries_ = csr->nnz();
+  factors_ = std::move(f->factors);
+  factor_seconds_ = f->seconds;
+  a_entries_ = f->a_entries;
   n_ = n;
   backend_ = backend;
 }

@@ -1,7 +1,18 @@
 // The identity preconditioner.
 #include "kryflow/preconditioners/preconditioner.hpp"
 
+#include "kryflow/core/error.hpp"
+
 namespace kryflow {
+
+std::unique_ptr<HostFactorization> Preconditioner::factor_on_host(const HostCsrMatrix&,
+                                                                  std::stop_token) const {
+  throw NotSupported("preconditioner " + name() + " has no host factorization");
+}
+
+void Preconditioner::install(std::unique_ptr<HostFactorization>, const Backend&) {
+  throw NotSupported("preconditioner " + name() + " has no host factorization");
+}
 
 void IdentityPreconditioner::setup(const LinearOperator& A) {
   n_ = A.num_rows();

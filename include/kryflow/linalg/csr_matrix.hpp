@@ -6,6 +6,7 @@
 
 #include "kryflow/core/precision.hpp"
 #include "kryflow/linalg/coo_matrix.hpp"
+#include "kryflow/linalg/host_csr.hpp"
 #include "kryflow/linalg/linear_operator.hpp"
 
 namespace kryflow {
@@ -174,6 +175,9 @@ class CsrMatrix : public LinearOperator {
   const Array<float>& values_float32() const;
   /// The values as doubles on the host, in stored order, for either precision (exact).
   std::vector<double> values_to_host() const;
+  /// The square matrix's entries on the host (HostCsrMatrix; values widened to double). Throws
+  /// DimensionMismatch when the matrix is not square.
+  HostCsrMatrix to_host_csr() const;
   const RowLengthStats& row_length_stats() const noexcept { return stats_; }
   /// Most stored entries of a row block of the cpu and cuda kernels (kernels/spmv/spmv.hpp):
   /// by default kernels::spmv::default_tile of the mean row length.

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -69,10 +70,11 @@ struct AinvFactors {
 ///
 /// Throws InvalidInput naming the 1-based row of a zero, missing or non-finite diagonal entry
 /// or of a non-finite value, and (symmetry `symmetric`) the first entry whose transpose
-/// differs; ConfigError for tau < 0 or p < -1.
+/// differs; ConfigError for tau < 0 or p < -1. When `stop` is requested the factorization
+/// ends early and returns factors with n = 0 (the caller discards them).
 AinvFactors ainv_factor(index_t n, const std::vector<index_t>& row_ptr,
                         const std::vector<index_t>& col_idx, const std::vector<double>& values,
-                        const AinvParameters& parameters);
+                        const AinvParameters& parameters, std::stop_token stop = {});
 
 /// z = M r with M = S Z D^-1 W^T S ~ A^-1 (ainv_factor), applied as two sparse products on A's
 /// backend, no triangular solve (OpenFOAM's GPU AINV, seed 004 of the kryflow sources): the
@@ -101,7 +103,14 @@ class AinvPreconditioner final : public Preconditioner {
   explicit AinvPreconditioner(Parameters parameters);
   ~AinvPreconditioner() override;
 
+  /// install(factor_on_host(A's entries), A's backend).
   void setup(const LinearOperator& A) override;
+  /// The factorization and the layout of J L and U J, on the host (thread-safe).
+  bool has_host_factorization() const override { return true; }
+  std::unique_ptr<HostFactorization> factor_on_host(const HostCsrMatrix& A,
+                                                    std::stop_token stop) const override;
+  /// Uploads the factors (in factor_precision) to `backend`.
+  void install(std::unique_ptr<HostFactorization> factorization, const Backend& backend) override;
   std::string name() const override { return "ainv"; }
   index_t num_rows() const override { return n_; }
   index_t num_cols() const override { return n_; }

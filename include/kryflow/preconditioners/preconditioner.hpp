@@ -2,11 +2,23 @@
 #pragma once
 
 #include <memory>
+#include <stop_token>
 #include <string>
 
+#include "kryflow/linalg/host_csr.hpp"
 #include "kryflow/linalg/linear_operator.hpp"
 
 namespace kryflow {
+
+/// The host part of a preconditioner's setup, computed from A's entries alone and installed
+/// later (Preconditioner::factor_on_host, install). Opaque outside the preconditioner that made
+/// it.
+class HostFactorization {
+ public:
+  virtual ~HostFactorization() = default;
+  /// Seconds the host computation took.
+  double seconds = 0.0;
+};
 
 /// A preconditioner M^-1: `apply(r, z)` computes z = M^-1 r. `setup(A)` must precede the first
 /// apply; `update_values(A)` redoes the numerical part when only A's values changed.
@@ -24,6 +36,21 @@ class Preconditioner : public LinearOperator {
   /// What setup built, as text for reports (multigrid: levels, complexities, setup phases);
   /// empty for preconditioners with nothing to tell. `kryflow solve` prints it.
   virtual std::string summary() const { return {}; }
+
+  /// True when setup(A) is install(factor_on_host(A's entries), A's backend): the host part can
+  /// then run on another thread while this preconditioner keeps being applied (the
+  /// asynchronous rebuild of SequenceSolver; OpenFOAM's GPU AINV, seed 004). Default false.
+  virtual bool has_host_factorization() const { return false; }
+  /// The host part of setup from A's entries. Const and thread-safe: it reads only its
+  /// arguments and the parameters, so it may run on any thread while this object is applied
+  /// on another. Returns null when `stop` is requested before it ends. Throws setup's errors;
+  /// NotSupported unless has_host_factorization().
+  virtual std::unique_ptr<HostFactorization> factor_on_host(const HostCsrMatrix& A,
+                                                            std::stop_token stop) const;
+  /// Replaces M by the preconditioner of `factorization` (factor_on_host of a preconditioner of
+  /// the same type and parameters) on `backend`, as setup would. Throws InvalidInput for a null
+  /// factorization or one of another kind; NotSupported unless has_host_factorization().
+  virtual void install(std::unique_ptr<HostFactorization> factorization, const Backend& backend);
 };
 
 /// M = I: z = r. Used instead of a null preconditioner.
