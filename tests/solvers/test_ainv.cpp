@@ -197,7 +197,7 @@ SolveReport solve_with(const std::string& preset, const CooMatrix& coo, std::vec
   config["solver"]["max_iterations"] = 5000;
   config::SolverSetup setup = config::build_solver(config);
   setup.preconditioner->setup(A);
-  Vector xv(backend, b.size());
+  Vector xv = Vector::constant(backend, b.size(), 0.0);  // x0 = 0
   const SolveReport report =
       setup.solver->solve(A, *setup.preconditioner, Vector::from_host(backend, b), xv);
   x = xv.to_host();
