@@ -49,6 +49,18 @@ CooMatrix poisson3d27(index_t n);
 CooMatrix kronecker_block(const CooMatrix& scalar_pattern, int block_size, std::uint64_t seed,
                           bool symmetric = true);
 
+/// One system of a sequence whose values drift while the pattern stays: the 7-point finite-volume
+/// discretization (harmonic-mean face coefficients) of -div(k grad u) = f on the n^3 interior
+/// points of the unit cube, homogeneous Dirichlet boundaries eliminated, scaled by h^2 (so the
+/// entries are O(k)), at time step `step` >= 0. The coefficient is a high-contrast inclusion that
+/// moves: k(x, t) = 10^(c g(x, t)), g = exp(-|x - x_c(t)|^2 / (2 r^2)) with the center x_c(t) =
+/// (0.3 + 0.4 (t mod 1), 0.5, 0.5) moving `speed` per step (t = speed * step), radius r = 0.15
+/// and contrast 10^c (`log10_contrast` c >= 0). Row i of the pattern is that of poisson3d(n);
+/// SPD for every step. `b` (when non-null) receives n^3 entries of the right-hand side f h^2
+/// with f = 1 + 0.5 sin(2 pi (x + t)). Throws InvalidInput as poisson3d, or for step < 0, c < 0.
+CooMatrix drifting_diffusion(index_t n, int step, double speed = 0.02, double log10_contrast = 3.0,
+                             std::vector<double>* b = nullptr);
+
 /// The fixed-seed random solution x* of kryflow solve's default right-hand side b = A x*:
 /// x*_i uniform in [-1, 1) from a splitmix64 hash of i (seed 0x5eed; Steele, Lea, Flood,
 /// OOPSLA 2014), the same on every platform, so every frequency is present (unlike x* = 1,
