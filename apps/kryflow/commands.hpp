@@ -27,6 +27,11 @@ struct SolveOptions {
   /// --copy-bytes: each of the two buffers of the copy-bandwidth measurement; 0 skips it;
   /// unset: 256 MiB on cuda (well above an H100's 50 MB L2), 64 MiB on the host backends.
   std::optional<long long> copy_bytes;
+  /// --sequence DIR: solve the systems A_*.mtx (with b_*.mtx) of DIR in name order, one
+  /// pattern, the previous solution as the initial guess (run_solve_sequence).
+  std::string sequence;
+  std::string reuse = "never";  ///< --reuse: ReusePolicy::parse's text
+  bool asynchronous = false;    ///< --async: rebuild on a host thread
 };
 
 /// `kryflow sem`: the spectral-element Poisson solve; see main.cpp for the option help texts.
@@ -52,9 +57,12 @@ struct SemOptions {
 
 /// `kryflow gen`.
 struct GenOptions {
-  std::string problem;  ///< poisson2d, poisson3d or poisson3d27
+  std::string problem;  ///< poisson2d, poisson3d, poisson3d27 or sequence
   int n = 0;
-  std::string output;
+  std::string output;     ///< a file; for sequence a directory
+  int steps = 10;         ///< sequence: systems
+  double speed = 0.02;    ///< sequence: the inclusion's motion per step
+  double contrast = 3.0;  ///< sequence: log10 of the coefficient contrast
 };
 
 /// `kryflow info`.
@@ -79,6 +87,7 @@ struct BenchOptions {
 /// Each runner returns the process exit status (0 success; solve, sem: 2 when not converged) and
 /// throws kryflow::Error or std::exception on errors (main prints them and exits with 1).
 int run_solve(const SolveOptions& options);
+int run_solve_sequence(const SolveOptions& options);
 int run_sem(const SemOptions& options);
 int run_gen(const GenOptions& options);
 int run_info(const InfoOptions& options);

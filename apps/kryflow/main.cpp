@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "kryflow/config/registry.hpp"
 #include "kryflow/core/error.hpp"
+#include "kryflow/solvers/sequence.hpp"
 
 namespace {
 
@@ -99,6 +100,29 @@ int main(int argc, char** argv) {
       "bytes of each of the two buffers of the copy-bandwidth measurement the SpMV "
       "bandwidth is compared with (default 256 MiB on cuda, 64 MiB on cpu; raise it above a "
       "large CPU cache; 0 skips it)");
+  solve_command->add_option(
+      "--sequence", solve.sequence,
+      "solve the systems A_*.mtx of this directory in name order (one pattern, changing values; "
+      "b_*.mtx of the same suffix, else b = 1), each from the previous solution, and report "
+      "per system iterations, solve time and what the preconditioner did (kryflow gen sequence "
+      "writes such a directory)");
+  solve_command
+      ->add_option("--reuse", solve.reuse,
+                   "with --sequence: when to rebuild the preconditioner: never (default), "
+                   "always, every:K, growth:G (the iterations grew by the factor G) or "
+                   "every:K,growth:G")
+      ->check([](const std::string& text) {
+        try {
+          kryflow::ReusePolicy::parse(text);
+          return std::string();
+        } catch (const kryflow::Error& e) {
+          return std::string(e.what());
+        }
+      });
+  solve_command->add_flag("--async", solve.asynchronous,
+                          "with --sequence: rebuild a host-built preconditioner (AINV) on a host "
+                          "thread while the GPU solves, swapped in between solves (default: "
+                          "synchronous rebuilds, reproducible bit for bit)");
 
   SemOptions sem;
   CLI::App* sem_command = app.add_subcommand(
@@ -159,15 +183,32 @@ int main(int argc, char** argv) {
       "bandwidth is compared with (default 256 MiB on cuda, 64 MiB on cpu; 0 skips it)");
 
   GenOptions gen;
-  CLI::App* gen_command =
-      app.add_subcommand("gen", "Write a finite-difference Poisson matrix (Matrix Market).");
-  gen_command->add_option("problem", gen.problem, "poisson2d, poisson3d or poisson3d27")
+  CLI::App* gen_command = app.add_subcommand(
+      "gen",
+      "Write a finite-difference Poisson matrix, or a sequence of diffusion systems whose "
+      "coefficient drifts (Matrix Market).");
+  gen_command
+      ->add_option("problem", gen.problem,
+                   "poisson2d, poisson3d, poisson3d27, or sequence (A_0000.mtx, b_0000.mtx, ... "
+                   "in the directory -o: a moving high-contrast inclusion, one pattern)")
       ->required()
-      ->check(CLI::IsMember({"poisson2d", "poisson3d", "poisson3d27"}));
+      ->check(CLI::IsMember({"poisson2d", "poisson3d", "poisson3d27", "sequence"}));
   gen_command->add_option("--n", gen.n, "grid points per direction")
       ->required()
       ->check(CLI::PositiveNumber);
-  gen_command->add_option("-o,--output", gen.output, "output file (.mtx or .mtx.gz)")->required();
+  gen_command
+      ->add_option("-o,--output", gen.output,
+                   "output file (.mtx or .mtx.gz); for sequence a directory (created)")
+      ->required();
+  gen_command->add_option("--steps", gen.steps, "sequence: number of systems (default 10)")
+      ->check(CLI::PositiveNumber);
+  gen_command->add_option("--speed", gen.speed,
+                          "sequence: the inclusion's motion per step, in domain lengths "
+                          "(default 0.02)");
+  gen_command
+      ->add_option("--contrast", gen.contrast,
+                   "sequence: log10 of the coefficient contrast (default 3: 1 to 1000)")
+      ->check(CLI::NonNegativeNumber);
 
   InfoOptions info;
   CLI::App* info_command = app.add_subcommand(
@@ -228,7 +269,9 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (solve_command->parsed()) return run_solve(solve);
+    if (solve_command->parsed()) {
+      return solve.sequence.empty() ? run_solve(solve) : run_solve_sequence(solve);
+    }
     if (sem_command->parsed()) return run_sem(sem);
     if (gen_command->parsed()) return run_gen(gen);
     if (info_command->parsed()) return run_info(info);
