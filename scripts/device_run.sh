@@ -5,9 +5,10 @@
 #   scripts/device_run.sh [results-dir]
 #
 # Environment: KRYFLOW_DATA_DIR (matrix corpus; default .data if present, else ../shared/data);
-# KRYFLOW_STEPS, the steps to run (default "tests krylov amg ainv relaxation cli session bench
+# KRYFLOW_STEPS, the steps to run (default "tests krylov amg ainv sequence relaxation cli session bench
 # formats sem"; amg_corpus: the SPD corpus part of amg alone);
 # KRYFLOW_AMG_PROBLEMS, the amg step's problems (default p7:100,p7:200,p7:300,p27:200).
+# KRYFLOW_SEQUENCE_N, _EVERY, _SPEED: the sequence step's grid (64), rebuild interval (10), drift (0.02).
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
 # .deps/root and used when the system lacks them.
 set -uo pipefail
@@ -49,7 +50,7 @@ say "== build"
 cmake -S "$root" -B "$build" "${generator[@]}" "${cmake_args[@]}" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1 || { grep -E "error|Error" "$log" | head -40; exit 1; }
 
-steps=" ${KRYFLOW_STEPS:-tests krylov amg ainv relaxation cli session bench formats sem} "
+steps=" ${KRYFLOW_STEPS:-tests krylov amg ainv sequence relaxation cli session bench formats sem} "
 want() { [[ $steps == *" $1 "* ]]; }
 test_summary="(tests not run)"
 
@@ -125,6 +126,13 @@ m=$KRYFLOW_DATA_DIR/matrices
   --json "$results/bench_ainv_corpus.json" 2>&1 | tee "$results/ainv_table.txt"
 "$build/bench/kryflow_bench_ainv" --backend cuda --repeats 1 --problems "${KRYFLOW_AINV_PROBLEMS:-p7:200}" \
   --json "$results/bench_ainv_poisson.json" 2>&1 | tail -n +3 | tee -a "$results/ainv_table.txt"
+fi
+
+if want sequence; then
+say "== a drifting sequence (kryflow_bench_sequence): rebuild every system, never, every K synchronously and on a host thread"
+"$build/bench/kryflow_bench_sequence" --backend cuda --n "${KRYFLOW_SEQUENCE_N:-64}" --steps 50 \
+  --every "${KRYFLOW_SEQUENCE_EVERY:-10}" --speed "${KRYFLOW_SEQUENCE_SPEED:-0.02}" \
+  --json "$results/bench_sequence.json" 2>&1 | tee "$results/sequence_table.txt"
 fi
 
 if want relaxation; then
@@ -239,7 +247,7 @@ say "== benchmarks"
 for b in "$build"/bench/kryflow_bench_*; do
   [[ -x $b ]] || continue
   name=$(basename "$b")
-  [[ $name == kryflow_bench_sem* || $name == kryflow_bench_krylov || $name == kryflow_bench_amg || $name == kryflow_bench_relaxation || $name == kryflow_bench_ilu || $name == kryflow_bench_ainv ]] \
+  [[ $name == kryflow_bench_sem* || $name == kryflow_bench_krylov || $name == kryflow_bench_amg || $name == kryflow_bench_relaxation || $name == kryflow_bench_ilu || $name == kryflow_bench_ainv || $name == kryflow_bench_sequence ]] \
     && continue  # own steps
   extra=()
   [[ $name == kryflow_bench_spmv ]] && extra=(--tiles "${KRYFLOW_SPMV_TILES:-auto,1024,2048,4096}")
@@ -318,6 +326,7 @@ for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && 
 [[ -s $sem_table ]] && { echo "-- PCG on the spectral-element meshes, p = 7 (cuda)"; cat "$sem_table"; }
 [[ -s $results/relaxation_table.txt ]] && { echo "-- multicolor SGS sweeps (cuda)"; sed -n '/^multicolor SGS/,$p' "$results/relaxation_table.txt"; }
 [[ -s $results/ainv_table.txt ]] && { echo "-- PCG-AINV against PCG-Jacobi (cuda)"; cat "$results/ainv_table.txt"; }
+[[ -s $results/sequence_table.txt ]] && { echo "-- drifting sequence of 50 systems (cuda)"; cat "$results/sequence_table.txt"; }
 [[ -s $results/ilu_table.txt ]] && { echo "-- ILU solves (cuda)"; cat "$results/ilu_table.txt"; }
 [[ -s $block_table ]] && { echo "-- block presets on the block corpus"; cat "$block_table"; }
 
