@@ -84,7 +84,10 @@ nlohmann::json run(const Options& o, const Mode& mode, const Backend& backend,
                    const std::vector<CooMatrix>& matrices,
                    const std::vector<std::vector<double>>& rhs) {
   nlohmann::json config = config::load_preset(o.preset);
+  // A stale preconditioner makes CG plateau for long stretches: no stagnation stop before the
+  // iteration limit, so that every mode solves every system.
   config["solver"]["max_iterations"] = 20000;
+  config["solver"]["stagnation_window"] = 20000;
   for (const std::string& assignment : o.overrides) config::apply_override(config, assignment);
   config::SolverSetup setup = config::build_solver(config);
   CsrMatrix A = CsrMatrix::from_coo(backend, matrices[0]);

@@ -213,7 +213,10 @@ TEST(Sequence, PreconditionersWithoutAHostFactorizationRebuildSynchronously) {
   // mix A's new values with the smoothers' old diagonal and eigenvalue estimate: with this
   // drift its Chebyshev smoother diverges, hence a rebuild for every system.)
   const Drift d = drift(10, 5, 0.1);
-  AmgPreconditioner M;
+  AmgPreconditioner::Parameters parameters;  // smoothers with kernels on every backend
+  parameters.coarsening = AmgPreconditioner::Coarsening::pmis;
+  parameters.smoother = AmgPreconditioner::SmootherKind::chebyshev;
+  AmgPreconditioner M(parameters);
   ReusePolicy policy = ReusePolicy::parse("always");
   policy.asynchronous = true;
   const SequenceRun r = run(d, M, policy);
