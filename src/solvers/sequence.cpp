@@ -203,6 +203,7 @@ SequenceStep SequenceSolver::solve(const CsrMatrix& A, const Vector& b, Vector& 
     n_ = A.num_rows();
     nnz_ = A.nnz();
     step.action = PreconditionerAction::built;
+    built_from_ = step.index;
     fresh = true;
   } else {
     // A finished host rebuild is installed first (never waited for).
@@ -218,15 +219,21 @@ SequenceStep SequenceSolver::solve(const CsrMatrix& A, const Vector& b, Vector& 
           M_.install(std::move(result), A.backend());
           builder.runs.back().installed = true;
           step.action = PreconditionerAction::swapped_in;
+          built_from_ = builder.runs.back().system;  // its age counts from those values
           fresh = true;
         }
       }
     }
+    // Due by age (a host rebuild just swapped in may already be old: the builder then starts
+    // again from the latest values) or by the growth of the last solve's iterations over the
+    // first with the current preconditioner (not judged right after a swap).
+    const bool swapped = step.action == PreconditionerAction::swapped_in;
     const bool due =
-        (policy_.rebuild_every > 0 && since_build_ >= policy_.rebuild_every) ||
-        (policy_.iteration_growth > 0.0 && !steps_.empty() && baseline_iterations_ > 0 &&
+        (policy_.rebuild_every > 0 && step.index - built_from_ >= policy_.rebuild_every) ||
+        (!swapped && policy_.iteration_growth > 0.0 && !steps_.empty() &&
+         baseline_iterations_ > 0 &&
          steps_.back().report.iterations > policy_.iteration_growth * baseline_iterations_);
-    if (due && !fresh) {
+    if (due) {
       if (policy_.asynchronous && M_.has_host_factorization()) {
         // One rebuild at a time: while one is in flight the request is already being served.
         if (!builder.running()) {
@@ -237,11 +244,11 @@ SequenceStep SequenceSolver::solve(const CsrMatrix& A, const Vector& b, Vector& 
           values.values = A.values_to_host();
           builder.launch(M_, std::move(values), step.index);
           step.rebuild_started = true;
-          since_build_ = 0;  // the schedule restarts when the rebuild is asked for
         }
       } else {
         M_.update_values(A);
         step.action = PreconditionerAction::rebuilt;
+        built_from_ = step.index;
         fresh = true;
       }
     }
@@ -252,11 +259,7 @@ SequenceStep SequenceSolver::solve(const CsrMatrix& A, const Vector& b, Vector& 
   const Clock::time_point solve_end = Clock::now();
   step.solve_begin = seconds_between(builder.start, solve_begin);
   step.solve_end = seconds_between(builder.start, solve_end);
-  if (fresh) {
-    since_build_ = 0;
-    baseline_iterations_ = step.report.iterations;
-  }
-  ++since_build_;
+  if (fresh) baseline_iterations_ = step.report.iterations;
   // A host rebuild that finished during the solve is dated from its own clock.
   if (builder.thread.joinable()) {
     std::lock_guard<std::mutex> lock(builder.mutex);

@@ -14,10 +14,11 @@
 
 namespace kryflow {
 
-/// When a sequence rebuilds its preconditioner. A rebuild is due before system k when
-/// `rebuild_every` systems were solved since the last (re)build, or when the last solve took
-/// more than `iteration_growth` times the iterations of the first solve after it. With neither
-/// set the first preconditioner serves the whole sequence.
+/// When a sequence rebuilds its preconditioner. A rebuild is due before system k when the
+/// current preconditioner was built from the values of system k - `rebuild_every` or earlier
+/// (its age; a host rebuild swapped in is as old as the system it started from), or when the
+/// last solve took more than `iteration_growth` times the iterations of the first solve with it.
+/// With neither set the first preconditioner serves the whole sequence.
 struct ReusePolicy {
   /// k >= 1: a rebuild every k systems (1: every system); 0: no schedule.
   int rebuild_every = 0;
@@ -114,7 +115,7 @@ class SequenceSolver {
   ReusePolicy policy_;
   std::unique_ptr<Builder> builder_;
   std::vector<SequenceStep> steps_;
-  int since_build_ = 0;          // systems solved since the last (re)build or swap
+  int built_from_ = 0;           // the system whose values built the current preconditioner
   int baseline_iterations_ = 0;  // iterations of the first solve after it
   bool finished_ = false;
   HostCsrMatrix host_pattern_;  // A's pattern on the host, copied once for the host rebuilds
