@@ -213,7 +213,8 @@ TEST(AinvPreconditioner, PcgAinvSolvesPoissonInFewerIterationsThanJacobi) {
   const SolveReport jacobi = solve_with("pcg_jacobi", coo, x, b, &jacobi_residual);
   const SolveReport ainv = solve_with("pcg_ainv", coo, x, b, &ainv_residual);
   EXPECT_EQ(ainv.status, SolveStatus::converged);
-  EXPECT_LE(ainv_residual, 1e-8 * 1.05);  // the recursive residual met 1e-8; the true one drifts a little
+  EXPECT_LE(ainv_residual,
+            1e-8 * 1.05);  // the recursive residual met 1e-8; the true one drifts a little
   EXPECT_LT(ainv.iterations, jacobi.iterations * 3 / 4)
       << "jacobi " << jacobi.iterations << ", ainv " << ainv.iterations;
 }
@@ -228,7 +229,8 @@ void expect_converges(const std::string& preset, const std::string& file, index_
   double residual = 0.0;
   const SolveReport report = solve_with(preset, coo, x, b, &residual);
   EXPECT_EQ(report.status, SolveStatus::converged);
-  EXPECT_LE(residual, 1e-8 * 1.05);  // the recursive residual met 1e-8; the true one drifts a little
+  EXPECT_LE(residual,
+            1e-8 * 1.05);  // the recursive residual met 1e-8; the true one drifts a little
 }
 
 TEST(AinvPreconditioner, PcgAinvSolvesTheOpenFoamPressureMatrix) {
