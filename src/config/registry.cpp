@@ -479,6 +479,10 @@ struct AinvComponentParameters final : ComponentParameters {
              "`automatic`: symmetric when A's pattern and values are");
     v.choice("factor_precision", factor_precision, {"float32", "float64"},
              "storage of the two factors on the backend (products summed in double)");
+    v.integer("threads", values.ainv.threads, Range::at_least(0),
+              "host threads of the factorization: 0 all OpenMP threads, 1 the sequential "
+              "biconjugation, k > 1 k parts of a domain decomposition (separator last) factored "
+              "in parallel, when n >= 20000; the result depends on k, not on the run");
   }
   AinvPreconditioner::Parameters build() const {
     AinvPreconditioner::Parameters p = values;

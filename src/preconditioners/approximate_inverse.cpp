@@ -7,10 +7,12 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "kryflow/core/error.hpp"
+#include "src/preconditioners/ainv_parallel.hpp"
 
 namespace kryflow {
 
@@ -39,19 +41,12 @@ namespace {
 void validate(const AinvParameters& parameters) {
   if (!(parameters.drop_tolerance >= 0.0)) throw ConfigError("drop_tolerance", "must be >= 0");
   if (parameters.fill < -1) throw ConfigError("fill", "must be >= -1");
+  if (parameters.threads < 0) throw ConfigError("threads", "must be >= 0");
 }
 
-struct Entry {
-  index_t row;
-  double value;
-};
-using Column = std::vector<Entry>;  // increasing rows; the diagonal (row j of column j) last
+}  // namespace
 
-/// A sparse matrix by rows on the host (the scaled A or its transpose).
-struct HostCsr {
-  std::vector<index_t> ptr, col;
-  std::vector<double> val;
-};
+namespace ainv_detail {
 
 HostCsr transpose(index_t n, const HostCsr& a) {
   HostCsr t;
@@ -71,61 +66,22 @@ HostCsr transpose(index_t n, const HostCsr& a) {
   return t;
 }
 
-/// One set of columns (Z or W) with the row index that finds the columns j holding row k
-/// (rows[k]: may hold columns whose entry in row k was dropped since, and columns already
-/// done; both are skipped and pruned when met).
-struct Factor {
-  std::vector<Column> columns;
-  std::vector<std::vector<index_t>> rows;
-  explicit Factor(index_t n)
-      : columns(static_cast<std::size_t>(n)), rows(static_cast<std::size_t>(n)) {
-    for (index_t j = 0; j < n; ++j) {
-      columns[j].push_back({j, 1.0});
-      rows[j].push_back(j);
-    }
+void keep_largest(Column& column, index_t p) {
+  if (p >= 0 && static_cast<index_t>(column.size()) - 1 > p) {
+    Entry diagonal = column.back();
+    column.pop_back();
+    std::nth_element(column.begin(), column.begin() + p, column.end(),
+                     [](const Entry& x, const Entry& y) {
+                       return std::abs(x.value) > std::abs(y.value) ||
+                              (std::abs(x.value) == std::abs(y.value) && x.row < y.row);
+                     });
+    column.resize(static_cast<std::size_t>(p));
+    std::sort(column.begin(), column.end(),
+              [](const Entry& x, const Entry& y) { return x.row < y.row; });
+    column.push_back(diagonal);
   }
-};
+}
 
-/// The work of one step on the host: a dense accumulator with its support, and markers.
-struct Workspace {
-  std::vector<double> dense;
-  std::vector<index_t> support;
-  std::vector<index_t> mark;
-  std::vector<index_t> candidates;
-  std::vector<index_t> candidate_mark;
-  Column merged;
-  explicit Workspace(index_t n)
-      : dense(static_cast<std::size_t>(n), 0.0),
-        mark(static_cast<std::size_t>(n), -1),
-        candidate_mark(static_cast<std::size_t>(n), -1) {}
-  /// dense = M x for the sparse column x (M by rows of M^T: column k of M is row k of mt).
-  void product(const HostCsr& mt, const Column& x, index_t step) {
-    support.clear();
-    for (const Entry& e : x) {
-      for (index_t q = mt.ptr[e.row]; q < mt.ptr[e.row + 1]; ++q) {
-        const index_t m = mt.col[q];
-        if (mark[m] != step) {
-          mark[m] = step;
-          dense[m] = 0.0;
-          support.push_back(m);
-        }
-        dense[m] += mt.val[q] * e.value;
-      }
-    }
-  }
-  double dot(const Column& x) const {
-    double sum = 0.0;
-    for (const Entry& e : x) sum += e.value * dense[e.row];
-    return sum;
-  }
-  void clear() {
-    for (index_t m : support) dense[m] = 0.0;
-  }
-};
-
-/// Makes the columns j > i of `factor` that meet the support of `dense` conjugate to column i:
-/// x_j -= (x_j^T dense / pivot) x_i, then drops x_j's entries below tau and keeps its p largest
-/// (limit[j]; -1: all).
 void update_columns(Factor& factor, index_t i, Workspace& work, double pivot, double tau,
                     const std::vector<index_t>& limit) {
   std::vector<index_t>& candidates = work.candidates;
@@ -172,20 +128,7 @@ void update_columns(Factor& factor, index_t i, Workspace& work, double pivot, do
       if (merged[k].row == j || std::abs(merged[k].value) >= tau) merged[kept++] = merged[k];
     }
     merged.resize(kept);
-    const index_t p = limit[j];
-    if (p >= 0 && static_cast<index_t>(merged.size()) - 1 > p) {
-      Entry diagonal = merged.back();
-      merged.pop_back();
-      std::nth_element(merged.begin(), merged.begin() + p, merged.end(),
-                       [](const Entry& x, const Entry& y) {
-                         return std::abs(x.value) > std::abs(y.value) ||
-                                (std::abs(x.value) == std::abs(y.value) && x.row < y.row);
-                       });
-      merged.resize(static_cast<std::size_t>(p));
-      std::sort(merged.begin(), merged.end(),
-                [](const Entry& x, const Entry& y) { return x.row < y.row; });
-      merged.push_back(diagonal);
-    }
+    keep_largest(merged, limit[j]);
     // New rows of x_j enter the row index (rows it already had are indexed).
     std::size_t old = 0;
     for (const Entry& e : merged) {
@@ -196,8 +139,6 @@ void update_columns(Factor& factor, index_t i, Workspace& work, double pivot, do
   }
 }
 
-/// The pivot of step i, replaced by `fallback` (a_ii of the scaled matrix, +-1) when it is
-/// (numerically) zero, not finite, or (symmetric) of the other sign.
 double checked_pivot(double pivot, double fallback, bool symmetric, index_t i,
                      std::vector<index_t>& shifted) {
   constexpr double kTiny = 1e-10;
@@ -207,6 +148,12 @@ double checked_pivot(double pivot, double fallback, bool symmetric, index_t i,
   shifted.push_back(i);
   return fallback;
 }
+
+}  // namespace ainv_detail
+
+namespace {
+
+using namespace ainv_detail;
 
 void flatten(const Factor& factor, std::vector<index_t>& ptr, std::vector<index_t>& row,
              std::vector<double>& values) {
@@ -247,9 +194,6 @@ std::string first_asymmetry(index_t n, const HostCsr& a, const HostCsr& at) {
   return {};
 }
 
-/// Steps of the biconjugation between two looks at the stop token.
-constexpr index_t kStopPollRows = 1024;
-
 /// AINV's host factorization: the factors laid out as J L and U J, ready to upload.
 struct AinvFactorization final : HostFactorization {
   AinvFactors factors;
@@ -265,6 +209,13 @@ AinvFactors ainv_factor(index_t n, const std::vector<index_t>& row_ptr,
                         const std::vector<index_t>& col_idx, const std::vector<double>& values,
                         const AinvParameters& parameters, std::stop_token stop) {
   validate(parameters);
+  const int parts = resolve_parts(parameters.threads);
+  if (parts > 1 && n >= std::max<index_t>(parallel_min_rows(), 2)) {
+    // The parallel form; none when A fails a check, which the sequential checks below report.
+    std::optional<AinvFactors> parallel =
+        factor_parallel(n, row_ptr, col_idx, values, parameters, parts, stop);
+    if (parallel) return std::move(*parallel);
+  }
   AinvFactors f;
   f.n = n;
   // The diagonal, checked, and S = |a_ii|^-1/2.
@@ -403,20 +354,37 @@ std::unique_ptr<HostFactorization> AinvPreconditioner::factor_on_host(const Host
   lower_ptr.assign(1, 0);
   lower_col.reserve(l_row.size());
   lower_values.reserve(l_row.size());
+  // Factors of P A P^T (f.permutation set): L's columns and U's rows are those of A, so M = P^T
+  // (S Z D^-1 W^T S) P; L's rows then sort by A's numbering.
+  const std::vector<index_t>& permutation = f.permutation;
+  const bool permuted = !permutation.empty();
+  std::vector<std::pair<index_t, double>> sorted_row;
   for (index_t s = 0; s < n; ++s) {
     const index_t j = n - 1 - s;
     for (index_t k = l_ptr[j]; k < l_ptr[j + 1]; ++k) {
-      lower_col.push_back(l_row[k]);
+      lower_col.push_back(permuted ? permutation[l_row[k]] : l_row[k]);
       const double value = (f.scale[l_row[k]] * l_values[k]) * row_factor[j];
       lower_values.push_back(f.symmetric && f.pivots[j] < 0 ? -value : value);
+    }
+    if (permuted) {
+      const std::size_t begin = static_cast<std::size_t>(lower_ptr.back());
+      sorted_row.clear();
+      for (std::size_t k = begin; k < lower_col.size(); ++k) {
+        sorted_row.emplace_back(lower_col[k], lower_values[k]);
+      }
+      std::sort(sorted_row.begin(), sorted_row.end());
+      for (std::size_t k = begin; k < lower_col.size(); ++k) {
+        lower_col[k] = sorted_row[k - begin].first;
+        lower_values[k] = sorted_row[k - begin].second;
+      }
     }
     lower_ptr.push_back(static_cast<index_t>(lower_col.size()));
   }
   // U J by rows: row k of Z holds z_kj for the columns j >= k; stored column n - 1 - j, so a
-  // row's columns increase as j decreases.
+  // row's columns increase as j decreases (row permutation[k] of A when permuted).
   std::vector<index_t>& upper_ptr = result->upper_ptr;
   upper_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
-  for (index_t r : f.z_row) ++upper_ptr[r + 1];
+  for (index_t r : f.z_row) ++upper_ptr[(permuted ? permutation[r] : r) + 1];
   for (index_t k = 0; k < n; ++k) upper_ptr[k + 1] += upper_ptr[k];
   std::vector<index_t>& upper_col = result->upper_col;
   std::vector<double>& upper_values = result->upper_values;
@@ -426,7 +394,7 @@ std::unique_ptr<HostFactorization> AinvPreconditioner::factor_on_host(const Host
   for (index_t j = n - 1; j >= 0; --j) {  // decreasing j: increasing stored columns
     for (index_t k = f.z_ptr[j]; k < f.z_ptr[j + 1]; ++k) {
       const index_t r = f.z_row[k];
-      const index_t slot = next[r]++;
+      const index_t slot = next[permuted ? permutation[r] : r]++;
       upper_col[slot] = n - 1 - j;
       upper_values[slot] = (f.scale[r] * f.z_values[k]) * column_factor[j];
     }

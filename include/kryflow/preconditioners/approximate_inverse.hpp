@@ -37,11 +37,35 @@ struct AinvParameters {
   /// diagonal.
   int fill = -1;
   AinvSymmetry symmetry = AinvSymmetry::automatic;
+  /// Threads of the factorization on the host: 0 all OpenMP threads (omp_get_max_threads(); 1
+  /// without OpenMP), 1 the sequential biconjugation, k > 1 the biconjugation by domain
+  /// decomposition in k parts on k threads, for n >= 20000 (a smaller matrix factors
+  /// sequentially). Its shape: the rows are cut into k blocks, contiguous in A's numbering or,
+  /// when that leaves more than n / 8 rows coupled across blocks, in a breadth-first order of
+  /// A + A^T's graph; a row coupled to a later block goes to the separator. The unknowns are
+  /// ordered block interiors first, block by block, then the separator (P A P^T, returned in
+  /// AinvFactors::permutation); each thread runs the biconjugation over its block's interior
+  /// columns (no other block's columns meet them) and the separator columns' partial updates,
+  /// then the separator columns are finished on one thread. The result is that of the
+  /// sequential algorithm on P A P^T bit for bit (while the factors stay finite), except with
+  /// fill >= 0: the p-largest cut of a separator column is applied per block during the
+  /// interior steps and once to the merged column (the sequential algorithm cuts the whole
+  /// column after each update). Errors and their messages are the sequential form's. It depends on
+  /// k (the parts), not on how the threads run, so a given k gives the same bits every run;
+  /// other k (and threads = 1) order the unknowns otherwise, so their factors and iteration
+  /// counts differ a little. The separator grows with k (about k - 1 planes of a 3D grid in
+  /// natural order), and its steps are sequential. Memory besides the sequential form's: the
+  /// rows of A of each block in its local numbering, each block's copies of the separator
+  /// columns it updates, and the rows of A (and A^T) that the separator columns meet.
+  int threads = 0;
 };
 
-/// The factors of AINV on the host, for S A S with S = diag(scale): unit upper triangular Z and
-/// W stored by columns (column j: rows <= j, increasing, the diagonal 1 last), and the pivots
-/// D, with W^T (S A S) Z = D exactly when nothing is dropped. Symmetric: W is empty (W = Z).
+/// The factors of AINV on the host, for B = S A S with S = diag(scale): unit upper triangular Z
+/// and W stored by columns (column j: rows <= j, increasing, the diagonal 1 last), and the
+/// pivots D, with W^T B Z = D exactly when nothing is dropped. Symmetric: W is empty (W = Z).
+/// When `permutation` is not empty (the parallel form, AinvParameters::threads) B is
+/// S P A P^T S instead, with row k of P A P^T row permutation[k] of A: scale, Z, W and the
+/// pivots are in that numbering (so A^-1 ~ P^T S Z D^-1 W^T S P), `shifted` in A's.
 struct AinvFactors {
   index_t n = 0;
   bool symmetric = true;
@@ -50,8 +74,9 @@ struct AinvFactors {
   std::vector<double> z_values;
   std::vector<index_t> w_ptr, w_row;  // nonsymmetric only
   std::vector<double> w_values;
-  std::vector<double> pivots;    // D
-  std::vector<index_t> shifted;  // rows (0-based) whose pivot was replaced
+  std::vector<double> pivots;        // D
+  std::vector<index_t> shifted;      // rows (0-based, of A, increasing) whose pivot was replaced
+  std::vector<index_t> permutation;  // empty (the identity) or the rows of A in P A P^T's order
   std::int64_t stored() const { return static_cast<std::int64_t>(z_row.size() + w_row.size()); }
 };
 
@@ -66,12 +91,15 @@ struct AinvFactors {
 /// or in the symmetric case of the other sign than a_ii (A not definite), is replaced by a_ii
 /// of the scaled matrix (+1 or -1) and its row listed in `shifted`. Work: for each i, the
 /// columns j > i that the update touches (found through a row index of the factors), so about
-/// n times the product of the factors' and A's column lengths.
+/// n times the product of the factors' and A's column lengths. With parameters.threads other
+/// than 1 and n >= 20000, the factors of a permuted P A P^T computed on several threads
+/// (AinvParameters::threads; AinvFactors::permutation).
 ///
 /// Throws InvalidInput naming the 1-based row of a zero, missing or non-finite diagonal entry
 /// or of a non-finite value, and (symmetry `symmetric`) the first entry whose transpose
-/// differs; ConfigError for tau < 0 or p < -1. When `stop` is requested the factorization
-/// ends early and returns factors with n = 0 (the caller discards them).
+/// differs; ConfigError for tau < 0, p < -1 or threads < 0. When `stop` is requested the
+/// factorization ends early (every thread looks every 1024 steps) and returns factors with
+/// n = 0 (the caller discards them).
 AinvFactors ainv_factor(index_t n, const std::vector<index_t>& row_ptr,
                         const std::vector<index_t>& col_idx, const std::vector<double>& values,
                         const AinvParameters& parameters, std::stop_token stop = {});
@@ -87,8 +115,8 @@ AinvFactors ainv_factor(index_t n, const std::vector<index_t>& row_ptr,
 ///
 /// Memory on the backend: (nnz(L) + nnz(U)) (4 + 4 bytes in float32, 4 + 8 in float64), two
 /// row pointer arrays and one n-vector. Setup on the host is sequential in i (the step after
-/// i needs its columns); its cost is what the reuse of a preconditioner across systems
-/// amortizes.
+/// i needs its columns) within each part of AinvParameters::threads' domain decomposition; its
+/// cost is what the reuse of a preconditioner across systems amortizes.
 ///
 /// Throws (setup): NotSupported unless A is a CsrMatrix; DimensionMismatch when A is not
 /// square; InvalidInput (ainv_factor).
