@@ -235,8 +235,9 @@ SequenceStep SequenceSolver::solve(const CsrMatrix& A, const Vector& b, Vector& 
          steps_.back().report.iterations > policy_.iteration_growth * baseline_iterations_);
     if (due) {
       if (policy_.asynchronous && M_.has_host_factorization()) {
-        // One rebuild at a time: while one is in flight the request is already being served.
-        if (!builder.running()) {
+        // One rebuild at a time: while one is in flight (or finished and not yet swapped in,
+        // which the next solve does) the request is already being served.
+        if (!builder.thread.joinable()) {
           if (host_pattern_.row_ptr.empty()) {
             host_pattern_ = HostCsrMatrix{n_, A.row_ptr().to_host(), A.col_idx().to_host(), {}};
           }
