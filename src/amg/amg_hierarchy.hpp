@@ -125,10 +125,10 @@ void update_values_checked(CsrMatrix& matrix, const Array<double>& values, Defer
 /// A CsrMatrix (float64) taking `arrays`' pattern and values, on their backend
 /// (CsrMatrix::from_arrays: no copy besides the row pointers for the product's partition).
 CsrMatrix to_matrix(CsrArrays&& arrays);
-/// Index of the first row (0-based) whose diagonal is zero, missing or not finite, or -1.
-index_t first_bad_diagonal(const CsrMatrix& A);
-/// first_bad_diagonal with the index left in `slot` (an address on A's backend), no wait.
-void first_bad_diagonal(const CsrMatrix& A, unsigned int* slot);
+/// Index of the first row (0-based) whose diagonal is zero, missing or not finite, or -1; with
+/// `slot` (an address on A's backend) the index is left there instead, no wait, and -1 returned
+/// (kernels::blas::invert_diagonal).
+index_t first_bad_diagonal(const CsrMatrix& A, unsigned int* slot = nullptr);
 
 }  // namespace amg_setup
 }  // namespace kryflow

@@ -243,18 +243,11 @@ CsrMatrix to_matrix(CsrArrays&& arrays) {
                                 std::move(arrays.col_idx), std::move(arrays.values));
 }
 
-index_t first_bad_diagonal(const CsrMatrix& A) {
+index_t first_bad_diagonal(const CsrMatrix& A, unsigned int* slot) {
   Vector d(A.backend(), static_cast<std::size_t>(A.num_rows()));
   A.diagonal(d);
   Vector inverse(A.backend(), d.size());
-  return kernels::blas::invert_diagonal(A.backend(), d.span(), inverse.span());
-}
-
-void first_bad_diagonal(const CsrMatrix& A, unsigned int* slot) {
-  Vector d(A.backend(), static_cast<std::size_t>(A.num_rows()));
-  A.diagonal(d);
-  Vector inverse(A.backend(), d.size());
-  kernels::blas::invert_diagonal(A.backend(), d.span(), inverse.span(), slot);
+  return kernels::blas::invert_diagonal(A.backend(), d.span(), inverse.span(), slot);
 }
 
 unsigned int* DeferredChecks::add(std::function<void(index_t)> fail) {

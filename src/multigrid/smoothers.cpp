@@ -45,15 +45,20 @@ void require_square(const LinearOperator& A, const std::string& who) {
   }
 }
 
+/// The InvalidInput for entry `bad` (0-based) of d, zero or not finite: "<who>: the <what> of
+/// row <bad + 1> is ...".
+[[noreturn]] void throw_bad_entry(const Vector& d, index_t bad, const std::string& who,
+                                  const char* what) {
+  const double value = d.to_host()[static_cast<std::size_t>(bad)];
+  throw InvalidInput(who + ": the " + what + " of row " + std::to_string(bad + 1) + " is " +
+                     (value == 0.0 ? std::string("zero or missing") : std::to_string(value)));
+}
+
 /// 1 / d_i, or InvalidInput naming the first (1-based) row where d_i is zero or not finite.
 Vector checked_inverse(const Vector& d, const std::string& who, const char* what) {
   Vector inverse(d.backend(), d.size());
   const index_t bad = kernels::blas::invert_diagonal(d.backend(), d.span(), inverse.span());
-  if (bad >= 0) {
-    const double value = d.to_host()[static_cast<std::size_t>(bad)];
-    throw InvalidInput(who + ": the " + what + " of row " + std::to_string(bad + 1) + " is " +
-                       (value == 0.0 ? std::string("zero or missing") : std::to_string(value)));
-  }
+  if (bad >= 0) throw_bad_entry(d, bad, who, what);
   return inverse;
 }
 
@@ -161,9 +166,7 @@ double lanczos_estimate(std::span<const double> host, int steps) {
 [[noreturn]] void throw_bad_diagonal(const LinearOperator& A, index_t bad, const std::string& who) {
   Vector d(A.backend(), static_cast<std::size_t>(A.num_rows()));
   A.diagonal(d);
-  const double value = d.to_host()[static_cast<std::size_t>(bad)];
-  throw InvalidInput(who + ": the diagonal entry of row " + std::to_string(bad + 1) + " is " +
-                     (value == 0.0 ? std::string("zero or missing") : std::to_string(value)));
+  throw_bad_entry(d, bad, who, "diagonal entry");
 }
 
 }  // namespace
