@@ -94,4 +94,44 @@ void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, do
                    values);
 }
 
+void distance_two_strength_count(const Backend& backend, const PatternView& s,
+                                 const PatternView& ss, Span<const index_t> cf,
+                                 Span<const index_t> coarse_index, Span<index_t> counts) {
+  KRYFLOW_DISPATCH(amg, distance_two_strength_count, backend, s, ss, cf, coarse_index, counts);
+}
+
+void distance_two_strength_fill(const Backend& backend, const PatternView& s, const PatternView& ss,
+                                Span<const index_t> cf, Span<const index_t> coarse_index,
+                                const index_t* row_ptr, index_t* col_idx) {
+  KRYFLOW_DISPATCH(amg, distance_two_strength_fill, backend, s, ss, cf, coarse_index, row_ptr,
+                   col_idx);
+}
+
+void aggressive_splitting(const Backend& backend, Span<const index_t> first,
+                          Span<const index_t> first_index, Span<const index_t> second,
+                          Span<index_t> cf) {
+  KRYFLOW_DISPATCH(amg, aggressive_splitting, backend, first, first_index, second, cf);
+}
+
+index_t interpolation_passes(const Backend& backend, const PatternView& s, Span<const index_t> cf,
+                             Span<index_t> pass) {
+  KRYFLOW_DISPATCH(amg, interpolation_passes, backend, s, cf, pass);
+}
+
+void multipass_count(const Backend& backend, const PatternView& s, Span<const index_t> pass,
+                     Span<index_t> counts) {
+  KRYFLOW_DISPATCH(amg, multipass_count, backend, s, pass, counts);
+}
+
+void multipass_fill(const Backend& backend, const MatrixView& a, const PatternView& s,
+                    Span<const index_t> pass, InterpolationKind kind, const index_t* row_ptr,
+                    index_t* col_idx, double* values) {
+  KRYFLOW_DISPATCH(amg, multipass_fill, backend, a, s, pass, kind, row_ptr, col_idx, values);
+}
+
+void multipass_values(const Backend& backend, const MatrixView& a, Span<const index_t> pass,
+                      InterpolationKind kind, const PatternView& w, double* values) {
+  KRYFLOW_DISPATCH(amg, multipass_values, backend, a, pass, kind, w, values);
+}
+
 }  // namespace kryflow::kernels::amg

@@ -182,7 +182,39 @@ struct InterpolationParameters {
                                  index_t* col_idx);                                                \
   void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double factor,     \
                                    const double* bound, Span<const index_t> aggregate,             \
-                                   const PatternView& p, double* values);
+                                   const PatternView& p, double* values);                          \
+  /** Aggressive coarsening: the distance-two strength S2 among the coarse points of cf            \
+      (coarse_index: the exclusive scan of cf), n_c x n_c: row coarse_index[i] of coarse row i     \
+      holds the coarse indices of the coarse j != i with j in S_i or in S_k for a k in S_i         \
+      (rows::distance_two_coarse_row; ss is the pattern of S S). count: counts has n_c entries;    \
+      fill: col_idx (sorted) from row_ptr, the exclusive scan of the counts. */                    \
+  void distance_two_strength_count(const Backend& backend, const PatternView& s,                   \
+                                   const PatternView& ss, Span<const index_t> cf,                  \
+                                   Span<const index_t> coarse_index, Span<index_t> counts);        \
+  void distance_two_strength_fill(                                                                 \
+      const Backend& backend, const PatternView& s, const PatternView& ss, Span<const index_t> cf, \
+      Span<const index_t> coarse_index, const index_t* row_ptr, index_t* col_idx);                 \
+  /** The aggressive splitting: cf[i] = kCoarse when first[i] is coarse and                        \
+      second[first_index[i]] is coarse (the splitting of S2), else kFine (n entries) */            \
+  void aggressive_splitting(const Backend& backend, Span<const index_t> first,                     \
+                            Span<const index_t> first_index, Span<const index_t> second,           \
+                            Span<index_t> cf);                                                     \
+  /** The passes of multi-pass interpolation: pass[i] = 0 for the coarse rows of cf; in round      \
+      p = 1, 2, ... every row without a pass that depends strongly (S) on a row of pass p - 1      \
+      gets pass p (rows::reaches_pass); rows never reached get -1. Returns the largest pass        \
+      (0 when no fine row was reached). One wait per round on a device. */                         \
+  index_t interpolation_passes(const Backend& backend, const PatternView& s,                       \
+                               Span<const index_t> cf, Span<index_t> pass);                        \
+  /** Multi-pass interpolation's one-step operator W (n x n, rows::multipass_row): count (counts   \
+      has n entries), fill (columns sorted and weights from row_ptr, the exclusive scan of the     \
+      counts) and, for a value-only re-setup, the weights on W's fixed pattern w. */               \
+  void multipass_count(const Backend& backend, const PatternView& s, Span<const index_t> pass,     \
+                       Span<index_t> counts);                                                      \
+  void multipass_fill(const Backend& backend, const MatrixView& a, const PatternView& s,           \
+                      Span<const index_t> pass, InterpolationKind kind, const index_t* row_ptr,    \
+                      index_t* col_idx, double* values);                                           \
+  void multipass_values(const Backend& backend, const MatrixView& a, Span<const index_t> pass,     \
+                        InterpolationKind kind, const PatternView& w, double* values);
 
 /// Dispatch.
 KRYFLOW_AMG_DECLARATIONS

@@ -262,4 +262,91 @@ void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, do
   });
 }
 
+void distance_two_strength_count(const Backend& backend, const PatternView& s,
+                                 const PatternView& ss, Span<const index_t> cf,
+                                 Span<const index_t> coarse_index, Span<index_t> counts) {
+  parallel::for_each(backend, entries(s) + entries(ss), s.num_rows, [&](size_type r) {
+    const auto i = static_cast<index_t>(r);
+    if (cf[i] != kCoarse) return;
+    index_t count = 0;
+    rows::distance_two_coarse_row(s, ss, cf.data(), coarse_index.data(), i,
+                                  [&](index_t) { ++count; });
+    counts[coarse_index[i]] = count;
+  });
+}
+
+void distance_two_strength_fill(const Backend& backend, const PatternView& s, const PatternView& ss,
+                                Span<const index_t> cf, Span<const index_t> coarse_index,
+                                const index_t* row_ptr, index_t* col_idx) {
+  parallel::for_each(backend, entries(s) + entries(ss), s.num_rows, [&](size_type r) {
+    const auto i = static_cast<index_t>(r);
+    if (cf[i] != kCoarse) return;
+    index_t next = row_ptr[coarse_index[i]];
+    rows::distance_two_coarse_row(s, ss, cf.data(), coarse_index.data(), i,
+                                  [&](index_t c) { col_idx[next++] = c; });
+  });
+}
+
+void aggressive_splitting(const Backend& backend, Span<const index_t> first,
+                          Span<const index_t> first_index, Span<const index_t> second,
+                          Span<index_t> cf) {
+  const auto n = static_cast<size_type>(first.size());
+  parallel::for_each(backend, n, n, [&](size_type i) {
+    cf[i] = first[i] == kCoarse && second[first_index[i]] == kCoarse ? kCoarse : kFine;
+  });
+}
+
+index_t interpolation_passes(const Backend& backend, const PatternView& s, Span<const index_t> cf,
+                             Span<index_t> pass) {
+  const size_type n = s.num_rows;
+  parallel::for_each(backend, n, n, [&](size_type i) { pass[i] = cf[i] == kCoarse ? 0 : -1; });
+  std::vector<char> reached(static_cast<std::size_t>(n), 0);
+  index_t last = 0;
+  for (index_t p = 1; p <= s.num_rows; ++p) {
+    parallel::for_each(backend, entries(s), n, [&](size_type i) {
+      reached[i] =
+          pass[i] < 0 && rows::reaches_pass(s, pass.data(), static_cast<index_t>(i), p - 1);
+    });
+    bool assigned = false;
+    for (size_type i = 0; i < n; ++i) {
+      if (!reached[i]) continue;
+      pass[i] = p;
+      assigned = true;
+    }
+    if (!assigned) break;
+    last = p;
+  }
+  return last;
+}
+
+void multipass_count(const Backend& backend, const PatternView& s, Span<const index_t> pass,
+                     Span<index_t> counts) {
+  parallel::for_each(backend, entries(s), s.num_rows, [&](size_type i) {
+    counts[i] = rows::multipass_count_row(s, pass.data(), static_cast<index_t>(i));
+  });
+}
+
+void multipass_fill(const Backend& backend, const MatrixView& a, const PatternView& s,
+                    Span<const index_t> pass, InterpolationKind kind, const index_t* row_ptr,
+                    index_t* col_idx, double* values) {
+  parallel::for_each(backend, entries(a.pattern), s.num_rows, [&](size_type r) {
+    index_t next = row_ptr[r];
+    rows::multipass_row(a, s, pass.data(), PatternView{}, kind, static_cast<index_t>(r),
+                        [&](index_t k, double w) {
+                          col_idx[next] = k;
+                          values[next] = w;
+                          ++next;
+                        });
+  });
+}
+
+void multipass_values(const Backend& backend, const MatrixView& a, Span<const index_t> pass,
+                      InterpolationKind kind, const PatternView& w, double* values) {
+  parallel::for_each(backend, entries(a.pattern), w.num_rows, [&](size_type r) {
+    index_t next = w.row_ptr[r];
+    rows::multipass_row(a, PatternView{}, pass.data(), w, kind, static_cast<index_t>(r),
+                        [&](index_t, double weight) { values[next++] = weight; });
+  });
+}
+
 }  // namespace kryflow::kernels::amg::cpu

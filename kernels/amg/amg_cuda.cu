@@ -552,6 +552,79 @@ __global__ void restriction_entries_kernel(MatrixView p, PatternView r, double* 
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Aggressive coarsening and multi-pass interpolation: a thread per row (rows of a few entries).
+
+template <bool kFill>
+__global__ void distance_two_kernel(PatternView s, PatternView ss, const index_t* cf,
+                                    const index_t* coarse_index, index_t* counts,
+                                    const index_t* row_ptr, index_t* col_idx) {
+  KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
+    if (cf[i] != kCoarse) continue;
+    if constexpr (kFill) {
+      index_t next = row_ptr[coarse_index[i]];
+      rows::distance_two_coarse_row(s, ss, cf, coarse_index, i,
+                                    [&](index_t c) { col_idx[next++] = c; });
+    } else {
+      index_t count = 0;
+      rows::distance_two_coarse_row(s, ss, cf, coarse_index, i, [&](index_t) { ++count; });
+      counts[coarse_index[i]] = count;
+    }
+  }
+}
+
+__global__ void aggressive_splitting_kernel(const index_t* first, const index_t* first_index,
+                                            const index_t* second, size_type n, index_t* cf) {
+  KRYFLOW_FOR_EACH_ROW(i, n) {
+    cf[i] = first[i] == kCoarse && second[first_index[i]] == kCoarse ? kCoarse : kFine;
+  }
+}
+
+__global__ void passes_init(const index_t* cf, size_type n, index_t* pass) {
+  KRYFLOW_FOR_EACH_ROW(i, n) {
+    pass[i] = cf[i] == kCoarse ? 0 : -1;
+  }
+}
+
+/// Round p: rows without a pass reaching a row of pass p - 1 get p, in place (a row written in
+/// the round holds p, never p - 1, so no read of the round depends on the threads' order);
+/// counts them.
+__global__ void passes_round(PatternView s, index_t p, index_t* pass,
+                             unsigned long long* assigned) {
+  using BlockReduce = cub::BlockReduce<unsigned int, kBlock>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  unsigned int count = 0;
+  KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
+    if (pass[i] < 0 && rows::reaches_pass(s, pass, i, p - 1)) {
+      pass[i] = p;
+      ++count;
+    }
+  }
+  count = BlockReduce(storage).Sum(count);
+  if (threadIdx.x == 0 && count > 0) atomicAdd(assigned, static_cast<unsigned long long>(count));
+}
+
+__global__ void multipass_count_kernel(PatternView s, const index_t* pass, index_t* counts) {
+  KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
+    counts[i] = rows::multipass_count_row(s, pass, i);
+  }
+}
+
+/// s given: W's columns and weights from S and the passes; s.row_ptr null: the weights on W's
+/// fixed pattern w.
+__global__ void multipass_kernel(MatrixView a, PatternView s, const index_t* pass, PatternView w,
+                                 InterpolationKind kind, const index_t* row_ptr, index_t* col_idx,
+                                 double* values) {
+  KRYFLOW_FOR_EACH_ROW(i, a.pattern.num_rows) {
+    index_t next = row_ptr[i];
+    rows::multipass_row(a, s, pass, w, kind, i, [&](index_t k, double weight) {
+      if (col_idx != nullptr) col_idx[next] = k;
+      values[next] = weight;
+      ++next;
+    });
+  }
+}
+
 /// Runs `round(left)` (the kernels of one round; `left` a device counter of the rows still
 /// undecided, cleared before the round) until a round leaves none: one wait per round. A
 /// round decides at least one row, so at most n + 1 rounds; past them, BackendError.
@@ -790,6 +863,83 @@ void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, do
   smoothed_aggregation_kernel<<<blocks_for(a.pattern.num_rows, kBlock / kSmoothingLanes), kBlock, 0,
                                 context.stream>>>(a, factor, bound, aggregate.data(), p, values);
   check_launch("amg::smoothed_aggregation_values");
+}
+
+void distance_two_strength_count(const Backend& backend, const PatternView& s,
+                                 const PatternView& ss, Span<const index_t> cf,
+                                 Span<const index_t> coarse_index, Span<index_t> counts) {
+  if (s.num_rows == 0) return;
+  Context& context = context_of(backend);
+  distance_two_kernel<false><<<blocks_for(s.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      s, ss, cf.data(), coarse_index.data(), counts.data(), nullptr, nullptr);
+  check_launch("amg::distance_two_strength_count");
+}
+
+void distance_two_strength_fill(const Backend& backend, const PatternView& s, const PatternView& ss,
+                                Span<const index_t> cf, Span<const index_t> coarse_index,
+                                const index_t* row_ptr, index_t* col_idx) {
+  if (s.num_rows == 0) return;
+  Context& context = context_of(backend);
+  distance_two_kernel<true><<<blocks_for(s.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      s, ss, cf.data(), coarse_index.data(), nullptr, row_ptr, col_idx);
+  check_launch("amg::distance_two_strength_fill");
+}
+
+void aggressive_splitting(const Backend& backend, Span<const index_t> first,
+                          Span<const index_t> first_index, Span<const index_t> second,
+                          Span<index_t> cf) {
+  const auto n = static_cast<size_type>(first.size());
+  if (n == 0) return;
+  Context& context = context_of(backend);
+  aggressive_splitting_kernel<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(
+      first.data(), first_index.data(), second.data(), n, cf.data());
+  check_launch("amg::aggressive_splitting");
+}
+
+index_t interpolation_passes(const Backend& backend, const PatternView& s, Span<const index_t> cf,
+                             Span<index_t> pass) {
+  const index_t n = s.num_rows;
+  if (n == 0) return 0;
+  Context& context = context_of(backend);
+  const unsigned int blocks = blocks_for(n, kBlock);
+  passes_init<<<blocks, kBlock, 0, context.stream>>>(cf.data(), n, pass.data());
+  check_launch("amg::interpolation_passes (init)");
+  // Each round counts the rows it assigned; the rounds stop at the first that assigns none.
+  index_t rounds = 0;
+  until_none_left(context, n, "amg::interpolation_passes", [&](unsigned long long* assigned) {
+    ++rounds;
+    passes_round<<<blocks, kBlock, 0, context.stream>>>(s, rounds, pass.data(), assigned);
+    check_launch("amg::interpolation_passes (round)");
+  });
+  return rounds - 1;
+}
+
+void multipass_count(const Backend& backend, const PatternView& s, Span<const index_t> pass,
+                     Span<index_t> counts) {
+  if (s.num_rows == 0) return;
+  Context& context = context_of(backend);
+  multipass_count_kernel<<<blocks_for(s.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      s, pass.data(), counts.data());
+  check_launch("amg::multipass_count");
+}
+
+void multipass_fill(const Backend& backend, const MatrixView& a, const PatternView& s,
+                    Span<const index_t> pass, InterpolationKind kind, const index_t* row_ptr,
+                    index_t* col_idx, double* values) {
+  if (s.num_rows == 0) return;
+  Context& context = context_of(backend);
+  multipass_kernel<<<blocks_for(s.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      a, s, pass.data(), PatternView{}, kind, row_ptr, col_idx, values);
+  check_launch("amg::multipass_fill");
+}
+
+void multipass_values(const Backend& backend, const MatrixView& a, Span<const index_t> pass,
+                      InterpolationKind kind, const PatternView& w, double* values) {
+  if (w.num_rows == 0) return;
+  Context& context = context_of(backend);
+  multipass_kernel<<<blocks_for(w.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      a, PatternView{}, pass.data(), w, kind, w.row_ptr, nullptr, values);
+  check_launch("amg::multipass_values");
 }
 
 }  // namespace kryflow::kernels::amg::cuda

@@ -220,4 +220,82 @@ void smoothed_aggregation_values(const Backend&, const MatrixView& a, double fac
   }
 }
 
+void distance_two_strength_count(const Backend&, const PatternView& s, const PatternView& ss,
+                                 Span<const index_t> cf, Span<const index_t> coarse_index,
+                                 Span<index_t> counts) {
+  for (index_t i = 0; i < s.num_rows; ++i) {
+    if (cf[i] != kCoarse) continue;
+    index_t count = 0;
+    rows::distance_two_coarse_row(s, ss, cf.data(), coarse_index.data(), i,
+                                  [&](index_t) { ++count; });
+    counts[coarse_index[i]] = count;
+  }
+}
+
+void distance_two_strength_fill(const Backend&, const PatternView& s, const PatternView& ss,
+                                Span<const index_t> cf, Span<const index_t> coarse_index,
+                                const index_t* row_ptr, index_t* col_idx) {
+  for (index_t i = 0; i < s.num_rows; ++i) {
+    if (cf[i] != kCoarse) continue;
+    index_t next = row_ptr[coarse_index[i]];
+    rows::distance_two_coarse_row(s, ss, cf.data(), coarse_index.data(), i,
+                                  [&](index_t c) { col_idx[next++] = c; });
+  }
+}
+
+void aggressive_splitting(const Backend&, Span<const index_t> first,
+                          Span<const index_t> first_index, Span<const index_t> second,
+                          Span<index_t> cf) {
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    cf[i] = first[i] == kCoarse && second[first_index[i]] == kCoarse ? kCoarse : kFine;
+  }
+}
+
+index_t interpolation_passes(const Backend&, const PatternView& s, Span<const index_t> cf,
+                             Span<index_t> pass) {
+  const index_t n = s.num_rows;
+  for (index_t i = 0; i < n; ++i) pass[i] = cf[i] == kCoarse ? 0 : -1;
+  index_t last = 0;
+  for (index_t p = 1; p <= n; ++p) {
+    bool assigned = false;
+    for (index_t i = 0; i < n; ++i) {
+      // Rows assigned in this round get p, never p - 1: the round's reads are unaffected.
+      if (pass[i] < 0 && rows::reaches_pass(s, pass.data(), i, p - 1)) {
+        pass[i] = p;
+        assigned = true;
+      }
+    }
+    if (!assigned) break;
+    last = p;
+  }
+  return last;
+}
+
+void multipass_count(const Backend&, const PatternView& s, Span<const index_t> pass,
+                     Span<index_t> counts) {
+  for (index_t i = 0; i < s.num_rows; ++i) counts[i] = rows::multipass_count_row(s, pass.data(), i);
+}
+
+void multipass_fill(const Backend&, const MatrixView& a, const PatternView& s,
+                    Span<const index_t> pass, InterpolationKind kind, const index_t* row_ptr,
+                    index_t* col_idx, double* values) {
+  for (index_t i = 0; i < s.num_rows; ++i) {
+    index_t next = row_ptr[i];
+    rows::multipass_row(a, s, pass.data(), PatternView{}, kind, i, [&](index_t k, double w) {
+      col_idx[next] = k;
+      values[next] = w;
+      ++next;
+    });
+  }
+}
+
+void multipass_values(const Backend&, const MatrixView& a, Span<const index_t> pass,
+                      InterpolationKind kind, const PatternView& w, double* values) {
+  for (index_t i = 0; i < w.num_rows; ++i) {
+    index_t next = w.row_ptr[i];
+    rows::multipass_row(a, PatternView{}, pass.data(), w, kind, i,
+                        [&](index_t, double weight) { values[next++] = weight; });
+  }
+}
+
 }  // namespace kryflow::kernels::amg::reference

@@ -626,4 +626,118 @@ KRYFLOW_HOST_DEVICE inline void smoothed_aggregation_row(const MatrixView& a, do
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Aggressive coarsening (Stüben 2001, sec. 7.1.2 "aggressive coarsening" with multi-pass
+// interpolation, sec. 7.2.3; hypre BoomerAMG's agg_num_levels with agg_interp_type 4).
+
+/// The coarse points j != i of the distance-two strength of coarse row i: j in S_i, or j in S_k
+/// for some k in S_i (a path of length at most two in S). ss is the pattern of S S. Calls
+/// emit(coarse_index[j]) for each such j once, in increasing j (a merge of the sorted rows S_i
+/// and (S S)_i).
+template <class Emit>
+KRYFLOW_HOST_DEVICE void distance_two_coarse_row(const PatternView& s, const PatternView& ss,
+                                                 const index_t* cf, const index_t* coarse_index,
+                                                 index_t i, Emit emit) {
+  constexpr index_t kPast = 0x7fffffff;
+  index_t p = s.row_ptr[i];
+  index_t q = ss.row_ptr[i];
+  const index_t p_end = s.row_ptr[i + 1];
+  const index_t q_end = ss.row_ptr[i + 1];
+  while (p < p_end || q < q_end) {
+    const index_t js = p < p_end ? s.col_idx[p] : kPast;
+    const index_t jq = q < q_end ? ss.col_idx[q] : kPast;
+    const index_t j = js < jq ? js : jq;
+    if (js == j) ++p;
+    if (jq == j) ++q;
+    if (j != i && cf[j] == kCoarse) emit(coarse_index[j]);
+  }
+}
+
+/// Whether row i (pass[i] < 0: not yet assigned) depends strongly on a row of pass `previous`.
+KRYFLOW_HOST_DEVICE inline bool reaches_pass(const PatternView& s, const index_t* pass, index_t i,
+                                             index_t previous) {
+  for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+    if (pass[s.col_idx[q]] == previous) return true;
+  }
+  return false;
+}
+
+/// Row i of multi-pass interpolation's one-step operator W (n x n): a coarse row (pass 0) is
+/// {i} with weight 1; a row of pass p >= 1 holds the points Q_i = {k in S_i : pass[k] = p - 1}
+/// (when `s` is given; with s.row_ptr null, the columns of row i of the fixed pattern `w`)
+/// with direct interpolation's weights over them (compute_weights with P_i = Q_i:
+/// w_ik = -alpha a_ik / a_ii for a_ik < 0, -beta a_ik / a_ii for a_ik > 0, alpha =
+/// sum_{N_i} a^- / sum_{Q_i} a^-, beta likewise, positive entries lumped into a_ii when Q_i has
+/// none; kind seed: 1 / |Q_i|); a row without a pass (pass < 0) is empty. Calls emit(k, w_ik)
+/// in increasing k. The sums run over row i of A and Q_i in column order on every backend.
+template <class Emit>
+KRYFLOW_HOST_DEVICE void multipass_row(const MatrixView& a, const PatternView& s,
+                                       const index_t* pass, const PatternView& w,
+                                       InterpolationKind kind, index_t i, Emit emit) {
+  if (pass[i] == 0) {
+    emit(i, 1.0);
+    return;
+  }
+  if (pass[i] < 0) return;
+  const index_t previous = pass[i] - 1;
+  const bool from_s = s.row_ptr != nullptr;
+  const PatternView& points = from_s ? s : w;
+  const index_t a_begin = a.pattern.row_ptr[i];
+  const index_t a_end = a.pattern.row_ptr[i + 1];
+  // for_point(f): f(k, a_ik) over Q_i in column order (Q_i is within row i's columns).
+  const auto for_point = [&](auto f) {
+    index_t e = a_begin;
+    for (index_t q = points.row_ptr[i]; q < points.row_ptr[i + 1]; ++q) {
+      const index_t k = points.col_idx[q];
+      if (from_s && pass[k] != previous) continue;
+      while (e < a_end && a.pattern.col_idx[e] < k) ++e;
+      f(k, e < a_end && a.pattern.col_idx[e] == k ? a.values[e] : 0.0);
+    }
+  };
+  index_t m = 0;
+  double negative_p = 0.0, positive_p = 0.0;
+  for_point([&](index_t, double v) {
+    ++m;
+    if (v < 0.0) negative_p += v;
+    if (v > 0.0) positive_p += v;
+  });
+  if (m == 0) return;
+  if (kind == InterpolationKind::seed) {
+    for_point([&](index_t k, double) { emit(k, 1.0 / static_cast<double>(m)); });
+    return;
+  }
+  double a_ii = 0.0, negative_n = 0.0, positive_n = 0.0;
+  for (index_t e = a_begin; e < a_end; ++e) {
+    const double v = a.values[e];
+    if (a.pattern.col_idx[e] == i) {
+      a_ii = v;
+    } else if (v < 0.0) {
+      negative_n += v;
+    } else {
+      positive_n += v;
+    }
+  }
+  const double alpha = negative_p != 0.0 ? negative_n / negative_p : 0.0;
+  double beta = 0.0;
+  if (positive_p != 0.0) {
+    beta = positive_n / positive_p;
+  } else {
+    a_ii += positive_n;
+  }
+  for_point([&](index_t k, double v) {
+    emit(k, v < 0.0 ? -alpha * v / a_ii : (v > 0.0 ? -beta * v / a_ii : 0.0));
+  });
+}
+
+/// Entries of row i of W (multipass_row with s): 1 for a coarse row, |Q_i| for pass >= 1, 0
+/// without a pass.
+KRYFLOW_HOST_DEVICE inline index_t multipass_count_row(const PatternView& s, const index_t* pass,
+                                                       index_t i) {
+  if (pass[i] == 0) return 1;
+  if (pass[i] < 0) return 0;
+  index_t m = 0;
+  for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) m += pass[s.col_idx[q]] == pass[i] - 1;
+  return m;
+}
+
 }  // namespace kryflow::kernels::amg::rows

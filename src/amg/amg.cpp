@@ -193,6 +193,11 @@ AmgPreconditioner::AmgPreconditioner(Parameters parameters,
   if (p.hybrid_block_rows < 1) throw ConfigError("hybrid_block_rows", "must be >= 1");
   if (p.max_levels < 1) throw ConfigError("max_levels", "must be >= 1");
   if (p.coarse_size < 1) throw ConfigError("coarse_size", "must be >= 1");
+  if (p.aggressive_levels < 0) throw ConfigError("aggressive_levels", "must be >= 0");
+  if (p.aggressive_levels > 0 && aggregation(p)) {
+    throw ConfigError("aggressive_levels",
+                      "needs classical coarsening (`pmis` or `greedy`), not `aggregation`");
+  }
 }
 
 AmgPreconditioner::~AmgPreconditioner() = default;
@@ -276,6 +281,7 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
        ++level) {
     check_diagonal(*current, level);
     const Backend& backend = current->backend();
+    const bool aggressive = level < static_cast<std::size_t>(parameters_.aggressive_levels);
     auto arrays = std::make_unique<AmgLevelArrays>();
     CsrArrays S;
     {
@@ -290,7 +296,10 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
     } else {
       PhaseTimer timer(phase_log_.get(), "splitting");
       arrays->splitting =
-          amg_setup::splitting(backend, S, parameters_.coarsening, parameters_.random_seed);
+          aggressive
+              ? amg_setup::aggressive_splitting(backend, S, parameters_.coarsening,
+                                                parameters_.random_seed)
+              : amg_setup::splitting(backend, S, parameters_.coarsening, parameters_.random_seed);
       coarse_index = amg_setup::coarse_index(backend, arrays->splitting, num_coarse);
     }
     // Stop when coarsening stalls: no coarse point, or fewer than 10% fewer rows.
@@ -308,13 +317,24 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
       arrays->coarse_points = Array<index_t>(backend, static_cast<std::size_t>(num_coarse));
       kernels::amg::coarse_points(backend, arrays->splitting.span(), coarse_index.span(),
                                   arrays->coarse_points.span());
-      const ka::InterpolationParameters ip{interpolation_kind(parameters_),
-                                           parameters_.max_elements_per_row,
-                                           parameters_.truncation_factor};
-      arrays->prolongation = amg_setup::to_matrix(amg_setup::interpolation(
-          *current, S, arrays->splitting, coarse_index, static_cast<index_t>(num_coarse), ip));
-      // Extended+i re-setup reads the strong fine neighbours of each row: S stays.
-      if (ip.kind == ka::InterpolationKind::extended_i) arrays->strength = std::move(S);
+      if (aggressive) {
+        // Multi-pass interpolation: direct weights (seed's with interpolation `seed`).
+        arrays->interpolation = interpolation_kind(parameters_) == ka::InterpolationKind::seed
+                                    ? ka::InterpolationKind::seed
+                                    : ka::InterpolationKind::direct;
+        arrays->prolongation = amg_setup::to_matrix(amg_setup::multipass_prolongation(
+            *current, S, arrays->splitting, coarse_index, static_cast<index_t>(num_coarse),
+            arrays->interpolation, arrays->multipass));
+      } else {
+        const ka::InterpolationParameters ip{interpolation_kind(parameters_),
+                                             parameters_.max_elements_per_row,
+                                             parameters_.truncation_factor};
+        arrays->interpolation = ip.kind;
+        arrays->prolongation = amg_setup::to_matrix(amg_setup::interpolation(
+            *current, S, arrays->splitting, coarse_index, static_cast<index_t>(num_coarse), ip));
+        // Extended+i re-setup reads the strong fine neighbours of each row: S stays.
+        if (ip.kind == ka::InterpolationKind::extended_i) arrays->strength = std::move(S);
+      }
     }
     {
       PhaseTimer timer(phase_log_.get(), "galerkin_product");
@@ -444,6 +464,12 @@ std::int64_t AmgPreconditioner::memory_bytes() const {
              array_bytes(a.coarse_points) + array_bytes(a.product.row_ptr) +
              array_bytes(a.product.col_idx) + array_bytes(a.product.values) +
              array_bytes(a.strength.row_ptr) + array_bytes(a.strength.col_idx);
+    if (a.multipass) {
+      const MultipassArrays& m = *a.multipass;
+      bytes += array_bytes(m.pass) + array_bytes(m.first.row_ptr) + array_bytes(m.first.col_idx) +
+               array_bytes(m.weights.row_ptr) + array_bytes(m.weights.col_idx);
+      for (const CsrArrays& x : m.products) bytes += array_bytes(x.row_ptr);
+    }
     // The smoothers' vectors, and the cycle's (r on the finest; b, x, r below it).
     bytes += doubles(level_matrix(l).num_rows()) * (smoothers + (l == 0 ? 1 : 3));
     if (parameters_.smoother == SmootherKind::multicolor_gauss_seidel) {
@@ -489,7 +515,6 @@ void AmgPreconditioner::update_values(const LinearOperator& A) {
 }
 
 void AmgPreconditioner::update_levels() {
-  const ka::InterpolationKind kind = interpolation_kind(parameters_);
   // The double values of level l's matrix when it stores float32: computed by level l - 1's
   // Galerkin product, kept until level l is rebuilt (as in setup).
   Array<double> level_values;
@@ -514,12 +539,17 @@ void AmgPreconditioner::update_levels() {
                                                   parameters_.prolongation_smoothing_factor);
       amg_setup::update_values_checked(arrays.prolongation, prolongation_values, phase_log_->checks,
                                        l, "prolongation");
+    } else if (arrays.multipass) {
+      PhaseTimer timer(phase_log_.get(), "interpolation");
+      prolongation_values = amg_setup::multipass_prolongation_values(backend, a, arrays);
+      amg_setup::update_values_checked(arrays.prolongation, prolongation_values, phase_log_->checks,
+                                       l, "prolongation");
     } else {
       PhaseTimer timer(phase_log_.get(), "interpolation");
-      kernels::amg::interpolation_values(backend, a, arrays.strength.pattern(),
-                                         arrays.splitting.span(), arrays.coarse_points.span(), kind,
-                                         detail::pattern_view(arrays.prolongation),
-                                         prolongation_values.span().data());
+      kernels::amg::interpolation_values(
+          backend, a, arrays.strength.pattern(), arrays.splitting.span(),
+          arrays.coarse_points.span(), arrays.interpolation,
+          detail::pattern_view(arrays.prolongation), prolongation_values.span().data());
       amg_setup::update_values_checked(arrays.prolongation, prolongation_values, phase_log_->checks,
                                        l, "prolongation");
     }

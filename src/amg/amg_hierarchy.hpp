@@ -24,6 +24,16 @@ struct CsrArrays {
   kernels::sparse_setup::MatrixView matrix() const { return {pattern(), values.span().data()}; }
 };
 
+/// Multi-pass interpolation of an aggressive level with m >= 2 passes, P = W^(m-1) X_1: what a
+/// value-only re-setup recomputes P's values from.
+struct MultipassArrays {
+  Array<index_t> pass;                       // of every row: 0 coarse, p >= 1, -1 none
+  CsrArrays first;                           // X_1's pattern (values only during setups)
+  CsrArrays weights;                         // W's pattern (values only during setups)
+  std::vector<CsrArrays> products;           // X_2 .. X_(m-1): row pointers only
+  std::vector<std::size_t> product_entries;  // their entries
+};
+
 /// Everything one level of the hierarchy keeps for the cycle and for value-only re-setup.
 struct AmgLevelArrays {
   CsrMatrix prolongation;           // n x n_c
@@ -33,6 +43,9 @@ struct AmgLevelArrays {
   CsrArrays product;                // A P's row pointers (columns and values only during setups)
   std::size_t product_entries = 0;  // nnz of A P
   CsrArrays strength;               // S, kept for extended+i re-setup only (else empty)
+  /// The interpolation P was built with (classical coarsening; its re-setup recomputes it).
+  kernels::amg::InterpolationKind interpolation = kernels::amg::InterpolationKind::direct;
+  std::unique_ptr<MultipassArrays> multipass;  // aggressive levels with two passes or more
 };
 
 struct AmgPreconditioner::Hierarchy {
@@ -71,6 +84,24 @@ CsrArrays transpose(const Backend& backend, const kernels::sparse_setup::Pattern
 /// The C/F splitting of S (greedy or PMIS with `seed`).
 Array<index_t> splitting(const Backend& backend, const CsrArrays& S,
                          AmgPreconditioner::Coarsening coarsening, std::uint64_t seed);
+/// Aggressive coarsening's splitting: C1 = the splitting of S, then the splitting of the
+/// distance-two strength S2 among C1 (kernels::amg::distance_two_strength_*); returns the
+/// splitting with C2 coarse (kernels::amg::aggressive_splitting; C1 itself when it is empty).
+Array<index_t> aggressive_splitting(const Backend& backend, const CsrArrays& S,
+                                    AmgPreconditioner::Coarsening coarsening, std::uint64_t seed);
+/// Multi-pass interpolation P = W^(m-1) X_1 (n x num_coarse) from A, S and the splitting
+/// (AmgPreconditioner's class comment); kind direct or seed. With m >= 2 passes `kept` receives
+/// what update_values needs and is left non-null; with fewer P = X_1 and `kept` is reset.
+CsrArrays multipass_prolongation(const CsrMatrix& A, const CsrArrays& S,
+                                 const Array<index_t>& splitting,
+                                 const Array<index_t>& coarse_index, index_t num_coarse,
+                                 kernels::amg::InterpolationKind kind,
+                                 std::unique_ptr<MultipassArrays>& kept);
+/// Value-only re-setup of multipass_prolongation: P's values on its pattern from a (the level's
+/// matrix in double) and level.multipass.
+Array<double> multipass_prolongation_values(const Backend& backend,
+                                            const kernels::sparse_setup::MatrixView& a,
+                                            const AmgLevelArrays& level);
 /// The aggregate of every row (mis2_roots and mis2_aggregates on the graph S + S^T) and their
 /// number. Throws BackendError when a row is left without one (not a maximal set).
 Array<index_t> aggregation(const Backend& backend, const CsrArrays& S, std::uint64_t seed,

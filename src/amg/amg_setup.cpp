@@ -66,6 +66,124 @@ Array<index_t> splitting(const Backend& backend, const CsrArrays& S,
   return cf;
 }
 
+Array<index_t> aggressive_splitting(const Backend& backend, const CsrArrays& S,
+                                    AmgPreconditioner::Coarsening coarsening, std::uint64_t seed) {
+  const auto n = static_cast<std::size_t>(S.num_rows);
+  Array<index_t> first = splitting(backend, S, coarsening, seed);
+  std::int64_t num_first = 0;
+  const Array<index_t> first_index = coarse_index(backend, first, num_first);
+  if (num_first == 0) return first;
+  CsrArrays S2;
+  S2.num_rows = S2.num_cols = static_cast<index_t>(num_first);
+  {
+    // The pattern of S S: the rows reached by two strong connections.
+    CsrArrays SS;
+    SS.num_rows = SS.num_cols = S.num_rows;
+    Array<index_t> counts(backend, n);
+    ss::spgemm_count(backend, S.pattern(), S.pattern(), counts.span());
+    std::int64_t nnz = 0;
+    SS.row_ptr = row_pointers(backend, counts, nnz);
+    SS.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+    ss::spgemm_fill(backend, S.pattern(), S.pattern(), SS.row_ptr.span().data(),
+                    SS.col_idx.span().data());
+    Array<index_t> coarse_counts(backend, static_cast<std::size_t>(num_first));
+    kernels::amg::distance_two_strength_count(backend, S.pattern(), SS.pattern(), first.span(),
+                                              first_index.span(), coarse_counts.span());
+    S2.row_ptr = row_pointers(backend, coarse_counts, nnz);
+    S2.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+    kernels::amg::distance_two_strength_fill(backend, S.pattern(), SS.pattern(), first.span(),
+                                             first_index.span(), S2.row_ptr.span().data(),
+                                             S2.col_idx.span().data());
+  }
+  const Array<index_t> second = splitting(backend, S2, coarsening, seed);
+  Array<index_t> cf(backend, n);
+  kernels::amg::aggressive_splitting(backend, first.span(), first_index.span(), second.span(),
+                                     cf.span());
+  return cf;
+}
+
+CsrArrays multipass_prolongation(const CsrMatrix& A, const CsrArrays& S,
+                                 const Array<index_t>& splitting,
+                                 const Array<index_t>& coarse_index, index_t num_coarse,
+                                 kernels::amg::InterpolationKind kind,
+                                 std::unique_ptr<MultipassArrays>& kept) {
+  const Backend& backend = A.backend();
+  const auto n = static_cast<std::size_t>(A.num_rows());
+  auto arrays = std::make_unique<MultipassArrays>();
+  arrays->pass = Array<index_t>(backend, n);
+  const index_t passes = kernels::amg::interpolation_passes(backend, S.pattern(), splitting.span(),
+                                                            arrays->pass.span());
+  CsrArrays X = interpolation(A, S, splitting, coarse_index, num_coarse, {kind, 0, 0.0});
+  if (passes < 2) {
+    kept.reset();
+    return X;
+  }
+  const auto a = detail::matrix_view(A);
+  CsrArrays W;
+  W.num_rows = W.num_cols = A.num_rows();
+  Array<index_t> counts(backend, n);
+  kernels::amg::multipass_count(backend, S.pattern(), arrays->pass.span(), counts.span());
+  std::int64_t nnz = 0;
+  W.row_ptr = row_pointers(backend, counts, nnz);
+  W.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+  W.values = Array<double>(backend, static_cast<std::size_t>(nnz));
+  kernels::amg::multipass_fill(backend, a, S.pattern(), arrays->pass.span(), kind,
+                               W.row_ptr.span().data(), W.col_idx.span().data(),
+                               W.values.span().data());
+  // X_(t+1) = W X_t: rows of pass <= t + 1 are complete in X_(t+1).
+  CsrArrays first = std::move(X);
+  CsrArrays current = spgemm(backend, W.matrix(), first.matrix());
+  for (index_t t = 2; t < passes; ++t) {
+    CsrArrays next = spgemm(backend, W.matrix(), current.matrix());
+    arrays->product_entries.push_back(current.col_idx.size());
+    CsrArrays pointers;
+    pointers.num_rows = current.num_rows;
+    pointers.num_cols = current.num_cols;
+    pointers.row_ptr = std::move(current.row_ptr);
+    arrays->products.push_back(std::move(pointers));
+    current = std::move(next);
+  }
+  first.values = Array<double>();
+  W.values = Array<double>();
+  arrays->first = std::move(first);
+  arrays->weights = std::move(W);
+  kept = std::move(arrays);
+  return current;
+}
+
+Array<double> multipass_prolongation_values(const Backend& backend, const ss::MatrixView& a,
+                                            const AmgLevelArrays& level) {
+  const MultipassArrays& m = *level.multipass;
+  Array<double> first_values(backend, m.first.col_idx.size());
+  kernels::amg::interpolation_values(backend, a, ss::PatternView{}, level.splitting.span(),
+                                     level.coarse_points.span(), level.interpolation,
+                                     m.first.pattern(), first_values.span().data());
+  Array<double> weight_values(backend, m.weights.col_idx.size());
+  kernels::amg::multipass_values(backend, a, m.pass.span(), level.interpolation,
+                                 m.weights.pattern(), weight_values.span().data());
+  const ss::MatrixView w{m.weights.pattern(), weight_values.span().data()};
+  // X_t's columns and values, formed again on its kept row pointers (as A P's in
+  // galerkin_product_values); the last product goes onto P's pattern.
+  Array<index_t> columns;
+  Array<double> values = std::move(first_values);
+  ss::MatrixView x{m.first.pattern(), values.span().data()};
+  for (std::size_t t = 0; t < m.products.size(); ++t) {
+    Array<index_t> next_columns(backend, m.product_entries[t]);
+    Array<double> next_values(backend, m.product_entries[t]);
+    ss::spgemm_fill_numeric(backend, w, x, m.products[t].row_ptr.span().data(),
+                            next_columns.span().data(), next_values.span().data());
+    columns = std::move(next_columns);
+    values = std::move(next_values);
+    x = {{m.products[t].num_rows, m.products[t].num_cols, m.products[t].row_ptr.span().data(),
+          columns.span().data()},
+         values.span().data()};
+  }
+  Array<double> prolongation_values(backend, static_cast<std::size_t>(level.prolongation.nnz()));
+  ss::spgemm_numeric(backend, w, x, detail::pattern_view(level.prolongation),
+                     prolongation_values.span().data());
+  return prolongation_values;
+}
+
 Array<index_t> aggregation(const Backend& backend, const CsrArrays& S, std::uint64_t seed,
                            std::int64_t& num_aggregates) {
   const auto n = static_cast<std::size_t>(S.num_rows);

@@ -232,6 +232,13 @@ struct AmgParameters final : ComponentParameters {
              "independent set (De Sterck, Yang, Heys 2006); or `aggregation`: aggregates around "
              "a distance-two maximal independent set of the strength graph (Bell, Dalton, Olson "
              "2012), with interpolation `tentative` or `smoothed`");
+    v.integer("aggressive_levels", values.aggressive_levels, Range::at_least(0),
+              "aggressive coarsening on this many finest levels (`pmis` or `greedy`): the "
+              "splitting is applied again to the coarse points with the distance-two strength "
+              "(paths of at most two strong connections, Stüben 2001, sec. 7.1.2), and P is "
+              "multi-pass interpolation (direct, or `seed`, weights pass by pass through the "
+              "fine points already interpolated; `extended_i` and truncation do not apply on "
+              "these levels); fewer coarse rows and levels for a few more iterations");
     v.integer("random_seed", random_seed, Range::at_least(0),
               "seed of the random part of the PMIS and aggregation weights (deterministic for a "
               "seed)");

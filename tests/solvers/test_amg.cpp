@@ -162,6 +162,14 @@ std::vector<Variant> variants() {
   p.truncation_factor = 0.2;
   v.push_back({"pmis truncated", p, 16});  // 12
   p = Parameters{};
+  p.coarsening = AmgPreconditioner::Coarsening::pmis;
+  p.smoother = AmgPreconditioner::SmootherKind::chebyshev;
+  p.aggressive_levels = 1;
+  v.push_back({"pmis aggressive", p, 22});  // 17
+  p.aggressive_levels = 2;
+  p.interpolation = AmgPreconditioner::Interpolation::seed;
+  v.push_back({"pmis aggressive seed", p, 24});  // 18
+  p = Parameters{};
   p.interpolation = AmgPreconditioner::Interpolation::seed;
   v.push_back({"seed interpolation", p, 10});  // 7
   p.strength = AmgPreconditioner::Strength::seed;
@@ -574,6 +582,20 @@ TEST(Aggregation, InterpolationMustFitTheCoarsening) {
   EXPECT_THROW(config::build_solver(json), ConfigError);
 }
 
+TEST(Aggressive, NeedsClassicalCoarseningAndANonNegativeCount) {
+  Parameters p = aggregation_parameters(AmgPreconditioner::Interpolation::smoothed);
+  p.aggressive_levels = 1;
+  EXPECT_THROW(AmgPreconditioner{p}, ConfigError);
+  p = Parameters{};
+  p.aggressive_levels = -1;
+  EXPECT_THROW(AmgPreconditioner{p}, ConfigError);
+  nlohmann::json json = config::load_preset("pcg_amg");
+  json["solver"]["preconditioner"]["aggressive_levels"] = 1;
+  EXPECT_NO_THROW(config::build_solver(json));
+  json["solver"]["preconditioner"]["aggressive_levels"] = -2;
+  EXPECT_THROW(config::build_solver(json), ConfigError);
+}
+
 /// coo with every value multiplied by `scale` and `shift` added to the diagonal.
 CooMatrix scaled(CooMatrix coo, double scale, double shift = 0.0) {
   for (std::size_t k = 0; k < coo.num_entries(); ++k) {
@@ -634,6 +656,39 @@ TEST(ReSetup, UpdateValuesAfterScalingOrPerturbingGivesTheIterationsOfAFreshSetu
   }
 }
 
+TEST(ReSetup, AggressiveLevelsUpdateValuesGivesTheHierarchyOfAFreshSetup) {
+  // Multi-pass interpolation's re-setup recomputes W, X_1 and the products W X_t on their kept
+  // patterns. Scaling by 4 is exact in binary, keeps every strength test, and scales every
+  // weight-free product exactly: the updated hierarchy is the fresh setup's, bit for bit.
+  const Backend backend = test::backend_under_test();
+  const CooMatrix original = poisson3d(24);
+  const CooMatrix changed = scaled(original, 4.0);
+  for (const int levels : {1, 2}) {
+    SCOPED_TRACE("aggressive_levels " + std::to_string(levels));
+    Parameters p;
+    p.coarsening = AmgPreconditioner::Coarsening::pmis;
+    p.smoother = AmgPreconditioner::SmootherKind::chebyshev;
+    p.aggressive_levels = levels;
+    const CsrMatrix A = CsrMatrix::from_coo(backend, original);
+    const CsrMatrix B = CsrMatrix::from_coo(backend, changed);
+    AmgPreconditioner updated(p), fresh(p);
+    updated.setup(A);
+
+    updated.update_values(B);
+    fresh.setup(B);
+
+    EXPECT_EQ(pcg_iterations(changed, B, updated), pcg_iterations(changed, B, fresh));
+    ASSERT_EQ(updated.num_levels(), fresh.num_levels());
+    ASSERT_GE(updated.num_levels(), 2u);
+    for (std::size_t l = 0; l < updated.num_levels(); ++l) {
+      SCOPED_TRACE("level " + std::to_string(l));
+      EXPECT_EQ(updated.prolongation(l).values_to_host(), fresh.prolongation(l).values_to_host());
+      EXPECT_EQ(updated.level_matrix(l + 1).values_to_host(),
+                fresh.level_matrix(l + 1).values_to_host());
+    }
+  }
+}
+
 TEST(ReSetup, UpdateValuesWithUnchangedValuesReproducesTheHierarchyBitForBit) {
   const CsrMatrix A = CsrMatrix::from_coo(test::backend_under_test(), poisson3d(18));
   Parameters truncated;
@@ -649,7 +704,11 @@ TEST(ReSetup, UpdateValuesWithUnchangedValuesReproducesTheHierarchyBitForBit) {
   extended.max_elements_per_row = 4;
   extended.truncation_factor = 0.1;
   const Parameters smoothed = aggregation_parameters(AmgPreconditioner::Interpolation::smoothed);
-  for (const Parameters& p : {truncated, pmis_seed, extended, smoothed}) {
+  Parameters aggressive;
+  aggressive.coarsening = AmgPreconditioner::Coarsening::pmis;
+  aggressive.smoother = AmgPreconditioner::SmootherKind::chebyshev;
+  aggressive.aggressive_levels = 2;
+  for (const Parameters& p : {truncated, pmis_seed, extended, smoothed, aggressive}) {
     AmgPreconditioner M(p);
     M.setup(A);
     std::vector<std::vector<double>> before;

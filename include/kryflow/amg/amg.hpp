@@ -31,7 +31,8 @@ struct HierarchyReport {
   double grid_complexity = 0.0;
   std::vector<Phase> phases;
   /// Bytes the hierarchy holds on the backend, counted from its arrays: P, R and R's source
-  /// map, the splitting and coarse points, A P's pattern, the coarse matrices A_1 .. A_L (the A
+  /// map, the splitting and coarse points, A P's pattern, the passes and the patterns of X_1, W
+  /// and the products W X_t of aggressive levels, the coarse matrices A_1 .. A_L (the A
   /// of setup is the caller's and not counted), the smoothers' and the cycle's vectors and the
   /// coarse solver's dense inverse (n_L^2 doubles when it is DenseDirectSolver). Each stored
   /// value of P, R and A_1 .. A_L counts value_bytes(hierarchy_precision): 8 or 4 bytes.
@@ -64,6 +65,17 @@ struct HierarchyReport {
 ///     (max_elements_per_row, truncation_factor);
 ///  4. restriction R = P^T (formed explicitly) and the Galerkin product A_c = R (A P) by two
 ///     sparse products (symbolic, then numeric phase).
+/// Aggressive coarsening (aggressive_levels, Stüben 2001, sec. 7.1.2, as hypre BoomerAMG's
+/// agg_num_levels with agg_interp_type 4): on the first aggressive_levels levels the splitting
+/// of step 2 gives C1, then the same splitting of the distance-two strength S2 among C1 (j
+/// strongly connected to i when a path of at most two strong connections leads from i to j)
+/// keeps C2 within C1; P is multi-pass interpolation (Stüben 2001, sec. 7.2.3): the fine rows
+/// get passes (1: a strong dependency on C2; p: one on a row of pass p - 1), W holds for each
+/// fine row of pass p the direct interpolation weights (or the seed's 1/n) over its strong
+/// dependencies of pass p - 1 and 1 on the diagonal of the coarse rows, X_1 is the direct (or
+/// seed) interpolation from C2, and P = W^(m-1) X_1 for m passes (m - 1 sparse products).
+/// Rows no pass reaches (no strong path to C2) have an empty row of P. extended_i and
+/// truncation do not apply on these levels.
 /// Aggregation AMG replaces steps 2 and 3 (coarsening = aggregation; Vaněk, Mandel, Brezina,
 /// "Algebraic multigrid by smoothed aggregation for second and fourth order elliptic
 /// problems", Computing 56, 1996; aggregates as in Bell, Dalton, Olson, SIAM J. Sci. Comput.
@@ -145,6 +157,10 @@ class AmgPreconditioner final : public Multigrid {
     double max_row_sum = 1.0;          ///< (0, 1]; 1 disables the test
     Coarsening coarsening = Coarsening::greedy;
     std::uint64_t random_seed = 1;  ///< PMIS weights
+    /// >= 0: aggressive coarsening on the first aggressive_levels levels (greedy or pmis
+    /// coarsening only): the splitting again on the coarse points with the distance-two
+    /// strength, and multi-pass interpolation (see the class comment).
+    int aggressive_levels = 0;
     Interpolation interpolation = Interpolation::direct;
     /// Smoothed aggregation's omega = prolongation_smoothing_factor / rho(D^-1 A), in (0, 2).
     double prolongation_smoothing_factor = 4.0 / 3.0;
