@@ -77,6 +77,10 @@ say "== AMG: PCG with the pcg_amg preset on 3D Poisson (cuda, b = 1): setup phas
 say "== AMG: PCG with the pcg_sa preset (smoothed aggregation) on the same problems"
 "$build/bench/kryflow_bench_amg" --backend cuda --preset pcg_sa --problems "${KRYFLOW_AMG_PROBLEMS:-p7:100,p7:200,p7:300,p27:200}" \
   --json "$results/bench_amg_sa.json" 2>&1 | tee "$results/amg_sa_table.txt" | tail -20
+say "== AMG: pcg_amg with aggressive coarsening of the finest level (aggressive_levels = 1, multi-pass interpolation)"
+"$build/bench/kryflow_bench_amg" --backend cuda --preset pcg_amg -p solver.preconditioner.aggressive_levels=1 \
+  --problems "${KRYFLOW_AMG_PROBLEMS:-p7:100,p7:200,p7:300,p27:200}" \
+  --json "$results/bench_amg_aggressive.json" 2>&1 | tee "$results/amg_aggressive_table.txt" | tail -20
 fi
 
 if want amg || want amg_corpus; then
@@ -321,6 +325,7 @@ cat "$cli_table"
 for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && { echo "-- $(basename "$t")"; grep -E "^\||^median|^best|^BSR on|^p = " "$t" | head -80; }; done
 [[ -s $results/amg_table.txt ]] && { echo "-- PCG-AMG (cuda; kryflow_bench_amg)"; cat "$results/amg_table.txt"; }
 [[ -s $results/amg_sa_table.txt ]] && { echo "-- PCG-SA (cuda; kryflow_bench_amg --preset pcg_sa)"; cat "$results/amg_sa_table.txt"; }
+[[ -s $results/amg_aggressive_table.txt ]] && { echo "-- PCG-AMG, aggressive_levels = 1 (cuda)"; cat "$results/amg_aggressive_table.txt"; }
 [[ -s $results/amg_corpus.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda, one cold process each)"; cat "$results/amg_corpus.txt"; }
 [[ -s $results/amg_corpus_warm.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda, warm)"; grep -E "^(ex10hs|openfoam|  )" "$results/amg_corpus_warm.txt"; }
 [[ -s $sem_table ]] && { echo "-- PCG on the spectral-element meshes, p = 7 (cuda)"; cat "$sem_table"; }

@@ -94,6 +94,20 @@ void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, do
                    values);
 }
 
+void select_pattern_count(const Backend& backend, const PatternView& a, Span<const index_t> cf,
+                          Span<const index_t> coarse_index, bool coarse_rows, bool coarse_columns,
+                          Span<index_t> counts) {
+  KRYFLOW_DISPATCH(amg, select_pattern_count, backend, a, cf, coarse_index, coarse_rows,
+                   coarse_columns, counts);
+}
+
+void select_pattern_fill(const Backend& backend, const PatternView& a, Span<const index_t> cf,
+                         Span<const index_t> coarse_index, bool coarse_rows, bool coarse_columns,
+                         const index_t* row_ptr, index_t* col_idx) {
+  KRYFLOW_DISPATCH(amg, select_pattern_fill, backend, a, cf, coarse_index, coarse_rows,
+                   coarse_columns, row_ptr, col_idx);
+}
+
 void distance_two_strength_count(const Backend& backend, const PatternView& s,
                                  const PatternView& ss, Span<const index_t> cf,
                                  Span<const index_t> coarse_index, Span<index_t> counts) {

@@ -183,11 +183,22 @@ struct InterpolationParameters {
   void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, double factor,     \
                                    const double* bound, Span<const index_t> aggregate,             \
                                    const PatternView& p, double* values);                          \
+  /** A sub-pattern of a: the rows of the coarse points of cf only (coarse_rows; row               \
+      coarse_index[i] for coarse row i) or every row, and the coarse columns only, renumbered by   \
+      coarse_index (coarse_columns), or every column (rows::select_row). count: counts has one     \
+      entry per kept row; fill: col_idx from row_ptr, the exclusive scan of the counts. */         \
+  void select_pattern_count(const Backend& backend, const PatternView& a, Span<const index_t> cf,  \
+                            Span<const index_t> coarse_index, bool coarse_rows,                    \
+                            bool coarse_columns, Span<index_t> counts);                            \
+  void select_pattern_fill(const Backend& backend, const PatternView& a, Span<const index_t> cf,   \
+                           Span<const index_t> coarse_index, bool coarse_rows,                     \
+                           bool coarse_columns, const index_t* row_ptr, index_t* col_idx);         \
   /** Aggressive coarsening: the distance-two strength S2 among the coarse points of cf            \
       (coarse_index: the exclusive scan of cf), n_c x n_c: row coarse_index[i] of coarse row i     \
       holds the coarse indices of the coarse j != i with j in S_i or in S_k for a k in S_i         \
-      (rows::distance_two_coarse_row; ss is the pattern of S S). count: counts has n_c entries;    \
-      fill: col_idx (sorted) from row_ptr, the exclusive scan of the counts. */                    \
+      (rows::distance_two_coarse_row; ss is the pattern of S[C, :] S[:, C] in coarse numbering).   \
+      count: counts has n_c entries; fill: col_idx (sorted) from row_ptr, the exclusive scan of    \
+      the counts. */                                                                               \
   void distance_two_strength_count(const Backend& backend, const PatternView& s,                   \
                                    const PatternView& ss, Span<const index_t> cf,                  \
                                    Span<const index_t> coarse_index, Span<index_t> counts);        \

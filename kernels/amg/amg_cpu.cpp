@@ -262,6 +262,31 @@ void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, do
   });
 }
 
+void select_pattern_count(const Backend& backend, const PatternView& a, Span<const index_t> cf,
+                          Span<const index_t> coarse_index, bool coarse_rows, bool coarse_columns,
+                          Span<index_t> counts) {
+  parallel::for_each(backend, entries(a), a.num_rows, [&](size_type r) {
+    const auto i = static_cast<index_t>(r);
+    if (coarse_rows && cf[i] != kCoarse) return;
+    index_t count = 0;
+    rows::select_row(a, cf.data(), coarse_index.data(), coarse_columns, i,
+                     [&](index_t) { ++count; });
+    counts[coarse_rows ? coarse_index[i] : i] = count;
+  });
+}
+
+void select_pattern_fill(const Backend& backend, const PatternView& a, Span<const index_t> cf,
+                         Span<const index_t> coarse_index, bool coarse_rows, bool coarse_columns,
+                         const index_t* row_ptr, index_t* col_idx) {
+  parallel::for_each(backend, entries(a), a.num_rows, [&](size_type r) {
+    const auto i = static_cast<index_t>(r);
+    if (coarse_rows && cf[i] != kCoarse) return;
+    index_t next = row_ptr[coarse_rows ? coarse_index[i] : i];
+    rows::select_row(a, cf.data(), coarse_index.data(), coarse_columns, i,
+                     [&](index_t j) { col_idx[next++] = j; });
+  });
+}
+
 void distance_two_strength_count(const Backend& backend, const PatternView& s,
                                  const PatternView& ss, Span<const index_t> cf,
                                  Span<const index_t> coarse_index, Span<index_t> counts) {

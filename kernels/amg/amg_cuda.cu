@@ -556,6 +556,25 @@ __global__ void restriction_entries_kernel(MatrixView p, PatternView r, double* 
 // Aggressive coarsening and multi-pass interpolation: a thread per row (rows of a few entries).
 
 template <bool kFill>
+__global__ void select_pattern_kernel(PatternView a, const index_t* cf, const index_t* coarse_index,
+                                      bool coarse_rows, bool coarse_columns, index_t* counts,
+                                      const index_t* row_ptr, index_t* col_idx) {
+  KRYFLOW_FOR_EACH_ROW(i, a.num_rows) {
+    if (coarse_rows && cf[i] != kCoarse) continue;
+    const index_t out = coarse_rows ? coarse_index[i] : i;
+    if constexpr (kFill) {
+      index_t next = row_ptr[out];
+      rows::select_row(a, cf, coarse_index, coarse_columns, i,
+                       [&](index_t j) { col_idx[next++] = j; });
+    } else {
+      index_t count = 0;
+      rows::select_row(a, cf, coarse_index, coarse_columns, i, [&](index_t) { ++count; });
+      counts[out] = count;
+    }
+  }
+}
+
+template <bool kFill>
 __global__ void distance_two_kernel(PatternView s, PatternView ss, const index_t* cf,
                                     const index_t* coarse_index, index_t* counts,
                                     const index_t* row_ptr, index_t* col_idx) {
@@ -863,6 +882,27 @@ void smoothed_aggregation_values(const Backend& backend, const MatrixView& a, do
   smoothed_aggregation_kernel<<<blocks_for(a.pattern.num_rows, kBlock / kSmoothingLanes), kBlock, 0,
                                 context.stream>>>(a, factor, bound, aggregate.data(), p, values);
   check_launch("amg::smoothed_aggregation_values");
+}
+
+void select_pattern_count(const Backend& backend, const PatternView& a, Span<const index_t> cf,
+                          Span<const index_t> coarse_index, bool coarse_rows, bool coarse_columns,
+                          Span<index_t> counts) {
+  if (a.num_rows == 0) return;
+  Context& context = context_of(backend);
+  select_pattern_kernel<false><<<blocks_for(a.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      a, cf.data(), coarse_index.data(), coarse_rows, coarse_columns, counts.data(), nullptr,
+      nullptr);
+  check_launch("amg::select_pattern_count");
+}
+
+void select_pattern_fill(const Backend& backend, const PatternView& a, Span<const index_t> cf,
+                         Span<const index_t> coarse_index, bool coarse_rows, bool coarse_columns,
+                         const index_t* row_ptr, index_t* col_idx) {
+  if (a.num_rows == 0) return;
+  Context& context = context_of(backend);
+  select_pattern_kernel<true><<<blocks_for(a.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      a, cf.data(), coarse_index.data(), coarse_rows, coarse_columns, nullptr, row_ptr, col_idx);
+  check_launch("amg::select_pattern_fill");
 }
 
 void distance_two_strength_count(const Backend& backend, const PatternView& s,

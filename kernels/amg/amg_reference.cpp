@@ -220,6 +220,29 @@ void smoothed_aggregation_values(const Backend&, const MatrixView& a, double fac
   }
 }
 
+void select_pattern_count(const Backend&, const PatternView& a, Span<const index_t> cf,
+                          Span<const index_t> coarse_index, bool coarse_rows, bool coarse_columns,
+                          Span<index_t> counts) {
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    if (coarse_rows && cf[i] != kCoarse) continue;
+    index_t count = 0;
+    rows::select_row(a, cf.data(), coarse_index.data(), coarse_columns, i,
+                     [&](index_t) { ++count; });
+    counts[coarse_rows ? coarse_index[i] : i] = count;
+  }
+}
+
+void select_pattern_fill(const Backend&, const PatternView& a, Span<const index_t> cf,
+                         Span<const index_t> coarse_index, bool coarse_rows, bool coarse_columns,
+                         const index_t* row_ptr, index_t* col_idx) {
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    if (coarse_rows && cf[i] != kCoarse) continue;
+    index_t next = row_ptr[coarse_rows ? coarse_index[i] : i];
+    rows::select_row(a, cf.data(), coarse_index.data(), coarse_columns, i,
+                     [&](index_t j) { col_idx[next++] = j; });
+  }
+}
+
 void distance_two_strength_count(const Backend&, const PatternView& s, const PatternView& ss,
                                  Span<const index_t> cf, Span<const index_t> coarse_index,
                                  Span<index_t> counts) {

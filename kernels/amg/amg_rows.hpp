@@ -631,25 +631,47 @@ KRYFLOW_HOST_DEVICE inline void smoothed_aggregation_row(const MatrixView& a, do
 // interpolation, sec. 7.2.3; hypre BoomerAMG's agg_num_levels with agg_interp_type 4).
 
 /// The coarse points j != i of the distance-two strength of coarse row i: j in S_i, or j in S_k
-/// for some k in S_i (a path of length at most two in S). ss is the pattern of S S. Calls
-/// emit(coarse_index[j]) for each such j once, in increasing j (a merge of the sorted rows S_i
-/// and (S S)_i).
+/// for some k in S_i (a path of length at most two in S). ss is the pattern of
+/// S[C, :] S[:, C] in coarse numbering (select_pattern_* and a sparse product): row
+/// coarse_index[i] holds the coarse j reached in two steps. Calls emit(coarse_index[j]) for
+/// each such j once, in increasing order (a merge of S_i's coarse points with that row).
 template <class Emit>
 KRYFLOW_HOST_DEVICE void distance_two_coarse_row(const PatternView& s, const PatternView& ss,
                                                  const index_t* cf, const index_t* coarse_index,
                                                  index_t i, Emit emit) {
   constexpr index_t kPast = 0x7fffffff;
+  const index_t c = coarse_index[i];
   index_t p = s.row_ptr[i];
-  index_t q = ss.row_ptr[i];
+  index_t q = ss.row_ptr[c];
   const index_t p_end = s.row_ptr[i + 1];
-  const index_t q_end = ss.row_ptr[i + 1];
+  const index_t q_end = ss.row_ptr[c + 1];
+  while (p < p_end && cf[s.col_idx[p]] != kCoarse) ++p;
   while (p < p_end || q < q_end) {
-    const index_t js = p < p_end ? s.col_idx[p] : kPast;
+    const index_t js = p < p_end ? coarse_index[s.col_idx[p]] : kPast;
     const index_t jq = q < q_end ? ss.col_idx[q] : kPast;
     const index_t j = js < jq ? js : jq;
-    if (js == j) ++p;
+    if (js == j) {
+      ++p;
+      while (p < p_end && cf[s.col_idx[p]] != kCoarse) ++p;
+    }
     if (jq == j) ++q;
-    if (j != i && cf[j] == kCoarse) emit(coarse_index[j]);
+    if (j != c) emit(j);
+  }
+}
+
+/// The entries of row i of a kept by select_pattern: every column, or (coarse_columns) the
+/// coarse ones renumbered by coarse_index; emit(column) in increasing order.
+template <class Emit>
+KRYFLOW_HOST_DEVICE void select_row(const PatternView& a, const index_t* cf,
+                                    const index_t* coarse_index, bool coarse_columns, index_t i,
+                                    Emit emit) {
+  for (index_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) {
+    const index_t j = a.col_idx[q];
+    if (!coarse_columns) {
+      emit(j);
+    } else if (cf[j] == kCoarse) {
+      emit(coarse_index[j]);
+    }
   }
 }
 

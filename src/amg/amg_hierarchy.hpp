@@ -84,6 +84,11 @@ CsrArrays transpose(const Backend& backend, const kernels::sparse_setup::Pattern
 /// The C/F splitting of S (greedy or PMIS with `seed`).
 Array<index_t> splitting(const Backend& backend, const CsrArrays& S,
                          AmgPreconditioner::Coarsening coarsening, std::uint64_t seed);
+/// The sub-pattern of a with the coarse rows only (coarse_rows) and the coarse columns only,
+/// renumbered (coarse_columns) (kernels::amg::select_pattern_*).
+CsrArrays select_pattern(const Backend& backend, const kernels::sparse_setup::PatternView& a,
+                         const Array<index_t>& splitting, const Array<index_t>& coarse_index,
+                         std::int64_t num_coarse, bool coarse_rows, bool coarse_columns);
 /// Aggressive coarsening's splitting: C1 = the splitting of S, then the splitting of the
 /// distance-two strength S2 among C1 (kernels::amg::distance_two_strength_*); returns the
 /// splitting with C2 coarse (kernels::amg::aggressive_splitting; C1 itself when it is empty).

@@ -66,6 +66,24 @@ Array<index_t> splitting(const Backend& backend, const CsrArrays& S,
   return cf;
 }
 
+CsrArrays select_pattern(const Backend& backend, const ss::PatternView& a,
+                         const Array<index_t>& splitting, const Array<index_t>& coarse_index,
+                         std::int64_t num_coarse, bool coarse_rows, bool coarse_columns) {
+  CsrArrays out;
+  out.num_rows = coarse_rows ? static_cast<index_t>(num_coarse) : a.num_rows;
+  out.num_cols = coarse_columns ? static_cast<index_t>(num_coarse) : a.num_cols;
+  Array<index_t> counts(backend, static_cast<std::size_t>(out.num_rows));
+  kernels::amg::select_pattern_count(backend, a, splitting.span(), coarse_index.span(), coarse_rows,
+                                     coarse_columns, counts.span());
+  std::int64_t nnz = 0;
+  out.row_ptr = row_pointers(backend, counts, nnz);
+  out.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+  kernels::amg::select_pattern_fill(backend, a, splitting.span(), coarse_index.span(), coarse_rows,
+                                    coarse_columns, out.row_ptr.span().data(),
+                                    out.col_idx.span().data());
+  return out;
+}
+
 Array<index_t> aggressive_splitting(const Backend& backend, const CsrArrays& S,
                                     AmgPreconditioner::Coarsening coarsening, std::uint64_t seed) {
   const auto n = static_cast<std::size_t>(S.num_rows);
@@ -76,20 +94,24 @@ Array<index_t> aggressive_splitting(const Backend& backend, const CsrArrays& S,
   CsrArrays S2;
   S2.num_rows = S2.num_cols = static_cast<index_t>(num_first);
   {
-    // The pattern of S S: the rows reached by two strong connections.
+    // The coarse points reached in two steps: S[C1, :] S[:, C1] in coarse numbering, a product
+    // of about a sixteenth of S S's work (a quarter of the rows, a quarter of the columns).
+    const CsrArrays rows =
+        select_pattern(backend, S.pattern(), first, first_index, num_first, true, false);
+    const CsrArrays columns =
+        select_pattern(backend, S.pattern(), first, first_index, num_first, false, true);
     CsrArrays SS;
-    SS.num_rows = SS.num_cols = S.num_rows;
-    Array<index_t> counts(backend, n);
-    ss::spgemm_count(backend, S.pattern(), S.pattern(), counts.span());
+    SS.num_rows = SS.num_cols = static_cast<index_t>(num_first);
+    Array<index_t> counts(backend, static_cast<std::size_t>(num_first));
+    ss::spgemm_count(backend, rows.pattern(), columns.pattern(), counts.span());
     std::int64_t nnz = 0;
     SS.row_ptr = row_pointers(backend, counts, nnz);
     SS.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
-    ss::spgemm_fill(backend, S.pattern(), S.pattern(), SS.row_ptr.span().data(),
+    ss::spgemm_fill(backend, rows.pattern(), columns.pattern(), SS.row_ptr.span().data(),
                     SS.col_idx.span().data());
-    Array<index_t> coarse_counts(backend, static_cast<std::size_t>(num_first));
     kernels::amg::distance_two_strength_count(backend, S.pattern(), SS.pattern(), first.span(),
-                                              first_index.span(), coarse_counts.span());
-    S2.row_ptr = row_pointers(backend, coarse_counts, nnz);
+                                              first_index.span(), counts.span());
+    S2.row_ptr = row_pointers(backend, counts, nnz);
     S2.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
     kernels::amg::distance_two_strength_fill(backend, S.pattern(), SS.pattern(), first.span(),
                                              first_index.span(), S2.row_ptr.span().data(),

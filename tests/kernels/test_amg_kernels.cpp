@@ -1643,25 +1643,48 @@ TEST(AmgHierarchy, SetupOnTheBackendEqualsReferenceBitForBitWithParallelRegions)
   }
 }
 
-/// Aggressive coarsening's first stage on `backend`: S S's pattern (sparse_setup SpGEMM) and the
-/// distance-two strength S2 among the coarse points of cf (n_c x n_c, host copy).
+/// Aggressive coarsening's first stage on `backend`: S[C, :] and S[:, C] (select_pattern), the
+/// pattern of their product (sparse_setup SpGEMM) and the distance-two strength S2 among the
+/// coarse points of cf (n_c x n_c, host copy).
 HostCsr distance_two_strength(const Backend& backend, const Strength& s,
                               const std::vector<index_t>& cf) {
   const OnBackend S(backend, s.s);
   const auto n = static_cast<std::size_t>(s.s.rows);
-  Array<index_t> counts(backend, n);
-  ss::spgemm_count(backend, S.pattern(), S.pattern(), counts.span());
-  Array<index_t> ss_row_ptr(backend, n + 1);
-  const std::int64_t ss_nnz = ss::exclusive_scan(backend, counts.span(), ss_row_ptr.span());
-  Array<index_t> ss_col_idx(backend, static_cast<std::size_t>(ss_nnz));
-  ss::spgemm_fill(backend, S.pattern(), S.pattern(), ss_row_ptr.span().data(),
-                  ss_col_idx.span().data());
-  const ss::PatternView SS{s.s.rows, s.s.rows, ss_row_ptr.span().data(), ss_col_idx.span().data()};
   std::vector<index_t> index(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) index[i + 1] = index[i] + (cf[i] == ka::kCoarse ? 1 : 0);
   const auto nc = static_cast<std::size_t>(index[n]);
   const Array<index_t> splitting = Array<index_t>::from_host(backend, cf);
   const Array<index_t> coarse_index = Array<index_t>::from_host(backend, index);
+  struct Pattern {
+    Array<index_t> row_ptr, col_idx;
+    ss::PatternView view;
+  };
+  const auto select = [&](bool coarse_rows, bool coarse_columns) {
+    const std::size_t rows = coarse_rows ? nc : n;
+    Array<index_t> counts(backend, rows);
+    ka::select_pattern_count(backend, S.pattern(), splitting.span(), coarse_index.span(),
+                             coarse_rows, coarse_columns, counts.span());
+    Pattern p{Array<index_t>(backend, rows + 1), Array<index_t>(), {}};
+    const std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), p.row_ptr.span());
+    p.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+    ka::select_pattern_fill(backend, S.pattern(), splitting.span(), coarse_index.span(),
+                            coarse_rows, coarse_columns, p.row_ptr.span().data(),
+                            p.col_idx.span().data());
+    p.view = {static_cast<index_t>(rows), static_cast<index_t>(coarse_columns ? nc : n),
+              p.row_ptr.span().data(), p.col_idx.span().data()};
+    return p;
+  };
+  const Pattern rows = select(true, false);
+  const Pattern columns = select(false, true);
+  Array<index_t> counts(backend, nc);
+  ss::spgemm_count(backend, rows.view, columns.view, counts.span());
+  Array<index_t> ss_row_ptr(backend, nc + 1);
+  const std::int64_t ss_nnz = ss::exclusive_scan(backend, counts.span(), ss_row_ptr.span());
+  Array<index_t> ss_col_idx(backend, static_cast<std::size_t>(ss_nnz));
+  ss::spgemm_fill(backend, rows.view, columns.view, ss_row_ptr.span().data(),
+                  ss_col_idx.span().data());
+  const ss::PatternView SS{static_cast<index_t>(nc), static_cast<index_t>(nc),
+                           ss_row_ptr.span().data(), ss_col_idx.span().data()};
   Array<index_t> coarse_counts(backend, nc);
   ka::distance_two_strength_count(backend, S.pattern(), SS, splitting.span(), coarse_index.span(),
                                   coarse_counts.span());
