@@ -318,20 +318,19 @@ KRYFLOW_HOST_DEVICE inline void extended_weights(const MatrixView& a, const Patt
   }
 }
 
-/// The weights of `row` over its points: 1/n_i (seed) or Stüben's direct interpolation
-/// (Trottenberg et al. eq. (A.7.7)-(A.7.8)): with N_i the off-diagonal entries of row i and P_i
-/// the interpolatory points, alpha = sum_{N_i} a_ik^- / sum_{P_i} a_ik^-, beta likewise for
-/// positive entries, w_ij = -alpha a_ij / a_ii (a_ij < 0) or -beta a_ij / a_ii (a_ij > 0); when
-/// P_i has no positive entry, the positive entries of N_i are added to a_ii instead (beta = 0).
-KRYFLOW_HOST_DEVICE inline void compute_weights(const MatrixView& a, index_t i,
-                                                InterpolationKind kind, PointsView& row) {
-  const index_t m = row.size;
-  if (m == 0) return;
-  if (kind == InterpolationKind::seed) {
-    for (index_t k = 0; k < m; ++k) row.weights[k] = 1.0 / static_cast<double>(m);
-    return;
-  }
-  double a_ii = 0.0, negative_n = 0.0, positive_n = 0.0, negative_p = 0.0, positive_p = 0.0;
+/// Direct interpolation's scales of row i (Trottenberg et al. eq. (A.7.7)-(A.7.8)), given the
+/// sums of the negative and of the positive a_ik over its interpolatory points P_i: with N_i the
+/// off-diagonal entries of row i, alpha = sum_{N_i} a_ik^- / negative_p, beta likewise for
+/// positive entries; when P_i has no positive entry, the positive entries of N_i are added to
+/// a_ii instead (beta = 0). The sums run over row i of A in column order.
+struct DirectScales {
+  double a_ii = 0.0;
+  double alpha = 0.0;
+  double beta = 0.0;
+};
+KRYFLOW_HOST_DEVICE inline DirectScales direct_scales(const MatrixView& a, index_t i,
+                                                      double negative_p, double positive_p) {
+  double a_ii = 0.0, negative_n = 0.0, positive_n = 0.0;
   for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
     const double v = a.values[k];
     if (a.pattern.col_idx[k] == i) {
@@ -342,22 +341,40 @@ KRYFLOW_HOST_DEVICE inline void compute_weights(const MatrixView& a, index_t i,
       positive_n += v;
     }
   }
+  DirectScales d;
+  d.alpha = negative_p != 0.0 ? negative_n / negative_p : 0.0;
+  if (positive_p != 0.0) {
+    d.beta = positive_n / positive_p;
+  } else {
+    a_ii += positive_n;
+  }
+  d.a_ii = a_ii;
+  return d;
+}
+
+/// w_ij = -alpha a_ij / a_ii (a_ij < 0) or -beta a_ij / a_ii (a_ij > 0), 0 for a_ij = 0.
+KRYFLOW_HOST_DEVICE inline double direct_weight(const DirectScales& d, double a_ij) {
+  return a_ij < 0.0 ? -d.alpha * a_ij / d.a_ii : (a_ij > 0.0 ? -d.beta * a_ij / d.a_ii : 0.0);
+}
+
+/// The weights of `row` over its points: 1/n_i (seed) or Stüben's direct interpolation
+/// (direct_scales and direct_weight with P_i the points).
+KRYFLOW_HOST_DEVICE inline void compute_weights(const MatrixView& a, index_t i,
+                                                InterpolationKind kind, PointsView& row) {
+  const index_t m = row.size;
+  if (m == 0) return;
+  if (kind == InterpolationKind::seed) {
+    for (index_t k = 0; k < m; ++k) row.weights[k] = 1.0 / static_cast<double>(m);
+    return;
+  }
+  double negative_p = 0.0, positive_p = 0.0;
   for (index_t k = 0; k < m; ++k) {
     const double v = row.a[k];
     if (v < 0.0) negative_p += v;
     if (v > 0.0) positive_p += v;
   }
-  const double alpha = negative_p != 0.0 ? negative_n / negative_p : 0.0;
-  double beta = 0.0;
-  if (positive_p != 0.0) {
-    beta = positive_n / positive_p;
-  } else {
-    a_ii += positive_n;
-  }
-  for (index_t k = 0; k < m; ++k) {
-    const double v = row.a[k];
-    row.weights[k] = v < 0.0 ? -alpha * v / a_ii : (v > 0.0 ? -beta * v / a_ii : 0.0);
-  }
+  const DirectScales d = direct_scales(a, i, negative_p, positive_p);
+  for (index_t k = 0; k < m; ++k) row.weights[k] = direct_weight(d, row.a[k]);
 }
 
 /// Keeps the points whose |w| >= truncation_factor max|w|, then at most max_elements_per_row of
@@ -728,27 +745,8 @@ KRYFLOW_HOST_DEVICE void multipass_row(const MatrixView& a, const PatternView& s
     for_point([&](index_t k, double) { emit(k, 1.0 / static_cast<double>(m)); });
     return;
   }
-  double a_ii = 0.0, negative_n = 0.0, positive_n = 0.0;
-  for (index_t e = a_begin; e < a_end; ++e) {
-    const double v = a.values[e];
-    if (a.pattern.col_idx[e] == i) {
-      a_ii = v;
-    } else if (v < 0.0) {
-      negative_n += v;
-    } else {
-      positive_n += v;
-    }
-  }
-  const double alpha = negative_p != 0.0 ? negative_n / negative_p : 0.0;
-  double beta = 0.0;
-  if (positive_p != 0.0) {
-    beta = positive_n / positive_p;
-  } else {
-    a_ii += positive_n;
-  }
-  for_point([&](index_t k, double v) {
-    emit(k, v < 0.0 ? -alpha * v / a_ii : (v > 0.0 ? -beta * v / a_ii : 0.0));
-  });
+  const DirectScales d = direct_scales(a, i, negative_p, positive_p);
+  for_point([&](index_t k, double v) { emit(k, direct_weight(d, v)); });
 }
 
 /// Entries of row i of W (multipass_row with s): 1 for a coarse row, |Q_i| for pass >= 1, 0
