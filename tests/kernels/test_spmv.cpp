@@ -489,7 +489,7 @@ TEST(SpmvPartition, RowBlocksRespectRowAndEntryLimitsAndCoverEveryRow) {
 }
 
 TEST(SpmvPartition, BuiltWhereTheMatrixLivesItEqualsTheHostPartitionWithTheRowFacts) {
-  // spmv::build_partition on the backend under test (on cuda: device kernels, one lane per
+  // spmv::build_partition on the backend under test (on cuda: device kernels, one thread per
   // segment) against partition_rows on the host, and the row-length facts against a host loop.
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
