@@ -1,7 +1,6 @@
 // The row-block partition built on the device (spmv::build_partition): the facts of row_ptr by a
-// grid reduction, then the segments (kPartitionSegmentRows rows each) split by one lane each
-// with the host's split_segment over a copy of the segment's row_ptr in shared memory, counted,
-// scanned and filled. The host reads the sizes and the
+// grid reduction, then the segments (kPartitionSegmentRows rows each) split by one thread each
+// with the host's split_segment, counted, scanned and filled. The host reads the sizes and the
 // facts once; the partition is the one partition_rows gives on the host.
 #include <cuda_runtime.h>
 
@@ -105,43 +104,14 @@ struct CountEmitter {
   }
 };
 
-/// Segments per block of the walks: a warp per segment copies the segment's row_ptr entries to
-/// shared memory, then one lane walks them (the binary searches' dependent loads from shared
-/// memory instead of L2: on the H200 a walk over a level of a few thousand rows took 35-45 us
-/// from global memory).
-constexpr int kSegmentWarps = 8;
-
-/// row_ptr[i] of a segment staged in shared memory from row `first`.
-struct StagedRowPtr {
-  const index_t* staged;
-  index_t first;
-  __device__ index_t operator[](index_t i) const { return staged[i - first]; }
-};
-
-/// The warp's segment s staged in `staged` (kPartitionSegmentRows + 1 entries); returns the
-/// walk's view of it.
-__device__ StagedRowPtr stage_segment(const index_t* row_ptr, index_t first, index_t end,
-                                      index_t* staged) {
-  for (index_t i = first + static_cast<index_t>(threadIdx.x % 32); i <= end; i += 32) {
-    staged[i - first] = row_ptr[i];
-  }
-  __syncwarp();
-  return {staged, first};
-}
-
 /// counts[3 s + 0..2] = blocks, long rows and chunks of segment s.
 __global__ void count_segments(const index_t* row_ptr, index_t num_rows, int tile, index_t segments,
                                index_t* counts) {
-  __shared__ index_t staged[kSegmentWarps][kPartitionSegmentRows + 1];
-  const int warp = static_cast<int>(threadIdx.x / 32);
-  const size_type s = blockIdx.x * size_type{kSegmentWarps} + warp;
-  if (s >= segments) return;  // the whole warp
+  const size_type s = blockIdx.x * size_type{kBlock} + threadIdx.x;
+  if (s >= segments) return;
   const auto first = static_cast<index_t>(s * kPartitionSegmentRows);
-  const index_t end = partition_segment_end(first, num_rows);
-  const StagedRowPtr rows = stage_segment(row_ptr, first, end, staged[warp]);
-  if (threadIdx.x % 32 != 0) return;
   CountEmitter emit;
-  split_segment(rows, first, end, tile, emit);
+  split_segment(row_ptr, first, partition_segment_end(first, num_rows), tile, emit);
   counts[3 * s] = emit.blocks;
   counts[3 * s + 1] = emit.long_rows;
   counts[3 * s + 2] = emit.chunks;
@@ -204,14 +174,9 @@ struct FillEmitter {
 __global__ void fill_segments(const index_t* row_ptr, index_t num_rows, int tile, index_t segments,
                               const index_t* offsets, index_t* row_blocks, index_t* long_rows,
                               index_t* long_row_chunks, index_t* chunk_long_row) {
-  __shared__ index_t staged[kSegmentWarps][kPartitionSegmentRows + 1];
-  const int warp = static_cast<int>(threadIdx.x / 32);
-  const size_type s = blockIdx.x * size_type{kSegmentWarps} + warp;
-  if (s >= segments) return;  // the whole warp
+  const size_type s = blockIdx.x * size_type{kBlock} + threadIdx.x;
+  if (s >= segments) return;
   const auto first = static_cast<index_t>(s * kPartitionSegmentRows);
-  const index_t end = partition_segment_end(first, num_rows);
-  const StagedRowPtr rows = stage_segment(row_ptr, first, end, staged[warp]);
-  if (threadIdx.x % 32 != 0) return;
   const index_t block_offset = offsets[3 * s];
   const index_t long_offset = offsets[3 * s + 1];
   const index_t chunk_offset = offsets[3 * s + 2];
@@ -221,7 +186,7 @@ __global__ void fill_segments(const index_t* row_ptr, index_t num_rows, int tile
                    chunk_long_row + chunk_offset,
                    long_offset,
                    chunk_offset};
-  split_segment(rows, first, end, tile, emit);
+  split_segment(row_ptr, first, partition_segment_end(first, num_rows), tile, emit);
 }
 
 }  // namespace
@@ -241,7 +206,7 @@ PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_
     reduce_facts<<<blocks_for(num_rows, kBlock, 4096), kBlock, 0, context.stream>>>(
         row_ptr.data(), num_rows, facts.as<Facts>());
     check_launch("spmv::build_partition (facts)");
-    count_segments<<<blocks_for(segments, kSegmentWarps), kSegmentWarps * 32, 0, context.stream>>>(
+    count_segments<<<blocks_for(segments, kBlock), kBlock, 0, context.stream>>>(
         row_ptr.data(), num_rows, tile, segments, counts.as<index_t>());
     check_launch("spmv::build_partition (count)");
   }
@@ -270,7 +235,7 @@ PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_
   KRYFLOW_CUDA_CHECK(
       cudaMemsetAsync(out.long_row_chunks.data(), 0, sizeof(index_t), context.stream));
   if (num_rows > 0) {
-    fill_segments<<<blocks_for(segments, kSegmentWarps), kSegmentWarps * 32, 0, context.stream>>>(
+    fill_segments<<<blocks_for(segments, kBlock), kBlock, 0, context.stream>>>(
         row_ptr.data(), num_rows, tile, segments, counts.as<index_t>(), out.row_blocks.data(),
         out.long_rows.data(), out.long_row_chunks.data(), out.chunk_long_row.data());
     check_launch("spmv::build_partition (fill)");

@@ -27,11 +27,9 @@ KRYFLOW_HOST_DEVICE inline index_t partition_segment_end(index_t first, index_t 
 /// and `tile` entries (emit.block(e) for the block [i, e)). The greedy end is found by a
 /// binary search over row_ptr (non-decreasing): the largest e <= min(i + kRowBlockRows, end)
 /// with row_ptr[e] - row_ptr[i] <= tile, which is where the row-by-row greedy loop stops.
-/// O(blocks * log2(kRowBlockRows)) reads; terminates whatever row_ptr holds. RowPtr: a pointer
-/// to row_ptr, or any type whose row_ptr[i] gives entry i for first <= i <= end (the device
-/// walks a copy of the segment's entries in shared memory).
-template <class RowPtr, class Emit>
-KRYFLOW_HOST_DEVICE inline void split_segment(const RowPtr& row_ptr, index_t first, index_t end,
+/// O(blocks * log2(kRowBlockRows)) reads; terminates whatever row_ptr holds.
+template <class Emit>
+KRYFLOW_HOST_DEVICE inline void split_segment(const index_t* row_ptr, index_t first, index_t end,
                                               int tile, Emit& emit) {
   index_t i = first;
   while (i < end) {
