@@ -539,16 +539,7 @@ __global__ void restriction_entries_kernel(MatrixView p, PatternView r, double* 
   const size_type nnz = r.row_ptr[r.num_rows];
   for (size_type k = size_type{blockIdx.x} * kBlock + threadIdx.x; k < nnz;
        k += size_type{gridDim.x} * kBlock) {
-    index_t low = 0, high = r.num_rows;  // the last c with row_ptr[c] <= k
-    while (high - low > 1) {
-      const index_t middle = low + (high - low) / 2;
-      if (r.row_ptr[middle] <= k) {
-        low = middle;
-      } else {
-        high = middle;
-      }
-    }
-    r_values[k] = rows::entry_value(p, r.col_idx[k], low);
+    r_values[k] = rows::entry_value(p, r.col_idx[k], sparse_setup::row_of_entry(r, k));
   }
 }
 

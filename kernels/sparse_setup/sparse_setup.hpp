@@ -47,6 +47,21 @@ KRYFLOW_HOST_DEVICE inline std::uint64_t pair_hash(index_t i, index_t j) {
   return z ^ (z >> 31);
 }
 
+/// The row holding entry k of the pattern a (0 <= k < nnz): the last r with row_ptr[r] <= k,
+/// by a binary search of the row pointers (log2(rows) steps).
+KRYFLOW_HOST_DEVICE inline index_t row_of_entry(const PatternView& a, std::int64_t k) {
+  index_t low = 0, high = a.num_rows;  // row_ptr[low] <= k < row_ptr[high]
+  while (high - low > 1) {
+    const index_t middle = low + (high - low) / 2;
+    if (a.row_ptr[middle] <= k) {
+      low = middle;
+    } else {
+      high = middle;
+    }
+  }
+  return low;
+}
+
 #define KRYFLOW_SPARSE_SETUP_DECLARATIONS                                                      \
   /** offsets[0] = 0, offsets[i + 1] = offsets[i] + counts[i] (offsets has counts.size() + 1   \
       entries); returns the total, read on the host (one wait on a device). */                 \

@@ -68,20 +68,6 @@ __global__ void iota(index_t* values, size_type n) {
   }
 }
 
-/// The row holding entry k: the last r with row_ptr[r] <= k (binary search, log2(rows) steps).
-__device__ index_t row_of_entry(const PatternView& a, index_t k) {
-  index_t low = 0, high = a.num_rows;  // row_ptr[low] <= k < row_ptr[high]
-  while (high - low > 1) {
-    const index_t middle = low + (high - low) / 2;
-    if (a.row_ptr[middle] <= k) {
-      low = middle;
-    } else {
-      high = middle;
-    }
-  }
-  return low;
-}
-
 /// at_col_idx[position] = row of a's entry source[position].
 __global__ void transpose_rows(PatternView a, const index_t* source, index_t* at_col_idx,
                                size_type nnz) {
