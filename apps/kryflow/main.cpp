@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
   solve_command->add_option(
       "-b,--rhs", solve.rhs,
       "right-hand side: a vector file, or random-solution (the default: b = A x* for a "
-      "fixed-seed random x* in [-1, 1)), ones-solution (b = A * 1) or ones (b = 1); the error "
+      "fixed-seed random x* in [-1, 1); random-solution:SEED for another seed), ones-solution "
+      "(b = A * 1) or ones (b = 1); the error "
       "against x* is reported where it is known");
   solve_command->add_option("-x,--initial-guess", solve.initial_guess,
                             "initial guess vector file; default 0");

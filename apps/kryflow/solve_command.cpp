@@ -1,5 +1,6 @@
 // `kryflow solve`: load or generate a system, build the configured solver, solve, report.
 #include <unistd.h>
+#include <charconv>
 
 #include <algorithm>
 #include <chrono>
@@ -162,6 +163,23 @@ Backend choose_backend(const std::string& name) {
 
 namespace {
 
+/// The seed of `--rhs random-solution` (0x5eed) or `random-solution:SEED` (a decimal integer);
+/// nullopt for any other --rhs. Throws InvalidInput for a malformed seed.
+std::optional<std::uint64_t> random_solution_seed(const std::string& rhs) {
+  const std::string prefix = "random-solution";
+  if (rhs == prefix) return 0x5eed;
+  if (!rhs.starts_with(prefix + ":")) return std::nullopt;
+  const std::string digits = rhs.substr(prefix.size() + 1);
+  std::uint64_t seed = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), seed);
+  if (digits.empty() || error != std::errc() || end != digits.data() + digits.size()) {
+    throw InvalidInput("--rhs " + rhs +
+                       ": the seed after 'random-solution:' must be a "
+                       "non-negative decimal integer below 2^64");
+  }
+  return seed;
+}
+
 /// The system as read (or generated), checked and pinned, on the host. For random-solution and
 /// ones-solution, b = A x* is made on the backend from the pinned A and x*.
 struct HostSystem {
@@ -190,12 +208,11 @@ HostSystem load_system(const SolveOptions& options, SolveSummary& summary) {
                             "matrix");
   }
   const index_t n = coo.num_rows;
-  const bool generated =
-      options.rhs == "random-solution" || options.rhs == "ones-solution" || options.rhs == "ones";
+  const std::optional<std::uint64_t> random_seed = random_solution_seed(options.rhs);
+  const bool generated = random_seed || options.rhs == "ones-solution" || options.rhs == "ones";
   if (!generated) system.b = read_sized_vector(options.rhs, "b", n, summary.matrix);
   if (options.rhs == "ones") system.b = std::vector<double>(static_cast<std::size_t>(n), 1.0);
-  if (options.rhs == "random-solution")
-    system.solution = random_solution(static_cast<std::size_t>(n));
+  if (random_seed) system.solution = random_solution(static_cast<std::size_t>(n), *random_seed);
   if (options.rhs == "ones-solution")
     system.solution = std::vector<double>(static_cast<std::size_t>(n), 1.0);
   if (!options.initial_guess.empty()) {
@@ -213,6 +230,8 @@ HostSystem load_system(const SolveOptions& options, SolveSummary& summary) {
   }
   if (options.rhs == "random-solution") {
     summary.rhs = "b = A x* (x* random in [-1, 1), fixed seed; --rhs ones-solution for b = A * 1)";
+  } else if (random_seed) {
+    summary.rhs = "b = A x* (x* random in [-1, 1), seed " + std::to_string(*random_seed) + ")";
   } else if (options.rhs == "ones-solution") {
     summary.rhs = "b = A * 1 (exact solution x* = 1)";
   } else if (options.rhs == "ones") {

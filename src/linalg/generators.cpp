@@ -281,9 +281,9 @@ CooMatrix kronecker_block(const CooMatrix& scalar_pattern, int block_size, std::
   return coo;
 }
 
-std::vector<double> random_solution(std::size_t n) {
+std::vector<double> random_solution(std::size_t n, std::uint64_t seed) {
   std::vector<double> x(n);
-  for (std::size_t i = 0; i < n; ++i) x[i] = kernels::blas::pseudo_uniform(0x5eed, i);
+  for (std::size_t i = 0; i < n; ++i) x[i] = kernels::blas::pseudo_uniform(seed, i);
   return x;
 }
 

@@ -51,9 +51,11 @@ TEST_P(Advice, TheSuggestedPresetConvergesOnTheMatrixItWasMadeFor) {
     EXPECT_TRUE(advice.numerically_symmetric()) << "PCG advised for a nonsymmetric matrix";
   }
   std::vector<double> b;
+  // The seed of x* (printed with the result and in every failure), so that a failure can be
+  // reproduced.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("x* seed " + std::to_string(seed));
   if (c.rhs.empty()) {
-    const std::uint64_t seed = test::fresh_seed();
-    SCOPED_TRACE("x* seed " + std::to_string(seed));
     b = multiply(coo, test::random_vector(static_cast<std::size_t>(coo.num_cols), seed));
   } else {
     const auto rhs = test::data_file(c.rhs);
@@ -90,9 +92,11 @@ TEST_P(Advice, TheSuggestedPresetConvergesOnTheMatrixItWasMadeFor) {
   if (advice.suggested_pin_unknown > 0) {
     arguments += " --pin-unknown " + std::to_string(advice.suggested_pin_unknown);
   }
-  std::cout << "[ advice   ] " << c.name << ": " << arguments << ": " << to_string(report.status)
-            << " in " << report.iterations << " iterations, relative residual "
-            << report.relative_residual() << " (recursive), " << true_residual << " (true)\n";
+  std::cout << "[ advice   ] " << c.name
+            << (c.rhs.empty() ? " (x* seed " + std::to_string(seed) + ")" : "") << ": " << arguments
+            << ": " << to_string(report.status) << " in " << report.iterations
+            << " iterations, relative residual " << report.relative_residual() << " (recursive), "
+            << true_residual << " (true)\n";
   EXPECT_EQ(report.status, SolveStatus::converged) << arguments << ": " << report.reason;
   EXPECT_LE(true_residual, SolveReport::true_residual_slack * tolerance)
       << arguments << ", " << report.iterations << " iterations";

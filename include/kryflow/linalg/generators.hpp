@@ -61,10 +61,11 @@ CooMatrix kronecker_block(const CooMatrix& scalar_pattern, int block_size, std::
 CooMatrix drifting_diffusion(index_t n, int step, double speed = 0.02, double log10_contrast = 3.0,
                              std::vector<double>* b = nullptr);
 
-/// The fixed-seed random solution x* of kryflow solve's default right-hand side b = A x*:
-/// x*_i uniform in [-1, 1) from a splitmix64 hash of i (seed 0x5eed; Steele, Lea, Flood,
-/// OOPSLA 2014), the same on every platform, so every frequency is present (unlike x* = 1,
-/// which aggregation multigrid solves in one cycle). Length n; throws std::bad_alloc only.
-std::vector<double> random_solution(std::size_t n);
+/// The random solution x* of kryflow solve's default right-hand side b = A x*: x*_i uniform in
+/// [-1, 1) from a splitmix64 hash of (seed, i) (Steele, Lea, Flood, OOPSLA 2014), the same on
+/// every platform, so every frequency is present (unlike x* = 1, which aggregation multigrid
+/// solves in one cycle). The default seed 0x5eed is kryflow solve's `random-solution`;
+/// `random-solution:SEED` picks another. Length n; throws std::bad_alloc only.
+std::vector<double> random_solution(std::size_t n, std::uint64_t seed = 0x5eed);
 
 }  // namespace kryflow
