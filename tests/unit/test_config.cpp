@@ -349,7 +349,7 @@ CsrMatrix tridiagonal(index_t n, double lower, double diagonal, double upper,
 
 TEST(ConfigPresets, TheAdvisedBudgetIsThePresetsOrMoreNeverLess) {
   // analyse() adds an iteration limit (4n for CG, n otherwise, within [the preset's, 100000])
-  // and, for CG, a stagnation window (n within [500, 5000]) only where they exceed the preset's:
+  // and a stagnation window (n within [500, 5000]) only where they exceed the preset's:
   // the preset plus the advised overrides must give exactly that budget, so analyse()'s idea of
   // the presets' limits must match configs/.
   struct Case {
@@ -379,9 +379,7 @@ TEST(ConfigPresets, TheAdvisedBudgetIsThePresetsOrMoreNeverLess) {
       const json resolved = build_solver(config).resolved["solver"];
       EXPECT_EQ(resolved["max_iterations"].get<std::int64_t>(),
                 std::max(preset_limit, std::min<std::int64_t>(c.per_unknown * n, 100000)));
-      const std::int64_t window = c.per_unknown == 4
-                                      ? std::max(preset_window, std::min<std::int64_t>(n, 5000))
-                                      : preset_window;
+      const std::int64_t window = std::max(preset_window, std::min<std::int64_t>(n, 5000));
       EXPECT_EQ(resolved["stagnation_window"].get<std::int64_t>(), window);
     }
   }

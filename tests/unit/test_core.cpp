@@ -320,8 +320,8 @@ TEST(MatrixAnalysis, ZeroRowSumsMeanAConstantNullSpaceAndAPinnedUnknown) {
 }
 
 TEST(MatrixAnalysis, TheIterationBudgetGrowsWithTheUnknowns) {
-  // CG: 4n iterations and a stagnation window of n (within 500..5000) once above the preset's
-  // 1000 and 500; BiCGStab: n iterations.
+  // CG: 4n iterations, BiCGStab n, and a stagnation window of n (within 500..5000), each once
+  // above the preset's 1000 and 500.
   const MatrixProperties small = analyse(CsrMatrix::from_coo(Backend::reference(), poisson2d(15)));
   EXPECT_TRUE(small.suggested_overrides.empty());  // 4 * 225 = 900 <= 1000
   const MatrixProperties cg = analyse(CsrMatrix::from_coo(Backend::reference(), poisson2d(40)));
@@ -337,7 +337,9 @@ TEST(MatrixAnalysis, TheIterationBudgetGrowsWithTheUnknowns) {
   }
   const MatrixProperties bicgstab = analyse(CsrMatrix::from_coo(Backend::reference(), convection));
   EXPECT_EQ(bicgstab.suggested_solver, "bicgstab_jacobi");
-  EXPECT_EQ(bicgstab.suggested_overrides, (std::vector<std::string>{"solver.max_iterations=1600"}));
+  EXPECT_EQ(
+      bicgstab.suggested_overrides,
+      (std::vector<std::string>{"solver.max_iterations=1600", "solver.stagnation_window=1600"}));
   EXPECT_NE(bicgstab.suggestion_reason.find("iteration limit of n = 1600"), std::string::npos)
       << bicgstab.suggestion_reason;
 }

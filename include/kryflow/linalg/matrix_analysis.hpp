@@ -68,8 +68,9 @@ struct MatrixProperties {
 /// Iteration budget, added to suggested_overrides where it exceeds the preset's: the iteration
 /// limit is n, the number of unknowns (exact-arithmetic CG and full GMRES end within n steps),
 /// 4n for CG (on an ill-conditioned matrix its residual needs several n steps in floating
-/// point), within [the preset's limit, 100000]; for CG the stagnation window is n within
-/// [500, 5000] (CG's residual can plateau for thousands of iterations before it falls again).
+/// point), within [the preset's limit, 100000]; the stagnation window is n within [500, 5000]
+/// (the residual of CG, and of BiCGStab on slow problems, can plateau for thousands of
+/// iterations before it falls again).
 /// A may live on any backend; a non-reference A is first copied to the host (the whole matrix,
 /// temporarily). float32 values are analysed as the doubles they convert to. Any shape is
 /// accepted. Throws only what that copy throws (BackendError,
