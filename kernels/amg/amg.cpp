@@ -24,6 +24,11 @@ void pmis_splitting(const Backend& backend, const PatternView& s, const PatternV
   KRYFLOW_DISPATCH(amg, pmis_splitting, backend, s, st, seed, cf);
 }
 
+void hmis_splitting(const Backend& backend, const PatternView& s, const PatternView& st,
+                    std::uint64_t seed, Span<index_t> cf) {
+  KRYFLOW_DISPATCH(amg, hmis_splitting, backend, s, st, seed, cf);
+}
+
 void coarse_points(const Backend& backend, Span<const index_t> cf, Span<const index_t> coarse_index,
                    Span<index_t> coarse_points) {
   KRYFLOW_DISPATCH(amg, coarse_points, backend, cf, coarse_index, coarse_points);

@@ -103,6 +103,12 @@ struct InterpolationParameters {
       depending on a new coarse row become fine. st is the pattern of S^T. */                      \
   void pmis_splitting(const Backend& backend, const PatternView& s, const PatternView& st,         \
                       std::uint64_t seed, Span<index_t> cf);                                       \
+  /** HMIS (De Sterck, Yang, Heys 2006): the Ruge-Stueben first pass on each domain of             \
+      kHmisDomainRows consecutive rows, S restricted to the domain (rows::hmis_domain_pass), then  \
+      PMIS with its coarse rows as the first independent set: they are coarse, undecided rows      \
+      depending on them fine, and PMIS rounds (weights as pmis_splitting's) decide the rest. */    \
+  void hmis_splitting(const Backend& backend, const PatternView& s, const PatternView& st,         \
+                      std::uint64_t seed, Span<index_t> cf);                                       \
   /** coarse_points[coarse_index[i]] = i for every coarse row i (coarse_index: exclusive_scan      \
       of cf, n + 1 entries) */                                                                     \
   void coarse_points(const Backend& backend, Span<const index_t> cf,                               \
@@ -249,6 +255,21 @@ KRYFLOW_HOST_DEVICE inline double pmis_random(std::uint64_t seed, index_t i) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
   return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+/// Rows of an HMIS domain: the Ruge-Stueben first pass runs on each run of this many
+/// consecutive rows alone (hmis_splitting; on cuda a warp per domain in shared memory).
+inline constexpr index_t kHmisDomainRows = 256;
+
+/// The key by which the HMIS first pass picks its next coarse row within a domain: the
+/// measure lambda in bits 40-63, 24 random bits of pmis_random(seed, i) in bits 16-39, the
+/// row's place in the domain (local < kHmisDomainRows) in bits 0-15. Keys of different rows
+/// differ, so the largest is unique.
+KRYFLOW_HOST_DEVICE inline std::uint64_t hmis_key(index_t lambda, std::uint64_t seed, index_t i,
+                                                  index_t local) {
+  const auto random = static_cast<std::uint64_t>(pmis_random(seed, i) * 0x1.0p24);
+  return (static_cast<std::uint64_t>(lambda) << 40) | (random << 16) |
+         static_cast<std::uint64_t>(local);
 }
 
 /// States of mis2_roots in the key's top two bits: a member beats an undecided row, which

@@ -66,25 +66,34 @@ void greedy_splitting(const Backend& backend, const PatternView& s, Span<index_t
   reference::greedy_splitting(backend, s, cf);
 }
 
-void pmis_splitting(const Backend& backend, const PatternView& s, const PatternView& st,
-                    std::uint64_t seed, Span<index_t> cf) {
+namespace {
+
+/// As the reference's pmis_from: PMIS with the rows of `first` (or none) as its first
+/// independent set.
+void pmis_from(const Backend& backend, const PatternView& s, const PatternView& st,
+               std::uint64_t seed, const unsigned char* first, Span<index_t> cf) {
   const size_type n = s.num_rows;
   const size_type work = entries(s) + entries(st);
   std::vector<double> w(static_cast<std::size_t>(n));
+  std::vector<char> selected(static_cast<std::size_t>(n), 0);
   parallel::for_each(backend, work, n, [&](size_type i) {
     const index_t influences = st.row_ptr[i + 1] - st.row_ptr[i];
     w[i] = influences + pmis_random(seed, static_cast<index_t>(i));
     cf[i] = influences == 0 ? kFine : -1;
+    if (first != nullptr) selected[i] = static_cast<char>(first[i]);
   });
-  std::vector<char> selected(static_cast<std::size_t>(n), 0);
   std::vector<char> changed(static_cast<std::size_t>(n), 0);
+  bool seeded = first != nullptr;
   bool any_undecided = true;
   while (any_undecided) {
-    parallel::for_each(backend, work, n, [&](size_type i) {
-      const auto row = static_cast<index_t>(i);
-      selected[i] =
-          cf[i] < 0 && beats_neighbours(s, cf, w, row) && beats_neighbours(st, cf, w, row);
-    });
+    if (!seeded) {
+      parallel::for_each(backend, work, n, [&](size_type i) {
+        const auto row = static_cast<index_t>(i);
+        selected[i] =
+            cf[i] < 0 && beats_neighbours(s, cf, w, row) && beats_neighbours(st, cf, w, row);
+      });
+    }
+    seeded = false;
     parallel::for_each(backend, n, n, [&](size_type i) {
       if (selected[i]) cf[i] = kCoarse;
     });
@@ -104,6 +113,30 @@ void pmis_splitting(const Backend& backend, const PatternView& s, const PatternV
       any_undecided = any_undecided || cf[i] < 0;
     }
   }
+}
+
+}  // namespace
+
+void pmis_splitting(const Backend& backend, const PatternView& s, const PatternView& st,
+                    std::uint64_t seed, Span<index_t> cf) {
+  pmis_from(backend, s, st, seed, nullptr, cf);
+}
+
+void hmis_splitting(const Backend& backend, const PatternView& s, const PatternView& st,
+                    std::uint64_t seed, Span<index_t> cf) {
+  const size_type n = s.num_rows;
+  std::vector<index_t> lambda(static_cast<std::size_t>(n));
+  std::vector<signed char> state(static_cast<std::size_t>(n));
+  std::vector<unsigned char> first(static_cast<std::size_t>(n));
+  const size_type domains = (n + kHmisDomainRows - 1) / kHmisDomainRows;
+  // A domain's pass costs about its rows times its coarse rows (each step scans the domain).
+  parallel::for_each(backend, n * kHmisDomainRows / 4, domains, [&](size_type d) {
+    const auto lo = static_cast<index_t>(d * kHmisDomainRows);
+    const index_t hi = n - lo < kHmisDomainRows ? static_cast<index_t>(n) : lo + kHmisDomainRows;
+    rows::hmis_domain_pass(s, st, seed, lo, hi, lambda.data() + lo, state.data() + lo,
+                           first.data() + lo);
+  });
+  pmis_from(backend, s, st, seed, first.data(), cf);
 }
 
 void coarse_points(const Backend& backend, Span<const index_t> cf, Span<const index_t> coarse_index,

@@ -204,6 +204,84 @@ __global__ void pmis_update(PatternView s, const unsigned char* selected, index_
   if (threadIdx.x == 0 && left > 0) atomicAdd(undecided, static_cast<unsigned long long>(left));
 }
 
+/// The HMIS first pass (rows::hmis_domain_pass), a warp per domain of kHmisDomainRows rows,
+/// its measures and states in shared memory: each step a warp maximum of the keys picks the
+/// coarse row, then the lanes share the entries of its rows of S^T (new fine rows, then their
+/// rows of S: +1 to the measures of undecided dependencies) and of S (-1), by shared-memory
+/// atomics. The measures of undecided rows after a step do not depend on the order of the
+/// updates, so the coarse rows are the reference's. first[i] = 1 for them, else 0.
+__global__ void hmis_domains(PatternView s, PatternView st, std::uint64_t seed,
+                             unsigned char* first) {
+  constexpr int kWarps = kBlock / 32;
+  __shared__ int lambda_of[kWarps][kHmisDomainRows];
+  __shared__ signed char state_of[kWarps][kHmisDomainRows];
+  const int warp = static_cast<int>(threadIdx.x / 32);
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const long long lo_wide = (static_cast<long long>(blockIdx.x) * kWarps + warp) * kHmisDomainRows;
+  if (lo_wide >= s.num_rows) return;  // the whole warp
+  const auto lo = static_cast<index_t>(lo_wide);
+  const index_t hi = s.num_rows - lo < kHmisDomainRows ? s.num_rows : lo + kHmisDomainRows;
+  const index_t m = hi - lo;
+  int* lambda = lambda_of[warp];
+  signed char* state = state_of[warp];
+  const auto local = [&](index_t j) { return j >= lo && j < hi; };
+  for (index_t r = lane; r < m; r += 32) {
+    const index_t i = lo + r;
+    int count = 0;
+    for (index_t q = st.row_ptr[i]; q < st.row_ptr[i + 1]; ++q) {
+      count += local(st.col_idx[q]) && st.col_idx[q] != i ? 1 : 0;
+    }
+    lambda[r] = count;
+    state[r] = rows::kHmisUndecided;
+    first[i] = 0;
+  }
+  __syncwarp();
+  for (;;) {
+    std::uint64_t best = 0;
+    for (index_t r = lane; r < m; r += 32) {
+      if (state[r] == rows::kHmisUndecided && lambda[r] > 0) {
+        const std::uint64_t key = hmis_key(lambda[r], seed, lo + r, r);
+        best = key > best ? key : best;
+      }
+    }
+    for (int offset = 16; offset > 0; offset /= 2) {
+      const std::uint64_t other = __shfl_xor_sync(0xffffffffu, best, offset);
+      best = other > best ? other : best;
+    }
+    if (best == 0) return;  // the same on every lane
+    const auto r_i = static_cast<index_t>(best & 0xffff);
+    const index_t i = lo + r_i;
+    __syncwarp();
+    if (lane == 0) {
+      state[r_i] = rows::kHmisCoarse;
+      first[i] = 1;
+    }
+    __syncwarp();
+    const index_t t_begin = st.row_ptr[i];
+    const index_t t_end = st.row_ptr[i + 1];
+    for (index_t q = t_begin + lane; q < t_end; q += 32) {
+      const index_t j = st.col_idx[q];
+      if (local(j) && state[j - lo] == rows::kHmisUndecided) state[j - lo] = rows::kHmisNewFine;
+    }
+    __syncwarp();
+    for (index_t q = t_begin + lane; q < t_end; q += 32) {
+      const index_t j = st.col_idx[q];
+      if (!local(j) || state[j - lo] != rows::kHmisNewFine) continue;
+      state[j - lo] = rows::kHmisFine;
+      for (index_t t = s.row_ptr[j]; t < s.row_ptr[j + 1]; ++t) {
+        const index_t k = s.col_idx[t];
+        if (local(k) && state[k - lo] == rows::kHmisUndecided) atomicAdd(&lambda[k - lo], 1);
+      }
+    }
+    __syncwarp();
+    for (index_t q = s.row_ptr[i] + lane; q < s.row_ptr[i + 1]; q += 32) {
+      const index_t j = s.col_idx[q];
+      if (local(j) && state[j - lo] == rows::kHmisUndecided) atomicSub(&lambda[j - lo], 1);
+    }
+    __syncwarp();
+  }
+}
+
 __global__ void coarse_points_kernel(const index_t* cf, const index_t* coarse_index, size_type n,
                                      index_t* coarse_points) {
   KRYFLOW_FOR_EACH_ROW(i, n) {
@@ -683,25 +761,52 @@ void greedy_splitting(const Backend& backend, const PatternView& s, Span<index_t
   check_launch("amg::greedy_splitting");
 }
 
+namespace {
+
+/// PMIS with the rows of `first` (n flags on the device, or null) as its first independent set
+/// (the reference's pmis_from): one wait per round.
+void pmis_from(Context& context, const PatternView& s, const PatternView& st, std::uint64_t seed,
+               unsigned char* first, Span<index_t> cf, const char* name) {
+  const index_t n = s.num_rows;
+  const unsigned int blocks = blocks_for(n, kBlock);
+  DeviceScratch w(context, sizeof(double) * static_cast<std::size_t>(n));
+  DeviceScratch own(context, first != nullptr ? 0 : static_cast<std::size_t>(n));
+  unsigned char* selected = first != nullptr ? first : own.as<unsigned char>();
+  pmis_init<<<blocks, kBlock, 0, context.stream>>>(st, seed, w.as<double>(), cf.data());
+  check_launch(name);
+  bool seeded = first != nullptr;
+  // Each round makes the undecided row of largest weight coarse; in practice a few rounds.
+  until_none_left(context, n, name, [&](unsigned long long* undecided) {
+    if (!seeded) {
+      pmis_select<<<blocks, kBlock, 0, context.stream>>>(s, st, cf.data(), w.as<double>(),
+                                                         selected);
+      check_launch(name);
+    }
+    seeded = false;
+    pmis_update<<<blocks, kBlock, 0, context.stream>>>(s, selected, cf.data(), undecided);
+    check_launch(name);
+  });
+}
+
+}  // namespace
+
 void pmis_splitting(const Backend& backend, const PatternView& s, const PatternView& st,
+                    std::uint64_t seed, Span<index_t> cf) {
+  if (s.num_rows == 0) return;
+  pmis_from(context_of(backend), s, st, seed, nullptr, cf, "amg::pmis_splitting");
+}
+
+void hmis_splitting(const Backend& backend, const PatternView& s, const PatternView& st,
                     std::uint64_t seed, Span<index_t> cf) {
   const index_t n = s.num_rows;
   if (n == 0) return;
   Context& context = context_of(backend);
-  const unsigned int blocks = blocks_for(n, kBlock);
-  DeviceScratch w(context, sizeof(double) * static_cast<std::size_t>(n));
-  DeviceScratch selected(context, static_cast<std::size_t>(n));
-  pmis_init<<<blocks, kBlock, 0, context.stream>>>(st, seed, w.as<double>(), cf.data());
-  check_launch("amg::pmis_splitting (weights)");
-  // Each round makes the undecided row of largest weight coarse; in practice a few rounds.
-  until_none_left(context, n, "amg::pmis_splitting", [&](unsigned long long* undecided) {
-    pmis_select<<<blocks, kBlock, 0, context.stream>>>(s, st, cf.data(), w.as<double>(),
-                                                       selected.as<unsigned char>());
-    check_launch("amg::pmis_splitting (select)");
-    pmis_update<<<blocks, kBlock, 0, context.stream>>>(s, selected.as<unsigned char>(), cf.data(),
-                                                       undecided);
-    check_launch("amg::pmis_splitting (update)");
-  });
+  DeviceScratch first(context, static_cast<std::size_t>(n));
+  const long long domains = (static_cast<long long>(n) + kHmisDomainRows - 1) / kHmisDomainRows;
+  hmis_domains<<<static_cast<unsigned int>((domains + kBlock / 32 - 1) / (kBlock / 32)), kBlock, 0,
+                 context.stream>>>(s, st, seed, first.as<unsigned char>());
+  check_launch("amg::hmis_splitting (first pass)");
+  pmis_from(context, s, st, seed, first.as<unsigned char>(), cf, "amg::hmis_splitting");
 }
 
 void coarse_points(const Backend& backend, Span<const index_t> cf, Span<const index_t> coarse_index,

@@ -42,8 +42,13 @@ bool beats_neighbours(const PatternView& graph, Span<const index_t> cf,
 
 }  // namespace
 
-void pmis_splitting(const Backend&, const PatternView& s, const PatternView& st, std::uint64_t seed,
-                    Span<index_t> cf) {
+namespace {
+
+/// PMIS with the rows of `first` (n entries, or null) as its first independent set: PMIS's
+/// weights and fine rows that influence no one, the rows of first coarse and the undecided rows
+/// depending on them fine, then the rounds.
+void pmis_from(const PatternView& s, const PatternView& st, std::uint64_t seed,
+               const unsigned char* first, Span<index_t> cf) {
   const index_t n = s.num_rows;
   std::vector<double> w(static_cast<std::size_t>(n));
   index_t undecided = 0;
@@ -54,14 +59,21 @@ void pmis_splitting(const Backend&, const PatternView& s, const PatternView& st,
     undecided += influences == 0 ? 0 : 1;
   }
   std::vector<char> selected(static_cast<std::size_t>(n), 0);
+  if (first != nullptr) {
+    for (index_t i = 0; i < n; ++i) selected[i] = first[i];
+  }
+  bool seeded = first != nullptr;
   while (undecided > 0) {
-    for (index_t i = 0; i < n; ++i) {
-      selected[i] = cf[i] < 0 && beats_neighbours(s, cf, w, i) && beats_neighbours(st, cf, w, i);
+    if (!seeded) {
+      for (index_t i = 0; i < n; ++i) {
+        selected[i] = cf[i] < 0 && beats_neighbours(s, cf, w, i) && beats_neighbours(st, cf, w, i);
+      }
     }
+    seeded = false;
     for (index_t i = 0; i < n; ++i) {
       if (selected[i]) {
+        undecided -= cf[i] < 0 ? 1 : 0;
         cf[i] = kCoarse;
-        --undecided;
       }
     }
     for (index_t i = 0; i < n; ++i) {
@@ -75,6 +87,27 @@ void pmis_splitting(const Backend&, const PatternView& s, const PatternView& st,
       }
     }
   }
+}
+
+}  // namespace
+
+void pmis_splitting(const Backend&, const PatternView& s, const PatternView& st, std::uint64_t seed,
+                    Span<index_t> cf) {
+  pmis_from(s, st, seed, nullptr, cf);
+}
+
+void hmis_splitting(const Backend&, const PatternView& s, const PatternView& st, std::uint64_t seed,
+                    Span<index_t> cf) {
+  const index_t n = s.num_rows;
+  std::vector<index_t> lambda(static_cast<std::size_t>(n));
+  std::vector<signed char> state(static_cast<std::size_t>(n));
+  std::vector<unsigned char> first(static_cast<std::size_t>(n));
+  for (index_t lo = 0; lo < n; lo += kHmisDomainRows) {
+    const index_t hi = n - lo < kHmisDomainRows ? n : lo + kHmisDomainRows;
+    rows::hmis_domain_pass(s, st, seed, lo, hi, lambda.data() + lo, state.data() + lo,
+                           first.data() + lo);
+  }
+  pmis_from(s, st, seed, first.data(), cf);
 }
 
 void coarse_points(const Backend&, Span<const index_t> cf, Span<const index_t> coarse_index,

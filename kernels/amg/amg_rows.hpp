@@ -28,6 +28,69 @@ KRYFLOW_HOST_DEVICE inline void greedy_split(const PatternView& s, index_t* cf) 
   }
 }
 
+/// States of the HMIS first pass (hmis_domain_pass).
+inline constexpr signed char kHmisUndecided = 0;
+inline constexpr signed char kHmisCoarse = 1;
+inline constexpr signed char kHmisFine = 2;
+inline constexpr signed char kHmisNewFine = 3;  ///< made fine in the current step
+
+/// The Ruge-Stueben first pass (Stueben 2001, sec. 7.1.1; Ruge and Stueben 1987) on the domain
+/// of rows [lo, hi), S restricted to it (edges to rows outside are ignored): the measure
+/// lambda_i = |S^T_i cap U| + 2 |S^T_i cap F| (U undecided, F fine), then, while an undecided
+/// row has lambda > 0, the one of largest hmis_key becomes coarse, its undecided influenced rows
+/// (S^T_i) fine (each adds 1 to the lambda of its undecided strong dependencies), and its
+/// undecided strong dependencies (S_i) lose 1. Rows left undecided are decided later by PMIS.
+/// The measures of coarse and fine rows are never read again, so the order of the updates
+/// within a step does not matter: the cuda warp per domain gives the same coarse rows.
+/// lambda and state have hi - lo entries; coarse[r] = 1 for the domain's coarse rows, else 0.
+inline void hmis_domain_pass(const PatternView& s, const PatternView& st, std::uint64_t seed,
+                             index_t lo, index_t hi, index_t* lambda, signed char* state,
+                             unsigned char* coarse) {
+  const index_t m = hi - lo;
+  const auto local = [&](index_t j) { return j >= lo && j < hi; };
+  for (index_t r = 0; r < m; ++r) {
+    const index_t i = lo + r;
+    index_t count = 0;
+    for (index_t q = st.row_ptr[i]; q < st.row_ptr[i + 1]; ++q) {
+      count += local(st.col_idx[q]) && st.col_idx[q] != i ? 1 : 0;
+    }
+    lambda[r] = count;
+    state[r] = kHmisUndecided;
+    coarse[r] = 0;
+  }
+  for (;;) {
+    std::uint64_t best = 0;
+    for (index_t r = 0; r < m; ++r) {
+      if (state[r] == kHmisUndecided && lambda[r] > 0) {
+        const std::uint64_t key = hmis_key(lambda[r], seed, lo + r, r);
+        best = key > best ? key : best;
+      }
+    }
+    if (best == 0) return;
+    const auto r_i = static_cast<index_t>(best & 0xffff);
+    const index_t i = lo + r_i;
+    state[r_i] = kHmisCoarse;
+    coarse[r_i] = 1;
+    for (index_t q = st.row_ptr[i]; q < st.row_ptr[i + 1]; ++q) {
+      const index_t j = st.col_idx[q];
+      if (local(j) && state[j - lo] == kHmisUndecided) state[j - lo] = kHmisNewFine;
+    }
+    for (index_t q = st.row_ptr[i]; q < st.row_ptr[i + 1]; ++q) {
+      const index_t j = st.col_idx[q];
+      if (!local(j) || state[j - lo] != kHmisNewFine) continue;
+      state[j - lo] = kHmisFine;
+      for (index_t t = s.row_ptr[j]; t < s.row_ptr[j + 1]; ++t) {
+        const index_t k = s.col_idx[t];
+        if (local(k) && state[k - lo] == kHmisUndecided) ++lambda[k - lo];
+      }
+    }
+    for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+      const index_t j = s.col_idx[q];
+      if (local(j) && state[j - lo] == kHmisUndecided) --lambda[j - lo];
+    }
+  }
+}
+
 KRYFLOW_HOST_DEVICE inline double magnitude(double x) {
   return fabs(x);
 }

@@ -196,7 +196,7 @@ AmgPreconditioner::AmgPreconditioner(Parameters parameters,
   if (p.aggressive_levels < 0) throw ConfigError("aggressive_levels", "must be >= 0");
   if (p.aggressive_levels > 0 && aggregation(p)) {
     throw ConfigError("aggressive_levels",
-                      "needs classical coarsening (`pmis` or `greedy`), not `aggregation`");
+                      "needs classical coarsening (`pmis`, `hmis` or `greedy`), not `aggregation`");
   }
 }
 

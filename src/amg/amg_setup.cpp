@@ -61,7 +61,11 @@ Array<index_t> splitting(const Backend& backend, const CsrArrays& S,
     kernels::amg::greedy_splitting(backend, S.pattern(), cf.span());
   } else {
     const CsrArrays St = transpose(backend, S.pattern(), nullptr);
-    kernels::amg::pmis_splitting(backend, S.pattern(), St.pattern(), seed, cf.span());
+    if (coarsening == AmgPreconditioner::Coarsening::hmis) {
+      kernels::amg::hmis_splitting(backend, S.pattern(), St.pattern(), seed, cf.span());
+    } else {
+      kernels::amg::pmis_splitting(backend, S.pattern(), St.pattern(), seed, cf.span());
+    }
   }
   return cf;
 }

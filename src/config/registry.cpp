@@ -226,14 +226,16 @@ struct AmgParameters final : ComponentParameters {
     v.real("max_row_sum", values.max_row_sum, {0.0, false, 1.0, true},
            "a row with |sum_j a_ij| > max_row_sum |a_ii| depends strongly on nothing; 1 "
            "disables the test");
-    v.choice("coarsening", coarsening, {"greedy", "pmis", "aggregation"},
+    v.choice("coarsening", coarsening, {"greedy", "pmis", "hmis", "aggregation"},
              "C/F splitting: `greedy`, rows in order, an undecided row becomes coarse and its "
              "undecided strong dependencies fine (Parallel Toolbox); `pmis`, parallel modified "
-             "independent set (De Sterck, Yang, Heys 2006); or `aggregation`: aggregates around "
+             "independent set (De Sterck, Yang, Heys 2006); `hmis`, the Ruge-Stueben first pass "
+             "on each domain of 256 consecutive rows (S restricted to it), then PMIS from its "
+             "coarse points (De Sterck, Yang, Heys 2006); or `aggregation`: aggregates around "
              "a distance-two maximal independent set of the strength graph (Bell, Dalton, Olson "
              "2012), with interpolation `tentative` or `smoothed`");
     v.integer("aggressive_levels", values.aggressive_levels, Range::at_least(0),
-              "aggressive coarsening on this many finest levels (`pmis` or `greedy`): the "
+              "aggressive coarsening on this many finest levels (`pmis`, `hmis` or `greedy`): the "
               "splitting is applied again to the coarse points with the distance-two strength "
               "(paths of at most two strong connections, Stüben 2001, sec. 7.1.2), and P is "
               "multi-pass interpolation (direct, or `seed`, weights pass by pass through the "
@@ -315,6 +317,7 @@ struct AmgParameters final : ComponentParameters {
                  : strength == "symmetric" ? A::Strength::symmetric
                                            : A::Strength::classical;
     p.coarsening = coarsening == "pmis"          ? A::Coarsening::pmis
+                   : coarsening == "hmis"        ? A::Coarsening::hmis
                    : coarsening == "aggregation" ? A::Coarsening::aggregation
                                                  : A::Coarsening::greedy;
     p.interpolation = interpolation == "seed"         ? A::Interpolation::seed

@@ -579,6 +579,83 @@ TEST(AmgKernels, PmisSplittingIsDeterministicForASeedAndFollowsItsRules) {
   }
 }
 
+std::vector<index_t> hmis_split(const Backend& backend, const Strength& s, std::uint64_t seed) {
+  const OnBackend S(backend, s.s), St(backend, s.st);
+  Array<index_t> cf(backend, static_cast<std::size_t>(s.s.rows));
+  ka::hmis_splitting(backend, S.pattern(), St.pattern(), seed, cf.span());
+  return cf.to_host();
+}
+
+/// The coarse rows of the Ruge-Stueben first pass on each domain of kHmisDomainRows rows,
+/// written from the definition: every step recounts lambda_i = |S^T_i cap U| + 2 |S^T_i cap F|
+/// over the domain's rows (no incremental updates), the undecided row of largest
+/// (lambda, random, place) with lambda > 0 becomes coarse and its undecided influenced rows of
+/// the domain fine.
+std::vector<char> first_pass_by_definition(const Strength& s, std::uint64_t seed) {
+  const index_t n = s.s.rows;
+  std::vector<char> coarse(static_cast<std::size_t>(n), 0);
+  for (index_t lo = 0; lo < n; lo += ka::kHmisDomainRows) {
+    const index_t hi = std::min(n, lo + ka::kHmisDomainRows);
+    std::vector<char> state(static_cast<std::size_t>(hi - lo), 'U');
+    for (;;) {
+      std::uint64_t best = 0;
+      for (index_t i = lo; i < hi; ++i) {
+        if (state[i - lo] != 'U') continue;
+        index_t lambda = 0;
+        for (index_t k = s.st.row_ptr[i]; k < s.st.row_ptr[i + 1]; ++k) {
+          const index_t j = s.st.col_idx[k];
+          if (j < lo || j >= hi || j == i) continue;
+          lambda += state[j - lo] == 'U' ? 1 : (state[j - lo] == 'F' ? 2 : 0);
+        }
+        if (lambda > 0) best = std::max(best, ka::hmis_key(lambda, seed, i, i - lo));
+      }
+      if (best == 0) break;
+      const index_t c = lo + static_cast<index_t>(best & 0xffff);
+      state[c - lo] = 'C';
+      coarse[c] = 1;
+      for (index_t k = s.st.row_ptr[c]; k < s.st.row_ptr[c + 1]; ++k) {
+        const index_t j = s.st.col_idx[k];
+        if (j >= lo && j < hi && state[j - lo] == 'U') state[j - lo] = 'F';
+      }
+    }
+  }
+  return coarse;
+}
+
+TEST(AmgKernels, HmisSplittingIsDeterministicForASeedAndFollowsItsRules) {
+  // 700 rows: two whole domains and a partial one.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Strength s = strength_pattern(host_csr(random_spd(700, seed)), {});
+
+  const std::vector<index_t> cf = hmis_split(test::backend_under_test(), s, 7);
+
+  EXPECT_EQ(cf, hmis_split(Backend::reference(), s, 7));
+  EXPECT_EQ(cf, hmis_split(test::backend_under_test(), s, 7));
+  const std::vector<char> first = first_pass_by_definition(s, 7);
+  index_t first_coarse = 0;
+  for (index_t i = 0; i < s.s.rows; ++i) {
+    ASSERT_TRUE(cf[i] == ka::kCoarse || cf[i] == ka::kFine);
+    // The first pass's coarse rows stay coarse.
+    if (first[i]) {
+      ++first_coarse;
+      EXPECT_EQ(cf[i], ka::kCoarse) << "row " << i << " is coarse in its domain's first pass";
+    }
+    const bool influences = s.st.row_ptr[i + 1] > s.st.row_ptr[i];
+    if (!influences) EXPECT_EQ(cf[i], ka::kFine) << "row " << i << " influences nothing";
+    bool depends_on_coarse = false;
+    for (index_t k = s.s.row_ptr[i]; k < s.s.row_ptr[i + 1]; ++k) {
+      depends_on_coarse = depends_on_coarse || cf[s.s.col_idx[k]] == ka::kCoarse;
+    }
+    // A fine row that influences others depends on a coarse row.
+    if (cf[i] == ka::kFine && influences) EXPECT_TRUE(depends_on_coarse) << "row " << i;
+  }
+  EXPECT_GT(first_coarse, 0);
+  // PMIS from the first pass's coarse rows: the rows PMIS adds are fewer than the first pass's.
+  const auto coarse = static_cast<index_t>(std::count(cf.begin(), cf.end(), ka::kCoarse));
+  EXPECT_LT(coarse - first_coarse, first_coarse);
+}
+
 /// Roots and aggregates of mis2_roots and mis2_aggregates on `backend`.
 struct Aggregates {
   std::vector<index_t> roots, aggregate;
@@ -1618,7 +1695,8 @@ TEST(AmgHierarchy, SetupOnTheBackendEqualsReferenceBitForBitWithParallelRegions)
   // regions (kernels/backend/parallel.hpp); PMIS and greedy, direct interpolation.
   const CooMatrix coo = poisson3d(40);
   for (const auto coarsening :
-       {AmgPreconditioner::Coarsening::greedy, AmgPreconditioner::Coarsening::pmis}) {
+       {AmgPreconditioner::Coarsening::greedy, AmgPreconditioner::Coarsening::pmis,
+        AmgPreconditioner::Coarsening::hmis}) {
     AmgPreconditioner::Parameters p;
     p.coarsening = coarsening;
     p.max_elements_per_row = 4;

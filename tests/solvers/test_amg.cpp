@@ -170,6 +170,12 @@ std::vector<Variant> variants() {
   p.interpolation = AmgPreconditioner::Interpolation::seed;
   v.push_back({"pmis aggressive seed", p, 24});  // 18
   p = Parameters{};
+  p.coarsening = AmgPreconditioner::Coarsening::hmis;
+  p.smoother = AmgPreconditioner::SmootherKind::chebyshev;
+  v.push_back({"hmis", p, 17});  // 13
+  p.aggressive_levels = 1;
+  v.push_back({"hmis aggressive", p, 21});  // 16
+  p = Parameters{};
   p.interpolation = AmgPreconditioner::Interpolation::seed;
   v.push_back({"seed interpolation", p, 10});  // 7
   p.strength = AmgPreconditioner::Strength::seed;

@@ -56,8 +56,11 @@ struct HierarchyReport {
 /// reference oracle (kernels/amg, kernels/sparse_setup):
 ///  1. strength of connection S (classical with strength_threshold theta, sign-aware, or the
 ///     Parallel Toolbox's |a_ij| > eps |a_ii|; max_row_sum);
-///  2. C/F splitting: the Parallel Toolbox's greedy coarsening or PMIS (De Sterck, Yang, Heys
-///     2006) with weights from random_seed;
+///  2. C/F splitting: the Parallel Toolbox's greedy coarsening, PMIS or HMIS (De Sterck,
+///     Yang, Heys, "Reducing complexity in parallel algebraic multigrid preconditioners", SIAM
+///     J. Matrix Anal. Appl. 27, 2006) with weights from random_seed; HMIS runs the Ruge-Stueben
+///     first pass on domains of kernels::amg::kHmisDomainRows consecutive rows (the paper's
+///     processor subdomains) and PMIS from its coarse points;
 ///  3. prolongation P = [I; P_FC] by the Parallel Toolbox's 1/n_i weights, Stüben's direct
 ///     interpolation or the distance-two extended+i interpolation (De Sterck, Falgout,
 ///     Nolting, Yang, "Distance-two interpolation for parallel algebraic multigrid", Numer.
@@ -131,9 +134,9 @@ class AmgPreconditioner final : public Multigrid {
   /// classical and seed: see kernels::amg::StrengthMeasure; symmetric: |a_ij| >= theta
   /// sqrt(|a_ii a_jj|) (smoothed aggregation's).
   enum class Strength { classical, seed, symmetric };
-  /// greedy and pmis: C/F splittings; aggregation: aggregates of a distance-two maximal
+  /// greedy, pmis and hmis: C/F splittings; aggregation: aggregates of a distance-two maximal
   /// independent set (needs interpolation tentative or smoothed).
-  enum class Coarsening { greedy, pmis, aggregation };
+  enum class Coarsening { greedy, pmis, hmis, aggregation };
   /// seed: 1/n_i over the coarse points of S_i; direct: Stüben's direct interpolation from
   /// them; extended_i: extended+i, from them and the coarse points of S_k for the fine k in S_i
   /// (P has more entries per row than direct, the coarse operators more nonzeros). With
@@ -157,7 +160,7 @@ class AmgPreconditioner final : public Multigrid {
     double max_row_sum = 1.0;          ///< (0, 1]; 1 disables the test
     Coarsening coarsening = Coarsening::greedy;
     std::uint64_t random_seed = 1;  ///< PMIS weights
-    /// >= 0: aggressive coarsening on the first aggressive_levels levels (greedy or pmis
+    /// >= 0: aggressive coarsening on the first aggressive_levels levels (greedy, pmis or hmis
     /// coarsening only): the splitting again on the coarse points with the distance-two
     /// strength, and multi-pass interpolation (see the class comment).
     int aggressive_levels = 0;
