@@ -165,8 +165,9 @@ int main(int argc, char** argv) {
           "--element-kernel", sem.element_kernel,
           "cuda element kernel: automatic (default: shared for p <= 4, staged for p = 5, 6, "
           "pipelined above), "
-          "shared, layered, staged or pipelined")
-      ->check(CLI::IsMember({"automatic", "shared", "layered", "staged", "pipelined"}));
+          "shared, layered, staged, pipelined or vertex (the metric terms computed from the "
+          "elements' corners instead of read)")
+      ->check(CLI::IsMember({"automatic", "shared", "layered", "staged", "pipelined", "vertex"}));
   sem_command
       ->add_option("--assembly", sem.assembly,
                    "cuda assembly: automatic (default: atomic), sorted (deterministic: the "

@@ -19,7 +19,7 @@
 namespace kryflow::kernels::sem {
 
 /// The cuda element kernel (SemElementKernel without `automatic`).
-enum class ElementKernel { shared, layered, staged, pipelined };
+enum class ElementKernel { shared, layered, staged, pipelined, vertex };
 /// The cuda assembly (SemAssembly without `automatic`).
 enum class Assembly { sorted, atomic };
 
@@ -29,6 +29,11 @@ struct PoissonView {
   int n = 0;                           // N = p + 1 points per direction
   const double* derivative = nullptr;  // N x N, D[i * N + m] = l_m'(x_i)
   const double* g = nullptr;           // num_elements x 6 x N^3 metric terms
+  // The trilinear elements' corners (num_elements x 8 x 3, lexicographic corners) and the GLL
+  // nodes and weights (N each): the cuda vertex kernel computes the metric terms from them.
+  const double* vertices = nullptr;
+  const double* nodes = nullptr;
+  const double* weights = nullptr;
   std::int64_t num_global = 0;
   const index_t* local_to_global = nullptr;      // num_elements x N^3 (host backends)
   const std::int64_t* global_offsets = nullptr;  // num_global + 1

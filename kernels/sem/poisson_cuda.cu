@@ -15,6 +15,13 @@
 //   pipelined  layered, with the metric terms of the next 4 layers in flight: each thread
 //            copies the 6 terms of its own point of a layer into a ring of shared-memory slots
 //            (cp.async), so the shared memory per block does not grow with N^3.
+//   vertex   layered, with the metric terms computed from the element's 8 corners instead of
+//            read (24 doubles per element instead of 6 per point; Kronbichler and Kormann's
+//            and arXiv 2504.07042's trade of flops for bytes): along a thread's t-line the
+//            Jacobian of the trilinear map is affine in t for dx/dr and dx/ds and constant for
+//            dx/dt, so each layer costs 12 multiply-adds for J, then the cofactors, |J| and
+//            G = w |J| J^-1 J^-T as geometric_factors forms them (not its bits: the sorted
+//            assembly then agrees with the reference to rounding, not bit for bit).
 // With sorted assembly they perform the reference's operations in its order
 // (kernels/sem/poisson.hpp; rounded products and sums, no fused multiply-adds), so an element's
 // y_L has the reference's bits; with atomic assembly, whose sums are in no fixed order anyway,
@@ -142,6 +149,84 @@ enum class MetricSource {
   prefetch,   ///< registers, the next layer loaded while this one is computed
   staged,     ///< the whole element copied to shared memory up front
   pipelined,  ///< a ring of kRingLayers layers in shared memory, each thread copying its own
+  vertex,     ///< computed from the element's corners (PoissonView::vertices)
+};
+
+/// The metric terms of the vertex kernel along the t-line of one thread (r, s fixed): the
+/// Jacobian J[c][d] = dx_c / dr_d of the trilinear map x = sum_v N_v(r) X_v at (r, s, t) is
+/// Jr[c] = (1 - t)/2 a0[c] + (1 + t)/2 a1[c] (likewise Js with b0, b1) and Jt[c] = const.
+struct TrilinearLine {
+  double a0[3], a1[3], b0[3], b1[3], jt[3];
+  double wrs;  ///< w_r w_s
+
+  /// From the corners X (8 x 3) and the thread's reference point (r, s).
+  __device__ void setup(const double* X, double r, double s, double w_r_s) {
+    wrs = w_r_s;
+    for (int c = 0; c < 3; ++c) {
+      a0[c] = a1[c] = b0[c] = b1[c] = jt[c] = 0.0;
+    }
+#pragma unroll
+    for (int v = 0; v < 8; ++v) {
+      const double sr = (v & 1) != 0 ? 1.0 : -1.0;
+      const double ss = (v & 2) != 0 ? 1.0 : -1.0;
+      const bool upper = (v & 4) != 0;
+      const double hr = 0.5 * (1.0 + sr * r);
+      const double hs = 0.5 * (1.0 + ss * s);
+      // dN_v/dr = (sr / 2) hs ht, dN_v/ds = hr (ss / 2) ht, dN_v/dt = hr hs (+-1/2), with
+      // ht = (1 -+ t) / 2 split off into the two affine parts.
+      const double dr = 0.5 * sr * hs;
+      const double ds = 0.5 * ss * hr;
+      const double dt = (upper ? 0.5 : -0.5) * hr * hs;
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        const double x = X[v * 3 + c];
+        if (upper) {
+          a1[c] += dr * x;
+          b1[c] += ds * x;
+        } else {
+          a0[c] += dr * x;
+          b0[c] += ds * x;
+        }
+        jt[c] += dt * x;
+      }
+    }
+  }
+
+  /// G11, G12, G13, G22, G23, G33 at t with weight w_t, as geometric_factors: cofactors, the
+  /// determinant, inv = cof^T / det, G_ab = (w |J|) sum_c inv[a][c] inv[b][c].
+  __device__ void metric(double t, double w_t, double g[6]) const {
+    const double h0 = 0.5 * (1.0 - t);
+    const double h1 = 0.5 * (1.0 + t);
+    double J[3][3];
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      J[c][0] = h0 * a0[c] + h1 * a1[c];
+      J[c][1] = h0 * b0[c] + h1 * b1[c];
+      J[c][2] = jt[c];
+    }
+    const double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
+                       J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                       J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    const double rdet = 1.0 / det;
+    double inv[3][3];
+    inv[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) * rdet;
+    inv[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * rdet;
+    inv[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * rdet;
+    inv[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) * rdet;
+    inv[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * rdet;
+    inv[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * rdet;
+    inv[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) * rdet;
+    inv[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * rdet;
+    inv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * rdet;
+    const double w = wrs * w_t * det;
+    constexpr int pairs[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+#pragma unroll
+    for (int c = 0; c < 6; ++c) {
+      const int p = pairs[c][0];
+      const int q = pairs[c][1];
+      g[c] = w * (inv[p][0] * inv[q][0] + inv[p][1] * inv[q][1] + inv[p][2] * inv[q][2]);
+    }
+  }
 };
 /// Layers in flight in the pipelined kernel.
 constexpr int kRingLayers = 4;
@@ -187,6 +272,15 @@ __global__ void __launch_bounds__(N* N)
   }
   const int ijp = j * P + i;  // (i, j) in the padded shared arrays
   s_d[ijp] = a.derivative[ij];
+  TrilinearLine line;
+  if constexpr (Source == MetricSource::vertex) {
+    // The element's 24 corner coordinates through shared memory.
+    __shared__ double s_corners[24];
+    for (int q = ij; q < 24; q += n2) s_corners[q] = __ldg(a.vertices + e * 24 + q);
+    __syncthreads();
+    line.setup(s_corners, __ldg(a.nodes + i), __ldg(a.nodes + j),
+               __ldg(a.weights + i) * __ldg(a.weights + j));
+  }
   // The t-line of x_L in registers; codes kept for the stores.
   double u[N];
   std::uint32_t c[N];
@@ -214,7 +308,16 @@ __global__ void __launch_bounds__(N* N)
     s_u[ijp] = u[k];
     __syncthreads();
     double g11, g12, g13, g22, g23, g33;
-    if constexpr (Source == MetricSource::pipelined) {
+    if constexpr (Source == MetricSource::vertex) {
+      double gv[6];
+      line.metric(__ldg(a.nodes + k), __ldg(a.weights + k), gv);
+      g11 = gv[0];
+      g12 = gv[1];
+      g13 = gv[2];
+      g22 = gv[3];
+      g23 = gv[4];
+      g33 = gv[5];
+    } else if constexpr (Source == MetricSource::pipelined) {
       // Batches committed after layer k's: ring - 1 (one per layer, empty ones at the end).
       __pipeline_wait_prior(ring - 1);
       double* slot = s_ring + (k % ring) * 6 * n2;
@@ -362,6 +465,11 @@ void launch_element(const PoissonView& a, bool use_mask, const double* x, double
     constexpr std::size_t bytes = std::size_t{6} * ring * N * N * sizeof(double);
     launch_with_dynamic_shared<layered_element_kernel<N, Atomic, MetricSource::pipelined>>(
         blocks, dim3(N, N), bytes, stream, a, use_mask, x, y);
+    return;
+  }
+  if (a.element_kernel == ElementKernel::vertex) {
+    layered_element_kernel<N, Atomic, MetricSource::vertex>
+        <<<blocks, dim3(N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
     return;
   }
   if (a.element_kernel == ElementKernel::staged) {

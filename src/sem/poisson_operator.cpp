@@ -118,6 +118,8 @@ const char* to_string(SemElementKernel kernel) {
       return "staged";
     case SemElementKernel::pipelined:
       return "pipelined";
+    case SemElementKernel::vertex:
+      return "vertex";
   }
   return "?";
 }
@@ -154,7 +156,7 @@ SemElementKernel parse_sem_element_kernel(const std::string& name) {
   return parse_choice(
       name,
       std::array{SemElementKernel::automatic, SemElementKernel::shared, SemElementKernel::layered,
-                 SemElementKernel::staged, SemElementKernel::pipelined},
+                 SemElementKernel::staged, SemElementKernel::pipelined, SemElementKernel::vertex},
       "SEM element kernel");
 }
 
@@ -253,6 +255,10 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
 
   derivative_ = Array<double>::from_host(backend, derivative_matrix(rule_));
   g_ = Array<double>::from_host(backend, factors.g);
+  vertices_ =
+      Array<double>::from_host(backend, std::vector<double>(vertices.begin(), vertices.end()));
+  nodes_ = Array<double>::from_host(backend, rule_.nodes);
+  weights_ = Array<double>::from_host(backend, rule_.weights);
   if (backend.is_device()) {
     // The cuda kernels gather through the local codes built below and fix up the shared
     // Dirichlet points from their list; the host loops read the numbering itself.
@@ -345,6 +351,9 @@ kernels::sem::PoissonView SemPoissonOperator::view(bool masked) const {
   view.n = numbering_.order + 1;
   view.derivative = derivative_.data();
   view.g = g_.data();
+  view.vertices = vertices_.data();
+  view.nodes = nodes_.data();
+  view.weights = weights_.data();
   view.num_global = numbering_.num_global;
   view.local_to_global = local_to_global_.data();
   view.global_offsets = global_offsets_.data();
@@ -368,6 +377,9 @@ kernels::sem::PoissonView SemPoissonOperator::view(bool masked) const {
       break;
     case SemElementKernel::pipelined:
       view.element_kernel = kernels::sem::ElementKernel::pipelined;
+      break;
+    case SemElementKernel::vertex:
+      view.element_kernel = kernels::sem::ElementKernel::vertex;
       break;
     case SemElementKernel::automatic:
     case SemElementKernel::layered:
@@ -423,8 +435,11 @@ void SemPoissonOperator::diagonal(Vector& d) const {
 
 double SemPoissonOperator::apply_bytes() const noexcept {
   const double num_local = static_cast<double>(numbering_.local_to_global.size());
-  return 6.0 * 8.0 * num_local + 4.0 * num_local +
-         16.0 * static_cast<double>(numbering_.num_global);
+  // The vertex kernel reads the 8 corners of each element instead of the metric terms.
+  const double metric = backend().is_device() && element_kernel_ == SemElementKernel::vertex
+                            ? 24.0 * 8.0 * static_cast<double>(numbering_.num_elements)
+                            : 6.0 * 8.0 * num_local;
+  return metric + 4.0 * num_local + 16.0 * static_cast<double>(numbering_.num_global);
 }
 
 std::string SemPoissonOperator::kernel_description() const {

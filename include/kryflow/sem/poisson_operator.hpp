@@ -31,6 +31,8 @@ enum class SemElementKernel {
               ///< asynchronous copies issued before the gather (any N)
   pipelined,  ///< layered, with the metric terms of the next 4 layers copied ahead into a
               ///< ring of shared-memory slots (any N; shared memory independent of N^3)
+  vertex,     ///< layered, with the metric terms computed from the element's 8 corners
+              ///< instead of read (any N; agrees with the others to rounding, not bit for bit)
 };
 
 /// How the cuda kernels sum the element contributions into the assembled y.
@@ -133,9 +135,10 @@ class SemPoissonOperator : public LinearOperator {
   const std::vector<char>& dirichlet() const noexcept { return mask_host_; }
   /// Physical coordinates of each global point (host, 3 x num_global, x y z interleaved).
   const std::vector<double>& coordinates() const noexcept { return coordinates_; }
-  /// Bytes one application must move at least: metric terms (6 doubles per local point), the
-  /// numbering (a 4-byte index per local point), x and y once each per global point: the
-  /// numerator of the operator's bandwidth roofline.
+  /// Bytes one application must move at least: metric terms (6 doubles per local point; with
+  /// the cuda vertex kernel the 8 x 3 corner coordinates per element instead), the numbering
+  /// (a 4-byte index per local point), x and y once each per global point: the numerator of
+  /// the operator's bandwidth roofline.
   double apply_bytes() const noexcept;
   /// The kernels this operator runs ("cpu loops", or e.g. "staged element kernel, atomic
   /// assembly, shared diagonal kernel" on cuda): the choices of options resolved.
@@ -164,6 +167,9 @@ class SemPoissonOperator : public LinearOperator {
   std::vector<double> coordinates_;
   Array<double> derivative_;
   Array<double> g_;
+  Array<double> vertices_;  // 8 x 3 corners per element (the vertex kernel)
+  Array<double> nodes_;     // GLL nodes and weights (the vertex kernel)
+  Array<double> weights_;
   Array<index_t> local_to_global_;   // host backends
   Array<index_t> dirichlet_points_;  // cuda: the shared Dirichlet points
   Array<std::uint32_t> local_code_;  // cuda
