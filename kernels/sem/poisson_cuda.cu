@@ -309,15 +309,9 @@ __global__ void __launch_bounds__(N* N)
     __syncthreads();
     double g11, g12, g13, g22, g23, g33;
     if constexpr (Source == MetricSource::vertex) {
-      double gv[6];
-      line.metric(__ldg(a.nodes + k), __ldg(a.weights + k), gv);
-      g11 = gv[0];
-      g12 = gv[1];
-      g13 = gv[2];
-      g22 = gv[3];
-      g23 = gv[4];
-      g33 = gv[5];
-    } else if constexpr (Source == MetricSource::pipelined) {
+      line.metric(__ldg(a.nodes + k), __ldg(a.weights + k), gn);  // read as prefetch's below
+    }
+    if constexpr (Source == MetricSource::pipelined) {
       // Batches committed after layer k's: ring - 1 (one per layer, empty ones at the end).
       __pipeline_wait_prior(ring - 1);
       double* slot = s_ring + (k % ring) * 6 * n2;
@@ -341,7 +335,7 @@ __global__ void __launch_bounds__(N* N)
       g22 = gn[3];
       g23 = gn[4];
       g33 = gn[5];
-      if (k + 1 < N) {
+      if (Source == MetricSource::prefetch && k + 1 < N) {
 #pragma unroll
         for (int c6 = 0; c6 < 6; ++c6) gn[c6] = __ldg(G + c6 * n3 + (k + 1) * n2);
       }
