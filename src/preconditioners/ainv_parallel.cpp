@@ -440,39 +440,18 @@ void run_block(const Scaled& matrix, const Partition& p, const Limits& limits, d
   const std::vector<double>& diagonal = matrix.diagonal;
   std::vector<index_t> shifted;  // local steps
   block.z = Factor(local_n);
-  Workspace work(local_n);
-  if (symmetric) {
-    for (index_t i = 0; i < m; ++i) {
-      if (i % kStopPollRows == 0 && stop.stop_requested()) {
-        block.stopped = true;
-        return;
-      }
-      work.product(at, block.z.columns[i], i);
-      const double fallback = diagonal[p.perm[block.begin + i]] > 0 ? 1.0 : -1.0;
-      const double pivot = checked_pivot(work.dot(block.z.columns[i]), fallback, true, i, shifted);
-      pivots[block.begin + i] = pivot;
-      update_columns(block.z, i, work, pivot, tau, z_limit);
-      work.clear();
-    }
-  } else {
-    const HostCsr a = local_rows(matrix.a, p, block);
+  HostCsr a;
+  if (!symmetric) {
+    a = local_rows(matrix.a, p, block);
     block.w = Factor(local_n);
-    Workspace work_t(local_n);
-    for (index_t i = 0; i < m; ++i) {
-      if (i % kStopPollRows == 0 && stop.stop_requested()) {
-        block.stopped = true;
-        return;
-      }
-      work.product(at, block.z.columns[i], i);
-      work_t.product(a, block.w.columns[i], i);
-      const double fallback = diagonal[p.perm[block.begin + i]] > 0 ? 1.0 : -1.0;
-      const double pivot = checked_pivot(work.dot(block.w.columns[i]), fallback, false, i, shifted);
-      pivots[block.begin + i] = pivot;
-      update_columns(block.w, i, work, pivot, tau, w_limit);
-      update_columns(block.z, i, work_t, pivot, tau, z_limit);
-      work.clear();
-      work_t.clear();
-    }
+  }
+  const auto fallback = [&](index_t i) {
+    return diagonal[p.perm[block.begin + i]] > 0 ? 1.0 : -1.0;
+  };
+  if (!conjugation_steps(at, &a, block.z, symmetric ? nullptr : &block.w, 0, m, tau, z_limit,
+                         w_limit, fallback, pivots.data() + block.begin, shifted, stop)) {
+    block.stopped = true;
+    return;
   }
   for (index_t i : shifted) block.shifted.push_back(p.perm[block.begin + i]);
 }
@@ -663,35 +642,12 @@ std::optional<AinvFactors> factor_parallel(index_t n, const std::vector<index_t>
     shifted.insert(shifted.end(), block.shifted.begin(), block.shifted.end());
   }
   std::vector<index_t> separator_shifted;  // steps of P A P^T
-  Workspace work(n);
-  if (matrix.symmetric) {
-    for (index_t i = nI; i < n; ++i) {
-      if ((i - nI) % kStopPollRows == 0 && stop.stop_requested()) return AinvFactors{};
-      work.product(at, z.columns[i], i);
-      const double fallback = matrix.diagonal[p.perm[i]] > 0 ? 1.0 : -1.0;
-      const double pivot =
-          checked_pivot(work.dot(z.columns[i]), fallback, true, i, separator_shifted);
-      f.pivots[i] = pivot;
-      update_columns(z, i, work, pivot, tau, limits.z);
-      work.clear();
-    }
-  } else {
-    Workspace work_t(n);
-    for (index_t i = nI; i < n; ++i) {
-      if ((i - nI) % kStopPollRows == 0 && stop.stop_requested()) return AinvFactors{};
-      work.product(at, z.columns[i], i);
-      work_t.product(a, w.columns[i], i);
-      const double fallback = matrix.diagonal[p.perm[i]] > 0 ? 1.0 : -1.0;
-      const double pivot =
-          checked_pivot(work.dot(w.columns[i]), fallback, false, i, separator_shifted);
-      f.pivots[i] = pivot;
-      update_columns(w, i, work, pivot, tau, limits.w);
-      update_columns(z, i, work_t, pivot, tau, limits.z);
-      work.clear();
-      work_t.clear();
-    }
-    flatten(n, blocks, w, true, team, f.w_ptr, f.w_row, f.w_values);
+  const auto fallback = [&](index_t i) { return matrix.diagonal[p.perm[i]] > 0 ? 1.0 : -1.0; };
+  if (!conjugation_steps(at, &a, z, matrix.symmetric ? nullptr : &w, nI, n, tau, limits.z, limits.w,
+                         fallback, f.pivots.data(), separator_shifted, stop)) {
+    return AinvFactors{};
   }
+  if (!matrix.symmetric) flatten(n, blocks, w, true, team, f.w_ptr, f.w_row, f.w_values);
   flatten(n, blocks, z, false, team, f.z_ptr, f.z_row, f.z_values);
   // Millions of small columns: released on the threads too.
   KRYFLOW_AINV_OMP("omp parallel for num_threads(team) schedule(dynamic, 1)")

@@ -98,6 +98,43 @@ double checked_pivot(double pivot, double fallback, bool symmetric, index_t i,
 /// Steps of the biconjugation between two looks at the stop token.
 inline constexpr index_t kStopPollRows = 1024;
 
+/// Steps first .. last - 1 of the right-looking biconjugation (Benzi, Meyer, Tuma 1996; SAINV,
+/// Benzi, Cullum, Tuma 2000, when w is null) on the columns of z (and w): u = A z_i from the
+/// rows of `at` (A^T), and for w also y = A^T w_i from the rows of `a`; the pivot z_i^T u (w_i^T
+/// u) checked by checked_pivot against fallback(i) and stored in pivots[i]; then the later
+/// columns made conjugate to column i by update_columns (w with u and z with y; z with u when
+/// symmetric) with drop tolerance tau and the fill limits z_limit (w_limit). Shared by the
+/// sequential form, the parallel form's interior blocks and its separator. Returns false when
+/// `stop` was requested (looked at every kStopPollRows steps); the columns are then partial.
+template <class Fallback>
+bool conjugation_steps(const HostCsr& at, const HostCsr* a, Factor& z, Factor* w, index_t first,
+                       index_t last, double tau, const std::vector<index_t>& z_limit,
+                       const std::vector<index_t>& w_limit, Fallback fallback, double* pivots,
+                       std::vector<index_t>& shifted, const std::stop_token& stop) {
+  const auto n = static_cast<index_t>(z.columns.size());
+  Workspace work(n);
+  std::optional<Workspace> work_t;
+  if (w != nullptr) work_t.emplace(n);
+  for (index_t i = first; i < last; ++i) {
+    if ((i - first) % kStopPollRows == 0 && stop.stop_requested()) return false;
+    work.product(at, z.columns[i], i);
+    if (w == nullptr) {
+      const double pivot = checked_pivot(work.dot(z.columns[i]), fallback(i), true, i, shifted);
+      pivots[i] = pivot;
+      update_columns(z, i, work, pivot, tau, z_limit);
+    } else {
+      work_t->product(*a, w->columns[i], i);  // A^T w_i: column k of A^T is row k of A
+      const double pivot = checked_pivot(work.dot(w->columns[i]), fallback(i), false, i, shifted);
+      pivots[i] = pivot;
+      update_columns(*w, i, work, pivot, tau, w_limit);
+      update_columns(z, i, *work_t, pivot, tau, z_limit);
+      work_t->clear();
+    }
+    work.clear();
+  }
+  return true;
+}
+
 /// The fewest rows for which ainv_factor runs the parallel form (below, the sequential one
 /// whatever `threads` says): a smaller matrix factors in milliseconds.
 inline constexpr index_t kParallelMinRows = 20000;

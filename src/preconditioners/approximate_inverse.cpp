@@ -267,38 +267,16 @@ AinvFactors ainv_factor(index_t n, const std::vector<index_t>& row_ptr,
   }
   const double tau = parameters.drop_tolerance;
   f.pivots.resize(static_cast<std::size_t>(n));
+  // SAINV: u = A z_i, d_i = z_i^T u, z_j -= (z_j^T u / d_i) z_i for j > i; nonsymmetric: also
+  // y = A^T w_i, d_i = w_i^T u, w_j -= (w_j^T u / d_i) w_i and z_j -= (z_j^T y / d_i) z_i.
   Factor z(n);
-  Workspace work(n);
-  if (symmetric) {
-    // SAINV: u = A z_i, d_i = z_i^T u, z_j -= (z_j^T u / d_i) z_i for j > i.
-    for (index_t i = 0; i < n; ++i) {
-      if (i % kStopPollRows == 0 && stop.stop_requested()) return AinvFactors{};
-      work.product(at, z.columns[i], i);  // A z_i (rows of A^T are the columns of A)
-      const double pivot =
-          checked_pivot(work.dot(z.columns[i]), diagonal[i] > 0 ? 1.0 : -1.0, true, i, f.shifted);
-      f.pivots[i] = pivot;
-      update_columns(z, i, work, pivot, tau, z_limit);
-      work.clear();
-    }
-  } else {
-    // u = A z_i, y = A^T w_i, d_i = w_i^T u; w_j -= (w_j^T u / d_i) w_i and
-    // z_j -= (z_j^T y / d_i) z_i for j > i.
-    Factor w(n);
-    Workspace work_t(n);
-    for (index_t i = 0; i < n; ++i) {
-      if (i % kStopPollRows == 0 && stop.stop_requested()) return AinvFactors{};
-      work.product(at, z.columns[i], i);
-      work_t.product(a, w.columns[i], i);  // A^T w_i: column k of A^T is row k of A
-      const double pivot =
-          checked_pivot(work.dot(w.columns[i]), diagonal[i] > 0 ? 1.0 : -1.0, false, i, f.shifted);
-      f.pivots[i] = pivot;
-      update_columns(w, i, work, pivot, tau, w_limit);
-      update_columns(z, i, work_t, pivot, tau, z_limit);
-      work.clear();
-      work_t.clear();
-    }
-    flatten(w, f.w_ptr, f.w_row, f.w_values);
+  Factor w(symmetric ? 0 : n);
+  const auto fallback = [&](index_t i) { return diagonal[i] > 0 ? 1.0 : -1.0; };
+  if (!conjugation_steps(at, &a, z, symmetric ? nullptr : &w, 0, n, tau, z_limit, w_limit, fallback,
+                         f.pivots.data(), f.shifted, stop)) {
+    return AinvFactors{};
   }
+  if (!symmetric) flatten(w, f.w_ptr, f.w_row, f.w_values);
   flatten(z, f.z_ptr, f.z_row, f.z_values);
   return f;
 }
