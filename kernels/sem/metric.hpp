@@ -29,16 +29,12 @@ KRYFLOW_HOST_DEVICE inline double adjugate(const double J[3][3], double adj[3][3
 /// G13, G22, G23, G33) of the Laplacian's quadrature at a point, inv[d][a] = dr_d / dx_a and w
 /// the quadrature weight times |J|.
 KRYFLOW_HOST_DEVICE inline void metric_terms(const double inv[3][3], double w, double g[6]) {
-  // Written out (no table of index pairs): constant indices keep inv in registers on the device.
-  const auto dot = [&](int a, int b) {
-    return inv[a][0] * inv[b][0] + inv[a][1] * inv[b][1] + inv[a][2] * inv[b][2];
-  };
-  g[0] = w * dot(0, 0);
-  g[1] = w * dot(0, 1);
-  g[2] = w * dot(0, 2);
-  g[3] = w * dot(1, 1);
-  g[4] = w * dot(1, 2);
-  g[5] = w * dot(2, 2);
+  constexpr int pairs[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+  for (int c = 0; c < 6; ++c) {
+    const int a = pairs[c][0];
+    const int b = pairs[c][1];
+    g[c] = w * (inv[a][0] * inv[b][0] + inv[a][1] * inv[b][1] + inv[a][2] * inv[b][2]);
+  }
 }
 
 }  // namespace kryflow::kernels::sem

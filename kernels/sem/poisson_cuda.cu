@@ -208,10 +208,8 @@ struct TrilinearLine {
     double inv[3][3];
     const double det = adjugate(J, inv);
     const double rdet = 1.0 / det;
-#pragma unroll
-    for (int d = 0; d < 3; ++d) {
-#pragma unroll
-      for (int c = 0; c < 3; ++c) inv[d][c] *= rdet;
+    for (auto& row : inv) {
+      for (double& v : row) v *= rdet;
     }
     metric_terms(inv, wrs * w_t * det, g);
   }
