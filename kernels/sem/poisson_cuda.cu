@@ -41,7 +41,6 @@
 #include <string>
 
 #include "kernels/backend/cuda_context.cuh"
-#include "kernels/sem/metric.hpp"
 #include "kernels/sem/poisson.hpp"
 
 namespace kryflow::kernels::sem::cuda {
@@ -193,8 +192,8 @@ struct TrilinearLine {
     }
   }
 
-  /// G11, G12, G13, G22, G23, G33 at t with weight w_t by geometric_factors' formulas
-  /// (kernels/sem/metric.hpp), the adjugate scaled by 1 / det instead of divided.
+  /// G11, G12, G13, G22, G23, G33 at t with weight w_t, as geometric_factors: cofactors, the
+  /// determinant, inv = cof^T / det, G_ab = (w |J|) sum_c inv[a][c] inv[b][c].
   __device__ void metric(double t, double w_t, double g[6]) const {
     const double h0 = 0.5 * (1.0 - t);
     const double h1 = 0.5 * (1.0 + t);
@@ -205,16 +204,30 @@ struct TrilinearLine {
       J[c][1] = h0 * b0[c] + h1 * b1[c];
       J[c][2] = jt[c];
     }
-    double inv[3][3];
-    const double det = adjugate(J, inv);
+    const double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
+                       J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                       J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
     const double rdet = 1.0 / det;
-    for (auto& row : inv) {
-      for (double& v : row) v *= rdet;
+    double inv[3][3];
+    inv[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) * rdet;
+    inv[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * rdet;
+    inv[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * rdet;
+    inv[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) * rdet;
+    inv[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * rdet;
+    inv[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * rdet;
+    inv[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) * rdet;
+    inv[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * rdet;
+    inv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * rdet;
+    const double w = wrs * w_t * det;
+    constexpr int pairs[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+#pragma unroll
+    for (int c = 0; c < 6; ++c) {
+      const int p = pairs[c][0];
+      const int q = pairs[c][1];
+      g[c] = w * (inv[p][0] * inv[q][0] + inv[p][1] * inv[q][1] + inv[p][2] * inv[q][2]);
     }
-    metric_terms(inv, wrs * w_t * det, g);
   }
 };
-
 /// Layers in flight in the pipelined kernel.
 constexpr int kRingLayers = 4;
 

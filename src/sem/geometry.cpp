@@ -3,7 +3,6 @@
 
 #include <string>
 
-#include "kernels/sem/metric.hpp"
 #include "kryflow/core/error.hpp"
 
 namespace kryflow::sem {
@@ -50,21 +49,34 @@ GeometricFactors geometric_factors(std::int64_t num_elements, std::span<const do
           const double r[3] = {rule.nodes[i], rule.nodes[j], rule.nodes[k]};
           double J[3][3];
           trilinear_map(X, r, nullptr, J);
-          double inv[3][3];  // inv[d][a] = dr_d / dx_a: the adjugate over the determinant
-          const double det = kernels::sem::adjugate(J, inv);
+          const double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
+                             J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                             J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
           if (!(det > 0.0)) {
             throw InvalidInput("geometric_factors: element " + std::to_string(e + 1) +
                                " has Jacobian determinant " + std::to_string(det) +
                                " at a GLL point (inverted or degenerate element)");
           }
-          for (auto& row : inv) {
-            for (double& v : row) v /= det;
-          }
+          // inv[d][a] = dr_d / dx_a: the inverse of J by cofactors.
+          double inv[3][3];
+          inv[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) / det;
+          inv[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) / det;
+          inv[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) / det;
+          inv[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) / det;
+          inv[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) / det;
+          inv[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) / det;
+          inv[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) / det;
+          inv[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) / det;
+          inv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) / det;
           const double w = rule.weights[i] * rule.weights[j] * rule.weights[k] * det;
           const std::int64_t q = (static_cast<std::int64_t>(k) * N + j) * N + i;
-          double g[6];
-          kernels::sem::metric_terms(inv, w, g);
-          for (int c = 0; c < 6; ++c) f.g[static_cast<std::size_t>((e * 6 + c) * n3 + q)] = g[c];
+          const int pairs[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+          for (int c = 0; c < 6; ++c) {
+            const int a = pairs[c][0];
+            const int b = pairs[c][1];
+            const double s = inv[a][0] * inv[b][0] + inv[a][1] * inv[b][1] + inv[a][2] * inv[b][2];
+            f.g[static_cast<std::size_t>((e * 6 + c) * n3 + q)] = w * s;
+          }
           f.mass[static_cast<std::size_t>(e * n3 + q)] = w;
         }
       }
