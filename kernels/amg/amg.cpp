@@ -153,4 +153,39 @@ void multipass_values(const Backend& backend, const MatrixView& a, Span<const in
   KRYFLOW_DISPATCH(amg, multipass_values, backend, a, pass, kind, w, values);
 }
 
+void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,
+                             Span<const index_t> cf, Span<double> coarse_sum) {
+  KRYFLOW_DISPATCH(amg, mm_extended_coarse_sums, backend, a, s, cf, coarse_sum);
+}
+
+void mm_extended_count(const Backend& backend, const PatternView& s, Span<const index_t> cf,
+                       Span<index_t> left_counts, Span<index_t> right_counts) {
+  KRYFLOW_DISPATCH(amg, mm_extended_count, backend, s, cf, left_counts, right_counts);
+}
+
+void mm_extended_fill(const Backend& backend, const MatrixView& a, const PatternView& s,
+                      Span<const index_t> cf, Span<const index_t> coarse_index,
+                      Span<const double> coarse_sum, const index_t* left_row_ptr,
+                      index_t* left_col_idx, double* left_values, const index_t* right_row_ptr,
+                      index_t* right_col_idx, double* right_values) {
+  KRYFLOW_DISPATCH(amg, mm_extended_fill, backend, a, s, cf, coarse_index, coarse_sum, left_row_ptr,
+                   left_col_idx, left_values, right_row_ptr, right_col_idx, right_values);
+}
+
+void truncation_count(const Backend& backend, const MatrixView& p,
+                      const InterpolationParameters& params, Span<index_t> counts) {
+  KRYFLOW_DISPATCH(amg, truncation_count, backend, p, params, counts);
+}
+
+void truncation_fill(const Backend& backend, const MatrixView& p,
+                     const InterpolationParameters& params, const index_t* row_ptr,
+                     index_t* col_idx, double* values) {
+  KRYFLOW_DISPATCH(amg, truncation_fill, backend, p, params, row_ptr, col_idx, values);
+}
+
+void truncation_values(const Backend& backend, const MatrixView& p, const PatternView& t,
+                       double* values) {
+  KRYFLOW_DISPATCH(amg, truncation_values, backend, p, t, values);
+}
+
 }  // namespace kryflow::kernels::amg

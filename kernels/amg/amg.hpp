@@ -75,6 +75,21 @@ enum class InterpolationKind {
   /// zero-row-sum rows. When a~_ii = 0 the row's weights are 0. Truncation keeps a subset K of
   /// C_i^ and recomputes the formula with C_i^ = K (the dropped points' a_ij join a~_ii).
   extended_i,
+  /// Matrix-product extended+i, "MM-ext+i" (R. Li, B. Sjögreen, U. M. Yang, "A new class of AMG
+  /// interpolation methods based on matrix-matrix multiplications", SIAM J. Sci. Comput. 43,
+  /// 2021, sec. 3; hypre BoomerAMG's extended+i on GPUs): extended+i with the distribution
+  /// denominators of a fine point k taken over its own strong coarse points, so that P's fine
+  /// rows are one sparse product W = L B:
+  ///   w_ij = -(a_ij [j in C_i^s] + sum_{k in F_i^s} a_ik a_kj [j in C_k^s] / d_ik) / t_i,
+  ///   d_ik = beta_k + a_ki [i in S_k],  beta_k = sum_{l in C_k^s} a_kl,
+  ///   t_i = a_ii + sum_{n in N_i \ S_i} a_in + sum_{k in F_i^s} a_ki [i in S_k] a_ik / d_ik,
+  /// (C_i^s, F_i^s: the coarse and fine points of S_i; a term with d_ik = 0 moves a_ik into
+  /// t_i instead; weights 0 when t_i = 0). No sign filtering: with the classical strength
+  /// every strong coupling has the sign opposite to the diagonal. Built by the mm_extended_*
+  /// kernels and the sparse product (rows::mm_extended_left_row, mm_extended_right_row), then
+  /// truncated by the truncation_* kernels (the kept weights rescaled to the row sum), not by
+  /// interpolation_count / fill / values.
+  mm_extended_i,
 };
 
 struct InterpolationParameters {
@@ -231,7 +246,36 @@ struct InterpolationParameters {
                       Span<const index_t> pass, InterpolationKind kind, const index_t* row_ptr,    \
                       index_t* col_idx, double* values);                                           \
   void multipass_values(const Backend& backend, const MatrixView& a, Span<const index_t> pass,     \
-                        InterpolationKind kind, const PatternView& w, double* values);
+                        InterpolationKind kind, const PatternView& w, double* values);             \
+  /** Matrix-product extended+i (InterpolationKind::mm_extended_i): coarse_sum[k] = beta_k         \
+      (rows::strong_coarse_sum; n entries, 0 for coarse rows) */                                   \
+  void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,  \
+                               Span<const index_t> cf, Span<double> coarse_sum);                   \
+  /** The factors of P = L B: left_counts[i] = entries of row i of L (n x n,                       \
+      rows::mm_extended_left_count), right_counts[k] = entries of row k of B (n x n_c,             \
+      rows::mm_extended_right_count); n entries each */                                            \
+  void mm_extended_count(const Backend& backend, const PatternView& s, Span<const index_t> cf,     \
+                         Span<index_t> left_counts, Span<index_t> right_counts);                   \
+  /** L's and B's columns (sorted) and values (rows::mm_extended_left_row, mm_extended_right_row)  \
+      from their row pointers, the exclusive scans of mm_extended_count's counts; coarse_sum from  \
+      mm_extended_coarse_sums */                                                                   \
+  void mm_extended_fill(const Backend& backend, const MatrixView& a, const PatternView& s,         \
+                        Span<const index_t> cf, Span<const index_t> coarse_index,                  \
+                        Span<const double> coarse_sum, const index_t* left_row_ptr,                \
+                        index_t* left_col_idx, double* left_values, const index_t* right_row_ptr,  \
+                        index_t* right_col_idx, double* right_values);                             \
+  /** Truncation of a computed prolongation p (rows::truncated_row: max_elements_per_row and       \
+      truncation_factor of params, the kept weights rescaled to the row sum). count: counts has    \
+      p's rows; fill: columns and values from row_ptr (the exclusive scan of the counts); values:  \
+      the values on the fixed truncated pattern t (value-only re-setup,                            \
+     rows::truncated_row_values)*/                                                                 \
+  void truncation_count(const Backend& backend, const MatrixView& p,                               \
+                        const InterpolationParameters& params, Span<index_t> counts);              \
+  void truncation_fill(const Backend& backend, const MatrixView& p,                                \
+                       const InterpolationParameters& params, const index_t* row_ptr,              \
+                       index_t* col_idx, double* values);                                          \
+  void truncation_values(const Backend& backend, const MatrixView& p, const PatternView& t,        \
+                         double* values);
 
 /// Dispatch.
 KRYFLOW_AMG_DECLARATIONS

@@ -407,4 +407,68 @@ void multipass_values(const Backend& backend, const MatrixView& a, Span<const in
   });
 }
 
+void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,
+                             Span<const index_t> cf, Span<double> coarse_sum) {
+  parallel::for_each(backend, entries(s), s.num_rows, [&](size_type k) {
+    coarse_sum[k] = rows::strong_coarse_sum(a, s, cf.data(), static_cast<index_t>(k));
+  });
+}
+
+void mm_extended_count(const Backend& backend, const PatternView& s, Span<const index_t> cf,
+                       Span<index_t> left_counts, Span<index_t> right_counts) {
+  parallel::for_each(backend, entries(s), s.num_rows, [&](size_type r) {
+    const auto i = static_cast<index_t>(r);
+    left_counts[i] = rows::mm_extended_left_count(s, cf.data(), i);
+    right_counts[i] = rows::mm_extended_right_count(s, cf.data(), i);
+  });
+}
+
+void mm_extended_fill(const Backend& backend, const MatrixView& a, const PatternView& s,
+                      Span<const index_t> cf, Span<const index_t> coarse_index,
+                      Span<const double> coarse_sum, const index_t* left_row_ptr,
+                      index_t* left_col_idx, double* left_values, const index_t* right_row_ptr,
+                      index_t* right_col_idx, double* right_values) {
+  parallel::for_each(backend, entries(a.pattern), s.num_rows, [&](size_type r) {
+    const auto i = static_cast<index_t>(r);
+    index_t next = left_row_ptr[i];
+    rows::mm_extended_left_row(a, s, cf.data(), coarse_sum.data(), i, [&](index_t k, double v) {
+      left_col_idx[next] = k;
+      left_values[next++] = v;
+    });
+    next = right_row_ptr[i];
+    rows::mm_extended_right_row(a, s, cf.data(), coarse_index.data(), i, [&](index_t l, double v) {
+      right_col_idx[next] = l;
+      right_values[next++] = v;
+    });
+  });
+}
+
+void truncation_count(const Backend& backend, const MatrixView& p,
+                      const InterpolationParameters& params, Span<index_t> counts) {
+  parallel::for_each(backend, entries(p.pattern), p.pattern.num_rows, [&](size_type i) {
+    counts[i] = rows::truncated_count(p, params, static_cast<index_t>(i));
+  });
+}
+
+void truncation_fill(const Backend& backend, const MatrixView& p,
+                     const InterpolationParameters& params, const index_t* row_ptr,
+                     index_t* col_idx, double* values) {
+  parallel::for_each(backend, entries(p.pattern), p.pattern.num_rows, [&](size_type r) {
+    index_t next = row_ptr[r];
+    rows::truncated_row(p, params, static_cast<index_t>(r), [&](index_t j, double v) {
+      col_idx[next] = j;
+      values[next++] = v;
+    });
+  });
+}
+
+void truncation_values(const Backend& backend, const MatrixView& p, const PatternView& t,
+                       double* values) {
+  parallel::for_each(backend, entries(p.pattern), t.num_rows, [&](size_type r) {
+    index_t next = t.row_ptr[r];
+    rows::truncated_row_values(p, t, static_cast<index_t>(r),
+                               [&](double v) { values[next++] = v; });
+  });
+}
+
 }  // namespace kryflow::kernels::amg::cpu

@@ -713,6 +713,65 @@ __global__ void multipass_kernel(MatrixView a, PatternView s, const index_t* pas
   }
 }
 
+__global__ void mm_extended_coarse_sums_kernel(MatrixView a, PatternView s, const index_t* cf,
+                                               double* coarse_sum) {
+  KRYFLOW_FOR_EACH_ROW(k, s.num_rows) {
+    coarse_sum[k] = rows::strong_coarse_sum(a, s, cf, k);
+  }
+}
+
+__global__ void mm_extended_count_kernel(PatternView s, const index_t* cf, index_t* left_counts,
+                                         index_t* right_counts) {
+  KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
+    left_counts[i] = rows::mm_extended_left_count(s, cf, i);
+    right_counts[i] = rows::mm_extended_right_count(s, cf, i);
+  }
+}
+
+__global__ void mm_extended_fill_kernel(MatrixView a, PatternView s, const index_t* cf,
+                                        const index_t* coarse_index, const double* coarse_sum,
+                                        const index_t* left_row_ptr, index_t* left_col_idx,
+                                        double* left_values, const index_t* right_row_ptr,
+                                        index_t* right_col_idx, double* right_values) {
+  KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
+    index_t next = left_row_ptr[i];
+    rows::mm_extended_left_row(a, s, cf, coarse_sum, i, [&](index_t k, double v) {
+      left_col_idx[next] = k;
+      left_values[next++] = v;
+    });
+    next = right_row_ptr[i];
+    rows::mm_extended_right_row(a, s, cf, coarse_index, i, [&](index_t l, double v) {
+      right_col_idx[next] = l;
+      right_values[next++] = v;
+    });
+  }
+}
+
+__global__ void truncation_count_kernel(MatrixView p, InterpolationParameters params,
+                                        index_t* counts) {
+  KRYFLOW_FOR_EACH_ROW(i, p.pattern.num_rows) {
+    counts[i] = rows::truncated_count(p, params, i);
+  }
+}
+
+__global__ void truncation_fill_kernel(MatrixView p, InterpolationParameters params,
+                                       const index_t* row_ptr, index_t* col_idx, double* values) {
+  KRYFLOW_FOR_EACH_ROW(i, p.pattern.num_rows) {
+    index_t next = row_ptr[i];
+    rows::truncated_row(p, params, i, [&](index_t j, double v) {
+      col_idx[next] = j;
+      values[next++] = v;
+    });
+  }
+}
+
+__global__ void truncation_values_kernel(MatrixView p, PatternView t, double* values) {
+  KRYFLOW_FOR_EACH_ROW(i, t.num_rows) {
+    index_t next = t.row_ptr[i];
+    rows::truncated_row_values(p, t, i, [&](double v) { values[next++] = v; });
+  }
+}
+
 /// Runs `round(left)` (the kernels of one round; `left` a device counter of the rows still
 /// undecided, cleared before the round) until a round leaves none: one wait per round. A
 /// round decides at least one row, so at most n + 1 rounds; past them, BackendError.
@@ -1076,6 +1135,65 @@ void multipass_values(const Backend& backend, const MatrixView& a, Span<const in
   multipass_kernel<<<blocks_for(w.num_rows, kBlock), kBlock, 0, context.stream>>>(
       a, PatternView{}, pass.data(), w, kind, w.row_ptr, nullptr, values);
   check_launch("amg::multipass_values");
+}
+
+void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,
+                             Span<const index_t> cf, Span<double> coarse_sum) {
+  if (s.num_rows == 0) return;
+  Context& context = context_of(backend);
+  mm_extended_coarse_sums_kernel<<<blocks_for(s.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      a, s, cf.data(), coarse_sum.data());
+  check_launch("amg::mm_extended_coarse_sums");
+}
+
+void mm_extended_count(const Backend& backend, const PatternView& s, Span<const index_t> cf,
+                       Span<index_t> left_counts, Span<index_t> right_counts) {
+  if (s.num_rows == 0) return;
+  Context& context = context_of(backend);
+  mm_extended_count_kernel<<<blocks_for(s.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      s, cf.data(), left_counts.data(), right_counts.data());
+  check_launch("amg::mm_extended_count");
+}
+
+void mm_extended_fill(const Backend& backend, const MatrixView& a, const PatternView& s,
+                      Span<const index_t> cf, Span<const index_t> coarse_index,
+                      Span<const double> coarse_sum, const index_t* left_row_ptr,
+                      index_t* left_col_idx, double* left_values, const index_t* right_row_ptr,
+                      index_t* right_col_idx, double* right_values) {
+  if (s.num_rows == 0) return;
+  Context& context = context_of(backend);
+  mm_extended_fill_kernel<<<blocks_for(s.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      a, s, cf.data(), coarse_index.data(), coarse_sum.data(), left_row_ptr, left_col_idx,
+      left_values, right_row_ptr, right_col_idx, right_values);
+  check_launch("amg::mm_extended_fill");
+}
+
+void truncation_count(const Backend& backend, const MatrixView& p,
+                      const InterpolationParameters& params, Span<index_t> counts) {
+  if (p.pattern.num_rows == 0) return;
+  Context& context = context_of(backend);
+  truncation_count_kernel<<<blocks_for(p.pattern.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      p, params, counts.data());
+  check_launch("amg::truncation_count");
+}
+
+void truncation_fill(const Backend& backend, const MatrixView& p,
+                     const InterpolationParameters& params, const index_t* row_ptr,
+                     index_t* col_idx, double* values) {
+  if (p.pattern.num_rows == 0) return;
+  Context& context = context_of(backend);
+  truncation_fill_kernel<<<blocks_for(p.pattern.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      p, params, row_ptr, col_idx, values);
+  check_launch("amg::truncation_fill");
+}
+
+void truncation_values(const Backend& backend, const MatrixView& p, const PatternView& t,
+                       double* values) {
+  if (t.num_rows == 0) return;
+  Context& context = context_of(backend);
+  truncation_values_kernel<<<blocks_for(t.num_rows, kBlock), kBlock, 0, context.stream>>>(p, t,
+                                                                                          values);
+  check_launch("amg::truncation_values");
 }
 
 }  // namespace kryflow::kernels::amg::cuda

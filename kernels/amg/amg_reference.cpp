@@ -354,4 +354,61 @@ void multipass_values(const Backend&, const MatrixView& a, Span<const index_t> p
   }
 }
 
+void mm_extended_coarse_sums(const Backend&, const MatrixView& a, const PatternView& s,
+                             Span<const index_t> cf, Span<double> coarse_sum) {
+  for (index_t k = 0; k < s.num_rows; ++k) {
+    coarse_sum[k] = rows::strong_coarse_sum(a, s, cf.data(), k);
+  }
+}
+
+void mm_extended_count(const Backend&, const PatternView& s, Span<const index_t> cf,
+                       Span<index_t> left_counts, Span<index_t> right_counts) {
+  for (index_t i = 0; i < s.num_rows; ++i) {
+    left_counts[i] = rows::mm_extended_left_count(s, cf.data(), i);
+    right_counts[i] = rows::mm_extended_right_count(s, cf.data(), i);
+  }
+}
+
+void mm_extended_fill(const Backend&, const MatrixView& a, const PatternView& s,
+                      Span<const index_t> cf, Span<const index_t> coarse_index,
+                      Span<const double> coarse_sum, const index_t* left_row_ptr,
+                      index_t* left_col_idx, double* left_values, const index_t* right_row_ptr,
+                      index_t* right_col_idx, double* right_values) {
+  for (index_t i = 0; i < s.num_rows; ++i) {
+    index_t next = left_row_ptr[i];
+    rows::mm_extended_left_row(a, s, cf.data(), coarse_sum.data(), i, [&](index_t k, double v) {
+      left_col_idx[next] = k;
+      left_values[next++] = v;
+    });
+    next = right_row_ptr[i];
+    rows::mm_extended_right_row(a, s, cf.data(), coarse_index.data(), i, [&](index_t l, double v) {
+      right_col_idx[next] = l;
+      right_values[next++] = v;
+    });
+  }
+}
+
+void truncation_count(const Backend&, const MatrixView& p, const InterpolationParameters& params,
+                      Span<index_t> counts) {
+  for (index_t i = 0; i < p.pattern.num_rows; ++i) counts[i] = rows::truncated_count(p, params, i);
+}
+
+void truncation_fill(const Backend&, const MatrixView& p, const InterpolationParameters& params,
+                     const index_t* row_ptr, index_t* col_idx, double* values) {
+  for (index_t i = 0; i < p.pattern.num_rows; ++i) {
+    index_t next = row_ptr[i];
+    rows::truncated_row(p, params, i, [&](index_t j, double v) {
+      col_idx[next] = j;
+      values[next++] = v;
+    });
+  }
+}
+
+void truncation_values(const Backend&, const MatrixView& p, const PatternView& t, double* values) {
+  for (index_t i = 0; i < t.num_rows; ++i) {
+    index_t next = t.row_ptr[i];
+    rows::truncated_row_values(p, t, i, [&](double v) { values[next++] = v; });
+  }
+}
+
 }  // namespace kryflow::kernels::amg::reference

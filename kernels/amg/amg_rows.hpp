@@ -113,18 +113,31 @@ KRYFLOW_HOST_DEVICE inline double diagonal(const MatrixView& a, index_t i) {
   return entry_value(a, i, i);
 }
 
-/// a_jj of row j by a binary search of its sorted columns (0 when not stored).
-KRYFLOW_HOST_DEVICE inline double sorted_diagonal(const MatrixView& a, index_t j) {
-  index_t low = a.pattern.row_ptr[j], high = a.pattern.row_ptr[j + 1];
-  while (low < high) {
-    const index_t middle = low + (high - low) / 2;
-    if (a.pattern.col_idx[middle] < j) {
-      low = middle + 1;
+/// The first position q in [begin, end) of sorted columns col_idx with col_idx[q] >= j (end if
+/// none), by a binary search.
+KRYFLOW_HOST_DEVICE inline index_t sorted_lower_bound(const index_t* col_idx, index_t begin,
+                                                      index_t end, index_t j) {
+  while (begin < end) {
+    const index_t middle = begin + (end - begin) / 2;
+    if (col_idx[middle] < j) {
+      begin = middle + 1;
     } else {
-      high = middle;
+      end = middle;
     }
   }
-  return low < a.pattern.row_ptr[j + 1] && a.pattern.col_idx[low] == j ? a.values[low] : 0.0;
+  return begin;
+}
+
+/// a_ij of row i by a binary search of its sorted columns (0 when not stored).
+KRYFLOW_HOST_DEVICE inline double sorted_entry(const MatrixView& a, index_t i, index_t j) {
+  const index_t end = a.pattern.row_ptr[i + 1];
+  const index_t q = sorted_lower_bound(a.pattern.col_idx, a.pattern.row_ptr[i], end, j);
+  return q < end && a.pattern.col_idx[q] == j ? a.values[q] : 0.0;
+}
+
+/// a_jj of row j by a binary search of its sorted columns (0 when not stored).
+KRYFLOW_HOST_DEVICE inline double sorted_diagonal(const MatrixView& a, index_t j) {
+  return sorted_entry(a, j, j);
 }
 
 /// What the strength test of row i's entries needs from the whole row: a_ii, and for the
@@ -440,57 +453,69 @@ KRYFLOW_HOST_DEVICE inline void compute_weights(const MatrixView& a, index_t i,
   for (index_t k = 0; k < m; ++k) row.weights[k] = direct_weight(d, row.a[k]);
 }
 
-/// Keeps the points whose |w| >= truncation_factor max|w|, then at most max_elements_per_row of
-/// them by largest |w| (seed: largest |a_ij|), ties to the smaller column; column order is
-/// kept. Stüben (2001) sec. 7.2.4; the caller recomputes the weights over the kept points,
-/// which rescales them so that the row sums of negative and positive weights stay.
+/// The points of a row that truncation keeps, among m points with magnitudes weight(k) and
+/// keys key(k): those with weight(k) >= truncation_factor max weight, then at most
+/// max_elements_per_row of them by largest key, ties to the smaller k (Stüben 2001, sec.
+/// 7.2.4). Calls keep(k) for each kept point in increasing k; keep may overwrite the storage
+/// of points before k (the decisions read only weight(k), key(k) and the key of one earlier
+/// point, saved before the first call).
 ///
 /// The largest ones are those a stable sort by decreasing key would put first: point l comes
 /// before point k when key_l > key_k, or key_l == key_k and l < k (a total order on the
 /// points passing the threshold). Without scratch, K = max_elements_per_row passes each find
 /// the first point after the last one found, so the K-th point in that order is found in K m
 /// comparisons for m points (a rank per point would take m^2: 10^4 for the 100-point rows of
-/// extended+i on coarse levels); a passing point is kept when it is not after it. Dropped
-/// points are marked by complementing their column (~j < 0) and then squeezed out.
-KRYFLOW_HOST_DEVICE inline void truncate(const InterpolationParameters& p, PointsView& row) {
-  const index_t m = row.size;
+/// extended+i on coarse levels); a passing point is kept when it is not after it.
+template <class Weight, class Key, class Keep>
+KRYFLOW_HOST_DEVICE void kept_points(const InterpolationParameters& p, index_t m, Weight weight,
+                                     Key key, Keep keep) {
   double largest = 0.0;
-  for (index_t k = 0; k < m; ++k) largest = larger(largest, magnitude(row.weights[k]));
+  for (index_t k = 0; k < m; ++k) largest = larger(largest, weight(k));
   const double cut = p.truncation_factor * largest;
-  const bool seed = p.kind == InterpolationKind::seed;
-  const auto passes = [&](index_t k) { return magnitude(row.weights[k]) >= cut; };
-  const auto key = [&](index_t k) {
-    return seed ? magnitude(row.a[k]) : magnitude(row.weights[k]);
-  };
-  // l before k in the order above (keys compared as the rank formula of a stable sort would:
-  // neither larger means equal)
-  const auto before = [&](index_t l, index_t k) {
-    const double kl = key(l), kk = key(k);
+  const auto passes = [&](index_t k) { return weight(k) >= cut; };
+  // l (with key kl) before k in the order above (keys compared as the rank formula of a stable
+  // sort would: neither larger means equal)
+  const auto before = [&](index_t l, double kl, index_t k) {
+    const double kk = key(k);
     return kl > kk || (!(kk > kl) && l < k);
   };
   index_t passing = 0;
   for (index_t k = 0; k < m; ++k) passing += passes(k) ? 1 : 0;
   const bool limit = p.max_elements_per_row > 0 && passing > p.max_elements_per_row;
   index_t last = -1;  // the last kept point in the order (limit only)
+  double last_key = 0.0;
   for (index_t found = 0; limit && found < p.max_elements_per_row; ++found) {
     index_t next = -1;
+    double next_key = 0.0;
     for (index_t k = 0; k < m; ++k) {
-      if (!passes(k) || (last >= 0 && !before(last, k))) continue;  // not after the last one
-      if (next < 0 || before(k, next)) next = k;
+      if (!passes(k) || (last >= 0 && !before(last, last_key, k))) continue;  // not after last
+      if (next < 0 || before(k, key(k), next)) {
+        next = k;
+        next_key = key(k);
+      }
     }
     last = next;
+    last_key = next_key;
   }
   for (index_t k = 0; k < m; ++k) {
-    const bool keep = passes(k) && (!limit || !before(last, k));  // not after the K-th
-    if (!keep) row.columns[k] = ~row.columns[k];
+    if (passes(k) && (!limit || !before(last, last_key, k))) keep(k);  // not after the K-th
   }
+}
+
+/// Keeps the points of `row` that kept_points keeps with weight |w| and key |w| (seed: key
+/// |a_ij|), in column order; the caller recomputes the weights over the kept points, which
+/// rescales them so that the row sums of negative and positive weights stay.
+KRYFLOW_HOST_DEVICE inline void truncate(const InterpolationParameters& p, PointsView& row) {
+  const bool seed = p.kind == InterpolationKind::seed;
   index_t kept = 0;
-  for (index_t k = 0; k < m; ++k) {
-    if (row.columns[k] < 0) continue;
-    row.columns[kept] = row.columns[k];
-    row.a[kept] = row.a[k];
-    ++kept;
-  }
+  kept_points(
+      p, row.size, [&](index_t k) { return magnitude(row.weights[k]); },
+      [&](index_t k) { return seed ? magnitude(row.a[k]) : magnitude(row.weights[k]); },
+      [&](index_t k) {
+        row.columns[kept] = row.columns[k];
+        row.a[kept] = row.a[k];
+        ++kept;
+      });
   row.size = kept;
 }
 
@@ -821,6 +846,160 @@ KRYFLOW_HOST_DEVICE inline index_t multipass_count_row(const PatternView& s, con
   index_t m = 0;
   for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) m += pass[s.col_idx[q]] == pass[i] - 1;
   return m;
+}
+
+/// Matrix-product extended+i (InterpolationKind::mm_extended_i): beta_k, the sum of a_kl over
+/// the coarse points l of S_k in column order (0 for a coarse row k).
+KRYFLOW_HOST_DEVICE inline double strong_coarse_sum(const MatrixView& a, const PatternView& s,
+                                                    const index_t* cf, index_t k) {
+  if (cf[k] == kCoarse) return 0.0;
+  double sum = 0.0;
+  index_t e = a.pattern.row_ptr[k];
+  for (index_t q = s.row_ptr[k]; q < s.row_ptr[k + 1]; ++q) {
+    const index_t l = s.col_idx[q];
+    while (a.pattern.col_idx[e] != l) ++e;  // S_k is a subset of row k's columns
+    if (cf[l] == kCoarse) sum += a.values[e];
+  }
+  return sum;
+}
+
+/// Row i of the left factor L (n x n) of matrix-product extended+i, P = L B
+/// (InterpolationKind::mm_extended_i): a coarse row is {i} with 1; a fine row holds i and the
+/// fine points k of S_i, in increasing column order, with
+///   l_ii = -1 / t_i,   l_ik = -(a_ik / d_ik) / t_i  (0 when d_ik = 0),
+///   d_ik = beta_k + a_ki [i in S_k],   t_i = (a_ii + sum of the weak a_in, n not in S_i, in
+///   column order) + sum over k in column order of (a_ki [i in S_k] a_ik / d_ik, or a_ik when
+///   d_ik = 0),
+/// beta_k = coarse_sum[k] (strong_coarse_sum); l = 0 when t_i = 0. The pattern depends on S
+/// and cf only (an entry whose d_ik = 0 is kept with 0). Calls emit(column, value) in
+/// increasing column order.
+template <class Emit>
+KRYFLOW_HOST_DEVICE void mm_extended_left_row(const MatrixView& a, const PatternView& s,
+                                              const index_t* cf, const double* coarse_sum,
+                                              index_t i, Emit emit) {
+  if (cf[i] == kCoarse) {
+    emit(i, 1.0);
+    return;
+  }
+  const index_t a_begin = a.pattern.row_ptr[i], a_end = a.pattern.row_ptr[i + 1];
+  const index_t s_begin = s.row_ptr[i], s_end = s.row_ptr[i + 1];
+  double t = 0.0;  // a_ii and the weak couplings
+  for (index_t e = a_begin, q = s_begin; e < a_end; ++e) {
+    const index_t j = a.pattern.col_idx[e];
+    while (q < s_end && s.col_idx[q] < j) ++q;
+    if (!(q < s_end && s.col_idx[q] == j)) t += a.values[e];
+  }
+  // f(k, a_ik, a_ki [i in S_k], d_ik) over the fine points k of S_i in column order
+  const auto for_fine = [&](auto f) {
+    index_t e = a_begin;
+    for (index_t q = s_begin; q < s_end; ++q) {
+      const index_t k = s.col_idx[q];
+      while (a.pattern.col_idx[e] != k) ++e;  // S_i is a subset of row i's columns
+      if (cf[k] == kCoarse) continue;
+      const index_t r = sorted_lower_bound(s.col_idx, s.row_ptr[k], s.row_ptr[k + 1], i);
+      const bool influences = r < s.row_ptr[k + 1] && s.col_idx[r] == i;
+      const double a_ki = influences ? sorted_entry(a, k, i) : 0.0;
+      f(k, a.values[e], a_ki, coarse_sum[k] + a_ki);
+    }
+  };
+  for_fine([&](index_t, double a_ik, double a_ki, double d) {
+    t += d != 0.0 ? a_ki * (a_ik / d) : a_ik;
+  });
+  const double scale = t != 0.0 ? -1.0 / t : 0.0;
+  bool diagonal = false;
+  for_fine([&](index_t k, double a_ik, double, double d) {
+    if (!diagonal && k > i) {
+      emit(i, scale);
+      diagonal = true;
+    }
+    emit(k, d != 0.0 ? scale * (a_ik / d) : 0.0);
+  });
+  if (!diagonal) emit(i, scale);
+}
+
+/// Entries of row i of L (mm_extended_left_row): 1 for a coarse row, 1 + the fine points of S_i.
+KRYFLOW_HOST_DEVICE inline index_t mm_extended_left_count(const PatternView& s, const index_t* cf,
+                                                          index_t i) {
+  if (cf[i] == kCoarse) return 1;
+  index_t m = 1;
+  for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) m += cf[s.col_idx[q]] != kCoarse;
+  return m;
+}
+
+/// Row k of the right factor B (n x n_c) of matrix-product extended+i: a coarse row is
+/// {coarse_index[k]} with 1; a fine row holds the coarse points l of S_k as coarse_index[l]
+/// with a_kl. Calls emit(column, value) in increasing column order.
+template <class Emit>
+KRYFLOW_HOST_DEVICE void mm_extended_right_row(const MatrixView& a, const PatternView& s,
+                                               const index_t* cf, const index_t* coarse_index,
+                                               index_t k, Emit emit) {
+  if (cf[k] == kCoarse) {
+    emit(coarse_index[k], 1.0);
+    return;
+  }
+  index_t e = a.pattern.row_ptr[k];
+  for (index_t q = s.row_ptr[k]; q < s.row_ptr[k + 1]; ++q) {
+    const index_t l = s.col_idx[q];
+    while (a.pattern.col_idx[e] != l) ++e;
+    if (cf[l] == kCoarse) emit(coarse_index[l], a.values[e]);
+  }
+}
+
+/// Entries of row k of B (mm_extended_right_row): 1 for a coarse row, the coarse points of S_k.
+KRYFLOW_HOST_DEVICE inline index_t mm_extended_right_count(const PatternView& s, const index_t* cf,
+                                                           index_t k) {
+  if (cf[k] == kCoarse) return 1;
+  index_t m = 0;
+  for (index_t q = s.row_ptr[k]; q < s.row_ptr[k + 1]; ++q) m += cf[s.col_idx[q]] == kCoarse;
+  return m;
+}
+
+/// Row i of a computed prolongation p truncated: the entries kept_points keeps (weight and key
+/// |w|; p.kind is not read), scaled by sum_all / sum_kept of the row's weights (both in column
+/// order; no scaling when sum_kept = 0), so that the row sum stays (the rule of hypre's
+/// truncation of its matrix-product interpolations). Calls emit(column, value) in column order.
+template <class Emit>
+KRYFLOW_HOST_DEVICE void truncated_row(const MatrixView& p, const InterpolationParameters& params,
+                                       index_t i, Emit emit) {
+  const index_t begin = p.pattern.row_ptr[i];
+  const index_t m = p.pattern.row_ptr[i + 1] - begin;
+  const double* w = p.values + begin;
+  const auto weight = [&](index_t k) { return magnitude(w[k]); };
+  double total = 0.0, kept = 0.0;
+  for (index_t k = 0; k < m; ++k) total += w[k];
+  kept_points(params, m, weight, weight, [&](index_t k) { kept += w[k]; });
+  const double scale = kept != 0.0 ? total / kept : 1.0;
+  kept_points(params, m, weight, weight,
+              [&](index_t k) { emit(p.pattern.col_idx[begin + k], w[k] * scale); });
+}
+
+/// Entries of row i that truncated_row keeps.
+KRYFLOW_HOST_DEVICE inline index_t truncated_count(const MatrixView& p,
+                                                   const InterpolationParameters& params,
+                                                   index_t i) {
+  const index_t begin = p.pattern.row_ptr[i];
+  const auto weight = [&](index_t k) { return magnitude(p.values[begin + k]); };
+  index_t m = 0;
+  kept_points(params, p.pattern.row_ptr[i + 1] - begin, weight, weight, [&](index_t) { ++m; });
+  return m;
+}
+
+/// truncated_row's values on the fixed pattern t (value-only re-setup): row i of t lists the
+/// columns truncated_row kept from row i of p; the same sums in the same order, so the same bits
+/// when p is the one t was truncated from. emit(value) in t's order.
+template <class Emit>
+KRYFLOW_HOST_DEVICE void truncated_row_values(const MatrixView& p, const PatternView& t, index_t i,
+                                              Emit emit) {
+  const index_t begin = p.pattern.row_ptr[i], end = p.pattern.row_ptr[i + 1];
+  const auto value = [&](index_t j) {
+    const index_t q = sorted_lower_bound(p.pattern.col_idx, begin, end, j);
+    return q < end && p.pattern.col_idx[q] == j ? p.values[q] : 0.0;
+  };
+  double total = 0.0, kept = 0.0;
+  for (index_t q = begin; q < end; ++q) total += p.values[q];
+  for (index_t q = t.row_ptr[i]; q < t.row_ptr[i + 1]; ++q) kept += value(t.col_idx[q]);
+  const double scale = kept != 0.0 ? total / kept : 1.0;
+  for (index_t q = t.row_ptr[i]; q < t.row_ptr[i + 1]; ++q) emit(value(t.col_idx[q]) * scale);
 }
 
 }  // namespace kryflow::kernels::amg::rows

@@ -99,6 +99,8 @@ ka::InterpolationKind interpolation_kind(const AmgPreconditioner::Parameters& p)
       return ka::InterpolationKind::seed;
     case AmgPreconditioner::Interpolation::extended_i:
       return ka::InterpolationKind::extended_i;
+    case AmgPreconditioner::Interpolation::mm_extended_i:
+      return ka::InterpolationKind::mm_extended_i;
     case AmgPreconditioner::Interpolation::direct:
     case AmgPreconditioner::Interpolation::tentative:
     case AmgPreconditioner::Interpolation::smoothed:
@@ -325,6 +327,15 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
         arrays->prolongation = amg_setup::to_matrix(amg_setup::multipass_prolongation(
             *current, S, arrays->splitting, coarse_index, static_cast<index_t>(num_coarse),
             arrays->interpolation, arrays->multipass));
+      } else if (interpolation_kind(parameters_) == ka::InterpolationKind::mm_extended_i) {
+        const ka::InterpolationParameters ip{ka::InterpolationKind::mm_extended_i,
+                                             parameters_.max_elements_per_row,
+                                             parameters_.truncation_factor};
+        arrays->interpolation = ip.kind;
+        arrays->prolongation = amg_setup::to_matrix(amg_setup::mm_extended_prolongation(
+            *current, S, arrays->splitting, std::move(coarse_index),
+            static_cast<index_t>(num_coarse), ip, arrays->matrix_product));
+        arrays->strength = std::move(S);  // its re-setup reads S_i and S_k again
       } else {
         const ka::InterpolationParameters ip{interpolation_kind(parameters_),
                                              parameters_.max_elements_per_row,
@@ -470,6 +481,11 @@ std::int64_t AmgPreconditioner::memory_bytes() const {
                array_bytes(m.weights.row_ptr) + array_bytes(m.weights.col_idx);
       for (const CsrArrays& x : m.products) bytes += array_bytes(x.row_ptr);
     }
+    if (a.matrix_product) {
+      const MatrixProductArrays& m = *a.matrix_product;
+      bytes += array_bytes(m.coarse_index) + array_bytes(m.left.row_ptr) +
+               array_bytes(m.right.row_ptr) + array_bytes(m.product.row_ptr);
+    }
     // The smoothers' vectors, and the cycle's (r on the finest; b, x, r below it).
     bytes += doubles(level_matrix(l).num_rows()) * (smoothers + (l == 0 ? 1 : 3));
     if (parameters_.smoother == SmootherKind::multicolor_gauss_seidel) {
@@ -542,6 +558,11 @@ void AmgPreconditioner::update_levels() {
     } else if (arrays.multipass) {
       PhaseTimer timer(phase_log_.get(), "interpolation");
       prolongation_values = amg_setup::multipass_prolongation_values(backend, a, arrays);
+      amg_setup::update_values_checked(arrays.prolongation, prolongation_values, phase_log_->checks,
+                                       l, "prolongation");
+    } else if (arrays.matrix_product) {
+      PhaseTimer timer(phase_log_.get(), "interpolation");
+      prolongation_values = amg_setup::mm_extended_prolongation_values(backend, a, arrays);
       amg_setup::update_values_checked(arrays.prolongation, prolongation_values, phase_log_->checks,
                                        l, "prolongation");
     } else {

@@ -34,6 +34,18 @@ struct MultipassArrays {
   std::vector<std::size_t> product_entries;  // their entries
 };
 
+/// Matrix-product extended+i, P = L B or its truncation (kernels::amg::InterpolationKind::
+/// mm_extended_i): what a value-only re-setup recomputes P's values from (with the level's S).
+struct MatrixProductArrays {
+  Array<index_t> coarse_index;  // exclusive scan of the splitting (B's columns)
+  CsrArrays left;               // L's row pointers (n x n)
+  CsrArrays right;              // B's row pointers (n x n_c)
+  std::size_t left_entries = 0;
+  std::size_t right_entries = 0;
+  CsrArrays product;  // L B's row pointers when P is its truncation (else empty: P = L B)
+  std::size_t product_entries = 0;
+};
+
 /// Everything one level of the hierarchy keeps for the cycle and for value-only re-setup.
 struct AmgLevelArrays {
   CsrMatrix prolongation;           // n x n_c
@@ -45,7 +57,8 @@ struct AmgLevelArrays {
   CsrArrays strength;               // S, kept for extended+i re-setup only (else empty)
   /// The interpolation P was built with (classical coarsening; its re-setup recomputes it).
   kernels::amg::InterpolationKind interpolation = kernels::amg::InterpolationKind::direct;
-  std::unique_ptr<MultipassArrays> multipass;  // aggressive levels with two passes or more
+  std::unique_ptr<MultipassArrays> multipass;           // aggressive levels with two passes or more
+  std::unique_ptr<MatrixProductArrays> matrix_product;  // mm_extended_i levels
 };
 
 struct AmgPreconditioner::Hierarchy {
@@ -107,6 +120,20 @@ CsrArrays multipass_prolongation(const CsrMatrix& A, const CsrArrays& S,
 Array<double> multipass_prolongation_values(const Backend& backend,
                                             const kernels::sparse_setup::MatrixView& a,
                                             const AmgLevelArrays& level);
+/// Matrix-product extended+i interpolation P = L B (n x num_coarse) from A, S and the splitting
+/// (kernels::amg::mm_extended_* and the sparse product), truncated when `parameters` ask
+/// (kernels::amg::truncation_*); coarse_index (the exclusive scan of the splitting) is kept.
+/// `kept` receives what update_values needs.
+CsrArrays mm_extended_prolongation(const CsrMatrix& A, const CsrArrays& S,
+                                   const Array<index_t>& splitting, Array<index_t> coarse_index,
+                                   index_t num_coarse,
+                                   const kernels::amg::InterpolationParameters& parameters,
+                                   std::unique_ptr<MatrixProductArrays>& kept);
+/// Value-only re-setup of mm_extended_prolongation: P's values on its pattern from a (the level's
+/// matrix in double), level.strength and level.matrix_product.
+Array<double> mm_extended_prolongation_values(const Backend& backend,
+                                              const kernels::sparse_setup::MatrixView& a,
+                                              const AmgLevelArrays& level);
 /// The aggregate of every row (mis2_roots and mis2_aggregates on the graph S + S^T) and their
 /// number. Throws BackendError when a row is left without one (not a maximal set).
 Array<index_t> aggregation(const Backend& backend, const CsrArrays& S, std::uint64_t seed,

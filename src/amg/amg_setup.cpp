@@ -210,6 +210,106 @@ Array<double> multipass_prolongation_values(const Backend& backend, const ss::Ma
   return prolongation_values;
 }
 
+CsrArrays mm_extended_prolongation(const CsrMatrix& A, const CsrArrays& S,
+                                   const Array<index_t>& splitting, Array<index_t> coarse_index,
+                                   index_t num_coarse,
+                                   const kernels::amg::InterpolationParameters& parameters,
+                                   std::unique_ptr<MatrixProductArrays>& kept) {
+  const Backend& backend = A.backend();
+  const auto n = static_cast<std::size_t>(A.num_rows());
+  const auto a = detail::matrix_view(A);
+  auto arrays = std::make_unique<MatrixProductArrays>();
+  Array<double> coarse_sum(backend, n);
+  kernels::amg::mm_extended_coarse_sums(backend, a, S.pattern(), splitting.span(),
+                                        coarse_sum.span());
+  Array<index_t> left_counts(backend, n), right_counts(backend, n);
+  kernels::amg::mm_extended_count(backend, S.pattern(), splitting.span(), left_counts.span(),
+                                  right_counts.span());
+  CsrArrays L, B;
+  L.num_rows = L.num_cols = B.num_rows = A.num_rows();
+  B.num_cols = num_coarse;
+  std::int64_t left_nnz = 0, right_nnz = 0;
+  L.row_ptr = row_pointers(backend, left_counts, left_nnz);
+  B.row_ptr = row_pointers(backend, right_counts, right_nnz);
+  L.col_idx = Array<index_t>(backend, static_cast<std::size_t>(left_nnz));
+  L.values = Array<double>(backend, static_cast<std::size_t>(left_nnz));
+  B.col_idx = Array<index_t>(backend, static_cast<std::size_t>(right_nnz));
+  B.values = Array<double>(backend, static_cast<std::size_t>(right_nnz));
+  kernels::amg::mm_extended_fill(
+      backend, a, S.pattern(), splitting.span(), coarse_index.span(), coarse_sum.span(),
+      L.row_ptr.span().data(), L.col_idx.span().data(), L.values.span().data(),
+      B.row_ptr.span().data(), B.col_idx.span().data(), B.values.span().data());
+  CsrArrays product = spgemm(backend, L.matrix(), B.matrix());
+  arrays->coarse_index = std::move(coarse_index);
+  arrays->left_entries = L.col_idx.size();
+  arrays->right_entries = B.col_idx.size();
+  arrays->left.num_rows = arrays->left.num_cols = L.num_rows;
+  arrays->left.row_ptr = std::move(L.row_ptr);
+  arrays->right.num_rows = B.num_rows;
+  arrays->right.num_cols = B.num_cols;
+  arrays->right.row_ptr = std::move(B.row_ptr);
+  const bool truncating = parameters.truncation_factor > 0.0 || parameters.max_elements_per_row > 0;
+  if (!truncating) {
+    kept = std::move(arrays);
+    return product;
+  }
+  CsrArrays P;
+  P.num_rows = product.num_rows;
+  P.num_cols = product.num_cols;
+  Array<index_t> counts(backend, n);
+  kernels::amg::truncation_count(backend, product.matrix(), parameters, counts.span());
+  std::int64_t nnz = 0;
+  P.row_ptr = row_pointers(backend, counts, nnz);
+  P.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+  P.values = Array<double>(backend, static_cast<std::size_t>(nnz));
+  kernels::amg::truncation_fill(backend, product.matrix(), parameters, P.row_ptr.span().data(),
+                                P.col_idx.span().data(), P.values.span().data());
+  arrays->product_entries = product.col_idx.size();
+  arrays->product.num_rows = product.num_rows;
+  arrays->product.num_cols = product.num_cols;
+  arrays->product.row_ptr = std::move(product.row_ptr);
+  kept = std::move(arrays);
+  return P;
+}
+
+Array<double> mm_extended_prolongation_values(const Backend& backend, const ss::MatrixView& a,
+                                              const AmgLevelArrays& level) {
+  const MatrixProductArrays& m = *level.matrix_product;
+  const auto n = static_cast<std::size_t>(a.pattern.num_rows);
+  const ss::PatternView s = level.strength.pattern();
+  Array<double> coarse_sum(backend, n);
+  kernels::amg::mm_extended_coarse_sums(backend, a, s, level.splitting.span(), coarse_sum.span());
+  // L's and B's columns and values, formed again on their kept row pointers.
+  Array<index_t> left_columns(backend, m.left_entries), right_columns(backend, m.right_entries);
+  Array<double> left_values(backend, m.left_entries), right_values(backend, m.right_entries);
+  kernels::amg::mm_extended_fill(
+      backend, a, s, level.splitting.span(), m.coarse_index.span(), coarse_sum.span(),
+      m.left.row_ptr.span().data(), left_columns.span().data(), left_values.span().data(),
+      m.right.row_ptr.span().data(), right_columns.span().data(), right_values.span().data());
+  const ss::MatrixView left{
+      {m.left.num_rows, m.left.num_cols, m.left.row_ptr.span().data(), left_columns.span().data()},
+      left_values.span().data()};
+  const ss::MatrixView right{{m.right.num_rows, m.right.num_cols, m.right.row_ptr.span().data(),
+                              right_columns.span().data()},
+                             right_values.span().data()};
+  Array<double> values(backend, static_cast<std::size_t>(level.prolongation.nnz()));
+  if (m.product.row_ptr.size() == 0) {
+    ss::spgemm_numeric(backend, left, right, detail::pattern_view(level.prolongation),
+                       values.span().data());
+    return values;
+  }
+  Array<index_t> product_columns(backend, m.product_entries);
+  Array<double> product_values(backend, m.product_entries);
+  ss::spgemm_fill_numeric(backend, left, right, m.product.row_ptr.span().data(),
+                          product_columns.span().data(), product_values.span().data());
+  const ss::MatrixView product{{m.product.num_rows, m.product.num_cols,
+                                m.product.row_ptr.span().data(), product_columns.span().data()},
+                               product_values.span().data()};
+  kernels::amg::truncation_values(backend, product, detail::pattern_view(level.prolongation),
+                                  values.span().data());
+  return values;
+}
+
 Array<index_t> aggregation(const Backend& backend, const CsrArrays& S, std::uint64_t seed,
                            std::int64_t& num_aggregates) {
   const auto n = static_cast<std::size_t>(S.num_rows);

@@ -245,12 +245,15 @@ struct AmgParameters final : ComponentParameters {
               "seed of the random part of the PMIS and aggregation weights (deterministic for a "
               "seed)");
     v.choice("interpolation", interpolation,
-             {"direct", "seed", "extended_i", "tentative", "smoothed"},
+             {"direct", "seed", "extended_i", "mm_extended_i", "tentative", "smoothed"},
              "prolongation P = [I; P_FC]: `direct`, Stüben's direct interpolation from the "
              "strongly coupled coarse points; `seed`, weights 1/n_i over them (Parallel "
              "Toolbox); `extended_i`, distance-two extended+i interpolation from those and the "
              "strongly coupled coarse points of the strongly coupled fine points (De Sterck, "
-             "Falgout, Nolting, Yang 2008; hypre's interp_type 6); with `aggregation`: "
+             "Falgout, Nolting, Yang 2008; hypre's interp_type 6); `mm_extended_i`, the same "
+             "points with each fine neighbour distributing over its own strong coarse points, "
+             "built as one sparse product (Li, Sjögreen, Yang 2021; hypre's extended+i on GPUs); "
+             "with `aggregation`: "
              "`tentative`, piecewise constant over the aggregates (unsmoothed aggregation), or "
              "`smoothed`, the tentative one smoothed by one damped Jacobi step (I - omega D^-1 "
              "A) T (smoothed aggregation, Vaněk, Mandel, Brezina 1996)");
@@ -263,7 +266,8 @@ struct AmgParameters final : ComponentParameters {
     v.real("truncation_factor", values.truncation_factor, Range::closed_open(0, 1),
            "drop interpolation weights below truncation_factor times the row's largest; the "
            "weights are recomputed over the kept points (`direct`: rescaled to the row sums, "
-           "Stüben 2001, sec. 7.2.4; `extended_i`: the dropped couplings join the diagonal)");
+           "Stüben 2001, sec. 7.2.4; `extended_i`: the dropped couplings join the diagonal; "
+           "`mm_extended_i`: the kept weights are scaled to the row sum of all)");
     v.choice("smoother", smoother,
              {"gauss_seidel", "jacobi", "l1_jacobi", "chebyshev", "hybrid_gauss_seidel",
               "multicolor_gauss_seidel"},
@@ -320,11 +324,12 @@ struct AmgParameters final : ComponentParameters {
                    : coarsening == "hmis"        ? A::Coarsening::hmis
                    : coarsening == "aggregation" ? A::Coarsening::aggregation
                                                  : A::Coarsening::greedy;
-    p.interpolation = interpolation == "seed"         ? A::Interpolation::seed
-                      : interpolation == "extended_i" ? A::Interpolation::extended_i
-                      : interpolation == "tentative"  ? A::Interpolation::tentative
-                      : interpolation == "smoothed"   ? A::Interpolation::smoothed
-                                                      : A::Interpolation::direct;
+    p.interpolation = interpolation == "seed"            ? A::Interpolation::seed
+                      : interpolation == "extended_i"    ? A::Interpolation::extended_i
+                      : interpolation == "mm_extended_i" ? A::Interpolation::mm_extended_i
+                      : interpolation == "tentative"     ? A::Interpolation::tentative
+                      : interpolation == "smoothed"      ? A::Interpolation::smoothed
+                                                         : A::Interpolation::direct;
     p.smoother = smoother == "jacobi"                    ? A::SmootherKind::jacobi
                  : smoother == "l1_jacobi"               ? A::SmootherKind::l1_jacobi
                  : smoother == "chebyshev"               ? A::SmootherKind::chebyshev

@@ -1272,6 +1272,238 @@ TEST(AmgKernels, TruncationKeepsTheFirstPointsOfAStableSortByDecreasingKey) {
   EXPECT_GT(limited, 1000);
 }
 
+/// Matrix-product extended+i on `backend`: L and B (mm_extended_*), P = L B (the SpGEMM phases,
+/// checked by spgemm above) and its truncation when p asks; the value-only paths (the fill on
+/// L's and B's patterns again, spgemm_numeric onto P's pattern or truncation_values) checked to
+/// give the same bits.
+struct MmExtended {
+  HostCsr left, right, full, P;
+};
+MmExtended mm_extended(const Backend& backend, const HostCsr& a, const Strength& s,
+                       const std::vector<index_t>& cf, const ka::InterpolationParameters& p) {
+  const OnBackend A(backend, a), S(backend, s.s);
+  const auto n = cf.size();
+  const Array<index_t> splitting = Array<index_t>::from_host(backend, cf);
+  Array<index_t> coarse_index(backend, n + 1);
+  const auto num_coarse =
+      static_cast<index_t>(ss::exclusive_scan(backend, splitting.span(), coarse_index.span()));
+  Array<double> coarse_sum(backend, n);
+  ka::mm_extended_coarse_sums(backend, A.matrix(), S.pattern(), splitting.span(),
+                              coarse_sum.span());
+  Array<index_t> left_counts(backend, n), right_counts(backend, n);
+  ka::mm_extended_count(backend, S.pattern(), splitting.span(), left_counts.span(),
+                        right_counts.span());
+  Array<index_t> left_ptr(backend, n + 1), right_ptr(backend, n + 1);
+  const std::int64_t left_nnz = ss::exclusive_scan(backend, left_counts.span(), left_ptr.span());
+  const std::int64_t right_nnz = ss::exclusive_scan(backend, right_counts.span(), right_ptr.span());
+  const auto fill = [&](MmExtended& out) {
+    Array<index_t> lc(backend, static_cast<std::size_t>(left_nnz));
+    Array<index_t> rc(backend, static_cast<std::size_t>(right_nnz));
+    Array<double> lv(backend, static_cast<std::size_t>(left_nnz));
+    Array<double> rv(backend, static_cast<std::size_t>(right_nnz));
+    ka::mm_extended_fill(backend, A.matrix(), S.pattern(), splitting.span(), coarse_index.span(),
+                         coarse_sum.span(), left_ptr.span().data(), lc.span().data(),
+                         lv.span().data(), right_ptr.span().data(), rc.span().data(),
+                         rv.span().data());
+    out.left = {a.rows, a.rows, left_ptr.to_host(), lc.to_host(), lv.to_host()};
+    out.right = {a.rows, num_coarse, right_ptr.to_host(), rc.to_host(), rv.to_host()};
+  };
+  MmExtended m, again;
+  fill(m);
+  fill(again);
+  EXPECT_EQ(again.left.values, m.left.values);
+  EXPECT_EQ(again.right.values, m.right.values);
+  m.full = spgemm(backend, m.left, m.right);
+  m.P = m.full;
+  const OnBackend F(backend, m.full);
+  if (p.max_elements_per_row > 0 || p.truncation_factor > 0.0) {
+    Array<index_t> counts(backend, n);
+    ka::truncation_count(backend, F.matrix(), p, counts.span());
+    Array<index_t> row_ptr(backend, n + 1);
+    const std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), row_ptr.span());
+    Array<index_t> col_idx(backend, static_cast<std::size_t>(nnz));
+    Array<double> values(backend, static_cast<std::size_t>(nnz));
+    ka::truncation_fill(backend, F.matrix(), p, row_ptr.span().data(), col_idx.span().data(),
+                        values.span().data());
+    m.P = {a.rows, num_coarse, row_ptr.to_host(), col_idx.to_host(), values.to_host()};
+    Array<double> resetup(backend, static_cast<std::size_t>(nnz));
+    ka::truncation_values(backend, F.matrix(),
+                          {a.rows, num_coarse, row_ptr.span().data(), col_idx.span().data()},
+                          resetup.span().data());
+    EXPECT_EQ(resetup.to_host(), m.P.values) << "truncation_values";
+  }
+  const OnBackend L(backend, m.left), B(backend, m.right), P(backend, m.P);
+  if (m.P.values.size() == m.full.values.size()) {
+    Array<double> resetup(backend, m.P.values.size());
+    ss::spgemm_numeric(backend, L.matrix(), B.matrix(), P.pattern(), resetup.span().data());
+    EXPECT_EQ(resetup.to_host(), m.P.values) << "spgemm_numeric onto P";
+  }
+  return m;
+}
+
+/// Row i of matrix-product extended+i written out from its formula (fine numbering), from A,
+/// S and the splitting alone (InterpolationKind::mm_extended_i).
+std::map<index_t, double> mm_extended_weights(const HostCsr& a, const HostCsr& s,
+                                              const std::vector<index_t>& cf, index_t i) {
+  const auto strong = [&](index_t r, index_t c) { return s.at(r, c) != 0.0; };
+  const auto beta = [&](index_t k) {
+    double sum = 0.0;
+    for (index_t q = s.row_ptr[k]; q < s.row_ptr[k + 1]; ++q) {
+      if (cf[s.col_idx[q]] == ka::kCoarse) sum += a.at(k, s.col_idx[q]);
+    }
+    return sum;
+  };
+  double t = a.at(i, i);
+  for (index_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) {
+    if (a.col_idx[q] != i && !strong(i, a.col_idx[q])) t += a.values[q];
+  }
+  std::map<index_t, double> numerator;
+  for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+    const index_t j = s.col_idx[q];
+    if (cf[j] == ka::kCoarse) numerator[j] += a.at(i, j);
+  }
+  for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+    const index_t k = s.col_idx[q];
+    if (cf[k] == ka::kCoarse) continue;
+    const double a_ki = strong(k, i) ? a.at(k, i) : 0.0;
+    const double d = beta(k) + a_ki;
+    if (d == 0.0) {
+      t += a.at(i, k);
+      for (index_t r = s.row_ptr[k]; r < s.row_ptr[k + 1]; ++r) {
+        if (cf[s.col_idx[r]] == ka::kCoarse) numerator[s.col_idx[r]] += 0.0;
+      }
+      continue;
+    }
+    t += a_ki * a.at(i, k) / d;
+    for (index_t r = s.row_ptr[k]; r < s.row_ptr[k + 1]; ++r) {
+      const index_t l = s.col_idx[r];
+      if (cf[l] == ka::kCoarse) numerator[l] += a.at(i, k) * a.at(k, l) / d;
+    }
+  }
+  std::map<index_t, double> w;
+  for (const auto& [j, v] : numerator) w[j] = t != 0.0 ? -v / t : 0.0;
+  return w;
+}
+
+TEST(AmgKernels, MatrixProductExtendedInterpolationMatchesReferenceAndTheFormula) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const double sign : {1.0, -1.0}) {
+    HostCsr a = host_csr(random_spd(263, seed));
+    for (double& v : a.values) v *= sign;
+    const Strength s = strength_pattern(a, {});
+    const std::vector<index_t> cf = split(Backend::reference(), s, true, seed);
+    std::vector<index_t> coarse_points;
+    for (std::size_t i = 0; i < cf.size(); ++i) {
+      if (cf[i] == ka::kCoarse) coarse_points.push_back(static_cast<index_t>(i));
+    }
+    index_t distance_two = 0;
+    for (const ka::InterpolationParameters p :
+         {ka::InterpolationParameters{ka::InterpolationKind::mm_extended_i, 0, 0.0},
+          ka::InterpolationParameters{ka::InterpolationKind::mm_extended_i, 4, 0.0},
+          ka::InterpolationParameters{ka::InterpolationKind::mm_extended_i, 0, 0.3},
+          ka::InterpolationParameters{ka::InterpolationKind::mm_extended_i, 3, 0.2}}) {
+      SCOPED_TRACE(std::string(sign < 0 ? "-A" : "A") + " max " +
+                   std::to_string(p.max_elements_per_row) + " factor " +
+                   std::to_string(p.truncation_factor));
+
+      const MmExtended m = mm_extended(test::backend_under_test(), a, s, cf, p);
+      const MmExtended expected = mm_extended(Backend::reference(), a, s, cf, p);
+
+      for (const auto& [got, want] :
+           {std::pair{&m.left, &expected.left}, std::pair{&m.right, &expected.right},
+            std::pair{&m.P, &expected.P}}) {
+        EXPECT_EQ(got->row_ptr, want->row_ptr);
+        EXPECT_EQ(got->col_idx, want->col_idx);
+        EXPECT_EQ(got->values, want->values);
+      }
+      for (index_t i = 0; i < a.rows; ++i) {
+        const HostCsr& P = m.P;
+        if (cf[i] == ka::kCoarse) {
+          ASSERT_EQ(P.row_ptr[i + 1] - P.row_ptr[i], 1);
+          EXPECT_EQ(P.values[P.row_ptr[i]], 1.0);
+          continue;
+        }
+        // The untruncated row: the points and weights of the formula.
+        const std::map<index_t, double> w = mm_extended_weights(a, s.s, cf, i);
+        std::map<index_t, double> full;
+        double total = 0.0;
+        for (index_t k = m.full.row_ptr[i]; k < m.full.row_ptr[i + 1]; ++k) {
+          full[coarse_points[m.full.col_idx[k]]] = m.full.values[k];
+          total += m.full.values[k];
+        }
+        ASSERT_EQ(full.size(), w.size()) << "row " << i;
+        for (const auto& [j, v] : w) {
+          ASSERT_EQ(full.count(j), 1u) << "row " << i << " misses point " << j;
+          EXPECT_NEAR(full.at(j), v, 1e-13 * std::max(1.0, std::abs(v))) << "row " << i;
+          distance_two += s.s.at(i, j) == 0.0 ? 1 : 0;
+        }
+        // The truncated row: the largest passing weights (a stable sort by decreasing |w| of
+        // the weights of the full row above the threshold), scaled to the full row's sum.
+        std::vector<std::pair<index_t, double>> order;  // (coarse index, w)
+        double largest = 0.0;
+        for (index_t k = m.full.row_ptr[i]; k < m.full.row_ptr[i + 1]; ++k) {
+          largest = std::max(largest, std::abs(m.full.values[k]));
+        }
+        for (index_t k = m.full.row_ptr[i]; k < m.full.row_ptr[i + 1]; ++k) {
+          if (std::abs(m.full.values[k]) >= p.truncation_factor * largest) {
+            order.emplace_back(m.full.col_idx[k], m.full.values[k]);
+          }
+        }
+        std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) {
+          return std::abs(x.second) > std::abs(y.second);
+        });
+        if (p.max_elements_per_row > 0 && order.size() > std::size_t(p.max_elements_per_row)) {
+          order.resize(static_cast<std::size_t>(p.max_elements_per_row));
+        }
+        std::map<index_t, double> kept(order.begin(), order.end());
+        double kept_sum = 0.0;
+        for (const auto& [j, v] : kept) kept_sum += v;
+        ASSERT_EQ(P.row_ptr[i + 1] - P.row_ptr[i], static_cast<index_t>(kept.size()))
+            << "row " << i;
+        double row_sum = 0.0;
+        for (index_t k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
+          ASSERT_EQ(kept.count(P.col_idx[k]), 1u) << "row " << i;
+          const double expected_w =
+              kept_sum != 0.0 ? kept.at(P.col_idx[k]) * total / kept_sum : kept.at(P.col_idx[k]);
+          EXPECT_NEAR(P.values[k], expected_w, 1e-13 * std::max(1.0, std::abs(expected_w)));
+          row_sum += P.values[k];
+        }
+        if (kept_sum != 0.0) EXPECT_NEAR(row_sum, total, 1e-12 * std::max(1.0, std::abs(total)));
+      }
+    }
+    EXPECT_GT(distance_two, 0);
+  }
+}
+
+TEST(AmgKernels, MatrixProductExtendedInterpolationOf1dLaplacianIsLinearInterpolation) {
+  // tridiag(-1, 2, -1), C F F C F F C: fine row 1 has C^s_1 = {0}, F^s_1 = {2}; beta_2 = a_23
+  // = -1 and 1 in S_2, so d_12 = -1 + (-1) = -2, t_1 = 2 + (-1)(-1)/(-2) = 1.5, w_10 = 1/1.5,
+  // w_13 = (-1)(-1)/(-2) / -1.5 = 1/3: the same linear interpolation as extended+i, since each
+  // fine neighbour's own coarse points are all of C_i^ here.
+  CooMatrix coo;
+  coo.num_rows = coo.num_cols = 7;
+  for (index_t i = 0; i < 7; ++i) {
+    coo.push_back(i, i, 2.0);
+    if (i > 0) coo.push_back(i, i - 1, -1.0);
+    if (i < 6) coo.push_back(i, i + 1, -1.0);
+  }
+  const HostCsr a = host_csr(coo);
+  const Strength s = strength_pattern(a, {});
+  const std::vector<index_t> cf{1, 0, 0, 1, 0, 0, 1};
+  const MmExtended m = mm_extended(test::backend_under_test(), a, s, cf,
+                                   {ka::InterpolationKind::mm_extended_i, 0, 0.0});
+  const std::vector<std::vector<double>> expected{
+      {1.0, 0, 0}, {2.0 / 3, 1.0 / 3, 0}, {1.0 / 3, 2.0 / 3, 0},
+      {0, 1.0, 0}, {0, 2.0 / 3, 1.0 / 3}, {0, 1.0 / 3, 2.0 / 3},
+      {0, 0, 1.0}};
+  for (index_t i = 0; i < 7; ++i) {
+    for (index_t c = 0; c < 3; ++c) {
+      EXPECT_NEAR(m.P.at(i, c), expected[i][c], 1e-15) << "row " << i << " column " << c;
+    }
+  }
+}
+
 TEST(SmootherKernels, L1NormsMatchReference) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -1692,13 +1924,18 @@ TEST(CsrFromArrays, TakesTheArraysAndChecksLengthsAndRowPointers) {
 
 TEST(AmgHierarchy, SetupOnTheBackendEqualsReferenceBitForBitWithParallelRegions) {
   // 3D Poisson, 40^3: 440,000 stored entries, enough for the cpu kernels to open parallel
-  // regions (kernels/backend/parallel.hpp); PMIS and greedy, direct interpolation.
+  // regions (kernels/backend/parallel.hpp); PMIS, HMIS and greedy with direct interpolation,
+  // PMIS with matrix-product extended+i.
   const CooMatrix coo = poisson3d(40);
-  for (const auto coarsening :
-       {AmgPreconditioner::Coarsening::greedy, AmgPreconditioner::Coarsening::pmis,
-        AmgPreconditioner::Coarsening::hmis}) {
+  using C = AmgPreconditioner::Coarsening;
+  using I = AmgPreconditioner::Interpolation;
+  for (const auto& [coarsening, interpolation] :
+       {std::pair{C::greedy, I::direct}, std::pair{C::pmis, I::direct},
+        std::pair{C::hmis, I::direct}, std::pair{C::pmis, I::mm_extended_i}}) {
+    SCOPED_TRACE("interpolation " + std::to_string(int(interpolation)));
     AmgPreconditioner::Parameters p;
     p.coarsening = coarsening;
+    p.interpolation = interpolation;
     p.max_elements_per_row = 4;
     const CsrMatrix A = CsrMatrix::from_coo(test::backend_under_test(), coo);
     const CsrMatrix A_ref = CsrMatrix::from_coo(Backend::reference(), coo);

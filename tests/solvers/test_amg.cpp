@@ -226,16 +226,20 @@ TEST(PcgAmg, ExtendedInterpolationNeedsNoMoreIterationsThanDirectOn3dPoisson) {
   // 4 points per row of P; band [3, 16] (measured on the cpu backend: direct 15 and 17
   // iterations on 32^3 and 64^3, operator complexity 2.32 and 2.35; extended_i 13 and 13,
   // operator complexity 4.06 and 4.28, 6.7 and 6.8 points per fine row of P; extended_i with 4
-  // points per row 13 and 13, operator complexity 2.69 and 2.75).
+  // points per row 13 and 13, operator complexity 2.69 and 2.75; mm_extended_i 13 and 13,
+  // operator complexity 4.07 and 4.28; with 4 points per row 13 and 13, 2.69 and 2.75).
   constexpr int band = 16;
   struct Variant {
     const char* name;
     AmgPreconditioner::Interpolation interpolation;
     int max_elements_per_row;
   };
-  const Variant variants[] = {{"direct", AmgPreconditioner::Interpolation::direct, 0},
-                              {"extended_i", AmgPreconditioner::Interpolation::extended_i, 0},
-                              {"extended_i4", AmgPreconditioner::Interpolation::extended_i, 4}};
+  const Variant variants[] = {
+      {"direct", AmgPreconditioner::Interpolation::direct, 0},
+      {"extended_i", AmgPreconditioner::Interpolation::extended_i, 0},
+      {"extended_i4", AmgPreconditioner::Interpolation::extended_i, 4},
+      {"mm_extended_i", AmgPreconditioner::Interpolation::mm_extended_i, 0},
+      {"mm_extended_i4", AmgPreconditioner::Interpolation::mm_extended_i, 4}};
   for (const index_t n : {32, 64}) {
     SCOPED_TRACE("n " + std::to_string(n));
     const CooMatrix coo = poisson3d(n);
@@ -290,6 +294,11 @@ TEST(PcgAmg, ConfigurationChoosesExtendedInterpolation) {
   const auto* amg = dynamic_cast<const AmgPreconditioner*>(setup.preconditioner.get());
   ASSERT_NE(amg, nullptr);
   EXPECT_EQ(amg->amg_parameters().interpolation, AmgPreconditioner::Interpolation::extended_i);
+  json["solver"]["preconditioner"]["interpolation"] = "mm_extended_i";
+  EXPECT_EQ(dynamic_cast<const AmgPreconditioner*>(config::build_solver(json).preconditioner.get())
+                ->amg_parameters()
+                .interpolation,
+            AmgPreconditioner::Interpolation::mm_extended_i);
   json["solver"]["preconditioner"]["interpolation"] = "extended";
   EXPECT_THROW(config::build_solver(json), ConfigError);
 }
@@ -645,8 +654,9 @@ TEST(ReSetup, UpdateValuesAfterScalingOrPerturbingGivesTheIterationsOfAFreshSetu
     };
     for (const auto& [coarsening, interpolation, aggressive_levels] :
          {Case{C::greedy, I::direct, 0}, Case{C::pmis, I::direct, 0},
-          Case{C::pmis, I::extended_i, 0}, Case{C::aggregation, I::smoothed, 0},
-          Case{C::aggregation, I::tentative, 0}, Case{C::pmis, I::direct, 1}}) {
+          Case{C::pmis, I::extended_i, 0}, Case{C::pmis, I::mm_extended_i, 0},
+          Case{C::aggregation, I::smoothed, 0}, Case{C::aggregation, I::tentative, 0},
+          Case{C::pmis, I::direct, 1}}) {
       Parameters p;
       p.coarsening = coarsening;
       p.interpolation = interpolation;
@@ -683,12 +693,18 @@ TEST(ReSetup, UpdateValuesWithUnchangedValuesReproducesTheHierarchyBitForBit) {
   extended.smoother = AmgPreconditioner::SmootherKind::chebyshev;
   extended.max_elements_per_row = 4;
   extended.truncation_factor = 0.1;
+  Parameters mm_extended = extended;
+  mm_extended.interpolation = AmgPreconditioner::Interpolation::mm_extended_i;
+  Parameters mm_untruncated = mm_extended;
+  mm_untruncated.max_elements_per_row = 0;
+  mm_untruncated.truncation_factor = 0.0;
   const Parameters smoothed = aggregation_parameters(AmgPreconditioner::Interpolation::smoothed);
   Parameters aggressive;
   aggressive.coarsening = AmgPreconditioner::Coarsening::pmis;
   aggressive.smoother = AmgPreconditioner::SmootherKind::chebyshev;
   aggressive.aggressive_levels = 2;
-  for (const Parameters& p : {truncated, pmis_seed, extended, smoothed, aggressive}) {
+  for (const Parameters& p :
+       {truncated, pmis_seed, extended, mm_extended, mm_untruncated, smoothed, aggressive}) {
     AmgPreconditioner M(p);
     M.setup(A);
     std::vector<std::vector<double>> before;

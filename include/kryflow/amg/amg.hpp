@@ -139,10 +139,14 @@ class AmgPreconditioner final : public Multigrid {
   enum class Coarsening { greedy, pmis, hmis, aggregation };
   /// seed: 1/n_i over the coarse points of S_i; direct: Stüben's direct interpolation from
   /// them; extended_i: extended+i, from them and the coarse points of S_k for the fine k in S_i
-  /// (P has more entries per row than direct, the coarse operators more nonzeros). With
+  /// (P has more entries per row than direct, the coarse operators more nonzeros);
+  /// mm_extended_i: matrix-product extended+i (Li, Sjögreen, Yang 2021; the formula at
+  /// kernels::amg::InterpolationKind::mm_extended_i): the same points, each fine neighbour's
+  /// distribution over its own strong coarse points, so that P is one sparse product (a setup
+  /// close to direct's on a GPU); truncation rescales its kept weights to the row sum. With
   /// aggregation coarsening: tentative (P = T, unsmoothed aggregation) or smoothed (P =
   /// (I - omega D^-1 A) T, smoothed aggregation).
-  enum class Interpolation { seed, direct, extended_i, tentative, smoothed };
+  enum class Interpolation { seed, direct, extended_i, mm_extended_i, tentative, smoothed };
   /// gauss_seidel, hybrid_gauss_seidel and multicolor_gauss_seidel: forward before and
   /// backward after the coarse correction (HybridGaussSeidelSmoother with hybrid_block_rows and
   /// the l1 diagonal; MulticolorGaussSeidelSmoother, Jones-Plassmann-Luby colors of each level).
