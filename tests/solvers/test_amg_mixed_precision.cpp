@@ -32,7 +32,7 @@ std::vector<Backend> backends() {
   return {Backend::reference(), test::backend_under_test()};
 }
 
-/// The pcg_amg preset's AMG (PMIS, direct interpolation) with `smoother` and `precision`.
+/// AMG with PMIS and direct interpolation, `smoother` and `precision`.
 Parameters pmis(AmgPreconditioner::SmootherKind smoother, Precision precision) {
   Parameters p;
   p.coarsening = AmgPreconditioner::Coarsening::pmis;
