@@ -126,8 +126,9 @@ struct HierarchyReport {
 /// setup: apply throws InvalidInput until setup succeeds; a coarse solver given to the
 /// constructor is kept. The bytes the hierarchy holds are in hierarchy_report().
 /// update_values(A) keeps the strength, splitting and every pattern and recomputes the values
-/// of P, R, A_c, the smoothers and the coarse solver (extended_i keeps each level's strength
-/// pattern S for it, counted in memory_bytes; in double, then rounded as setup does when
+/// of P, R, A_c, the smoothers and the coarse solver (extended_i and mm_extended_i keep each
+/// level's strength pattern S for it, mm_extended_i also the row pointers of its factors L and
+/// B, all counted in memory_bytes; in double, then rounded as setup does when
 /// hierarchy_precision is float32: the same values as a fresh setup on the same pattern).
 class AmgPreconditioner final : public Multigrid {
  public:
