@@ -848,18 +848,24 @@ KRYFLOW_HOST_DEVICE inline index_t multipass_count_row(const PatternView& s, con
   return m;
 }
 
-/// Matrix-product extended+i (InterpolationKind::mm_extended_i): beta_k, the sum of a_kl over
-/// the coarse points l of S_k in column order (0 for a coarse row k).
-KRYFLOW_HOST_DEVICE inline double strong_coarse_sum(const MatrixView& a, const PatternView& s,
-                                                    const index_t* cf, index_t k) {
-  if (cf[k] == kCoarse) return 0.0;
-  double sum = 0.0;
+/// Calls f(l, a_kl) for the coarse points l of S_k in column order.
+template <class F>
+KRYFLOW_HOST_DEVICE void for_strong_coarse(const MatrixView& a, const PatternView& s,
+                                           const index_t* cf, index_t k, F f) {
   index_t e = a.pattern.row_ptr[k];
   for (index_t q = s.row_ptr[k]; q < s.row_ptr[k + 1]; ++q) {
     const index_t l = s.col_idx[q];
     while (a.pattern.col_idx[e] != l) ++e;  // S_k is a subset of row k's columns
-    if (cf[l] == kCoarse) sum += a.values[e];
+    if (cf[l] == kCoarse) f(l, a.values[e]);
   }
+}
+
+/// Matrix-product extended+i (InterpolationKind::mm_extended_i): beta_k, the sum of a_kl over
+/// the coarse points l of S_k in column order (0 for a coarse row k).
+KRYFLOW_HOST_DEVICE inline double strong_coarse_sum(const MatrixView& a, const PatternView& s,
+                                                    const index_t* cf, index_t k) {
+  double sum = 0.0;
+  if (cf[k] != kCoarse) for_strong_coarse(a, s, cf, k, [&](index_t, double v) { sum += v; });
   return sum;
 }
 
@@ -937,12 +943,7 @@ KRYFLOW_HOST_DEVICE void mm_extended_right_row(const MatrixView& a, const Patter
     emit(coarse_index[k], 1.0);
     return;
   }
-  index_t e = a.pattern.row_ptr[k];
-  for (index_t q = s.row_ptr[k]; q < s.row_ptr[k + 1]; ++q) {
-    const index_t l = s.col_idx[q];
-    while (a.pattern.col_idx[e] != l) ++e;
-    if (cf[l] == kCoarse) emit(coarse_index[l], a.values[e]);
-  }
+  for_strong_coarse(a, s, cf, k, [&](index_t l, double v) { emit(coarse_index[l], v); });
 }
 
 /// Entries of row k of B (mm_extended_right_row): 1 for a coarse row, the coarse points of S_k.

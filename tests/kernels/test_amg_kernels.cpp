@@ -1153,19 +1153,24 @@ HostCsr extended_p(const HostCsr& a, const std::vector<index_t>& cf,
   return P;
 }
 
+/// tridiag(-1, 2, -1) of n rows.
+HostCsr laplacian1d(index_t n) {
+  CooMatrix coo;
+  coo.num_rows = coo.num_cols = n;
+  for (index_t i = 0; i < n; ++i) {
+    coo.push_back(i, i, 2.0);
+    if (i > 0) coo.push_back(i, i - 1, -1.0);
+    if (i < n - 1) coo.push_back(i, i + 1, -1.0);
+  }
+  return host_csr(coo);
+}
+
 TEST(AmgKernels, ExtendedInterpolationOf1dLaplacianIsLinearInterpolation) {
   // tridiag(-1, 2, -1), n = 10, C F F C F F C F F C. Fine row 1: C_1^ = {0} + S_2's coarse
   // {3}; k = 2 distributes a_12 = -1 over a_21 = -1 (to the diagonal) and a_23 = -1: d = -2,
   // a~_11 = 2 + (-1)(-1)/(-2) = 1.5, w_10 = 1/1.5 = 2/3, w_13 = 0.5/1.5 = 1/3. By symmetry
   // w_20 = 1/3, w_23 = 2/3: linear interpolation between coarse points three apart.
-  CooMatrix coo;
-  coo.num_rows = coo.num_cols = 10;
-  for (index_t i = 0; i < 10; ++i) {
-    coo.push_back(i, i, 2.0);
-    if (i > 0) coo.push_back(i, i - 1, -1.0);
-    if (i < 9) coo.push_back(i, i + 1, -1.0);
-  }
-  const HostCsr a = host_csr(coo);
+  const HostCsr a = laplacian1d(10);
   std::vector<index_t> cf(10, ka::kFine);
   for (const index_t c : {0, 3, 6, 9}) cf[c] = ka::kCoarse;
 
@@ -1481,14 +1486,7 @@ TEST(AmgKernels, MatrixProductExtendedInterpolationOf1dLaplacianIsLinearInterpol
   // = -1 and 1 in S_2, so d_12 = -1 + (-1) = -2, t_1 = 2 + (-1)(-1)/(-2) = 1.5, w_10 = 1/1.5,
   // w_13 = (-1)(-1)/(-2) / -1.5 = 1/3: the same linear interpolation as extended+i, since each
   // fine neighbour's own coarse points are all of C_i^ here.
-  CooMatrix coo;
-  coo.num_rows = coo.num_cols = 7;
-  for (index_t i = 0; i < 7; ++i) {
-    coo.push_back(i, i, 2.0);
-    if (i > 0) coo.push_back(i, i - 1, -1.0);
-    if (i < 6) coo.push_back(i, i + 1, -1.0);
-  }
-  const HostCsr a = host_csr(coo);
+  const HostCsr a = laplacian1d(7);
   const Strength s = strength_pattern(a, {});
   const std::vector<index_t> cf{1, 0, 0, 1, 0, 0, 1};
   const MmExtended m = mm_extended(test::backend_under_test(), a, s, cf,
