@@ -251,9 +251,8 @@ struct InterpolationParameters {
       (rows::strong_coarse_sum; n entries, 0 for coarse rows) */                                   \
   void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,  \
                                Span<const index_t> cf, Span<double> coarse_sum);                   \
-  /** The factors of P = L B: left_counts[i] = entries of row i of L (n x n,                       \
-      rows::mm_extended_left_count), right_counts[k] = entries of row k of B (n x n_c,             \
-      rows::mm_extended_right_count); n entries each */                                            \
+  /** The factors of P = L B: left_counts[i] = entries of row i of L (n x n), right_counts[k] =    \
+      entries of row k of B (n x n_c) (rows::mm_extended_counts); n entries each */                \
   void mm_extended_count(const Backend& backend, const PatternView& s, Span<const index_t> cf,     \
                          Span<index_t> left_counts, Span<index_t> right_counts);                   \
   /** L's and B's columns (sorted) and values (rows::mm_extended_left_row, mm_extended_right_row)  \

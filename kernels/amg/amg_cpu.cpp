@@ -418,8 +418,9 @@ void mm_extended_count(const Backend& backend, const PatternView& s, Span<const 
                        Span<index_t> left_counts, Span<index_t> right_counts) {
   parallel::for_each(backend, entries(s), s.num_rows, [&](size_type r) {
     const auto i = static_cast<index_t>(r);
-    left_counts[i] = rows::mm_extended_left_count(s, cf.data(), i);
-    right_counts[i] = rows::mm_extended_right_count(s, cf.data(), i);
+    const rows::MmExtendedCounts c = rows::mm_extended_counts(s, cf.data(), i);
+    left_counts[i] = c.left;
+    right_counts[i] = c.right;
   });
 }
 

@@ -723,8 +723,9 @@ __global__ void mm_extended_coarse_sums_kernel(MatrixView a, PatternView s, cons
 __global__ void mm_extended_count_kernel(PatternView s, const index_t* cf, index_t* left_counts,
                                          index_t* right_counts) {
   KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
-    left_counts[i] = rows::mm_extended_left_count(s, cf, i);
-    right_counts[i] = rows::mm_extended_right_count(s, cf, i);
+    const rows::MmExtendedCounts c = rows::mm_extended_counts(s, cf, i);
+    left_counts[i] = c.left;
+    right_counts[i] = c.right;
   }
 }
 

@@ -364,8 +364,9 @@ void mm_extended_coarse_sums(const Backend&, const MatrixView& a, const PatternV
 void mm_extended_count(const Backend&, const PatternView& s, Span<const index_t> cf,
                        Span<index_t> left_counts, Span<index_t> right_counts) {
   for (index_t i = 0; i < s.num_rows; ++i) {
-    left_counts[i] = rows::mm_extended_left_count(s, cf.data(), i);
-    right_counts[i] = rows::mm_extended_right_count(s, cf.data(), i);
+    const rows::MmExtendedCounts c = rows::mm_extended_counts(s, cf.data(), i);
+    left_counts[i] = c.left;
+    right_counts[i] = c.right;
   }
 }
 

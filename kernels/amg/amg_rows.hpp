@@ -923,13 +923,26 @@ KRYFLOW_HOST_DEVICE void mm_extended_left_row(const MatrixView& a, const Pattern
   if (!diagonal) emit(i, scale);
 }
 
-/// Entries of row i of L (mm_extended_left_row): 1 for a coarse row, 1 + the fine points of S_i.
-KRYFLOW_HOST_DEVICE inline index_t mm_extended_left_count(const PatternView& s, const index_t* cf,
-                                                          index_t i) {
-  if (cf[i] == kCoarse) return 1;
-  index_t m = 1;
-  for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) m += cf[s.col_idx[q]] != kCoarse;
-  return m;
+/// Entries of row i of L (mm_extended_left_row) and of B (mm_extended_right_row), from one walk
+/// of S_i: 1 and 1 for a coarse row; 1 + the fine points of S_i and the coarse points of S_i for
+/// a fine row.
+struct MmExtendedCounts {
+  index_t left = 1;
+  index_t right = 1;
+};
+KRYFLOW_HOST_DEVICE inline MmExtendedCounts mm_extended_counts(const PatternView& s,
+                                                               const index_t* cf, index_t i) {
+  MmExtendedCounts c;
+  if (cf[i] == kCoarse) return c;
+  c.right = 0;
+  for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+    if (cf[s.col_idx[q]] == kCoarse) {
+      ++c.right;
+    } else {
+      ++c.left;
+    }
+  }
+  return c;
 }
 
 /// Row k of the right factor B (n x n_c) of matrix-product extended+i: a coarse row is
@@ -944,15 +957,6 @@ KRYFLOW_HOST_DEVICE void mm_extended_right_row(const MatrixView& a, const Patter
     return;
   }
   for_strong_coarse(a, s, cf, k, [&](index_t l, double v) { emit(coarse_index[l], v); });
-}
-
-/// Entries of row k of B (mm_extended_right_row): 1 for a coarse row, the coarse points of S_k.
-KRYFLOW_HOST_DEVICE inline index_t mm_extended_right_count(const PatternView& s, const index_t* cf,
-                                                           index_t k) {
-  if (cf[k] == kCoarse) return 1;
-  index_t m = 0;
-  for (index_t q = s.row_ptr[k]; q < s.row_ptr[k + 1]; ++q) m += cf[s.col_idx[q]] == kCoarse;
-  return m;
 }
 
 /// Row i of a computed prolongation p truncated: the entries kept_points keeps (weight and key

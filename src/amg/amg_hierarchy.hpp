@@ -54,7 +54,7 @@ struct AmgLevelArrays {
   Array<index_t> coarse_points;     // row of each coarse point
   CsrArrays product;                // A P's row pointers (columns and values only during setups)
   std::size_t product_entries = 0;  // nnz of A P
-  CsrArrays strength;               // S, kept for extended+i re-setup only (else empty)
+  CsrArrays strength;  // S, kept for extended_i and mm_extended_i re-setup only (else empty)
   /// The interpolation P was built with (classical coarsening; its re-setup recomputes it).
   kernels::amg::InterpolationKind interpolation = kernels::amg::InterpolationKind::direct;
   std::unique_ptr<MultipassArrays> multipass;           // aggressive levels with two passes or more

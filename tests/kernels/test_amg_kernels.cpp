@@ -100,6 +100,13 @@ CooMatrix random_spd(index_t n, std::uint64_t seed) {
   return coo;
 }
 
+/// random_spd's matrix times sign (-1: negative definite, the diagonal negative).
+HostCsr signed_random_spd(index_t n, std::uint64_t seed, double sign) {
+  HostCsr a = host_csr(random_spd(n, seed));
+  for (double& v : a.values) v *= sign;
+  return a;
+}
+
 /// C = A B computed densely on the host.
 std::vector<double> dense_product(const HostCsr& a, const HostCsr& b) {
   std::vector<double> c(static_cast<std::size_t>(a.rows) * b.cols, 0.0);
@@ -1086,8 +1093,7 @@ TEST(AmgKernels, ExtendedInterpolationMatchesReferenceAndTheFormula) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   // A and -A: the classical strength and a^_kl follow the sign of the diagonal.
   for (const double sign : {1.0, -1.0}) {
-    HostCsr a = host_csr(random_spd(263, seed));
-    for (double& v : a.values) v *= sign;
+    const HostCsr a = signed_random_spd(263, seed, sign);
     const Strength s = strength_pattern(a, {});
     for (const bool pmis : {false, true}) {
       SCOPED_TRACE(std::string(pmis ? "pmis" : "greedy") + (sign < 0 ? ", -A" : ", A"));
@@ -1394,8 +1400,7 @@ TEST(AmgKernels, MatrixProductExtendedInterpolationMatchesReferenceAndTheFormula
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   for (const double sign : {1.0, -1.0}) {
-    HostCsr a = host_csr(random_spd(263, seed));
-    for (double& v : a.values) v *= sign;
+    const HostCsr a = signed_random_spd(263, seed, sign);
     const Strength s = strength_pattern(a, {});
     const std::vector<index_t> cf = split(Backend::reference(), s, true, seed);
     std::vector<index_t> coarse_points;
