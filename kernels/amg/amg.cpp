@@ -153,6 +153,13 @@ void multipass_values(const Backend& backend, const MatrixView& a, Span<const in
   KRYFLOW_DISPATCH(amg, multipass_values, backend, a, pass, kind, w, values);
 }
 
+void multipass_prolongation_values(const Backend& backend, const MatrixView& a,
+                                   Span<const index_t> pass, index_t passes, InterpolationKind kind,
+                                   const PatternView& w, const PatternView& p, double* values) {
+  KRYFLOW_DISPATCH(amg, multipass_prolongation_values, backend, a, pass, passes, kind, w, p,
+                   values);
+}
+
 void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,
                              Span<const index_t> cf, Span<double> coarse_sum) {
   KRYFLOW_DISPATCH(amg, mm_extended_coarse_sums, backend, a, s, cf, coarse_sum);

@@ -247,6 +247,13 @@ struct InterpolationParameters {
                       index_t* col_idx, double* values);                                           \
   void multipass_values(const Backend& backend, const MatrixView& a, Span<const index_t> pass,     \
                         InterpolationKind kind, const PatternView& w, double* values);             \
+  /** Multi-pass interpolation's P on its fixed pattern p (n x n_c) for a value-only re-setup:     \
+      the rows of pass 0, 1, ..., passes in turn (rows::multipass_prolongation_row, W's weights    \
+      formed on W's pattern w), each pass reading the rows of the one before; the bits of the      \
+      product chain P = W (W (... X_1)). On cuda one launch per pass, no wait. */                  \
+  void multipass_prolongation_values(                                                              \
+      const Backend& backend, const MatrixView& a, Span<const index_t> pass, index_t passes,       \
+      InterpolationKind kind, const PatternView& w, const PatternView& p, double* values);         \
   /** Matrix-product extended+i (InterpolationKind::mm_extended_i): coarse_sum[k] = beta_k         \
       (rows::strong_coarse_sum; n entries, 0 for coarse rows) */                                   \
   void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,  \

@@ -407,6 +407,17 @@ void multipass_values(const Backend& backend, const MatrixView& a, Span<const in
   });
 }
 
+void multipass_prolongation_values(const Backend& backend, const MatrixView& a,
+                                   Span<const index_t> pass, index_t passes, InterpolationKind kind,
+                                   const PatternView& w, const PatternView& p, double* values) {
+  for (index_t t = 0; t <= passes; ++t) {
+    parallel::for_each(backend, entries(p), p.num_rows, [&](size_type r) {
+      const auto i = static_cast<index_t>(r);
+      if (pass[r] == t) rows::multipass_prolongation_row(a, pass.data(), w, kind, p, values, i);
+    });
+  }
+}
+
 void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,
                              Span<const index_t> cf, Span<double> coarse_sum) {
   parallel::for_each(backend, entries(s), s.num_rows, [&](size_type k) {

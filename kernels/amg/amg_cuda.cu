@@ -713,6 +713,15 @@ __global__ void multipass_kernel(MatrixView a, PatternView s, const index_t* pas
   }
 }
 
+/// The rows of pass t of multi-pass interpolation's P (rows::multipass_prolongation_row).
+__global__ void multipass_prolongation_kernel(MatrixView a, const index_t* pass, index_t t,
+                                              PatternView w, InterpolationKind kind, PatternView p,
+                                              double* values) {
+  KRYFLOW_FOR_EACH_ROW(i, p.num_rows) {
+    if (pass[i] == t) rows::multipass_prolongation_row(a, pass, w, kind, p, values, i);
+  }
+}
+
 __global__ void mm_extended_coarse_sums_kernel(MatrixView a, PatternView s, const index_t* cf,
                                                double* coarse_sum) {
   KRYFLOW_FOR_EACH_ROW(k, s.num_rows) {
@@ -1136,6 +1145,18 @@ void multipass_values(const Backend& backend, const MatrixView& a, Span<const in
   multipass_kernel<<<blocks_for(w.num_rows, kBlock), kBlock, 0, context.stream>>>(
       a, PatternView{}, pass.data(), w, kind, w.row_ptr, nullptr, values);
   check_launch("amg::multipass_values");
+}
+
+void multipass_prolongation_values(const Backend& backend, const MatrixView& a,
+                                   Span<const index_t> pass, index_t passes, InterpolationKind kind,
+                                   const PatternView& w, const PatternView& p, double* values) {
+  if (p.num_rows == 0) return;
+  Context& context = context_of(backend);
+  for (index_t t = 0; t <= passes; ++t) {
+    multipass_prolongation_kernel<<<blocks_for(p.num_rows, kBlock), kBlock, 0, context.stream>>>(
+        a, pass.data(), t, w, kind, p, values);
+    check_launch("amg::multipass_prolongation_values");
+  }
 }
 
 void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,

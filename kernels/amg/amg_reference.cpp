@@ -354,6 +354,16 @@ void multipass_values(const Backend&, const MatrixView& a, Span<const index_t> p
   }
 }
 
+void multipass_prolongation_values(const Backend&, const MatrixView& a, Span<const index_t> pass,
+                                   index_t passes, InterpolationKind kind, const PatternView& w,
+                                   const PatternView& p, double* values) {
+  for (index_t t = 0; t <= passes; ++t) {
+    for (index_t i = 0; i < p.num_rows; ++i) {
+      if (pass[i] == t) rows::multipass_prolongation_row(a, pass.data(), w, kind, p, values, i);
+    }
+  }
+}
+
 void mm_extended_coarse_sums(const Backend&, const MatrixView& a, const PatternView& s,
                              Span<const index_t> cf, Span<double> coarse_sum) {
   for (index_t k = 0; k < s.num_rows; ++k) {

@@ -848,6 +848,36 @@ KRYFLOW_HOST_DEVICE inline index_t multipass_count_row(const PatternView& s, con
   return m;
 }
 
+/// Row i of multi-pass interpolation's P = W^(m-1) X_1 from the rows of the passes before it.
+/// P is the fixed point P = W P: a coarse row (pass 0) is its single entry 1, and a row of pass
+/// p >= 1 is sum_{k in Q_i} w_ik P_k over the rows k of pass p - 1 (multipass_row on W's
+/// pattern w), each P_k complete in `values` (P's values on its pattern p). Entry c of row i
+/// starts at 0 and adds w_ik p_kc for k in increasing order: the order of Gustavson's product
+/// W X_(m-1) (spgemm_numeric), whose rows k of pass p - 1 <= m - 1 are already P's, so the
+/// bits are the product's. P_k's columns are a subset of P_i's (both sorted). A row without a
+/// pass (pass < 0) is empty.
+KRYFLOW_HOST_DEVICE inline void multipass_prolongation_row(const MatrixView& a, const index_t* pass,
+                                                           const PatternView& w,
+                                                           InterpolationKind kind,
+                                                           const PatternView& p, double* values,
+                                                           index_t i) {
+  const index_t begin = p.row_ptr[i];
+  const index_t end = p.row_ptr[i + 1];
+  if (pass[i] == 0) {
+    for (index_t q = begin; q < end; ++q) values[q] = 1.0;
+    return;
+  }
+  for (index_t q = begin; q < end; ++q) values[q] = 0.0;
+  multipass_row(a, PatternView{}, pass, w, kind, i, [&](index_t k, double weight) {
+    index_t q = begin;
+    for (index_t e = p.row_ptr[k]; e < p.row_ptr[k + 1]; ++e) {
+      const index_t c = p.col_idx[e];
+      while (p.col_idx[q] != c) ++q;
+      values[q] += weight * values[e];
+    }
+  });
+}
+
 /// Calls f(l, a_kl) for the coarse points l of S_k in column order.
 template <class F>
 KRYFLOW_HOST_DEVICE void for_strong_coarse(const MatrixView& a, const PatternView& s,

@@ -477,9 +477,8 @@ std::int64_t AmgPreconditioner::memory_bytes() const {
              array_bytes(a.strength.row_ptr) + array_bytes(a.strength.col_idx);
     if (a.multipass) {
       const MultipassArrays& m = *a.multipass;
-      bytes += array_bytes(m.pass) + array_bytes(m.first.row_ptr) + array_bytes(m.first.col_idx) +
-               array_bytes(m.weights.row_ptr) + array_bytes(m.weights.col_idx);
-      for (const CsrArrays& x : m.products) bytes += array_bytes(x.row_ptr);
+      bytes +=
+          array_bytes(m.pass) + array_bytes(m.weights.row_ptr) + array_bytes(m.weights.col_idx);
     }
     if (a.matrix_product) {
       const MatrixProductArrays& m = *a.matrix_product;

@@ -25,13 +25,12 @@ struct CsrArrays {
 };
 
 /// Multi-pass interpolation of an aggressive level with m >= 2 passes, P = W^(m-1) X_1: what a
-/// value-only re-setup recomputes P's values from.
+/// value-only re-setup recomputes P's values from, pass by pass on P's pattern
+/// (kernels::amg::multipass_prolongation_values).
 struct MultipassArrays {
-  Array<index_t> pass;                       // of every row: 0 coarse, p >= 1, -1 none
-  CsrArrays first;                           // X_1's pattern (values only during setups)
-  CsrArrays weights;                         // W's pattern (values only during setups)
-  std::vector<CsrArrays> products;           // X_2 .. X_(m-1): row pointers only
-  std::vector<std::size_t> product_entries;  // their entries
+  Array<index_t> pass;  // of every row: 0 coarse, p >= 1, -1 none
+  index_t passes = 0;   // the largest pass, m
+  CsrArrays weights;    // W's pattern (values only during setups)
 };
 
 /// Matrix-product extended+i, P = L B or its truncation (kernels::amg::InterpolationKind::

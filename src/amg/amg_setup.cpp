@@ -157,21 +157,10 @@ CsrArrays multipass_prolongation(const CsrMatrix& A, const CsrArrays& S,
                                W.row_ptr.span().data(), W.col_idx.span().data(),
                                W.values.span().data());
   // X_(t+1) = W X_t: rows of pass <= t + 1 are complete in X_(t+1).
-  CsrArrays first = std::move(X);
-  CsrArrays current = spgemm(backend, W.matrix(), first.matrix());
-  for (index_t t = 2; t < passes; ++t) {
-    CsrArrays next = spgemm(backend, W.matrix(), current.matrix());
-    arrays->product_entries.push_back(current.col_idx.size());
-    CsrArrays pointers;
-    pointers.num_rows = current.num_rows;
-    pointers.num_cols = current.num_cols;
-    pointers.row_ptr = std::move(current.row_ptr);
-    arrays->products.push_back(std::move(pointers));
-    current = std::move(next);
-  }
-  first.values = Array<double>();
+  CsrArrays current = spgemm(backend, W.matrix(), X.matrix());
+  for (index_t t = 2; t < passes; ++t) current = spgemm(backend, W.matrix(), current.matrix());
   W.values = Array<double>();
-  arrays->first = std::move(first);
+  arrays->passes = passes;
   arrays->weights = std::move(W);
   kept = std::move(arrays);
   return current;
@@ -180,33 +169,10 @@ CsrArrays multipass_prolongation(const CsrMatrix& A, const CsrArrays& S,
 Array<double> multipass_prolongation_values(const Backend& backend, const ss::MatrixView& a,
                                             const AmgLevelArrays& level) {
   const MultipassArrays& m = *level.multipass;
-  Array<double> first_values(backend, m.first.col_idx.size());
-  kernels::amg::interpolation_values(backend, a, ss::PatternView{}, level.splitting.span(),
-                                     level.coarse_points.span(), level.interpolation,
-                                     m.first.pattern(), first_values.span().data());
-  Array<double> weight_values(backend, m.weights.col_idx.size());
-  kernels::amg::multipass_values(backend, a, m.pass.span(), level.interpolation,
-                                 m.weights.pattern(), weight_values.span().data());
-  const ss::MatrixView w{m.weights.pattern(), weight_values.span().data()};
-  // X_t's columns and values, formed again on its kept row pointers (as A P's in
-  // galerkin_product_values); the last product goes onto P's pattern.
-  Array<index_t> columns;
-  Array<double> values = std::move(first_values);
-  ss::MatrixView x{m.first.pattern(), values.span().data()};
-  for (std::size_t t = 0; t < m.products.size(); ++t) {
-    Array<index_t> next_columns(backend, m.product_entries[t]);
-    Array<double> next_values(backend, m.product_entries[t]);
-    ss::spgemm_fill_numeric(backend, w, x, m.products[t].row_ptr.span().data(),
-                            next_columns.span().data(), next_values.span().data());
-    columns = std::move(next_columns);
-    values = std::move(next_values);
-    x = {{m.products[t].num_rows, m.products[t].num_cols, m.products[t].row_ptr.span().data(),
-          columns.span().data()},
-         values.span().data()};
-  }
   Array<double> prolongation_values(backend, static_cast<std::size_t>(level.prolongation.nnz()));
-  ss::spgemm_numeric(backend, w, x, detail::pattern_view(level.prolongation),
-                     prolongation_values.span().data());
+  kernels::amg::multipass_prolongation_values(
+      backend, a, m.pass.span(), m.passes, level.interpolation, m.weights.pattern(),
+      detail::pattern_view(level.prolongation), prolongation_values.span().data());
   return prolongation_values;
 }
 

@@ -2205,6 +2205,81 @@ TEST(AmgKernels, MultipassWeightsMatchReferenceAndTheDirectFormula) {
   }
 }
 
+TEST(AmgKernels, MultipassProlongationByPassesMatchesReferenceAndTheFixedPointOfW) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr a = host_csr(random_spd(353, seed));
+  const Strength s = strength_pattern(a, {});
+  const std::vector<index_t> cf = aggressive_cf(s);
+  index_t largest = 0;
+  const std::vector<index_t> pass = passes(Backend::reference(), s, cf, largest);
+  ASSERT_GE(largest, 2);
+  std::vector<index_t> coarse_index(cf.size(), -1);
+  index_t num_coarse = 0;
+  for (std::size_t i = 0; i < cf.size(); ++i) {
+    if (cf[i] == ka::kCoarse) coarse_index[i] = num_coarse++;
+  }
+  for (const ka::InterpolationKind kind :
+       {ka::InterpolationKind::direct, ka::InterpolationKind::seed}) {
+    SCOPED_TRACE("kind " + std::to_string(int(kind)));
+    // W on the reference, and P = W P row by row in pass order on the host, densely.
+    const Backend& ref = Backend::reference();
+    const OnBackend A_ref(ref, a), S_ref(ref, s.s);
+    const Array<index_t> pass_ref = Array<index_t>::from_host(ref, pass);
+    Array<index_t> counts(ref, pass.size());
+    ka::multipass_count(ref, S_ref.pattern(), pass_ref.span(), counts.span());
+    Array<index_t> w_row_ptr(ref, pass.size() + 1);
+    const std::int64_t w_nnz = ss::exclusive_scan(ref, counts.span(), w_row_ptr.span());
+    Array<index_t> w_col_idx(ref, static_cast<std::size_t>(w_nnz));
+    Array<double> w_values(ref, static_cast<std::size_t>(w_nnz));
+    ka::multipass_fill(ref, A_ref.matrix(), S_ref.pattern(), pass_ref.span(), kind,
+                       w_row_ptr.span().data(), w_col_idx.span().data(), w_values.span().data());
+    const HostCsr W{a.rows, a.rows, w_row_ptr.to_host(), w_col_idx.to_host(), w_values.to_host()};
+    std::vector<std::map<index_t, double>> dense(static_cast<std::size_t>(a.rows));
+    for (index_t t = 0; t <= largest; ++t) {
+      for (index_t i = 0; i < a.rows; ++i) {
+        if (pass[i] != t) continue;
+        if (t == 0) {
+          dense[i][coarse_index[i]] = 1.0;
+          continue;
+        }
+        for (index_t q = W.row_ptr[i]; q < W.row_ptr[i + 1]; ++q) {
+          for (const auto& [c, x] : dense[W.col_idx[q]]) dense[i][c] += W.values[q] * x;
+        }
+      }
+    }
+    HostCsr P{a.rows, num_coarse, {0}, {}, {}};
+    for (index_t i = 0; i < a.rows; ++i) {
+      for (const auto& [c, x] : dense[i]) {
+        P.col_idx.push_back(c);
+        P.values.push_back(x);
+      }
+      P.row_ptr.push_back(static_cast<index_t>(P.col_idx.size()));
+    }
+    const auto p_on = [&](const Backend& backend) {
+      const OnBackend A(backend, a);
+      const Array<index_t> p = Array<index_t>::from_host(backend, pass);
+      const Array<index_t> wr = Array<index_t>::from_host(backend, W.row_ptr);
+      const Array<index_t> wc = Array<index_t>::from_host(backend, W.col_idx);
+      const Array<index_t> pr = Array<index_t>::from_host(backend, P.row_ptr);
+      const Array<index_t> pc = Array<index_t>::from_host(backend, P.col_idx);
+      Array<double> values = Array<double>::from_host(
+          backend, std::vector<double>(P.values.size(), std::nan("")));  // overwritten
+      ka::multipass_prolongation_values(
+          backend, A.matrix(), p.span(), largest, kind,
+          ss::PatternView{a.rows, a.rows, wr.span().data(), wc.span().data()},
+          ss::PatternView{a.rows, num_coarse, pr.span().data(), pc.span().data()},
+          values.span().data());
+      return values.to_host();
+    };
+
+    const std::vector<double> values = p_on(test::backend_under_test());
+
+    EXPECT_EQ(values, p_on(ref));
+    EXPECT_LE(test::relative_max_difference(values, P.values), 1e-13);
+  }
+}
+
 TEST(AmgHierarchy, AggressiveLevelsOnTheBackendEqualReferenceBitForBitAndCoarsenMore) {
   const CooMatrix coo = poisson3d(40);
   AmgPreconditioner::Parameters p;

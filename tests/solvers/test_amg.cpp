@@ -646,7 +646,7 @@ TEST(ReSetup, UpdateValuesAfterScalingOrPerturbingGivesTheIterationsOfAFreshSetu
     using C = AmgPreconditioner::Coarsening;
     using I = AmgPreconditioner::Interpolation;
     // extended_i's re-setup reads the strength pattern kept from setup; an aggressive level's
-    // recomputes multi-pass interpolation's W, X_1 and products W X_t on their kept patterns.
+    // recomputes multi-pass interpolation's P = W P pass by pass on its kept pattern.
     struct Case {
       C coarsening;
       I interpolation;
