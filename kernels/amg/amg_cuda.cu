@@ -738,12 +738,33 @@ __global__ void mm_extended_count_kernel(PatternView s, const index_t* cf, index
   }
 }
 
+/// Fine rows with more strong points than this take a warp in mm_extended_fill (the coarse
+/// levels' rows of hundreds of entries, whose binary searches a thread would run one by one).
+constexpr index_t kMmExtendedWarpRow = 32;
+
+__device__ __forceinline__ bool mm_extended_warp_row(const PatternView& s, const index_t* cf,
+                                                     index_t i) {
+  return cf[i] != kCoarse && s.row_ptr[i + 1] - s.row_ptr[i] > kMmExtendedWarpRow;
+}
+
+/// sum + the values of the lanes with `adds` set, added one at a time in lane order (the bits
+/// of a sequential sum over the lanes' entries); every lane of the full warp gets the result.
+__device__ __forceinline__ double add_in_lane_order(double sum, double value, bool adds) {
+  unsigned int adding = __ballot_sync(0xffffffffu, adds);
+  while (adding != 0u) {  // the same on every lane
+    sum += __shfl_sync(0xffffffffu, value, __ffs(adding) - 1);
+    adding &= adding - 1u;
+  }
+  return sum;
+}
+
 __global__ void mm_extended_fill_kernel(MatrixView a, PatternView s, const index_t* cf,
                                         const index_t* coarse_index, const double* coarse_sum,
                                         const index_t* left_row_ptr, index_t* left_col_idx,
                                         double* left_values, const index_t* right_row_ptr,
                                         index_t* right_col_idx, double* right_values) {
   KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
+    if (mm_extended_warp_row(s, cf, i)) continue;  // mm_extended_fill_warp_kernel
     index_t next = left_row_ptr[i];
     rows::mm_extended_left_row(a, s, cf, coarse_sum, i, [&](index_t k, double v) {
       left_col_idx[next] = k;
@@ -754,6 +775,107 @@ __global__ void mm_extended_fill_kernel(MatrixView a, PatternView s, const index
       right_col_idx[next] = l;
       right_values[next++] = v;
     });
+  }
+}
+
+/// Strong point q of fine row i (q < s_end): k, a_ik, a_ki [i in S_k] and d_ik = beta_k + a_ki
+/// (rows::mm_extended_left_row); fine / coarse false past the row's end.
+struct MmExtendedPoint {
+  bool fine = false, coarse = false;
+  index_t k = 0;
+  double a_ik = 0.0, a_ki = 0.0, d = 0.0;
+};
+
+__device__ __forceinline__ MmExtendedPoint mm_extended_point(const MatrixView& a,
+                                                             const PatternView& s,
+                                                             const index_t* cf,
+                                                             const double* coarse_sum, index_t i,
+                                                             index_t s_end, index_t q) {
+  MmExtendedPoint p;
+  if (q >= s_end) return p;
+  p.k = s.col_idx[q];
+  p.a_ik = rows::sorted_entry(a, i, p.k);
+  if (cf[p.k] == kCoarse) {
+    p.coarse = true;
+    return p;
+  }
+  p.fine = true;
+  const index_t r = rows::sorted_lower_bound(s.col_idx, s.row_ptr[p.k], s.row_ptr[p.k + 1], i);
+  const bool influences = r < s.row_ptr[p.k + 1] && s.col_idx[r] == i;
+  p.a_ki = influences ? rows::sorted_entry(a, p.k, i) : 0.0;
+  p.d = coarse_sum[p.k] + p.a_ki;
+  return p;
+}
+
+/// The fine rows of mm_extended_warp_row, a warp each: rows::mm_extended_left_row and
+/// mm_extended_right_row with the strong points of row i split over the lanes 32 at a time
+/// (a_ik and a_ki by binary searches), t's terms added in column order (add_in_lane_order)
+/// and each entry placed by a ballot of the lanes before it: the thread kernel's bits.
+__global__ void mm_extended_fill_warp_kernel(MatrixView a, PatternView s, const index_t* cf,
+                                             const index_t* coarse_index, const double* coarse_sum,
+                                             const index_t* left_row_ptr, index_t* left_col_idx,
+                                             double* left_values, const index_t* right_row_ptr,
+                                             index_t* right_col_idx, double* right_values) {
+  constexpr unsigned int kAll = 0xffffffffu;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const unsigned int lower = (1u << lane) - 1u;
+  const size_type warps = size_type{gridDim.x} * (kBlock / 32);
+  for (size_type w = size_type{blockIdx.x} * (kBlock / 32) + threadIdx.x / 32;
+       w < size_type(s.num_rows); w += warps) {
+    const auto i = static_cast<index_t>(w);
+    if (!mm_extended_warp_row(s, cf, i)) continue;  // the whole warp
+    const index_t a_begin = a.pattern.row_ptr[i], a_end = a.pattern.row_ptr[i + 1];
+    const index_t s_begin = s.row_ptr[i], s_end = s.row_ptr[i + 1];
+    double t = 0.0;  // a_ii and the weak couplings, in column order
+    for (index_t e0 = a_begin; e0 < a_end; e0 += 32) {
+      const index_t e = e0 + lane;
+      bool weak = false;
+      double v = 0.0;
+      if (e < a_end) {
+        const index_t j = a.pattern.col_idx[e];
+        const index_t q = rows::sorted_lower_bound(s.col_idx, s_begin, s_end, j);
+        weak = !(q < s_end && s.col_idx[q] == j);
+        v = a.values[e];
+      }
+      t = add_in_lane_order(t, v, weak);
+    }
+    for (index_t q0 = s_begin; q0 < s_end; q0 += 32) {
+      const MmExtendedPoint p = mm_extended_point(a, s, cf, coarse_sum, i, s_end, q0 + lane);
+      t = add_in_lane_order(t, p.d != 0.0 ? p.a_ki * (p.a_ik / p.d) : p.a_ik, p.fine);
+    }
+    const double scale = t != 0.0 ? -1.0 / t : 0.0;
+    index_t left_next = left_row_ptr[i];
+    index_t right_next = right_row_ptr[i];
+    bool diagonal = false;
+    for (index_t q0 = s_begin; q0 < s_end; q0 += 32) {
+      const MmExtendedPoint p = mm_extended_point(a, s, cf, coarse_sum, i, s_end, q0 + lane);
+      const unsigned int fine = __ballot_sync(kAll, p.fine);
+      const unsigned int coarse = __ballot_sync(kAll, p.coarse);
+      const unsigned int after = __ballot_sync(kAll, p.fine && p.k > i);
+      const bool insert = !diagonal && after != 0u;  // the diagonal goes in this chunk
+      if (insert && lane == 0) {
+        const index_t at = left_next + __popc(fine & ~after);
+        left_col_idx[at] = i;
+        left_values[at] = scale;
+      }
+      if (p.fine) {
+        const index_t at = left_next + __popc(fine & lower) + (insert && p.k > i ? 1 : 0);
+        left_col_idx[at] = p.k;
+        left_values[at] = p.d != 0.0 ? scale * (p.a_ik / p.d) : 0.0;
+      }
+      if (p.coarse) {
+        const index_t at = right_next + __popc(coarse & lower);
+        right_col_idx[at] = coarse_index[p.k];
+        right_values[at] = p.a_ik;
+      }
+      left_next += __popc(fine) + (insert ? 1 : 0);
+      right_next += __popc(coarse);
+      diagonal = diagonal || insert;
+    }
+    if (!diagonal && lane == 0) {
+      left_col_idx[left_next] = i;
+      left_values[left_next] = scale;
+    }
   }
 }
 
@@ -1188,6 +1310,10 @@ void mm_extended_fill(const Backend& backend, const MatrixView& a, const Pattern
       a, s, cf.data(), coarse_index.data(), coarse_sum.data(), left_row_ptr, left_col_idx,
       left_values, right_row_ptr, right_col_idx, right_values);
   check_launch("amg::mm_extended_fill");
+  mm_extended_fill_warp_kernel<<<blocks_for(s.num_rows, kBlock / 32), kBlock, 0, context.stream>>>(
+      a, s, cf.data(), coarse_index.data(), coarse_sum.data(), left_row_ptr, left_col_idx,
+      left_values, right_row_ptr, right_col_idx, right_values);
+  check_launch("amg::mm_extended_fill (warp rows)");
 }
 
 void truncation_count(const Backend& backend, const MatrixView& p,

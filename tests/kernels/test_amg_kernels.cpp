@@ -76,8 +76,9 @@ struct OnBackend {
 
 /// A random symmetric matrix with mixed-sign off-diagonal entries (mostly negative) and a
 /// positive diagonal 1 + sum |a_ij|: symmetric positive definite, some rows with one entry.
-CooMatrix random_spd(index_t n, std::uint64_t seed) {
-  const CooMatrix pattern = test::random_sparse(n, n, 9, true, seed);
+/// About 2 per_row off-diagonal entries per row.
+CooMatrix random_spd(index_t n, std::uint64_t seed, index_t per_row = 9) {
+  const CooMatrix pattern = test::random_sparse(n, n, per_row, true, seed);
   std::map<std::pair<index_t, index_t>, double> entries;
   for (std::size_t k = 0; k < pattern.num_entries(); ++k) {
     const index_t i = pattern.row_idx[k], j = pattern.col_idx[k];
@@ -101,8 +102,8 @@ CooMatrix random_spd(index_t n, std::uint64_t seed) {
 }
 
 /// random_spd's matrix times sign (-1: negative definite, the diagonal negative).
-HostCsr signed_random_spd(index_t n, std::uint64_t seed, double sign) {
-  HostCsr a = host_csr(random_spd(n, seed));
+HostCsr signed_random_spd(index_t n, std::uint64_t seed, double sign, index_t per_row = 9) {
+  HostCsr a = host_csr(random_spd(n, seed, per_row));
   for (double& v : a.values) v *= sign;
   return a;
 }
@@ -1399,10 +1400,19 @@ std::map<index_t, double> mm_extended_weights(const HostCsr& a, const HostCsr& s
 TEST(AmgKernels, MatrixProductExtendedInterpolationMatchesReferenceAndTheFormula) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (const double sign : {1.0, -1.0}) {
-    const HostCsr a = signed_random_spd(263, seed, sign);
+  // Rows of about 18 and of about 120 entries: the second has fine rows with more than 32
+  // strong points (a warp per row in the cuda fill).
+  for (const auto& [sign, n, per_row] : {std::tuple{1.0, 263, 9}, std::tuple{-1.0, 263, 9},
+                                         std::tuple{1.0, 400, 60}, std::tuple{-1.0, 400, 60}}) {
+    SCOPED_TRACE("rows " + std::to_string(n) + " per row " + std::to_string(per_row));
+    const HostCsr a = signed_random_spd(n, seed, sign, per_row);
     const Strength s = strength_pattern(a, {});
     const std::vector<index_t> cf = split(Backend::reference(), s, true, seed);
+    index_t long_fine_rows = 0;
+    for (index_t i = 0; i < a.rows; ++i) {
+      long_fine_rows += cf[i] != ka::kCoarse && s.s.row_ptr[i + 1] - s.s.row_ptr[i] > 32;
+    }
+    if (per_row > 32) EXPECT_GT(long_fine_rows, 10);
     std::vector<index_t> coarse_points;
     for (std::size_t i = 0; i < cf.size(); ++i) {
       if (cf[i] == ka::kCoarse) coarse_points.push_back(static_cast<index_t>(i));
