@@ -148,16 +148,18 @@ void multipass_fill(const Backend& backend, const MatrixView& a, const PatternVi
   KRYFLOW_DISPATCH(amg, multipass_fill, backend, a, s, pass, kind, row_ptr, col_idx, values);
 }
 
-void multipass_values(const Backend& backend, const MatrixView& a, Span<const index_t> pass,
-                      InterpolationKind kind, const PatternView& w, double* values) {
-  KRYFLOW_DISPATCH(amg, multipass_values, backend, a, pass, kind, w, values);
+void multipass_order(const Backend& backend, Span<const index_t> pass, index_t passes,
+                     Span<index_t> order, Span<index_t> offsets) {
+  KRYFLOW_DISPATCH(amg, multipass_order, backend, pass, passes, order, offsets);
 }
 
 void multipass_prolongation_values(const Backend& backend, const MatrixView& a,
-                                   Span<const index_t> pass, index_t passes, InterpolationKind kind,
-                                   const PatternView& w, const PatternView& p, double* values) {
-  KRYFLOW_DISPATCH(amg, multipass_prolongation_values, backend, a, pass, passes, kind, w, p,
-                   values);
+                                   Span<const index_t> pass, index_t passes,
+                                   Span<const index_t> order, Span<const index_t> offsets,
+                                   InterpolationKind kind, const PatternView& w,
+                                   const PatternView& p, double* values) {
+  KRYFLOW_DISPATCH(amg, multipass_prolongation_values, backend, a, pass, passes, order, offsets,
+                   kind, w, p, values);
 }
 
 void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,

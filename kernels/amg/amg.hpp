@@ -238,22 +238,28 @@ struct InterpolationParameters {
   index_t interpolation_passes(const Backend& backend, const PatternView& s,                       \
                                Span<const index_t> cf, Span<index_t> pass);                        \
   /** Multi-pass interpolation's one-step operator W (n x n, rows::multipass_row): count (counts   \
-      has n entries), fill (columns sorted and weights from row_ptr, the exclusive scan of the     \
-      counts) and, for a value-only re-setup, the weights on W's fixed pattern w. */               \
+      has n entries) and fill (columns sorted and weights from row_ptr, the exclusive scan of the  \
+      counts); multipass_prolongation_values forms W's weights on its fixed pattern again. */      \
   void multipass_count(const Backend& backend, const PatternView& s, Span<const index_t> pass,     \
                        Span<index_t> counts);                                                      \
   void multipass_fill(const Backend& backend, const MatrixView& a, const PatternView& s,           \
                       Span<const index_t> pass, InterpolationKind kind, const index_t* row_ptr,    \
                       index_t* col_idx, double* values);                                           \
-  void multipass_values(const Backend& backend, const MatrixView& a, Span<const index_t> pass,     \
-                        InterpolationKind kind, const PatternView& w, double* values);             \
+  /** The rows grouped by pass for multipass_prolongation_values: order (n entries) lists the      \
+      rows without a pass, then those of pass 0, 1, ..., passes, each group in increasing row      \
+      order; offsets (passes + 3 entries) starts group g (pass g - 1) at offsets[g], and           \
+      offsets[passes + 2] = n. */                                                                  \
+  void multipass_order(const Backend& backend, Span<const index_t> pass, index_t passes,           \
+                       Span<index_t> order, Span<index_t> offsets);                                \
   /** Multi-pass interpolation's P on its fixed pattern p (n x n_c) for a value-only re-setup:     \
       the rows of pass 0, 1, ..., passes in turn (rows::multipass_prolongation_row, W's weights    \
-      formed on W's pattern w), each pass reading the rows of the one before; the bits of the      \
-      product chain P = W (W (... X_1)). On cuda one launch per pass, no wait. */                  \
+      formed on W's pattern w; each pass's rows from multipass_order), each pass reading the       \
+      rows of the one before; the bits of the product chain P = W (W (... X_1)). On cuda one       \
+      launch per pass over that pass's rows alone, no wait. */                                     \
   void multipass_prolongation_values(                                                              \
       const Backend& backend, const MatrixView& a, Span<const index_t> pass, index_t passes,       \
-      InterpolationKind kind, const PatternView& w, const PatternView& p, double* values);         \
+      Span<const index_t> order, Span<const index_t> offsets, InterpolationKind kind,              \
+      const PatternView& w, const PatternView& p, double* values);                                 \
   /** Matrix-product extended+i (InterpolationKind::mm_extended_i): coarse_sum[k] = beta_k         \
       (rows::strong_coarse_sum; n entries, 0 for coarse rows) */                                   \
   void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,  \

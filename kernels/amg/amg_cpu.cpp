@@ -398,22 +398,22 @@ void multipass_fill(const Backend& backend, const MatrixView& a, const PatternVi
   });
 }
 
-void multipass_values(const Backend& backend, const MatrixView& a, Span<const index_t> pass,
-                      InterpolationKind kind, const PatternView& w, double* values) {
-  parallel::for_each(backend, entries(a.pattern), w.num_rows, [&](size_type r) {
-    index_t next = w.row_ptr[r];
-    rows::multipass_row(a, PatternView{}, pass.data(), w, kind, static_cast<index_t>(r),
-                        [&](index_t, double weight) { values[next++] = weight; });
-  });
+void multipass_order(const Backend& backend, Span<const index_t> pass, index_t passes,
+                     Span<index_t> order, Span<index_t> offsets) {
+  reference::multipass_order(backend, pass, passes, order, offsets);  // O(n), sequential
 }
 
 void multipass_prolongation_values(const Backend& backend, const MatrixView& a,
-                                   Span<const index_t> pass, index_t passes, InterpolationKind kind,
-                                   const PatternView& w, const PatternView& p, double* values) {
+                                   Span<const index_t> pass, index_t passes,
+                                   Span<const index_t> order, Span<const index_t> offsets,
+                                   InterpolationKind kind, const PatternView& w,
+                                   const PatternView& p, double* values) {
   for (index_t t = 0; t <= passes; ++t) {
-    parallel::for_each(backend, entries(p), p.num_rows, [&](size_type r) {
-      const auto i = static_cast<index_t>(r);
-      if (pass[r] == t) rows::multipass_prolongation_row(a, pass.data(), w, kind, p, values, i);
+    const index_t begin = offsets[t + 1];
+    const auto rows = static_cast<size_type>(offsets[t + 2] - begin);
+    parallel::for_each(backend, rows * 8, rows, [&](size_type r) {
+      rows::multipass_prolongation_row(a, pass.data(), w, kind, p, values,
+                                       order[begin + static_cast<index_t>(r)]);
     });
   }
 }

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <cub/cub.cuh>
@@ -714,19 +715,31 @@ __global__ void multipass_kernel(MatrixView a, PatternView s, const index_t* pas
 }
 
 /// The rows of pass t of multi-pass interpolation's P (rows::multipass_prolongation_row).
+/// The rows of pass t of multi-pass interpolation's P (rows::multipass_prolongation_row), a
+/// thread each: order[offsets[t + 1] .. offsets[t + 2]) (multipass_order), so that every warp
+/// with work has all its lanes busy (the rows are latency-bound walks).
 __global__ void multipass_prolongation_kernel(MatrixView a, const index_t* pass, index_t t,
+                                              const index_t* order, const index_t* offsets,
                                               PatternView w, InterpolationKind kind, PatternView p,
                                               double* values) {
-  KRYFLOW_FOR_EACH_ROW(i, p.num_rows) {
-    if (pass[i] == t) rows::multipass_prolongation_row(a, pass, w, kind, p, values, i);
+  const index_t begin = offsets[t + 1];
+  KRYFLOW_FOR_EACH_ROW(r, offsets[t + 2] - begin) {
+    rows::multipass_prolongation_row(a, pass, w, kind, p, values, order[begin + r]);
   }
 }
 
-__global__ void mm_extended_coarse_sums_kernel(MatrixView a, PatternView s, const index_t* cf,
-                                               double* coarse_sum) {
-  KRYFLOW_FOR_EACH_ROW(k, s.num_rows) {
-    coarse_sum[k] = rows::strong_coarse_sum(a, s, cf, k);
+__global__ void pass_keys_kernel(const index_t* pass, index_t n, unsigned int* keys, index_t* rows,
+                                 index_t* counts) {
+  KRYFLOW_FOR_EACH_ROW(i, n) {
+    keys[i] = static_cast<unsigned int>(pass[i] + 1);
+    rows[i] = i;
+    atomicAdd(counts + pass[i] + 2, 1);  // integer counts: the same on every run
   }
+}
+
+/// offsets[g + 1] += offsets[g] in order (a few entries: one thread).
+__global__ void small_scan_kernel(index_t* offsets, index_t entries) {
+  for (index_t g = 0; g + 1 < entries; ++g) offsets[g + 1] += offsets[g];
 }
 
 __global__ void mm_extended_count_kernel(PatternView s, const index_t* cf, index_t* left_counts,
@@ -738,9 +751,11 @@ __global__ void mm_extended_count_kernel(PatternView s, const index_t* cf, index
   }
 }
 
-/// Fine rows with more strong points than this take a warp in mm_extended_fill (the coarse
-/// levels' rows of hundreds of entries, whose binary searches a thread would run one by one).
-constexpr index_t kMmExtendedWarpRow = 32;
+/// Fine rows with more strong points than this take a warp in mm_extended_coarse_sums and
+/// mm_extended_fill: a thread runs a row's binary searches one after the other, and the coarse
+/// levels' rows of tens to hundreds of entries set those kernels' length (0.2-0.5 ms each on
+/// levels of a few thousand rows at 7-point 200^3 with a thread per row).
+constexpr index_t kMmExtendedWarpRow = 8;
 
 __device__ __forceinline__ bool mm_extended_warp_row(const PatternView& s, const index_t* cf,
                                                      index_t i) {
@@ -756,6 +771,33 @@ __device__ __forceinline__ double add_in_lane_order(double sum, double value, bo
     adding &= adding - 1u;
   }
   return sum;
+}
+
+__global__ void mm_extended_coarse_sums_kernel(MatrixView a, PatternView s, const index_t* cf,
+                                               double* coarse_sum) {
+  KRYFLOW_FOR_EACH_ROW(k, s.num_rows) {
+    if (!mm_extended_warp_row(s, cf, k)) coarse_sum[k] = rows::strong_coarse_sum(a, s, cf, k);
+  }
+}
+
+/// beta_k of the rows of mm_extended_warp_row, a warp each: the coarse points of S_k split over
+/// the lanes (a_kl by a binary search), added in column order (rows::strong_coarse_sum's bits).
+__global__ void mm_extended_coarse_sums_warp_kernel(MatrixView a, PatternView s, const index_t* cf,
+                                                    double* coarse_sum) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const size_type warps = size_type{gridDim.x} * (kBlock / 32);
+  for (size_type w = size_type{blockIdx.x} * (kBlock / 32) + threadIdx.x / 32;
+       w < size_type(s.num_rows); w += warps) {
+    const auto k = static_cast<index_t>(w);
+    if (!mm_extended_warp_row(s, cf, k)) continue;  // the whole warp
+    double sum = 0.0;
+    for (index_t q0 = s.row_ptr[k]; q0 < s.row_ptr[k + 1]; q0 += 32) {
+      const index_t q = q0 + lane;
+      const bool coarse = q < s.row_ptr[k + 1] && cf[s.col_idx[q]] == kCoarse;
+      sum = add_in_lane_order(sum, coarse ? rows::sorted_entry(a, k, s.col_idx[q]) : 0.0, coarse);
+    }
+    if (lane == 0) coarse_sum[k] = sum;
+  }
 }
 
 __global__ void mm_extended_fill_kernel(MatrixView a, PatternView s, const index_t* cf,
@@ -1260,25 +1302,47 @@ void multipass_fill(const Backend& backend, const MatrixView& a, const PatternVi
   check_launch("amg::multipass_fill");
 }
 
-void multipass_values(const Backend& backend, const MatrixView& a, Span<const index_t> pass,
-                      InterpolationKind kind, const PatternView& w, double* values) {
-  if (w.num_rows == 0) return;
-  Context& context = context_of(backend);
-  multipass_kernel<<<blocks_for(w.num_rows, kBlock), kBlock, 0, context.stream>>>(
-      a, PatternView{}, pass.data(), w, kind, w.row_ptr, nullptr, values);
-  check_launch("amg::multipass_values");
-}
-
 void multipass_prolongation_values(const Backend& backend, const MatrixView& a,
-                                   Span<const index_t> pass, index_t passes, InterpolationKind kind,
-                                   const PatternView& w, const PatternView& p, double* values) {
+                                   Span<const index_t> pass, index_t passes,
+                                   Span<const index_t> order, Span<const index_t> offsets,
+                                   InterpolationKind kind, const PatternView& w,
+                                   const PatternView& p, double* values) {
   if (p.num_rows == 0) return;
   Context& context = context_of(backend);
   for (index_t t = 0; t <= passes; ++t) {
     multipass_prolongation_kernel<<<blocks_for(p.num_rows, kBlock), kBlock, 0, context.stream>>>(
-        a, pass.data(), t, w, kind, p, values);
+        a, pass.data(), t, order.data(), offsets.data(), w, kind, p, values);
     check_launch("amg::multipass_prolongation_values");
   }
+}
+
+void multipass_order(const Backend& backend, Span<const index_t> pass, index_t passes,
+                     Span<index_t> order, Span<index_t> offsets) {
+  const auto n = static_cast<index_t>(pass.size());
+  Context& context = context_of(backend);
+  KRYFLOW_CUDA_CHECK(
+      cudaMemsetAsync(offsets.data(), 0, sizeof(index_t) * offsets.size(), context.stream));
+  if (n == 0) return;
+  DeviceScratch keys(context, sizeof(unsigned int) * static_cast<std::size_t>(n));
+  DeviceScratch sorted_keys(context, sizeof(unsigned int) * static_cast<std::size_t>(n));
+  DeviceScratch rows(context, sizeof(index_t) * static_cast<std::size_t>(n));
+  pass_keys_kernel<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(
+      pass.data(), n, keys.as<unsigned int>(), rows.as<index_t>(), offsets.data());
+  check_launch("amg::multipass_order (keys)");
+  small_scan_kernel<<<1, 1, 0, context.stream>>>(offsets.data(),
+                                                 static_cast<index_t>(offsets.size()));
+  check_launch("amg::multipass_order (offsets)");
+  // A stable radix sort by pass + 1: each pass's rows keep their increasing order.
+  const int end_bit =
+      std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint32_t>(passes + 1))));
+  std::size_t temp_bytes = 0;
+  KRYFLOW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+      nullptr, temp_bytes, keys.as<unsigned int>(), sorted_keys.as<unsigned int>(),
+      rows.as<index_t>(), order.data(), static_cast<std::int64_t>(n), 0, end_bit, context.stream));
+  DeviceScratch temp(context, temp_bytes);
+  KRYFLOW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+      temp.as<void>(), temp_bytes, keys.as<unsigned int>(), sorted_keys.as<unsigned int>(),
+      rows.as<index_t>(), order.data(), static_cast<std::int64_t>(n), 0, end_bit, context.stream));
 }
 
 void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,
@@ -1288,6 +1352,9 @@ void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const 
   mm_extended_coarse_sums_kernel<<<blocks_for(s.num_rows, kBlock), kBlock, 0, context.stream>>>(
       a, s, cf.data(), coarse_sum.data());
   check_launch("amg::mm_extended_coarse_sums");
+  mm_extended_coarse_sums_warp_kernel<<<blocks_for(s.num_rows, kBlock / 32), kBlock, 0,
+                                        context.stream>>>(a, s, cf.data(), coarse_sum.data());
+  check_launch("amg::mm_extended_coarse_sums (warp rows)");
 }
 
 void mm_extended_count(const Backend& backend, const PatternView& s, Span<const index_t> cf,

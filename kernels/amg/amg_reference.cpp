@@ -1,4 +1,5 @@
 // Reference AMG setup kernels: single-threaded loops over the rows (the oracle).
+#include <algorithm>
 #include <vector>
 
 #include "kernels/amg/amg.hpp"
@@ -345,21 +346,24 @@ void multipass_fill(const Backend&, const MatrixView& a, const PatternView& s,
   }
 }
 
-void multipass_values(const Backend&, const MatrixView& a, Span<const index_t> pass,
-                      InterpolationKind kind, const PatternView& w, double* values) {
-  for (index_t i = 0; i < w.num_rows; ++i) {
-    index_t next = w.row_ptr[i];
-    rows::multipass_row(a, PatternView{}, pass.data(), w, kind, i,
-                        [&](index_t, double weight) { values[next++] = weight; });
+void multipass_order(const Backend&, Span<const index_t> pass, index_t passes, Span<index_t> order,
+                     Span<index_t> offsets) {
+  std::fill(offsets.begin(), offsets.end(), 0);
+  for (const index_t t : pass) ++offsets[static_cast<std::size_t>(t) + 2];
+  for (index_t g = 0; g <= passes + 1; ++g) offsets[g + 1] += offsets[g];
+  std::vector<index_t> next(offsets.begin(), offsets.end());
+  for (std::size_t i = 0; i < pass.size(); ++i) {
+    order[next[static_cast<std::size_t>(pass[i]) + 1]++] = static_cast<index_t>(i);
   }
 }
 
 void multipass_prolongation_values(const Backend&, const MatrixView& a, Span<const index_t> pass,
-                                   index_t passes, InterpolationKind kind, const PatternView& w,
-                                   const PatternView& p, double* values) {
+                                   index_t passes, Span<const index_t> order,
+                                   Span<const index_t> offsets, InterpolationKind kind,
+                                   const PatternView& w, const PatternView& p, double* values) {
   for (index_t t = 0; t <= passes; ++t) {
-    for (index_t i = 0; i < p.num_rows; ++i) {
-      if (pass[i] == t) rows::multipass_prolongation_row(a, pass.data(), w, kind, p, values, i);
+    for (index_t r = offsets[t + 1]; r < offsets[t + 2]; ++r) {
+      rows::multipass_prolongation_row(a, pass.data(), w, kind, p, values, order[r]);
     }
   }
 }

@@ -477,8 +477,8 @@ std::int64_t AmgPreconditioner::memory_bytes() const {
              array_bytes(a.strength.row_ptr) + array_bytes(a.strength.col_idx);
     if (a.multipass) {
       const MultipassArrays& m = *a.multipass;
-      bytes +=
-          array_bytes(m.pass) + array_bytes(m.weights.row_ptr) + array_bytes(m.weights.col_idx);
+      bytes += array_bytes(m.pass) + array_bytes(m.order) + array_bytes(m.offsets) +
+               array_bytes(m.weights.row_ptr) + array_bytes(m.weights.col_idx);
     }
     if (a.matrix_product) {
       const MatrixProductArrays& m = *a.matrix_product;

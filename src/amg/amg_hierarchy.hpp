@@ -28,9 +28,11 @@ struct CsrArrays {
 /// value-only re-setup recomputes P's values from, pass by pass on P's pattern
 /// (kernels::amg::multipass_prolongation_values).
 struct MultipassArrays {
-  Array<index_t> pass;  // of every row: 0 coarse, p >= 1, -1 none
-  index_t passes = 0;   // the largest pass, m
-  CsrArrays weights;    // W's pattern (values only during setups)
+  Array<index_t> pass;     // of every row: 0 coarse, p >= 1, -1 none
+  index_t passes = 0;      // the largest pass, m
+  Array<index_t> order;    // the rows grouped by pass (kernels::amg::multipass_order)
+  Array<index_t> offsets;  // where each pass's rows start in order (m + 3 entries)
+  CsrArrays weights;       // W's pattern (values only during setups)
 };
 
 /// Matrix-product extended+i, P = L B or its truncation (kernels::amg::InterpolationKind::

@@ -161,6 +161,10 @@ CsrArrays multipass_prolongation(const CsrMatrix& A, const CsrArrays& S,
   for (index_t t = 2; t < passes; ++t) current = spgemm(backend, W.matrix(), current.matrix());
   W.values = Array<double>();
   arrays->passes = passes;
+  arrays->order = Array<index_t>(backend, n);
+  arrays->offsets = Array<index_t>(backend, static_cast<std::size_t>(passes) + 3);
+  kernels::amg::multipass_order(backend, arrays->pass.span(), passes, arrays->order.span(),
+                                arrays->offsets.span());
   arrays->weights = std::move(W);
   kept = std::move(arrays);
   return current;
@@ -171,8 +175,9 @@ Array<double> multipass_prolongation_values(const Backend& backend, const ss::Ma
   const MultipassArrays& m = *level.multipass;
   Array<double> prolongation_values(backend, static_cast<std::size_t>(level.prolongation.nnz()));
   kernels::amg::multipass_prolongation_values(
-      backend, a, m.pass.span(), m.passes, level.interpolation, m.weights.pattern(),
-      detail::pattern_view(level.prolongation), prolongation_values.span().data());
+      backend, a, m.pass.span(), m.passes, m.order.span(), m.offsets.span(), level.interpolation,
+      m.weights.pattern(), detail::pattern_view(level.prolongation),
+      prolongation_values.span().data());
   return prolongation_values;
 }
 
