@@ -728,18 +728,23 @@ __global__ void multipass_prolongation_kernel(MatrixView a, const index_t* pass,
   }
 }
 
-__global__ void pass_keys_kernel(const index_t* pass, index_t n, unsigned int* keys, index_t* rows,
-                                 index_t* counts) {
+__global__ void pass_keys_kernel(const index_t* pass, index_t n, unsigned int* keys,
+                                 index_t* rows) {
   KRYFLOW_FOR_EACH_ROW(i, n) {
     keys[i] = static_cast<unsigned int>(pass[i] + 1);
     rows[i] = i;
-    atomicAdd(counts + pass[i] + 2, 1);  // integer counts: the same on every run
   }
 }
 
-/// offsets[g + 1] += offsets[g] in order (a few entries: one thread).
-__global__ void small_scan_kernel(index_t* offsets, index_t entries) {
-  for (index_t g = 0; g + 1 < entries; ++g) offsets[g + 1] += offsets[g];
+/// offsets[g] = the first position r of the sorted keys with key >= g (g = 0 .. groups), from
+/// the key changes between r - 1 and r: no atomics.
+__global__ void group_offsets_kernel(const unsigned int* sorted_keys, index_t n, index_t groups,
+                                     index_t* offsets) {
+  KRYFLOW_FOR_EACH_ROW(r, n + 1) {
+    const index_t before = r == 0 ? -1 : static_cast<index_t>(sorted_keys[r - 1]);
+    const index_t here = r == n ? groups : static_cast<index_t>(sorted_keys[r]);
+    for (index_t g = before + 1; g <= here; ++g) offsets[g] = r;
+  }
 }
 
 __global__ void mm_extended_count_kernel(PatternView s, const index_t* cf, index_t* left_counts,
@@ -1320,18 +1325,17 @@ void multipass_order(const Backend& backend, Span<const index_t> pass, index_t p
                      Span<index_t> order, Span<index_t> offsets) {
   const auto n = static_cast<index_t>(pass.size());
   Context& context = context_of(backend);
-  KRYFLOW_CUDA_CHECK(
-      cudaMemsetAsync(offsets.data(), 0, sizeof(index_t) * offsets.size(), context.stream));
-  if (n == 0) return;
+  if (n == 0) {
+    KRYFLOW_CUDA_CHECK(
+        cudaMemsetAsync(offsets.data(), 0, sizeof(index_t) * offsets.size(), context.stream));
+    return;
+  }
   DeviceScratch keys(context, sizeof(unsigned int) * static_cast<std::size_t>(n));
   DeviceScratch sorted_keys(context, sizeof(unsigned int) * static_cast<std::size_t>(n));
   DeviceScratch rows(context, sizeof(index_t) * static_cast<std::size_t>(n));
   pass_keys_kernel<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(
-      pass.data(), n, keys.as<unsigned int>(), rows.as<index_t>(), offsets.data());
+      pass.data(), n, keys.as<unsigned int>(), rows.as<index_t>());
   check_launch("amg::multipass_order (keys)");
-  small_scan_kernel<<<1, 1, 0, context.stream>>>(offsets.data(),
-                                                 static_cast<index_t>(offsets.size()));
-  check_launch("amg::multipass_order (offsets)");
   // A stable radix sort by pass + 1: each pass's rows keep their increasing order.
   const int end_bit =
       std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint32_t>(passes + 1))));
@@ -1343,6 +1347,9 @@ void multipass_order(const Backend& backend, Span<const index_t> pass, index_t p
   KRYFLOW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
       temp.as<void>(), temp_bytes, keys.as<unsigned int>(), sorted_keys.as<unsigned int>(),
       rows.as<index_t>(), order.data(), static_cast<std::int64_t>(n), 0, end_bit, context.stream));
+  group_offsets_kernel<<<blocks_for(n + 1, kBlock), kBlock, 0, context.stream>>>(
+      sorted_keys.as<unsigned int>(), n, static_cast<index_t>(offsets.size()) - 1, offsets.data());
+  check_launch("amg::multipass_order (offsets)");
 }
 
 void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,

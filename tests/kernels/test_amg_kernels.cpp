@@ -2213,88 +2213,111 @@ TEST(AmgKernels, MultipassWeightsMatchReferenceAndTheDirectFormula) {
 TEST(AmgKernels, MultipassProlongationByPassesMatchesReferenceAndTheFixedPointOfW) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const HostCsr a = host_csr(random_spd(353, seed));
-  const Strength s = strength_pattern(a, {});
-  const std::vector<index_t> cf = aggressive_cf(s);
-  index_t largest = 0;
-  const std::vector<index_t> pass = passes(Backend::reference(), s, cf, largest);
-  ASSERT_GE(largest, 2);
-  std::vector<index_t> coarse_index(cf.size(), -1);
-  index_t num_coarse = 0;
-  for (std::size_t i = 0; i < cf.size(); ++i) {
-    if (cf[i] == ka::kCoarse) coarse_index[i] = num_coarse++;
-  }
-  for (const ka::InterpolationKind kind :
-       {ka::InterpolationKind::direct, ka::InterpolationKind::seed}) {
-    SCOPED_TRACE("kind " + std::to_string(int(kind)));
-    // W on the reference, and P = W P row by row in pass order on the host, densely.
-    const Backend& ref = Backend::reference();
-    const OnBackend A_ref(ref, a), S_ref(ref, s.s);
-    const Array<index_t> pass_ref = Array<index_t>::from_host(ref, pass);
-    Array<index_t> counts(ref, pass.size());
-    ka::multipass_count(ref, S_ref.pattern(), pass_ref.span(), counts.span());
-    Array<index_t> w_row_ptr(ref, pass.size() + 1);
-    const std::int64_t w_nnz = ss::exclusive_scan(ref, counts.span(), w_row_ptr.span());
-    Array<index_t> w_col_idx(ref, static_cast<std::size_t>(w_nnz));
-    Array<double> w_values(ref, static_cast<std::size_t>(w_nnz));
-    ka::multipass_fill(ref, A_ref.matrix(), S_ref.pattern(), pass_ref.span(), kind,
-                       w_row_ptr.span().data(), w_col_idx.span().data(), w_values.span().data());
-    const HostCsr W{a.rows, a.rows, w_row_ptr.to_host(), w_col_idx.to_host(), w_values.to_host()};
-    std::vector<std::map<index_t, double>> dense(static_cast<std::size_t>(a.rows));
-    for (index_t t = 0; t <= largest; ++t) {
-      for (index_t i = 0; i < a.rows; ++i) {
-        if (pass[i] != t) continue;
-        if (t == 0) {
-          dense[i][coarse_index[i]] = 1.0;
-          continue;
-        }
-        for (index_t q = W.row_ptr[i]; q < W.row_ptr[i + 1]; ++q) {
-          for (const auto& [c, x] : dense[W.col_idx[q]]) dense[i][c] += W.values[q] * x;
-        }
-      }
+  // Rows of about 18 and of about 50 entries.
+  for (const index_t per_row : {9, 25}) {
+    SCOPED_TRACE("per row " + std::to_string(per_row));
+    const HostCsr a = host_csr(random_spd(353, seed, per_row));
+    const Strength s = strength_pattern(a, {});
+    const std::vector<index_t> cf = aggressive_cf(s);
+    index_t largest = 0;
+    const std::vector<index_t> pass = passes(Backend::reference(), s, cf, largest);
+    ASSERT_GE(largest, 2);
+    std::vector<index_t> coarse_index(cf.size(), -1);
+    index_t num_coarse = 0;
+    for (std::size_t i = 0; i < cf.size(); ++i) {
+      if (cf[i] == ka::kCoarse) coarse_index[i] = num_coarse++;
     }
-    HostCsr P{a.rows, num_coarse, {0}, {}, {}};
-    for (index_t i = 0; i < a.rows; ++i) {
-      for (const auto& [c, x] : dense[i]) {
-        P.col_idx.push_back(c);
-        P.values.push_back(x);
-      }
-      P.row_ptr.push_back(static_cast<index_t>(P.col_idx.size()));
-    }
-    const auto p_on = [&](const Backend& backend) {
-      const OnBackend A(backend, a);
-      const Array<index_t> p = Array<index_t>::from_host(backend, pass);
-      const Array<index_t> wr = Array<index_t>::from_host(backend, W.row_ptr);
-      const Array<index_t> wc = Array<index_t>::from_host(backend, W.col_idx);
-      const Array<index_t> pr = Array<index_t>::from_host(backend, P.row_ptr);
-      const Array<index_t> pc = Array<index_t>::from_host(backend, P.col_idx);
-      Array<double> values = Array<double>::from_host(
-          backend, std::vector<double>(P.values.size(), std::nan("")));  // overwritten
-      Array<index_t> order(backend, pass.size());
-      Array<index_t> offsets(backend, static_cast<std::size_t>(largest) + 3);
-      ka::multipass_order(backend, p.span(), largest, order.span(), offsets.span());
-      // The rows grouped by pass, each group in increasing order.
-      std::vector<index_t> expected_order, expected_offsets{0};
-      for (index_t t = -1; t <= largest; ++t) {
+    for (const ka::InterpolationKind kind :
+         {ka::InterpolationKind::direct, ka::InterpolationKind::seed}) {
+      SCOPED_TRACE("kind " + std::to_string(int(kind)));
+      // W on the reference, and P = W P row by row in pass order on the host, densely.
+      const Backend& ref = Backend::reference();
+      const OnBackend A_ref(ref, a), S_ref(ref, s.s);
+      const Array<index_t> pass_ref = Array<index_t>::from_host(ref, pass);
+      Array<index_t> counts(ref, pass.size());
+      ka::multipass_count(ref, S_ref.pattern(), pass_ref.span(), counts.span());
+      Array<index_t> w_row_ptr(ref, pass.size() + 1);
+      const std::int64_t w_nnz = ss::exclusive_scan(ref, counts.span(), w_row_ptr.span());
+      Array<index_t> w_col_idx(ref, static_cast<std::size_t>(w_nnz));
+      Array<double> w_values(ref, static_cast<std::size_t>(w_nnz));
+      ka::multipass_fill(ref, A_ref.matrix(), S_ref.pattern(), pass_ref.span(), kind,
+                         w_row_ptr.span().data(), w_col_idx.span().data(), w_values.span().data());
+      const HostCsr W{a.rows, a.rows, w_row_ptr.to_host(), w_col_idx.to_host(), w_values.to_host()};
+      std::vector<std::map<index_t, double>> dense(static_cast<std::size_t>(a.rows));
+      for (index_t t = 0; t <= largest; ++t) {
         for (index_t i = 0; i < a.rows; ++i) {
-          if (pass[i] == t) expected_order.push_back(i);
+          if (pass[i] != t) continue;
+          if (t == 0) {
+            dense[i][coarse_index[i]] = 1.0;
+            continue;
+          }
+          for (index_t q = W.row_ptr[i]; q < W.row_ptr[i + 1]; ++q) {
+            for (const auto& [c, x] : dense[W.col_idx[q]]) dense[i][c] += W.values[q] * x;
+          }
         }
-        expected_offsets.push_back(static_cast<index_t>(expected_order.size()));
       }
-      EXPECT_EQ(order.to_host(), expected_order);
-      EXPECT_EQ(offsets.to_host(), expected_offsets);
-      ka::multipass_prolongation_values(
-          backend, A.matrix(), p.span(), largest, order.span(), offsets.span(), kind,
-          ss::PatternView{a.rows, a.rows, wr.span().data(), wc.span().data()},
-          ss::PatternView{a.rows, num_coarse, pr.span().data(), pc.span().data()},
-          values.span().data());
-      return values.to_host();
-    };
+      HostCsr P{a.rows, num_coarse, {0}, {}, {}};
+      std::size_t longest = 0;
+      for (index_t i = 0; i < a.rows; ++i) {
+        for (const auto& [c, x] : dense[i]) {
+          P.col_idx.push_back(c);
+          P.values.push_back(x);
+        }
+        P.row_ptr.push_back(static_cast<index_t>(P.col_idx.size()));
+        longest = std::max(longest, dense[i].size());
+      }
+      EXPECT_GT(longest, 2u);
+      const auto p_on = [&](const Backend& backend) {
+        const OnBackend A(backend, a);
+        const Array<index_t> p = Array<index_t>::from_host(backend, pass);
+        const Array<index_t> wr = Array<index_t>::from_host(backend, W.row_ptr);
+        const Array<index_t> wc = Array<index_t>::from_host(backend, W.col_idx);
+        const Array<index_t> pr = Array<index_t>::from_host(backend, P.row_ptr);
+        const Array<index_t> pc = Array<index_t>::from_host(backend, P.col_idx);
+        Array<double> values = Array<double>::from_host(
+            backend, std::vector<double>(P.values.size(), std::nan("")));  // overwritten
+        Array<index_t> order(backend, pass.size());
+        Array<index_t> offsets(backend, static_cast<std::size_t>(largest) + 3);
+        ka::multipass_order(backend, p.span(), largest, order.span(), offsets.span());
+        // The rows grouped by pass, each group in increasing order.
+        std::vector<index_t> expected_order, expected_offsets{0};
+        for (index_t t = -1; t <= largest; ++t) {
+          for (index_t i = 0; i < a.rows; ++i) {
+            if (pass[i] == t) expected_order.push_back(i);
+          }
+          expected_offsets.push_back(static_cast<index_t>(expected_order.size()));
+        }
+        EXPECT_EQ(order.to_host(), expected_order);
+        EXPECT_EQ(offsets.to_host(), expected_offsets);
+        ka::multipass_prolongation_values(
+            backend, A.matrix(), p.span(), largest, order.span(), offsets.span(), kind,
+            ss::PatternView{a.rows, a.rows, wr.span().data(), wc.span().data()},
+            ss::PatternView{a.rows, num_coarse, pr.span().data(), pc.span().data()},
+            values.span().data());
+        return values.to_host();
+      };
 
-    const std::vector<double> values = p_on(test::backend_under_test());
+      const std::vector<double> values = p_on(test::backend_under_test());
 
-    EXPECT_EQ(values, p_on(ref));
-    EXPECT_LE(test::relative_max_difference(values, P.values), 1e-13);
+      EXPECT_EQ(values, p_on(ref));
+      EXPECT_LE(test::relative_max_difference(values, P.values), 1e-13);
+      // The row function's two ways of adding (a local array for rows of up to kLocal entries,
+      // P's values beyond): with kLocal = 2 most rows take the second, with the same bits.
+      std::vector<double> by_values(P.values.size(), std::nan(""));
+      const ss::PatternView w{a.rows, a.rows, W.row_ptr.data(), W.col_idx.data()};
+      const ss::PatternView p{a.rows, num_coarse, P.row_ptr.data(), P.col_idx.data()};
+      const ss::MatrixView a_view{{a.rows, a.rows, a.row_ptr.data(), a.col_idx.data()},
+                                  a.values.data()};
+      for (index_t t = 0; t <= largest; ++t) {
+        for (index_t i = 0; i < a.rows; ++i) {
+          if (pass[i] == t) {
+            ka::rows::multipass_prolongation_row<2>(a_view, pass.data(), w, kind, p,
+                                                    by_values.data(), i);
+          }
+        }
+      }
+      EXPECT_EQ(by_values, values);
+    }
   }
 }
 
