@@ -856,39 +856,26 @@ KRYFLOW_HOST_DEVICE inline index_t multipass_count_row(const PatternView& s, con
 /// W X_(m-1) (spgemm_numeric), whose rows k of pass p - 1 <= m - 1 are already P's, so the
 /// bits are the product's. P_k's columns are a subset of P_i's (both sorted). A row without a
 /// pass (pass < 0) is empty.
-/// Rows of up to kLocal entries add in a per-thread array (local memory on a device, where each
-/// addition would otherwise be a read-modify-write of global memory), longer ones in `values`.
-template <index_t kLocal = 32>
-KRYFLOW_HOST_DEVICE void multipass_prolongation_row(const MatrixView& a, const index_t* pass,
-                                                    const PatternView& w, InterpolationKind kind,
-                                                    const PatternView& p, double* values,
-                                                    index_t i) {
+KRYFLOW_HOST_DEVICE inline void multipass_prolongation_row(const MatrixView& a, const index_t* pass,
+                                                           const PatternView& w,
+                                                           InterpolationKind kind,
+                                                           const PatternView& p, double* values,
+                                                           index_t i) {
   const index_t begin = p.row_ptr[i];
   const index_t end = p.row_ptr[i + 1];
   if (pass[i] == 0) {
     for (index_t q = begin; q < end; ++q) values[q] = 1.0;
     return;
   }
-  double local[kLocal];
-  index_t columns[kLocal];
-  const bool short_row = end - begin <= kLocal;
-  double* sums = short_row ? local : values + begin;
-  for (index_t q = 0; q < end - begin; ++q) {
-    sums[q] = 0.0;
-    if (short_row) columns[q] = p.col_idx[begin + q];
-  }
-  const index_t* row_columns = short_row ? columns : p.col_idx + begin;
+  for (index_t q = begin; q < end; ++q) values[q] = 0.0;
   multipass_row(a, PatternView{}, pass, w, kind, i, [&](index_t k, double weight) {
-    index_t q = 0;
+    index_t q = begin;
     for (index_t e = p.row_ptr[k]; e < p.row_ptr[k + 1]; ++e) {
       const index_t c = p.col_idx[e];
-      while (row_columns[q] != c) ++q;
-      sums[q] += weight * values[e];
+      while (p.col_idx[q] != c) ++q;
+      values[q] += weight * values[e];
     }
   });
-  if (short_row) {
-    for (index_t q = 0; q < end - begin; ++q) values[begin + q] = local[q];
-  }
 }
 
 /// Calls f(l, a_kl) for the coarse points l of S_k in column order.

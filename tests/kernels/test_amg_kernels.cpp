@@ -2301,22 +2301,6 @@ TEST(AmgKernels, MultipassProlongationByPassesMatchesReferenceAndTheFixedPointOf
 
       EXPECT_EQ(values, p_on(ref));
       EXPECT_LE(test::relative_max_difference(values, P.values), 1e-13);
-      // The row function's two ways of adding (a local array for rows of up to kLocal entries,
-      // P's values beyond): with kLocal = 2 most rows take the second, with the same bits.
-      std::vector<double> by_values(P.values.size(), std::nan(""));
-      const ss::PatternView w{a.rows, a.rows, W.row_ptr.data(), W.col_idx.data()};
-      const ss::PatternView p{a.rows, num_coarse, P.row_ptr.data(), P.col_idx.data()};
-      const ss::MatrixView a_view{{a.rows, a.rows, a.row_ptr.data(), a.col_idx.data()},
-                                  a.values.data()};
-      for (index_t t = 0; t <= largest; ++t) {
-        for (index_t i = 0; i < a.rows; ++i) {
-          if (pass[i] == t) {
-            ka::rows::multipass_prolongation_row<2>(a_view, pass.data(), w, kind, p,
-                                                    by_values.data(), i);
-          }
-        }
-      }
-      EXPECT_EQ(by_values, values);
     }
   }
 }
