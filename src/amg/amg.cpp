@@ -114,8 +114,8 @@ ka::InterpolationKind interpolation_kind(const AmgPreconditioner::Parameters& p)
                      std::to_string(level) + " is zero, missing or not finite");
 }
 
-void check_diagonal(const CsrMatrix& A, std::size_t level) {
-  const index_t bad = amg_setup::first_bad_diagonal(A);
+void check_diagonal(const CsrMatrix& A, std::size_t level, Vector* inverse = nullptr) {
+  const index_t bad = amg_setup::first_bad_diagonal(A, nullptr, inverse);
   if (bad >= 0) throw_bad_diagonal(bad, level);
 }
 
@@ -281,7 +281,8 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
   for (std::size_t level = 0; level + 1 < std::size_t(parameters_.max_levels) &&
                               current->num_rows() > parameters_.coarse_size;
        ++level) {
-    check_diagonal(*current, level);
+    // Level 0's D^-1 goes to its smoother (install): the matrix it smooths has these values.
+    check_diagonal(*current, level, level == 0 ? &level0_inverse_diagonal_ : nullptr);
     const Backend& backend = current->backend();
     const bool aggressive = level < static_cast<std::size_t>(parameters_.aggressive_levels);
     auto arrays = std::make_unique<AmgLevelArrays>();
@@ -394,7 +395,12 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
     for (std::size_t l = 0; l < hierarchy_->levels.size(); ++l) {
       const CsrMatrix& Al = level_matrix(l);  // its diagonal checked by build / update_levels
       std::unique_ptr<Smoother> pre = make_smoother(false);
-      pre->begin_setup(Al);
+      if (l == 0 && level0_inverse_diagonal_.size() == static_cast<std::size_t>(Al.num_rows())) {
+        // D^-1 of the diagonal check, whose failure the deferred checks report first.
+        pre->begin_setup_with_diagonal(Al, std::move(level0_inverse_diagonal_));
+      } else {
+        pre->begin_setup(Al);
+      }
       smoothers.push_back(pre.get());
       std::unique_ptr<Smoother> post;
       if (parameters_.smoother == SmootherKind::gauss_seidel ||
@@ -409,6 +415,7 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
                                                        std::move(pre), std::move(post)));
       report_.levels.push_back({Al.num_rows(), Al.nnz()});
     }
+    level0_inverse_diagonal_ = Vector();
     if (phase_log_) phase_log_->checks.resolve();
     for (Smoother* smoother : smoothers) smoother->finish_setup();
   }
@@ -460,6 +467,7 @@ void AmgPreconditioner::clear(std::unique_ptr<Preconditioner> coarse) {
   hierarchy_.reset();
   level0_ = nullptr;
   report_ = HierarchyReport{};
+  level0_inverse_diagonal_ = Vector();
   phase_log_.reset();
   if (user_coarse_) user_coarse_solver_ = std::move(coarse);
 }
@@ -538,7 +546,8 @@ void AmgPreconditioner::update_levels() {
     const CsrMatrix& Al = level_matrix(l);
     const Backend& backend = Al.backend();
     amg_setup::first_bad_diagonal(
-        Al, phase_log_->checks.add([l](index_t row) { throw_bad_diagonal(row, l); }));
+        Al, phase_log_->checks.add([l](index_t row) { throw_bad_diagonal(row, l); }),
+        l == 0 ? &level0_inverse_diagonal_ : nullptr);
     const kernels::sparse_setup::MatrixView a =
         Al.precision() == Precision::float64
             ? detail::matrix_view(Al)

@@ -192,7 +192,8 @@ CsrMatrix to_matrix(CsrArrays&& arrays);
 /// Index of the first row (0-based) whose diagonal is zero, missing or not finite, or -1; with
 /// `slot` (an address on A's backend) the index is left there instead, no wait, and -1 returned
 /// (kernels::blas::invert_diagonal).
-index_t first_bad_diagonal(const CsrMatrix& A, unsigned int* slot = nullptr);
+index_t first_bad_diagonal(const CsrMatrix& A, unsigned int* slot = nullptr,
+                           Vector* inverse = nullptr);
 
 }  // namespace amg_setup
 }  // namespace kryflow

@@ -458,11 +458,13 @@ CsrMatrix to_matrix(CsrArrays&& arrays) {
                                 std::move(arrays.col_idx), std::move(arrays.values));
 }
 
-index_t first_bad_diagonal(const CsrMatrix& A, unsigned int* slot) {
+index_t first_bad_diagonal(const CsrMatrix& A, unsigned int* slot, Vector* inverse) {
   Vector d(A.backend(), static_cast<std::size_t>(A.num_rows()));
   A.diagonal(d);
-  Vector inverse(A.backend(), d.size());
-  return kernels::blas::invert_diagonal(A.backend(), d.span(), inverse.span(), slot);
+  Vector dinv(A.backend(), d.size());
+  const index_t bad = kernels::blas::invert_diagonal(A.backend(), d.span(), dinv.span(), slot);
+  if (inverse != nullptr) *inverse = std::move(dinv);
+  return bad;
 }
 
 unsigned int* DeferredChecks::add(std::function<void(index_t)> fail) {

@@ -223,18 +223,37 @@ void ChebyshevSmoother::setup(const LinearOperator& A) {
 }
 
 void ChebyshevSmoother::begin_setup(const LinearOperator& A) {
+  begin(A, nullptr);
+}
+
+void ChebyshevSmoother::begin_setup_with_diagonal(const LinearOperator& A,
+                                                  Vector inverse_diagonal) {
+  begin(A, &inverse_diagonal);
+}
+
+void ChebyshevSmoother::begin(const LinearOperator& A, Vector* inverse_diagonal) {
   const char* who = "Chebyshev smoother";
   require_square(A, who);
   A_ = nullptr;  // smooth() refuses until finish_setup
   const auto n = static_cast<std::size_t>(A.num_rows());
-  Vector d(A.backend(), n);
-  A.diagonal(d);
-  inverse_diagonal_ = Vector(A.backend(), n);
   // The Lanczos scalars and, in the last slot, the first bad diagonal index (its first 4 bytes).
   const std::size_t slots = lanczos_slots(parameters_.eigen_iterations);
   pending_ = DeviceScalars(A.backend(), slots + 1);
-  kernels::blas::invert_diagonal(A.backend(), d.span(), inverse_diagonal_.span(),
-                                 reinterpret_cast<unsigned int*>(pending_.slot(slots).address));
+  diagonal_given_ = inverse_diagonal != nullptr;
+  if (diagonal_given_) {
+    if (inverse_diagonal->size() != n) {
+      throw DimensionMismatch(std::string(who) + ": the inverse diagonal has " +
+                              std::to_string(inverse_diagonal->size()) + " entries, A " +
+                              std::to_string(n) + " rows");
+    }
+    inverse_diagonal_ = std::move(*inverse_diagonal);
+  } else {
+    Vector d(A.backend(), n);
+    A.diagonal(d);
+    inverse_diagonal_ = Vector(A.backend(), n);
+    kernels::blas::invert_diagonal(A.backend(), d.span(), inverse_diagonal_.span(),
+                                   reinterpret_cast<unsigned int*>(pending_.slot(slots).address));
+  }
   w_ = Vector(A.backend(), n);
   d_ = Vector(A.backend(), n);
   lanczos_queue(A, inverse_diagonal_, parameters_.eigen_iterations, w_, d_, pending_);
@@ -253,7 +272,7 @@ void ChebyshevSmoother::finish_setup() {
   pending_ = DeviceScalars();
   unsigned int first_bad = 0;
   std::memcpy(&first_bad, &host.back(), sizeof first_bad);
-  if (kernels::blas::first_index_of(first_bad) >= 0) {
+  if (!diagonal_given_ && kernels::blas::first_index_of(first_bad) >= 0) {
     throw_bad_diagonal(A, kernels::blas::first_index_of(first_bad), "Chebyshev smoother");
   }
   const double lambda =

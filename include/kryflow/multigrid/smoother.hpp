@@ -26,6 +26,14 @@ class Smoother {
   /// (the split-phase pattern of kryflow's reductions). smooth() between the two throws
   /// InvalidInput. Default: begin_setup = setup, finish_setup does nothing.
   virtual void begin_setup(const LinearOperator& A) { setup(A); }
+  /// begin_setup given D^-1, the inverse of A's diagonal (n entries on A's backend, formed and
+  /// checked by the caller, e.g. a multigrid level that checked A's diagonal): a smoother that
+  /// needs D^-1 keeps it instead of a pass over A of its own and does not check it again.
+  /// Default: begin_setup(A) (inverse_diagonal unused).
+  virtual void begin_setup_with_diagonal(const LinearOperator& A, Vector inverse_diagonal) {
+    (void)inverse_diagonal;
+    begin_setup(A);
+  }
   virtual void finish_setup() {}
   /// Refreshes S after A's values (not its pattern) changed. Default: setup(A).
   virtual void update_values(const LinearOperator& A) { setup(A); }

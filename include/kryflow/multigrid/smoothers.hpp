@@ -81,6 +81,8 @@ class ChebyshevSmoother final : public Smoother {
   /// setup in two phases (Smoother::begin_setup): the diagonal check and the Lanczos scalars
   /// are read by finish_setup, which throws setup's errors.
   void begin_setup(const LinearOperator& A) override;
+  /// Throws DimensionMismatch when inverse_diagonal does not have A's rows.
+  void begin_setup_with_diagonal(const LinearOperator& A, Vector inverse_diagonal) override;
   void finish_setup() override;
   void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
   std::string name() const override { return "chebyshev"; }
@@ -94,8 +96,10 @@ class ChebyshevSmoother final : public Smoother {
   double lambda_max_ = 0.0;
   Vector inverse_diagonal_;
   mutable Vector w_, d_;  // the second iterate (the Lanczos estimate's residual at setup)
+  void begin(const LinearOperator& A, Vector* inverse_diagonal);
   const LinearOperator* pending_A_ = nullptr;  // between begin_setup and finish_setup
   DeviceScalars pending_;                      // the Lanczos scalars and the diagonal check
+  bool diagonal_given_ = false;                // begin_setup_with_diagonal: no check of ours
 };
 
 /// Sequential Gauss-Seidel, the Parallel Toolbox's forward/backward smoother: each sweep updates
