@@ -31,8 +31,8 @@ struct HierarchyReport {
   double grid_complexity = 0.0;
   std::vector<Phase> phases;
   /// Bytes the hierarchy holds on the backend, counted from its arrays: P, R and R's source
-  /// map, the splitting and coarse points, A P's pattern, the passes and the patterns of X_1, W
-  /// and the products W X_t of aggressive levels, the coarse matrices A_1 .. A_L (the A
+  /// map, the splitting and coarse points, A P's pattern, the passes, the rows grouped by pass
+  /// and W's pattern of aggressive levels, the coarse matrices A_1 .. A_L (the A
   /// of setup is the caller's and not counted), the smoothers' and the cycle's vectors and the
   /// coarse solver's dense inverse (n_L^2 doubles when it is DenseDirectSolver). Each stored
   /// value of P, R and A_1 .. A_L counts value_bytes(hierarchy_precision): 8 or 4 bytes.
