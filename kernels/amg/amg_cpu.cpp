@@ -441,17 +441,9 @@ void mm_extended_fill(const Backend& backend, const MatrixView& a, const Pattern
                       index_t* left_col_idx, double* left_values, const index_t* right_row_ptr,
                       index_t* right_col_idx, double* right_values) {
   parallel::for_each(backend, entries(a.pattern), s.num_rows, [&](size_type r) {
-    const auto i = static_cast<index_t>(r);
-    index_t next = left_row_ptr[i];
-    rows::mm_extended_left_row(a, s, cf.data(), coarse_sum.data(), i, [&](index_t k, double v) {
-      left_col_idx[next] = k;
-      left_values[next++] = v;
-    });
-    next = right_row_ptr[i];
-    rows::mm_extended_right_row(a, s, cf.data(), coarse_index.data(), i, [&](index_t l, double v) {
-      right_col_idx[next] = l;
-      right_values[next++] = v;
-    });
+    rows::mm_extended_fill_row(a, s, cf.data(), coarse_index.data(), coarse_sum.data(),
+                               left_row_ptr, left_col_idx, left_values, right_row_ptr,
+                               right_col_idx, right_values, static_cast<index_t>(r));
   });
 }
 

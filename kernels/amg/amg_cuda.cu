@@ -12,7 +12,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <cub/cub.cuh>
@@ -24,6 +23,7 @@
 #include "kernels/backend/cuda_runtime.hpp"
 #include "kernels/backend/device_scratch.cuh"
 #include "kernels/backend/lane_group.cuh"
+#include "kernels/coloring/coloring.hpp"
 #include "kryflow/core/error.hpp"
 
 namespace kryflow::kernels::amg::cuda {
@@ -728,22 +728,10 @@ __global__ void multipass_prolongation_kernel(MatrixView a, const index_t* pass,
   }
 }
 
-__global__ void pass_keys_kernel(const index_t* pass, index_t n, unsigned int* keys,
-                                 index_t* rows) {
+/// keys[i] = pass[i] + 1 (0 for a row without a pass): the colors multipass_order groups by.
+__global__ void pass_keys_kernel(const index_t* pass, index_t n, index_t* keys) {
   KRYFLOW_FOR_EACH_ROW(i, n) {
-    keys[i] = static_cast<unsigned int>(pass[i] + 1);
-    rows[i] = i;
-  }
-}
-
-/// offsets[g] = the first position r of the sorted keys with key >= g (g = 0 .. groups), from
-/// the key changes between r - 1 and r: no atomics.
-__global__ void group_offsets_kernel(const unsigned int* sorted_keys, index_t n, index_t groups,
-                                     index_t* offsets) {
-  KRYFLOW_FOR_EACH_ROW(r, n + 1) {
-    const index_t before = r == 0 ? -1 : static_cast<index_t>(sorted_keys[r - 1]);
-    const index_t here = r == n ? groups : static_cast<index_t>(sorted_keys[r]);
-    for (index_t g = before + 1; g <= here; ++g) offsets[g] = r;
+    keys[i] = pass[i] + 1;
   }
 }
 
@@ -812,16 +800,8 @@ __global__ void mm_extended_fill_kernel(MatrixView a, PatternView s, const index
                                         index_t* right_col_idx, double* right_values) {
   KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
     if (mm_extended_warp_row(s, cf, i)) continue;  // mm_extended_fill_warp_kernel
-    index_t next = left_row_ptr[i];
-    rows::mm_extended_left_row(a, s, cf, coarse_sum, i, [&](index_t k, double v) {
-      left_col_idx[next] = k;
-      left_values[next++] = v;
-    });
-    next = right_row_ptr[i];
-    rows::mm_extended_right_row(a, s, cf, coarse_index, i, [&](index_t l, double v) {
-      right_col_idx[next] = l;
-      right_values[next++] = v;
-    });
+    rows::mm_extended_fill_row(a, s, cf, coarse_index, coarse_sum, left_row_ptr, left_col_idx,
+                               left_values, right_row_ptr, right_col_idx, right_values, i);
   }
 }
 
@@ -847,10 +827,9 @@ __device__ __forceinline__ MmExtendedPoint mm_extended_point(const MatrixView& a
     return p;
   }
   p.fine = true;
-  const index_t r = rows::sorted_lower_bound(s.col_idx, s.row_ptr[p.k], s.row_ptr[p.k + 1], i);
-  const bool influences = r < s.row_ptr[p.k + 1] && s.col_idx[r] == i;
-  p.a_ki = influences ? rows::sorted_entry(a, p.k, i) : 0.0;
-  p.d = coarse_sum[p.k] + p.a_ki;
+  const rows::MmExtendedCoupling c = rows::mm_extended_coupling(a, s, coarse_sum, i, p.k);
+  p.a_ki = c.a_ki;
+  p.d = c.d;
   return p;
 }
 
@@ -1325,31 +1304,15 @@ void multipass_order(const Backend& backend, Span<const index_t> pass, index_t p
                      Span<index_t> order, Span<index_t> offsets) {
   const auto n = static_cast<index_t>(pass.size());
   Context& context = context_of(backend);
-  if (n == 0) {
-    KRYFLOW_CUDA_CHECK(
-        cudaMemsetAsync(offsets.data(), 0, sizeof(index_t) * offsets.size(), context.stream));
-    return;
+  DeviceScratch keys(context, sizeof(index_t) * static_cast<std::size_t>(n));
+  if (n > 0) {
+    pass_keys_kernel<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(pass.data(), n,
+                                                                           keys.as<index_t>());
+    check_launch("amg::multipass_order (keys)");
   }
-  DeviceScratch keys(context, sizeof(unsigned int) * static_cast<std::size_t>(n));
-  DeviceScratch sorted_keys(context, sizeof(unsigned int) * static_cast<std::size_t>(n));
-  DeviceScratch rows(context, sizeof(index_t) * static_cast<std::size_t>(n));
-  pass_keys_kernel<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(
-      pass.data(), n, keys.as<unsigned int>(), rows.as<index_t>());
-  check_launch("amg::multipass_order (keys)");
-  // A stable radix sort by pass + 1: each pass's rows keep their increasing order.
-  const int end_bit =
-      std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint32_t>(passes + 1))));
-  std::size_t temp_bytes = 0;
-  KRYFLOW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
-      nullptr, temp_bytes, keys.as<unsigned int>(), sorted_keys.as<unsigned int>(),
-      rows.as<index_t>(), order.data(), static_cast<std::int64_t>(n), 0, end_bit, context.stream));
-  DeviceScratch temp(context, temp_bytes);
-  KRYFLOW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
-      temp.as<void>(), temp_bytes, keys.as<unsigned int>(), sorted_keys.as<unsigned int>(),
-      rows.as<index_t>(), order.data(), static_cast<std::int64_t>(n), 0, end_bit, context.stream));
-  group_offsets_kernel<<<blocks_for(n + 1, kBlock), kBlock, 0, context.stream>>>(
-      sorted_keys.as<unsigned int>(), n, static_cast<index_t>(offsets.size()) - 1, offsets.data());
-  check_launch("amg::multipass_order (offsets)");
+  coloring::cuda::group_by_color(
+      backend, Span<const index_t>(keys.as<index_t>(), static_cast<std::size_t>(n)), passes + 2,
+      offsets, order);
 }
 
 void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,

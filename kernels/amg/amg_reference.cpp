@@ -1,9 +1,9 @@
 // Reference AMG setup kernels: single-threaded loops over the rows (the oracle).
-#include <algorithm>
 #include <vector>
 
 #include "kernels/amg/amg.hpp"
 #include "kernels/amg/amg_rows.hpp"
+#include "kernels/coloring/coloring.hpp"
 
 namespace kryflow::kernels::amg::reference {
 
@@ -346,15 +346,11 @@ void multipass_fill(const Backend&, const MatrixView& a, const PatternView& s,
   }
 }
 
-void multipass_order(const Backend&, Span<const index_t> pass, index_t passes, Span<index_t> order,
-                     Span<index_t> offsets) {
-  std::fill(offsets.begin(), offsets.end(), 0);
-  for (const index_t t : pass) ++offsets[static_cast<std::size_t>(t) + 2];
-  for (index_t g = 0; g <= passes + 1; ++g) offsets[g + 1] += offsets[g];
-  std::vector<index_t> next(offsets.begin(), offsets.end());
-  for (std::size_t i = 0; i < pass.size(); ++i) {
-    order[next[static_cast<std::size_t>(pass[i]) + 1]++] = static_cast<index_t>(i);
-  }
+void multipass_order(const Backend& backend, Span<const index_t> pass, index_t passes,
+                     Span<index_t> order, Span<index_t> offsets) {
+  std::vector<index_t> keys(pass.begin(), pass.end());
+  for (index_t& key : keys) ++key;  // pass + 1: 0 for a row without a pass
+  coloring::reference::group_by_color(backend, keys, passes + 2, offsets, order);
 }
 
 void multipass_prolongation_values(const Backend&, const MatrixView& a, Span<const index_t> pass,
@@ -390,16 +386,9 @@ void mm_extended_fill(const Backend&, const MatrixView& a, const PatternView& s,
                       index_t* left_col_idx, double* left_values, const index_t* right_row_ptr,
                       index_t* right_col_idx, double* right_values) {
   for (index_t i = 0; i < s.num_rows; ++i) {
-    index_t next = left_row_ptr[i];
-    rows::mm_extended_left_row(a, s, cf.data(), coarse_sum.data(), i, [&](index_t k, double v) {
-      left_col_idx[next] = k;
-      left_values[next++] = v;
-    });
-    next = right_row_ptr[i];
-    rows::mm_extended_right_row(a, s, cf.data(), coarse_index.data(), i, [&](index_t l, double v) {
-      right_col_idx[next] = l;
-      right_values[next++] = v;
-    });
+    rows::mm_extended_fill_row(a, s, cf.data(), coarse_index.data(), coarse_sum.data(),
+                               left_row_ptr, left_col_idx, left_values, right_row_ptr,
+                               right_col_idx, right_values, i);
   }
 }
 

@@ -899,6 +899,22 @@ KRYFLOW_HOST_DEVICE inline double strong_coarse_sum(const MatrixView& a, const P
   return sum;
 }
 
+/// For a fine point k of S_i in matrix-product extended+i (mm_extended_left_row): a_ki when i
+/// is in S_k (else 0) and d_ik = beta_k + that a_ki, beta_k = coarse_sum[k].
+struct MmExtendedCoupling {
+  double a_ki = 0.0;
+  double d = 0.0;
+};
+KRYFLOW_HOST_DEVICE inline MmExtendedCoupling mm_extended_coupling(const MatrixView& a,
+                                                                   const PatternView& s,
+                                                                   const double* coarse_sum,
+                                                                   index_t i, index_t k) {
+  const index_t r = sorted_lower_bound(s.col_idx, s.row_ptr[k], s.row_ptr[k + 1], i);
+  const bool influences = r < s.row_ptr[k + 1] && s.col_idx[r] == i;
+  const double a_ki = influences ? sorted_entry(a, k, i) : 0.0;
+  return {a_ki, coarse_sum[k] + a_ki};
+}
+
 /// Row i of the left factor L (n x n) of matrix-product extended+i, P = L B
 /// (InterpolationKind::mm_extended_i): a coarse row is {i} with 1; a fine row holds i and the
 /// fine points k of S_i, in increasing column order, with
@@ -932,10 +948,8 @@ KRYFLOW_HOST_DEVICE void mm_extended_left_row(const MatrixView& a, const Pattern
       const index_t k = s.col_idx[q];
       while (a.pattern.col_idx[e] != k) ++e;  // S_i is a subset of row i's columns
       if (cf[k] == kCoarse) continue;
-      const index_t r = sorted_lower_bound(s.col_idx, s.row_ptr[k], s.row_ptr[k + 1], i);
-      const bool influences = r < s.row_ptr[k + 1] && s.col_idx[r] == i;
-      const double a_ki = influences ? sorted_entry(a, k, i) : 0.0;
-      f(k, a.values[e], a_ki, coarse_sum[k] + a_ki);
+      const MmExtendedCoupling c = mm_extended_coupling(a, s, coarse_sum, i, k);
+      f(k, a.values[e], c.a_ki, c.d);
     }
   };
   for_fine([&](index_t, double a_ik, double a_ki, double d) {
@@ -987,6 +1001,25 @@ KRYFLOW_HOST_DEVICE void mm_extended_right_row(const MatrixView& a, const Patter
     return;
   }
   for_strong_coarse(a, s, cf, k, [&](index_t l, double v) { emit(coarse_index[l], v); });
+}
+
+/// Row i of L and of B of matrix-product extended+i (mm_extended_left_row,
+/// mm_extended_right_row) written from their row pointers.
+KRYFLOW_HOST_DEVICE inline void mm_extended_fill_row(
+    const MatrixView& a, const PatternView& s, const index_t* cf, const index_t* coarse_index,
+    const double* coarse_sum, const index_t* left_row_ptr, index_t* left_col_idx,
+    double* left_values, const index_t* right_row_ptr, index_t* right_col_idx, double* right_values,
+    index_t i) {
+  index_t next = left_row_ptr[i];
+  mm_extended_left_row(a, s, cf, coarse_sum, i, [&](index_t k, double v) {
+    left_col_idx[next] = k;
+    left_values[next++] = v;
+  });
+  next = right_row_ptr[i];
+  mm_extended_right_row(a, s, cf, coarse_index, i, [&](index_t l, double v) {
+    right_col_idx[next] = l;
+    right_values[next++] = v;
+  });
 }
 
 /// Row i of a computed prolongation p truncated: the entries kept_points keeps (weight and key

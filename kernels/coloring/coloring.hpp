@@ -45,8 +45,8 @@ KRYFLOW_HOST_DEVICE inline std::uint64_t jpl_key(std::uint64_t seed, index_t i) 
                        std::uint64_t seed, Span<index_t> colors);                                \
   /** The vertices grouped by color: offsets (num_colors + 1 entries, on the backend) and rows   \
       (n entries): rows[offsets[c] .. offsets[c + 1]) are the vertices of color c in increasing  \
-      order (a stable counting sort; cuda: the transpose of the n x num_colors pattern with one  \
-      entry per row). colors holds values in 0 .. num_colors - 1. */                             \
+      order (a stable counting sort; cuda: a stable radix sort by color and the offsets from     \
+      the color changes, no atomics and no wait). colors holds values in 0 .. num_colors - 1. */ \
   void group_by_color(const Backend& backend, Span<const index_t> colors, index_t num_colors,    \
                       Span<index_t> offsets, Span<index_t> rows);
 

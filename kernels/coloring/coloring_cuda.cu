@@ -3,6 +3,10 @@
 // thread per vertex, one wait per round for the count of uncolored vertices.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cub/cub.cuh>
 #include <string>
 
 #include "kernels/backend/cuda_context.cuh"
@@ -105,6 +109,18 @@ __global__ void iota_kernel(index_t n, index_t* v) {
   if (i <= n) v[i] = static_cast<index_t>(i);
 }
 
+/// offsets[c] = the first position r of the sorted colors with color >= c (c = 0 ..
+/// num_colors), from the color changes between r - 1 and r: no atomics (a count per color
+/// contends on a few addresses when millions of vertices share a handful of colors).
+__global__ void color_offsets_kernel(const unsigned int* sorted_colors, index_t n,
+                                     index_t num_colors, index_t* offsets) {
+  const long long r = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (r > n) return;
+  const index_t before = r == 0 ? -1 : static_cast<index_t>(sorted_colors[r - 1]);
+  const index_t here = r == n ? num_colors : static_cast<index_t>(sorted_colors[r]);
+  for (index_t c = before + 1; c <= here; ++c) offsets[c] = static_cast<index_t>(r);
+}
+
 }  // namespace
 
 index_t greedy_coloring(const Backend& backend, const PatternView& g, const PatternView& gt,
@@ -160,20 +176,28 @@ void group_by_color(const Backend& backend, Span<const index_t> colors, index_t 
         cudaMemsetAsync(offsets.data(), 0, offsets.size() * sizeof(index_t), context.stream));
     return;
   }
-  // The n x num_colors pattern with entry (i, colors[i]) per row; its transpose's rows list the
-  // vertices of each color in increasing order.
-  DeviceScratch row_ptr(context, (static_cast<std::size_t>(n) + 1) * sizeof(index_t));
-  DeviceScratch counts(context, static_cast<std::size_t>(num_colors) * sizeof(index_t));
-  DeviceScratch source(context, static_cast<std::size_t>(n) * sizeof(index_t));
+  // A stable radix sort of (color, vertex) pairs: each color's vertices keep their increasing
+  // order. The colors are >= 0, so their bits sort as unsigned keys.
+  DeviceScratch vertices(context, (static_cast<std::size_t>(n) + 1) * sizeof(index_t));
+  DeviceScratch sorted_colors(context, static_cast<std::size_t>(n) * sizeof(unsigned int));
   iota_kernel<<<blocks_for(static_cast<long long>(n) + 1, kBlock), kBlock, 0, context.stream>>>(
-      n, row_ptr.as<index_t>());
+      n, vertices.as<index_t>());
   check_launch("coloring::group_by_color");
-  const sparse_setup::PatternView pattern{n, num_colors, row_ptr.as<index_t>(), colors.data()};
-  const Span<index_t> count_span(counts.as<index_t>(), static_cast<std::size_t>(num_colors));
-  sparse_setup::cuda::transpose_count(backend, pattern, count_span);
-  sparse_setup::cuda::exclusive_scan(backend, Span<const index_t>(count_span), offsets);
-  sparse_setup::cuda::transpose_fill(backend, pattern, offsets.data(), rows.data(),
-                                     source.as<index_t>());
+  const auto* keys = reinterpret_cast<const unsigned int*>(colors.data());
+  const int end_bit =
+      std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint32_t>(num_colors - 1))));
+  std::size_t temp_bytes = 0;
+  KRYFLOW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+      nullptr, temp_bytes, keys, sorted_colors.as<unsigned int>(), vertices.as<index_t>(),
+      rows.data(), static_cast<std::int64_t>(n), 0, end_bit, context.stream));
+  DeviceScratch temp(context, temp_bytes);
+  KRYFLOW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+      temp.as<void>(), temp_bytes, keys, sorted_colors.as<unsigned int>(), vertices.as<index_t>(),
+      rows.data(), static_cast<std::int64_t>(n), 0, end_bit, context.stream));
+  color_offsets_kernel<<<blocks_for(static_cast<long long>(n) + 1, kBlock), kBlock, 0,
+                         context.stream>>>(sorted_colors.as<unsigned int>(), n, num_colors,
+                                           offsets.data());
+  check_launch("coloring::group_by_color (offsets)");
 }
 
 }  // namespace kryflow::kernels::coloring::cuda
