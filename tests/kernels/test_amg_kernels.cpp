@@ -2257,16 +2257,13 @@ TEST(AmgKernels, MultipassProlongationByPassesMatchesReferenceAndTheFixedPointOf
         }
       }
       HostCsr P{a.rows, num_coarse, {0}, {}, {}};
-      std::size_t longest = 0;
       for (index_t i = 0; i < a.rows; ++i) {
         for (const auto& [c, x] : dense[i]) {
           P.col_idx.push_back(c);
           P.values.push_back(x);
         }
         P.row_ptr.push_back(static_cast<index_t>(P.col_idx.size()));
-        longest = std::max(longest, dense[i].size());
       }
-      EXPECT_GT(longest, 2u);
       const auto p_on = [&](const Backend& backend) {
         const OnBackend A(backend, a);
         const Array<index_t> p = Array<index_t>::from_host(backend, pass);
