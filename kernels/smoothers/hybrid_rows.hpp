@@ -37,17 +37,43 @@ KRYFLOW_HOST_DEVICE inline Block block_of_row(index_t i, index_t n, index_t bloc
   return block(i / block_rows, n, block_rows);
 }
 
-/// d_i of hybrid_diagonal: from 0 in stored order, a_ii, and |a_ij| off the block with l1.
+/// -1 when row i stores a negative diagonal entry, else +1: the sign the l1 terms take, so that
+/// a negative definite A (e.g. a finite-volume pressure matrix as assembled) gets the l1
+/// diagonal of -A negated.
+template <class Value>
+KRYFLOW_HOST_DEVICE inline double diagonal_sign(const PatternView& a, const Value* values,
+                                                index_t i) {
+  for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+    if (a.col_idx[k] == i) return static_cast<double>(values[k]) < 0.0 ? -1.0 : 1.0;
+  }
+  return 1.0;
+}
+
+/// l1_row_norms' d_i: s sum_j |a_ij| from 0 in stored order, s = diagonal_sign.
+template <class Value>
+KRYFLOW_HOST_DEVICE inline double l1_row_norm(const PatternView& a, const Value* values,
+                                              index_t i) {
+  const double s = diagonal_sign(a, values, i);
+  double sum = 0.0;
+  for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+    sum += s * fabs(static_cast<double>(values[k]));
+  }
+  return sum;
+}
+
+/// d_i of hybrid_diagonal: from 0 in stored order, a_ii, and s |a_ij| off the block with l1
+/// (s = diagonal_sign).
 template <class Value>
 KRYFLOW_HOST_DEVICE inline double diagonal(const PatternView& a, const Value* values, index_t i,
                                            Block own, bool l1) {
+  const double s = l1 ? diagonal_sign(a, values, i) : 1.0;
   double sum = 0.0;
   for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
     const index_t j = a.col_idx[k];
     if (j == i) {
       sum += static_cast<double>(values[k]);
     } else if (l1 && !own.holds(j)) {
-      sum += fabs(static_cast<double>(values[k]));
+      sum += s * fabs(static_cast<double>(values[k]));
     }
   }
   return sum;

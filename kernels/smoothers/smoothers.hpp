@@ -51,8 +51,8 @@ decltype(auto) with_values(const MatrixView& a, F&& f) {
 enum class SweepDirection { forward, backward };
 
 #define KRYFLOW_SMOOTHERS_DECLARATIONS                                                           \
-  /** d_i = sum_j |a_ij| (Baker, Falgout, Kolev, Yang, SIAM J. Sci. Comput. 33, 2011: the l1     \
-      smoother's diagonal on one process) */                                                     \
+  /** d_i = s_i sum_j |a_ij|, s_i = -1 where a_ii < 0, else 1 (Baker, Falgout, Kolev, Yang,      \
+      SIAM J. Sci. Comput. 33, 2011: the l1 smoother's diagonal on one process) */               \
   void l1_row_norms(const Backend& backend, const MatrixView& a, Span<double> d);                \
   /** One Gauss-Seidel sweep over the rows in `direction`: x_i = (b_i - sum_{j != i} a_ij x_j)   \
       inverse_diagonal_i, with the newest x_j (Saad, Iterative Methods, 2nd ed., sec. 4.1) */    \
@@ -60,7 +60,7 @@ enum class SweepDirection { forward, backward };
                     Span<const double> inverse_diagonal, Span<const double> b, Span<double> x,   \
                     SweepDirection direction);                                                   \
   /** The hybrid smoother's diagonal d (n entries) for blocks of block_rows rows: without l1     \
-      d_i = a_ii (0 when not stored); with l1 d_i = a_ii + sum of |a_ij| over the columns j      \
+      d_i = a_ii (0 when not stored); with l1 d_i = a_ii + s_i sum of |a_ij| over the columns j  \
       outside i's block (Baker et al. 2011, sec. 6: convergent for every symmetric positive      \
       definite A), summed from 0 over the row's entries in stored order, a_ii for j == i,        \
       |a_ij| for j outside the block, the block's other entries skipped. With block_rows = 1     \

@@ -13,11 +13,7 @@ void l1_row_norms(const Backend& backend, const MatrixView& a, Span<double> d) {
   const std::int64_t n = a.pattern.num_rows;
   with_values(a, [&](const auto* values) {
     parallel::for_each(backend, a.pattern.row_ptr[n], n, [&](std::int64_t i) {
-      double sum = 0.0;
-      for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
-        sum += std::abs(static_cast<double>(values[k]));
-      }
-      d[i] = sum;
+      d[i] = hybrid::l1_row_norm(a.pattern, values, static_cast<index_t>(i));
     });
   });
 }

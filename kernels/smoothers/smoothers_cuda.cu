@@ -19,16 +19,12 @@ namespace {
 
 constexpr int kBlock = 256;
 
-/// d_i = sum_j |a_ij| in column order; work: the row's entries.
+/// d_i = s sum_j |a_ij| in stored order (hybrid::l1_row_norm); work: the row's entries.
 template <class Value>
 __global__ void l1_row_norms_kernel(PatternView a, const Value* values, double* d) {
   for (long long i = blockIdx.x * static_cast<long long>(kBlock) + threadIdx.x; i < a.num_rows;
        i += static_cast<long long>(gridDim.x) * kBlock) {
-    double sum = 0.0;
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      sum += fabs(static_cast<double>(values[k]));
-    }
-    d[i] = sum;
+    d[i] = hybrid::l1_row_norm(a, values, static_cast<index_t>(i));
   }
 }
 

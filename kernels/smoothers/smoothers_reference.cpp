@@ -8,12 +8,22 @@
 namespace kryflow::kernels::smoothers::reference {
 namespace {
 
+/// -1 when row i stores a negative diagonal entry, else +1 (the sign of the l1 terms).
+template <class Value>
+double diagonal_sign_of(const MatrixView& a, const Value* values, index_t i) {
+  for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
+    if (a.pattern.col_idx[k] == i) return static_cast<double>(values[k]) < 0.0 ? -1.0 : 1.0;
+  }
+  return 1.0;
+}
+
 template <class Value>
 void l1_row_norms_of(const MatrixView& a, const Value* values, Span<double> d) {
   for (index_t i = 0; i < a.pattern.num_rows; ++i) {
+    const double s = diagonal_sign_of(a, values, i);
     double sum = 0.0;
     for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
-      sum += std::abs(static_cast<double>(values[k]));
+      sum += s * std::abs(static_cast<double>(values[k]));
     }
     d[i] = sum;
   }
@@ -43,13 +53,14 @@ template <class Value>
 void hybrid_diagonal_of(const MatrixView& a, const Value* values, index_t block_rows, bool l1,
                         Span<double> d) {
   for (index_t i = 0; i < a.pattern.num_rows; ++i) {
+    const double s = l1 ? diagonal_sign_of(a, values, i) : 1.0;
     double sum = 0.0;
     for (index_t k = a.pattern.row_ptr[i]; k < a.pattern.row_ptr[i + 1]; ++k) {
       const index_t j = a.pattern.col_idx[k];
       if (j == i) {
         sum += static_cast<double>(values[k]);
       } else if (l1 && block_of(j, block_rows) != block_of(i, block_rows)) {
-        sum += std::abs(static_cast<double>(values[k]));
+        sum += s * std::abs(static_cast<double>(values[k]));
       }
     }
     d[i] = sum;

@@ -31,9 +31,11 @@ class JacobiSmoother final : public Smoother {
   mutable Vector r_;
 };
 
-/// l1-Jacobi: x <- x + D_l1^-1 (b - A x) with (D_l1)_ii = sum_j |a_ij| (Baker, Falgout, Kolev,
-/// Yang, "Multigrid smoothers for ultraparallel computing", SIAM J. Sci. Comput. 33, 2011):
-/// convergent for every symmetric positive definite A without a damping parameter. Needs the
+/// l1-Jacobi: x <- x + D_l1^-1 (b - A x) with (D_l1)_ii = s_i sum_j |a_ij|, s_i = -1 where
+/// a_ii < 0 and +1 otherwise (Baker, Falgout, Kolev, Yang, "Multigrid smoothers for
+/// ultraparallel computing", SIAM J. Sci. Comput. 33, 2011): convergent for every symmetric
+/// positive definite A without a damping parameter; with s_i a negative definite A (a
+/// finite-volume pressure matrix as assembled) is smoothed as -A is. Needs the
 /// entries: A must be a CsrMatrix, its values stored in float64 or float32 (summed in double),
 /// on any backend. Memory: two n-vectors.
 class L1JacobiSmoother final : public Smoother {
