@@ -7,6 +7,7 @@
 # Environment: KRYFLOW_DATA_DIR (matrix corpus; default .data if present, else ../shared/data);
 # KRYFLOW_STEPS, the steps to run (default "tests krylov amg ainv sequence relaxation cli session bench
 # formats sem"; amg_corpus: the SPD corpus part of amg alone);
+# KRYFLOW_TESTS_REGEX, a ctest -R pattern that limits the tests step (default: every test).
 # KRYFLOW_AMG_PROBLEMS, the amg step's problems (default p7:100,p7:200,p7:300,p27:200).
 # KRYFLOW_SEQUENCE_N, _EVERY, _SPEED: the sequence step's grid (64), rebuild interval (10), drift (0.02).
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
@@ -59,7 +60,8 @@ say "== tests (all labels)"
 # Eight test processes at once: give each an eighth of the cores, or the cpu backend's OpenMP
 # threads oversubscribe the machine and spin (a 2 s test then takes minutes).
 OMP_NUM_THREADS=$(( $(nproc) / 8 > 0 ? $(nproc) / 8 : 1 )) \
-  ctest --test-dir "$build" --output-on-failure -j 8 --timeout 600 2>&1 | tee "$results/ctest.txt" | tail -30
+  ctest --test-dir "$build" --output-on-failure -j 8 --timeout 600 \
+  ${KRYFLOW_TESTS_REGEX:+-R "$KRYFLOW_TESTS_REGEX"} 2>&1 | tee "$results/ctest.txt" | tail -30
 test_summary=$(grep -E "tests passed|tests failed" "$results/ctest.txt" | tail -1)
 fi
 
@@ -143,6 +145,9 @@ if want relaxation; then
 say "== multicolor Gauss-Seidel sweeps (kryflow_bench_relaxation): both cuda kernels per block size, against the copy bandwidth"
 "$build/bench/kryflow_bench_relaxation" --backend cuda --data-dir "$KRYFLOW_DATA_DIR" \
   --json "$results/bench_relaxation.json" 2>&1 | tee "$results/relaxation_table.txt" | tail -30
+say "== the same for B = 4 and 5 with about 1 GiB of values"
+"$build/bench/kryflow_bench_relaxation" --backend cuda --data-dir /nonexistent --block-sizes 4,5 \
+  --target-mb 1024 --json "$results/bench_relaxation_1g.json" 2>&1 | tee "$results/relaxation_1g_table.txt" | tail -12
 say "== block and nonsymmetric corpus: every block preset to 1e-8 with the file's b (kryflow solve, BSR-4, one cold process each)"
 echo "| matrix | preset | backend | iterations | status | true residual | setup s | solve s | setup + solve s |" >"$block_table"
 echo "|---|---|---|---|---|---|---|---|---|" >>"$block_table"
@@ -169,6 +174,8 @@ for f in fvens/2dcyl1/2dcyl1 petsc_ex19/ex19_cavity_33 petsc_ex19/ex19_cavity_12
   for preset in bicgstab_jacobi bicgstab_block_jacobi bicgstab_mcsgs gmres_ilu0 fgmres_dilu gmres_ilut; do
     block_solve "$name" $preset cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset $preset
   done
+  block_solve "$name" bicgstab_mcsgs_per_color cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" \
+    --preset bicgstab_mcsgs -p solver.preconditioner.sweep_launch=per_color
   for prec in ilu0 dilu; do
     block_solve "$name" bicgstab_$prec cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_block_jacobi \
       -p solver.preconditioner.type=$prec
@@ -334,6 +341,7 @@ for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && 
 [[ -s $results/amg_corpus_warm.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda, warm)"; grep -E "^(ex10hs|openfoam|  )" "$results/amg_corpus_warm.txt"; }
 [[ -s $sem_table ]] && { echo "-- PCG on the spectral-element meshes, p = 7 (cuda)"; cat "$sem_table"; }
 [[ -s $results/relaxation_table.txt ]] && { echo "-- multicolor SGS sweeps (cuda)"; sed -n '/^multicolor SGS/,$p' "$results/relaxation_table.txt"; }
+[[ -s $results/relaxation_1g_table.txt ]] && { echo "-- multicolor SGS sweeps, about 1 GiB of values (cuda)"; sed -n '/^multicolor SGS/,$p' "$results/relaxation_1g_table.txt"; }
 [[ -s $results/ainv_table.txt ]] && { echo "-- PCG-AINV against PCG-Jacobi (cuda)"; cat "$results/ainv_table.txt"; }
 [[ -s $results/sequence_table.txt ]] && { echo "-- drifting sequence of 50 systems (cuda)"; cat "$results/sequence_table.txt"; }
 [[ -s $results/ilu_table.txt ]] && { echo "-- ILU solves (cuda)"; cat "$results/ilu_table.txt"; }

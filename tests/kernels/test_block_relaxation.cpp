@@ -634,6 +634,70 @@ TEST(BlockRelaxation, MulticolorIluMatchesTheReferenceForEveryBlockSize) {
   }
 }
 
+TEST(BlockRelaxation, FusedAndPerColorLaunchesGiveTheSameBits) {
+  // On cuda `fused` runs an application's colors in one cooperative launch with grid barriers
+  // between them (at most 16 colors per launch): the same arithmetic per row as one launch per
+  // color, so the same bits, for every block size, both value precisions, the coefficient and
+  // block_row kernels, symmetric Gauss-Seidel (2 damped sweeps from a random x, and 1 sweep
+  // with omega = 1 from 0, which skips a repeated color), ILU(0) and DILU; the natural order
+  // (a color per block row, so many launches of 16 colors) too.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  for (int B = 1; B <= 8; ++B) {
+    const index_t nb = 83 + 2 * B;
+    const CooMatrix coo = random_block_system(nb, B, seed + B);
+    const std::vector<double> b = test::random_vector(coo.num_rows, seed + 100 + B);
+    const std::vector<double> x0 = test::random_vector(coo.num_rows, seed + 200 + B);
+    for (const Precision values : kPrecisions) {
+      const auto A = as_operator(coo, B, values, backend);
+      for (const SweepKernel kernel : kernels_under_test()) {
+        if (kernel == SweepKernel::warp) continue;  // never fused
+        for (const ColoringAlgorithm coloring :
+             {ColoringAlgorithm::jones_plassmann_luby, ColoringAlgorithm::natural}) {
+          SCOPED_TRACE("B " + std::to_string(B) + ", values " + std::string(to_string(values)) +
+                       ", kernel " + to_string(kernel) + ", coloring " + to_string(coloring));
+          MulticolorGaussSeidel::Parameters p;
+          p.kernel = kernel;
+          p.coloring = coloring;
+          p.seed = seed;
+          p.sweeps = 2;
+          p.omega = 0.8;
+          MulticolorGaussSeidel::Parameters q = p;
+          q.fused = false;
+          EXPECT_EQ(relaxed(*A, p, b, x0), relaxed(*A, q, b, x0));
+          p.sweeps = q.sweeps = 1;
+          p.omega = q.omega = 1.0;
+          MulticolorGaussSeidel fused(p), per_color(q);
+          fused.setup(*A);
+          per_color.setup(*A);
+          Vector x(backend, b.size()), y(backend, b.size());
+          const Vector bv = Vector::from_host(backend, b);
+          fused.relax(bv, x, true);
+          per_color.relax(bv, y, true);
+          EXPECT_EQ(x.to_host(), y.to_host());
+          for (const IluFactorization kind : {IluFactorization::ilu0, IluFactorization::dilu}) {
+            MulticolorIluPreconditioner::Parameters f;
+            f.factorization = kind;
+            f.kernel = kernel;
+            f.coloring = coloring;
+            f.seed = seed;
+            MulticolorIluPreconditioner::Parameters g = f;
+            g.fused = false;
+            MulticolorIluPreconditioner one(f), many(g);
+            one.setup(*A);
+            many.setup(*A);
+            Vector z1(backend, b.size()), z2(backend, b.size());
+            one.apply(bv, z1);
+            many.apply(bv, z2);
+            EXPECT_EQ(z1.to_host(), z2.to_host()) << to_string(kind);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(BlockRelaxation, SingularIluPivotBlocksNameTheirBlockRow) {
   const Backend backend = test::backend_under_test();
   // [D C; C^T D] with D singular... simpler: block row 2's diagonal block zero, so both
