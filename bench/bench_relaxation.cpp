@@ -16,9 +16,8 @@
 // Matrices: block 3D Poisson (kronecker_block, random dense diagonally dominant blocks, 7
 // blocks per block row) sized so the values take about --target-mb MiB (beyond the H200's
 // 60 MB L2 by default), for each --block-sizes B; then ex19_cavity_257 and 2dcyl1 as BSR-4.
-// The three cuda kernels run on every matrix, the coefficient and block_row kernels both with
-// one launch per color ("per_color") and with all colors in one cooperative launch ("fused"),
-// and their results after one application are compared with the first's.
+// The three cuda kernels run on every matrix, and their results after one application are
+// compared with the first's.
 //
 //   kryflow_bench_relaxation [--backend cuda|cpu] [--data-dir DIR] [--block-sizes 1,2,...,8]
 //                            [--target-mb 256] [--json out.json]
@@ -63,7 +62,6 @@ struct Record {
   int block_size = 0;
   std::string precision;
   std::string kernel;
-  std::string launch;  // per_color or fused
   index_t num_block_rows = 0;
   std::int64_t num_blocks = 0;
   index_t colors = 0;
@@ -91,18 +89,10 @@ std::vector<Record> measure(const std::string& name, const BsrMatrix& A, bool gr
   fill_pseudo_random(b, 11);
   std::vector<Record> out;
   std::vector<double> first;
-  struct Variant {
-    SweepKernel kernel;
-    bool fused;
-  };
-  for (const Variant variant :
-       {Variant{SweepKernel::coefficient, false}, Variant{SweepKernel::coefficient, true},
-        Variant{SweepKernel::warp, false}, Variant{SweepKernel::block_row, false},
-        Variant{SweepKernel::block_row, true}}) {
-    const SweepKernel kernel = variant.kernel;
+  for (const SweepKernel kernel :
+       {SweepKernel::coefficient, SweepKernel::warp, SweepKernel::block_row}) {
     MulticolorGaussSeidel::Parameters p;
     p.kernel = kernel;
-    p.fused = variant.fused;
     MulticolorGaussSeidel sgs(p);
     sgs.setup(A);
     sgs.relax(b, x, true);
@@ -112,7 +102,6 @@ std::vector<Record> measure(const std::string& name, const BsrMatrix& A, bool gr
     r.block_size = A.block_size();
     r.precision = std::string(to_string(A.precision()));
     r.kernel = to_string(kernel);
-    r.launch = variant.fused ? "fused" : "per_color";
     r.num_block_rows = A.num_block_rows();
     r.num_blocks = A.num_blocks();
     r.colors = sgs.ordering().num_colors;
@@ -128,9 +117,9 @@ std::vector<Record> measure(const std::string& name, const BsrMatrix& A, bool gr
     }
     r.spmv_seconds = bench::time_per_call(backend, [&] { A.apply(x, y); });
     out.push_back(r);
-    std::printf("%s B=%d %s %s %s: %d colors, %.1f us per symmetric sweep, %.1f GB/s\n",
-                name.c_str(), r.block_size, r.precision.c_str(), r.kernel.c_str(), r.launch.c_str(),
-                static_cast<int>(r.colors), r.seconds * 1e6, r.bytes / r.seconds / 1e9);
+    std::printf("%s B=%d %s %s: %d colors, %.1f us per symmetric sweep, %.1f GB/s\n", name.c_str(),
+                r.block_size, r.precision.c_str(), r.kernel.c_str(), static_cast<int>(r.colors),
+                r.seconds * 1e6, r.bytes / r.seconds / 1e9);
     std::fflush(stdout);
   }
   return out;
@@ -203,9 +192,9 @@ int main(int argc, char** argv) {
     std::printf("\nmulticolor SGS, one symmetric sweep from 0, copy bandwidth %.1f GB/s\n",
                 bandwidth / 1e9);
     std::printf(
-        "| matrix | B | values | kernel | launch | block rows | colors | us/apply | GB/s | of copy "
-        "| graph us | graph of copy | apply/SpMV | kernels differ |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        "| matrix | B | values | kernel | block rows | colors | us/apply | GB/s | of copy | graph "
+        "us | graph of copy | apply/SpMV | kernels differ |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     nlohmann::json out;
     out["benchmark"] = "multicolor_gauss_seidel_symmetric_sweep";
     out["device"] = backend.device_name();
@@ -217,9 +206,9 @@ int main(int argc, char** argv) {
       const double gbs = r.bytes / r.seconds / 1e9;
       const double graph_fraction = r.graph_seconds > 0 ? r.bytes / r.graph_seconds / bandwidth : 0;
       std::printf(
-          "| %-22s | %d | %-7s | %-11s | %-9s | %8d | %3d | %9.1f | %7.1f | %5.2f | %7.1f | %5.2f "
-          "| %5.2f | %.1e |\n",
-          r.matrix.c_str(), r.block_size, r.precision.c_str(), r.kernel.c_str(), r.launch.c_str(),
+          "| %-22s | %d | %-7s | %-11s | %8d | %3d | %9.1f | %7.1f | %5.2f | %7.1f | %5.2f | %5.2f "
+          "| %.1e |\n",
+          r.matrix.c_str(), r.block_size, r.precision.c_str(), r.kernel.c_str(),
           static_cast<int>(r.num_block_rows), static_cast<int>(r.colors), r.seconds * 1e6, gbs,
           r.bytes / r.seconds / bandwidth, r.graph_seconds * 1e6, graph_fraction,
           r.seconds / r.spmv_seconds, r.agreement);
@@ -227,7 +216,6 @@ int main(int argc, char** argv) {
                                 {"block_size", r.block_size},
                                 {"precision", r.precision},
                                 {"kernel", r.kernel},
-                                {"launch", r.launch},
                                 {"num_block_rows", r.num_block_rows},
                                 {"num_blocks", r.num_blocks},
                                 {"colors", r.colors},

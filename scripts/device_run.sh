@@ -174,8 +174,6 @@ for f in fvens/2dcyl1/2dcyl1 petsc_ex19/ex19_cavity_33 petsc_ex19/ex19_cavity_12
   for preset in bicgstab_jacobi bicgstab_block_jacobi bicgstab_mcsgs gmres_ilu0 fgmres_dilu gmres_ilut; do
     block_solve "$name" $preset cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset $preset
   done
-  block_solve "$name" bicgstab_mcsgs_per_color cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" \
-    --preset bicgstab_mcsgs -p solver.preconditioner.sweep_launch=per_color
   for prec in ilu0 dilu; do
     block_solve "$name" bicgstab_$prec cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_block_jacobi \
       -p solver.preconditioner.type=$prec

@@ -132,39 +132,6 @@ struct SweepVectors {
   const index_t* out_map = nullptr;
 };
 
-/// One step of triangular_sweeps: triangular_sweep of color `color` of the lower part (the upper
-/// one when `upper`), with the other part as its second part when `with_second`.
-struct SweepStep {
-  bool upper = false;
-  bool with_second = false;
-  ColorRange color;
-  SweepUpdate update;
-  SweepVectors vectors;
-};
-
-/// Most steps of one triangular_sweeps call (a symmetric sweep of 8 colors is 16; the cuda
-/// kernel receives them as a launch parameter of about 1.7 KB).
-inline constexpr int kMaxSweepSteps = 16;
-
-/// Steps run in order: step[0 .. count).
-struct SweepSteps {
-  int count = 0;
-  SweepStep step[kMaxSweepSteps];
-};
-
-/// Runs steps.step[s] for s = 0 .. count - 1 in order, each through `sweep(part, second, color,
-/// update, vectors)` (the host backends' and cuda's per-step path).
-template <class V, class F>
-void for_each_sweep_step(const BsrView<V>& lower, const BsrView<V>& upper, const SweepSteps& steps,
-                         F&& sweep) {
-  for (int s = 0; s < steps.count; ++s) {
-    const SweepStep& step = steps.step[s];
-    const BsrView<V>& part = step.upper ? upper : lower;
-    const BsrView<V>& other = step.upper ? lower : upper;
-    sweep(part, step.with_second ? &other : nullptr, step.color, step.update, step.vectors);
-  }
-}
-
 /// The incomplete factorizations of factor_color.
 enum class Factorization { ilu0, dilu };
 
@@ -196,17 +163,6 @@ template <class V, class W>
 void triangular_sweep(const Backend& backend, const BsrView<V>& part, const BsrView<V>* second,
                       SweepVariant variant, const W* inverse, ColorRange color, SweepUpdate update,
                       const SweepVectors& vectors);
-
-/// triangular_sweep for every step of `steps` in order, on the color-ordered parts `lower` and
-/// `upper` (same result, bit for bit, as one triangular_sweep per step). On cuda with `fused` and
-/// more than one step, the coefficient and block_row variants run all steps in one cooperative
-/// launch, its grid taking the teams of a step in turn and meeting at a grid-wide barrier
-/// (cooperative_groups::grid_group::sync) between steps, and loading x through L2 (ld.global.cg:
-/// entries written by other blocks of the same launch); otherwise one launch per step. Throws
-/// BackendError when the launch fails. Nothing waits for the device.
-template <class V, class W>
-void triangular_sweeps(const Backend& backend, const BsrView<V>& lower, const BsrView<V>& upper,
-                       SweepVariant variant, const W* inverse, const SweepSteps& steps, bool fused);
 
 /// Factors the block rows of one color (block_rows.hpp: ilu0_row, dilu_row) of a color-ordered
 /// split matrix in place (ILU(0): lower, upper and diagonal values; DILU: none), writing their
@@ -256,10 +212,6 @@ void gather_blocks(const Backend& backend, int block_size, Span<const index_t> m
                         SweepVariant variant, const W* inverse, ColorRange color,                  \
                         SweepUpdate update, const SweepVectors& vectors);                          \
   template <class V, class W>                                                                      \
-  void triangular_sweeps(const Backend& backend, const BsrView<V>& lower, const BsrView<V>& upper, \
-                         SweepVariant variant, const W* inverse, const SweepSteps& steps,          \
-                         bool fused);                                                              \
-  template <class V, class W>                                                                      \
   void factor_color(const Backend& backend, Factorization kind, const BsrView<V>& lower,           \
                     const BsrView<V>& upper, V* diagonal, W* inverse, ColorRange color,            \
                     index_t* first_bad);                                                           \
@@ -304,12 +256,10 @@ KRYFLOW_BLOCK_RELAXATION_DECLARATIONS
 #define KRYFLOW_BLOCK_RELAXATION_SETUP_VW(V, W)                                              \
   template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>); \
   template index_t invert_blocks<V, W>(const Backend&, int, index_t, const V*, W*);
-#define KRYFLOW_BLOCK_RELAXATION_SWEEP_VW(V, W)                                               \
-  template void triangular_sweep<V, W>(const Backend&, const BsrView<V>&, const BsrView<V>*,  \
-                                       SweepVariant, const W*, ColorRange, SweepUpdate,       \
-                                       const SweepVectors&);                                  \
-  template void triangular_sweeps<V, W>(const Backend&, const BsrView<V>&, const BsrView<V>&, \
-                                        SweepVariant, const W*, const SweepSteps&, bool);
+#define KRYFLOW_BLOCK_RELAXATION_SWEEP_VW(V, W)                                              \
+  template void triangular_sweep<V, W>(const Backend&, const BsrView<V>&, const BsrView<V>*, \
+                                       SweepVariant, const W*, ColorRange, SweepUpdate,      \
+                                       const SweepVectors&);
 #define KRYFLOW_BLOCK_RELAXATION_FACTOR_VW(V, W)                                     \
   template void factor_color<V, W>(const Backend&, Factorization, const BsrView<V>&, \
                                    const BsrView<V>&, V*, W*, ColorRange, index_t*);

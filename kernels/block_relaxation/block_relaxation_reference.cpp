@@ -59,17 +59,6 @@ void triangular_sweep(const Backend&, const BsrView<V>& part, const BsrView<V>* 
 }
 
 template <class V, class W>
-void triangular_sweeps(const Backend& backend, const BsrView<V>& lower, const BsrView<V>& upper,
-                       SweepVariant variant, const W* inverse, const SweepSteps& steps, bool) {
-  for_each_sweep_step(lower, upper, steps,
-                      [&](const BsrView<V>& part, const BsrView<V>* second, ColorRange color,
-                          const SweepUpdate& update, const SweepVectors& vectors) {
-                        reference::triangular_sweep<V, W>(backend, part, second, variant, inverse,
-                                                          color, update, vectors);
-                      });
-}
-
-template <class V, class W>
 void factor_color(const Backend&, Factorization kind, const BsrView<V>& lower,
                   const BsrView<V>& upper, V* diagonal, W* inverse, ColorRange color,
                   index_t* first_bad) {

@@ -14,10 +14,7 @@
 // coefficients, each keeping B partial sums, added by xor shuffles (another order than the
 // reference's: the same bits from run to run). Multiplications and additions keep their order
 // (--fmad=false).
-#include <cooperative_groups.h>
 #include <cuda_runtime.h>
-
-#include <algorithm>
 
 #include <climits>
 #include <cstdint>
@@ -51,52 +48,31 @@ constexpr int lanes_per_row() {
   return kB == 1 ? 8 : kB == 2 ? 16 : 32;
 }
 
-/// The block rows of one team of the coefficient and block_row variants.
-template <int kB>
-constexpr int rows_per_team() {
-  return kThreads / kB;
-}
-
-/// One team of the coefficient variant: block rows color.first + team R .. + R - 1. Every
-/// thread of the block calls it.
-template <int kB, bool kCoherent, class V, class W>
-__device__ __forceinline__ void coefficient_team(const BsrView<V>& part, const BsrView<V>& second,
-                                                 bool has_second, ColorRange color,
-                                                 const W* __restrict__ inverse,
-                                                 const SweepUpdate& u, const SweepVectors& v,
-                                                 index_t team, double* products, double* t_shared) {
-  constexpr int kR = rows_per_team<kB>();
+template <int kB, class V, class W>
+__global__ void __launch_bounds__(kThreads)
+    coefficient_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
+                             const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
+  constexpr int kR = kThreads / kB;
+  __shared__ double products[kStage];
+  __shared__ double t_shared[kR * kB];
   const int t = static_cast<int>(threadIdx.x);
   const int r = t / kB;
   const int ii = t - r * kB;
-  const index_t first = color.first + team * kR;
+  const index_t first = color.first + static_cast<index_t>(blockIdx.x) * kR;
   const index_t last = min(first + kR, color.first + color.count);
   const index_t I = first + r;
   const bool mine = r < kR && I < last;
   EntryInputs<kB> in;
   if (mine) in = load_entry<kB>(u, v, inverse, I, ii);
-  const double p = bsr::cuda::staged_row_sum<kB, V, kCoherent>(part, first, last, I, ii, mine, kB,
-                                                               v.x, products);
+  const double p = bsr::cuda::staged_row_sum<kB>(part, first, last, I, ii, mine, kB, v.x, products);
   double q = in.saved;
-  if (has_second) {
-    q = bsr::cuda::staged_row_sum<kB, V, kCoherent>(second, first, last, I, ii, mine, kB, v.x,
-                                                    products);
-  }
+  if (has_second)
+    q = bsr::cuda::staged_row_sum<kB>(second, first, last, I, ii, mine, kB, v.x, products);
   if (mine) t_shared[r * kB + ii] = entry_t<kB>(u, in, p, q);
   __syncthreads();
   if (mine) {
     store_entry<kB>(v, I, ii, entry_x<kB>(u, in, inverse != nullptr, t_shared + r * kB, ii), p);
   }
-}
-
-template <int kB, class V, class W>
-__global__ void __launch_bounds__(kThreads)
-    coefficient_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
-                             const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
-  __shared__ double products[kStage];
-  __shared__ double t_shared[rows_per_team<kB>() * kB];
-  coefficient_team<kB, false>(part, second, has_second, color, inverse, u, v,
-                              static_cast<index_t>(blockIdx.x), products, t_shared);
 }
 
 /// acc[c] += the products of block row I of `part` in row c, lane `lane` of kL taking
@@ -169,7 +145,7 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 /// Row ii of block row I's blocks of `part` times x, summed in the reference's order.
-template <int kB, bool kCoherent, class V>
+template <int kB, class V>
 __device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t I, int ii,
                                                 const double* __restrict__ x) {
   double sum = 0.0;
@@ -182,111 +158,40 @@ __device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t 
     double xv[kB];
     // aligned: the arrays are allocated 256-byte aligned, and the vector loads only serve a kB
     // that keeps every block row and x block 16-byte aligned.
-    bsr::cuda::load_block_row<kB, V, kCoherent>(row, x + static_cast<size_type>(J) * kB,
-                                                part.stream_values, true, v, xv);
+    bsr::cuda::load_block_row<kB>(row, x + static_cast<size_type>(J) * kB, part.stream_values, true,
+                                  v, xv);
 #pragma unroll
     for (int c = 0; c < kB; ++c) sum = __dadd_rn(sum, __dmul_rn(static_cast<double>(v[c]), xv[c]));
   }
   return sum;
 }
 
-/// One team of the block_row variant: thread ii of block row r of the team sums row ii of each
-/// block times x in the reference's order, then D_I^-1 with the row's t from shared memory.
-/// Every thread of the block calls it.
-template <int kB, bool kCoherent, class V, class W>
-__device__ __forceinline__ void block_row_team(const BsrView<V>& part, const BsrView<V>& second,
-                                               bool has_second, ColorRange color,
-                                               const W* __restrict__ inverse, const SweepUpdate& u,
-                                               const SweepVectors& v, index_t team,
-                                               double* t_shared) {
-  constexpr int kR = rows_per_team<kB>();
+/// block_row variant: thread ii of block row r of the team sums row ii of each block times x
+/// in the reference's order, then D_I^-1 with the row's t from shared memory.
+template <int kB, class V, class W>
+__global__ void __launch_bounds__(kThreads)
+    block_row_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
+                           const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
+  constexpr int kR = kThreads / kB;
+  __shared__ double t_shared[kR * kB];
   const int t = static_cast<int>(threadIdx.x);
   const int r = t / kB;
   const int ii = t - r * kB;
-  const index_t slot = team * kR + r;
+  const index_t slot = static_cast<index_t>(blockIdx.x) * kR + r;
   const bool mine = r < kR && slot < color.count;
   const index_t I = color.first + slot;
   double p = 0.0;
   EntryInputs<kB> in;
   if (mine) {
     in = load_entry<kB>(u, v, inverse, I, ii);
-    p = block_row_sum<kB, kCoherent>(part, I, ii, v.x);
-    const double q = has_second ? block_row_sum<kB, kCoherent>(second, I, ii, v.x) : in.saved;
+    p = block_row_sum<kB>(part, I, ii, v.x);
+    const double q = has_second ? block_row_sum<kB>(second, I, ii, v.x) : in.saved;
     t_shared[r * kB + ii] = entry_t<kB>(u, in, p, q);
   }
   __syncthreads();
   if (mine) {
     store_entry<kB>(v, I, ii, entry_x<kB>(u, in, inverse != nullptr, t_shared + r * kB, ii), p);
   }
-}
-
-template <int kB, class V, class W>
-__global__ void __launch_bounds__(kThreads)
-    block_row_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
-                           const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
-  __shared__ double t_shared[rows_per_team<kB>() * kB];
-  block_row_team<kB, false>(part, second, has_second, color, inverse, u, v,
-                            static_cast<index_t>(blockIdx.x), t_shared);
-}
-
-/// Every step of `steps` in one cooperative launch: the blocks take the step's teams in turn
-/// (team = blockIdx.x, + gridDim.x, ...), then the grid meets at a barrier before the next step,
-/// which reads the x (and saved products) this one wrote: x through L2 (kCoherent), the rest by
-/// ordinary loads after the barrier's fence.
-template <int kB, bool kCoefficient, class V, class W>
-__global__ void __launch_bounds__(kThreads)
-    fused_sweep_kernel(BsrView<V> lower, BsrView<V> upper, const W* __restrict__ inverse,
-                       SweepSteps steps) {
-  __shared__ double products[kCoefficient ? kStage : 1];
-  __shared__ double t_shared[rows_per_team<kB>() * kB];
-  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-  constexpr int kR = rows_per_team<kB>();
-  for (int s = 0; s < steps.count; ++s) {
-    const SweepStep& step = steps.step[s];
-    const BsrView<V>& part = step.upper ? upper : lower;
-    const BsrView<V>& other = step.upper ? lower : upper;
-    const index_t teams = (step.color.count + kR - 1) / kR;
-    for (index_t team = static_cast<index_t>(blockIdx.x); team < teams;
-         team += static_cast<index_t>(gridDim.x)) {
-      if constexpr (kCoefficient) {
-        coefficient_team<kB, true>(part, other, step.with_second, step.color, inverse, step.update,
-                                   step.vectors, team, products, t_shared);
-      } else {
-        block_row_team<kB, true>(part, other, step.with_second, step.color, inverse, step.update,
-                                 step.vectors, team, t_shared);
-      }
-      __syncthreads();  // the next team overwrites t_shared
-    }
-    if (s + 1 < steps.count) grid.sync();
-  }
-}
-
-/// One cooperative launch of fused_sweep_kernel: as many blocks as can be resident at once (the
-/// grid barrier needs them all), at most the largest step's teams.
-template <int kB, bool kCoefficient, class V, class W>
-void launch_fused(Context& context, const BsrView<V>& lower, const BsrView<V>& upper,
-                  const W* inverse, const SweepSteps& steps) {
-  const auto kernel = fused_sweep_kernel<kB, kCoefficient, V, W>;
-  int per_sm = 0;
-  KRYFLOW_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
-  index_t teams = 1;
-  for (int s = 0; s < steps.count; ++s) {
-    teams = std::max(teams,
-                     (steps.step[s].color.count + rows_per_team<kB>() - 1) / rows_per_team<kB>());
-  }
-  const long long resident =
-      static_cast<long long>(std::max(per_sm, 1)) * context.properties.multiProcessorCount;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned int>(std::min<long long>(teams, resident)));
-  config.blockDim = dim3(kThreads);
-  config.stream = context.stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeCooperative;
-  attribute.val.cooperative = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  kernels::cuda::check(cudaLaunchKernelEx(&config, kernel, lower, upper, inverse, steps),
-                       "block_relaxation::triangular_sweeps (cooperative launch)");
 }
 
 }  // namespace
@@ -317,31 +222,6 @@ void triangular_sweep(const Backend& backend, const BsrView<V>& part, const BsrV
     }
   });
   check_launch("block_relaxation::triangular_sweep");
-}
-
-template <class V, class W>
-void triangular_sweeps(const Backend& backend, const BsrView<V>& lower, const BsrView<V>& upper,
-                       SweepVariant variant, const W* inverse, const SweepSteps& steps,
-                       bool fused) {
-  Context& context = *backend.cuda_context();
-  if (fused && steps.count > 1 && variant != SweepVariant::warp &&
-      context.properties.cooperativeLaunch != 0) {
-    with_block_size(lower.block_size, "block_relaxation::triangular_sweeps", [&](auto bs) {
-      constexpr int kB = decltype(bs)::value;
-      if (variant == SweepVariant::coefficient) {
-        launch_fused<kB, true>(context, lower, upper, inverse, steps);
-      } else {
-        launch_fused<kB, false>(context, lower, upper, inverse, steps);
-      }
-    });
-    return;
-  }
-  for_each_sweep_step(lower, upper, steps,
-                      [&](const BsrView<V>& part, const BsrView<V>* second, ColorRange color,
-                          const SweepUpdate& update, const SweepVectors& vectors) {
-                        cuda::triangular_sweep<V, W>(backend, part, second, variant, inverse, color,
-                                                     update, vectors);
-                      });
 }
 
 KRYFLOW_BLOCK_RELAXATION_SWEEP_INSTANTIATIONS

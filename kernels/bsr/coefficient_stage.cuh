@@ -20,23 +20,12 @@ inline constexpr int kStage = 2048;
 static_assert(kStage % (kLoadBatch * kStageThreads) == 0, "a chunk is whole load batches");
 static_assert(kStage >= 2 * kMaxBlockSize * kMaxBlockSize, "a chunk holds at least two blocks");
 
-/// An entry of x: through the read-only cache (ld.global.nc), or with kCoherent through L2
-/// (ld.global.cg), for a kernel that reads entries other blocks of the same launch wrote.
-template <bool kCoherent, class T>
-__device__ __forceinline__ T load_x(const T* p) {
-  if constexpr (kCoherent) {
-    return __ldcg(p);
-  } else {
-    return __ldg(p);
-  }
-}
-
 /// products[q] = double(value q) * x(its column) for the `count` coefficients of the blocks
 /// from c0 on (count <= kStage, a whole number of blocks, B x B = BB each): thread t of the team
 /// takes q = t, t + kStageThreads, ..., kLoadBatch loads in flight before the first is used
 /// (past the end it loads the last coefficient again; only the stores are guarded). Every
 /// thread of the team calls it; the caller synchronizes before reading the products.
-template <class V, bool kCoherentX = false>
+template <class V>
 __device__ __forceinline__ void stage_products(const BsrView<V>& a, index_t c0, int count, int B,
                                                int BB, const double* __restrict__ x,
                                                double* products) {
@@ -56,7 +45,7 @@ __device__ __forceinline__ void stage_products(const BsrView<V>& a, index_t c0, 
     double p[kLoadBatch];
 #pragma unroll
     for (int u = 0; u < kLoadBatch; ++u) {
-      p[u] = __dmul_rn(static_cast<double>(v[u]), load_x<kCoherentX>(x + xi[u]));
+      p[u] = __dmul_rn(static_cast<double>(v[u]), __ldg(x + xi[u]));
     }
 #pragma unroll
     for (int u = 0; u < kLoadBatch; ++u) {
@@ -71,7 +60,7 @@ __device__ __forceinline__ void stage_products(const BsrView<V>& a, index_t c0, 
 /// products in block-then-column order (the reference order of a row product). B is kB when
 /// kB > 0 (unrolled), else the runtime block size. Every thread of the team calls it; the sum is
 /// 0 for the others.
-template <int kB, class V, bool kCoherentX = false>
+template <int kB, class V>
 __device__ __forceinline__ double staged_row_sum(const BsrView<V>& a, index_t first, index_t last,
                                                  index_t I, int ii, bool mine, int B,
                                                  const double* __restrict__ x, double* products) {
@@ -89,7 +78,7 @@ __device__ __forceinline__ double staged_row_sum(const BsrView<V>& a, index_t fi
   for (index_t c0 = group_begin; c0 < group_end; c0 += chunk_blocks) {  // uniform in the team
     const index_t c1 = min(c0 + chunk_blocks, group_end);
     const int count = (c1 - c0) * BB;
-    stage_products<V, kCoherentX>(a, c0, count, B, BB, x, products);
+    stage_products(a, c0, count, B, BB, x, products);
     __syncthreads();
     if (mine) {
       const index_t k_begin = max(row_begin, c0);
@@ -112,7 +101,7 @@ __device__ __forceinline__ double staged_row_sum(const BsrView<V>& a, index_t fi
 /// Loads the kB values of one block row (row-major, starting at `row`) into v and the kB
 /// entries of x at xb into xv, with 16-byte vector loads when `aligned` (both pointers 16-byte
 /// aligned) and kB allows: fewer load instructions in flight per product.
-template <int kB, class V, bool kCoherentX = false>
+template <int kB, class V>
 __device__ __forceinline__ void load_block_row(const V* row, const double* xb, bool stream,
                                                bool aligned, V (&v)[kB], double (&xv)[kB]) {
   constexpr bool kVectorX = kB % 2 == 0;
@@ -120,13 +109,13 @@ __device__ __forceinline__ void load_block_row(const V* row, const double* xb, b
   if (kVectorX && aligned) {
 #pragma unroll
     for (int c = 0; c < kB / 2; ++c) {
-      const double2 pair = load_x<kCoherentX>(reinterpret_cast<const double2*>(xb) + c);
+      const double2 pair = __ldg(reinterpret_cast<const double2*>(xb) + c);
       xv[2 * c] = pair.x;
       xv[2 * c + 1] = pair.y;
     }
   } else {
 #pragma unroll
-    for (int c = 0; c < kB; ++c) xv[c] = load_x<kCoherentX>(xb + c);
+    for (int c = 0; c < kB; ++c) xv[c] = __ldg(xb + c);
   }
   if constexpr (kVectorValues && std::is_same_v<V, double>) {
     if (aligned) {

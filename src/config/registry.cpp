@@ -167,7 +167,6 @@ struct MulticolorGaussSeidelParameters final : ComponentParameters {
   std::string coloring = to_string(ColoringAlgorithm::jones_plassmann_luby);
   std::string inverse_precision = std::string(to_string(Precision::float64));
   std::string kernel = to_string(SweepKernel::automatic);
-  std::string sweep_launch = "fused";
   std::string direction = "symmetric";
   int seed = 1;
   void declare(ParameterVisitor& v) override {
@@ -192,14 +191,9 @@ struct MulticolorGaussSeidelParameters final : ComponentParameters {
              "cuda kernel of a sweep: `coefficient` (one thread per block coefficient, "
              "NOISEtte's), `warp` (one warp per block row), `block_row` (one thread per scalar "
              "row), `automatic` (the fastest measured one for the block size)");
-    v.choice("sweep_launch", sweep_launch, {"fused", "per_color"},
-             "cuda: `fused`, the colors of an application in one cooperative launch with a "
-             "grid-wide barrier between colors (coefficient and block_row kernels; at most 16 "
-             "colors per launch); `per_color`, one launch per color (the same bits)");
   }
   MulticolorGaussSeidel::Parameters build() const {
     MulticolorGaussSeidel::Parameters p = values;
-    p.fused = sweep_launch == "fused";
     p.coloring = parse_coloring_algorithm(coloring);
     p.inverse_precision = precision_from_string(inverse_precision);
     p.kernel = parse_sweep_kernel(kernel);
@@ -438,7 +432,6 @@ struct MulticolorIluParameters final : ComponentParameters {
   std::string coloring = to_string(ColoringAlgorithm::jones_plassmann_luby);
   std::string inverse_precision = std::string(to_string(Precision::float64));
   std::string kernel = to_string(SweepKernel::automatic);
-  std::string sweep_launch = "fused";
   int seed = 1;
   void declare(ParameterVisitor& v) override {
     v.choice("coloring", coloring, {"jones_plassmann_luby", "greedy", "natural"},
@@ -452,10 +445,6 @@ struct MulticolorIluParameters final : ComponentParameters {
              "storage of the inverse pivot blocks (products in double either way)");
     v.choice("kernel", kernel, {"automatic", "coefficient", "warp", "block_row"},
              "cuda kernel of the triangular solves (as multicolor_gauss_seidel's)");
-    v.choice("sweep_launch", sweep_launch, {"fused", "per_color"},
-             "cuda: `fused`, each triangular solve's colors in one cooperative launch with a "
-             "grid-wide barrier between colors; `per_color`, one launch per color (the same "
-             "bits)");
   }
   MulticolorIluPreconditioner::Parameters build(IluFactorization factorization) const {
     MulticolorIluPreconditioner::Parameters p;
@@ -464,7 +453,6 @@ struct MulticolorIluParameters final : ComponentParameters {
     p.inverse_precision = precision_from_string(inverse_precision);
     p.kernel = parse_sweep_kernel(kernel);
     p.seed = static_cast<std::uint64_t>(seed);
-    p.fused = sweep_launch == "fused";
     return p;
   }
 };

@@ -31,31 +31,6 @@ inline kernels::block_relaxation::SweepVariant sweep_variant_of(SweepKernel kern
   return br::automatic_sweep_variant(block_size, float32_values);
 }
 
-/// The steps of one application of a multicolor method, queued in order and run by
-/// ColorSplit::sweep_steps kMaxSweepSteps at a time (on cuda one cooperative launch each when
-/// fused): add() each color's sweep, then flush().
-class SweepBatch {
- public:
-  /// Queues triangular_sweep of color `color` of the lower (upper) part, with the other part as
-  /// the second part when with_second.
-  void add(bool upper, bool with_second, kernels::block_relaxation::ColorRange color,
-           const kernels::block_relaxation::SweepUpdate& update,
-           const kernels::block_relaxation::SweepVectors& vectors) {
-    kernels::block_relaxation::SweepStep& step = steps_.step[steps_.count++];
-    step.upper = upper;
-    step.with_second = with_second;
-    step.color = color;
-    step.update = update;
-    step.vectors = vectors;
-  }
-  bool full() const noexcept { return steps_.count == kernels::block_relaxation::kMaxSweepSteps; }
-  const kernels::block_relaxation::SweepSteps& steps() const noexcept { return steps_; }
-  void clear() noexcept { steps_.count = 0; }
-
- private:
-  kernels::block_relaxation::SweepSteps steps_;
-};
-
 class ColorSplit {
  public:
   /// Colors A (color_matrix) and builds the parts on A's backend. Throws as block_matrix_of.
@@ -120,28 +95,6 @@ class ColorSplit {
     } else {
       br::triangular_sweep(backend(), part, second, variant, inverse->float64.span().data(),
                            color(c), update, vectors);
-    }
-  }
-
-  /// kernels/block_relaxation::triangular_sweeps of `steps` on the parts `lower` and `upper`
-  /// (fused: on cuda in one cooperative launch), inverse and precision as sweep_color's. Nothing
-  /// waits for the device.
-  template <class View>
-  void sweep_steps(const View& lower, const View& upper,
-                   kernels::block_relaxation::SweepVariant variant, const InverseBlocks* inverse,
-                   Precision precision, const kernels::block_relaxation::SweepSteps& steps,
-                   bool fused) const {
-    namespace br = kernels::block_relaxation;
-    if (steps.count == 0) return;
-    if (inverse == nullptr) {
-      br::triangular_sweeps(backend(), lower, upper, variant, static_cast<const double*>(nullptr),
-                            steps, fused);
-    } else if (precision == Precision::float32) {
-      br::triangular_sweeps(backend(), lower, upper, variant, inverse->float32.span().data(), steps,
-                            fused);
-    } else {
-      br::triangular_sweeps(backend(), lower, upper, variant, inverse->float64.span().data(), steps,
-                            fused);
     }
   }
 

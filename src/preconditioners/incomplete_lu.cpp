@@ -102,15 +102,8 @@ void MulticolorIluPreconditioner::apply(const Vector& r, Vector& z) const {
   const detail::InverseBlocks* inverse = &state_->inverse;
   double* y = state_->y.span().data();
   split.visit([&](const auto& lower, const auto& upper, auto*) {
-    // The forward solve has no inverse with ILU(0) (L unit): its steps run apart from the
-    // backward solve's, which always has one.
-    detail::SweepBatch batch;
-    const auto flush = [&](const detail::InverseBlocks* with) {
-      split.sweep_steps(lower, upper, state_->variant, with, parameters_.inverse_precision,
-                        batch.steps(), parameters_.fused);
-      batch.clear();
-    };
-    const detail::InverseBlocks* forward_inverse = dilu ? inverse : nullptr;
+    using View = std::remove_cv_t<std::remove_reference_t<decltype(lower)>>;
+    const View* none = nullptr;
     // Forward: y_I = b_I - (L y)_I (ILU(0), L unit) or D'_I^-1 (b_I - (L y)_I) (DILU).
     for (index_t c = 0; c < colors; ++c) {
       br::SweepVectors v;
@@ -121,10 +114,9 @@ void MulticolorIluPreconditioner::apply(const Vector& r, Vector& z) const {
         v.x_out = z.span().data();
         v.out_map = split.order();
       }
-      batch.add(false, false, split.color(c), br::SweepUpdate{0.0, 1.0, 0.0, 1.0}, v);
-      if (batch.full()) flush(forward_inverse);
+      split.sweep_color(lower, none, state_->variant, dilu ? inverse : nullptr,
+                        parameters_.inverse_precision, c, br::SweepUpdate{0.0, 1.0, 0.0, 1.0}, v);
     }
-    if (!dilu) flush(forward_inverse);
     // Backward: x_I = U_II^-1 (y_I - (U x)_I) (ILU(0)) or y_I - D'_I^-1 (U x)_I (DILU), in place.
     const br::SweepUpdate backward =
         dilu ? br::SweepUpdate{1.0, 0.0, 0.0, 1.0} : br::SweepUpdate{0.0, 0.0, 1.0, 1.0};
@@ -134,10 +126,9 @@ void MulticolorIluPreconditioner::apply(const Vector& r, Vector& z) const {
       v.x = y;
       v.x_out = z.span().data();
       v.out_map = split.order();
-      batch.add(true, false, split.color(c), backward, v);
-      if (batch.full()) flush(inverse);
+      split.sweep_color(upper, none, state_->variant, inverse, parameters_.inverse_precision, c,
+                        backward, v);
     }
-    flush(inverse);
   });
 }
 

@@ -146,12 +146,6 @@ void MulticolorGaussSeidel::run(const Vector& b, Vector& x, bool x_is_zero, int 
   double* w = state_->w.span().data();
   split.visit([&](const auto& lower, const auto& upper, auto*) {
     using View = std::remove_cv_t<std::remove_reference_t<decltype(lower)>>;
-    detail::SweepBatch batch;
-    const auto flush = [&] {
-      split.sweep_steps(lower, upper, state_->variant, &state_->inverse,
-                        parameters_.inverse_precision, batch.steps(), parameters_.fused);
-      batch.clear();
-    };
     for (int pass = 0; pass < passes; ++pass) {
       const bool last_pass = pass + 1 == passes;
       for (int direction = 0; direction < 2; ++direction) {
@@ -160,6 +154,7 @@ void MulticolorGaussSeidel::run(const Vector& b, Vector& x, bool x_is_zero, int 
         // The sweep after this one, in the other direction, uses this sweep's saved products.
         const bool next_other = is_forward ? backward : (forward && !last_pass);
         const bool final_sweep = last_pass && (is_forward ? !backward : true);
+        const View& part = is_forward ? lower : upper;
         const View& other = is_forward ? upper : lower;
         const Saved usable = is_forward ? Saved::upper : Saved::lower;
         const br::SweepUpdate update{zero_x ? 0.0 : 1.0 - omega, 1.0, 0.0, omega};
@@ -187,14 +182,13 @@ void MulticolorGaussSeidel::run(const Vector& b, Vector& x, bool x_is_zero, int 
           // (the backward sweep that skipped it left its lower product there).
           const bool last_forward = is_forward && c == colors - 1;
           if (last_forward) vc.other_in = nullptr;
-          batch.add(!is_forward, second != nullptr && !last_forward, split.color(c), update, vc);
-          if (batch.full()) flush();
+          split.sweep_color(part, last_forward ? nullptr : second, state_->variant,
+                            &state_->inverse, parameters_.inverse_precision, c, update, vc);
         }
         saved = next_other ? (is_forward ? Saved::lower : Saved::upper) : Saved::none;
         zero_x = false;
       }
     }
-    flush();
   });
 }
 

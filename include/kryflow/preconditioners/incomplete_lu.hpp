@@ -54,9 +54,6 @@ class MulticolorIluPreconditioner final : public Preconditioner {
     std::uint64_t seed = 1;                            ///< of the Jones-Plassmann-Luby keys
     Precision inverse_precision = Precision::float64;  ///< of the inverse pivot blocks
     SweepKernel kernel = SweepKernel::automatic;       ///< cuda kernel of the solves
-    /// cuda: each solve's colors in one cooperative launch with a grid-wide barrier between
-    /// colors (coefficient and block_row kernels); false: one launch per color. Same bits.
-    bool fused = true;
   };
   MulticolorIluPreconditioner();
   explicit MulticolorIluPreconditioner(Parameters parameters);

@@ -45,11 +45,10 @@ SweepKernel parse_sweep_kernel(const std::string& name);
 /// once; with omega = 1 the backward sweep skips the last color, which the forward sweep just
 /// updated with the same values. b is read through the order and x written back in A's order
 /// inside the kernels: the order is hidden, vectors stay in A's numbering. Everything runs on
-/// A's backend (on cuda one cooperative launch for all colors and sweeps of an application, a
-/// grid-wide barrier between colors, or one launch per color and sweep; one gather of x unless
-/// it starts at 0; no host wait). Memory: a copy of A's blocks and indices (2 n / B + 1 more row
-/// pointers), n B inverse values, two n-vectors, 5 n / B indices. Keeps a reference to A, which
-/// must outlive it.
+/// A's backend (one launch per color and sweep on cuda, one gather of x unless it starts at 0,
+/// no host wait). Memory: a copy of A's blocks and indices (2 n / B + 1 more row pointers), n B
+/// inverse values, two n-vectors, 5 n / B indices. Keeps a reference to A, which must outlive
+/// it.
 class MulticolorGaussSeidel {
  public:
   struct Parameters {
@@ -61,10 +60,6 @@ class MulticolorGaussSeidel {
     std::uint64_t seed = 1;  ///< of the Jones-Plassmann-Luby keys
     Precision inverse_precision = Precision::float64;
     SweepKernel kernel = SweepKernel::automatic;
-    /// cuda: all colors of an application (up to 16 per launch) in one cooperative launch with
-    /// a grid-wide barrier between colors (coefficient and block_row kernels); false: one launch
-    /// per color. Same bits either way.
-    bool fused = true;
   };
   /// Throws ConfigError naming the field that is out of range.
   explicit MulticolorGaussSeidel(Parameters parameters);
