@@ -46,11 +46,12 @@ inline constexpr int kMaxBlockSize = 32;
 
 /// The variant BsrKernel::automatic picks for values stored in double, indexed by block size
 /// B = 1..8; index 0 stands for every B of the generic kernel (9..32). From kryflow_bench_bsr
-/// and kryflow bench spmv on an H100 (bench/results/h100_formats): on block 3D Poisson 64^3
-/// coefficient is faster for B = 2, 3, 5, 7 (1.29x, 1.29x, 1.46x, 1.89x) and ties for B = 6;
-/// block_row is faster for B = 8 (1.05x) and ties for B = 4, where it wins on 2dcyl1 and the
-/// ex19 cavities 33 and 129 (up to 1.6x). B = 1 is a CSR product: block_row. Edit here after
-/// new measurements.
+/// on an H200 (bench/results/h200_block_relaxation/c19c96e, h200_automatic_choices), fraction
+/// of the copy bandwidth on block 3D Poisson 64^3, coefficient against block_row: B = 2 0.82 /
+/// 0.74, B = 3 0.82 / 0.78, B = 4 0.90 / 0.99, B = 5 0.86 / 0.72, B = 6 0.83 / 0.93 (the H100
+/// had a tie and coefficient), B = 7 0.78 / 0.56, B = 8 0.82 / 1.01; at B = 4 block_row also
+/// wins on ex19_cavity_129 and 257 (0.51 / 0.41, 0.87 / 0.70). B = 1 is a CSR product:
+/// block_row. Edit here after new measurements.
 inline constexpr Variant kAutomaticVariant[kMaxSpecialisedBlockSize + 1] = {
     Variant::coefficient,  // generic B (9..32)
     Variant::block_row,    // B = 1
@@ -58,13 +59,14 @@ inline constexpr Variant kAutomaticVariant[kMaxSpecialisedBlockSize + 1] = {
     Variant::coefficient,  // B = 3
     Variant::block_row,    // B = 4
     Variant::coefficient,  // B = 5
-    Variant::coefficient,  // B = 6
+    Variant::block_row,    // B = 6
     Variant::coefficient,  // B = 7
     Variant::block_row,    // B = 8
 };
 
 /// For values stored in float, block_row (with 16-byte loads) was faster for every measured B
-/// (2..8, block 3D Poisson 64^3 and the ex19 cavities), by 1.1x to 1.7x.
+/// (2..8, block 3D Poisson 64^3 and the ex19 cavities), by 1.1x to 1.7x on an H100 and 1.2x to
+/// 2.1x on an H200.
 inline constexpr Variant kAutomaticVariantFloat32 = Variant::block_row;
 
 /// The automatic variant for block size B (1..kMaxBlockSize) and the stored value type.
@@ -85,7 +87,8 @@ constexpr index_t num_groups(index_t num_block_rows, int block_size) noexcept {
 }
 
 /// Value bytes above which the cuda kernels stream the values past the cache (an H100's L2 holds
-/// 50 MB; below a quarter of it repeated products of a small matrix find its values there).
+/// 50 MB, an H200's 60 MB; below a quarter of it repeated products of a small matrix find its
+/// values there).
 inline constexpr std::int64_t kStreamValuesBytes = std::int64_t{12} << 20;
 
 /// A BSR matrix as the kernels see it (layout in the file comment); all pointers on one backend.

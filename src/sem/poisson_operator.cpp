@@ -311,10 +311,12 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
 
   select_kernels(options.element_kernel, options.assembly);
   diagonal_kernel_ = options.diagonal_kernel;
-  // H100 (kryflow_bench_sem_diagonal, p = 7..11): shared is fastest while an element fits a
-  // block (N <= 10), wide above.
+  // H200 (kryflow_bench_sem_diagonal, p = 2..11, bench/results/h200_automatic_choices): on
+  // meshes that fill the device shared is fastest for N = 4..10 (p = 8: wide 2 % ahead, a
+  // tie), wide for N = 3 (0.90 of the roofline against 0.59) and above N = 10, where shared
+  // does not fit a block. N = 2 (not measured) takes N = 3's.
   if (diagonal_kernel_ == SemDiagonalKernel::automatic) {
-    diagonal_kernel_ = N <= 10 ? SemDiagonalKernel::shared : SemDiagonalKernel::wide;
+    diagonal_kernel_ = N >= 4 && N <= 10 ? SemDiagonalKernel::shared : SemDiagonalKernel::wide;
   }
   if ((diagonal_kernel_ == SemDiagonalKernel::natural ||
        diagonal_kernel_ == SemDiagonalKernel::shared) &&
@@ -325,15 +327,16 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
 }
 
 void SemPoissonOperator::select_kernels(SemElementKernel element_kernel, SemAssembly assembly) {
-  // The defaults were measured on an H100 (kryflow_bench_sem, bench/results/h100_sem): the
-  // shared kernel is fastest for p <= 4 (0.89 of the roofline at p = 3), staged for p = 5 and 6,
-  // pipelined from p = 7 (0.84 at p = 7); atomic assembly beats sorted at every order but
-  // p = 9 (a tie).
+  // The defaults were measured on an H200 (kryflow_bench_sem, box and Kershaw meshes,
+  // bench/results/h200_sem_vertex/b99922b): the shared kernel is fastest for p = 3 and 5
+  // (box: 625 us against 696 for layered at p = 3, 818 against 826 for staged at p = 5), the
+  // vertex kernel for p = 4 and from p = 6 on (p = 7: 680 us against 784 for pipelined, the
+  // H100's choice; Kershaw 98 against 118); atomic assembly beats sorted for the vertex kernel
+  // at every order. p = 1 and 2 (not measured on the H200) keep the H100's shared. Every
+  // kryflow mesh is trilinear (8 corners per element), which is what the vertex kernel needs.
   if (element_kernel == SemElementKernel::automatic) {
     const int p = numbering_.order;
-    element_kernel = p <= 4   ? SemElementKernel::shared
-                     : p <= 6 ? SemElementKernel::staged
-                              : SemElementKernel::pipelined;
+    element_kernel = p <= 3 || p == 5 ? SemElementKernel::shared : SemElementKernel::vertex;
   }
   if (element_kernel == SemElementKernel::shared && numbering_.order + 1 > 10) {
     throw NotSupported(

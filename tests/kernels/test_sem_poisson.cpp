@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <numbers>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kryflow/core/error.hpp"
@@ -188,16 +189,25 @@ TEST(SemPoisson, EveryKernelAndAssemblyMatchesReference) {
 }
 
 TEST(SemPoisson, AutomaticKernelChoicesAreTheMeasuredFastest) {
-  // H100 measurements (kryflow_bench_sem, kryflow_bench_sem_diagonal): shared element kernel
-  // for p <= 4, staged for p = 5, 6, pipelined above; atomic assembly; shared diagonal
-  // kernel for N <= 10, wide above.
+  // H200 measurements (kryflow_bench_sem, kryflow_bench_sem_diagonal): shared element kernel
+  // for p <= 3 and p = 5, vertex for p = 4 and p >= 6; atomic assembly; shared diagonal
+  // kernel for N = 4..10, wide otherwise.
   const std::vector<double> vertices = test::hex_box_vertices(1, 1, 1);
   const SemPoissonOperator low(test::backend_under_test(), 1, vertices, 3);
   EXPECT_EQ(low.element_kernel(), SemElementKernel::shared);
   EXPECT_EQ(low.assembly(), SemAssembly::atomic);
   EXPECT_EQ(low.diagonal_kernel(), SemDiagonalKernel::shared);
+  const SemPoissonOperator second(test::backend_under_test(), 1, vertices, 2);
+  EXPECT_EQ(second.diagonal_kernel(), SemDiagonalKernel::wide);
+  const std::pair<int, SemElementKernel> expected[] = {
+      {4, SemElementKernel::vertex}, {5, SemElementKernel::shared}, {7, SemElementKernel::vertex}};
+  for (const auto& [order, kernel] : expected) {
+    EXPECT_EQ(SemPoissonOperator(test::backend_under_test(), 1, vertices, order).element_kernel(),
+              kernel)
+        << "p = " << order;
+  }
   const SemPoissonOperator high(test::backend_under_test(), 1, vertices, 11);
-  EXPECT_EQ(high.element_kernel(), SemElementKernel::pipelined);
+  EXPECT_EQ(high.element_kernel(), SemElementKernel::vertex);
   EXPECT_EQ(high.diagonal_kernel(), SemDiagonalKernel::wide);
   SemPoissonOptions options;
   options.element_kernel = SemElementKernel::shared;

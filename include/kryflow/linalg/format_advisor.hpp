@@ -36,7 +36,7 @@ struct FormatAdvice {
 
 /// Advises CSR, SELL-C-sigma or BSR for y = A x on an NVIDIA GPU: predicts each format's time
 /// as the bytes it moves over the fraction of copy bandwidth its kernel reaches (a table of
-/// H100 measurements, src/linalg/format_advisor.cpp) and picks the fastest. `block_size` 0
+/// H200 measurements, src/linalg/format_advisor.cpp) and picks the fastest. `block_size` 0
 /// detects the block structure; a positive value forces it (a pattern that does not tile
 /// then gives CSR or SELL with the reason). A may live on any backend (its pattern is copied to
 /// the host, temporarily). Throws InvalidInput for a negative block_size; otherwise only what

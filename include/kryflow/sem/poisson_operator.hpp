@@ -23,8 +23,8 @@ namespace kryflow::sem {
 
 /// The cuda kernel of the element Laplacians (the host backends have one each).
 enum class SemElementKernel {
-  automatic,  ///< the fastest measured on an H100: shared for p <= 4, staged for p = 5, 6,
-              ///< pipelined above
+  automatic,  ///< the fastest measured on an H200: shared for p <= 3 and p = 5, vertex for
+              ///< p = 4 and p >= 6
   shared,     ///< N^3 threads per element, the whole element in shared memory (N <= 10)
   layered,    ///< N^2 threads per element, each holding its t-line in registers (any N)
   staged,     ///< layered, with the element's metric terms copied into shared memory by
@@ -37,7 +37,7 @@ enum class SemElementKernel {
 
 /// How the cuda kernels sum the element contributions into the assembled y.
 enum class SemAssembly {
-  automatic,  ///< the faster measured on an H100: atomic
+  automatic,  ///< the faster measured on an H100 and an H200: atomic
   sorted,     ///< element results stored, then one thread per global point sums its locals in
               ///< increasing local index: deterministic, the host backends' bits
   atomic,     ///< element results added to y with atomicAdd: one pass, order not fixed
@@ -46,7 +46,7 @@ enum class SemAssembly {
 /// The cuda kernel of the local diagonal (the four designs of Wahlgren, "A GPU-accelerated
 /// Jacobi preconditioner for high-order fluid simulations", KTH 2022, sec. 3.1).
 enum class SemDiagonalKernel {
-  automatic,  ///< the fastest measured on an H100: shared for N <= 10, wide above
+  automatic,  ///< the fastest measured on an H200: shared for N = 4..10, wide otherwise
   natural,    ///< one thread per point, one block per element (N <= 10)
   shared,     ///< natural with G11, G22, G33 of the element staged in shared memory (N <= 10)
   extended,   ///< one thread per point over consecutive points, elements not aligned to blocks
