@@ -163,15 +163,16 @@ int main(int argc, char** argv) {
   sem_command
       ->add_option(
           "--element-kernel", sem.element_kernel,
-          "cuda element kernel: automatic (default: shared for p <= 4, staged for p = 5, 6, "
-          "pipelined above), "
+          "cuda element kernel: automatic (default: shared for p <= 3 and p = 5, vertex for "
+          "p = 4 and p >= 6, the fastest on an H200), "
           "shared, layered, staged, pipelined or vertex (the metric terms computed from the "
           "elements' corners instead of read)")
       ->check(CLI::IsMember({"automatic", "shared", "layered", "staged", "pipelined", "vertex"}));
   sem_command
       ->add_option("--assembly", sem.assembly,
-                   "cuda assembly: automatic (default: atomic), sorted (deterministic: the "
-                   "reference's bits) or atomic")
+                   "cuda assembly: automatic (default: atomic), sorted (deterministic; the "
+                   "reference's bits with an element kernel that reads the stored metric "
+                   "terms: shared, layered, staged or pipelined) or atomic")
       ->check(CLI::IsMember({"automatic", "sorted", "atomic"}));
   sem_command
       ->add_option("--diagonal-kernel", sem.diagonal_kernel,

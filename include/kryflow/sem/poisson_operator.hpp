@@ -39,7 +39,8 @@ enum class SemElementKernel {
 enum class SemAssembly {
   automatic,  ///< the faster measured on an H100 and an H200: atomic
   sorted,     ///< element results stored, then one thread per global point sums its locals in
-              ///< increasing local index: deterministic, the host backends' bits
+              ///< increasing local index: deterministic; the host backends' bits with the
+              ///< element kernels that read the stored metric terms (not vertex)
   atomic,     ///< element results added to y with atomicAdd: one pass, order not fixed
 };
 
