@@ -63,8 +63,8 @@ enum class SweepDirection { forward, backward };
       d_i = a_ii (0 when not stored); with l1 d_i = a_ii + s_i sum of |a_ij| over the columns j  \
       outside i's block (Baker et al. 2011, sec. 6: convergent for every symmetric positive      \
       definite A), summed from 0 over the row's entries in stored order, a_ii for j == i,        \
-      |a_ij| for j outside the block, the block's other entries skipped. With block_rows = 1     \
-      and a_ii > 0 it is l1_row_norms bit for bit. */                                            \
+      s_i |a_ij| for j outside the block, the block's other entries skipped. With block_rows = 1 \
+      and a_ii != 0 it is l1_row_norms bit for bit (s_i |a_ii| = a_ii). */                       \
   void hybrid_diagonal(const Backend& backend, const MatrixView& a, index_t block_rows, bool l1, \
                        Span<double> d);                                                          \
   /** One hybrid Gauss-Seidel sweep (above) of every block in `direction`. x_start (n entries,   \

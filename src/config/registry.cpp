@@ -268,21 +268,19 @@ struct AmgParameters final : ComponentParameters {
            "weights are recomputed over the kept points (`direct`: rescaled to the row sums, "
            "Stüben 2001, sec. 7.2.4; `extended_i`: the dropped couplings join the diagonal; "
            "`mm_extended_i`: the kept weights are scaled to the row sum of all)");
-    v.choice(
-        "smoother", smoother,
-        {"gauss_seidel", "jacobi", "l1_jacobi", "chebyshev", "hybrid_gauss_seidel",
-         "multicolor_gauss_seidel"},
-        "`gauss_seidel`: forward before and backward after the coarse correction "
-        "(sequential, host backends); `jacobi`: damped by jacobi_omega; `l1_jacobi`: "
-        "D = s_i sum_j |a_ij|, s_i the sign of a_ii; `chebyshev`: degree chebyshev_degree on D^-1 "
-        "A (A definite, "
-        "diagonal of its sign); `hybrid_gauss_seidel`: Gauss-Seidel inside blocks of "
-        "hybrid_block_rows rows and Jacobi across them, diagonal a_ii + s_i sum of |a_ij| over "
-        "the columns outside the row's block (l1 Gauss-Seidel, Baker, Falgout, Kolev, Yang "
-        "2011), forward before and backward after the coarse correction; "
-        "`multicolor_gauss_seidel`: Gauss-Seidel in a Jones-Plassmann-Luby multicolor "
-        "order of each level (MulticolorGaussSeidel), forward before and backward after; "
-        "all but `gauss_seidel` run on every backend");
+    v.choice("smoother", smoother,
+             {"gauss_seidel", "jacobi", "l1_jacobi", "chebyshev", "hybrid_gauss_seidel",
+              "multicolor_gauss_seidel"},
+             "`gauss_seidel`: forward before and backward after the coarse correction "
+             "(sequential, host backends); `jacobi`: damped by jacobi_omega; `l1_jacobi`: "
+             "D = s_i sum_j |a_ij|, s_i the sign of a_ii; `chebyshev`: degree chebyshev_degree "
+             "on D^-1 A (A definite, diagonal of its sign); `hybrid_gauss_seidel`: Gauss-Seidel "
+             "inside blocks of hybrid_block_rows rows and Jacobi across them, diagonal a_ii + "
+             "s_i sum of |a_ij| over the columns outside the row's block (l1 Gauss-Seidel, "
+             "Baker, Falgout, Kolev, Yang 2011), forward before and backward after the coarse "
+             "correction; `multicolor_gauss_seidel`: Gauss-Seidel in a Jones-Plassmann-Luby "
+             "multicolor order of each level (MulticolorGaussSeidel), forward before and "
+             "backward after; all but `gauss_seidel` run on every backend");
     v.real("jacobi_omega", values.jacobi_omega, {0.0, false, 2.0, false},
            "damping of the jacobi smoother");
     v.integer("chebyshev_degree", values.chebyshev_degree, Range::at_least(1),

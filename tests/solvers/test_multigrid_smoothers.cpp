@@ -301,16 +301,12 @@ TEST(Smoothers, L1SmoothersTreatANegativeDefiniteMatrixAsItsNegative) {
   using Direction = HybridGaussSeidelSmoother::Direction;
   for (int kind = 0; kind < 2; ++kind) {
     SCOPED_TRACE(kind == 0 ? "l1_jacobi" : "hybrid_gauss_seidel with l1");
-    std::unique_ptr<Smoother> on_a, on_negative;
-    if (kind == 0) {
-      on_a = std::make_unique<L1JacobiSmoother>();
-      on_negative = std::make_unique<L1JacobiSmoother>();
-    } else {
-      on_a = std::make_unique<HybridGaussSeidelSmoother>(
+    const auto make = [&]() -> std::unique_ptr<Smoother> {
+      if (kind == 0) return std::make_unique<L1JacobiSmoother>();
+      return std::make_unique<HybridGaussSeidelSmoother>(
           HybridGaussSeidelSmoother::Parameters{Direction::symmetric, 7, true});
-      on_negative = std::make_unique<HybridGaussSeidelSmoother>(
-          HybridGaussSeidelSmoother::Parameters{Direction::symmetric, 7, true});
-    }
+    };
+    const std::unique_ptr<Smoother> on_a = make(), on_negative = make();
     on_a->setup(A);
     on_negative->setup(negative);
     Vector x(backend, n), y(backend, n);

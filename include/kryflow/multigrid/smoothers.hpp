@@ -140,7 +140,7 @@ class GaussSeidelSmoother final : public Smoother {
 /// definite A whatever the block size (Baker et al., sec. 6); without l1 it is plain hybrid
 /// Gauss-Seidel, x_i = (b_i - sum_{j != i} a_ij x_j) / a_ii, which can diverge when the couplings
 /// across blocks are strong. block_rows >= n is sequential Gauss-Seidel (without l1, the bits of
-/// GaussSeidelSmoother); block_rows = 1 with l1 is l1-Jacobi (with a_ii > 0, the bits of
+/// GaussSeidelSmoother); block_rows = 1 with l1 is l1-Jacobi (with a_ii != 0, the bits of
 /// L1JacobiSmoother on the reference backend). The partition depends only on n and block_rows, so
 /// every backend gives the same bits (kernels/smoothers). Symmetric = forward then backward;
 /// forward before and backward after the coarse correction keep a V-cycle symmetric for symmetric
