@@ -41,12 +41,17 @@ struct SemOptions {
   int order = 7;     ///< --order p
   std::string solver = "cg";
   std::string precond = "jacobi";  ///< jacobi or none
-  std::string backend;             ///< empty: as solve
-  std::optional<double> kershaw;   ///< --kershaw eps in (0, 1]
-  std::optional<double> deform;    ///< --deform a: BoxOptions::smooth_deformation (--box only)
-  std::string dirichlet;           ///< --dirichlet W,v,...; empty: every boundary face
-  double relative_tolerance = 1e-8;
-  int max_iterations = 10000;
+  /// --preset, -c and -p as for solve: a configuration (solver and preconditioner, e.g.
+  /// pcg_pmg) instead of --solver and --precond.
+  std::string preset;
+  std::string config_file;
+  std::vector<std::string> overrides;
+  std::string backend;            ///< empty: as solve
+  std::optional<double> kershaw;  ///< --kershaw eps in (0, 1]
+  std::optional<double> deform;   ///< --deform a: BoxOptions::smooth_deformation (--box only)
+  std::string dirichlet;          ///< --dirichlet W,v,...; empty: every boundary face
+  std::optional<double> relative_tolerance;  ///< default 1e-8, or the configuration's
+  std::optional<int> max_iterations;         ///< default 10000, or the configuration's
   std::string element_kernel = "automatic";
   std::string assembly = "automatic";
   std::string diagonal_kernel = "automatic";

@@ -142,6 +142,13 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cg"}));
   sem_command->add_option("--precond", sem.precond, "jacobi (default) or none")
       ->check(CLI::IsMember({"jacobi", "none"}));
+  sem_command->add_option("--preset", sem.preset,
+                          "shipped preset (e.g. pcg_pmg: PCG with p-multigrid) instead of "
+                          "--solver and --precond");
+  sem_command->add_option("-c,--config", sem.config_file,
+                          "JSON configuration file instead of --solver and --precond");
+  sem_command->add_option("-p,--parameter", sem.overrides,
+                          "override KEY=VALUE of the configuration (repeatable), as for solve");
   sem_command
       ->add_option("--backend", sem.backend,
                    "cuda, cpu or reference; default cuda when compiled and a device is present, "
@@ -157,9 +164,9 @@ int main(int argc, char** argv) {
                           "W,v,...: boundary-condition types of the mesh's first field whose "
                           "faces are Dirichlet (default: every boundary face)");
   sem_command->add_option("--relative-tolerance", sem.relative_tolerance,
-                          "stop when ||r|| <= tol ||b|| (default 1e-8)");
+                          "stop when ||r|| <= tol ||b|| (default 1e-8, or the configuration's)");
   sem_command->add_option("--max-iterations", sem.max_iterations,
-                          "iteration limit (default 10000)");
+                          "iteration limit (default 10000, or the configuration's)");
   sem_command
       ->add_option(
           "--element-kernel", sem.element_kernel,

@@ -187,6 +187,10 @@ double apply_bandwidth(const SemSummary& s) {
   return s.apply_seconds > 0.0 ? s.apply_bytes / s.apply_seconds : 0.0;
 }
 
+double ns_per_dof(const SemSummary& s, double seconds) {
+  return s.dofs > 0 ? seconds / static_cast<double>(s.dofs) * 1e9 : 0.0;
+}
+
 double apply_gdofs(const SemSummary& s) {
   return s.apply_seconds > 0.0 ? static_cast<double>(s.dofs) / s.apply_seconds / 1e9 : 0.0;
 }
@@ -216,12 +220,17 @@ std::string sem_text(const SemSummary& s) {
   text += line("solver", s.solver + ", preconditioner " + s.preconditioner +
                              format(", relative tolerance %g, at most %d iterations",
                                     s.relative_tolerance, s.max_iterations));
+  if (!s.preconditioner_summary.empty()) text += s.preconditioner_summary;
   text += line("setup", "operator " + seconds_text(s.operator_setup_seconds) + ", preconditioner " +
                             seconds_text(s.preconditioner_setup_seconds));
   text += line("solve", seconds_text(r.solve_seconds) + format(", %d iterations, ", r.iterations) +
                             seconds_text(sem_seconds_per_iteration(s)) +
                             format(" per iteration, %.3f ns per DoF per iteration",
                                    ns_per_dof_per_iteration(s)));
+  text += line("time to solution",
+               format("%.2f ns per DoF (solve), %.2f with the preconditioner's setup",
+                      ns_per_dof(s, r.solve_seconds),
+                      ns_per_dof(s, r.solve_seconds + s.preconditioner_setup_seconds)));
   text += line("status", std::string(to_string(r.status)) + ": " + r.reason);
   text += line("residual", format("recursive %.3e, true %.3e (||b - A x|| / ||b|| from a separate "
                                   "apply, ||b|| = %.3e)",
@@ -264,6 +273,11 @@ nlohmann::json sem_json(const SemSummary& s) {
   j["kernels"] = s.kernels;
   j["solver"] = s.solver;
   j["preconditioner"] = s.preconditioner;
+  if (!s.preconditioner_summary.empty()) j["preconditioner_summary"] = s.preconditioner_summary;
+  if (!s.configuration.is_null()) j["configuration"] = s.configuration;
+  j["ns_per_dof"] = {
+      {"solve", ns_per_dof(s, r.solve_seconds)},
+      {"setup_and_solve", ns_per_dof(s, r.solve_seconds + s.preconditioner_setup_seconds)}};
   j["relative_tolerance"] = s.relative_tolerance;
   j["max_iterations"] = s.max_iterations;
   j["setup_seconds"] = {{"operator", s.operator_setup_seconds},

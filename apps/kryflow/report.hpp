@@ -72,6 +72,8 @@ struct SemSummary {
   std::string kernels;  ///< SemPoissonOperator::kernel_description()
   std::string solver;
   std::string preconditioner;
+  std::string preconditioner_summary;  ///< Preconditioner::summary() (p-multigrid: its levels)
+  nlohmann::json configuration;        ///< the resolved configuration (null without one)
   double relative_tolerance = 0.0;
   int max_iterations = 0;
   double operator_setup_seconds = 0.0;        ///< SemPoissonOperator construction

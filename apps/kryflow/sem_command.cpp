@@ -17,6 +17,7 @@
 
 #include "bench/timing.hpp"
 #include "commands.hpp"
+#include "kryflow/config/registry.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/linalg/vector.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
@@ -116,10 +117,47 @@ int run_sem(const SemOptions& options) {
   if (options.order < 1 || options.order > 15) {
     throw InvalidInput("--order " + std::to_string(options.order) + " is outside 1..15");
   }
-  StopCriteria criteria;
-  criteria.relative_tolerance = options.relative_tolerance;
-  criteria.max_iterations = options.max_iterations;
-  Cg solver(criteria);  // validates the criteria before any work
+  // The solver: a configuration (--preset, -c, -p), or CG with --precond. Both are built and
+  // validated before any work.
+  const bool configured =
+      !options.preset.empty() || !options.config_file.empty() || !options.overrides.empty();
+  if (!options.preset.empty() && !options.config_file.empty()) {
+    throw InvalidInput("kryflow sem takes --preset or -c, not both");
+  }
+  std::unique_ptr<KrylovSolver> solver;
+  std::unique_ptr<Preconditioner> M;
+  nlohmann::json resolved;
+  if (configured) {
+    nlohmann::json config = !options.preset.empty() ? config::load_preset(options.preset)
+                            : !options.config_file.empty()
+                                ? config::load_config_file(options.config_file)
+                                : nlohmann::json::object();
+    if (options.relative_tolerance) {
+      config::apply_override(
+          config, "solver.relative_tolerance=" + number_text(*options.relative_tolerance));
+    }
+    if (options.max_iterations) {
+      config::apply_override(config,
+                             "solver.max_iterations=" + std::to_string(*options.max_iterations));
+    }
+    for (const std::string& assignment : options.overrides) {
+      config::apply_override(config, assignment);
+    }
+    config::SolverSetup setup = config::build_solver(config);
+    solver = std::move(setup.solver);
+    M = std::move(setup.preconditioner);
+    resolved = setup.resolved;
+  } else {
+    StopCriteria criteria;
+    criteria.relative_tolerance = options.relative_tolerance.value_or(1e-8);
+    criteria.max_iterations = options.max_iterations.value_or(10000);
+    solver = std::make_unique<Cg>(criteria);
+    if (options.precond == "jacobi") {
+      M = std::make_unique<JacobiPreconditioner>();
+    } else {
+      M = std::make_unique<IdentityPreconditioner>();
+    }
+  }
   sem::SemPoissonOptions operator_options;
   operator_options.dirichlet_types = bench::split_list(options.dirichlet);
   operator_options.element_kernel = sem::parse_sem_element_kernel(options.element_kernel);
@@ -135,9 +173,10 @@ int run_sem(const SemOptions& options) {
   const Backend backend = choose_backend(options.backend);
   summary.backend = backend.name();
   summary.device = backend.device_name();
-  summary.solver = solver.name();
-  summary.relative_tolerance = criteria.relative_tolerance;
-  summary.max_iterations = criteria.max_iterations;
+  summary.solver = solver->name();
+  summary.relative_tolerance = solver->criteria().relative_tolerance;
+  summary.max_iterations = solver->criteria().max_iterations;
+  summary.configuration = resolved;
 
   // The operator.
   auto start = std::chrono::steady_clock::now();
@@ -201,26 +240,21 @@ int run_sem(const SemOptions& options) {
   Vector x = Vector::constant(backend, n, 0.0);
 
   // The preconditioner.
-  std::unique_ptr<Preconditioner> M;
-  if (options.precond == "jacobi") {
-    M = std::make_unique<JacobiPreconditioner>();
-  } else {
-    M = std::make_unique<IdentityPreconditioner>();
-  }
   summary.preconditioner = M->name();
   start = std::chrono::steady_clock::now();
   M->setup(A);
   backend.synchronize();
   summary.preconditioner_setup_seconds = seconds_since(start);
+  summary.preconditioner_summary = M->summary();
 
   // The solve.
   ProgressLine progress(isatty(2) == 1);
   if (progress.enabled()) {
-    solver.set_monitor([&progress](int iteration, double residual_norm, double rhs_norm) {
+    solver->set_monitor([&progress](int iteration, double residual_norm, double rhs_norm) {
       progress.update(iteration, residual_norm, rhs_norm);
     });
   }
-  summary.report = solver.solve(A, *M, b, x);
+  summary.report = solver->solve(A, *M, b, x);
   summary.report.setup_seconds =
       summary.operator_setup_seconds + summary.preconditioner_setup_seconds;
   progress.finish();

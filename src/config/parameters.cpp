@@ -5,6 +5,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -212,7 +213,10 @@ class MarkdownTable final : public ParameterVisitor {
     const ComponentFamily* family;
   };
 
-  explicit MarkdownTable(std::string prefix) : prefix_(std::move(prefix)) {}
+  /// `sections`: where each family is documented, shared by all tables: a family met again
+  /// (a preconditioner nested in a preconditioner) refers to its first section.
+  MarkdownTable(std::string prefix, std::map<const ComponentFamily*, std::string>* sections)
+      : prefix_(std::move(prefix)), sections_(sections) {}
 
   void integer(const char* name, int& value, Range range, const char* description) override {
     row(name, "integer", "`" + std::to_string(value) + "`", range.describe(), description);
@@ -228,8 +232,10 @@ class MarkdownTable final : public ParameterVisitor {
   }
   void component(const char* name, ComponentSlot& slot, const char* description) override {
     const std::string path = join_path(prefix_, name);
-    row(name, "object", "`{\"type\": \"" + slot.type + "\"}`", "see `" + path + "`", description);
-    pending.push_back({path, slot.family});
+    const auto [at, added] = sections_->emplace(slot.family, path);
+    row(name, "object", "`{\"type\": \"" + slot.type + "\"}`", "see `" + at->second + "`",
+        description);
+    if (added) pending.push_back({path, slot.family});
   }
 
   std::string table() const {
@@ -255,6 +261,7 @@ class MarkdownTable final : public ParameterVisitor {
     return escaped;
   }
   std::string prefix_;
+  std::map<const ComponentFamily*, std::string>* sections_;
   std::string rows_;
 };
 
@@ -326,7 +333,8 @@ std::string write_markdown(ComponentParameters& root, int title_level) {
   const std::string family_heading(static_cast<std::size_t>(title_level), '#');
   const std::string type_heading = family_heading + "#";
   std::ostringstream out;
-  MarkdownTable top("");
+  std::map<const ComponentFamily*, std::string> sections;
+  MarkdownTable top("", &sections);
   root.declare(top);
   std::deque<MarkdownTable::Pending> queue(top.pending.begin(), top.pending.end());
   std::set<std::string> documented;
@@ -346,7 +354,7 @@ std::string write_markdown(ComponentParameters& root, int title_level) {
     }
     out << ".\n";
     for (const ComponentType& type : family.types) {
-      MarkdownTable table(next.path);
+      MarkdownTable table(next.path, &sections);
       type.make_parameters()->declare(table);
       out << "\n"
           << type_heading << " `" << next.path << ".type = \"" << type.name << "\"`\n\n"

@@ -21,6 +21,7 @@
 #include "kryflow/preconditioners/jacobi.hpp"
 #include "kryflow/preconditioners/multicolor_gauss_seidel.hpp"
 #include "kryflow/preconditioners/threshold_ilu.hpp"
+#include "kryflow/sem/p_multigrid.hpp"
 #include "kryflow/solvers/richardson.hpp"
 
 #ifndef KRYFLOW_PRESET_DIR
@@ -32,6 +33,8 @@ namespace {
 
 const ComponentFamily& solver_family();
 const ComponentFamily& preconditioner_family();
+template <class Entry>
+const Entry& find_entry(const std::vector<Entry>& entries, const std::string& type);
 
 // ---------------------------------------------------------------------------------------------
 // Parameters of each component type. Defaults are the member initialisers of StopCriteria and
@@ -358,6 +361,55 @@ struct RootParameters final : ComponentParameters {
 // ---------------------------------------------------------------------------------------------
 // The registry: type name -> description, parameters and factory.
 
+/// p_multigrid: sem::PMultigrid::Parameters, the schedule and the coarsest level's treatment as
+/// strings, and the coarse solver as a nested preconditioner (by default the pcg_amg preset's
+/// AMG).
+struct PMultigridParameters final : ComponentParameters {
+  sem::PMultigrid::Parameters values;
+  std::string schedule = "halving";
+  std::string coarsest = "assembled";
+  std::string cycle = to_string(CycleType::v);
+  ComponentSlot coarse_solver{preconditioner_family()};
+  PMultigridParameters() {
+    coarse_solver.select("amg");
+    auto& amg = static_cast<AmgParameters&>(*coarse_solver.parameters);
+    amg.coarsening = "pmis";
+    amg.interpolation = "mm_extended_i";
+    amg.smoother = "chebyshev";
+    amg.hierarchy_precision = std::string(to_string(Precision::float32));
+    amg.values.aggressive_levels = 1;
+    amg.values.max_elements_per_row = 4;
+    amg.values.chebyshev_alpha = 10.0;
+  }
+  void declare(ParameterVisitor& v) override {
+    v.choice("schedule", schedule, {"halving", "two_level"},
+             "the orders of the levels below the operator's order p: `halving`, the next order "
+             "is 1 when p <= 3 and p / 2 otherwise (7, 3, 1; 9, 4, 2, 1); `two_level`, p then 1");
+    v.integer("chebyshev_degree", values.chebyshev_degree, Range::at_least(1),
+              "degree of the Chebyshev-Jacobi smoother of each spectral-element level (operator "
+              "applications per smoothing step)");
+    v.real("chebyshev_alpha", values.chebyshev_alpha, Range::greater_than(1.0),
+           "the smoother damps the eigenvalues of D^-1 A in [lambda_max / chebyshev_alpha, "
+           "1.1 lambda_max]");
+    v.integer("chebyshev_eigen_iterations", values.chebyshev_eigen_iterations, Range::at_least(1),
+              "CG-Lanczos steps of each level's lambda_max estimate");
+    v.integer("pre_sweeps", values.cycle.pre_sweeps, Range::at_least(0),
+              "smoothing steps before the coarse-grid correction");
+    v.integer("post_sweeps", values.cycle.post_sweeps, Range::at_least(0),
+              "smoothing steps after it");
+    v.choice("cycle", cycle, {"v", "w", "f"}, "multigrid cycle shape");
+    v.choice("coarsest", coarsest, {"assembled", "chebyshev"},
+             "the order-1 level: `assembled`, its matrix (trilinear elements on the mesh "
+             "vertices) formed and solved by coarse_solver; `chebyshev`, "
+             "chebyshev_coarse_sweeps Chebyshev-Jacobi steps on the matrix-free operator");
+    v.integer("chebyshev_coarse_sweeps", values.chebyshev_coarse_sweeps, Range::at_least(1),
+              "smoothing steps of the `chebyshev` coarsest level");
+    v.component("coarse_solver", coarse_solver,
+                "the solver of the assembled order-1 level: any preconditioner of a CSR matrix "
+                "(by default one cycle of `amg` with the pcg_amg preset's parameters)");
+  }
+};
+
 struct SolverEntry {
   ComponentType type;
   std::function<std::unique_ptr<KrylovSolver>(const ComponentParameters&)> build;
@@ -594,6 +646,25 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
           "explicit inverse on the backend. `kryflow solve` prints the hierarchy and its "
           "memory.",
           [](const AmgParameters& p) { return std::make_unique<AmgPreconditioner>(p.build()); }),
+      entry<PreconditionerEntry, PMultigridParameters>(
+          "p_multigrid",
+          "p-multigrid for the spectral-element Poisson operator (kryflow sem; Rønquist and "
+          "Patera 1987, as nekRS's pMG): the operator at decreasing polynomial orders on the "
+          "same mesh, matrix-free, with GLL interpolation between them (restriction its "
+          "transpose) and Chebyshev-Jacobi smoothing; the order-1 level assembled into a CSR "
+          "matrix and solved by coarse_solver (one AMG cycle by default). Symmetric, so pcg "
+          "may use it. A must be a spectral-element operator.",
+          [](const PMultigridParameters& p) {
+            sem::PMultigrid::Parameters values = p.values;
+            values.orders.clear();
+            if (p.schedule == "two_level") values.orders = {1};
+            values.coarsest = p.coarsest == "chebyshev" ? sem::PMultigrid::Coarsest::chebyshev
+                                                        : sem::PMultigrid::Coarsest::assembled;
+            values.cycle.cycle = parse_cycle_type(p.cycle);
+            auto coarse = find_entry(preconditioner_entries(), p.coarse_solver.type)
+                              .build(*p.coarse_solver.parameters);
+            return std::make_unique<sem::PMultigrid>(values, std::move(coarse));
+          }),
       entry<PreconditionerEntry, NoParameters>(
           "dense",
           "Direct solve by the explicit inverse, formed on A's backend (LAPACK on the host, "

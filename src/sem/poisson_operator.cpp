@@ -35,33 +35,43 @@ std::int64_t face_point(int face, int N, int a, int b) {
   return (static_cast<std::int64_t>(ijk[2]) * N + ijk[1]) * N + ijk[0];
 }
 
-/// The Dirichlet points of the faces of `mesh.fields[0]` whose type is one of `types`.
-std::vector<char> dirichlet_by_type(const HexMesh& mesh, const GlobalNumbering& numbering,
-                                    const std::vector<std::string>& types) {
+/// The faces (element * 6 + face) of `mesh.fields[0]` whose type is one of `types`.
+std::vector<std::int64_t> faces_of_types(const HexMesh& mesh,
+                                         const std::vector<std::string>& types) {
   if (mesh.fields.empty()) {
     throw InvalidInput(
         "SemPoissonOperator: Dirichlet boundary-condition types were given but the "
         "mesh has no boundary-condition field");
   }
-  const int N = numbering.order + 1;
-  const std::int64_t n3 = static_cast<std::int64_t>(N) * N * N;
-  std::vector<char> mask(static_cast<std::size_t>(numbering.num_global), 0);
-  std::int64_t faces = 0;
+  std::vector<std::int64_t> faces;
   for (const BoundaryFace& f : mesh.fields[0]) {
     if (std::find(types.begin(), types.end(), f.type) == types.end()) continue;
-    ++faces;
-    for (int b = 0; b < N; ++b) {
-      for (int a = 0; a < N; ++a) {
-        const std::int64_t q = face_point(f.face, N, a, b);
-        mask[static_cast<std::size_t>(
-            numbering.local_to_global[static_cast<std::size_t>(f.element * n3 + q)])] = 1;
-      }
-    }
+    faces.push_back(f.element * 6 + f.face);
   }
-  if (faces == 0) {
+  if (faces.empty()) {
     std::string listed;
     for (const std::string& t : types) listed += (listed.empty() ? "'" : ", '") + t + "'";
     throw InvalidInput("SemPoissonOperator: no boundary face of the mesh has type " + listed);
+  }
+  return faces;
+}
+
+/// The Dirichlet points of `faces` (element * 6 + face).
+std::vector<char> dirichlet_of_faces(const GlobalNumbering& numbering,
+                                     const std::vector<std::int64_t>& faces) {
+  const int N = numbering.order + 1;
+  const std::int64_t n3 = static_cast<std::int64_t>(N) * N * N;
+  std::vector<char> mask(static_cast<std::size_t>(numbering.num_global), 0);
+  for (const std::int64_t ef : faces) {
+    const std::int64_t element = ef / 6;
+    const int face = static_cast<int>(ef % 6);
+    for (int b = 0; b < N; ++b) {
+      for (int a = 0; a < N; ++a) {
+        const std::int64_t q = face_point(face, N, a, b);
+        mask[static_cast<std::size_t>(
+            numbering.local_to_global[static_cast<std::size_t>(element * n3 + q)])] = 1;
+      }
+    }
   }
   return mask;
 }
@@ -198,9 +208,115 @@ SemPoissonOperator::SemPoissonOperator(const Backend& backend, const HexMesh& me
       rule_(gll_rule(order)) {
   std::vector<char> mask;
   if (options.dirichlet_boundary && !options.dirichlet_types.empty()) {
-    mask = dirichlet_by_type(mesh, numbering_, options.dirichlet_types);
+    dirichlet_faces_ = faces_of_types(mesh, options.dirichlet_types);
+    has_dirichlet_faces_ = true;
+    mask = dirichlet_of_faces(numbering_, dirichlet_faces_);
   }
   build(backend, mesh.num_elements, mesh.vertices, mask.empty() ? nullptr : &mask, options);
+}
+
+SemPoissonOperator::SemPoissonOperator(const Backend& backend, std::int64_t num_elements,
+                                       std::span<const double> vertices, int order,
+                                       const SemPoissonOptions& options,
+                                       const std::vector<std::int64_t>* faces)
+    : numbering_(shared_points_first(number_gll_points(num_elements, vertices, order))),
+      rule_(gll_rule(order)) {
+  std::vector<char> mask;
+  if (faces != nullptr) {
+    dirichlet_faces_ = *faces;
+    has_dirichlet_faces_ = true;
+    mask = dirichlet_of_faces(numbering_, dirichlet_faces_);
+  }
+  build(backend, num_elements, vertices, faces != nullptr ? &mask : nullptr, options);
+}
+
+std::unique_ptr<SemPoissonOperator> SemPoissonOperator::at_order(int order) const {
+  SemPoissonOptions options = options_;
+  options.element_kernel = SemElementKernel::automatic;
+  options.diagonal_kernel = SemDiagonalKernel::automatic;
+  return std::unique_ptr<SemPoissonOperator>(
+      new SemPoissonOperator(backend(), numbering_.num_elements, vertices_host_, order, options,
+                             has_dirichlet_faces_ ? &dirichlet_faces_ : nullptr));
+}
+
+CooMatrix SemPoissonOperator::assembled_matrix() const {
+  const int N = numbering_.order + 1;
+  if (numbering_.order > 3) {
+    throw NotSupported("SemPoissonOperator::assembled_matrix: order " +
+                       std::to_string(numbering_.order) +
+                       " (N^7 operations per element); at most order 3");
+  }
+  const int n3 = N * N * N;
+  const std::int64_t num_elements = numbering_.num_elements;
+  const GeometricFactors factors = geometric_factors(num_elements, vertices_host_, rule_);
+  const std::vector<double> D = derivative_matrix(rule_);
+  CooMatrix coo;
+  coo.num_rows = coo.num_cols = static_cast<index_t>(numbering_.num_global);
+  coo.reserve(static_cast<std::size_t>(num_elements) * static_cast<std::size_t>(n3) * n3 +
+              static_cast<std::size_t>(numbering_.num_global));
+  std::vector<double> u(static_cast<std::size_t>(n3)), y(static_cast<std::size_t>(n3));
+  std::vector<double> w(static_cast<std::size_t>(3 * n3));
+  const auto at = [N](int i, int j, int k) { return (k * N + j) * N + i; };
+  for (std::int64_t e = 0; e < num_elements; ++e) {
+    const double* G = factors.g.data() + e * 6 * n3;
+    const std::int64_t* l2g = numbering_.local_to_global.data() + e * n3;
+    for (int column = 0; column < n3; ++column) {
+      const auto gc = static_cast<std::size_t>(l2g[column]);
+      if (mask_host_[gc] != 0) continue;
+      std::fill(u.begin(), u.end(), 0.0);
+      u[static_cast<std::size_t>(column)] = 1.0;
+      // w_a = G_a1 u_r + G_a2 u_s + G_a3 u_t at every point, then y = D^T w (r, s, t).
+      for (int k = 0; k < N; ++k) {
+        for (int j = 0; j < N; ++j) {
+          for (int i = 0; i < N; ++i) {
+            double ur = 0.0, us = 0.0, ut = 0.0;
+            for (int m = 0; m < N; ++m) {
+              ur +=
+                  D[static_cast<std::size_t>(i * N + m)] * u[static_cast<std::size_t>(at(m, j, k))];
+              us +=
+                  D[static_cast<std::size_t>(j * N + m)] * u[static_cast<std::size_t>(at(i, m, k))];
+              ut +=
+                  D[static_cast<std::size_t>(k * N + m)] * u[static_cast<std::size_t>(at(i, j, m))];
+            }
+            const int q = at(i, j, k);
+            const double g11 = G[0 * n3 + q], g12 = G[1 * n3 + q], g13 = G[2 * n3 + q];
+            const double g22 = G[3 * n3 + q], g23 = G[4 * n3 + q], g33 = G[5 * n3 + q];
+            w[static_cast<std::size_t>(q)] = g11 * ur + g12 * us + g13 * ut;
+            w[static_cast<std::size_t>(n3 + q)] = g12 * ur + g22 * us + g23 * ut;
+            w[static_cast<std::size_t>(2 * n3 + q)] = g13 * ur + g23 * us + g33 * ut;
+          }
+        }
+      }
+      for (int k = 0; k < N; ++k) {
+        for (int j = 0; j < N; ++j) {
+          for (int i = 0; i < N; ++i) {
+            double sum = 0.0;
+            for (int m = 0; m < N; ++m) {
+              sum +=
+                  D[static_cast<std::size_t>(m * N + i)] * w[static_cast<std::size_t>(at(m, j, k))];
+              sum += D[static_cast<std::size_t>(m * N + j)] *
+                     w[static_cast<std::size_t>(n3 + at(i, m, k))];
+              sum += D[static_cast<std::size_t>(m * N + k)] *
+                     w[static_cast<std::size_t>(2 * n3 + at(i, j, m))];
+            }
+            y[static_cast<std::size_t>(at(i, j, k))] = sum;
+          }
+        }
+      }
+      for (int row = 0; row < n3; ++row) {
+        const auto gr = static_cast<std::size_t>(l2g[row]);
+        if (mask_host_[gr] != 0 || y[static_cast<std::size_t>(row)] == 0.0) continue;
+        coo.push_back(static_cast<index_t>(gr), static_cast<index_t>(gc),
+                      y[static_cast<std::size_t>(row)]);
+      }
+    }
+  }
+  for (std::int64_t g = 0; g < numbering_.num_global; ++g) {
+    if (mask_host_[static_cast<std::size_t>(g)] != 0) {
+      coo.push_back(static_cast<index_t>(g), static_cast<index_t>(g), 1.0);
+    }
+  }
+  return coo;
 }
 
 void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements,
@@ -216,6 +332,9 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
   }
   const GeometricFactors factors = geometric_factors(num_elements, vertices, rule_);
   const std::int64_t num_global = numbering_.num_global;
+  options_ = options;
+  options_.dirichlet_types.clear();
+  vertices_host_.assign(vertices.begin(), vertices.end());
 
   // Assembly lists: the locals of each global point in increasing local index.
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(num_global + 1), 0);

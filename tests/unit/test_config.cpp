@@ -313,7 +313,8 @@ TEST(ConfigPresets, EveryPresetInTheFolderLoadsAndBuilds) {
 
     // The name states the composition: <solver>[_<variant>]_<preconditioner>, or <solver> alone
     // for identity (gmres_left_jacobi: left-preconditioned gmres with jacobi); `sa` is the amg
-    // preconditioner with smoothed aggregation, `mcsgs` multicolor symmetric Gauss-Seidel.
+    // preconditioner with smoothed aggregation, `mcsgs` multicolor symmetric Gauss-Seidel, `pmg`
+    // the spectral-element p-multigrid.
     const std::size_t underscore = name.find('_');
     const std::string solver = name.substr(0, underscore);
     std::string preconditioner =
@@ -322,6 +323,7 @@ TEST(ConfigPresets, EveryPresetInTheFolderLoadsAndBuilds) {
     // Gauss-Seidel).
     if (name.ends_with("_block_jacobi")) preconditioner = "block_jacobi";
     if (preconditioner == "mcsgs") preconditioner = "multicolor_gauss_seidel";
+    if (preconditioner == "pmg") preconditioner = "p_multigrid";
     if (preconditioner == "sa") {
       preconditioner = "amg";
       EXPECT_EQ(setup.resolved["solver"]["preconditioner"]["coarsening"], "aggregation");

@@ -4,11 +4,13 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "kryflow/core/array.hpp"
+#include "kryflow/linalg/coo_matrix.hpp"
 #include "kryflow/linalg/linear_operator.hpp"
 #include "kryflow/sem/geometry.hpp"
 #include "kryflow/sem/gll.hpp"
@@ -125,6 +127,21 @@ class SemPoissonOperator : public LinearOperator {
   /// assembled over the global numbering. Errors as LinearOperator::diagonal.
   void diagonal(Vector& d) const override;
 
+  /// The same operator at another order: the same mesh, Dirichlet faces (all boundary faces,
+  /// those of the types given, or none) and assembly, on the same backend, with the element and
+  /// diagonal kernels chosen automatically for `order` (the levels of p-multigrid). Throws as
+  /// the constructor.
+  std::unique_ptr<SemPoissonOperator> at_order(int order) const;
+
+  /// A as host triplets (one per pair of local points of an element, duplicates summed by
+  /// CsrMatrix::from_coo): the element matrices D^T G^e D formed from the same metric terms
+  /// (the entry (q, q') is what apply gives on the local unit vector of q', up to rounding),
+  /// entries of a Dirichlet row or column dropped and 1 on a Dirichlet diagonal. For the
+  /// coarsest level of p-multigrid (order 1: the trilinear elements on the mesh vertices) and
+  /// for tests. Cost N^7 operations and N^6 triplets per element: throws NotSupported above
+  /// order 3; OutOfMemory-like std::bad_alloc when the triplets do not fit on the host.
+  CooMatrix assembled_matrix() const;
+
   /// The numbering of number_gll_points with its shared points (multiplicity > 1) renumbered
   /// first: global points 0 .. S-1 are shared, S .. num_global-1 belong to one element each.
   const GlobalNumbering& numbering() const noexcept { return numbering_; }
@@ -157,12 +174,21 @@ class SemPoissonOperator : public LinearOperator {
   kernels::sem::PoissonView view(bool masked) const;
   void build(const Backend& backend, std::int64_t num_elements, std::span<const double> vertices,
              const std::vector<char>* dirichlet, const SemPoissonOptions& options);
+  /// at_order's: the mesh as corners, the Dirichlet faces (element * 6 + face) or, when
+  /// `faces` is null, options.dirichlet_boundary's default.
+  SemPoissonOperator(const Backend& backend, std::int64_t num_elements,
+                     std::span<const double> vertices, int order, const SemPoissonOptions& options,
+                     const std::vector<std::int64_t>* faces);
 
   SemElementKernel element_kernel_ = SemElementKernel::layered;
   SemAssembly assembly_ = SemAssembly::sorted;
   SemDiagonalKernel diagonal_kernel_ = SemDiagonalKernel::extended;
   GlobalNumbering numbering_;
   GllRule rule_;
+  SemPoissonOptions options_;                  // as given (dirichlet_types cleared)
+  std::vector<double> vertices_host_;          // 8 x 3 corners per element
+  bool has_dirichlet_faces_ = false;           // faces chosen by type: dirichlet_faces_
+  std::vector<std::int64_t> dirichlet_faces_;  // element * 6 + face
   std::vector<double> mass_;
   std::vector<char> mask_host_;
   std::vector<double> coordinates_;

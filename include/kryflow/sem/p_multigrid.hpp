@@ -1,0 +1,137 @@
+// p-multigrid for the spectral-element Poisson operator: levels of decreasing polynomial order
+// on one mesh, GLL interpolation between them, Chebyshev-Jacobi smoothing, and the order-1
+// level assembled and solved by algebraic multigrid.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kryflow/amg/amg.hpp"
+#include "kryflow/core/array.hpp"
+#include "kryflow/linalg/csr_matrix.hpp"
+#include "kryflow/multigrid/multigrid.hpp"
+#include "kryflow/multigrid/smoothers.hpp"
+#include "kryflow/sem/poisson_operator.hpp"
+
+namespace kryflow::sem {
+
+/// The transfers between the spectral-element spaces of two orders p_f > p_c on one mesh
+/// (Rønquist and Patera, "Spectral element multigrid I", J. Sci. Comput. 2, 1987; the
+/// transfers of nekRS's p-multigrid): the prolongation
+///   P = W_f Q_f^T (J (x) J (x) J) Q_c M_c,
+/// element by element the tensor product of the 1D Lagrange interpolation matrix J (N_f x N_c,
+/// lagrange_interpolation_matrix from the order-p_c GLL nodes to the order-p_f ones), with
+/// Q the gather to element-local points, M_c zeroing the coarse Dirichlet points and W_f
+/// averaging over the elements that share a fine point (1 / multiplicity, 0 at fine Dirichlet
+/// points). Coarse functions are continuous, so every element gives a shared point the same
+/// value and the average is exact: P e interpolates e. The restriction is its transpose,
+///   R = P^T = M_c Q_c^T (J^T (x) J^T (x) J^T) Q_f W_f,
+/// so a V-cycle with symmetric smoothing stays symmetric. Both run on the operators' backend
+/// (kernels/sem/transfer.hpp), two kernels each, and may be recorded.
+/// Memory: the two numberings (a 4-byte index per local point twice, 16 bytes per global
+/// point), and num_elements N_f^3 doubles of scratch.
+class SemTransfer {
+ public:
+  /// Throws InvalidInput when the two operators are not on one backend and mesh (element
+  /// counts) or fine's order is not above coarse's. Both must outlive this object.
+  SemTransfer(const SemPoissonOperator& fine, const SemPoissonOperator& coarse);
+  /// fine = fine + P coarse (`add`) or fine = P coarse. coarse: coarse.num_rows() entries, fine:
+  /// fine.num_rows(), on the backend. Throws DimensionMismatch for other sizes.
+  void prolongate(const Vector& coarse, Vector& fine, bool add) const;
+  /// coarse = R fine = P^T fine. Throws DimensionMismatch for other sizes.
+  void restrict_residual(const Vector& fine, Vector& coarse) const;
+  index_t fine_rows() const noexcept { return fine_rows_; }
+  index_t coarse_rows() const noexcept { return coarse_rows_; }
+  std::int64_t memory_bytes() const noexcept;
+
+ private:
+  struct Side {
+    std::int64_t num_elements = 0;
+    int n = 0;
+    std::int64_t num_global = 0;
+    Array<index_t> local_to_global;
+    Array<std::int64_t> offsets;
+    Array<index_t> locals;
+    Array<double> weight;
+  };
+  static Side make_side(const SemPoissonOperator& A, bool average);
+  const Backend* backend_;
+  index_t fine_rows_ = 0;
+  index_t coarse_rows_ = 0;
+  Side fine_, coarse_;
+  Array<double> interpolation_;  // N_f x N_c
+  Array<double> transpose_;      // N_c x N_f
+  mutable Array<double> local_;  // num_elements x N_f^3
+};
+
+/// p-multigrid as a preconditioner of the SemPoissonOperator (Rønquist and Patera 1987; Fischer
+/// and Lottes, "Hybrid Schwarz-multigrid methods for the spectral element method", 2005; nekRS's
+/// pMG, Kerkemeier et al.): the levels are the operator at orders p = p_0 > p_1 > ... > p_L = 1
+/// on the same mesh and Dirichlet faces (SemPoissonOperator::at_order), matrix-free on every
+/// level; the transfers are SemTransfer's; each level above the coarsest is smoothed by
+/// Chebyshev-accelerated Jacobi (ChebyshevSmoother on D^-1 A with the operator's assembled
+/// diagonal, lambda_max by CG-Lanczos). The order-1 level (trilinear elements on the mesh
+/// vertices) is assembled into a CsrMatrix (SemPoissonOperator::assembled_matrix, on the
+/// host, then copied to the backend) and solved by the coarse solver given to the constructor
+/// (any Preconditioner that accepts a CsrMatrix; by default one cycle of AmgPreconditioner
+/// with default_amg()), or, with coarsest = chebyshev, by chebyshev_coarse_sweeps Chebyshev-
+/// Jacobi smoothing steps on the matrix-free order-1 operator (nothing assembled). The cycle is
+/// Multigrid's (V by default); with adjoint smoothing and R = P^T it is symmetric, so PCG may
+/// use it.
+///
+/// Schedule (orders empty): from p, the next order is 1 when p <= 3 and p / 2 otherwise:
+/// 7, 3, 1; 9, 4, 2, 1; 15, 7, 3, 1; 5, 2, 1.
+class PMultigrid final : public Multigrid {
+ public:
+  /// How the order-1 level is solved: assembled (the coarse solver on the CsrMatrix) or
+  /// chebyshev (smoothing steps on the matrix-free operator).
+  enum class Coarsest { assembled, chebyshev };
+  struct Parameters {
+    /// The orders below the operator's, decreasing, ending in 1; empty: the schedule above.
+    std::vector<int> orders;
+    int chebyshev_degree = 3;             ///< >= 1, per smoothing step
+    double chebyshev_alpha = 10.0;        ///< > 1: damps [lambda_max / alpha, 1.1 lambda_max]
+    int chebyshev_eigen_iterations = 10;  ///< >= 1 CG-Lanczos steps per level
+    Coarsest coarsest = Coarsest::assembled;
+    int chebyshev_coarse_sweeps = 4;  ///< >= 1 smoothing steps (coarsest chebyshev)
+    Multigrid::Parameters cycle;      ///< cycle shape and sweeps
+  };
+  /// The pcg_amg preset's AMG: PMIS, one aggressive level, matrix-product extended+i with 4
+  /// elements per row, Chebyshev degree 2 with alpha 10, float32 hierarchy.
+  static AmgPreconditioner::Parameters default_amg();
+  /// The schedule of orders below `order` (order >= 1; empty for order 1).
+  static std::vector<int> default_orders(int order);
+  /// `coarse_solver` (null: AmgPreconditioner(default_amg())) is set up by setup on the
+  /// assembled order-1 matrix; unused with coarsest chebyshev. Throws ConfigError naming the
+  /// parameter out of range (orders not decreasing, not ending in 1 or not positive; a degree,
+  /// alpha or count out of range).
+  explicit PMultigrid(Parameters parameters, std::unique_ptr<Preconditioner> coarse_solver = {});
+  PMultigrid() : PMultigrid(Parameters{}) {}
+  ~PMultigrid() override;
+
+  /// Builds the levels for A. Throws NotSupported when A is not a SemPoissonOperator;
+  /// ConfigError (path "orders") when an order is not below A's; what SemPoissonOperator,
+  /// the smoothers (a lambda_max estimate that is not positive: A not definite) and the coarse
+  /// solver throw. On an error the preconditioner is left without a hierarchy.
+  void setup(const LinearOperator& A) override;
+  std::string name() const override { return "p_multigrid"; }
+  /// Orders, unknowns per level, the coarse matrix and its solver, setup time per phase.
+  std::string summary() const override { return summary_; }
+  /// The orders of the levels, the operator's first.
+  const std::vector<int>& orders() const noexcept { return level_orders_; }
+  /// The assembled order-1 matrix (null with coarse_solver chebyshev or before setup).
+  const CsrMatrix* coarse_matrix() const noexcept { return coarse_matrix_.get(); }
+
+ private:
+  Parameters parameters_;
+  std::unique_ptr<Preconditioner> coarse_solver_;  // between setups
+  std::vector<int> level_orders_;
+  std::vector<std::unique_ptr<SemPoissonOperator>> operators_;  // the coarser orders
+  std::vector<std::unique_ptr<SemTransfer>> transfers_;
+  std::unique_ptr<CsrMatrix> coarse_matrix_;
+  std::string summary_;
+  void release();
+};
+
+}  // namespace kryflow::sem

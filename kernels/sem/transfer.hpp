@@ -1,0 +1,64 @@
+// Contract of the grid transfers between spectral-element spaces of two polynomial orders on the
+// same mesh (p-multigrid, Rønquist and Patera 1987; the transfers of nekRS's p-multigrid):
+// element by element, the tensor product J (x) J (x) J of the 1D Lagrange interpolation matrix
+// J (n_out x n_in, between the two GLL rules) applied to the element's values, read from and
+// summed into assembled (global) vectors with a weight per global point.
+//
+// transfer_interpolate, the same order of operations on every backend: per element, the input
+// u[(k n + j) n + i] = weight[g] * x[g] for its local points (g the point's global index; the
+// weight folds in the Dirichlet mask, 0, and the averaging 1 / multiplicity); then the three
+// contractions, r first: t1[a, j, k] = sum_i J[a, i] u[i, j, k], t2[a, b, k] = sum_j J[b, j]
+// t1[a, j, k], y[a, b, c] = sum_k J[c, k] t2[a, b, k], each sum started at 0 and added in
+// increasing index; y is written to the element's out-side local points (element e's point
+// (a, b, c) at (e n_out + c) n_out + b) n_out + a).
+//
+// transfer_assemble: y[g] = beta y[g] + weight[g] * (sum of y_local over the locals of g in
+// increasing local index), beta = 0 not reading y.
+//
+// With products rounded as on the host (the library compiles CUDA with --fmad=false) the cuda
+// kernels give the reference's bits; tests allow rounding all the same.
+#pragma once
+
+#include <cstdint>
+
+#include "kryflow/core/array.hpp"
+
+namespace kryflow::kernels::sem {
+
+/// One side of a transfer: a global numbering of the GLL points of order n - 1 (all arrays on
+/// one backend).
+struct TransferSideView {
+  std::int64_t num_elements = 0;
+  int n = 0;  // points per direction
+  std::int64_t num_global = 0;
+  const index_t* local_to_global = nullptr;      // num_elements x n^3
+  const std::int64_t* global_offsets = nullptr;  // num_global + 1
+  const index_t* global_locals = nullptr;        // num_elements x n^3, grouped by global point
+  const double* weight = nullptr;                // num_global
+};
+
+#define KRYFLOW_SEM_TRANSFER_DECLARATIONS                                                      \
+  /** y_local (num_elements x n_out^3) = per element (J x J x J) of the weighted gather of x   \
+   * (in.num_global entries); matrix: n_out x in.n, row-major */                               \
+  void transfer_interpolate(const Backend& backend, const TransferSideView& in, int n_out,     \
+                            const double* matrix, Span<const double> x, Span<double> y_local); \
+  /** y = beta y + weight * Q^T y_local on out's numbering */                                  \
+  void transfer_assemble(const Backend& backend, const TransferSideView& out,                  \
+                         Span<const double> y_local, double beta, Span<double> y);
+
+/// Dispatch.
+KRYFLOW_SEM_TRANSFER_DECLARATIONS
+
+namespace reference {
+KRYFLOW_SEM_TRANSFER_DECLARATIONS
+}
+namespace cpu {
+KRYFLOW_SEM_TRANSFER_DECLARATIONS
+}
+namespace cuda {
+KRYFLOW_SEM_TRANSFER_DECLARATIONS
+}
+
+#undef KRYFLOW_SEM_TRANSFER_DECLARATIONS
+
+}  // namespace kryflow::kernels::sem

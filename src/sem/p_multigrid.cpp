@@ -1,0 +1,396 @@
+// p-multigrid for the spectral-element Poisson operator: the transfers between orders, the
+// levels, and the assembled order-1 coarse problem.
+#include "kryflow/sem/p_multigrid.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#include "kernels/sem/transfer.hpp"
+#include "kryflow/core/error.hpp"
+#include "kryflow/multigrid/dense_solver.hpp"
+
+namespace kryflow::sem {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// A spectral-element level: the operator at one order, its Chebyshev smoother and the
+/// transfers to the next lower order.
+class SemLevel final : public MultigridLevel {
+ public:
+  SemLevel(const SemPoissonOperator& A, std::unique_ptr<Smoother> smoother,
+           const SemTransfer& transfer)
+      : A_(&A), smoother_(std::move(smoother)), transfer_(&transfer) {}
+  const LinearOperator& level_operator() const override { return *A_; }
+  const Smoother& pre_smoother() const override { return *smoother_; }
+  const Smoother& post_smoother() const override { return *smoother_; }
+  index_t coarse_rows() const override { return transfer_->coarse_rows(); }
+  void restrict_residual(const Vector& r, Vector& b_coarse) const override {
+    transfer_->restrict_residual(r, b_coarse);
+  }
+  void prolongate_add(const Vector& e_coarse, Vector& x) const override {
+    transfer_->prolongate(e_coarse, x, true);
+  }
+  bool supports_recording() const override {
+    return A_->supports_recording() && smoother_->supports_recording();
+  }
+
+ private:
+  const SemPoissonOperator* A_;
+  std::unique_ptr<Smoother> smoother_;
+  const SemTransfer* transfer_;
+};
+
+/// A fixed number of smoothing steps from z = 0 as a coarse solver (a fixed linear operator:
+/// the Chebyshev polynomial is the same at every application).
+class SmoothingSolver final : public Preconditioner {
+ public:
+  SmoothingSolver(std::unique_ptr<Smoother> smoother, int sweeps)
+      : smoother_(std::move(smoother)), sweeps_(sweeps) {}
+  void setup(const LinearOperator& A) override {
+    smoother_->setup(A);
+    A_ = &A;
+  }
+  index_t num_rows() const override { return A_->num_rows(); }
+  index_t num_cols() const override { return A_->num_cols(); }
+  const Backend& backend() const override { return A_->backend(); }
+  void apply(const Vector& r, Vector& z) const override {
+    for (int s = 0; s < sweeps_; ++s) smoother_->smooth(r, z, s == 0);
+  }
+  using Preconditioner::apply;
+  std::string name() const override { return "chebyshev_sweeps"; }
+  bool supports_recording() const override { return smoother_->supports_recording(); }
+
+ private:
+  std::unique_ptr<Smoother> smoother_;
+  int sweeps_;
+  const LinearOperator* A_ = nullptr;
+};
+
+std::unique_ptr<Smoother> chebyshev(const PMultigrid::Parameters& p) {
+  ChebyshevSmoother::Parameters c;
+  c.degree = p.chebyshev_degree;
+  c.alpha = p.chebyshev_alpha;
+  c.eigen_iterations = p.chebyshev_eigen_iterations;
+  return std::make_unique<ChebyshevSmoother>(c);
+}
+
+kernels::sem::TransferSideView side_view(std::int64_t num_elements, int n, std::int64_t num_global,
+                                         const Array<index_t>& l2g,
+                                         const Array<std::int64_t>& offsets,
+                                         const Array<index_t>& locals,
+                                         const Array<double>& weight) {
+  kernels::sem::TransferSideView v;
+  v.num_elements = num_elements;
+  v.n = n;
+  v.num_global = num_global;
+  v.local_to_global = l2g.data();
+  v.global_offsets = offsets.data();
+  v.global_locals = locals.data();
+  v.weight = weight.data();
+  return v;
+}
+
+void check_size(const Vector& v, index_t n, const char* what) {
+  if (v.size() != static_cast<std::size_t>(n)) {
+    throw DimensionMismatch(std::string("SemTransfer: ") + what + " has " +
+                            std::to_string(v.size()) + " entries, expected " + std::to_string(n));
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// SemTransfer
+
+SemTransfer::Side SemTransfer::make_side(const SemPoissonOperator& A, bool average) {
+  const GlobalNumbering& numbering = A.numbering();
+  const Backend& backend = A.backend();
+  Side side;
+  side.num_elements = numbering.num_elements;
+  side.n = numbering.order + 1;
+  side.num_global = numbering.num_global;
+  const auto num_global = static_cast<std::size_t>(numbering.num_global);
+  const std::size_t num_local = numbering.local_to_global.size();
+  std::vector<index_t> l2g(num_local);
+  std::vector<std::int64_t> offsets(num_global + 1, 0);
+  for (std::size_t l = 0; l < num_local; ++l) {
+    l2g[l] = static_cast<index_t>(numbering.local_to_global[l]);
+    ++offsets[static_cast<std::size_t>(l2g[l]) + 1];
+  }
+  for (std::size_t g = 0; g < num_global; ++g) offsets[g + 1] += offsets[g];
+  std::vector<std::int64_t> next(offsets.begin(), offsets.end() - 1);
+  std::vector<index_t> locals(num_local);
+  for (std::size_t l = 0; l < num_local; ++l) {
+    locals[static_cast<std::size_t>(next[static_cast<std::size_t>(l2g[l])]++)] =
+        static_cast<index_t>(l);
+  }
+  std::vector<double> weight(num_global);
+  for (std::size_t g = 0; g < num_global; ++g) {
+    weight[g] = A.dirichlet()[g] != 0 ? 0.0
+                : average             ? 1.0 / static_cast<double>(numbering.multiplicity[g])
+                                      : 1.0;
+  }
+  side.local_to_global = Array<index_t>::from_host(backend, l2g);
+  side.offsets = Array<std::int64_t>::from_host(backend, offsets);
+  side.locals = Array<index_t>::from_host(backend, locals);
+  side.weight = Array<double>::from_host(backend, weight);
+  return side;
+}
+
+SemTransfer::SemTransfer(const SemPoissonOperator& fine, const SemPoissonOperator& coarse)
+    : backend_(&fine.backend()) {
+  if (!(fine.backend() == coarse.backend())) {
+    throw InvalidInput("SemTransfer: the two operators live on different backends");
+  }
+  if (fine.numbering().num_elements != coarse.numbering().num_elements) {
+    throw InvalidInput("SemTransfer: the operators have " +
+                       std::to_string(fine.numbering().num_elements) + " and " +
+                       std::to_string(coarse.numbering().num_elements) + " elements");
+  }
+  if (fine.rule().order <= coarse.rule().order) {
+    throw InvalidInput("SemTransfer: the fine order " + std::to_string(fine.rule().order) +
+                       " is not above the coarse order " + std::to_string(coarse.rule().order));
+  }
+  fine_rows_ = fine.num_rows();
+  coarse_rows_ = coarse.num_rows();
+  fine_ = make_side(fine, true);
+  coarse_ = make_side(coarse, false);
+  const std::vector<double> J = lagrange_interpolation_matrix(coarse.rule(), fine.rule().nodes);
+  const int nf = fine_.n;
+  const int nc = coarse_.n;
+  std::vector<double> Jt(J.size());
+  for (int a = 0; a < nf; ++a) {
+    for (int i = 0; i < nc; ++i) {
+      Jt[static_cast<std::size_t>(i * nf + a)] = J[static_cast<std::size_t>(a * nc + i)];
+    }
+  }
+  interpolation_ = Array<double>::from_host(*backend_, J);
+  transpose_ = Array<double>::from_host(*backend_, Jt);
+  local_ = Array<double>(*backend_, static_cast<std::size_t>(fine_.num_elements) *
+                                        static_cast<std::size_t>(nf * nf * nf));
+}
+
+void SemTransfer::prolongate(const Vector& coarse, Vector& fine, bool add) const {
+  check_size(coarse, coarse_rows_, "the coarse vector");
+  check_size(fine, fine_rows_, "the fine vector");
+  const auto in =
+      side_view(coarse_.num_elements, coarse_.n, coarse_.num_global, coarse_.local_to_global,
+                coarse_.offsets, coarse_.locals, coarse_.weight);
+  const auto out = side_view(fine_.num_elements, fine_.n, fine_.num_global, fine_.local_to_global,
+                             fine_.offsets, fine_.locals, fine_.weight);
+  kernels::sem::transfer_interpolate(*backend_, in, fine_.n, interpolation_.data(), coarse.span(),
+                                     local_.span());
+  kernels::sem::transfer_assemble(*backend_, out, local_.span(), add ? 1.0 : 0.0, fine.span());
+}
+
+void SemTransfer::restrict_residual(const Vector& fine, Vector& coarse) const {
+  check_size(fine, fine_rows_, "the fine vector");
+  check_size(coarse, coarse_rows_, "the coarse vector");
+  const auto in = side_view(fine_.num_elements, fine_.n, fine_.num_global, fine_.local_to_global,
+                            fine_.offsets, fine_.locals, fine_.weight);
+  const auto out =
+      side_view(coarse_.num_elements, coarse_.n, coarse_.num_global, coarse_.local_to_global,
+                coarse_.offsets, coarse_.locals, coarse_.weight);
+  kernels::sem::transfer_interpolate(*backend_, in, coarse_.n, transpose_.data(), fine.span(),
+                                     local_.span());
+  kernels::sem::transfer_assemble(*backend_, out, local_.span(), 0.0, coarse.span());
+}
+
+std::int64_t SemTransfer::memory_bytes() const noexcept {
+  const auto side_bytes = [](const Side& s) {
+    return static_cast<std::int64_t>(
+        s.local_to_global.size() * sizeof(index_t) + s.offsets.size() * sizeof(std::int64_t) +
+        s.locals.size() * sizeof(index_t) + s.weight.size() * sizeof(double));
+  };
+  return side_bytes(fine_) + side_bytes(coarse_) +
+         static_cast<std::int64_t>((interpolation_.size() + transpose_.size() + local_.size()) *
+                                   sizeof(double));
+}
+
+// ---------------------------------------------------------------------------------------------
+// PMultigrid
+
+AmgPreconditioner::Parameters PMultigrid::default_amg() {
+  AmgPreconditioner::Parameters p;
+  using A = AmgPreconditioner;
+  p.strength = A::Strength::classical;
+  p.strength_threshold = 0.25;
+  p.coarsening = A::Coarsening::pmis;
+  p.aggressive_levels = 1;
+  p.interpolation = A::Interpolation::mm_extended_i;
+  p.max_elements_per_row = 4;
+  p.smoother = A::SmootherKind::chebyshev;
+  p.chebyshev_degree = 2;
+  p.chebyshev_alpha = 10.0;
+  p.hierarchy_precision = Precision::float32;
+  return p;
+}
+
+std::vector<int> PMultigrid::default_orders(int order) {
+  std::vector<int> orders;
+  int p = order;
+  while (p > 1) {
+    p = p <= 3 ? 1 : p / 2;
+    orders.push_back(p);
+  }
+  return orders;
+}
+
+PMultigrid::PMultigrid(Parameters parameters, std::unique_ptr<Preconditioner> coarse_solver)
+    : Multigrid(parameters.cycle),
+      parameters_(std::move(parameters)),
+      coarse_solver_(std::move(coarse_solver)) {
+  const auto& orders = parameters_.orders;
+  for (std::size_t l = 0; l < orders.size(); ++l) {
+    if (orders[l] < 1 || (l > 0 && orders[l] >= orders[l - 1])) {
+      throw ConfigError("orders", "the coarse orders must be positive and decreasing");
+    }
+  }
+  if (!orders.empty() && orders.back() != 1) {
+    throw ConfigError("orders", "the coarse orders must end in 1 (the assembled level)");
+  }
+  if (parameters_.chebyshev_degree < 1) {
+    throw ConfigError("chebyshev_degree", "must be at least 1");
+  }
+  if (!(parameters_.chebyshev_alpha > 1.0)) {
+    throw ConfigError("chebyshev_alpha", "must be above 1");
+  }
+  if (parameters_.chebyshev_eigen_iterations < 1) {
+    throw ConfigError("chebyshev_eigen_iterations", "must be at least 1");
+  }
+  if (parameters_.chebyshev_coarse_sweeps < 1) {
+    throw ConfigError("chebyshev_coarse_sweeps", "must be at least 1");
+  }
+  if (coarse_solver_ == nullptr)
+    coarse_solver_ = std::make_unique<AmgPreconditioner>(default_amg());
+}
+
+PMultigrid::~PMultigrid() = default;
+
+void PMultigrid::release() {
+  // The assembled level's solver is the caller's (or default_amg's): kept for the next setup.
+  std::unique_ptr<Preconditioner> coarse = clear_hierarchy();
+  if (coarse != nullptr && parameters_.coarsest == Coarsest::assembled) {
+    coarse_solver_ = std::move(coarse);
+  }
+  transfers_.clear();
+  operators_.clear();
+  coarse_matrix_.reset();
+  level_orders_.clear();
+  summary_.clear();
+}
+
+void PMultigrid::setup(const LinearOperator& A) {
+  const auto* fine = dynamic_cast<const SemPoissonOperator*>(&A);
+  if (fine == nullptr) {
+    throw NotSupported(
+        "p_multigrid: A must be a spectral-element Poisson operator (kryflow sem); for an "
+        "assembled matrix use amg");
+  }
+  release();
+  std::unique_ptr<Preconditioner> coarse;
+  try {
+    const int order = fine->rule().order;
+    std::vector<int> orders =
+        parameters_.orders.empty() ? default_orders(order) : parameters_.orders;
+    if (!orders.empty() && orders.front() >= order) {
+      throw ConfigError("orders", "the first coarse order " + std::to_string(orders.front()) +
+                                      " is not below the operator's order " +
+                                      std::to_string(order));
+    }
+    level_orders_.push_back(order);
+    for (int p : orders) level_orders_.push_back(p);
+
+    auto start = std::chrono::steady_clock::now();
+    for (int p : orders) operators_.push_back(fine->at_order(p));
+    const double operator_seconds = seconds_since(start);
+
+    start = std::chrono::steady_clock::now();
+    std::vector<const SemPoissonOperator*> chain = {fine};
+    for (const auto& op : operators_) chain.push_back(op.get());
+    for (std::size_t l = 0; l + 1 < chain.size(); ++l) {
+      transfers_.push_back(std::make_unique<SemTransfer>(*chain[l], *chain[l + 1]));
+    }
+    const double transfer_seconds = seconds_since(start);
+
+    start = std::chrono::steady_clock::now();
+    std::vector<std::unique_ptr<Smoother>> smoothers;
+    for (std::size_t l = 0; l + 1 < chain.size(); ++l) {
+      smoothers.push_back(chebyshev(parameters_));
+      smoothers.back()->begin_setup(*chain[l]);
+    }
+    for (auto& s : smoothers) s->finish_setup();
+    const double smoother_seconds = seconds_since(start);
+
+    start = std::chrono::steady_clock::now();
+    const SemPoissonOperator& lowest = *chain.back();
+    const LinearOperator* coarse_operator = &lowest;
+    std::string coarse_text;
+    if (parameters_.coarsest == Coarsest::chebyshev) {
+      coarse = std::make_unique<SmoothingSolver>(chebyshev(parameters_),
+                                                 parameters_.chebyshev_coarse_sweeps);
+      coarse->setup(lowest);
+      coarse_text = std::to_string(parameters_.chebyshev_coarse_sweeps) +
+                    " Chebyshev-Jacobi steps on the matrix-free operator";
+    } else {
+      if (lowest.rule().order > 3) {
+        throw ConfigError("orders", "the coarsest order must be at most 3 to be assembled");
+      }
+      coarse_matrix_ = std::make_unique<CsrMatrix>(
+          CsrMatrix::from_coo(lowest.backend(), lowest.assembled_matrix()));
+      coarse_operator = coarse_matrix_.get();
+      coarse = std::move(coarse_solver_);
+      coarse->setup(*coarse_matrix_);
+      coarse_text = coarse->name() + " on the assembled matrix";
+      if (const auto* amg = dynamic_cast<const AmgPreconditioner*>(coarse.get())) {
+        const HierarchyReport& report = amg->hierarchy_report();
+        coarse_text = "one AMG cycle on the assembled matrix (" +
+                      std::to_string(report.levels.size()) + " levels, operator complexity " +
+                      std::to_string(report.operator_complexity).substr(0, 4) + ")";
+      }
+    }
+    lowest.backend().synchronize();
+    const double coarse_seconds = seconds_since(start);
+
+    std::vector<std::unique_ptr<MultigridLevel>> levels;
+    for (std::size_t l = 0; l + 1 < chain.size(); ++l) {
+      levels.push_back(
+          std::make_unique<SemLevel>(*chain[l], std::move(smoothers[l]), *transfers_[l]));
+    }
+    set_hierarchy(std::move(levels), *coarse_operator, std::move(coarse));
+
+    std::string text = "p-multigrid: orders";
+    for (std::size_t l = 0; l < chain.size(); ++l) {
+      text += (l == 0 ? " " : ", ") + std::to_string(level_orders_[l]) + " (" +
+              std::to_string(chain[l]->num_rows()) + " unknowns)";
+    }
+    text += "\n  smoother: Chebyshev-Jacobi, degree " +
+            std::to_string(parameters_.chebyshev_degree) + ", alpha " +
+            std::to_string(parameters_.chebyshev_alpha).substr(0, 5) +
+            "\n  coarsest: " + coarse_text;
+    if (coarse_matrix_) {
+      text += "; " + std::to_string(coarse_matrix_->nnz()) + " entries";
+    }
+    char phases[256];
+    std::snprintf(phases, sizeof phases,
+                  "\n  setup: operators %.4f s, transfers %.4f s, smoothers %.4f s, coarse "
+                  "%.4f s\n",
+                  operator_seconds, transfer_seconds, smoother_seconds, coarse_seconds);
+    text += phases;
+    summary_ = text;
+  } catch (...) {
+    if (coarse != nullptr && parameters_.coarsest == Coarsest::assembled) {
+      coarse_solver_ = std::move(coarse);
+    }
+    release();
+    throw;
+  }
+}
+
+}  // namespace kryflow::sem

@@ -1,0 +1,328 @@
+// p-multigrid for the spectral-element Poisson operator: the GLL transfers (exact on coarse
+// polynomials, restriction the transpose of prolongation, the backend against the reference),
+// the assembled order-1 matrix against the operator, and PCG with the p-multigrid cycle
+// (iterations bounded as the mesh is refined, checked by the true residual, the coarsest level
+// by AMG, the dense solver or Chebyshev sweeps; lower orders inherit the Dirichlet faces).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "kryflow/config/registry.hpp"
+#include "kryflow/core/error.hpp"
+#include "kryflow/linalg/csr_matrix.hpp"
+#include "kryflow/linalg/vector.hpp"
+#include "kryflow/multigrid/dense_solver.hpp"
+#include "kryflow/sem/hex_mesh.hpp"
+#include "kryflow/sem/p_multigrid.hpp"
+#include "kryflow/sem/poisson_operator.hpp"
+#include "kryflow/solvers/krylov_solver.hpp"
+#include "test_support.hpp"
+
+namespace kryflow::sem {
+namespace {
+
+/// An nx x ny x nz box of [0,1]^3 whose interior vertices move by `amplitude` h sin(pi x)
+/// sin(pi y) sin(pi z) along (1, -1, 1): trilinear, non-affine elements.
+std::vector<double> deformed_box(int nx, int ny, int nz, double amplitude) {
+  std::vector<double> v;
+  const double pi = std::numbers::pi;
+  for (int ez = 0; ez < nz; ++ez) {
+    for (int ey = 0; ey < ny; ++ey) {
+      for (int ex = 0; ex < nx; ++ex) {
+        for (int c = 0; c < 8; ++c) {
+          const double x = static_cast<double>(ex + (c & 1)) / nx;
+          const double y = static_cast<double>(ey + ((c >> 1) & 1)) / ny;
+          const double z = static_cast<double>(ez + ((c >> 2) & 1)) / nz;
+          const double bump = amplitude / std::max({nx, ny, nz}) * std::sin(pi * x) *
+                              std::sin(pi * y) * std::sin(pi * z);
+          v.push_back(x + bump);
+          v.push_back(y - bump);
+          v.push_back(z + bump);
+        }
+      }
+    }
+  }
+  return v;
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+double max_abs(const std::vector<double>& a) {
+  double m = 0.0;
+  for (double v : a) m = std::max(m, std::abs(v));
+  return m;
+}
+
+std::vector<double> prolongate(const SemTransfer& t, const Backend& backend,
+                               const std::vector<double>& coarse) {
+  const Vector c = Vector::from_host(backend, coarse);
+  Vector f(backend, static_cast<std::size_t>(t.fine_rows()));
+  t.prolongate(c, f, false);
+  return f.to_host();
+}
+
+std::vector<double> restrict_to_coarse(const SemTransfer& t, const Backend& backend,
+                                       const std::vector<double>& fine) {
+  const Vector f = Vector::from_host(backend, fine);
+  Vector c(backend, static_cast<std::size_t>(t.coarse_rows()));
+  t.restrict_residual(f, c);
+  return c.to_host();
+}
+
+/// A polynomial of total degree 3 in x, y, z: degree at most 3 in each reference coordinate of
+/// a trilinear element, so the order-3 space holds it exactly.
+double cubic(const double* x) {
+  return 1.0 + x[0] - 2.0 * x[1] * x[1] + x[0] * x[1] * x[2] + 0.5 * x[2] * x[2] * x[2];
+}
+
+TEST(SemTransfer, ProlongationReproducesPolynomialsOfTheCoarseOrder) {
+  const Backend backend = test::backend_under_test();
+  const std::vector<double> vertices = deformed_box(3, 2, 2, 0.2);
+  const SemPoissonOperator fine(backend, 12, vertices, 7, /*dirichlet_boundary=*/false);
+  const auto coarse = fine.at_order(3);
+  const SemTransfer transfer(fine, *coarse);
+  std::vector<double> uc(static_cast<std::size_t>(coarse->num_rows()));
+  for (std::size_t g = 0; g < uc.size(); ++g) uc[g] = cubic(&coarse->coordinates()[3 * g]);
+  const std::vector<double> uf = prolongate(transfer, backend, uc);
+  double error = 0.0;
+  for (std::size_t g = 0; g < uf.size(); ++g) {
+    error = std::max(error, std::abs(uf[g] - cubic(&fine.coordinates()[3 * g])));
+  }
+  EXPECT_LT(error, 1e-12 * max_abs(uf));
+  // Adding to a vector adds the same values.
+  const Vector c = Vector::from_host(backend, uc);
+  Vector f = Vector::from_host(backend, uf);
+  transfer.prolongate(c, f, true);
+  const std::vector<double> twice = f.to_host();
+  for (std::size_t g = 0; g < uf.size(); ++g) EXPECT_NEAR(twice[g], 2.0 * uf[g], 1e-13);
+}
+
+TEST(SemTransfer, RestrictionIsTheTransposeOfProlongationAndMasksDirichletPoints) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  const Backend backend = test::backend_under_test();
+  for (const auto& [pf, pc] : {std::pair{7, 3}, std::pair{3, 1}, std::pair{5, 2}}) {
+    SCOPED_TRACE(std::to_string(pf) + " -> " + std::to_string(pc));
+    const SemPoissonOperator fine(backend, 12, deformed_box(2, 3, 2, 0.3), pf);
+    const auto coarse = fine.at_order(pc);
+    const SemTransfer transfer(fine, *coarse);
+    const std::vector<double> f =
+        test::random_vector(static_cast<std::size_t>(fine.num_rows()), seed + pf);
+    const std::vector<double> c =
+        test::random_vector(static_cast<std::size_t>(coarse->num_rows()), seed + 10 + pc);
+    const std::vector<double> Pc = prolongate(transfer, backend, c);
+    const std::vector<double> Rf = restrict_to_coarse(transfer, backend, f);
+    const double fPc = dot(f, Pc);
+    const double cRf = dot(c, Rf);
+    EXPECT_NEAR(fPc, cRf, 1e-12 * (std::abs(fPc) + 1.0));
+    // Dirichlet points: P gives 0 there, R gives 0 there.
+    for (std::size_t g = 0; g < Pc.size(); ++g) {
+      if (fine.dirichlet()[g] != 0) EXPECT_EQ(Pc[g], 0.0);
+    }
+    for (std::size_t g = 0; g < Rf.size(); ++g) {
+      if (coarse->dirichlet()[g] != 0) EXPECT_EQ(Rf[g], 0.0);
+    }
+  }
+}
+
+TEST(SemTransfer, BackendMatchesReference) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  const std::vector<double> vertices = deformed_box(3, 2, 3, 0.3);
+  const SemPoissonOperator fine(test::backend_under_test(), 18, vertices, 6);
+  const auto coarse = fine.at_order(2);
+  const SemTransfer transfer(fine, *coarse);
+  const SemPoissonOperator fine_ref(Backend::reference(), 18, vertices, 6);
+  const auto coarse_ref = fine_ref.at_order(2);
+  const SemTransfer transfer_ref(fine_ref, *coarse_ref);
+  const std::vector<double> c =
+      test::random_vector(static_cast<std::size_t>(coarse->num_rows()), seed);
+  const std::vector<double> f =
+      test::random_vector(static_cast<std::size_t>(fine.num_rows()), seed + 1);
+  const std::vector<double> Pc = prolongate(transfer, fine.backend(), c);
+  const std::vector<double> Pc_ref = prolongate(transfer_ref, Backend::reference(), c);
+  const std::vector<double> Rf = restrict_to_coarse(transfer, fine.backend(), f);
+  const std::vector<double> Rf_ref = restrict_to_coarse(transfer_ref, Backend::reference(), f);
+  ASSERT_EQ(Pc.size(), Pc_ref.size());
+  ASSERT_EQ(Rf.size(), Rf_ref.size());
+  for (std::size_t g = 0; g < Pc.size(); ++g) EXPECT_NEAR(Pc[g], Pc_ref[g], 1e-14);
+  for (std::size_t g = 0; g < Rf.size(); ++g) EXPECT_NEAR(Rf[g], Rf_ref[g], 1e-13);
+}
+
+TEST(SemTransfer, OperatorsOfAnotherMeshOrOrderAreRejected) {
+  const Backend backend = test::backend_under_test();
+  const SemPoissonOperator a(backend, 12, deformed_box(3, 2, 2, 0.0), 3);
+  const SemPoissonOperator b(backend, 8, deformed_box(2, 2, 2, 0.0), 1);
+  EXPECT_THROW(SemTransfer(a, b), InvalidInput);
+  const auto same = a.at_order(3);
+  EXPECT_THROW(SemTransfer(a, *same), InvalidInput);
+}
+
+TEST(SemPoisson, AssembledMatrixAppliesAsTheOperator) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  const Backend backend = test::backend_under_test();
+  for (int p : {1, 2, 3}) {
+    SCOPED_TRACE(p);
+    const SemPoissonOperator A(backend, 12, deformed_box(2, 2, 3, 0.3), p);
+    const CsrMatrix M = CsrMatrix::from_coo(backend, A.assembled_matrix());
+    const std::vector<double> x =
+        test::random_vector(static_cast<std::size_t>(A.num_rows()), seed + p);
+    const Vector xv = Vector::from_host(backend, x);
+    Vector y1(backend, x.size()), y2(backend, x.size());
+    A.apply(xv, y1);
+    M.apply(xv, y2);
+    const std::vector<double> a = y1.to_host();
+    const std::vector<double> m = y2.to_host();
+    const double scale = max_abs(a);
+    for (std::size_t g = 0; g < a.size(); ++g) EXPECT_NEAR(a[g], m[g], 1e-12 * scale) << g;
+  }
+  const SemPoissonOperator high(backend, 8, deformed_box(2, 2, 2, 0.0), 4);
+  EXPECT_THROW((void)high.assembled_matrix(), NotSupported);
+}
+
+TEST(SemPoisson, LowerOrdersKeepTheDirichletFacesOfTheirTypes) {
+  HexMesh mesh = box_mesh(3, 2, 2);
+  for (BoundaryFace& f : mesh.fields[0]) f.type = f.face < 2 ? "v" : "O";
+  SemPoissonOptions options;
+  options.dirichlet_types = {"v"};
+  const SemPoissonOperator A(test::backend_under_test(), mesh, 5, options);
+  for (int p : {3, 1}) {
+    const auto lower = A.at_order(p);
+    std::size_t masked = 0;
+    for (std::size_t g = 0; g < lower->dirichlet().size(); ++g) {
+      if (lower->dirichlet()[g] == 0) continue;
+      ++masked;
+      const double x = lower->coordinates()[3 * g];
+      EXPECT_TRUE(std::abs(x) < 1e-12 || std::abs(x - 1.0) < 1e-12) << x;
+    }
+    EXPECT_EQ(masked, std::size_t{2} * (2 * p + 1) * (2 * p + 1));
+  }
+}
+
+struct PmgSolve {
+  int iterations = 0;
+  double true_residual = 0.0;
+};
+
+/// PCG with `config`'s preconditioner on the order-p operator of `vertices`, b = B f (f = 1 in
+/// the interior, 0 on the Dirichlet points), x0 = 0; the true residual from a separate apply.
+PmgSolve solve_with(const Backend& backend, const std::vector<double>& vertices,
+                    std::int64_t elements, int p, const nlohmann::json& config) {
+  const SemPoissonOperator A(backend, elements, vertices, p);
+  config::SolverSetup setup = config::build_solver(config);
+  setup.preconditioner->setup(A);
+  const auto n = static_cast<std::size_t>(A.num_rows());
+  std::vector<double> b(n);
+  for (std::size_t g = 0; g < n; ++g) b[g] = A.dirichlet()[g] != 0 ? 0.0 : A.mass()[g];
+  const Vector bv = Vector::from_host(backend, b);
+  Vector x = Vector::constant(backend, n, 0.0);
+  const SolveReport report = setup.solver->solve(A, *setup.preconditioner, bv, x);
+  EXPECT_TRUE(report.converged()) << report.reason;
+  Vector ax(backend, n);
+  A.apply(x, ax);
+  const std::vector<double> axh = ax.to_host();
+  double r2 = 0.0;
+  for (std::size_t g = 0; g < n; ++g) r2 += (b[g] - axh[g]) * (b[g] - axh[g]);
+  return {report.iterations, std::sqrt(r2 / dot(b, b))};
+}
+
+nlohmann::json pmg_config() {
+  nlohmann::json config = config::load_preset("pcg_pmg");
+  config["solver"]["relative_tolerance"] = 1e-8;
+  return config;
+}
+
+TEST(PMultigrid, PcgIterationsStayBoundedAsTheMeshIsRefined) {
+  const Backend backend = test::backend_under_test();
+  std::vector<int> iterations;
+  for (int n : {2, 4, 6}) {
+    SCOPED_TRACE(n);
+    const PmgSolve s =
+        solve_with(backend, deformed_box(n, n, n, 0.2), std::int64_t{n} * n * n, 5, pmg_config());
+    EXPECT_LT(s.true_residual, 1e-7);
+    iterations.push_back(s.iterations);
+  }
+  // Jacobi-PCG needs 50-150 iterations here; the p-multigrid 7 whatever the element count.
+  for (int it : iterations) EXPECT_LE(it, 12);
+  EXPECT_LE(iterations.back(), iterations.front() * 5 / 4 + 1);
+}
+
+TEST(PMultigrid, EveryCoarsestTreatmentConverges) {
+  const Backend backend = test::backend_under_test();
+  const std::vector<double> vertices = deformed_box(3, 3, 2, 0.3);
+  nlohmann::json dense = pmg_config();
+  dense["solver"]["preconditioner"]["coarse_solver"] = {{"type", "dense"}};
+  nlohmann::json chebyshev = pmg_config();
+  chebyshev["solver"]["preconditioner"]["coarsest"] = "chebyshev";
+  chebyshev["solver"]["preconditioner"]["chebyshev_coarse_sweeps"] = 6;
+  nlohmann::json two_level = pmg_config();
+  two_level["solver"]["preconditioner"]["schedule"] = "two_level";
+  for (const nlohmann::json& config : {pmg_config(), dense, chebyshev, two_level}) {
+    SCOPED_TRACE(config["solver"]["preconditioner"].dump());
+    const PmgSolve s = solve_with(backend, vertices, 18, 6, config);
+    EXPECT_LT(s.true_residual, 1e-7);
+    EXPECT_LE(s.iterations, 25);
+  }
+}
+
+TEST(PMultigrid, ScheduleAndSummaryNameTheLevels) {
+  EXPECT_EQ(PMultigrid::default_orders(7), (std::vector<int>{3, 1}));
+  EXPECT_EQ(PMultigrid::default_orders(9), (std::vector<int>{4, 2, 1}));
+  EXPECT_EQ(PMultigrid::default_orders(15), (std::vector<int>{7, 3, 1}));
+  EXPECT_EQ(PMultigrid::default_orders(1), (std::vector<int>{}));
+  const Backend backend = test::backend_under_test();
+  const SemPoissonOperator A(backend, 8, deformed_box(2, 2, 2, 0.0), 7);
+  PMultigrid M;
+  M.setup(A);
+  EXPECT_EQ(M.orders(), (std::vector<int>{7, 3, 1}));
+  ASSERT_NE(M.coarse_matrix(), nullptr);
+  EXPECT_EQ(M.coarse_matrix()->num_rows(), 27);
+  EXPECT_NE(M.summary().find("orders 7"), std::string::npos) << M.summary();
+  // A second setup (same operator) rebuilds the levels with the same coarse solver.
+  M.setup(A);
+  EXPECT_EQ(M.num_levels(), 2u);
+}
+
+TEST(PMultigrid, MisuseIsAClearError) {
+  const Backend backend = test::backend_under_test();
+  PMultigrid M;
+  const CsrMatrix csr = CsrMatrix::from_coo(
+      backend, SemPoissonOperator(backend, 8, deformed_box(2, 2, 2, 0.0), 1).assembled_matrix());
+  EXPECT_THROW(M.setup(csr), NotSupported);
+  PMultigrid::Parameters bad;
+  bad.orders = {3, 2};
+  EXPECT_THROW(PMultigrid{bad}, ConfigError);
+  bad.orders = {2, 3, 1};
+  EXPECT_THROW(PMultigrid{bad}, ConfigError);
+  PMultigrid::Parameters high;
+  high.orders = {5, 1};
+  PMultigrid M2(high);
+  const SemPoissonOperator A(backend, 8, deformed_box(2, 2, 2, 0.0), 4);
+  EXPECT_THROW(M2.setup(A), ConfigError);
+  // After the failed setup the object is empty and can be set up for a higher order.
+  const SemPoissonOperator B(backend, 8, deformed_box(2, 2, 2, 0.0), 6);
+  M2.setup(B);
+  EXPECT_EQ(M2.orders(), (std::vector<int>{6, 5, 1}));
+}
+
+TEST(PMultigrid, BackendIterationsMatchTheReferenceWithinOne) {
+  const std::vector<double> vertices = deformed_box(2, 2, 2, 0.3);
+  nlohmann::json config = pmg_config();
+  config["solver"]["preconditioner"]["coarse_solver"] = {{"type", "dense"}};
+  const PmgSolve here = solve_with(test::backend_under_test(), vertices, 8, 4, config);
+  const PmgSolve reference = solve_with(Backend::reference(), vertices, 8, 4, config);
+  EXPECT_LE(std::abs(here.iterations - reference.iterations), 1);
+}
+
+}  // namespace
+}  // namespace kryflow::sem
