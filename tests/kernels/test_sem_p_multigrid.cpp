@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <numbers>
 #include <string>
 #include <vector>
 
@@ -26,28 +25,8 @@
 namespace kryflow::sem {
 namespace {
 
-/// An nx x ny x nz box of [0,1]^3 whose interior vertices move by `amplitude` h sin(pi x)
-/// sin(pi y) sin(pi z) along (1, -1, 1): trilinear, non-affine elements.
 std::vector<double> deformed_box(int nx, int ny, int nz, double amplitude) {
-  std::vector<double> v;
-  const double pi = std::numbers::pi;
-  for (int ez = 0; ez < nz; ++ez) {
-    for (int ey = 0; ey < ny; ++ey) {
-      for (int ex = 0; ex < nx; ++ex) {
-        for (int c = 0; c < 8; ++c) {
-          const double x = static_cast<double>(ex + (c & 1)) / nx;
-          const double y = static_cast<double>(ey + ((c >> 1) & 1)) / ny;
-          const double z = static_cast<double>(ez + ((c >> 2) & 1)) / nz;
-          const double bump = amplitude / std::max({nx, ny, nz}) * std::sin(pi * x) *
-                              std::sin(pi * y) * std::sin(pi * z);
-          v.push_back(x + bump);
-          v.push_back(y - bump);
-          v.push_back(z + bump);
-        }
-      }
-    }
-  }
-  return v;
+  return test::unit_cube_box(nx, ny, nz, amplitude);
 }
 
 double dot(const std::vector<double>& a, const std::vector<double>& b) {

@@ -23,29 +23,9 @@
 namespace kryflow::sem {
 namespace {
 
-/// An n^3 box of [0,1]^3 whose interior vertices move by `amplitude` h sin(pi x) sin(pi y)
-/// sin(pi z) along (1, -1, 1) (the boundary stays on the cube's faces; 0: affine elements).
+/// An n^3 box of [0,1]^3 (test::unit_cube_box; amplitude 0: affine elements).
 std::vector<double> unit_box(int n, double amplitude) {
-  const double h = 1.0 / n;
-  std::vector<double> v;
-  for (int ez = 0; ez < n; ++ez) {
-    for (int ey = 0; ey < n; ++ey) {
-      for (int ex = 0; ex < n; ++ex) {
-        for (int c = 0; c < 8; ++c) {
-          const double x = (ex + (c & 1)) * h;
-          const double y = (ey + ((c >> 1) & 1)) * h;
-          const double z = (ez + ((c >> 2) & 1)) * h;
-          const double pi = std::numbers::pi;
-          const double bump =
-              amplitude * h * std::sin(pi * x) * std::sin(pi * y) * std::sin(pi * z);
-          v.push_back(x + bump);
-          v.push_back(y - bump);
-          v.push_back(z + bump);
-        }
-      }
-    }
-  }
-  return v;
+  return test::unit_cube_box(n, n, n, amplitude);
 }
 
 double dot_host(const std::vector<double>& a, const std::vector<double>& b) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <numbers>
 #include <set>
 
 #ifndef KRYFLOW_TEST_BACKEND
@@ -136,6 +137,29 @@ std::vector<double> hex_box_vertices(int nx, int ny, int nz) {
           v.push_back(X + bump);
           v.push_back(Y - bump);
           v.push_back(Z + 0.5 * bump);
+        }
+      }
+    }
+  }
+  return v;
+}
+
+std::vector<double> unit_cube_box(int nx, int ny, int nz, double amplitude) {
+  std::vector<double> v;
+  const double pi = std::numbers::pi;
+  const double h = 1.0 / std::max({nx, ny, nz});
+  for (int ez = 0; ez < nz; ++ez) {
+    for (int ey = 0; ey < ny; ++ey) {
+      for (int ex = 0; ex < nx; ++ex) {
+        for (int c = 0; c < 8; ++c) {
+          const double x = static_cast<double>(ex + (c & 1)) / nx;
+          const double y = static_cast<double>(ey + ((c >> 1) & 1)) / ny;
+          const double z = static_cast<double>(ez + ((c >> 2) & 1)) / nz;
+          const double bump =
+              amplitude * h * std::sin(pi * x) * std::sin(pi * y) * std::sin(pi * z);
+          v.push_back(x + bump);
+          v.push_back(y - bump);
+          v.push_back(z + bump);
         }
       }
     }

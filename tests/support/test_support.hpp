@@ -41,6 +41,11 @@ double relative_max_difference(const std::vector<double>& a, const std::vector<d
 /// bump so that no two points share a coordinate by accident.
 std::vector<double> hex_box_vertices(int nx, int ny, int nz);
 
+/// Corner coordinates of an nx x ny x nz box of [0,1]^3 (as hex_box_vertices) whose interior
+/// vertices move by amplitude / max(nx, ny, nz) sin(pi x) sin(pi y) sin(pi z) along (1, -1, 1):
+/// the boundary stays on the cube's faces; amplitude 0 gives affine elements.
+std::vector<double> unit_cube_box(int nx, int ny, int nz, double amplitude);
+
 /// Relabels each element's corners (8 x 3 doubles per element, as hex_box_vertices) by a
 /// random symmetry of the cube, an axis permutation with reflections: the same geometry seen
 /// from another reference orientation.
