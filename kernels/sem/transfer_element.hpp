@@ -8,8 +8,7 @@
 
 namespace kryflow::kernels::sem::host {
 
-/// Element e of transfer_interpolate; `scratch` holds at least in.n^3 + 2 n_out in.n^2 doubles
-/// (n_out >= in.n or not: both intermediate sizes are bounded by that).
+/// Element e of transfer_interpolate; `scratch` holds interpolate_scratch(in.n, n_out) doubles.
 inline void interpolate_element(const TransferSideView& in, int n_out, const double* J,
                                 const double* x, double* y_local, std::int64_t e, double* scratch) {
   const int ni = in.n;

@@ -80,22 +80,6 @@ std::unique_ptr<Smoother> chebyshev(const PMultigrid::Parameters& p) {
   return std::make_unique<ChebyshevSmoother>(c);
 }
 
-kernels::sem::TransferSideView side_view(std::int64_t num_elements, int n, std::int64_t num_global,
-                                         const Array<index_t>& l2g,
-                                         const Array<std::int64_t>& offsets,
-                                         const Array<index_t>& locals,
-                                         const Array<double>& weight) {
-  kernels::sem::TransferSideView v;
-  v.num_elements = num_elements;
-  v.n = n;
-  v.num_global = num_global;
-  v.local_to_global = l2g.data();
-  v.global_offsets = offsets.data();
-  v.global_locals = locals.data();
-  v.weight = weight.data();
-  return v;
-}
-
 void check_size(const Vector& v, index_t n, const char* what) {
   if (v.size() != static_cast<std::size_t>(n)) {
     throw DimensionMismatch(std::string("SemTransfer: ") + what + " has " +
@@ -110,41 +94,32 @@ void check_size(const Vector& v, index_t n, const char* what) {
 
 SemTransfer::Side SemTransfer::make_side(const SemPoissonOperator& A, bool average) {
   const GlobalNumbering& numbering = A.numbering();
-  const Backend& backend = A.backend();
-  Side side;
-  side.num_elements = numbering.num_elements;
-  side.n = numbering.order + 1;
-  side.num_global = numbering.num_global;
-  const auto num_global = static_cast<std::size_t>(numbering.num_global);
-  const std::size_t num_local = numbering.local_to_global.size();
-  std::vector<index_t> l2g(num_local);
-  std::vector<std::int64_t> offsets(num_global + 1, 0);
-  for (std::size_t l = 0; l < num_local; ++l) {
-    l2g[l] = static_cast<index_t>(numbering.local_to_global[l]);
-    ++offsets[static_cast<std::size_t>(l2g[l]) + 1];
-  }
-  for (std::size_t g = 0; g < num_global; ++g) offsets[g + 1] += offsets[g];
-  std::vector<std::int64_t> next(offsets.begin(), offsets.end() - 1);
-  std::vector<index_t> locals(num_local);
-  for (std::size_t l = 0; l < num_local; ++l) {
-    locals[static_cast<std::size_t>(next[static_cast<std::size_t>(l2g[l])]++)] =
-        static_cast<index_t>(l);
-  }
-  std::vector<double> weight(num_global);
-  for (std::size_t g = 0; g < num_global; ++g) {
+  const std::vector<index_t> l2g(numbering.local_to_global.begin(),
+                                 numbering.local_to_global.end());
+  std::vector<double> weight(static_cast<std::size_t>(numbering.num_global));
+  for (std::size_t g = 0; g < weight.size(); ++g) {
     weight[g] = A.dirichlet()[g] != 0 ? 0.0
                 : average             ? 1.0 / static_cast<double>(numbering.multiplicity[g])
                                       : 1.0;
   }
-  side.local_to_global = Array<index_t>::from_host(backend, l2g);
-  side.offsets = Array<std::int64_t>::from_host(backend, offsets);
-  side.locals = Array<index_t>::from_host(backend, locals);
-  side.weight = Array<double>::from_host(backend, weight);
-  return side;
+  return {&A, Array<index_t>::from_host(A.backend(), l2g),
+          Array<double>::from_host(A.backend(), weight)};
 }
 
-SemTransfer::SemTransfer(const SemPoissonOperator& fine, const SemPoissonOperator& coarse)
-    : backend_(&fine.backend()) {
+kernels::sem::TransferSideView SemTransfer::view(const Side& side) {
+  const GlobalNumbering& numbering = side.A->numbering();
+  kernels::sem::TransferSideView v;
+  v.num_elements = numbering.num_elements;
+  v.n = numbering.order + 1;
+  v.num_global = numbering.num_global;
+  v.local_to_global = side.local_to_global.data();
+  v.global_offsets = side.A->global_offsets().data();
+  v.global_locals = side.A->global_locals().data();
+  v.weight = side.weight.data();
+  return v;
+}
+
+SemTransfer::SemTransfer(const SemPoissonOperator& fine, const SemPoissonOperator& coarse) {
   if (!(fine.backend() == coarse.backend())) {
     throw InvalidInput("SemTransfer: the two operators live on different backends");
   }
@@ -157,60 +132,40 @@ SemTransfer::SemTransfer(const SemPoissonOperator& fine, const SemPoissonOperato
     throw InvalidInput("SemTransfer: the fine order " + std::to_string(fine.rule().order) +
                        " is not above the coarse order " + std::to_string(coarse.rule().order));
   }
-  fine_rows_ = fine.num_rows();
-  coarse_rows_ = coarse.num_rows();
   fine_ = make_side(fine, true);
   coarse_ = make_side(coarse, false);
   const std::vector<double> J = lagrange_interpolation_matrix(coarse.rule(), fine.rule().nodes);
-  const int nf = fine_.n;
-  const int nc = coarse_.n;
+  const int nf = fine.rule().order + 1;
+  const int nc = coarse.rule().order + 1;
   std::vector<double> Jt(J.size());
   for (int a = 0; a < nf; ++a) {
     for (int i = 0; i < nc; ++i) {
       Jt[static_cast<std::size_t>(i * nf + a)] = J[static_cast<std::size_t>(a * nc + i)];
     }
   }
-  interpolation_ = Array<double>::from_host(*backend_, J);
-  transpose_ = Array<double>::from_host(*backend_, Jt);
-  local_ = Array<double>(*backend_, static_cast<std::size_t>(fine_.num_elements) *
-                                        static_cast<std::size_t>(nf * nf * nf));
+  interpolation_ = Array<double>::from_host(fine.backend(), J);
+  transpose_ = Array<double>::from_host(fine.backend(), Jt);
+  local_ = Array<double>(fine.backend(), fine.numbering().local_to_global.size());
 }
 
 void SemTransfer::prolongate(const Vector& coarse, Vector& fine, bool add) const {
-  check_size(coarse, coarse_rows_, "the coarse vector");
-  check_size(fine, fine_rows_, "the fine vector");
-  const auto in =
-      side_view(coarse_.num_elements, coarse_.n, coarse_.num_global, coarse_.local_to_global,
-                coarse_.offsets, coarse_.locals, coarse_.weight);
-  const auto out = side_view(fine_.num_elements, fine_.n, fine_.num_global, fine_.local_to_global,
-                             fine_.offsets, fine_.locals, fine_.weight);
-  kernels::sem::transfer_interpolate(*backend_, in, fine_.n, interpolation_.data(), coarse.span(),
-                                     local_.span());
-  kernels::sem::transfer_assemble(*backend_, out, local_.span(), add ? 1.0 : 0.0, fine.span());
+  check_size(coarse, coarse_rows(), "the coarse vector");
+  check_size(fine, fine_rows(), "the fine vector");
+  const Backend& backend = fine_.A->backend();
+  const kernels::sem::TransferSideView out = view(fine_);
+  kernels::sem::transfer_interpolate(backend, view(coarse_), out.n, interpolation_.data(),
+                                     coarse.span(), local_.span());
+  kernels::sem::transfer_assemble(backend, out, local_.span(), add ? 1.0 : 0.0, fine.span());
 }
 
 void SemTransfer::restrict_residual(const Vector& fine, Vector& coarse) const {
-  check_size(fine, fine_rows_, "the fine vector");
-  check_size(coarse, coarse_rows_, "the coarse vector");
-  const auto in = side_view(fine_.num_elements, fine_.n, fine_.num_global, fine_.local_to_global,
-                            fine_.offsets, fine_.locals, fine_.weight);
-  const auto out =
-      side_view(coarse_.num_elements, coarse_.n, coarse_.num_global, coarse_.local_to_global,
-                coarse_.offsets, coarse_.locals, coarse_.weight);
-  kernels::sem::transfer_interpolate(*backend_, in, coarse_.n, transpose_.data(), fine.span(),
+  check_size(fine, fine_rows(), "the fine vector");
+  check_size(coarse, coarse_rows(), "the coarse vector");
+  const Backend& backend = fine_.A->backend();
+  const kernels::sem::TransferSideView out = view(coarse_);
+  kernels::sem::transfer_interpolate(backend, view(fine_), out.n, transpose_.data(), fine.span(),
                                      local_.span());
-  kernels::sem::transfer_assemble(*backend_, out, local_.span(), 0.0, coarse.span());
-}
-
-std::int64_t SemTransfer::memory_bytes() const noexcept {
-  const auto side_bytes = [](const Side& s) {
-    return static_cast<std::int64_t>(
-        s.local_to_global.size() * sizeof(index_t) + s.offsets.size() * sizeof(std::int64_t) +
-        s.locals.size() * sizeof(index_t) + s.weight.size() * sizeof(double));
-  };
-  return side_bytes(fine_) + side_bytes(coarse_) +
-         static_cast<std::int64_t>((interpolation_.size() + transpose_.size() + local_.size()) *
-                                   sizeof(double));
+  kernels::sem::transfer_assemble(backend, out, local_.span(), 0.0, coarse.span());
 }
 
 // ---------------------------------------------------------------------------------------------

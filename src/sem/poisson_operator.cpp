@@ -209,7 +209,6 @@ SemPoissonOperator::SemPoissonOperator(const Backend& backend, const HexMesh& me
   std::vector<char> mask;
   if (options.dirichlet_boundary && !options.dirichlet_types.empty()) {
     dirichlet_faces_ = faces_of_types(mesh, options.dirichlet_types);
-    has_dirichlet_faces_ = true;
     mask = dirichlet_of_faces(numbering_, dirichlet_faces_);
   }
   build(backend, mesh.num_elements, mesh.vertices, mask.empty() ? nullptr : &mask, options);
@@ -224,7 +223,6 @@ SemPoissonOperator::SemPoissonOperator(const Backend& backend, std::int64_t num_
   std::vector<char> mask;
   if (faces != nullptr) {
     dirichlet_faces_ = *faces;
-    has_dirichlet_faces_ = true;
     mask = dirichlet_of_faces(numbering_, dirichlet_faces_);
   }
   build(backend, num_elements, vertices, faces != nullptr ? &mask : nullptr, options);
@@ -236,7 +234,7 @@ std::unique_ptr<SemPoissonOperator> SemPoissonOperator::at_order(int order) cons
   options.diagonal_kernel = SemDiagonalKernel::automatic;
   return std::unique_ptr<SemPoissonOperator>(
       new SemPoissonOperator(backend(), numbering_.num_elements, vertices_host_, order, options,
-                             has_dirichlet_faces_ ? &dirichlet_faces_ : nullptr));
+                             dirichlet_faces_.empty() ? nullptr : &dirichlet_faces_));
 }
 
 CooMatrix SemPoissonOperator::assembled_matrix() const {

@@ -2156,6 +2156,22 @@ TEST(AmgKernels, InterpolationPassesFollowTheirDefinition) {
   }
 }
 
+/// W of multi-pass interpolation (multipass_count, a scan, multipass_fill) on `backend`.
+HostCsr multipass_w(const Backend& backend, const HostCsr& a, const Strength& s,
+                    const std::vector<index_t>& pass, ka::InterpolationKind kind) {
+  const OnBackend A(backend, a), S(backend, s.s);
+  const Array<index_t> p = Array<index_t>::from_host(backend, pass);
+  Array<index_t> counts(backend, pass.size());
+  ka::multipass_count(backend, S.pattern(), p.span(), counts.span());
+  Array<index_t> row_ptr(backend, pass.size() + 1);
+  const std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), row_ptr.span());
+  Array<index_t> col_idx(backend, static_cast<std::size_t>(nnz));
+  Array<double> values(backend, static_cast<std::size_t>(nnz));
+  ka::multipass_fill(backend, A.matrix(), S.pattern(), p.span(), kind, row_ptr.span().data(),
+                     col_idx.span().data(), values.span().data());
+  return HostCsr{a.rows, a.rows, row_ptr.to_host(), col_idx.to_host(), values.to_host()};
+}
+
 TEST(AmgKernels, MultipassWeightsMatchReferenceAndTheDirectFormula) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -2167,23 +2183,9 @@ TEST(AmgKernels, MultipassWeightsMatchReferenceAndTheDirectFormula) {
   for (const ka::InterpolationKind kind :
        {ka::InterpolationKind::direct, ka::InterpolationKind::seed}) {
     SCOPED_TRACE("kind " + std::to_string(int(kind)));
-    const auto w_on = [&](const Backend& backend) {
-      const OnBackend A(backend, a), S(backend, s.s);
-      const Array<index_t> p = Array<index_t>::from_host(backend, pass);
-      Array<index_t> counts(backend, pass.size());
-      ka::multipass_count(backend, S.pattern(), p.span(), counts.span());
-      Array<index_t> row_ptr(backend, pass.size() + 1);
-      const std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), row_ptr.span());
-      Array<index_t> col_idx(backend, static_cast<std::size_t>(nnz));
-      Array<double> values(backend, static_cast<std::size_t>(nnz));
-      ka::multipass_fill(backend, A.matrix(), S.pattern(), p.span(), kind, row_ptr.span().data(),
-                         col_idx.span().data(), values.span().data());
-      return HostCsr{a.rows, a.rows, row_ptr.to_host(), col_idx.to_host(), values.to_host()};
-    };
+    const HostCsr W = multipass_w(test::backend_under_test(), a, s, pass, kind);
 
-    const HostCsr W = w_on(test::backend_under_test());
-
-    const HostCsr expected = w_on(Backend::reference());
+    const HostCsr expected = multipass_w(Backend::reference(), a, s, pass, kind);
     EXPECT_EQ(W.row_ptr, expected.row_ptr);
     EXPECT_EQ(W.col_idx, expected.col_idx);
     EXPECT_EQ(W.values, expected.values);
@@ -2232,17 +2234,7 @@ TEST(AmgKernels, MultipassProlongationByPassesMatchesReferenceAndTheFixedPointOf
       SCOPED_TRACE("kind " + std::to_string(int(kind)));
       // W on the reference, and P = W P row by row in pass order on the host, densely.
       const Backend& ref = Backend::reference();
-      const OnBackend A_ref(ref, a), S_ref(ref, s.s);
-      const Array<index_t> pass_ref = Array<index_t>::from_host(ref, pass);
-      Array<index_t> counts(ref, pass.size());
-      ka::multipass_count(ref, S_ref.pattern(), pass_ref.span(), counts.span());
-      Array<index_t> w_row_ptr(ref, pass.size() + 1);
-      const std::int64_t w_nnz = ss::exclusive_scan(ref, counts.span(), w_row_ptr.span());
-      Array<index_t> w_col_idx(ref, static_cast<std::size_t>(w_nnz));
-      Array<double> w_values(ref, static_cast<std::size_t>(w_nnz));
-      ka::multipass_fill(ref, A_ref.matrix(), S_ref.pattern(), pass_ref.span(), kind,
-                         w_row_ptr.span().data(), w_col_idx.span().data(), w_values.span().data());
-      const HostCsr W{a.rows, a.rows, w_row_ptr.to_host(), w_col_idx.to_host(), w_values.to_host()};
+      const HostCsr W = multipass_w(ref, a, s, pass, kind);
       std::vector<std::map<index_t, double>> dense(static_cast<std::size_t>(a.rows));
       for (index_t t = 0; t <= largest; ++t) {
         for (index_t i = 0; i < a.rows; ++i) {

@@ -14,6 +14,10 @@
 #include "kryflow/multigrid/smoothers.hpp"
 #include "kryflow/sem/poisson_operator.hpp"
 
+namespace kryflow::kernels::sem {
+struct TransferSideView;
+}
+
 namespace kryflow::sem {
 
 /// The transfers between the spectral-element spaces of two orders p_f > p_c on one mesh
@@ -28,9 +32,10 @@ namespace kryflow::sem {
 /// value and the average is exact: P e interpolates e. The restriction is its transpose,
 ///   R = P^T = M_c Q_c^T (J^T (x) J^T (x) J^T) Q_f W_f,
 /// so a V-cycle with symmetric smoothing stays symmetric. Both run on the operators' backend
-/// (kernels/sem/transfer.hpp), two kernels each, and may be recorded.
-/// Memory: the two numberings (a 4-byte index per local point twice, 16 bytes per global
-/// point), and num_elements N_f^3 doubles of scratch.
+/// (kernels/sem/transfer.hpp), two kernels each, and may be recorded. The sums into global
+/// vectors use the operators' own assembly lists (SemPoissonOperator::global_offsets and
+/// global_locals). Memory: a 4-byte global index per local point of either order, a weight per
+/// global point of either order, and num_elements N_f^3 doubles of scratch.
 class SemTransfer {
  public:
   /// Throws InvalidInput when the two operators are not on one backend and mesh (element
@@ -41,24 +46,21 @@ class SemTransfer {
   void prolongate(const Vector& coarse, Vector& fine, bool add) const;
   /// coarse = R fine = P^T fine. Throws DimensionMismatch for other sizes.
   void restrict_residual(const Vector& fine, Vector& coarse) const;
-  index_t fine_rows() const noexcept { return fine_rows_; }
-  index_t coarse_rows() const noexcept { return coarse_rows_; }
-  std::int64_t memory_bytes() const noexcept;
+  /// The rows of P (the fine operator's unknowns) and of R (the coarse operator's).
+  index_t fine_rows() const noexcept { return fine_.A->num_rows(); }
+  index_t coarse_rows() const noexcept { return coarse_.A->num_rows(); }
 
  private:
+  /// One order: its operator (for its numbering and assembly lists), the global index of each
+  /// local point on the backend, and the weight of each global point (0 at Dirichlet points,
+  /// else 1 / multiplicity on the fine side and 1 on the coarse side).
   struct Side {
-    std::int64_t num_elements = 0;
-    int n = 0;
-    std::int64_t num_global = 0;
+    const SemPoissonOperator* A = nullptr;
     Array<index_t> local_to_global;
-    Array<std::int64_t> offsets;
-    Array<index_t> locals;
     Array<double> weight;
   };
   static Side make_side(const SemPoissonOperator& A, bool average);
-  const Backend* backend_;
-  index_t fine_rows_ = 0;
-  index_t coarse_rows_ = 0;
+  static kernels::sem::TransferSideView view(const Side& side);
   Side fine_, coarse_;
   Array<double> interpolation_;  // N_f x N_c
   Array<double> transpose_;      // N_c x N_f

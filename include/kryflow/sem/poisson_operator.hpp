@@ -139,8 +139,16 @@ class SemPoissonOperator : public LinearOperator {
   /// entries of a Dirichlet row or column dropped and 1 on a Dirichlet diagonal. For the
   /// coarsest level of p-multigrid (order 1: the trilinear elements on the mesh vertices) and
   /// for tests. Cost N^7 operations and N^6 triplets per element: throws NotSupported above
-  /// order 3; OutOfMemory-like std::bad_alloc when the triplets do not fit on the host.
+  /// order 3; std::bad_alloc when the triplets do not fit on the host.
   CooMatrix assembled_matrix() const;
+
+  /// The assembly lists on backend(), as the operator's kernels use them: the local points of
+  /// global point g are global_locals()[global_offsets()[g] .. global_offsets()[g + 1] - 1], in
+  /// increasing local index (local point (i, j, k) of element e is ((e N + k) N + j) N + i).
+  /// num_global() + 1 offsets and num_elements N^3 local indices: for kernels that sum element-
+  /// local vectors into global ones (the p-multigrid transfers, SemTransfer).
+  const Array<std::int64_t>& global_offsets() const noexcept { return global_offsets_; }
+  const Array<index_t>& global_locals() const noexcept { return global_locals_; }
 
   /// The numbering of number_gll_points with its shared points (multiplicity > 1) renumbered
   /// first: global points 0 .. S-1 are shared, S .. num_global-1 belong to one element each.
@@ -187,8 +195,7 @@ class SemPoissonOperator : public LinearOperator {
   GllRule rule_;
   SemPoissonOptions options_;                  // as given (dirichlet_types cleared)
   std::vector<double> vertices_host_;          // 8 x 3 corners per element
-  bool has_dirichlet_faces_ = false;           // faces chosen by type: dirichlet_faces_
-  std::vector<std::int64_t> dirichlet_faces_;  // element * 6 + face
+  std::vector<std::int64_t> dirichlet_faces_;  // element * 6 + face; empty: options' default
   std::vector<double> mass_;
   std::vector<char> mask_host_;
   std::vector<double> coordinates_;
