@@ -10,6 +10,8 @@
 # KRYFLOW_TESTS_REGEX, a ctest -R pattern that limits the tests step (default: every test).
 # KRYFLOW_AMG_PROBLEMS, the amg step's problems (default p7:100,p7:200,p7:300,p27:200).
 # KRYFLOW_SEQUENCE_N, _EVERY, _SPEED: the sequence step's grid (64), rebuild interval (10), drift (0.02).
+# KRYFLOW_PMG_PRESETS: the pmg step's presets (default "pcg_pmg fgmres_schwarz_pmg"); KRYFLOW_PMG_MESHES=quick:
+# Kershaw and the boxes up to 32^3 only.
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
 # .deps/root and used when the system lacks them.
 set -uo pipefail
@@ -328,39 +330,47 @@ fi
 
 pmg_table=$results/pmg_table.txt
 if want pmg; then
-say "== spectral-element Poisson: PCG with p-multigrid (pcg_pmg) at p = 7"
+# KRYFLOW_PMG_PRESETS: the presets to compare (default: Chebyshev-Jacobi with PCG and
+# Chebyshev-RAS with FGMRES); KRYFLOW_PMG_MESHES=quick runs Kershaw and the boxes up to 32^3 only.
+pmg_presets=${KRYFLOW_PMG_PRESETS:-pcg_pmg fgmres_schwarz_pmg}
+say "== spectral-element Poisson with p-multigrid at p = 7: $pmg_presets"
 nek=$KRYFLOW_DATA_DIR/meshes/nek
 : >"$pmg_table"
 run_pmg() {  # name args...
   local name=$1; shift
-  local json=$results/pmg_${name}.json
-  "$kryflow" sem --backend cuda --order 7 --preset pcg_pmg --copy-bytes 0 --report json "$@" \
+  local preset
+  for preset in $pmg_presets; do
+  local json=$results/pmg_${preset}_${name}.json
+  "$kryflow" sem --backend cuda --order 7 --preset "$preset" --copy-bytes 0 --report json "$@" \
     >"$json" 2>>"$log"
   local rc=$?
-  python3 - "$name" "$rc" "$json" >>"$pmg_table" <<'PY'
+  python3 - "$name" "$rc" "$json" "$preset" >>"$pmg_table" <<'PY'
 import json, sys
-name, rc, path = sys.argv[1:4]
+name, rc, path, preset = sys.argv[1:5]
 try:
     r = json.load(open(path))
     s = r["setup_seconds"]["preconditioner"]
-    print(f"| {name} | {r['mesh']['elements']} | {r['dofs']} | {r['iterations']} | {r['status']} | "
+    print(f"| {name} | {preset} | {r['mesh']['elements']} | {r['dofs']} | {r['iterations']} | {r['status']} | "
           f"{r['true_relative_residual']:.1e} | {r['max_error']:.2e} | "
           f"{r['seconds_per_iteration']*1e6:.0f} | {s:.3f} | {r['solve_seconds']:.4f} | "
           f"{r['ns_per_dof']['solve']:.1f} | {r['ns_per_dof']['setup_and_solve']:.1f} | rc={rc} |")
 except Exception as e:
-    print(f"| {name} | (no JSON report, rc={rc}: {e}) |")
+    print(f"| {name} | {preset} | (no JSON report, rc={rc}: {e}) |")
 PY
+  done
 }
 run_pmg kershaw_eps0.3 --mesh "$nek/nekrs_kershaw/kershaw.re2.gz" --kershaw 0.3
+if [[ ${KRYFLOW_PMG_MESHES:-all} != quick ]]; then
 for m in nek_bp5/bp5 nekrs_kershaw/kershaw nek_tgv/tgv nek_turbPipe/turbPipe nekrs_ethier/ethier \
          nekrs_hemi/hemi nekrs_rbc/rbc nekrs_turbChannel/turbChannel; do
   run_pmg "$(basename $m)" --mesh "$nek/$m.re2.gz"
 done
+fi
 for n in 8 16 32; do run_pmg box${n}_deformed --box $n,$n,$n --deform 0.05; done
 for n in 8 16 32; do run_pmg box${n}_kershaw0.3 --box $n,$n,$n --kershaw 0.3; done
-run_pmg box64_deformed --box 64,64,64 --deform 0.05
-{ echo "| mesh | elements | DoFs | iterations | status | true residual | max error | us/iteration | setup s | solve s | ns/DoF solve | ns/DoF setup+solve | |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"; cat "$pmg_table"; } >"$pmg_table.tmp" && mv "$pmg_table.tmp" "$pmg_table"
+[[ ${KRYFLOW_PMG_MESHES:-all} != quick ]] && run_pmg box64_deformed --box 64,64,64 --deform 0.05
+{ echo "| mesh | preset | elements | DoFs | iterations | status | true residual | max error | us/iteration | setup s | solve s | ns/DoF solve | ns/DoF setup+solve | |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"; cat "$pmg_table"; } >"$pmg_table.tmp" && mv "$pmg_table.tmp" "$pmg_table"
 cat "$pmg_table" | tee -a "$log"
 fi
 
@@ -376,7 +386,7 @@ for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && 
 [[ -s $results/amg_corpus.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda, one cold process each)"; cat "$results/amg_corpus.txt"; }
 [[ -s $results/amg_corpus_warm.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda, warm)"; grep -E "^(ex10hs|openfoam|  )" "$results/amg_corpus_warm.txt"; }
 [[ -s $sem_table ]] && { echo "-- PCG on the spectral-element meshes, p = 7 (cuda)"; cat "$sem_table"; }
-[[ -s $pmg_table ]] && { echo "-- PCG with p-multigrid (pcg_pmg), p = 7 (cuda)"; cat "$pmg_table"; }
+[[ -s $pmg_table ]] && { echo "-- p-multigrid presets, p = 7 (cuda)"; cat "$pmg_table"; }
 [[ -s $results/relaxation_table.txt ]] && { echo "-- multicolor SGS sweeps (cuda)"; sed -n '/^multicolor SGS/,$p' "$results/relaxation_table.txt"; }
 [[ -s $results/relaxation_1g_table.txt ]] && { echo "-- multicolor SGS sweeps, about 1 GiB of values (cuda)"; sed -n '/^multicolor SGS/,$p' "$results/relaxation_1g_table.txt"; }
 [[ -s $results/ainv_table.txt ]] && { echo "-- PCG-AINV against PCG-Jacobi (cuda)"; cat "$results/ainv_table.txt"; }

@@ -367,6 +367,7 @@ struct RootParameters final : ComponentParameters {
 struct PMultigridParameters final : ComponentParameters {
   sem::PMultigrid::Parameters values;
   std::string schedule = "halving";
+  std::string smoother = "chebyshev_jacobi";
   std::string coarsest = "assembled";
   std::string cycle = to_string(CycleType::v);
   ComponentSlot coarse_solver{preconditioner_family()};
@@ -385,14 +386,20 @@ struct PMultigridParameters final : ComponentParameters {
     v.choice("schedule", schedule, {"halving", "two_level"},
              "the orders of the levels below the operator's order p: `halving`, the next order "
              "is 1 when p <= 3 and p / 2 otherwise (7, 3, 1; 9, 4, 2, 1); `two_level`, p then 1");
+    v.choice("smoother", smoother, {"chebyshev_jacobi", "chebyshev_asm", "chebyshev_ras"},
+             "smoothing of the levels above the coarsest: Chebyshev acceleration of Jacobi, of "
+             "additive Schwarz (`chebyshev_asm`, symmetric) or of restricted additive Schwarz "
+             "(`chebyshev_ras`, nonsymmetric: use fgmres) on element patches extended by one "
+             "layer of points, with fast-diagonalization local solves");
     v.integer("chebyshev_degree", values.chebyshev_degree, Range::at_least(1),
-              "degree of the Chebyshev-Jacobi smoother of each spectral-element level (operator "
+              "degree of the Chebyshev smoother of each spectral-element level (operator "
               "applications per smoothing step)");
     v.real("chebyshev_alpha", values.chebyshev_alpha, Range::greater_than(1.0),
-           "the smoother damps the eigenvalues of D^-1 A in [lambda_max / chebyshev_alpha, "
-           "1.1 lambda_max]");
+           "the smoother damps the eigenvalues of M^-1 A (M: Jacobi or Schwarz) in "
+           "[lambda_max / chebyshev_alpha, 1.1 lambda_max]");
     v.integer("chebyshev_eigen_iterations", values.chebyshev_eigen_iterations, Range::at_least(1),
-              "CG-Lanczos steps of each level's lambda_max estimate");
+              "CG-Lanczos (Jacobi) or Arnoldi (Schwarz) steps of each level's lambda_max "
+              "estimate");
     v.integer("pre_sweeps", values.cycle.pre_sweeps, Range::at_least(0),
               "smoothing steps before the coarse-grid correction");
     v.integer("post_sweeps", values.cycle.post_sweeps, Range::at_least(0),
@@ -651,13 +658,19 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
           "p-multigrid for the spectral-element Poisson operator (kryflow sem; Rønquist and "
           "Patera 1987, as nekRS's pMG): the operator at decreasing polynomial orders on the "
           "same mesh, matrix-free, with GLL interpolation between them (restriction its "
-          "transpose) and Chebyshev-Jacobi smoothing; the order-1 level assembled into a CSR "
+          "transpose) and Chebyshev-accelerated Jacobi or Schwarz smoothing; the order-1 level "
+          "assembled into a CSR "
           "matrix and solved by coarse_solver (one AMG cycle by default). Symmetric, so pcg "
-          "may use it. A must be a spectral-element operator.",
+          "may use it, except with the chebyshev_ras smoother (fgmres). A must be a "
+          "spectral-element operator.",
           [](const PMultigridParameters& p) {
             sem::PMultigrid::Parameters values = p.values;
             values.orders.clear();
             if (p.schedule == "two_level") values.orders = {1};
+            using Kind = sem::PMultigrid::SmootherKind;
+            values.smoother = p.smoother == "chebyshev_asm"   ? Kind::chebyshev_asm
+                              : p.smoother == "chebyshev_ras" ? Kind::chebyshev_ras
+                                                              : Kind::chebyshev_jacobi;
             values.coarsest = p.coarsest == "chebyshev" ? sem::PMultigrid::Coarsest::chebyshev
                                                         : sem::PMultigrid::Coarsest::assembled;
             values.cycle.cycle = parse_cycle_type(p.cycle);

@@ -1,6 +1,7 @@
 // Damped Jacobi, l1-Jacobi, Chebyshev, Gauss-Seidel and hybrid Gauss-Seidel smoothers.
 #include "kryflow/multigrid/smoothers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -17,6 +18,9 @@
 #include "kryflow/linalg/scalars.hpp"
 #include "src/multigrid/csr_access.hpp"
 
+extern "C" void dhseqr_(const char* job, const char* compz, const int* n, const int* ilo,
+                        const int* ihi, double* h, const int* ldh, double* wr, double* wi,
+                        double* z, const int* ldz, double* work, const int* lwork, int* info);
 extern "C" void dstev_(const char* jobz, const int* n, double* d, double* e, double* z,
                        const int* ldz, double* work, int* info);
 
@@ -319,6 +323,114 @@ void ChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const
     }
     A_->chebyshev_step(b, *from, inverse_diagonal_, alpha, beta, d_, *to);
     std::swap(from, to);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+PreconditionedChebyshevSmoother::PreconditionedChebyshevSmoother(Parameters parameters,
+                                                                 std::unique_ptr<Preconditioner> M)
+    : parameters_(parameters), M_(std::move(M)) {
+  ChebyshevSmoother check(parameters_);  // the same ranges, the same ConfigErrors
+  (void)check;
+  if (M_ == nullptr) throw InvalidInput("PreconditionedChebyshevSmoother: no preconditioner");
+}
+
+std::string PreconditionedChebyshevSmoother::name() const {
+  return "chebyshev(" + M_->name() + ")";
+}
+
+void PreconditionedChebyshevSmoother::setup(const LinearOperator& A) {
+  const char* who = "Chebyshev smoother";
+  require_square(A, who);
+  A_ = nullptr;
+  M_->setup(A);
+  const auto n = static_cast<std::size_t>(A.num_rows());
+  const Backend& backend = A.backend();
+  r_ = Vector(backend, n);
+  z_ = Vector(backend, n);
+  d_ = Vector(backend, n);
+  double lambda = 1.0;
+  if (n > 0) {
+    // Arnoldi with modified Gram-Schmidt on M^-1 A; H is m x m, column-major for LAPACK.
+    const int m = parameters_.eigen_iterations;
+    std::vector<Vector> V;
+    V.emplace_back(backend, n);
+    fill_pseudo_random(V[0], 0);
+    axpby(0.0, V[0], 1.0 / norm2(V[0]), V[0]);
+    std::vector<double> H(static_cast<std::size_t>(m * m), 0.0);
+    int steps = 0;
+    for (int j = 0; j < m; ++j) {
+      A.apply(V[j], r_);
+      V.emplace_back(backend, n);
+      M_->apply(r_, V[j + 1]);
+      Vector& w = V[j + 1];
+      for (int i = 0; i <= j; ++i) {
+        const double h = dot(w, V[i]);
+        H[static_cast<std::size_t>(j * m + i)] = h;
+        axpby(-h, V[i], 1.0, w);
+      }
+      const double beta = norm2(w);
+      steps = j + 1;
+      if (!(beta > 1e-14 * std::abs(H[static_cast<std::size_t>(j * m + j)])) || j + 1 == m) {
+        break;
+      }
+      H[static_cast<std::size_t>(j * m + j + 1)] = beta;
+      axpby(0.0, w, 1.0 / beta, w);
+    }
+    // The eigenvalues of the leading steps x steps block (dhseqr, eigenvalues only).
+    std::vector<double> h(static_cast<std::size_t>(steps * steps));
+    for (int c = 0; c < steps; ++c)
+      for (int r = 0; r < steps; ++r) h[c * steps + r] = H[static_cast<std::size_t>(c * m + r)];
+    std::vector<double> wr(static_cast<std::size_t>(steps)), wi(static_cast<std::size_t>(steps));
+    std::vector<double> work(static_cast<std::size_t>(std::max(1, 4 * steps)));
+    const int one = 1, lwork = static_cast<int>(work.size());
+    int info = 0;
+    double unused = 0.0;
+    dhseqr_("E", "N", &steps, &one, &steps, h.data(), &steps, wr.data(), wi.data(), &unused, &one,
+            work.data(), &lwork, &info);
+    lambda = info == 0 ? *std::max_element(wr.begin(), wr.end()) : std::nan("");
+    for (double v : h)
+      if (!std::isfinite(v)) lambda = std::nan("");
+  }
+  if (!(lambda > 0.0) || !std::isfinite(lambda)) {
+    throw InvalidInput(std::string(who) + ": the estimate of lambda_max(M^-1 A) is " +
+                       std::to_string(lambda) + ": A and M must be positive definite");
+  }
+  lambda_max_ = lambda;
+  A_ = &A;
+}
+
+void PreconditionedChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const {
+  check_vectors(A_, b, x, "PreconditionedChebyshevSmoother::smooth");
+  const double upper = parameters_.beta * lambda_max_;
+  const double lower = upper / parameters_.alpha;
+  const double theta = 0.5 * (upper + lower);
+  const double delta = 0.5 * (upper - lower);
+  const double sigma = theta / delta;
+  double rho = 1.0 / sigma;
+  // r_0 = b - A x_0, d_0 = M^-1 r_0 / theta; then x_{k+1} = x_k + d_k, r_{k+1} = r_k - A d_k,
+  // rho_{k+1} = 1 / (2 sigma - rho_k), d_{k+1} = rho_{k+1} rho_k d_k + (2 rho_{k+1} / delta)
+  // M^-1 r_{k+1} (Saad, Algorithm 12.1).
+  if (x_is_zero) {
+    M_->apply(b, z_);
+    axpby(1.0 / theta, z_, 0.0, x);
+    if (parameters_.degree > 1) copy(x, d_);
+  } else {
+    copy(b, r_);
+    A_->apply(-1.0, x, 1.0, r_);
+    M_->apply(r_, z_);
+    axpby(1.0 / theta, z_, 0.0, d_);
+    axpby(1.0, d_, 1.0, x);
+  }
+  if (parameters_.degree > 1 && x_is_zero) copy(b, r_);
+  for (int k = 1; k < parameters_.degree; ++k) {
+    A_->apply(-1.0, d_, 1.0, r_);
+    M_->apply(r_, z_);
+    const double rho_next = 1.0 / (2.0 * sigma - rho);
+    axpby(2.0 * rho_next / delta, z_, rho_next * rho, d_);
+    axpby(1.0, d_, 1.0, x);
+    rho = rho_next;
   }
 }
 

@@ -80,6 +80,31 @@ std::unique_ptr<Smoother> chebyshev(const PMultigrid::Parameters& p) {
   return std::make_unique<ChebyshevSmoother>(c);
 }
 
+/// The smoother of a level above the coarsest.
+std::unique_ptr<Smoother> level_smoother(const PMultigrid::Parameters& p) {
+  using Kind = PMultigrid::SmootherKind;
+  if (p.smoother == Kind::chebyshev_jacobi) return chebyshev(p);
+  ChebyshevSmoother::Parameters c;
+  c.degree = p.chebyshev_degree;
+  c.alpha = p.chebyshev_alpha;
+  c.eigen_iterations = p.chebyshev_eigen_iterations;
+  return std::make_unique<PreconditionedChebyshevSmoother>(
+      c, std::make_unique<SchwarzPreconditioner>(p.smoother == Kind::chebyshev_asm
+                                                     ? SchwarzPreconditioner::Method::additive
+                                                     : SchwarzPreconditioner::Method::restricted));
+}
+
+const char* smoother_text(PMultigrid::SmootherKind kind) {
+  switch (kind) {
+    case PMultigrid::SmootherKind::chebyshev_asm:
+      return "Chebyshev-accelerated additive Schwarz (element patches, FDM)";
+    case PMultigrid::SmootherKind::chebyshev_ras:
+      return "Chebyshev-accelerated restricted additive Schwarz (element patches, FDM)";
+    default:
+      return "Chebyshev-Jacobi";
+  }
+}
+
 void check_size(const Vector& v, index_t n, const char* what) {
   if (v.size() != static_cast<std::size_t>(n)) {
     throw DimensionMismatch(std::string("SemTransfer: ") + what + " has " +
@@ -277,7 +302,7 @@ void PMultigrid::setup(const LinearOperator& A) {
     start = std::chrono::steady_clock::now();
     std::vector<std::unique_ptr<Smoother>> smoothers;
     for (std::size_t l = 0; l + 1 < chain.size(); ++l) {
-      smoothers.push_back(chebyshev(parameters_));
+      smoothers.push_back(level_smoother(parameters_));
       smoothers.back()->begin_setup(*chain[l]);
     }
     for (auto& s : smoothers) s->finish_setup();
@@ -325,7 +350,7 @@ void PMultigrid::setup(const LinearOperator& A) {
       text += (l == 0 ? " " : ", ") + std::to_string(level_orders_[l]) + " (" +
               std::to_string(chain[l]->num_rows()) + " unknowns)";
     }
-    text += "\n  smoother: Chebyshev-Jacobi, degree " +
+    text += std::string("\n  smoother: ") + smoother_text(parameters_.smoother) + ", degree " +
             std::to_string(parameters_.chebyshev_degree) + ", alpha " +
             std::to_string(parameters_.chebyshev_alpha).substr(0, 5) +
             "\n  coarsest: " + coarse_text;

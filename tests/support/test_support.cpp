@@ -171,12 +171,18 @@ std::vector<double> unit_cube_box(int nx, int ny, int nz, double amplitude) {
 
 namespace kryflow::test {
 
-void reorient_hex_elements(std::vector<double>& vertices, std::uint64_t seed) {
+void reorient_hex_elements(std::vector<double>& vertices, std::uint64_t seed, bool proper) {
   std::mt19937_64 rng(seed);
   for (std::size_t e = 0; e < vertices.size() / 24; ++e) {
     int axes[3] = {0, 1, 2};
     std::shuffle(axes, axes + 3, rng);
-    const int flips = static_cast<int>(rng() % 8);
+    int flips = static_cast<int>(rng() % 8);
+    if (proper) {
+      // The symmetry's determinant: the permutation's sign times (-1)^(number of flips).
+      const int inversions = (axes[0] > axes[1]) + (axes[0] > axes[2]) + (axes[1] > axes[2]);
+      const int reflections = (flips & 1) + ((flips >> 1) & 1) + ((flips >> 2) & 1);
+      if ((inversions + reflections) % 2 == 1) flips ^= 1;
+    }
     const std::vector<double> old(vertices.begin() + static_cast<std::ptrdiff_t>(e * 24),
                                   vertices.begin() + static_cast<std::ptrdiff_t>(e * 24 + 24));
     for (int c = 0; c < 8; ++c) {

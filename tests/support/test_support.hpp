@@ -48,8 +48,9 @@ std::vector<double> unit_cube_box(int nx, int ny, int nz, double amplitude);
 
 /// Relabels each element's corners (8 x 3 doubles per element, as hex_box_vertices) by a
 /// random symmetry of the cube, an axis permutation with reflections: the same geometry seen
-/// from another reference orientation.
-void reorient_hex_elements(std::vector<double>& vertices, std::uint64_t seed);
+/// from another reference orientation. `proper`: rotations only (no mirror images), so the
+/// elements keep a positive Jacobian and an operator can be built on them.
+void reorient_hex_elements(std::vector<double>& vertices, std::uint64_t seed, bool proper = false);
 
 /// A fresh seed (from std::random_device), printed through SCOPED_TRACE by callers.
 std::uint64_t fresh_seed();

@@ -13,6 +13,7 @@
 #include "kryflow/multigrid/multigrid.hpp"
 #include "kryflow/multigrid/smoothers.hpp"
 #include "kryflow/sem/poisson_operator.hpp"
+#include "kryflow/sem/schwarz.hpp"
 
 namespace kryflow::kernels::sem {
 struct TransferSideView;
@@ -89,7 +90,13 @@ class PMultigrid final : public Multigrid {
   /// How the order-1 level is solved: assembled (the coarse solver on the CsrMatrix) or
   /// chebyshev (smoothing steps on the matrix-free operator).
   enum class Coarsest { assembled, chebyshev };
+  /// The smoothing of the levels above the coarsest: Chebyshev acceleration of Jacobi (the
+  /// operator's assembled diagonal), of additive Schwarz or of restricted additive Schwarz on
+  /// element patches (SchwarzPreconditioner; restricted makes the cycle nonsymmetric: use
+  /// FGMRES outside).
+  enum class SmootherKind { chebyshev_jacobi, chebyshev_asm, chebyshev_ras };
   struct Parameters {
+    SmootherKind smoother = SmootherKind::chebyshev_jacobi;
     /// The orders below the operator's, decreasing, ending in 1; empty: the schedule above.
     std::vector<int> orders;
     int chebyshev_degree = 3;  ///< >= 1, per smoothing step

@@ -1,0 +1,79 @@
+// Contract of the local solves of the overlapping Schwarz smoothers of the spectral-element
+// Poisson operator (Lottes and Fischer, "Hybrid multigrid/Schwarz algorithms for the spectral
+// element method", J. Sci. Comput. 24, 2005; the ASM/RAS smoothers of nekRS): each element's
+// patch is the element's (n = p + 1)^3 GLL points extended by one layer of points into each
+// face neighbour, an N^3 box with N = n + 2, and its local problem is the separable
+// approximation
+//   A_e = B_t (x) B_s (x) A_r + B_t (x) A_s (x) B_r + A_t (x) B_s (x) B_r,
+// inverted by the fast diagonalization method (Lynch, Rice and Thomas, Numer. Math. 6, 1964):
+// with S_d^T A_d S_d = Lambda_d and S_d^T B_d S_d = I in each direction d,
+//   A_e^-1 = (S_t (x) S_s (x) S_r) (I (x) I (x) Lambda_r + I (x) Lambda_s (x) I
+//            + Lambda_t (x) I (x) I)^-1 (S_t (x) S_s (x) S_r)^T.
+// Points of the box that are not in the patch (the box's edges and corners outside the
+// element, points beyond the mesh boundary or on the Dirichlet boundary) have zero rows in
+// S_d or no global point, so they neither read nor receive anything.
+//
+// schwarz_fdm_solve, the same order of operations on every backend: per element e, the gather
+// u[(k N + j) N + i] = r[g] for the box point's global point g (0 where it has none); then the
+// six contractions, each sum started at 0 and added in increasing index:
+//   t1[m, j, k] = sum_i S_r[i, m] u[i, j, k],  t2[m, l, k] = sum_j S_s[j, l] t1[m, j, k],
+//   t3[m, l, o] = sum_k S_t[k, o] t2[m, l, k],
+//   t3[m, l, o] = t3[m, l, o] * d[m, l, o], d = 1 / (lambda_r[m] + lambda_s[l] + lambda_t[o])
+//   (0 where that sum is not positive),
+//   y1[i, l, o] = sum_m S_r[i, m] t3[m, l, o], y2[i, j, o] = sum_l S_s[j, l] y1[i, l, o],
+//   y[i, j, k] = sum_o S_t[k, o] y2[i, j, o];
+// then the writes: the whole box (element e's box point q at e N^3 + q; the additive method
+// sums them over the patches that hold each point), or with `restricted` only the element's own
+// points (box point (i + 1, j + 1, k + 1) at ((e n + k) n + j) n + i: the restricted additive
+// method, summed with the operator's own assembly lists).
+//
+// schwarz_assemble: z[g] = weight[g] * (sum of y_local over the patch points of g in increasing
+// index) where weight[g] != 0, and z[g] = r[g] where weight[g] == 0 (the Dirichlet points, where
+// the operator is the identity).
+//
+// With products rounded as on the host (the library compiles CUDA with --fmad=false) the cuda
+// kernel gives the reference's bits; tests allow rounding all the same.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/sem/transfer.hpp"
+#include "kryflow/core/array.hpp"
+
+namespace kryflow::kernels::sem {
+
+/// The patches of one order (all arrays on one backend).
+struct SchwarzView {
+  std::int64_t num_elements = 0;
+  int n = 0;                               // GLL points per direction of an element (p + 1)
+  const index_t* box_to_global = nullptr;  // num_elements x N^3, -1: no global point
+  const double* eigenvectors = nullptr;    // num_elements x 3 x N x N: S_d[i N + m]
+  const double* eigenvalues = nullptr;     // num_elements x 3 x N: lambda_d[m]
+  bool restricted = false;                 // write the element's own points only
+};
+
+#define KRYFLOW_SEM_SCHWARZ_DECLARATIONS                                                        \
+  /** y_local = the local solves of r (num_global entries): num_elements x N^3 entries, or x    \
+   * n^3 when restricted */                                                                     \
+  void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<const double> r, \
+                         Span<double> y_local);                                                 \
+  /** z = the weighted sums of y_local on out's lists; z = r where the weight is 0 */           \
+  void schwarz_assemble(const Backend& backend, const TransferSideView& out,                    \
+                        Span<const double> y_local, Span<const double> r, Span<double> z);
+
+/// Dispatch.
+KRYFLOW_SEM_SCHWARZ_DECLARATIONS
+
+namespace reference {
+KRYFLOW_SEM_SCHWARZ_DECLARATIONS
+}
+namespace cpu {
+KRYFLOW_SEM_SCHWARZ_DECLARATIONS
+}
+namespace cuda {
+KRYFLOW_SEM_SCHWARZ_DECLARATIONS
+}
+
+#undef KRYFLOW_SEM_SCHWARZ_DECLARATIONS
+
+}  // namespace kryflow::kernels::sem

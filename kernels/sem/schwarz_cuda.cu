@@ -1,0 +1,167 @@
+// CUDA spectral-element Schwarz local solves: one block per element, its box, eigenvectors and
+// eigenvalues in shared memory, each contraction a loop of the block's threads over the box's
+// entries (every entry's sum in the reference's order).
+#include <cuda_runtime.h>
+
+#include "kernels/backend/cuda_context.cuh"
+#include "kernels/backend/cuda_runtime.hpp"
+#include "kernels/sem/schwarz.hpp"
+#include "kryflow/core/error.hpp"
+
+namespace kryflow::kernels::sem::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+__global__ void __launch_bounds__(kThreads)
+    fdm_kernel(const SchwarzView v, const double* __restrict__ r, double* __restrict__ y_local) {
+  extern __shared__ double shared[];
+  const int n = v.n;
+  const int N = n + 2;
+  const int N2 = N * N;
+  const int N3 = N2 * N;
+  double* S = shared;           // 3 x N x N: S_r, S_s, S_t
+  double* lambda = S + 3 * N2;  // 3 x N
+  double* a = lambda + 3 * N;   // N^3
+  double* b = a + N3;           // N^3
+  const std::int64_t e = blockIdx.x;
+  for (int q = threadIdx.x; q < 3 * N2; q += kThreads)
+    S[q] = __ldg(v.eigenvectors + e * 3 * N2 + q);
+  for (int q = threadIdx.x; q < 3 * N; q += kThreads)
+    lambda[q] = __ldg(v.eigenvalues + e * 3 * N + q);
+  const index_t* map = v.box_to_global + e * N3;
+  for (int q = threadIdx.x; q < N3; q += kThreads) {
+    const index_t g = __ldg(map + q);
+    a[q] = g >= 0 ? __ldg(r + g) : 0.0;
+  }
+  __syncthreads();
+  const double* Sr = S;
+  const double* Ss = S + N2;
+  const double* St = S + 2 * N2;
+  // Forward, r: b[m, j, k] = sum_i S_r[i, m] a[i, j, k].
+  for (int q = threadIdx.x; q < N3; q += kThreads) {
+    const int m = q % N;
+    const int jk = q / N;
+    double sum = 0.0;
+    for (int i = 0; i < N; ++i) sum = __dadd_rn(sum, __dmul_rn(Sr[i * N + m], a[jk * N + i]));
+    b[q] = sum;
+  }
+  __syncthreads();
+  // s: a[m, l, k] = sum_j S_s[j, l] b[m, j, k].
+  for (int q = threadIdx.x; q < N3; q += kThreads) {
+    const int m = q % N;
+    const int l = (q / N) % N;
+    const int k = q / N2;
+    double sum = 0.0;
+    for (int j = 0; j < N; ++j) {
+      sum = __dadd_rn(sum, __dmul_rn(Ss[j * N + l], b[(k * N + j) * N + m]));
+    }
+    a[q] = sum;
+  }
+  __syncthreads();
+  // t and the eigenvalues: b[m, l, o] = (sum_k S_t[k, o] a[m, l, k]) / (lambda sum).
+  for (int q = threadIdx.x; q < N3; q += kThreads) {
+    const int ml = q % N2;
+    const int o = q / N2;
+    double sum = 0.0;
+    for (int k = 0; k < N; ++k) sum = __dadd_rn(sum, __dmul_rn(St[k * N + o], a[k * N2 + ml]));
+    const double total =
+        __dadd_rn(__dadd_rn(lambda[ml % N], lambda[N + ml / N]), lambda[2 * N + o]);
+    b[q] = total > 0.0 ? __dmul_rn(sum, __drcp_rn(total)) : 0.0;
+  }
+  __syncthreads();
+  // Backward, r: a[i, l, o] = sum_m S_r[i, m] b[m, l, o].
+  for (int q = threadIdx.x; q < N3; q += kThreads) {
+    const int i = q % N;
+    const int lo = q / N;
+    double sum = 0.0;
+    for (int m = 0; m < N; ++m) sum = __dadd_rn(sum, __dmul_rn(Sr[i * N + m], b[lo * N + m]));
+    a[q] = sum;
+  }
+  __syncthreads();
+  // s: b[i, j, o] = sum_l S_s[j, l] a[i, l, o].
+  for (int q = threadIdx.x; q < N3; q += kThreads) {
+    const int i = q % N;
+    const int j = (q / N) % N;
+    const int o = q / N2;
+    double sum = 0.0;
+    for (int l = 0; l < N; ++l) {
+      sum = __dadd_rn(sum, __dmul_rn(Ss[j * N + l], a[(o * N + l) * N + i]));
+    }
+    b[q] = sum;
+  }
+  __syncthreads();
+  // t and the write: y[i, j, k] = sum_o S_t[k, o] b[i, j, o].
+  if (v.restricted) {
+    const int n2 = n * n;
+    const int n3 = n2 * n;
+    double* y = y_local + e * n3;
+    for (int q = threadIdx.x; q < n3; q += kThreads) {
+      const int i = q % n + 1;
+      const int j = (q / n) % n + 1;
+      const int k = q / n2 + 1;
+      double sum = 0.0;
+      for (int o = 0; o < N; ++o) {
+        sum = __dadd_rn(sum, __dmul_rn(St[k * N + o], b[(o * N + j) * N + i]));
+      }
+      y[q] = sum;
+    }
+  } else {
+    double* y = y_local + e * N3;
+    for (int q = threadIdx.x; q < N3; q += kThreads) {
+      const int ij = q % N2;
+      const int k = q / N2;
+      double sum = 0.0;
+      for (int o = 0; o < N; ++o) sum = __dadd_rn(sum, __dmul_rn(St[k * N + o], b[o * N2 + ij]));
+      y[q] = sum;
+    }
+  }
+}
+
+__global__ void __launch_bounds__(256)
+    assemble_kernel(const TransferSideView out, const double* __restrict__ y_local,
+                    const double* __restrict__ r, double* __restrict__ z) {
+  const std::int64_t g = static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
+  if (g >= out.num_global) return;
+  const double w = __ldg(out.weight + g);
+  if (w == 0.0) {
+    z[g] = __ldg(r + g);
+    return;
+  }
+  double sum = 0.0;
+  const std::int64_t end = __ldg(out.global_offsets + g + 1);
+  for (std::int64_t q = __ldg(out.global_offsets + g); q < end; ++q) {
+    sum = __dadd_rn(sum, __ldg(y_local + __ldg(out.global_locals + q)));
+  }
+  z[g] = __dmul_rn(w, sum);
+}
+
+}  // namespace
+
+void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<const double> r,
+                       Span<double> y_local) {
+  if (view.num_elements == 0) return;
+  const std::size_t N = static_cast<std::size_t>(view.n) + 2;
+  const std::size_t bytes = sizeof(double) * (3 * N * N + 3 * N + 2 * N * N * N);
+  if (bytes > 48 * 1024) {
+    KRYFLOW_CUDA_CHECK(cudaFuncSetAttribute(fdm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(bytes)));
+  }
+  if (view.num_elements > 0x7fffffffLL) {
+    throw NotSupported("sem::schwarz_fdm_solve: more than 2^31 - 1 elements");
+  }
+  fdm_kernel<<<static_cast<unsigned int>(view.num_elements), kThreads, bytes,
+               backend.cuda_context()->stream>>>(view, r.data(), y_local.data());
+  kernels::cuda::check_launch("sem::schwarz_fdm_solve");
+}
+
+void schwarz_assemble(const Backend& backend, const TransferSideView& out,
+                      Span<const double> y_local, Span<const double> r, Span<double> z) {
+  if (out.num_global == 0) return;
+  const auto blocks = static_cast<unsigned int>((out.num_global + 255) / 256);
+  assemble_kernel<<<blocks, 256, 0, backend.cuda_context()->stream>>>(out, y_local.data(), r.data(),
+                                                                      z.data());
+  kernels::cuda::check_launch("sem::schwarz_assemble");
+}
+
+}  // namespace kryflow::kernels::sem::cuda

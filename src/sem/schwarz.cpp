@@ -1,0 +1,335 @@
+// Overlapping Schwarz on element patches with fast-diagonalization local solves: the patches'
+// box numbering, the separable 1D operators and their generalized eigenvectors (host), and the
+// apply (kernels/sem/schwarz.hpp, then the sums of kernels/sem/transfer.hpp).
+#include "kryflow/sem/schwarz.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "kernels/sem/schwarz.hpp"
+#include "kryflow/core/error.hpp"
+
+extern "C" void dsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda,
+                       double* w, double* work, const int* lwork, int* info);
+
+namespace kryflow::sem {
+namespace {
+
+/// Face f of the reference cube: direction f / 2 (r, s, t), side f % 2 (0: index 0, 1: index p).
+/// Local index of the point with coordinates c[0..2] (each in 0..n-1) of element e.
+std::int64_t local_index(std::int64_t e, int n, const std::array<int, 3>& c) {
+  return ((e * n + c[2]) * n + c[1]) * n + c[0];
+}
+
+/// The face's point with face coordinates (u, v): the two directions other than f / 2 in order.
+std::array<int, 3> face_point(int f, int n, int u, int v) {
+  const int d = f / 2;
+  std::array<int, 3> c{};
+  c[d] = f % 2 == 0 ? 0 : n - 1;
+  c[d == 0 ? 1 : 0] = u;
+  c[d == 2 ? 1 : 2] = v;
+  return c;
+}
+
+/// The generalized eigenproblem A s = lambda B s (B diagonal, positive) on the `active`
+/// indices of an N x N problem: S (N x N, S[i N + m], rows of inactive indices and columns of
+/// missing modes zero) with S^T A S = Lambda, S^T B S = I, and lambda (0 for missing modes).
+void generalized_eigen(int N, const std::vector<double>& A, const std::vector<double>& B,
+                       const std::vector<char>& active, double* S, double* lambda) {
+  std::vector<int> index;
+  for (int i = 0; i < N; ++i)
+    if (active[i]) index.push_back(i);
+  const int m = static_cast<int>(index.size());
+  std::fill(S, S + N * N, 0.0);
+  std::fill(lambda, lambda + N, 0.0);
+  if (m == 0) return;
+  std::vector<double> C(static_cast<std::size_t>(m * m));
+  for (int a = 0; a < m; ++a) {
+    for (int b = 0; b < m; ++b) {
+      C[a * m + b] = A[index[a] * N + index[b]] / std::sqrt(B[index[a]] * B[index[b]]);
+    }
+  }
+  std::vector<double> w(static_cast<std::size_t>(m));
+  int lwork = -1, info = 0;
+  double query = 0.0;
+  dsyev_("V", "U", &m, C.data(), &m, w.data(), &query, &lwork, &info);
+  lwork = static_cast<int>(query);
+  std::vector<double> work(static_cast<std::size_t>(std::max(lwork, 1)));
+  dsyev_("V", "U", &m, C.data(), &m, w.data(), work.data(), &lwork, &info);
+  if (info != 0) {
+    throw InvalidInput("SchwarzPreconditioner: the 1D eigenproblem failed (dsyev info " +
+                       std::to_string(info) + ")");
+  }
+  // Column b of C (column-major for LAPACK) is eigenvector b of the symmetric problem.
+  for (int b = 0; b < m; ++b) {
+    lambda[b] = std::max(w[b], 0.0);
+    for (int a = 0; a < m; ++a) {
+      S[index[a] * N + b] = C[b * m + a] / std::sqrt(B[index[a]]);
+    }
+  }
+}
+
+}  // namespace
+
+SchwarzPreconditioner::Patches SchwarzPreconditioner::build_patches(const SemPoissonOperator& A) {
+  const GlobalNumbering& numbering = A.numbering();
+  const int n = numbering.order + 1;
+  const int p = n - 1;
+  const int N = n + 2;
+  const std::int64_t E = numbering.num_elements;
+  const std::int64_t N3 = static_cast<std::int64_t>(N) * N * N;
+  if (E * N3 > 0x7fffffffLL) {
+    throw NotSupported("SchwarzPreconditioner: " + std::to_string(E * N3) +
+                       " patch points exceed 2^31 - 1");
+  }
+  const auto& l2g = numbering.local_to_global;
+  const std::vector<char>& dirichlet = A.dirichlet();
+  const std::vector<double>& x = A.coordinates();
+
+  // Face adjacency: the faces of two elements with the same four corner points are one face.
+  std::map<std::array<std::int64_t, 4>, std::vector<std::pair<std::int64_t, int>>> faces;
+  auto corner_key = [&](std::int64_t e, int f) {
+    std::array<std::int64_t, 4> key{};
+    int c = 0;
+    for (int v : {0, p})
+      for (int u : {0, p}) key[c++] = l2g[local_index(e, n, face_point(f, n, u, v))];
+    std::sort(key.begin(), key.end());
+    return key;
+  };
+  for (std::int64_t e = 0; e < E; ++e)
+    for (int f = 0; f < 6; ++f) faces[corner_key(e, f)].push_back({e, f});
+  std::vector<std::pair<std::int64_t, int>> neighbour(static_cast<std::size_t>(E * 6), {-1, -1});
+  for (const auto& [key, list] : faces) {
+    if (list.size() == 2) {
+      neighbour[list[0].first * 6 + list[0].second] = list[1];
+      neighbour[list[1].first * 6 + list[1].second] = list[0];
+    }
+  }
+
+  // Lengths: the mean of the element's four edges along each direction.
+  std::vector<double> length(static_cast<std::size_t>(E * 3));
+  for (std::int64_t e = 0; e < E; ++e) {
+    for (int d = 0; d < 3; ++d) {
+      double sum = 0.0;
+      for (int v = 0; v < 2; ++v) {
+        for (int u = 0; u < 2; ++u) {
+          std::array<int, 3> a{}, b{};
+          a[d] = 0;
+          b[d] = p;
+          a[d == 0 ? 1 : 0] = b[d == 0 ? 1 : 0] = u * p;
+          a[d == 2 ? 1 : 2] = b[d == 2 ? 1 : 2] = v * p;
+          const std::int64_t ga = l2g[local_index(e, n, a)];
+          const std::int64_t gb = l2g[local_index(e, n, b)];
+          double s = 0.0;
+          for (int c = 0; c < 3; ++c) {
+            const double dx = x[3 * gb + c] - x[3 * ga + c];
+            s += dx * dx;
+          }
+          sum += std::sqrt(s);
+        }
+      }
+      length[e * 3 + d] = sum / 4.0;
+    }
+  }
+
+  // The reference 1D stiffness (N_ij = sum_q w_q D_qi D_qj) and mass (w) of one element.
+  const GllRule& rule = A.rule();
+  const std::vector<double> D = derivative_matrix(rule);
+  std::vector<double> stiffness(static_cast<std::size_t>(n * n), 0.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int q = 0; q < n; ++q)
+        stiffness[i * n + j] += rule.weights[q] * D[q * n + i] * D[q * n + j];
+
+  Patches patches;
+  patches.n = n;
+  patches.box_to_global.assign(static_cast<std::size_t>(E * N3), -1);
+  patches.eigenvectors.assign(static_cast<std::size_t>(E * 3 * N * N), 0.0);
+  patches.eigenvalues.assign(static_cast<std::size_t>(E * 3 * N), 0.0);
+  auto box = [N](int i, int j, int k) { return (static_cast<std::int64_t>(k) * N + j) * N + i; };
+  auto free_point = [&](std::int64_t g) {
+    return dirichlet[g] != 0 ? -1 : static_cast<index_t>(g);
+  };
+
+  std::vector<double> A1(static_cast<std::size_t>(N * N)), B1(static_cast<std::size_t>(N));
+  std::vector<char> active(static_cast<std::size_t>(N));
+  for (std::int64_t e = 0; e < E; ++e) {
+    index_t* map = patches.box_to_global.data() + e * N3;
+    for (int k = 0; k < n; ++k)
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i)
+          map[box(i + 1, j + 1, k + 1)] = free_point(l2g[local_index(e, n, {i, j, k})]);
+    for (int f = 0; f < 6; ++f) {
+      const auto [e2, f2] = neighbour[e * 6 + f];
+      if (e2 < 0) continue;
+      // The neighbour's face points by global index, and one step inward along its normal.
+      std::vector<std::pair<std::int64_t, std::int64_t>> theirs;  // global, inward global
+      for (int v = 0; v < n; ++v) {
+        for (int u = 0; u < n; ++u) {
+          std::array<int, 3> c = face_point(f2, n, u, v);
+          const std::int64_t g = l2g[local_index(e2, n, c)];
+          c[f2 / 2] += f2 % 2 == 0 ? 1 : -1;
+          theirs.push_back({g, l2g[local_index(e2, n, c)]});
+        }
+      }
+      std::sort(theirs.begin(), theirs.end());
+      const int d = f / 2;
+      for (int v = 0; v < n; ++v) {
+        for (int u = 0; u < n; ++u) {
+          const std::array<int, 3> c = face_point(f, n, u, v);
+          const std::int64_t g = l2g[local_index(e, n, c)];
+          const auto it = std::lower_bound(theirs.begin(), theirs.end(),
+                                           std::pair<std::int64_t, std::int64_t>{g, -1});
+          if (it == theirs.end() || it->first != g) {
+            throw InvalidInput("SchwarzPreconditioner: elements " + std::to_string(e + 1) +
+                               " and " + std::to_string(e2 + 1) +
+                               " share the corners of a face "
+                               "but not its points");
+          }
+          std::array<int, 3> b{c[0] + 1, c[1] + 1, c[2] + 1};
+          b[d] = f % 2 == 0 ? 0 : N - 1;
+          map[box(b[0], b[1], b[2])] = free_point(it->second);
+        }
+      }
+    }
+    // The separable 1D problems.
+    for (int d = 0; d < 3; ++d) {
+      const double lm = length[e * 3 + d];
+      std::fill(A1.begin(), A1.end(), 0.0);
+      std::fill(B1.begin(), B1.end(), 0.0);
+      std::fill(active.begin(), active.end(), 1);
+      for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) A1[(i + 1) * N + (j + 1)] += 2.0 / lm * stiffness[i * n + j];
+        B1[i + 1] += 0.5 * lm * rule.weights[i];
+      }
+      for (int side = 0; side < 2; ++side) {
+        const int f = 2 * d + side;
+        const auto [e2, f2] = neighbour[e * 6 + f];
+        // Box indices: the point beyond the face, and the face's own point.
+        const int outer = side == 0 ? 0 : N - 1;
+        const int face = side == 0 ? 1 : N - 2;
+        if (e2 >= 0) {
+          const double l = length[e2 * 3 + f2 / 2];
+          // The neighbour's two points nearest the face: its indices p - 1, p (or 1, 0),
+          // mapped to outer, face. The GLL matrices are centro-symmetric, so either is the
+          // mirror of the other.
+          const int a0 = p - 1, a1 = p;
+          const int box_index[2] = {outer, face};
+          const int their[2] = {a0, a1};
+          for (int a = 0; a < 2; ++a) {
+            for (int b = 0; b < 2; ++b) {
+              A1[box_index[a] * N + box_index[b]] += 2.0 / l * stiffness[their[a] * n + their[b]];
+            }
+            B1[box_index[a]] += 0.5 * l * rule.weights[their[a]];
+          }
+        } else {
+          active[outer] = 0;
+          // A Dirichlet face: every point of the face is a Dirichlet point.
+          bool all_dirichlet = true;
+          for (int v = 0; v < n && all_dirichlet; ++v)
+            for (int u = 0; u < n && all_dirichlet; ++u)
+              all_dirichlet = dirichlet[l2g[local_index(e, n, face_point(f, n, u, v))]] != 0;
+          if (all_dirichlet) active[face] = 0;
+        }
+      }
+      for (int i = 0; i < N; ++i) {
+        if (!active[i]) B1[i] = 1.0;
+      }
+      generalized_eigen(N, A1, B1, active, patches.eigenvectors.data() + (e * 3 + d) * N * N,
+                        patches.eigenvalues.data() + (e * 3 + d) * N);
+    }
+  }
+  return patches;
+}
+
+void SchwarzPreconditioner::setup(const LinearOperator& A) {
+  const auto* op = dynamic_cast<const SemPoissonOperator*>(&A);
+  if (op == nullptr) {
+    throw NotSupported(
+        "SchwarzPreconditioner: A must be a spectral-element Poisson operator (kryflow sem)");
+  }
+  A_ = nullptr;
+  Patches patches = build_patches(*op);
+  const Backend& backend = op->backend();
+  const GlobalNumbering& numbering = op->numbering();
+  const int N = patches.n + 2;
+  const std::int64_t N3 = static_cast<std::int64_t>(N) * N * N;
+  const std::int64_t n3 = static_cast<std::int64_t>(patches.n) * patches.n * patches.n;
+  const std::int64_t G = numbering.num_global;
+  std::vector<double> weight(static_cast<std::size_t>(G));
+  if (method_ == Method::additive) {
+    // The assembly lists of the box points: every global point's patch points, in increasing
+    // box index.
+    std::vector<std::int64_t> offsets(static_cast<std::size_t>(G + 1), 0);
+    for (index_t g : patches.box_to_global)
+      if (g >= 0) ++offsets[g + 1];
+    for (std::int64_t g = 0; g < G; ++g) offsets[g + 1] += offsets[g];
+    std::vector<index_t> locals(static_cast<std::size_t>(offsets[G]));
+    std::vector<std::int64_t> next(offsets.begin(), offsets.end() - 1);
+    for (std::size_t q = 0; q < patches.box_to_global.size(); ++q) {
+      const index_t g = patches.box_to_global[q];
+      if (g >= 0) locals[next[g]++] = static_cast<index_t>(q);
+    }
+    for (std::int64_t g = 0; g < G; ++g) weight[g] = op->dirichlet()[g] != 0 ? 0.0 : 1.0;
+    offsets_ = Array<std::int64_t>::from_host(backend, offsets);
+    locals_ = Array<index_t>::from_host(backend, locals);
+    local_ = Array<double>(backend, static_cast<std::size_t>(numbering.num_elements * N3));
+  } else {
+    for (std::int64_t g = 0; g < G; ++g) {
+      weight[g] = op->dirichlet()[g] != 0 ? 0.0 : 1.0 / numbering.multiplicity[g];
+    }
+    offsets_ = Array<std::int64_t>();
+    locals_ = Array<index_t>();
+    local_ = Array<double>(backend, static_cast<std::size_t>(numbering.num_elements * n3));
+  }
+  box_to_global_ = Array<index_t>::from_host(backend, patches.box_to_global);
+  eigenvectors_ = Array<double>::from_host(backend, patches.eigenvectors);
+  eigenvalues_ = Array<double>::from_host(backend, patches.eigenvalues);
+  weight_ = Array<double>::from_host(backend, weight);
+  num_elements_ = numbering.num_elements;
+  n_ = patches.n;
+  rows_ = op->num_rows();
+  A_ = op;
+}
+
+const Backend& SchwarzPreconditioner::backend() const {
+  if (A_ == nullptr) throw InvalidInput("SchwarzPreconditioner: used before setup");
+  return A_->backend();
+}
+
+std::string SchwarzPreconditioner::name() const {
+  return method_ == Method::additive ? "additive_schwarz" : "restricted_additive_schwarz";
+}
+
+void SchwarzPreconditioner::apply(const Vector& r, Vector& z) const {
+  if (A_ == nullptr) throw InvalidInput("SchwarzPreconditioner: apply before setup");
+  check_apply_shapes(r, z, "SchwarzPreconditioner::apply");
+  const Backend& backend = A_->backend();
+  kernels::sem::SchwarzView view;
+  view.num_elements = num_elements_;
+  view.n = n_;
+  view.box_to_global = box_to_global_.data();
+  view.eigenvectors = eigenvectors_.data();
+  view.eigenvalues = eigenvalues_.data();
+  view.restricted = method_ == Method::restricted;
+  kernels::sem::schwarz_fdm_solve(backend, view, r.span(), local_.span());
+  kernels::sem::TransferSideView out;
+  out.num_elements = num_elements_;
+  out.n = n_;
+  out.num_global = rows_;
+  out.weight = weight_.data();
+  if (method_ == Method::additive) {
+    out.global_offsets = offsets_.data();
+    out.global_locals = locals_.data();
+  } else {
+    out.global_offsets = A_->global_offsets().data();
+    out.global_locals = A_->global_locals().data();
+  }
+  kernels::sem::schwarz_assemble(backend, out, local_.span(), r.span(), z.span());
+}
+
+}  // namespace kryflow::sem
