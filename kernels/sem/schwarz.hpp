@@ -31,8 +31,9 @@
 // index) where weight[g] != 0, and z[g] = r[g] where weight[g] == 0 (the Dirichlet points, where
 // the operator is the identity).
 //
-// With products rounded as on the host (the library compiles CUDA with --fmad=false) the cuda
-// kernel gives the reference's bits; tests allow rounding all the same.
+// With float32 patches (eigenvectors32 and eigenvalues32 set) the gathered r is rounded to float,
+// the contractions run in float and y is widened to double at the write. The cuda kernel fuses
+// each multiply-add (fma): it agrees with the host backends to rounding, not bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +50,9 @@ struct SchwarzView {
   const index_t* box_to_global = nullptr;  // num_elements x N^3, -1: no global point
   const double* eigenvectors = nullptr;    // num_elements x 3 x N x N: S_d[i N + m]
   const double* eigenvalues = nullptr;     // num_elements x 3 x N: lambda_d[m]
-  bool restricted = false;                 // write the element's own points only
+  const float* eigenvectors32 = nullptr;   // the same in float: used when set
+  const float* eigenvalues32 = nullptr;
+  bool restricted = false;  // write the element's own points only
 };
 
 #define KRYFLOW_SEM_SCHWARZ_DECLARATIONS                                                        \

@@ -1,6 +1,7 @@
 // CUDA spectral-element Schwarz local solves: one block per element, its box, eigenvectors and
 // eigenvalues in shared memory, each contraction a loop of the block's threads over the box's
-// entries (every entry's sum in the reference's order).
+// entries (every entry's sum in the reference's order, with fused multiply-adds), in double or
+// float.
 #include <cuda_runtime.h>
 
 #include "kernels/backend/cuda_context.cuh"
@@ -13,37 +14,40 @@ namespace {
 
 constexpr int kThreads = 256;
 
+template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    fdm_kernel(const SchwarzView v, const double* __restrict__ r, double* __restrict__ y_local) {
-  extern __shared__ double shared[];
+    fdm_kernel(const SchwarzView v, const T* __restrict__ eigenvectors,
+               const T* __restrict__ eigenvalues, const double* __restrict__ r,
+               double* __restrict__ y_local) {
+  extern __shared__ double shared_storage[];
+  T* shared = reinterpret_cast<T*>(shared_storage);
   const int n = v.n;
   const int N = n + 2;
   const int N2 = N * N;
   const int N3 = N2 * N;
-  double* S = shared;           // 3 x N x N: S_r, S_s, S_t
-  double* lambda = S + 3 * N2;  // 3 x N
-  double* a = lambda + 3 * N;   // N^3
-  double* b = a + N3;           // N^3
+  T* S = shared;           // 3 x N x N: S_r, S_s, S_t
+  T* lambda = S + 3 * N2;  // 3 x N
+  T* a = lambda + 3 * N;   // N^3
+  T* b = a + N3;           // N^3
   const std::int64_t e = blockIdx.x;
-  for (int q = threadIdx.x; q < 3 * N2; q += kThreads)
-    S[q] = __ldg(v.eigenvectors + e * 3 * N2 + q);
+  for (int q = threadIdx.x; q < 3 * N2; q += kThreads) S[q] = __ldg(eigenvectors + e * 3 * N2 + q);
   for (int q = threadIdx.x; q < 3 * N; q += kThreads)
-    lambda[q] = __ldg(v.eigenvalues + e * 3 * N + q);
+    lambda[q] = __ldg(eigenvalues + e * 3 * N + q);
   const index_t* map = v.box_to_global + e * N3;
   for (int q = threadIdx.x; q < N3; q += kThreads) {
     const index_t g = __ldg(map + q);
-    a[q] = g >= 0 ? __ldg(r + g) : 0.0;
+    a[q] = g >= 0 ? static_cast<T>(__ldg(r + g)) : T(0);
   }
   __syncthreads();
-  const double* Sr = S;
-  const double* Ss = S + N2;
-  const double* St = S + 2 * N2;
+  const T* Sr = S;
+  const T* Ss = S + N2;
+  const T* St = S + 2 * N2;
   // Forward, r: b[m, j, k] = sum_i S_r[i, m] a[i, j, k].
   for (int q = threadIdx.x; q < N3; q += kThreads) {
     const int m = q % N;
     const int jk = q / N;
-    double sum = 0.0;
-    for (int i = 0; i < N; ++i) sum = __dadd_rn(sum, __dmul_rn(Sr[i * N + m], a[jk * N + i]));
+    T sum = 0;
+    for (int i = 0; i < N; ++i) sum = fma(Sr[i * N + m], a[jk * N + i], sum);
     b[q] = sum;
   }
   __syncthreads();
@@ -52,9 +56,9 @@ __global__ void __launch_bounds__(kThreads)
     const int m = q % N;
     const int l = (q / N) % N;
     const int k = q / N2;
-    double sum = 0.0;
+    T sum = 0;
     for (int j = 0; j < N; ++j) {
-      sum = __dadd_rn(sum, __dmul_rn(Ss[j * N + l], b[(k * N + j) * N + m]));
+      sum = fma(Ss[j * N + l], b[(k * N + j) * N + m], sum);
     }
     a[q] = sum;
   }
@@ -63,19 +67,18 @@ __global__ void __launch_bounds__(kThreads)
   for (int q = threadIdx.x; q < N3; q += kThreads) {
     const int ml = q % N2;
     const int o = q / N2;
-    double sum = 0.0;
-    for (int k = 0; k < N; ++k) sum = __dadd_rn(sum, __dmul_rn(St[k * N + o], a[k * N2 + ml]));
-    const double total =
-        __dadd_rn(__dadd_rn(lambda[ml % N], lambda[N + ml / N]), lambda[2 * N + o]);
-    b[q] = total > 0.0 ? __dmul_rn(sum, __drcp_rn(total)) : 0.0;
+    T sum = 0;
+    for (int k = 0; k < N; ++k) sum = fma(St[k * N + o], a[k * N2 + ml], sum);
+    const T total = lambda[ml % N] + lambda[N + ml / N] + lambda[2 * N + o];
+    b[q] = total > T(0) ? sum * (T(1) / total) : T(0);
   }
   __syncthreads();
   // Backward, r: a[i, l, o] = sum_m S_r[i, m] b[m, l, o].
   for (int q = threadIdx.x; q < N3; q += kThreads) {
     const int i = q % N;
     const int lo = q / N;
-    double sum = 0.0;
-    for (int m = 0; m < N; ++m) sum = __dadd_rn(sum, __dmul_rn(Sr[i * N + m], b[lo * N + m]));
+    T sum = 0;
+    for (int m = 0; m < N; ++m) sum = fma(Sr[i * N + m], b[lo * N + m], sum);
     a[q] = sum;
   }
   __syncthreads();
@@ -84,9 +87,9 @@ __global__ void __launch_bounds__(kThreads)
     const int i = q % N;
     const int j = (q / N) % N;
     const int o = q / N2;
-    double sum = 0.0;
+    T sum = 0;
     for (int l = 0; l < N; ++l) {
-      sum = __dadd_rn(sum, __dmul_rn(Ss[j * N + l], a[(o * N + l) * N + i]));
+      sum = fma(Ss[j * N + l], a[(o * N + l) * N + i], sum);
     }
     b[q] = sum;
   }
@@ -100,20 +103,20 @@ __global__ void __launch_bounds__(kThreads)
       const int i = q % n + 1;
       const int j = (q / n) % n + 1;
       const int k = q / n2 + 1;
-      double sum = 0.0;
+      T sum = 0;
       for (int o = 0; o < N; ++o) {
-        sum = __dadd_rn(sum, __dmul_rn(St[k * N + o], b[(o * N + j) * N + i]));
+        sum = fma(St[k * N + o], b[(o * N + j) * N + i], sum);
       }
-      y[q] = sum;
+      y[q] = static_cast<double>(sum);
     }
   } else {
     double* y = y_local + e * N3;
     for (int q = threadIdx.x; q < N3; q += kThreads) {
       const int ij = q % N2;
       const int k = q / N2;
-      double sum = 0.0;
-      for (int o = 0; o < N; ++o) sum = __dadd_rn(sum, __dmul_rn(St[k * N + o], b[o * N2 + ij]));
-      y[q] = sum;
+      T sum = 0;
+      for (int o = 0; o < N; ++o) sum = fma(St[k * N + o], b[o * N2 + ij], sum);
+      y[q] = static_cast<double>(sum);
     }
   }
 }
@@ -141,17 +144,26 @@ __global__ void __launch_bounds__(256)
 void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<const double> r,
                        Span<double> y_local) {
   if (view.num_elements == 0) return;
-  const std::size_t N = static_cast<std::size_t>(view.n) + 2;
-  const std::size_t bytes = sizeof(double) * (3 * N * N + 3 * N + 2 * N * N * N);
-  if (bytes > 48 * 1024) {
-    KRYFLOW_CUDA_CHECK(cudaFuncSetAttribute(fdm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(bytes)));
-  }
   if (view.num_elements > 0x7fffffffLL) {
     throw NotSupported("sem::schwarz_fdm_solve: more than 2^31 - 1 elements");
   }
-  fdm_kernel<<<static_cast<unsigned int>(view.num_elements), kThreads, bytes,
-               backend.cuda_context()->stream>>>(view, r.data(), y_local.data());
+  const std::size_t N = static_cast<std::size_t>(view.n) + 2;
+  const std::size_t entries = 3 * N * N + 3 * N + 2 * N * N * N;
+  auto launch = [&](auto kernel, std::size_t bytes, const auto* eigenvectors,
+                    const auto* eigenvalues) {
+    if (bytes > 48 * 1024) {
+      KRYFLOW_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(bytes)));
+    }
+    kernel<<<static_cast<unsigned int>(view.num_elements), kThreads, bytes,
+             backend.cuda_context()->stream>>>(view, eigenvectors, eigenvalues, r.data(),
+                                               y_local.data());
+  };
+  if (view.eigenvectors32 != nullptr) {
+    launch(fdm_kernel<float>, sizeof(float) * entries, view.eigenvectors32, view.eigenvalues32);
+  } else {
+    launch(fdm_kernel<double>, sizeof(double) * entries, view.eigenvectors, view.eigenvalues);
+  }
   kernels::cuda::check_launch("sem::schwarz_fdm_solve");
 }
 

@@ -8,71 +8,72 @@
 
 namespace kryflow::kernels::sem::host {
 
-/// Doubles of scratch fdm_solve_element needs: two N^3 boxes.
+/// Doubles of scratch fdm_solve_element needs: two N^3 boxes (of doubles, or floats).
 inline std::int64_t fdm_scratch(int n) {
   const std::int64_t N = n + 2;
   return 2 * N * N * N;
 }
 
-/// Element e of schwarz_fdm_solve.
-inline void fdm_solve_element(const SchwarzView& v, const double* r, double* y_local,
-                              std::int64_t e, double* scratch) {
+/// Element e of schwarz_fdm_solve in T (double, or float for float32 patches).
+template <typename T>
+inline void fdm_solve_element_in(const SchwarzView& v, const T* eigenvectors, const T* eigenvalues,
+                                 const double* r, double* y_local, std::int64_t e, T* scratch) {
   const int n = v.n;
   const int N = n + 2;
   const std::int64_t N3 = static_cast<std::int64_t>(N) * N * N;
-  double* a = scratch;
-  double* b = scratch + N3;
+  T* a = scratch;
+  T* b = scratch + N3;
   const index_t* map = v.box_to_global + e * N3;
-  for (std::int64_t q = 0; q < N3; ++q) a[q] = map[q] >= 0 ? r[map[q]] : 0.0;
-  const double* Sr = v.eigenvectors + e * 3 * N * N;
-  const double* Ss = Sr + N * N;
-  const double* St = Ss + N * N;
-  const double* lr = v.eigenvalues + e * 3 * N;
-  const double* ls = lr + N;
-  const double* lt = ls + N;
+  for (std::int64_t q = 0; q < N3; ++q) a[q] = map[q] >= 0 ? static_cast<T>(r[map[q]]) : T(0);
+  const T* Sr = eigenvectors + e * 3 * N * N;
+  const T* Ss = Sr + N * N;
+  const T* St = Ss + N * N;
+  const T* lr = eigenvalues + e * 3 * N;
+  const T* ls = lr + N;
+  const T* lt = ls + N;
   auto at = [N](int i, int j, int k) { return (static_cast<std::int64_t>(k) * N + j) * N + i; };
   // Forward: b = S_r^T along r, a = S_s^T along s, b = S_t^T along t.
   for (int k = 0; k < N; ++k)
     for (int j = 0; j < N; ++j)
       for (int m = 0; m < N; ++m) {
-        double sum = 0.0;
+        T sum = 0;
         for (int i = 0; i < N; ++i) sum = sum + Sr[i * N + m] * a[at(i, j, k)];
         b[at(m, j, k)] = sum;
       }
   for (int k = 0; k < N; ++k)
     for (int l = 0; l < N; ++l)
       for (int m = 0; m < N; ++m) {
-        double sum = 0.0;
+        T sum = 0;
         for (int j = 0; j < N; ++j) sum = sum + Ss[j * N + l] * b[at(m, j, k)];
         a[at(m, l, k)] = sum;
       }
   for (int o = 0; o < N; ++o)
     for (int l = 0; l < N; ++l)
       for (int m = 0; m < N; ++m) {
-        double sum = 0.0;
+        T sum = 0;
         for (int k = 0; k < N; ++k) sum = sum + St[k * N + o] * a[at(m, l, k)];
-        const double lambda = lr[m] + ls[l] + lt[o];
-        b[at(m, l, o)] = lambda > 0.0 ? sum * (1.0 / lambda) : 0.0;
+        const T lambda = lr[m] + ls[l] + lt[o];
+        b[at(m, l, o)] = lambda > T(0) ? sum * (T(1) / lambda) : T(0);
       }
   // Backward: a = S_r along r, b = S_s along s, a = S_t along t.
   for (int o = 0; o < N; ++o)
     for (int l = 0; l < N; ++l)
       for (int i = 0; i < N; ++i) {
-        double sum = 0.0;
+        T sum = 0;
         for (int m = 0; m < N; ++m) sum = sum + Sr[i * N + m] * b[at(m, l, o)];
         a[at(i, l, o)] = sum;
       }
   for (int o = 0; o < N; ++o)
     for (int j = 0; j < N; ++j)
       for (int i = 0; i < N; ++i) {
-        double sum = 0.0;
+        T sum = 0;
         for (int l = 0; l < N; ++l) sum = sum + Ss[j * N + l] * a[at(i, l, o)];
         b[at(i, j, o)] = sum;
       }
   for (int k = 0; k < N; ++k)
     for (int j = 0; j < N; ++j)
       for (int i = 0; i < N; ++i) {
-        double sum = 0.0;
+        T sum = 0;
         for (int o = 0; o < N; ++o) sum = sum + St[k * N + o] * b[at(i, j, o)];
         a[at(i, j, k)] = sum;
       }
@@ -85,6 +86,17 @@ inline void fdm_solve_element(const SchwarzView& v, const double* r, double* y_l
   } else {
     double* y = y_local + e * N3;
     for (std::int64_t q = 0; q < N3; ++q) y[q] = a[q];
+  }
+}
+
+/// Element e of schwarz_fdm_solve; scratch: fdm_scratch(v.n) doubles.
+inline void fdm_solve_element(const SchwarzView& v, const double* r, double* y_local,
+                              std::int64_t e, double* scratch) {
+  if (v.eigenvectors32 != nullptr) {
+    fdm_solve_element_in<float>(v, v.eigenvectors32, v.eigenvalues32, r, y_local, e,
+                                reinterpret_cast<float*>(scratch));
+  } else {
+    fdm_solve_element_in<double>(v, v.eigenvectors, v.eigenvalues, r, y_local, e, scratch);
   }
 }
 

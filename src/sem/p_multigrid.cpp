@@ -91,7 +91,8 @@ std::unique_ptr<Smoother> level_smoother(const PMultigrid::Parameters& p) {
   return std::make_unique<PreconditionedChebyshevSmoother>(
       c, std::make_unique<SchwarzPreconditioner>(p.smoother == Kind::chebyshev_asm
                                                      ? SchwarzPreconditioner::Method::additive
-                                                     : SchwarzPreconditioner::Method::restricted));
+                                                     : SchwarzPreconditioner::Method::restricted,
+                                                 p.schwarz_precision));
 }
 
 const char* smoother_text(PMultigrid::SmootherKind kind) {
@@ -350,8 +351,12 @@ void PMultigrid::setup(const LinearOperator& A) {
       text += (l == 0 ? " " : ", ") + std::to_string(level_orders_[l]) + " (" +
               std::to_string(chain[l]->num_rows()) + " unknowns)";
     }
-    text += std::string("\n  smoother: ") + smoother_text(parameters_.smoother) + ", degree " +
-            std::to_string(parameters_.chebyshev_degree) + ", alpha " +
+    text += std::string("\n  smoother: ") + smoother_text(parameters_.smoother) +
+            (parameters_.smoother == SmootherKind::chebyshev_jacobi
+                 ? ""
+                 : std::string(", local solves in ") +
+                       std::string(to_string(parameters_.schwarz_precision))) +
+            ", degree " + std::to_string(parameters_.chebyshev_degree) + ", alpha " +
             std::to_string(parameters_.chebyshev_alpha).substr(0, 5) +
             "\n  coarsest: " + coarse_text;
     if (coarse_matrix_) {

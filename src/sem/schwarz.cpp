@@ -287,8 +287,19 @@ void SchwarzPreconditioner::setup(const LinearOperator& A) {
     local_ = Array<double>(backend, static_cast<std::size_t>(numbering.num_elements * n3));
   }
   box_to_global_ = Array<index_t>::from_host(backend, patches.box_to_global);
-  eigenvectors_ = Array<double>::from_host(backend, patches.eigenvectors);
-  eigenvalues_ = Array<double>::from_host(backend, patches.eigenvalues);
+  if (precision_ == Precision::float32) {
+    const std::vector<float> S(patches.eigenvectors.begin(), patches.eigenvectors.end());
+    const std::vector<float> lambda(patches.eigenvalues.begin(), patches.eigenvalues.end());
+    eigenvectors32_ = Array<float>::from_host(backend, S);
+    eigenvalues32_ = Array<float>::from_host(backend, lambda);
+    eigenvectors_ = Array<double>();
+    eigenvalues_ = Array<double>();
+  } else {
+    eigenvectors_ = Array<double>::from_host(backend, patches.eigenvectors);
+    eigenvalues_ = Array<double>::from_host(backend, patches.eigenvalues);
+    eigenvectors32_ = Array<float>();
+    eigenvalues32_ = Array<float>();
+  }
   weight_ = Array<double>::from_host(backend, weight);
   num_elements_ = numbering.num_elements;
   n_ = patches.n;
@@ -302,7 +313,9 @@ const Backend& SchwarzPreconditioner::backend() const {
 }
 
 std::string SchwarzPreconditioner::name() const {
-  return method_ == Method::additive ? "additive_schwarz" : "restricted_additive_schwarz";
+  return std::string(method_ == Method::additive ? "additive_schwarz"
+                                                 : "restricted_additive_schwarz") +
+         (precision_ == Precision::float32 ? " (float32)" : "");
 }
 
 void SchwarzPreconditioner::apply(const Vector& r, Vector& z) const {
@@ -315,6 +328,10 @@ void SchwarzPreconditioner::apply(const Vector& r, Vector& z) const {
   view.box_to_global = box_to_global_.data();
   view.eigenvectors = eigenvectors_.data();
   view.eigenvalues = eigenvalues_.data();
+  if (precision_ == Precision::float32) {
+    view.eigenvectors32 = eigenvectors32_.data();
+    view.eigenvalues32 = eigenvalues32_.data();
+  }
   view.restricted = method_ == Method::restricted;
   kernels::sem::schwarz_fdm_solve(backend, view, r.span(), local_.span());
   kernels::sem::TransferSideView out;

@@ -97,6 +97,8 @@ class PMultigrid final : public Multigrid {
   enum class SmootherKind { chebyshev_jacobi, chebyshev_asm, chebyshev_ras };
   struct Parameters {
     SmootherKind smoother = SmootherKind::chebyshev_jacobi;
+    /// The Schwarz smoothers' local solves (SchwarzPreconditioner's precision).
+    Precision schwarz_precision = Precision::float32;
     /// The orders below the operator's, decreasing, ending in 1; empty: the schedule above.
     std::vector<int> orders;
     int chebyshev_degree = 3;  ///< >= 1, per smoothing step
