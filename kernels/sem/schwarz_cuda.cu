@@ -4,6 +4,9 @@
 // float.
 #include <cuda_runtime.h>
 
+#include <string>
+#include <type_traits>
+
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/cuda_runtime.hpp"
 #include "kernels/sem/schwarz.hpp"
@@ -14,17 +17,16 @@ namespace {
 
 constexpr int kThreads = 256;
 
-template <typename T>
+template <typename T, int N>
 __global__ void __launch_bounds__(kThreads)
     fdm_kernel(const SchwarzView v, const T* __restrict__ eigenvectors,
                const T* __restrict__ eigenvalues, const double* __restrict__ r,
                double* __restrict__ y_local) {
   extern __shared__ double shared_storage[];
   T* shared = reinterpret_cast<T*>(shared_storage);
-  const int n = v.n;
-  const int N = n + 2;
-  const int N2 = N * N;
-  const int N3 = N2 * N;
+  constexpr int n = N - 2;
+  constexpr int N2 = N * N;
+  constexpr int N3 = N2 * N;
   T* S = shared;           // 3 x N x N: S_r, S_s, S_t
   T* lambda = S + 3 * N2;  // 3 x N
   T* a = lambda + 3 * N;   // N^3
@@ -159,10 +161,64 @@ void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<con
              backend.cuda_context()->stream>>>(view, eigenvectors, eigenvalues, r.data(),
                                                y_local.data());
   };
-  if (view.eigenvectors32 != nullptr) {
-    launch(fdm_kernel<float>, sizeof(float) * entries, view.eigenvectors32, view.eigenvalues32);
-  } else {
-    launch(fdm_kernel<double>, sizeof(double) * entries, view.eigenvectors, view.eigenvalues);
+  // The box size as a template argument: constant index arithmetic and unrolled sums.
+  auto with_size = [&](auto size) {
+    constexpr int M = decltype(size)::value;
+    if (view.eigenvectors32 != nullptr) {
+      launch(fdm_kernel<float, M>, sizeof(float) * entries, view.eigenvectors32,
+             view.eigenvalues32);
+    } else {
+      launch(fdm_kernel<double, M>, sizeof(double) * entries, view.eigenvectors, view.eigenvalues);
+    }
+  };
+  switch (view.n + 2) {
+    case 3:
+      with_size(std::integral_constant<int, 3>{});
+      break;
+    case 4:
+      with_size(std::integral_constant<int, 4>{});
+      break;
+    case 5:
+      with_size(std::integral_constant<int, 5>{});
+      break;
+    case 6:
+      with_size(std::integral_constant<int, 6>{});
+      break;
+    case 7:
+      with_size(std::integral_constant<int, 7>{});
+      break;
+    case 8:
+      with_size(std::integral_constant<int, 8>{});
+      break;
+    case 9:
+      with_size(std::integral_constant<int, 9>{});
+      break;
+    case 10:
+      with_size(std::integral_constant<int, 10>{});
+      break;
+    case 11:
+      with_size(std::integral_constant<int, 11>{});
+      break;
+    case 12:
+      with_size(std::integral_constant<int, 12>{});
+      break;
+    case 13:
+      with_size(std::integral_constant<int, 13>{});
+      break;
+    case 14:
+      with_size(std::integral_constant<int, 14>{});
+      break;
+    case 15:
+      with_size(std::integral_constant<int, 15>{});
+      break;
+    case 16:
+      with_size(std::integral_constant<int, 16>{});
+      break;
+    case 17:
+      with_size(std::integral_constant<int, 17>{});
+      break;
+    default:
+      throw NotSupported("sem::schwarz_fdm_solve: order " + std::to_string(view.n - 1));
   }
   kernels::cuda::check_launch("sem::schwarz_fdm_solve");
 }
