@@ -49,6 +49,19 @@ void require_square(const LinearOperator& A, const std::string& who) {
   }
 }
 
+/// The interval [lambda_max / alpha, beta lambda_max] a Chebyshev smoother damps: its centre
+/// theta, half-width delta and sigma = theta / delta (Saad, Algorithm 12.1).
+struct ChebyshevInterval {
+  double theta, delta, sigma;
+  ChebyshevInterval(const ChebyshevSmoother::Parameters& p, double lambda_max) {
+    const double upper = p.beta * lambda_max;
+    const double lower = upper / p.alpha;
+    theta = 0.5 * (upper + lower);
+    delta = 0.5 * (upper - lower);
+    sigma = theta / delta;
+  }
+};
+
 /// The InvalidInput for entry `bad` (0-based) of d, zero or not finite: "<who>: the <what> of
 /// row <bad + 1> is ...".
 [[noreturn]] void throw_bad_entry(const Vector& d, index_t bad, const std::string& who,
@@ -292,11 +305,8 @@ void ChebyshevSmoother::finish_setup() {
 
 void ChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const {
   check_vectors(A_, b, x, "ChebyshevSmoother::smooth");
-  const double upper = parameters_.beta * lambda_max_;
-  const double lower = upper / parameters_.alpha;
-  const double theta = 0.5 * (upper + lower);
-  const double delta = 0.5 * (upper - lower);
-  const double sigma = theta / delta;
+  const ChebyshevInterval interval(parameters_, lambda_max_);
+  const double theta = interval.theta, delta = interval.delta, sigma = interval.sigma;
   double rho = 1.0 / sigma;
   // d_0 = D^-1 r_0 / theta; x_1 = x_0 + d_0 (Saad, Algorithm 12.1 preconditioned by D);
   // d_k = rho_k rho_{k-1} d_{k-1} + (2 rho_k / delta) D^-1 r_k; x_{k+1} = x_k + d_k. Each step
@@ -403,11 +413,8 @@ void PreconditionedChebyshevSmoother::setup(const LinearOperator& A) {
 
 void PreconditionedChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const {
   check_vectors(A_, b, x, "PreconditionedChebyshevSmoother::smooth");
-  const double upper = parameters_.beta * lambda_max_;
-  const double lower = upper / parameters_.alpha;
-  const double theta = 0.5 * (upper + lower);
-  const double delta = 0.5 * (upper - lower);
-  const double sigma = theta / delta;
+  const ChebyshevInterval interval(parameters_, lambda_max_);
+  const double theta = interval.theta, delta = interval.delta, sigma = interval.sigma;
   double rho = 1.0 / sigma;
   // r_0 = b - A x_0, d_0 = M^-1 r_0 / theta; then x_{k+1} = x_k + d_k, r_{k+1} = r_k - A d_k,
   // rho_{k+1} = 1 / (2 sigma - rho_k), d_{k+1} = rho_{k+1} rho_k d_k + (2 rho_{k+1} / delta)

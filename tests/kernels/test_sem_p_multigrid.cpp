@@ -29,17 +29,8 @@ std::vector<double> deformed_box(int nx, int ny, int nz, double amplitude) {
   return test::unit_cube_box(nx, ny, nz, amplitude);
 }
 
-double dot(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
-}
-
-double max_abs(const std::vector<double>& a) {
-  double m = 0.0;
-  for (double v : a) m = std::max(m, std::abs(v));
-  return m;
-}
+using test::dot;
+using test::max_abs;
 
 std::vector<double> prolongate(const SemTransfer& t, const Backend& backend,
                                const std::vector<double>& coarse) {

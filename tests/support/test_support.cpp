@@ -171,6 +171,18 @@ std::vector<double> unit_cube_box(int nx, int ny, int nz, double amplitude) {
 
 namespace kryflow::test {
 
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+double max_abs(const std::vector<double>& a) {
+  double m = 0.0;
+  for (double v : a) m = std::max(m, std::abs(v));
+  return m;
+}
+
 void reorient_hex_elements(std::vector<double>& vertices, std::uint64_t seed, bool proper) {
   std::mt19937_64 rng(seed);
   for (std::size_t e = 0; e < vertices.size() / 24; ++e) {

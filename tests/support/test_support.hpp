@@ -52,6 +52,10 @@ std::vector<double> unit_cube_box(int nx, int ny, int nz, double amplitude);
 /// elements keep a positive Jacobian and an operator can be built on them.
 void reorient_hex_elements(std::vector<double>& vertices, std::uint64_t seed, bool proper = false);
 
+/// sum_i a_i b_i and max_i |a_i| of host vectors.
+double dot(const std::vector<double>& a, const std::vector<double>& b);
+double max_abs(const std::vector<double>& a);
+
 /// A fresh seed (from std::random_device), printed through SCOPED_TRACE by callers.
 std::uint64_t fresh_seed();
 
