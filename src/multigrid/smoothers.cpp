@@ -388,20 +388,26 @@ void PreconditionedChebyshevSmoother::setup(const LinearOperator& A) {
       H[static_cast<std::size_t>(j * m + j + 1)] = beta;
       axpby(0.0, w, 1.0 / beta, w);
     }
-    // The eigenvalues of the leading steps x steps block (dhseqr, eigenvalues only).
+    // The eigenvalues of the leading steps x steps block (dhseqr, eigenvalues only); a NaN or
+    // infinity from A or M gives no estimate.
     std::vector<double> h(static_cast<std::size_t>(steps * steps));
-    for (int c = 0; c < steps; ++c)
-      for (int r = 0; r < steps; ++r) h[c * steps + r] = H[static_cast<std::size_t>(c * m + r)];
+    bool finite = true;
+    for (int c = 0; c < steps; ++c) {
+      for (int r = 0; r < steps; ++r) {
+        h[c * steps + r] = H[static_cast<std::size_t>(c * m + r)];
+        finite = finite && std::isfinite(h[c * steps + r]);
+      }
+    }
     std::vector<double> wr(static_cast<std::size_t>(steps)), wi(static_cast<std::size_t>(steps));
     std::vector<double> work(static_cast<std::size_t>(std::max(1, 4 * steps)));
     const int one = 1, lwork = static_cast<int>(work.size());
     int info = 0;
     double unused = 0.0;
-    dhseqr_("E", "N", &steps, &one, &steps, h.data(), &steps, wr.data(), wi.data(), &unused, &one,
-            work.data(), &lwork, &info);
-    lambda = info == 0 ? *std::max_element(wr.begin(), wr.end()) : std::nan("");
-    for (double v : h)
-      if (!std::isfinite(v)) lambda = std::nan("");
+    if (finite) {
+      dhseqr_("E", "N", &steps, &one, &steps, h.data(), &steps, wr.data(), wi.data(), &unused, &one,
+              work.data(), &lwork, &info);
+    }
+    lambda = finite && info == 0 ? *std::max_element(wr.begin(), wr.end()) : std::nan("");
   }
   if (!(lambda > 0.0) || !std::isfinite(lambda)) {
     throw InvalidInput(std::string(who) + ": the estimate of lambda_max(M^-1 A) is " +
@@ -422,7 +428,10 @@ void PreconditionedChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_
   if (x_is_zero) {
     M_->apply(b, z_);
     axpby(1.0 / theta, z_, 0.0, x);
-    if (parameters_.degree > 1) copy(x, d_);
+    if (parameters_.degree > 1) {
+      copy(x, d_);
+      copy(b, r_);
+    }
   } else {
     copy(b, r_);
     A_->apply(-1.0, x, 1.0, r_);
@@ -430,7 +439,6 @@ void PreconditionedChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_
     axpby(1.0 / theta, z_, 0.0, d_);
     axpby(1.0, d_, 1.0, x);
   }
-  if (parameters_.degree > 1 && x_is_zero) copy(b, r_);
   for (int k = 1; k < parameters_.degree; ++k) {
     A_->apply(-1.0, d_, 1.0, r_);
     M_->apply(r_, z_);

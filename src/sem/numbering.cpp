@@ -124,7 +124,8 @@ GlobalNumbering number_gll_points(std::int64_t num_elements, std::span<const dou
 
   // Edges and faces by their sorted corner vertices, numbered in order of first appearance.
   std::map<std::array<std::int64_t, 2>, std::int64_t> edges;
-  std::map<std::array<std::int64_t, 4>, std::array<std::int64_t, 2>> faces;  // id, uses
+  // id, uses, the first user e * 6 + f
+  std::map<std::array<std::int64_t, 4>, std::array<std::int64_t, 3>> faces;
   for (std::int64_t e = 0; e < num_elements; ++e) {
     const std::int64_t* c = corner.data() + e * 8;
     for (int d = 0; d < 3; ++d) {
@@ -136,11 +137,13 @@ GlobalNumbering number_gll_points(std::int64_t num_elements, std::span<const dou
         edges.emplace(key, static_cast<std::int64_t>(edges.size()));
       }
     }
-    for (const auto& f : kFaceCorners) {
+    for (int face = 0; face < 6; ++face) {
+      const auto& f = kFaceCorners[face];
       std::array<std::int64_t, 4> key = {c[f[0]], c[f[1]], c[f[2]], c[f[3]]};
       std::sort(key.begin(), key.end());
       auto [it, inserted] = faces.emplace(
-          key, std::array<std::int64_t, 2>{static_cast<std::int64_t>(faces.size()), 0});
+          key,
+          std::array<std::int64_t, 3>{static_cast<std::int64_t>(faces.size()), 0, e * 6 + face});
       if (++it->second[1] > 2) {
         throw InvalidInput("number_gll_points: a face of element " + std::to_string(e + 1) +
                            " is shared by more than two elements (not a conforming mesh)");
@@ -217,15 +220,24 @@ GlobalNumbering number_gll_points(std::int64_t num_elements, std::span<const dou
   }
   g.multiplicity.assign(static_cast<std::size_t>(g.num_global), 0);
   for (std::int64_t global : g.local_to_global) ++g.multiplicity[static_cast<std::size_t>(global)];
-  // Boundary: every point of a face that belongs to one element only.
+  // Boundary: every point of a face that belongs to one element only. Shared faces pair their
+  // two users.
   g.on_boundary.assign(static_cast<std::size_t>(g.num_global), 0);
+  g.face_neighbours.assign(static_cast<std::size_t>(num_elements * 6), -1);
   for (std::int64_t e = 0; e < num_elements; ++e) {
     const std::int64_t* c = corner.data() + e * 8;
     for (int f = 0; f < 6; ++f) {
       std::array<std::int64_t, 4> key = {c[kFaceCorners[f][0]], c[kFaceCorners[f][1]],
                                          c[kFaceCorners[f][2]], c[kFaceCorners[f][3]]};
       std::sort(key.begin(), key.end());
-      if (faces.at(key)[1] != 1) continue;
+      const std::array<std::int64_t, 3>& use = faces.at(key);
+      if (use[1] == 2) {
+        if (use[2] != e * 6 + f) {
+          g.face_neighbours[static_cast<std::size_t>(e * 6 + f)] = use[2];
+          g.face_neighbours[static_cast<std::size_t>(use[2])] = e * 6 + f;
+        }
+        continue;
+      }
       const int d = f / 2;
       const int fixed = (f % 2) * p;
       for (int a = 0; a < N; ++a) {

@@ -72,27 +72,28 @@ class SmoothingSolver final : public Preconditioner {
   const LinearOperator* A_ = nullptr;
 };
 
-std::unique_ptr<Smoother> chebyshev(const PMultigrid::Parameters& p) {
+ChebyshevSmoother::Parameters chebyshev_parameters(const PMultigrid::Parameters& p) {
   ChebyshevSmoother::Parameters c;
   c.degree = p.chebyshev_degree;
   c.alpha = p.chebyshev_alpha;
   c.eigen_iterations = p.chebyshev_eigen_iterations;
-  return std::make_unique<ChebyshevSmoother>(c);
+  return c;
+}
+
+std::unique_ptr<Smoother> chebyshev(const PMultigrid::Parameters& p) {
+  return std::make_unique<ChebyshevSmoother>(chebyshev_parameters(p));
 }
 
 /// The smoother of a level above the coarsest.
 std::unique_ptr<Smoother> level_smoother(const PMultigrid::Parameters& p) {
   using Kind = PMultigrid::SmootherKind;
   if (p.smoother == Kind::chebyshev_jacobi) return chebyshev(p);
-  ChebyshevSmoother::Parameters c;
-  c.degree = p.chebyshev_degree;
-  c.alpha = p.chebyshev_alpha;
-  c.eigen_iterations = p.chebyshev_eigen_iterations;
   return std::make_unique<PreconditionedChebyshevSmoother>(
-      c, std::make_unique<SchwarzPreconditioner>(p.smoother == Kind::chebyshev_asm
-                                                     ? SchwarzPreconditioner::Method::additive
-                                                     : SchwarzPreconditioner::Method::restricted,
-                                                 p.schwarz_precision));
+      chebyshev_parameters(p),
+      std::make_unique<SchwarzPreconditioner>(p.smoother == Kind::chebyshev_asm
+                                                  ? SchwarzPreconditioner::Method::additive
+                                                  : SchwarzPreconditioner::Method::restricted,
+                                              p.schwarz_precision));
 }
 
 const char* smoother_text(PMultigrid::SmootherKind kind) {

@@ -1,12 +1,11 @@
 // Overlapping Schwarz on element patches with fast-diagonalization local solves: the patches'
 // box numbering, the separable 1D operators and their generalized eigenvectors (host), and the
-// apply (kernels/sem/schwarz.hpp, then the sums of kernels/sem/transfer.hpp).
+// apply (the local solves and the sums of kernels/sem/schwarz.hpp).
 #include "kryflow/sem/schwarz.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <map>
 #include <string>
 #include <utility>
 
@@ -19,13 +18,13 @@ extern "C" void dsyev_(const char* jobz, const char* uplo, const int* n, double*
 namespace kryflow::sem {
 namespace {
 
-/// Face f of the reference cube: direction f / 2 (r, s, t), side f % 2 (0: index 0, 1: index p).
 /// Local index of the point with coordinates c[0..2] (each in 0..n-1) of element e.
 std::int64_t local_index(std::int64_t e, int n, const std::array<int, 3>& c) {
   return ((e * n + c[2]) * n + c[1]) * n + c[0];
 }
 
-/// The face's point with face coordinates (u, v): the two directions other than f / 2 in order.
+/// The point with face coordinates (u, v) of face f (direction f / 2: r, s, t; side f % 2: index
+/// 0 or p): u and v run along the two other directions in order.
 std::array<int, 3> face_point(int f, int n, int u, int v) {
   const int d = f / 2;
   std::array<int, 3> c{};
@@ -90,24 +89,11 @@ SchwarzPreconditioner::Patches SchwarzPreconditioner::build_patches(const SemPoi
   const std::vector<char>& dirichlet = A.dirichlet();
   const std::vector<double>& x = A.coordinates();
 
-  // Face adjacency: the faces of two elements with the same four corner points are one face.
-  std::map<std::array<std::int64_t, 4>, std::vector<std::pair<std::int64_t, int>>> faces;
-  auto corner_key = [&](std::int64_t e, int f) {
-    std::array<std::int64_t, 4> key{};
-    int c = 0;
-    for (int v : {0, p})
-      for (int u : {0, p}) key[c++] = l2g[local_index(e, n, face_point(f, n, u, v))];
-    std::sort(key.begin(), key.end());
-    return key;
-  };
-  for (std::int64_t e = 0; e < E; ++e)
-    for (int f = 0; f < 6; ++f) faces[corner_key(e, f)].push_back({e, f});
+  // The face adjacency of the numbering: neighbour[e * 6 + f] = {e', f'}, or {-1, -1}.
   std::vector<std::pair<std::int64_t, int>> neighbour(static_cast<std::size_t>(E * 6), {-1, -1});
-  for (const auto& [key, list] : faces) {
-    if (list.size() == 2) {
-      neighbour[list[0].first * 6 + list[0].second] = list[1];
-      neighbour[list[1].first * 6 + list[1].second] = list[0];
-    }
+  for (std::size_t q = 0; q < neighbour.size(); ++q) {
+    const std::int64_t other = numbering.face_neighbours[q];
+    if (other >= 0) neighbour[q] = {other / 6, static_cast<int>(other % 6)};
   }
 
   // Lengths: the mean of the element's four edges along each direction.
@@ -217,9 +203,8 @@ SchwarzPreconditioner::Patches SchwarzPreconditioner::build_patches(const SemPoi
           // The neighbour's two points nearest the face: its indices p - 1, p (or 1, 0),
           // mapped to outer, face. The GLL matrices are centro-symmetric, so either is the
           // mirror of the other.
-          const int a0 = p - 1, a1 = p;
           const int box_index[2] = {outer, face};
-          const int their[2] = {a0, a1};
+          const int their[2] = {p - 1, p};
           for (int a = 0; a < 2; ++a) {
             for (int b = 0; b < 2; ++b) {
               A1[box_index[a] * N + box_index[b]] += 2.0 / l * stiffness[their[a] * n + their[b]];
@@ -235,9 +220,6 @@ SchwarzPreconditioner::Patches SchwarzPreconditioner::build_patches(const SemPoi
               all_dirichlet = dirichlet[l2g[local_index(e, n, face_point(f, n, u, v))]] != 0;
           if (all_dirichlet) active[face] = 0;
         }
-      }
-      for (int i = 0; i < N; ++i) {
-        if (!active[i]) B1[i] = 1.0;
       }
       generalized_eigen(N, A1, B1, active, patches.eigenvectors.data() + (e * 3 + d) * N * N,
                         patches.eigenvalues.data() + (e * 3 + d) * N);

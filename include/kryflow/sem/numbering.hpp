@@ -25,6 +25,10 @@ struct GlobalNumbering {
   /// num_global entries: 1 for points on the mesh boundary (on a face that belongs to one
   /// element only), else 0: the default homogeneous Dirichlet set.
   std::vector<char> on_boundary;
+  /// num_elements * 6 entries: for face f of element e (f = 0..5: r = -1, r = +1, s = -1,
+  /// s = +1, t = -1, t = +1), e' * 6 + f' for the face f' of the other element e' that shares
+  /// it, or -1 on the mesh boundary (the face adjacency, e.g. for Schwarz patches).
+  std::vector<std::int64_t> face_neighbours;
 };
 
 /// Numbers the GLL points of a conforming hexahedral mesh of `num_elements` elements whose

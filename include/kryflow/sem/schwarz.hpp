@@ -33,8 +33,8 @@ namespace kryflow::sem {
 /// At the Dirichlet points, where the operator is the identity, z = r.
 ///
 /// Used alone it is a one-level preconditioner whose iterations grow with the element count;
-/// its purpose is smoothing inside p-multigrid (ChebyshevSchwarz smoothing, PMultigrid). Setup
-/// builds the patches on the host (face adjacency from the numbering, one symmetric
+/// its purpose is smoothing inside p-multigrid (PreconditionedChebyshevSmoother in PMultigrid).
+/// Setup builds the patches on the host (GlobalNumbering::face_neighbours, one symmetric
 /// eigenproblem of size at most p + 3 per direction and element, LAPACK dsyev) and copies them
 /// to the operator's backend; apply is one kernel for the local solves and one for the sums.
 /// Memory per element: (p + 3)^3 4-byte indices, 3 (p + 3)^2 + 3 (p + 3) values, and
@@ -60,7 +60,8 @@ class SchwarzPreconditioner final : public Preconditioner {
   index_t num_cols() const override { return rows_; }
   const Backend& backend() const override;
   bool supports_recording() const override { return true; }
-  /// "additive_schwarz" or "restricted_additive_schwarz".
+  /// "additive_schwarz" or "restricted_additive_schwarz", with " (float32)" for float local
+  /// solves.
   std::string name() const override;
   Method method() const noexcept { return method_; }
   Precision precision() const noexcept { return precision_; }
