@@ -259,7 +259,7 @@ TEST(AinvPreconditioner, PcgAinvSolvesPoissonInFewerIterationsThanJacobi) {
   const SolveReport ainv = solve_with("pcg_ainv", coo, x, b, &ainv_residual);
   EXPECT_EQ(ainv.status, SolveStatus::converged);
   EXPECT_LE(ainv_residual,
-            1e-8 * 1.05);  // the recursive residual met 1e-8; the true one drifts a little
+            2e-8);  // the recursive residual met 1e-8; the true one drifts (float factors)
   EXPECT_LT(ainv.iterations, jacobi.iterations * 3 / 4)
       << "jacobi " << jacobi.iterations << ", ainv " << ainv.iterations;
 }
@@ -273,9 +273,10 @@ void expect_converges(const std::string& preset, const std::string& file, index_
   std::vector<double> x;
   double residual = 0.0;
   const SolveReport report = solve_with(preset, coo, x, b, &residual);
-  EXPECT_EQ(report.status, SolveStatus::converged);
+  EXPECT_EQ(report.status, SolveStatus::converged) << report.reason;
   EXPECT_LE(residual,
-            1e-8 * 1.05);  // the recursive residual met 1e-8; the true one drifts a little
+            2e-8)  // the recursive residual met 1e-8; the true one drifts (float factors)
+      << report.iterations << " iterations";
 }
 
 TEST(AinvPreconditioner, PcgAinvSolvesTheOpenFoamPressureMatrix) {
@@ -671,7 +672,7 @@ TEST(AinvParallel, PcgAinvSolvesPoisson3dInAboutTheSequentialIterations) {
     EXPECT_TRUE(permuted_factors);
     EXPECT_EQ(report.status, SolveStatus::converged);
     EXPECT_LE(residual,
-              1e-8 * 1.05);  // the recursive residual met 1e-8; the true one drifts a little
+              2e-8);  // the recursive residual met 1e-8; the true one drifts (float factors)
     EXPECT_LE(report.iterations, sequential.iterations * 13 / 10)
         << "sequential " << sequential.iterations << ", parallel " << report.iterations;
   }
