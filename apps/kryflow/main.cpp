@@ -13,6 +13,7 @@
 #include "kryflow/config/registry.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/solvers/sequence.hpp"
+#include "kryflow/version.hpp"
 
 namespace {
 
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
   using namespace kryflow::cli;
   CLI::App app{"kryflow: sparse linear solvers for CFD (GPU first; cpu and reference backends)",
                "kryflow"};
-  app.set_version_flag("--version", std::string("kryflow ") + KRYFLOW_VERSION);
+  app.set_version_flag("--version", std::string("kryflow ") + kryflow::version());
   app.require_subcommand(1);
 
   SolveOptions solve;

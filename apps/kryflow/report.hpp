@@ -14,21 +14,10 @@
 #include "kryflow/core/backend.hpp"
 #include "kryflow/linalg/format_advisor.hpp"
 #include "kryflow/linalg/matrix_analysis.hpp"
+#include "kryflow/solver.hpp"
 #include "kryflow/solvers/stop_criteria.hpp"
 
 namespace kryflow::cli {
-
-/// The backend's measured copy bandwidth, the roofline the SpMV bandwidth is compared with.
-struct CopyBandwidth {
-  std::optional<double> bytes_per_second;  ///< bytes read plus written per second; none: see note
-  std::size_t buffer_bytes = 0;            ///< size of each of the two buffers copied
-  std::string note;                        ///< why there is no measurement ("" when measured)
-};
-
-/// The backend's copy bandwidth on two buffers of `bytes` each, or why there is none: `bytes` 0
-/// skips the measurement; a failed allocation (the device or host is full) leaves it unavailable
-/// rather than failing the solve that has already finished (solve_command.cpp).
-CopyBandwidth measure_copy_bandwidth(const Backend& backend, std::size_t bytes);
 
 /// Everything a solve reports.
 struct SolveSummary {

@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "kernels/blas/blas.hpp"
 #include "kryflow/config/registry.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/io/matrix_market.hpp"
@@ -25,6 +24,7 @@
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/linalg/matrix_analysis.hpp"
 #include "kryflow/linalg/sell_matrix.hpp"
+#include "kryflow/solver.hpp"
 #include "report.hpp"
 
 namespace kryflow::cli {
@@ -124,41 +124,8 @@ auto naming_file(const std::string& file, Step step, const std::string& advice =
 
 }  // namespace
 
-CopyBandwidth measure_copy_bandwidth(const Backend& backend, std::size_t bytes) {
-  CopyBandwidth result;
-  result.buffer_bytes = bytes;
-  if (bytes == 0) {
-    result.note = "not measured (--copy-bytes 0)";
-    return result;
-  }
-  try {
-    const double measured = kernels::blas::copy_bandwidth(backend, bytes);
-    if (std::isfinite(measured) && measured > 0.0) {
-      result.bytes_per_second = measured;
-    } else {
-      result.note =
-          "unavailable: the copy of " + std::to_string(bytes) + " bytes was too fast to time";
-    }
-  } catch (const OutOfMemory& e) {
-    result.note = std::string("unavailable: ") + e.what();
-  } catch (const std::bad_alloc&) {
-    result.note = "unavailable: out of host memory for 2 x " + std::to_string(bytes) + " bytes";
-  } catch (const std::length_error&) {
-    result.note = "unavailable: 2 x " + std::to_string(bytes) + " bytes cannot be allocated";
-  }
-  return result;
-}
-
 Backend choose_backend(const std::string& name) {
-  if (!name.empty()) return Backend::create(parse_backend_kind(name));
-#ifdef KRYFLOW_WITH_CUDA
-  try {
-    return Backend::cuda();
-  } catch (const Error&) {
-    // no usable device: fall back to the host
-  }
-#endif
-  return Backend::cpu();
+  return backend_by_name(name);
 }
 
 namespace {
@@ -242,54 +209,6 @@ HostSystem load_system(const SolveOptions& options, SolveSummary& summary) {
   return system;
 }
 
-/// A in the storage format asked for (or advised), on `backend`; `host` is released.
-std::unique_ptr<LinearOperator> build_operator(const SolveOptions& options, CsrMatrix& host,
-                                               const Backend& backend, SolveSummary& summary) {
-  const Precision precision = precision_from_string(options.precision);
-  std::string format = options.format;
-  int block_size = options.block_size;
-  summary.format_reason = "chosen with --format " + options.format;
-  if (format == "auto" || (format == "bsr" && block_size == 0)) {
-    const FormatAdvice advice = advise_format(host, block_size);
-    if (format == "auto") {
-      format = advice.format;
-      summary.format_reason = "advised: " + advice.reason;
-    } else if (advice.detected_block_size < 2) {
-      throw InvalidInput(summary.matrix + ": --format bsr without --block-size, but " +
-                         advice.reason);
-    }
-    block_size = advice.format == "bsr" ? advice.block_size : advice.detected_block_size;
-  }
-  if (format == "bsr" && block_size < 1) {
-    throw InvalidInput("--format bsr: the block size must be positive");
-  }
-  std::unique_ptr<LinearOperator> owned;
-  CsrMatrix csr = host.with_precision(precision);
-  host = CsrMatrix();
-  if (backend.kind() != BackendKind::reference) csr = csr.copy_to(backend);
-  if (format == "bsr") {
-    auto bsr = std::make_unique<BsrMatrix>(BsrMatrix::from_csr(csr, block_size, precision));
-    summary.format = "BSR-" + std::to_string(block_size);
-    summary.spmv_bytes = bsr->spmv_bytes();
-    owned = std::move(bsr);
-  } else if (format == "sell") {
-    // The advisor's SELL candidate: a warp-wide slice, the sigma that pads less.
-    const FormatAdvice advice = advise_format(csr, 1);
-    auto sell = std::make_unique<SellMatrix>(
-        SellMatrix::from_csr(csr, advice.slice_height, advice.sigma, precision));
-    summary.format =
-        "SELL-" + std::to_string(sell->slice_height()) + "-" + std::to_string(sell->sigma());
-    summary.spmv_bytes = sell->spmv_bytes();
-    owned = std::move(sell);
-  } else {
-    summary.format = "CSR";
-    summary.spmv_bytes = csr.spmv_bytes();
-    owned = std::make_unique<CsrMatrix>(std::move(csr));
-  }
-  summary.format += std::string(" (") + std::string(to_string(precision)) + " values)";
-  return owned;
-}
-
 }  // namespace
 
 int run_solve(const SolveOptions& options) {
@@ -299,7 +218,7 @@ int run_solve(const SolveOptions& options) {
   // Configuration first, so a typo fails before a large matrix is read (without --preset or -c
   // the overrides are checked against the defaults here, and again on the advised preset).
   SolveSummary summary;
-  config::SolverSetup setup = config::build_solver(resolve_configuration(options));
+  Solver solver(resolve_configuration(options));
   const Backend backend = choose_backend(options.backend);
   summary.backend = backend.name();
   summary.device = backend.device_name();
@@ -312,16 +231,22 @@ int run_solve(const SolveOptions& options) {
   system.coo = CooMatrix();
   summary.properties = analyse(host);
   if (options.preset.empty() && options.config_file.empty()) {
-    setup = config::build_solver(resolve_configuration(options, &summary.properties));
+    solver = Solver(resolve_configuration(options, &summary.properties));
   }
-  summary.config = setup.resolved;
+  summary.config = solver.configuration();
   summary.solver_choice = options.preset.empty() && options.config_file.empty() ? "advice"
                           : options.preset.empty()                              ? "config file"
                                                                                 : "preset";
   summary.solver_choice_reason = solver_choice_text(options, summary.properties);
-  const std::unique_ptr<LinearOperator> owned =
-      naming_file(summary.matrix, [&] { return build_operator(options, host, backend, summary); });
-  const LinearOperator& A = *owned;
+  StorageOptions storage;
+  storage.format = options.format;
+  storage.block_size = options.block_size;
+  storage.precision = precision_from_string(options.precision);
+  const StoredMatrix stored = store_matrix(std::move(host), backend, storage, summary.matrix);
+  summary.format = stored.format();
+  summary.format_reason = stored.format_reason();
+  summary.spmv_bytes = stored.spmv_bytes();
+  const LinearOperator& A = stored.op();
 
   Vector b;
   if (system.b) {
@@ -336,22 +261,17 @@ int run_solve(const SolveOptions& options) {
                        : Vector::constant(backend, static_cast<std::size_t>(n), 0.0);
 
   // Setup and solve.
-  const auto setup_start = std::chrono::steady_clock::now();
   naming_file(
-      summary.matrix, [&] { setup.preconditioner->setup(A); },
-      "try --preset gmres (no preconditioner)");
-  backend.synchronize();
-  const double setup_seconds = seconds_since(setup_start);
-  summary.preconditioner_summary = setup.preconditioner->summary();
+      summary.matrix, [&] { solver.setup(A); }, "try --preset gmres (no preconditioner)");
+  summary.preconditioner_summary = solver.preconditioner_summary();
 
   ProgressLine progress(isatty(2) == 1);
   if (progress.enabled()) {
-    setup.solver->set_monitor([&progress](int iteration, double residual_norm, double rhs_norm) {
+    solver.krylov().set_monitor([&progress](int iteration, double residual_norm, double rhs_norm) {
       progress.update(iteration, residual_norm, rhs_norm);
     });
   }
-  summary.report = setup.solver->solve(A, *setup.preconditioner, b, x);
-  summary.report.setup_seconds = setup_seconds;
+  summary.report = solver.solve(b, x);
   progress.finish();
   if (!summary.report.converged() && summary.properties.constant_null_space) {
     summary.report.reason +=

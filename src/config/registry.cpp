@@ -10,6 +10,11 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <string_view>
+
+#ifdef __linux__
+#include <dlfcn.h>
+#endif
 
 #include "kryflow/amg/amg.hpp"
 #include "kryflow/config/parameters.hpp"
@@ -23,10 +28,6 @@
 #include "kryflow/preconditioners/threshold_ilu.hpp"
 #include "kryflow/sem/p_multigrid.hpp"
 #include "kryflow/solvers/richardson.hpp"
-
-#ifndef KRYFLOW_PRESET_DIR
-#define KRYFLOW_PRESET_DIR "configs"
-#endif
 
 namespace kryflow::config {
 namespace {
@@ -762,14 +763,10 @@ nlohmann::json default_config() {
   return write_json(root);
 }
 
-nlohmann::json load_config_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in || std::filesystem::is_directory(file)) {
-    throw InvalidInput("cannot open configuration file '" + file.string() + "'");
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+namespace {
+
+/// Parses JSON `text`; a syntax error is a ConfigError at `origin` naming the line and column.
+nlohmann::json parse_json_text(const std::string& text, const std::string& origin) {
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
@@ -784,15 +781,80 @@ nlohmann::json load_config_file(const std::filesystem::path& file) {
     if (const std::size_t colon = problem.find(": "); colon != std::string::npos) {
       problem = problem.substr(colon + 2);
     }
-    throw ConfigError(file.string(), "line " + std::to_string(line) + ", column " +
-                                         std::to_string(column) + ": invalid JSON: " + problem);
+    throw ConfigError(origin, "line " + std::to_string(line) + ", column " +
+                                  std::to_string(column) + ": invalid JSON: " + problem);
   }
 }
+
+}  // namespace
+
+nlohmann::json load_config_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in || std::filesystem::is_directory(file)) {
+    throw InvalidInput("cannot open configuration file '" + file.string() + "'");
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_json_text(buffer.str(), file.string());
+}
+
+nlohmann::json resolve_configuration(const std::string& source,
+                                     const std::vector<std::string>& overrides) {
+  nlohmann::json config = nlohmann::json::object();
+  const std::size_t first = source.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) {
+    // empty: the defaults
+  } else if (source[first] == '{') {
+    config = parse_json_text(source, "configuration");
+  } else if (source.ends_with(".json")) {
+    config = load_config_file(source);
+  } else {
+    config = load_preset(source);
+  }
+  for (const std::string& assignment : overrides) apply_override(config, assignment);
+  return config;
+}
+
+namespace {
+
+/// The file holding this code: the shared library, or the executable it is linked into.
+std::filesystem::path binary_holding_kryflow() {
+  std::error_code error;
+#ifdef __linux__
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&binary_holding_kryflow), &info) != 0 &&
+      info.dli_fname != nullptr &&
+      std::string_view(info.dli_fname).find('/') != std::string::npos) {
+    const std::filesystem::path path = std::filesystem::weakly_canonical(info.dli_fname, error);
+    if (!error) return path;
+  }
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) return exe;
+#endif
+  return {};
+}
+
+}  // namespace
 
 std::filesystem::path preset_directory() {
   const char* env = std::getenv("KRYFLOW_PRESET_DIR");
   if (env != nullptr && *env != '\0') return env;
-  return KRYFLOW_PRESET_DIR;
+  // share/kryflow/configs in the folder of the binary or up to three folders above it: the
+  // installed tree (PREFIX/lib/libkryflow.so, PREFIX/bin/kryflow), the build tree (the build
+  // copies the presets to BUILD/share/kryflow/configs) and the Python package.
+  static const std::filesystem::path found = [] {
+    const std::filesystem::path binary = binary_holding_kryflow();
+    std::filesystem::path dir = binary.parent_path();
+    for (int up = 0; up < 4 && !dir.empty(); ++up) {
+      const std::filesystem::path candidate = dir / "share" / "kryflow" / "configs";
+      std::error_code error;
+      if (std::filesystem::is_directory(candidate, error)) return candidate;
+      if (dir == dir.parent_path()) break;
+      dir = dir.parent_path();
+    }
+    return std::filesystem::path();
+  }();
+  return found;
 }
 
 std::vector<std::string> preset_names() {
@@ -816,6 +878,12 @@ nlohmann::json load_preset(const std::string& name) {
     std::string available;
     for (const std::string& preset : preset_names()) {
       available += (available.empty() ? "" : ", ") + preset;
+    }
+    if (preset_directory().empty()) {
+      throw ConfigError("preset", "unknown preset '" + name +
+                                      "': no preset folder share/kryflow/configs beside " +
+                                      binary_holding_kryflow().string() +
+                                      " or above it; set KRYFLOW_PRESET_DIR to the presets");
     }
     throw ConfigError("preset", "unknown preset '" + name + "' (available in " +
                                     preset_directory().string() + ": " +

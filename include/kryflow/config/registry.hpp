@@ -66,6 +66,15 @@ nlohmann::json load_preset(const std::string& name);
 /// segment before the last names a value that is not an object.
 void apply_override(nlohmann::json& config, const std::string& assignment);
 
+/// The configuration `source` names, then `overrides` (apply_override's "key=value") in order:
+/// an empty source is {} (every default); text whose first non-blank character is '{' is JSON
+/// text; a source ending in ".json" is a configuration file (load_config_file); anything else
+/// names a preset (load_preset). Throws ConfigError for invalid JSON text ("configuration: line
+/// L, column C: ..."), an unknown preset or a bad override; InvalidInput for a file that cannot
+/// be opened. The keys are checked later, by build_solver.
+nlohmann::json resolve_configuration(const std::string& source,
+                                     const std::vector<std::string>& overrides = {});
+
 /// The Markdown reference of every configuration key, generated from the declarations
 /// (docs/config.md holds its output; `kryflow config-doc` prints it).
 std::string config_reference_markdown();
