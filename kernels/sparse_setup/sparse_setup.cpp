@@ -23,6 +23,10 @@ bool pattern_symmetric(const Backend& backend, const PatternView& a) {
   KRYFLOW_DISPATCH(sparse_setup, pattern_symmetric, backend, a);
 }
 
+index_t first_invalid_row(const Backend& backend, const PatternView& a) {
+  KRYFLOW_DISPATCH(sparse_setup, first_invalid_row, backend, a);
+}
+
 void gather(const Backend& backend, Span<const double> x, Span<const index_t> map, Span<double> y) {
   KRYFLOW_DISPATCH(sparse_setup, gather, backend, x, map, y);
 }

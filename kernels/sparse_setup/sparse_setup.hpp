@@ -79,6 +79,10 @@ KRYFLOW_HOST_DEVICE inline index_t row_of_entry(const PatternView& a, std::int64
       entries (i_k, j_k), modulo 2^64: equal for every symmetric pattern, and for a            \
       nonsymmetric one with probability about 2^-64. One wait on a device. */                  \
   bool pattern_symmetric(const Backend& backend, const PatternView& a);                        \
+  /** The first (0-based) row of a whose columns are not strictly increasing within            \
+      0..a.num_cols-1, or -1 when every row is valid (row_ptr must already be valid: from 0 to \
+      nnz, non-decreasing). One wait on a device. */                                           \
+  index_t first_invalid_row(const Backend& backend, const PatternView& a);                     \
   /** y[k] = x[map[k]] for k < y.size() */                                                     \
   void gather(const Backend& backend, Span<const double> x, Span<const index_t> map,           \
               Span<double> y);                                                                 \

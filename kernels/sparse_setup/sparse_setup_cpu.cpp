@@ -69,6 +69,31 @@ std::int64_t exclusive_scan(const Backend&, Span<const index_t> counts, Span<ind
   return total;
 }
 
+index_t first_invalid_row(const Backend& backend, const PatternView& a) {
+  // The first invalid row of each chunk of rows, then the first over the chunks.
+  constexpr size_type kChunks = 256;
+  std::vector<index_t> first(kChunks, -1);
+  const size_type rows = a.num_rows;
+  parallel::for_each(backend, a.row_ptr[a.num_rows], kChunks, [&](size_type c) {
+    for (size_type row = rows * c / kChunks; row < rows * (c + 1) / kChunks; ++row) {
+      const auto i = static_cast<index_t>(row);
+      bool valid = true;
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1] && valid; ++k) {
+        const index_t j = a.col_idx[k];
+        valid = j >= 0 && j < a.num_cols && (k == a.row_ptr[i] || j > a.col_idx[k - 1]);
+      }
+      if (!valid) {
+        first[static_cast<std::size_t>(c)] = i;
+        return;
+      }
+    }
+  });
+  for (const index_t row : first) {
+    if (row >= 0) return row;
+  }
+  return -1;
+}
+
 bool pattern_symmetric(const Backend& backend, const PatternView& a) {
   if (a.num_rows != a.num_cols) return false;
   // Integer sums modulo 2^64 per chunk of rows, then over the chunks: any order, any thread

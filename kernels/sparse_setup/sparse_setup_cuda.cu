@@ -111,7 +111,39 @@ __global__ void pair_hash_sums(PatternView a, unsigned long long* sums) {
   }
 }
 
+/// *first = min(*first, i) over the rows i whose columns are not strictly increasing within
+/// 0..num_cols-1. One thread per row.
+__global__ void find_invalid_rows(PatternView a, int* first) {
+  for (size_type row = blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x;
+       row < a.num_rows; row += static_cast<size_type>(gridDim.x) * blockDim.x) {
+    const auto i = static_cast<index_t>(row);
+    bool valid = true;
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1] && valid; ++k) {
+      const index_t j = a.col_idx[k];
+      valid = j >= 0 && j < a.num_cols && (k == a.row_ptr[i] || j > a.col_idx[k - 1]);
+    }
+    if (!valid) atomicMin(first, static_cast<int>(i));
+  }
+}
+
 }  // namespace
+
+index_t first_invalid_row(const Backend& backend, const PatternView& a) {
+  if (a.num_rows == 0) return -1;
+  Context& context = context_of(backend);
+  DeviceScratch first(context, sizeof(long long));
+  const long long none = std::numeric_limits<int>::max();
+  // One long long slot: its low 32 bits (little endian) are the int the kernel lowers.
+  KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(first.as<long long>(), &none, sizeof(long long),
+                                     cudaMemcpyHostToDevice, context.stream));
+  find_invalid_rows<<<blocks_for(a.num_rows, kBlock, 4096), kBlock, 0, context.stream>>>(
+      a, reinterpret_cast<int*>(first.as<long long>()));
+  check_launch("sparse_setup::first_invalid_row");
+  long long host = 0;
+  read_integers(context, first.as<long long>(), 1, &host);
+  const auto row = static_cast<int>(host & 0xffffffffLL);
+  return row == std::numeric_limits<int>::max() ? -1 : static_cast<index_t>(row);
+}
 
 bool pattern_symmetric(const Backend& backend, const PatternView& a) {
   if (a.num_rows != a.num_cols) return false;

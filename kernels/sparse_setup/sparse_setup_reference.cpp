@@ -44,6 +44,16 @@ bool pattern_symmetric(const Backend&, const PatternView& a) {
   return true;
 }
 
+index_t first_invalid_row(const Backend&, const PatternView& a) {
+  for (index_t i = 0; i < a.num_rows; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const index_t j = a.col_idx[k];
+      if (j < 0 || j >= a.num_cols || (k > a.row_ptr[i] && j <= a.col_idx[k - 1])) return i;
+    }
+  }
+  return -1;
+}
+
 void transpose_count(const Backend&, const PatternView& a, Span<index_t> counts) {
   std::fill(counts.begin(), counts.end(), 0);
   for (index_t k = 0; k < a.row_ptr[a.num_rows]; ++k) ++counts[a.col_idx[k]];

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/blas/blas.hpp"
+#include "kernels/sparse_setup/sparse_setup.hpp"
 #include "kernels/spmv/spmv.hpp"
 #include "kernels/spmv_axpby/spmv_axpby.hpp"
 #include "kryflow/core/error.hpp"
@@ -189,6 +190,37 @@ CsrMatrix CsrMatrix::from_arrays(index_t num_rows, index_t num_cols, Array<index
   if (facts.first_decrease >= 0) {
     throw InvalidInput("CSR row_ptr decreases at row " + std::to_string(facts.first_decrease + 1));
   }
+  return A;
+}
+
+CsrMatrix CsrMatrix::copy_from(const Backend& backend, index_t num_rows, index_t num_cols,
+                               std::int64_t nnz, const index_t* row_ptr, const index_t* col_idx,
+                               const double* values, Precision precision) {
+  if (num_rows < 0 || num_cols < 0 || nnz < 0) {
+    throw InvalidInput("CSR matrix with negative dimensions or entries");
+  }
+  check_index_range(static_cast<std::size_t>(nnz), "stored entries");
+  if (row_ptr == nullptr || (nnz > 0 && (col_idx == nullptr || values == nullptr))) {
+    throw InvalidInput("CSR arrays: a null pointer for an array with entries");
+  }
+  const auto entries = static_cast<std::size_t>(nnz);
+  Array<index_t> rows(backend, static_cast<std::size_t>(num_rows) + 1);
+  Array<index_t> cols(backend, entries);
+  Array<double> vals(backend, entries);
+  copy_bytes(backend, rows.data(), backend, row_ptr, rows.bytes());
+  if (entries > 0) {
+    copy_bytes(backend, cols.data(), backend, col_idx, cols.bytes());
+    copy_bytes(backend, vals.data(), backend, values, vals.bytes());
+  }
+  CsrMatrix A = from_arrays(num_rows, num_cols, std::move(rows), std::move(cols), std::move(vals));
+  const kernels::sparse_setup::PatternView pattern{num_rows, num_cols, A.row_ptr_.data(),
+                                                   A.col_idx_.data()};
+  const index_t bad = kernels::sparse_setup::first_invalid_row(backend, pattern);
+  if (bad >= 0) {
+    throw InvalidInput("CSR row " + std::to_string(bad + 1) + " has a column outside 1.." +
+                       std::to_string(num_cols) + " or unsorted or duplicate columns");
+  }
+  if (precision != Precision::float64) A.set_precision(precision);
   return A;
 }
 

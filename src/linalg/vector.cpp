@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kernels/blas/blas.hpp"
+#include "kernels/sparse_setup/sparse_setup.hpp"
 #include "kryflow/core/error.hpp"
 
 namespace kryflow {
@@ -34,6 +35,17 @@ void fill(Vector& x, double value) {
 
 void fill_pseudo_random(Vector& x, std::uint64_t seed) {
   kernels::blas::fill_pseudo_random(x.backend(), x.span(), seed, {});
+}
+
+void gather(const Vector& x, const Array<index_t>& map, Vector& y) {
+  if (map.size() != y.size()) {
+    throw DimensionMismatch("gather: " + std::to_string(map.size()) + " indices for " +
+                            std::to_string(y.size()) + " entries");
+  }
+  if (!(x.backend() == y.backend()) || (map.size() > 0 && !(map.backend() == y.backend()))) {
+    throw InvalidInput("gather: operands on different backends");
+  }
+  kernels::sparse_setup::gather(x.backend(), x.span(), map.span(), y.span());
 }
 
 void copy(const Vector& x, Vector& y) {

@@ -74,6 +74,17 @@ class CsrMatrix : public LinearOperator {
   static CsrMatrix from_arrays(index_t num_rows, index_t num_cols, Array<index_t> row_ptr,
                                Array<index_t> col_idx, Array<double> values);
 
+  /// Copies CSR arrays that live in `backend`'s memory (device pointers on cuda, such as a CuPy
+  /// matrix's; host pointers on cpu and reference): row_ptr (num_rows + 1 entries), col_idx and
+  /// values (nnz each), 0-based. On cuda nothing passes through the host: the arrays are copied
+  /// device to device and checked there (row_ptr from 0 to nnz and non-decreasing, then every
+  /// row's columns in 0..num_cols-1, sorted and unique; one wait each). With
+  /// Precision::float32 the values are rounded on the backend. Throws InvalidInput naming the
+  /// first invalid (1-based) row, for negative sizes or a null array with entries;
+  /// NotSupported when nnz exceeds index_t; OutOfMemory when the copy does not fit.
+  static CsrMatrix copy_from(const Backend& backend, index_t num_rows, index_t num_cols,
+                             std::int64_t nnz, const index_t* row_ptr, const index_t* col_idx,
+                             const double* values, Precision precision = Precision::float64);
   /// A deep copy on `target` (pattern, values in the same precision, the row-block partition).
   CsrMatrix copy_to(const Backend& target) const;
   /// A copy on the same backend whose values are stored in `precision`: float64 to float32

@@ -56,6 +56,10 @@ void fill(Vector& x, double value);
 /// (no host transfer); the same bits on every backend. A start vector with every frequency
 /// present, e.g. for eigenvalue estimates (Steele, Lea, Flood, OOPSLA 2014).
 void fill_pseudo_random(Vector& x, std::uint64_t seed);
+/// y_k = x_{map_k} for every k < y.size() (map: y.size() indices into x, on the vectors'
+/// backend). Throws DimensionMismatch when map and y differ in length, InvalidInput when an
+/// operand lives on another backend. The indices are not checked: each must be in 0..x.size()-1.
+void gather(const Vector& x, const Array<index_t>& map, Vector& y);
 /// y = x. Same size and backend; the old y is not read.
 void copy(const Vector& x, Vector& y);
 /// y = alpha x + beta y. Same size and backend. When beta == 0, y's old content is not read:
