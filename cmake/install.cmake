@@ -47,3 +47,7 @@ endif()
 set(KRYFLOW_PC_LIBS_PRIVATE ${_kryflow_pc_private})
 configure_file(${PROJECT_SOURCE_DIR}/cmake/kryflow.pc.in ${PROJECT_BINARY_DIR}/kryflow.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/kryflow.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The Fortran module's source (a .mod file is specific to one compiler: users compile it).
+install(FILES ${PROJECT_SOURCE_DIR}/bindings/fortran/kryflow.f90
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/kryflow/fortran)

@@ -7,7 +7,8 @@
  * overrides as the command line's -p). Every function returns a kryflow_status: KRYFLOW_SUCCESS,
  * or an error code whose message kryflow_last_error() returns. No C++ exception crosses this
  * interface. A solve's numerical outcome (converged, iteration limit, breakdown, ...) is not an
- * error: it is in the kryflow_solve_info the solve fills in.
+ * error: it is in the kryflow_solve_info the solve fills in. A create function that fails sets
+ * its output handle to NULL.
  *
  * Thread safety: handles are not synchronized. Calls on different handles may run on different
  * threads at once, except that the objects of one backend share its device stream, so calls
@@ -191,8 +192,8 @@ kryflow_status kryflow_solver_setup(kryflow_solver solver, kryflow_matrix matrix
 kryflow_status kryflow_solver_update_values(kryflow_solver solver);
 /** Solves A x = b from the initial guess in x; `info` (may be NULL) receives the outcome. A
  *  solve that does not converge still returns KRYFLOW_SUCCESS: check info->status. Errors:
- *  INVALID_INPUT (no setup), DIMENSION_MISMATCH, INVALID_ARGUMENT (vectors on another
- *  backend). */
+ *  INVALID_INPUT (no setup, or vectors on another backend than the matrix),
+ *  DIMENSION_MISMATCH. */
 kryflow_status kryflow_solver_solve(kryflow_solver solver, kryflow_vector b, kryflow_vector x,
                                     kryflow_solve_info* info);
 /** The reason of the last solve's outcome, one sentence (into `text`, NUL-terminated,
