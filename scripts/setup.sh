@@ -12,7 +12,7 @@ mode=${1:-run}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${KRYFLOW_BUILD_DIR:-$root/build}
 packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev nlohmann-json3-dev
-          libcli11-dev zlib1g-dev libbenchmark-dev libomp-dev liblapack-dev python3)
+          libcli11-dev zlib1g-dev libbenchmark-dev libomp-dev liblapack-dev python3 gfortran)
 
 if [[ "${KRYFLOW_SKIP_INSTALL:-0}" != 1 ]] && command -v apt-get >/dev/null; then
   sudo=""

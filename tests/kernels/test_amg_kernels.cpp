@@ -269,6 +269,35 @@ TEST(SparseSetup, PatternSymmetricMatchesReferenceAndTheDefinition) {
   }
 }
 
+TEST(SparseSetup, FirstInvalidRowMatchesReference) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  const HostCsr valid = host_csr(test::random_sparse(3000, 2500, 12, true, seed));
+  std::mt19937_64 random(seed);
+  // Valid, then one defect of each kind in a random row (the earliest defect wins when two
+  // rows are broken), each compared with the reference.
+  for (int defect = 0; defect < 5; ++defect) {
+    HostCsr a = valid;
+    index_t row = -1;
+    for (int picks = 0; defect > 0 && picks < 2; ++picks) {
+      index_t i = static_cast<index_t>(random() % static_cast<std::uint64_t>(a.rows));
+      while (a.row_ptr[i + 1] - a.row_ptr[i] < 2) i = (i + 1) % a.rows;
+      const index_t k = a.row_ptr[i];
+      if (defect == 1) std::swap(a.col_idx[k], a.col_idx[k + 1]);  // unsorted
+      if (defect == 2) a.col_idx[k + 1] = a.col_idx[k];            // duplicate
+      if (defect == 3) a.col_idx[k] = -1;                          // below 0
+      if (defect == 4) a.col_idx[k + 1] = a.cols;                  // beyond the last column
+      row = row < 0 ? i : std::min(row, i);
+    }
+    SCOPED_TRACE("defect " + std::to_string(defect));
+    const index_t expected = ss::reference::first_invalid_row(
+        Backend::reference(), OnBackend(Backend::reference(), a).pattern());
+    EXPECT_EQ(expected, row);
+    EXPECT_EQ(ss::first_invalid_row(backend, OnBackend(backend, a).pattern()), expected);
+  }
+}
+
 TEST(SparseSetup, ExclusiveScanMatchesReferenceAndRefusesOverflow) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
