@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kryflow/core/backend.hpp"
+#include "kryflow/solvers/stop_criteria.hpp"
 
 namespace kryflow::cli {
 
@@ -23,7 +24,8 @@ struct SolveOptions {
   int block_size = 0;                    ///< --block-size for bsr/auto; 0: detected
   std::string precision = "float64";     ///< --precision of the stored matrix values
   std::string output;                    ///< -o: the solution vector
-  std::string report = "text";           ///< "text" or "json"
+  std::string plot;             ///< --plot: a PNG of the residual history (plot_residual_history)
+  std::string report = "text";  ///< "text" or "json"
   /// --copy-bytes: each of the two buffers of the copy-bandwidth measurement; 0 skips it;
   /// unset: 256 MiB on cuda (well above an H100's 50 MB L2), 64 MiB on the host backends.
   std::optional<long long> copy_bytes;
@@ -97,6 +99,12 @@ int run_sem(const SemOptions& options);
 int run_gen(const GenOptions& options);
 int run_info(const InfoOptions& options);
 int run_bench_spmv(const BenchOptions& options);
+
+/// Writes a PNG of `report`'s residual history (relative to ||b||) to `png` through the Python
+/// package's plot module (python3 -m kryflow.plot, matplotlib). Throws InvalidInput when that
+/// fails, with what to install.
+void plot_residual_history(const SolveReport& report, const std::string& label,
+                           const std::string& png);
 
 /// The requested backend ("cuda", "cpu" or "reference"); empty: cuda when compiled and a
 /// device opens, else cpu.

@@ -95,6 +95,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"float64", "float32"}));
   solve_command->add_option("-o,--output", solve.output,
                             "write the solution vector (Matrix Market array; gzip if .gz)");
+  solve_command->add_option("--plot", solve.plot,
+                            "write a PNG of the residual history here (python3 -m kryflow.plot: "
+                            "the Python package with matplotlib)");
   solve_command->add_option("--report", solve.report, "text (default) or json (one object)")
       ->check(CLI::IsMember({"text", "json"}));
   solve_command->add_option(

@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -126,6 +129,32 @@ auto naming_file(const std::string& file, Step step, const std::string& advice =
 
 Backend choose_backend(const std::string& name) {
   return backend_by_name(name);
+}
+
+void plot_residual_history(const SolveReport& report, const std::string& label,
+                           const std::string& png) {
+  const std::filesystem::path history = png + ".history.json";
+  {
+    std::ofstream out(history);
+    out << nlohmann::json{{"residual_history", report.residual_history},
+                          {"rhs_norm", report.rhs_norm},
+                          {"label", label}}
+               .dump()
+        << "\n";
+    if (!out) throw InvalidInput("--plot " + png + ": cannot write " + history.string());
+  }
+  // The file names go through the environment, not through the shell's parser.
+  setenv("KRYFLOW_PLOT_HISTORY", history.c_str(), 1);
+  setenv("KRYFLOW_PLOT_PNG", png.c_str(), 1);
+  const int status =
+      std::system("python3 -m kryflow.plot \"$KRYFLOW_PLOT_HISTORY\" \"$KRYFLOW_PLOT_PNG\"");
+  std::error_code ignored;
+  std::filesystem::remove(history, ignored);
+  if (status != 0) {
+    throw InvalidInput("--plot " + png +
+                       ": python3 -m kryflow.plot failed (it needs python3 with the kryflow "
+                       "package and matplotlib: pip install '.[plot]' in kryflow's source)");
+  }
 }
 
 namespace {
@@ -311,6 +340,11 @@ int run_solve(const SolveOptions& options) {
     std::cout << solve_json(summary).dump() << "\n";
   } else {
     std::cout << solve_text(summary);
+  }
+  std::cout.flush();
+  if (!options.plot.empty()) {
+    const std::string method = summary.config["solver"]["type"].get<std::string>();
+    plot_residual_history(summary.report, summary.matrix + " (" + method + ")", options.plot);
   }
   return summary.report.converged() ? 0 : 2;
 }
