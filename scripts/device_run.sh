@@ -10,6 +10,8 @@
 # KRYFLOW_TESTS_REGEX, a ctest -R pattern that limits the tests step (default: every test).
 # KRYFLOW_AMG_PROBLEMS, the amg step's problems (default p7:100,p7:200,p7:300,p27:200).
 # KRYFLOW_SEQUENCE_N, _EVERY, _SPEED: the sequence step's grid (64), rebuild interval (10), drift (0.02).
+# python: the Python package against the installed build, its tests (CuPy included) and CuPy
+# 3D Poisson against the CLI (KRYFLOW_PYTHON_N, default 200; not in the default steps).
 # KRYFLOW_PMG_PRESETS: the pmg step's presets (default "pcg_pmg fgmres_schwarz_pmg"); KRYFLOW_PMG_MESHES=quick:
 # Kershaw and the boxes up to 32^3 only.
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
@@ -375,6 +377,19 @@ cat "$pmg_table" | tee -a "$log"
 fi
 
 say ""
+if want python; then
+say "== Python package: built against the installed tree, pytest (cpu and CuPy), CuPy 3D Poisson against kryflow solve"
+cmake --install "$build" --prefix "$build/prefix" >>"$log" 2>&1
+rm -rf "$build/pysite"
+python3 -m pip install --no-build-isolation --no-deps --target "$build/pysite" \
+  -C cmake.define.CMAKE_PREFIX_PATH="$build/prefix" -C build-dir="$build/pybuild" "$root" >>"$log" 2>&1 ||
+  { say "pip install failed"; tail -30 "$log"; }
+PYTHONPATH="$build/pysite" python3 -m pytest -q -p no:cacheprovider -rs "$root/bindings/python/tests" 2>&1 |
+  tee "$results/pytest.txt" | tail -15
+PYTHONPATH="$build/pysite" python3 "$root/bench/python_cupy_poisson.py" --n "${KRYFLOW_PYTHON_N:-200}" \
+  --preset pcg_amg --kryflow "$kryflow" --json "$results/python_cupy.json" 2>&1 | tee "$results/python_cupy.txt"
+fi
+
 say "================ summary ================"
 say "tests: $test_summary"
 grep -E "^\[  FAILED  \]|Failure$|^.*error: " "$results/ctest.txt" 2>/dev/null | sort -u | head -20

@@ -12,7 +12,7 @@ mode=${1:-run}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${KRYFLOW_BUILD_DIR:-$root/build}
 packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev nlohmann-json3-dev
-          libcli11-dev zlib1g-dev libbenchmark-dev libomp-dev liblapack-dev python3 gfortran)
+          libcli11-dev zlib1g-dev libbenchmark-dev libomp-dev liblapack-dev python3 python3-dev python3-pip gfortran)
 
 if [[ "${KRYFLOW_SKIP_INSTALL:-0}" != 1 ]] && command -v apt-get >/dev/null; then
   sudo=""
@@ -20,6 +20,13 @@ if [[ "${KRYFLOW_SKIP_INSTALL:-0}" != 1 ]] && command -v apt-get >/dev/null; the
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+fi
+
+# The Python package's build and test dependencies (the test python_package builds it).
+if [[ "$mode" == test && "${KRYFLOW_SKIP_INSTALL:-0}" != 1 ]]; then
+  python_packages=(scikit-build-core nanobind numpy scipy pytest matplotlib)
+  python3 -m pip install -q "${python_packages[@]}" 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages "${python_packages[@]}"
 fi
 
 # The CUDA toolkit, when present, is usually outside PATH.

@@ -32,6 +32,28 @@
 #endif
 
 namespace kryflow::cli {
+
+CooMatrix generate_problem(const std::string& spec, std::string& name) {
+  const std::size_t colon = spec.find(':');
+  const std::string kind = spec.substr(0, colon);
+  if (colon == std::string::npos || colon + 1 == spec.size()) {
+    throw InvalidInput("--gen '" + spec + "': expected PROBLEM:N, e.g. poisson3d:200");
+  }
+  int n = 0;
+  try {
+    std::size_t used = 0;
+    n = std::stoi(spec.substr(colon + 1), &used);
+    if (used != spec.size() - colon - 1) throw std::invalid_argument("trailing characters");
+  } catch (const std::exception&) {
+    throw InvalidInput("--gen '" + spec + "': N must be an integer");
+  }
+  name = kind + "_" + std::to_string(n);
+  if (kind == "poisson2d") return poisson2d(n);
+  if (kind == "poisson3d") return poisson3d(n);
+  if (kind == "poisson3d27") return poisson3d27(n);
+  throw InvalidInput("--gen '" + spec + "': unknown problem (valid: poisson2d, poisson3d, " +
+                     "poisson3d27)");
+}
 namespace {
 
 /// Largest max|y - y_ref| / max|y_ref| accepted: every format sums a row like the reference
@@ -58,25 +80,9 @@ Problem load_problem(const std::string& spec, bool generated) {
     }
     return {name, io::read_matrix_market(spec)};
   }
-  const std::size_t colon = spec.find(':');
-  const std::string kind = spec.substr(0, colon);
-  if (colon == std::string::npos || colon + 1 == spec.size()) {
-    throw InvalidInput("--gen '" + spec + "': expected PROBLEM:N, e.g. poisson3d:200");
-  }
-  int n = 0;
-  try {
-    std::size_t used = 0;
-    n = std::stoi(spec.substr(colon + 1), &used);
-    if (used != spec.size() - colon - 1) throw std::invalid_argument("trailing characters");
-  } catch (const std::exception&) {
-    throw InvalidInput("--gen '" + spec + "': N must be an integer");
-  }
-  const std::string name = kind + "_" + std::to_string(n);
-  if (kind == "poisson2d") return {name, poisson2d(n)};
-  if (kind == "poisson3d") return {name, poisson3d(n)};
-  if (kind == "poisson3d27") return {name, poisson3d27(n)};
-  throw InvalidInput("--gen '" + spec + "': unknown problem (valid: poisson2d, poisson3d, " +
-                     "poisson3d27)");
+  std::string name;
+  CooMatrix coo = generate_problem(spec, name);
+  return {name, std::move(coo)};
 }
 
 /// One measured product.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kryflow/core/backend.hpp"
+#include "kryflow/linalg/coo_matrix.hpp"
 #include "kryflow/solvers/stop_criteria.hpp"
 
 namespace kryflow::cli {
@@ -13,6 +14,7 @@ namespace kryflow::cli {
 /// `kryflow solve`: see main.cpp for the option help texts.
 struct SolveOptions {
   std::string matrix;                   ///< -A; empty: the built-in poisson3d(64)
+  std::string generate;                 ///< --gen PROBLEM:N instead of -A
   std::string rhs = "random-solution";  ///< -b: a file, random-solution, ones-solution, ones
   std::string initial_guess;            ///< -x; empty: x0 = 0
   std::string config_file;              ///< -c
@@ -99,6 +101,11 @@ int run_sem(const SemOptions& options);
 int run_gen(const GenOptions& options);
 int run_info(const InfoOptions& options);
 int run_bench_spmv(const BenchOptions& options);
+
+/// The generated problem `spec` names, PROBLEM:N with PROBLEM poisson2d, poisson3d or
+/// poisson3d27 (kryflow/linalg/generators.hpp); `name` receives "poisson3d_200". Throws
+/// InvalidInput for a malformed spec or an unknown problem.
+CooMatrix generate_problem(const std::string& spec, std::string& name);
 
 /// Writes a PNG of `report`'s residual history (relative to ||b||) to `png` through the Python
 /// package's plot module (python3 -m kryflow.plot, matplotlib). Throws InvalidInput when that

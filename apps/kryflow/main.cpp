@@ -49,6 +49,9 @@ int main(int argc, char** argv) {
       "solve", "Solve A x = b. Exit status 0 when converged, 2 when not converged, 1 on errors.");
   solve_command->add_option("-A,--matrix", solve.matrix,
                             "Matrix Market file (.mtx or .mtx.gz); default: 3D Poisson, n = 64");
+  solve_command->add_option("--gen", solve.generate,
+                            "a generated matrix instead of -A: PROBLEM:N, e.g. poisson3d:200 "
+                            "(poisson2d, poisson3d, poisson3d27)");
   solve_command->add_option(
       "-b,--rhs", solve.rhs,
       "right-hand side: a vector file, or random-solution (the default: b = A x* for a "

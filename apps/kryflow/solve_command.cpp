@@ -189,7 +189,12 @@ HostSystem load_system(const SolveOptions& options, SolveSummary& summary) {
   HostSystem system;
   CooMatrix& coo = system.coo;
   io::MatrixMarketHeader header;
-  if (options.matrix.empty()) {
+  if (!options.generate.empty()) {
+    if (!options.matrix.empty()) throw InvalidInput("--gen and -A: give one matrix");
+    std::string name;
+    coo = generate_problem(options.generate, name);
+    summary.matrix = name + ", generated (--gen " + options.generate + ")";
+  } else if (options.matrix.empty()) {
     coo = poisson3d(kDefaultPoissonSize);
     summary.matrix = "poisson3d(" + std::to_string(kDefaultPoissonSize) + "), built in";
   } else {
