@@ -11,10 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <memory>
-#include <new>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,11 +19,8 @@
 #include "kryflow/config/registry.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/io/matrix_market.hpp"
-#include "kryflow/linalg/bsr_matrix.hpp"
-#include "kryflow/linalg/format_advisor.hpp"
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/linalg/matrix_analysis.hpp"
-#include "kryflow/linalg/sell_matrix.hpp"
 #include "kryflow/solver.hpp"
 #include "report.hpp"
 
@@ -106,23 +100,6 @@ std::vector<double> read_sized_vector(const std::string& file, const char* what,
                             ")");
   }
   return v;
-}
-
-/// Runs `step`; an InvalidInput it throws (Jacobi's zero diagonal, a matrix that does not tile
-/// into blocks, ...) is rethrown, of the same type, naming the input `file` first and ending
-/// with `advice` when given.
-template <class Step>
-auto naming_file(const std::string& file, Step step, const std::string& advice = "") {
-  const std::string suffix = advice.empty() ? "" : "; " + advice;
-  try {
-    return step();
-  } catch (const ParseError&) {
-    throw;  // names its file and line already
-  } catch (const DimensionMismatch& e) {
-    throw DimensionMismatch(file + ": " + e.what() + suffix);
-  } catch (const InvalidInput& e) {
-    throw InvalidInput(file + ": " + e.what() + suffix);
-  }
 }
 
 }  // namespace
@@ -295,7 +272,7 @@ int run_solve(const SolveOptions& options) {
                        : Vector::constant(backend, static_cast<std::size_t>(n), 0.0);
 
   // Setup and solve.
-  naming_file(
+  naming_input(
       summary.matrix, [&] { solver.setup(A); }, "try --preset gmres (no preconditioner)");
   summary.preconditioner_summary = solver.preconditioner_summary();
 

@@ -25,7 +25,6 @@ struct kryflow_backend_s {
 struct MatrixData {
   kryflow::Backend backend = kryflow::Backend::reference();
   kryflow::StoredMatrix stored;
-  std::int64_t given_nnz = 0;  // values update_values takes (BSR: nnzb * B^2)
   /// BSR only: csr_values[k] = given_values[bsr_of_csr[k]] (on the matrix's backend).
   kryflow::Array<kryflow::index_t> bsr_of_csr;
 };
@@ -224,7 +223,6 @@ kryflow_status kryflow_matrix_create_csr(kryflow_backend backend, std::int32_t n
         kryflow::CsrMatrix::copy_from(source, num_rows, num_cols, nnz, row_ptr, col_idx, values);
     auto handle = std::make_shared<MatrixData>();
     handle->backend = b;
-    handle->given_nnz = nnz;
     handle->stored = kryflow::store_matrix(std::move(csr), b, storage);
     *matrix = new kryflow_matrix_s{std::move(handle)};
   });
@@ -290,7 +288,6 @@ kryflow_status kryflow_matrix_create_bsr(kryflow_backend backend, std::int32_t n
     kryflow::Array<double> given = doubles_on(b, values, nnz, memory);
     auto handle = std::make_shared<MatrixData>();
     handle->backend = b;
-    handle->given_nnz = nnz;
     handle->bsr_of_csr = kryflow::Array<index_t>::from_host(b, map);
     kryflow::Vector csr_values(b, static_cast<std::size_t>(nnz));
     kryflow::gather(kryflow::Vector(std::move(given)), handle->bsr_of_csr, csr_values);
@@ -320,7 +317,6 @@ kryflow_status kryflow_matrix_read(kryflow_backend backend, const char* path,
     kryflow::CsrMatrix csr = kryflow::CsrMatrix::from_coo(kryflow::Backend::reference(), coo);
     auto handle = std::make_shared<MatrixData>();
     handle->backend = b;
-    handle->given_nnz = csr.nnz();
     kryflow::StorageOptions storage;
     storage.precision = precision_of(precision);
     handle->stored = kryflow::store_matrix(std::move(csr), b, storage, path);
@@ -339,7 +335,7 @@ kryflow_status kryflow_matrix_size(kryflow_matrix matrix, std::int32_t* num_rows
     const MatrixData& m = *require(matrix, "matrix").data;
     if (num_rows != nullptr) *num_rows = m.stored.op().num_rows();
     if (num_cols != nullptr) *num_cols = m.stored.op().num_cols();
-    if (nnz != nullptr) *nnz = m.given_nnz;
+    if (nnz != nullptr) *nnz = m.stored.csr_nnz();
   });
 }
 
@@ -347,9 +343,9 @@ kryflow_status kryflow_matrix_update_values(kryflow_matrix matrix, std::int64_t 
                                             const double* values, kryflow_memory memory) {
   return api("kryflow_matrix_update_values", [&] {
     MatrixData& m = *require(matrix, "matrix").data;
-    if (nnz != m.given_nnz) {
+    if (nnz != m.stored.csr_nnz()) {
       throw kryflow::DimensionMismatch(std::to_string(nnz) + " values given, the matrix has " +
-                                       std::to_string(m.given_nnz));
+                                       std::to_string(m.stored.csr_nnz()));
     }
     kryflow::Array<double> given = doubles_on(m.backend, values, nnz, memory);
     if (m.bsr_of_csr.size() > 0) {

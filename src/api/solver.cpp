@@ -48,28 +48,9 @@ void StoredMatrix::update_values(const Array<double>& csr_values) {
   }
 }
 
-namespace {
-
-/// Runs `step`; an InvalidInput it throws is rethrown, of the same type, naming `name` first.
-template <class Step>
-auto naming(const std::string& name, Step step) {
-  if (name.empty()) return step();
-  try {
-    return step();
-  } catch (const ParseError&) {
-    throw;  // names its file and line already
-  } catch (const DimensionMismatch& e) {
-    throw DimensionMismatch(name + ": " + e.what());
-  } catch (const InvalidInput& e) {
-    throw InvalidInput(name + ": " + e.what());
-  }
-}
-
-}  // namespace
-
 StoredMatrix store_matrix(CsrMatrix A, const Backend& backend, const StorageOptions& options,
                           const std::string& name) {
-  return naming(name, [&] {
+  return naming_input(name, [&] {
     std::string format = options.format;
     int block_size = options.block_size;
     if (format != "csr" && format != "sell" && format != "bsr" && format != "auto") {

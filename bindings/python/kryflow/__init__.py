@@ -28,7 +28,7 @@ BackendError, OutOfMemory
     The exceptions.
 """
 
-from . import _kryflow
+from . import _errors, _kryflow
 from ._errors import (
     BackendError,
     ConfigError,
@@ -62,16 +62,7 @@ __all__ = [
     "backends",
     "built_with_cuda",
     "version",
-    "Error",
-    "InvalidInput",
-    "DimensionMismatch",
-    "ParseError",
-    "ConfigError",
-    "NotSupported",
-    "NotCompiled",
-    "BackendError",
-    "OutOfMemory",
-]
+] + _errors.__all__
 
 
 def presets():

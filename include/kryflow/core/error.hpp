@@ -109,6 +109,27 @@ class OutOfMemory : public BackendError {
   std::size_t bytes_free_;
 };
 
+/// Runs `step` and returns what it returns; an InvalidInput it throws (a zero diagonal, a matrix
+/// that does not tile into blocks, ...) is rethrown with the same type (DimensionMismatch stays
+/// DimensionMismatch), its message prefixed by "`input`: " and, when `advice` is not empty,
+/// followed by "; `advice`". A ParseError (it names its file and line already) and every other
+/// exception pass unchanged; with `input` and `advice` both empty `step` runs as it is.
+template <class Step>
+auto naming_input(const std::string& input, Step step, const std::string& advice = "") {
+  if (input.empty() && advice.empty()) return step();
+  const std::string prefix = input.empty() ? "" : input + ": ";
+  const std::string suffix = advice.empty() ? "" : "; " + advice;
+  try {
+    return step();
+  } catch (const ParseError&) {
+    throw;
+  } catch (const DimensionMismatch& e) {
+    throw DimensionMismatch(prefix + e.what() + suffix);
+  } catch (const InvalidInput& e) {
+    throw InvalidInput(prefix + e.what() + suffix);
+  }
+}
+
 /// An MPI operation failed.
 class CommunicationError : public Error {
  public:
