@@ -1,5 +1,5 @@
-// The benchmarks' CUDA helpers: cuSPARSE's SpMV on a kryflow CSR matrix, and event timing on a
-// backend's stream. Host-visible: including it needs no CUDA header.
+// The benchmarks' peer: cuSPARSE's SpMV on a kryflow CSR matrix. Host-visible: including it needs
+// no CUDA header.
 #pragma once
 
 #include <cstddef>
@@ -30,21 +30,5 @@ class CusparseSpmv {
   struct State;
   std::unique_ptr<State> state_;
 };
-
-/// Runs `batches` batches of `batch_size` back-to-back calls of `enqueue` (which only enqueues
-/// work on the backend's stream), times each batch with CUDA events and returns the median over
-/// batches of the seconds per call. Launch gaps between calls are hidden by the queue.
-double median_seconds_per_call(const Backend& backend, const std::function<void()>& enqueue,
-                               int batch_size, int batches);
-
-/// As median_seconds_per_call, but each batch is captured once into a CUDA graph and the graph
-/// is launched and timed: the host's launch cost (several microseconds per kernel) leaves the
-/// measurement, and back-to-back kernels of small matrices show their own time. `enqueue` must
-/// be capturable (no synchronisation, allocation or host copy). Throws BackendError otherwise.
-double median_seconds_per_call_graph(const Backend& backend, const std::function<void()>& enqueue,
-                                     int batch_size, int batches);
-
-/// The size of the device's L2 cache in bytes.
-std::size_t l2_cache_bytes(const Backend& backend);
 
 }  // namespace kryflow::bench

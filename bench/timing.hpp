@@ -1,39 +1,26 @@
-// Timing and comparison helpers shared by the benchmark drivers and `kryflow bench`.
+// Timing and comparison helpers shared by the benchmark drivers.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "kryflow/core/backend.hpp"
+#include "kryflow/core/timing.hpp"
 
 namespace kryflow::bench {
 
-/// Median seconds per call of `enqueue` (which only enqueues work on the backend's stream, or
-/// runs it on the host): after three warm-up calls, `batches` batches each sized to last about
-/// `batch_seconds`, timed with CUDA events on a device and a steady clock on the host. Launch
-/// gaps between calls are hidden by the queue, as in a solver's loop.
-double time_per_call(const Backend& backend, const std::function<void()>& enqueue,
-                     double batch_seconds = 5e-3, int batches = 11);
+// The timing method (time_per_call, time_per_call_in_graph, seconds_since, median) is public:
+// kryflow/core/timing.hpp.
+using kryflow::median;
+using kryflow::seconds_since;
+using kryflow::time_per_call;
+using kryflow::time_per_call_in_graph;
 
-/// As time_per_call on a device, with each batch of calls replayed from a CUDA graph
-/// (median_seconds_per_call_graph): the kernels' own time, without the host's launch cost.
-/// Throws NotSupported on a host backend or without CUDA; BackendError when `enqueue` cannot be
-/// captured.
-double time_per_call_in_graph(const Backend& backend, const std::function<void()>& enqueue,
-                              double batch_seconds = 5e-3, int batches = 11);
-
-/// Seconds since `start` once the work queued on `backend` has finished (one wait on a device).
-double seconds_since(const Backend& backend, std::chrono::steady_clock::time_point start);
-
-/// The median of `values` (the upper middle one for an even count); 0 when empty.
-double median(std::vector<double> values);
-
-/// The cache that repeated products of a small matrix hit: the L2 of a device, the L3 of the
-/// host (0 when unknown), in bytes.
-std::size_t cache_bytes(const Backend& backend);
+/// The cache that repeated products of a small matrix hit (Backend::cache_bytes).
+inline std::size_t cache_bytes(const Backend& backend) {
+  return backend.cache_bytes();
+}
 
 /// max_i |a_i - b_i| / max_i |b_i| (the absolute difference when b is all zero; +Inf for a NaN
 /// or different lengths).

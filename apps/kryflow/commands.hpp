@@ -40,9 +40,9 @@ struct SolveOptions {
 
 /// `kryflow sem`: the spectral-element Poisson solve; see main.cpp for the option help texts.
 struct SemOptions {
-  std::string mesh;  ///< --mesh: a Nek5000 .re2 file (plain or gzip)
-  std::string box;   ///< --box NX,NY,NZ: box_mesh on the unit cube
-  int order = 7;     ///< --order p
+  std::string mesh;      ///< --mesh: a Nek5000 .re2 file (plain or gzip)
+  std::vector<int> box;  ///< --box NX,NY,NZ: box_mesh on the unit cube
+  int order = 7;         ///< --order p
   std::string solver = "cg";
   std::string precond = "jacobi";  ///< jacobi or none
   /// --preset, -c and -p as for solve: a configuration (solver and preconditioner, e.g.
@@ -50,10 +50,10 @@ struct SemOptions {
   std::string preset;
   std::string config_file;
   std::vector<std::string> overrides;
-  std::string backend;            ///< empty: as solve
-  std::optional<double> kershaw;  ///< --kershaw eps in (0, 1]
-  std::optional<double> deform;   ///< --deform a: BoxOptions::smooth_deformation (--box only)
-  std::string dirichlet;          ///< --dirichlet W,v,...; empty: every boundary face
+  std::string backend;                 ///< empty: as solve
+  std::optional<double> kershaw;       ///< --kershaw eps in (0, 1]
+  std::optional<double> deform;        ///< --deform a: BoxOptions::smooth_deformation (--box only)
+  std::vector<std::string> dirichlet;  ///< --dirichlet W,v,...; empty: every boundary face
   std::optional<double> relative_tolerance;  ///< default 1e-8, or the configuration's
   std::optional<int> max_iterations;         ///< default 10000, or the configuration's
   std::string element_kernel = "automatic";
@@ -87,8 +87,8 @@ struct BenchOptions {
   std::vector<std::string> generated;  ///< --gen PROBLEM:N, repeatable
   std::string backend;                 ///< empty: as solve
   int block_size = 0;                  ///< --block-size; 0: detected
-  std::string formats = "csr,sell,bsr,cusparse";
-  std::string precisions = "float64,float32";
+  std::vector<std::string> formats = {"csr", "sell", "bsr", "cusparse"};
+  std::vector<std::string> precisions = {"float64", "float32"};
   std::string json;                    ///< --json: write the records here
   long long copy_bytes = 256LL << 20;  ///< each buffer of the copy-bandwidth measurement
 };

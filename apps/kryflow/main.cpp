@@ -141,8 +141,10 @@ int main(int argc, char** argv) {
       "report the error, the iterations and the operator's speed. Exit status 0 when converged, "
       "2 when not converged, 1 on errors.");
   sem_command->add_option("--mesh", sem.mesh, "Nek5000 mesh (.re2 or .re2.gz)");
-  sem_command->add_option("--box", sem.box,
-                          "NX,NY,NZ: a generated box of hexahedra on the unit cube");
+  sem_command
+      ->add_option("--box", sem.box, "NX,NY,NZ: a generated box of hexahedra on the unit cube")
+      ->delimiter(',')
+      ->expected(3);
   sem_command->add_option("--order", sem.order, "polynomial order p, 1..15 (default 7)")
       ->check(CLI::Range(1, 15));
   sem_command->add_option("--solver", sem.solver, "cg (default, the only one)")
@@ -167,9 +169,11 @@ int main(int argc, char** argv) {
   sem_command->add_option("--deform", sem.deform,
                           "A in [-0.1, 0.1]: smooth interior deformation of --box, "
                           "a sin(pi x) sin(pi y) sin(pi z) (1, 1, 1)");
-  sem_command->add_option("--dirichlet", sem.dirichlet,
-                          "W,v,...: boundary-condition types of the mesh's first field whose "
-                          "faces are Dirichlet (default: every boundary face)");
+  sem_command
+      ->add_option("--dirichlet", sem.dirichlet,
+                   "W,v,...: boundary-condition types of the mesh's first field whose "
+                   "faces are Dirichlet (default: every boundary face)")
+      ->delimiter(',');
   sem_command->add_option("--relative-tolerance", sem.relative_tolerance,
                           "stop when ||r|| <= tol ||b|| (default 1e-8, or the configuration's)");
   sem_command->add_option("--max-iterations", sem.max_iterations,
@@ -260,10 +264,15 @@ int main(int argc, char** argv) {
       ->add_option("--block-size", bench.block_size,
                    "BSR block size (default 0: detected from each matrix's pattern)")
       ->check(CLI::Range(0, 32));
-  bench_spmv_command->add_option("--formats", bench.formats,
-                                 "comma-separated subset of csr,sell,bsr,cusparse");
-  bench_spmv_command->add_option("--precisions", bench.precisions,
-                                 "stored values: comma-separated subset of float64,float32");
+  bench_spmv_command
+      ->add_option("--formats", bench.formats, "comma-separated subset of csr,sell,bsr,cusparse")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"csr", "sell", "bsr", "cusparse"}));
+  bench_spmv_command
+      ->add_option("--precisions", bench.precisions,
+                   "stored values: comma-separated subset of float64,float32")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"float64", "float32"}));
   bench_spmv_command->add_option("--json", bench.json, "write the records as JSON here");
   bench_spmv_command
       ->add_option("--copy-bytes", bench.copy_bytes,

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "bench/timing.hpp"
 #include "commands.hpp"
 #include "kryflow/config/registry.hpp"
 #include "kryflow/core/error.hpp"
+#include "kryflow/core/timing.hpp"
 #include "kryflow/linalg/vector.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
 #include "kryflow/preconditioners/preconditioner.hpp"
@@ -51,10 +51,9 @@ sem::HexMesh build_mesh(const SemOptions& options, SemSummary& summary) {
   std::vector<std::string> applied;
   sem::HexMesh mesh;
   if (!options.box.empty()) {
-    const std::vector<int> counts = bench::parse_ints(options.box);
+    const std::vector<int>& counts = options.box;
     if (counts.size() != 3 || counts[0] < 1 || counts[1] < 1 || counts[2] < 1) {
-      throw InvalidInput("--box '" + options.box +
-                         "': expected three positive element counts NX,NY,NZ");
+      throw InvalidInput("--box: expected three positive element counts NX,NY,NZ");
     }
     sem::BoxOptions box;
     if (options.deform) {
@@ -159,7 +158,7 @@ int run_sem(const SemOptions& options) {
     }
   }
   sem::SemPoissonOptions operator_options;
-  operator_options.dirichlet_types = bench::split_list(options.dirichlet);
+  operator_options.dirichlet_types = options.dirichlet;
   operator_options.element_kernel = sem::parse_sem_element_kernel(options.element_kernel);
   operator_options.assembly = sem::parse_sem_assembly(options.assembly);
   operator_options.diagonal_kernel = sem::parse_sem_diagonal_kernel(options.diagonal_kernel);
@@ -167,9 +166,13 @@ int run_sem(const SemOptions& options) {
   SemSummary summary;
   const sem::HexMesh mesh = build_mesh(options, summary);
   summary.order = options.order;
-  summary.dirichlet = operator_options.dirichlet_types.empty()
-                          ? "every boundary face"
-                          : "faces of type " + options.dirichlet + " (first boundary field)";
+  if (options.dirichlet.empty()) {
+    summary.dirichlet = "every boundary face";
+  } else {
+    std::string types;
+    for (const std::string& type : options.dirichlet) types += (types.empty() ? "" : ",") + type;
+    summary.dirichlet = "faces of type " + types + " (first boundary field)";
+  }
   const Backend backend = choose_backend(options.backend);
   summary.backend = backend.name();
   summary.device = backend.device_name();
@@ -277,7 +280,7 @@ int run_sem(const SemOptions& options) {
   summary.max_error = error;
 
   // The operator alone: median time per apply, against the backend's copy bandwidth.
-  summary.apply_seconds = bench::time_per_call(backend, [&] { A.apply(x, y); });
+  summary.apply_seconds = time_per_call(backend, [&] { A.apply(x, y); });
   summary.apply_bytes = A.apply_bytes();
   const long long copy_bytes =
       options.copy_bytes.value_or(backend.kind() == BackendKind::cuda ? 256LL << 20 : 64LL << 20);

@@ -239,64 +239,15 @@ kryflow_status kryflow_matrix_create_bsr(kryflow_backend backend, std::int32_t n
     *matrix = nullptr;
     const kryflow::Backend& b = require(backend, "backend").backend;
     const kryflow::Backend& source = memory_backend(b, memory);
-    if (block_size < 1 || block_size > 32) {
-      throw kryflow::InvalidInput("the block size " + std::to_string(block_size) +
-                                  " is outside 1..32");
-    }
-    if (num_block_rows < 0 || num_block_cols < 0 || nnzb < 0) {
-      throw kryflow::InvalidInput("BSR matrix with negative dimensions or blocks");
-    }
-    require(row_ptr, "row_ptr");
-    // The block pattern, on the host (row_ptr and col_idx only: B^2 times smaller than the
-    // values), expanded to the CSR pattern and the map from CSR entries to BSR values; the
-    // values are gathered where they live.
-    const auto B = static_cast<std::int64_t>(block_size);
-    const auto nbr = static_cast<std::size_t>(num_block_rows);
-    std::vector<index_t> brow(nbr + 1), bcol(static_cast<std::size_t>(nnzb));
-    kryflow::copy_bytes(kryflow::Backend::reference(), brow.data(), source, row_ptr,
-                        brow.size() * sizeof(index_t));
-    if (nnzb > 0) {
-      kryflow::copy_bytes(kryflow::Backend::reference(), bcol.data(), source,
-                          &require(col_idx, "col_idx"), bcol.size() * sizeof(index_t));
-    }
-    if (brow[0] != 0 || brow[nbr] != nnzb) {
-      throw kryflow::InvalidInput("BSR row_ptr must run from 0 to nnzb");
-    }
-    const std::int64_t nnz = nnzb * B * B;
-    if (nnz > std::numeric_limits<index_t>::max()) {
-      throw kryflow::NotSupported("BSR matrix with " + std::to_string(nnz) +
-                                  " entries: beyond the 32-bit index range");
-    }
-    std::vector<index_t> row(nbr * static_cast<std::size_t>(B) + 1, 0), col, map;
-    col.reserve(static_cast<std::size_t>(nnz));
-    map.reserve(static_cast<std::size_t>(nnz));
-    for (std::size_t I = 0; I < nbr; ++I) {
-      if (brow[I + 1] < brow[I]) {
-        throw kryflow::InvalidInput("BSR row_ptr decreases at block row " + std::to_string(I + 1));
-      }
-      for (std::int64_t r = 0; r < B; ++r) {
-        for (index_t k = brow[I]; k < brow[I + 1]; ++k) {
-          for (std::int64_t c = 0; c < B; ++c) {
-            col.push_back(static_cast<index_t>(bcol[static_cast<std::size_t>(k)] * B + c));
-            map.push_back(static_cast<index_t>((k * B + r) * B + c));
-          }
-        }
-        row[I * static_cast<std::size_t>(B) + static_cast<std::size_t>(r) + 1] =
-            static_cast<index_t>(col.size());
-      }
-    }
-    kryflow::Array<double> given = doubles_on(b, values, nnz, memory);
+    // Host arrays are checked and expanded on the host, device arrays on the device; the map
+    // from CSR entries to block values moves with the matrix.
+    kryflow::Array<index_t> position;
+    kryflow::CsrMatrix csr =
+        kryflow::CsrMatrix::copy_from_blocks(source, num_block_rows, num_block_cols, block_size,
+                                             nnzb, row_ptr, col_idx, values, &position);
     auto handle = std::make_shared<MatrixData>();
     handle->backend = b;
-    handle->bsr_of_csr = kryflow::Array<index_t>::from_host(b, map);
-    kryflow::Vector csr_values(b, static_cast<std::size_t>(nnz));
-    kryflow::gather(kryflow::Vector(std::move(given)), handle->bsr_of_csr, csr_values);
-    kryflow::Array<index_t> rows = kryflow::Array<index_t>::from_host(b, row);
-    kryflow::Array<index_t> cols = kryflow::Array<index_t>::from_host(b, col);
-    kryflow::CsrMatrix csr =
-        kryflow::CsrMatrix::copy_from(b, static_cast<index_t>(nbr * static_cast<std::size_t>(B)),
-                                      static_cast<index_t>(num_block_cols * B), nnz, rows.data(),
-                                      cols.data(), csr_values.span().data());
+    handle->bsr_of_csr = position.copy_to(b);
     kryflow::StorageOptions storage;
     storage.format = "bsr";
     storage.block_size = block_size;

@@ -83,6 +83,10 @@ std::string device_name(const Context& context) {
   return context.properties.name;
 }
 
+std::size_t l2_cache_bytes(const Context& context) {
+  return static_cast<std::size_t>(std::max(context.properties.l2CacheSize, 0));
+}
+
 void* allocate(Context& context, std::size_t bytes) {
   KRYFLOW_CUDA_CHECK(cudaSetDevice(context.device));
   void* pointer = nullptr;

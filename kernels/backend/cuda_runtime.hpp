@@ -18,6 +18,8 @@ void* allocate(Context& context, std::size_t bytes);
 void deallocate(Context& context, void* pointer) noexcept;
 /// The device's free bytes plus the bytes the pool has reserved but not handed out.
 std::size_t available_memory(Context& context);
+/// The device's L2 cache in bytes.
+std::size_t l2_cache_bytes(const Context& context);
 void synchronize(Context& context);
 /// Copies between host and device or within a device, ordered on the stream, and waits.
 void copy(Context& context, void* dst, bool dst_on_device, const void* src, bool src_on_device,

@@ -23,6 +23,12 @@ bool pattern_symmetric(const Backend& backend, const PatternView& a) {
   KRYFLOW_DISPATCH(sparse_setup, pattern_symmetric, backend, a);
 }
 
+void expand_blocks(const Backend& backend, const PatternView& blocks, index_t block_size,
+                   index_t* row_ptr, index_t* col_idx, index_t* block_position) {
+  KRYFLOW_DISPATCH(sparse_setup, expand_blocks, backend, blocks, block_size, row_ptr, col_idx,
+                   block_position);
+}
+
 index_t first_invalid_row(const Backend& backend, const PatternView& a) {
   KRYFLOW_DISPATCH(sparse_setup, first_invalid_row, backend, a);
 }

@@ -83,6 +83,13 @@ KRYFLOW_HOST_DEVICE inline index_t row_of_entry(const PatternView& a, std::int64
       0..a.num_cols-1, or -1 when every row is valid (row_ptr must already be valid: from 0 to \
       nnz, non-decreasing). One wait on a device. */                                           \
   index_t first_invalid_row(const Backend& backend, const PatternView& a);                     \
+  /** The scalar CSR pattern of a block pattern `blocks` with B x B blocks (blocks stored row  \
+      by row, each block's B^2 values row-major, as BSR keeps them): row_ptr (blocks.num_rows  \
+      B + 1), col_idx and block_position (B^2 nnzb each; entry k of the CSR pattern is value   \
+      block_position[k] of the BSR array). Row r of block row I holds, for each block k of I   \
+      in order, columns col_idx_b[k] B .. col_idx_b[k] B + B - 1. No wait on a device. */      \
+  void expand_blocks(const Backend& backend, const PatternView& blocks, index_t block_size,    \
+                     index_t* row_ptr, index_t* col_idx, index_t* block_position);             \
   /** y[k] = x[map[k]] for k < y.size() */                                                     \
   void gather(const Backend& backend, Span<const double> x, Span<const index_t> map,           \
               Span<double> y);                                                                 \

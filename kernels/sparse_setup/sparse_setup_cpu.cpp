@@ -69,6 +69,29 @@ std::int64_t exclusive_scan(const Backend&, Span<const index_t> counts, Span<ind
   return total;
 }
 
+void expand_blocks(const Backend& backend, const PatternView& blocks, index_t block_size,
+                   index_t* row_ptr, index_t* col_idx, index_t* block_position) {
+  // Scalar row r of block row I starts at B^2 row_ptr_b[I] + r B (row_ptr_b[I+1] - row_ptr_b[I]):
+  // every row is written independently.
+  const index_t B = block_size;
+  const size_type rows = static_cast<size_type>(blocks.num_rows) * B;
+  row_ptr[0] = 0;
+  parallel::for_each(backend, static_cast<size_type>(blocks.row_ptr[blocks.num_rows]) * B * B, rows,
+                     [&](size_type row) {
+                       const auto I = static_cast<index_t>(row / B);
+                       const auto r = static_cast<index_t>(row % B);
+                       const index_t begin = blocks.row_ptr[I], end = blocks.row_ptr[I + 1];
+                       index_t position = B * B * begin + r * B * (end - begin);
+                       for (index_t k = begin; k < end; ++k) {
+                         for (index_t c = 0; c < B; ++c, ++position) {
+                           col_idx[position] = blocks.col_idx[k] * B + c;
+                           block_position[position] = (k * B + r) * B + c;
+                         }
+                       }
+                       row_ptr[row + 1] = position;
+                     });
+}
+
 index_t first_invalid_row(const Backend& backend, const PatternView& a) {
   // The first invalid row of each chunk of rows, then the first over the chunks.
   constexpr size_type kChunks = 256;

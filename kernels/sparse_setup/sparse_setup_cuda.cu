@@ -111,6 +111,30 @@ __global__ void pair_hash_sums(PatternView a, unsigned long long* sums) {
   }
 }
 
+/// The scalar pattern of a block pattern (sparse_setup.hpp: expand_blocks). One thread per
+/// scalar row: row r of block row I starts at B^2 row_ptr_b[I] + r B (row_ptr_b[I+1] -
+/// row_ptr_b[I]).
+__global__ void expand_blocks_kernel(PatternView blocks, index_t B, index_t* row_ptr,
+                                     index_t* col_idx, index_t* block_position) {
+  const size_type rows = static_cast<size_type>(blocks.num_rows) * B;
+  for (size_type row = blockIdx.x * static_cast<size_type>(blockDim.x) + threadIdx.x; row < rows;
+       row += static_cast<size_type>(gridDim.x) * blockDim.x) {
+    const auto I = static_cast<index_t>(row / B);
+    const auto r = static_cast<index_t>(row % B);
+    const index_t begin = blocks.row_ptr[I], end = blocks.row_ptr[I + 1];
+    index_t position = B * B * begin + r * B * (end - begin);
+    for (index_t k = begin; k < end; ++k) {
+      const index_t column = blocks.col_idx[k] * B;
+      for (index_t c = 0; c < B; ++c, ++position) {
+        col_idx[position] = column + c;
+        block_position[position] = (k * B + r) * B + c;
+      }
+    }
+    row_ptr[row + 1] = position;
+    if (row == 0) row_ptr[0] = 0;
+  }
+}
+
 /// *first = min(*first, i) over the rows i whose columns are not strictly increasing within
 /// 0..num_cols-1. One thread per row.
 __global__ void find_invalid_rows(PatternView a, int* first) {
@@ -127,6 +151,19 @@ __global__ void find_invalid_rows(PatternView a, int* first) {
 }
 
 }  // namespace
+
+void expand_blocks(const Backend& backend, const PatternView& blocks, index_t block_size,
+                   index_t* row_ptr, index_t* col_idx, index_t* block_position) {
+  Context& context = context_of(backend);
+  const auto rows = static_cast<size_type>(blocks.num_rows) * block_size;
+  if (rows == 0) {
+    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(row_ptr, 0, sizeof(index_t), context.stream));
+    return;
+  }
+  expand_blocks_kernel<<<blocks_for(rows, kBlock, 4096), kBlock, 0, context.stream>>>(
+      blocks, block_size, row_ptr, col_idx, block_position);
+  check_launch("sparse_setup::expand_blocks");
+}
 
 index_t first_invalid_row(const Backend& backend, const PatternView& a) {
   if (a.num_rows == 0) return -1;

@@ -44,6 +44,25 @@ bool pattern_symmetric(const Backend&, const PatternView& a) {
   return true;
 }
 
+void expand_blocks(const Backend&, const PatternView& blocks, index_t block_size, index_t* row_ptr,
+                   index_t* col_idx, index_t* block_position) {
+  const index_t B = block_size;
+  index_t position = 0;
+  row_ptr[0] = 0;
+  for (index_t I = 0; I < blocks.num_rows; ++I) {
+    for (index_t r = 0; r < B; ++r) {
+      for (index_t k = blocks.row_ptr[I]; k < blocks.row_ptr[I + 1]; ++k) {
+        for (index_t c = 0; c < B; ++c) {
+          col_idx[position] = blocks.col_idx[k] * B + c;
+          block_position[position] = (k * B + r) * B + c;
+          ++position;
+        }
+      }
+      row_ptr[I * B + r + 1] = position;
+    }
+  }
+}
+
 index_t first_invalid_row(const Backend&, const PatternView& a) {
   for (index_t i = 0; i < a.num_rows; ++i) {
     for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {

@@ -10,6 +10,8 @@
 #include <string>
 #include <thread>
 
+#include <unistd.h>
+
 #include "kernels/backend/cuda_runtime.hpp"
 #include "kryflow/core/error.hpp"
 
@@ -113,6 +115,17 @@ std::string Backend::device_name() const {
   if (cuda_) return kernels::cuda::device_name(*cuda_);
 #endif
   return "host CPU";
+}
+
+std::size_t Backend::cache_bytes() const {
+#ifdef KRYFLOW_WITH_CUDA
+  if (cuda_) return kernels::cuda::l2_cache_bytes(*cuda_);
+#endif
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (l3 > 0) return static_cast<std::size_t>(l3);
+#endif
+  return 0;
 }
 
 void* Backend::allocate(std::size_t bytes) const {

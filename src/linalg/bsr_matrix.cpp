@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/blas/blas.hpp"
 #include "kernels/bsr/bsr.hpp"
 #include "kryflow/core/error.hpp"
 
@@ -158,34 +159,17 @@ BsrMatrix BsrMatrix::from_csr(const CsrMatrix& A, int block_size, Precision prec
 }
 
 CsrMatrix BsrMatrix::to_csr() const {
-  const index_t B = block_size_;
-  const std::vector<index_t> block_row_ptr = row_ptr_.to_host();
-  const std::vector<index_t> block_col_idx = col_idx_.to_host();
-  std::vector<double> values;
+  // Expanded where the blocks live (kernels::sparse_setup::expand_blocks); float values are
+  // widened there first, exactly.
+  Array<double> widened;
+  const double* values = values64_.data();
   if (precision_ == Precision::float32) {
-    const std::vector<float> narrow = values32_.to_host();
-    values.assign(narrow.begin(), narrow.end());
-  } else {
-    values = values64_.to_host();
+    widened = Array<double>(backend(), values32_.size());
+    kernels::blas::widen_to_double(backend(), values32_.span(), widened.span());
+    values = widened.data();
   }
-  std::vector<index_t> row_ptr(static_cast<std::size_t>(num_rows()) + 1, 0);
-  std::vector<index_t> col_idx;
-  std::vector<double> csr_values;
-  col_idx.reserve(values.size());
-  csr_values.reserve(values.size());
-  for (index_t I = 0; I < num_block_rows_; ++I) {
-    for (index_t ii = 0; ii < B; ++ii) {
-      for (index_t k = block_row_ptr[I]; k < block_row_ptr[I + 1]; ++k) {
-        for (index_t c = 0; c < B; ++c) {
-          col_idx.push_back(block_col_idx[k] * B + c);
-          csr_values.push_back(values[(static_cast<std::size_t>(k) * B + ii) * B + c]);
-        }
-      }
-      row_ptr[I * B + ii + 1] = static_cast<index_t>(col_idx.size());
-    }
-  }
-  return CsrMatrix::from_host(backend(), num_rows(), num_cols(), std::move(row_ptr),
-                              std::move(col_idx), std::move(csr_values));
+  return CsrMatrix::copy_from_blocks(backend(), num_block_rows_, num_block_cols_, block_size_,
+                                     num_blocks(), row_ptr_.data(), col_idx_.data(), values);
 }
 
 BsrMatrix BsrMatrix::copy_to(const Backend& target) const {

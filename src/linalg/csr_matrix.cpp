@@ -224,6 +224,61 @@ CsrMatrix CsrMatrix::copy_from(const Backend& backend, index_t num_rows, index_t
   return A;
 }
 
+CsrMatrix CsrMatrix::copy_from_blocks(const Backend& backend, index_t num_block_rows,
+                                      index_t num_block_cols, index_t block_size,
+                                      std::int64_t num_blocks, const index_t* block_row_ptr,
+                                      const index_t* block_col_idx, const double* block_values,
+                                      Array<index_t>* block_position, Precision precision) {
+  if (block_size < 1 || block_size > 32) {
+    throw InvalidInput("BSR block size " + std::to_string(block_size) + " is outside 1..32");
+  }
+  if (num_block_rows < 0 || num_block_cols < 0 || num_blocks < 0) {
+    throw InvalidInput("BSR matrix with negative dimensions or blocks");
+  }
+  const std::int64_t B = block_size;
+  const std::int64_t nnz = num_blocks * B * B;
+  check_index_range(static_cast<std::size_t>(nnz), "stored entries");
+  check_index_range(static_cast<std::size_t>(std::max(num_block_rows, num_block_cols) * B),
+                    "rows and columns");
+  // The block pattern is checked as a CSR pattern of the blocks; its "values" are the first
+  // num_blocks block values, never read.
+  CsrMatrix blocks;
+  try {
+    blocks = copy_from(backend, num_block_rows, num_block_cols, num_blocks, block_row_ptr,
+                       block_col_idx, block_values);
+  } catch (const InvalidInput& e) {
+    std::string message = e.what();
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"CSR row", "block row"},
+                                   {"CSR arrays", "BSR arrays"},
+                                   {"CSR matrix", "BSR matrix"}}) {
+      for (std::size_t at = message.find(from); at != std::string::npos;
+           at = message.find(from, at + to.size())) {
+        message.replace(at, from.size(), to);
+      }
+    }
+    throw InvalidInput("BSR block pattern: " + message);
+  }
+  const auto entries = static_cast<std::size_t>(nnz);
+  Array<index_t> rows(backend, static_cast<std::size_t>(num_block_rows * B) + 1);
+  Array<index_t> cols(backend, entries);
+  Array<index_t> position(backend, entries);
+  kernels::sparse_setup::expand_blocks(
+      backend, {num_block_rows, num_block_cols, blocks.row_ptr_.data(), blocks.col_idx_.data()},
+      block_size, rows.data(), cols.data(), position.data());
+  Array<double> given(backend, entries);
+  Array<double> vals(backend, entries);
+  if (entries > 0) {
+    copy_bytes(backend, given.data(), backend, block_values, given.bytes());
+    kernels::sparse_setup::gather(backend, given.span(), position.span(), vals.span());
+  }
+  CsrMatrix A = from_arrays(static_cast<index_t>(num_block_rows * B),
+                            static_cast<index_t>(num_block_cols * B), std::move(rows),
+                            std::move(cols), std::move(vals));
+  if (precision != Precision::float64) A.set_precision(precision);
+  if (block_position != nullptr) *block_position = std::move(position);
+  return A;
+}
+
 CsrMatrix CsrMatrix::from_coo(const Backend& backend, const CooMatrix& coo, Precision precision) {
   if (coo.num_rows < 0 || coo.num_cols < 0)
     throw InvalidInput("COO matrix with negative dimensions");

@@ -129,27 +129,39 @@ TEST(CApi, PresetSolveConvergesAndAValueUpdateIsSeenByTheSolver) {
   kryflow_backend_destroy(backend);
 }
 
-TEST(CApi, BsrInputGivesTheProductOfTheExpandedMatrix) {
-  constexpr int B = 4;
-  const kryflow::CooMatrix scalar = kryflow::poisson2d(6);
-  const kryflow::CooMatrix coo = kryflow::kronecker_block(scalar, B, 3, false);
-  const HostCsr csr = to_host_csr(coo);
-  const HostCsr pattern = to_host_csr(scalar);
-  // The BSR arrays: the scalar pattern's blocks, each block row-major from the CSR values.
-  std::vector<double> blocks(pattern.col_idx.size() * B * B);
-  for (int32_t I = 0; I < pattern.n; ++I) {
-    for (int32_t k = pattern.row_ptr[I]; k < pattern.row_ptr[I + 1]; ++k) {
-      const int32_t J = pattern.col_idx[k];
-      for (int r = 0; r < B; ++r) {
-        const int32_t row = I * B + r;
-        for (int32_t p = csr.row_ptr[row]; p < csr.row_ptr[row + 1]; ++p) {
-          const int32_t c = csr.col_idx[p] - J * B;
-          if (c >= 0 && c < B)
-            blocks[(static_cast<std::size_t>(k) * B + r) * B + c] = csr.values[p];
+/// A block matrix (B = 4 blocks on the pattern of a 6x6 Poisson grid) as scalar CSR and as BSR
+/// arrays: the scalar pattern's blocks, each block row-major from the CSR values.
+struct BlockProblem {
+  static constexpr int B = 4;
+  HostCsr csr, pattern;
+  std::vector<double> blocks;
+  BlockProblem() {
+    const kryflow::CooMatrix scalar = kryflow::poisson2d(6);
+    csr = to_host_csr(kryflow::kronecker_block(scalar, B, 3, false));
+    pattern = to_host_csr(scalar);
+    blocks.assign(pattern.col_idx.size() * B * B, 0.0);
+    for (int32_t I = 0; I < pattern.n; ++I) {
+      for (int32_t k = pattern.row_ptr[I]; k < pattern.row_ptr[I + 1]; ++k) {
+        const int32_t J = pattern.col_idx[k];
+        for (int r = 0; r < B; ++r) {
+          const int32_t row = I * B + r;
+          for (int32_t p = csr.row_ptr[row]; p < csr.row_ptr[row + 1]; ++p) {
+            const int32_t c = csr.col_idx[p] - J * B;
+            if (c >= 0 && c < B)
+              blocks[(static_cast<std::size_t>(k) * B + r) * B + c] = csr.values[p];
+          }
         }
       }
     }
   }
+};
+
+TEST(CApi, BsrInputGivesTheProductOfTheExpandedMatrix) {
+  constexpr int B = BlockProblem::B;
+  BlockProblem problem;
+  const HostCsr& csr = problem.csr;
+  const HostCsr& pattern = problem.pattern;
+  std::vector<double>& blocks = problem.blocks;
   kryflow_backend backend = make_backend();
   kryflow_matrix matrix = nullptr;
   ASSERT_EQ(kryflow_matrix_create_bsr(backend, pattern.n, pattern.n, B,
@@ -190,6 +202,78 @@ TEST(CApi, BsrInputGivesTheProductOfTheExpandedMatrix) {
   kryflow_vector_destroy(xv);
   kryflow_vector_destroy(yv);
   kryflow_matrix_destroy(matrix);
+  kryflow_backend_destroy(backend);
+}
+
+TEST(CApi, BsrArraysInDeviceMemoryAreCheckedAndExpandedWhereTheyLive) {
+  // The same block matrix from host arrays and from arrays in the backend's memory (device
+  // pointers on cuda): the same products; then a block row with unsorted block columns.
+  constexpr int B = BlockProblem::B;
+  const BlockProblem problem;
+  const HostCsr& pattern = problem.pattern;
+  const kryflow::Backend backend_cpp = kryflow::test::backend_under_test();
+  const auto rows = kryflow::Array<index_t>::from_host(backend_cpp, pattern.row_ptr);
+  const auto cols = kryflow::Array<index_t>::from_host(backend_cpp, pattern.col_idx);
+  const auto values = kryflow::Array<double>::from_host(backend_cpp, problem.blocks);
+  const auto nnzb = static_cast<int64_t>(pattern.col_idx.size());
+  kryflow_backend backend = make_backend();
+  kryflow_matrix from_host = nullptr, from_device = nullptr;
+  ASSERT_EQ(
+      kryflow_matrix_create_bsr(backend, pattern.n, pattern.n, B, nnzb, pattern.row_ptr.data(),
+                                pattern.col_idx.data(), problem.blocks.data(), KRYFLOW_MEMORY_HOST,
+                                KRYFLOW_FLOAT64, &from_host),
+      KRYFLOW_SUCCESS)
+      << kryflow_last_error();
+  ASSERT_EQ(kryflow_matrix_create_bsr(backend, pattern.n, pattern.n, B, nnzb, rows.data(),
+                                      cols.data(), values.data(), KRYFLOW_MEMORY_DEVICE,
+                                      KRYFLOW_FLOAT64, &from_device),
+            KRYFLOW_SUCCESS)
+      << kryflow_last_error();
+  const int32_t n = problem.csr.n;
+  const std::vector<double> x = kryflow::test::random_vector(static_cast<std::size_t>(n), 11);
+  const auto product = [&](kryflow_matrix matrix) {
+    kryflow_vector xv = nullptr, yv = nullptr;
+    EXPECT_EQ(kryflow_vector_create(backend, n, x.data(), KRYFLOW_MEMORY_HOST, &xv),
+              KRYFLOW_SUCCESS);
+    EXPECT_EQ(kryflow_vector_create(backend, n, nullptr, KRYFLOW_MEMORY_HOST, &yv),
+              KRYFLOW_SUCCESS);
+    EXPECT_EQ(kryflow_matrix_apply(matrix, xv, yv), KRYFLOW_SUCCESS) << kryflow_last_error();
+    std::vector<double> y(x.size());
+    EXPECT_EQ(kryflow_vector_download(yv, y.data(), n, KRYFLOW_MEMORY_HOST), KRYFLOW_SUCCESS);
+    kryflow_vector_destroy(xv);
+    kryflow_vector_destroy(yv);
+    return y;
+  };
+  const std::vector<double> expected = product(from_host);
+  EXPECT_EQ(product(from_device), expected);
+  // A value update from device memory in block order: every value doubled gives 2 y.
+  std::vector<double> doubled = problem.blocks;
+  for (double& v : doubled) v *= 2.0;
+  const auto doubled_on = kryflow::Array<double>::from_host(backend_cpp, doubled);
+  ASSERT_EQ(kryflow_matrix_update_values(from_device, nnzb * B * B, doubled_on.data(),
+                                         KRYFLOW_MEMORY_DEVICE),
+            KRYFLOW_SUCCESS)
+      << kryflow_last_error();
+  const std::vector<double> twice = product(from_device);
+  for (int32_t i = 0; i < n; ++i) ASSERT_EQ(twice[i], 2.0 * expected[i]) << "row " << i;
+
+  std::vector<int32_t> bad = pattern.col_idx;
+  std::swap(bad[pattern.row_ptr[4]], bad[pattern.row_ptr[4] + 1]);  // block row 5 unsorted
+  const auto bad_cols = kryflow::Array<index_t>::from_host(backend_cpp, bad);
+  kryflow_matrix matrix = nullptr;
+  EXPECT_EQ(kryflow_matrix_create_bsr(backend, pattern.n, pattern.n, B, nnzb, rows.data(),
+                                      bad_cols.data(), values.data(), KRYFLOW_MEMORY_DEVICE,
+                                      KRYFLOW_FLOAT64, &matrix),
+            KRYFLOW_ERROR_INVALID_INPUT);
+  EXPECT_EQ(matrix, nullptr);
+  EXPECT_NE(std::string(kryflow_last_error()).find("block row 5"), std::string::npos)
+      << kryflow_last_error();
+  EXPECT_EQ(
+      kryflow_matrix_create_bsr(backend, pattern.n, pattern.n, 0, nnzb, rows.data(), cols.data(),
+                                values.data(), KRYFLOW_MEMORY_DEVICE, KRYFLOW_FLOAT64, &matrix),
+      KRYFLOW_ERROR_INVALID_INPUT);
+  kryflow_matrix_destroy(from_host);
+  kryflow_matrix_destroy(from_device);
   kryflow_backend_destroy(backend);
 }
 

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -295,6 +296,45 @@ TEST(SparseSetup, FirstInvalidRowMatchesReference) {
         Backend::reference(), OnBackend(Backend::reference(), a).pattern());
     EXPECT_EQ(expected, row);
     EXPECT_EQ(ss::first_invalid_row(backend, OnBackend(backend, a).pattern()), expected);
+  }
+}
+
+TEST(SparseSetup, ExpandBlocksMatchesReferenceAndTheDenseBlocks) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  for (const index_t B : {1, 3, 4, 5}) {
+    SCOPED_TRACE("block size " + std::to_string(B));
+    const HostCsr blocks = host_csr(test::random_sparse(700, 650, 9, true, seed + B));
+    const std::size_t nnzb = blocks.col_idx.size();
+    const auto expand = [&](const Backend& on) {
+      const OnBackend pattern(on, blocks);
+      Array<index_t> row_ptr(on, static_cast<std::size_t>(blocks.rows * B) + 1);
+      Array<index_t> col_idx(on, nnzb * B * B), position(on, nnzb * B * B);
+      ss::expand_blocks(on, pattern.pattern(), B, row_ptr.data(), col_idx.data(), position.data());
+      return std::array<std::vector<index_t>, 3>{row_ptr.to_host(), col_idx.to_host(),
+                                                 position.to_host()};
+    };
+    const auto expected = expand(Backend::reference());
+    // The reference against the blocks themselves: entry (I B + r, J B + c) of block k
+    // is value (k B + r) B + c, and every scalar row lists its columns in increasing order.
+    for (index_t I = 0; I < blocks.rows; ++I) {
+      for (index_t r = 0; r < B; ++r) {
+        const index_t row = I * B + r;
+        index_t at = expected[0][row];
+        ASSERT_EQ(expected[0][row + 1] - at, B * (blocks.row_ptr[I + 1] - blocks.row_ptr[I]));
+        for (index_t k = blocks.row_ptr[I]; k < blocks.row_ptr[I + 1]; ++k) {
+          for (index_t c = 0; c < B; ++c, ++at) {
+            ASSERT_EQ(expected[1][at], blocks.col_idx[k] * B + c);
+            ASSERT_EQ(expected[2][at], (k * B + r) * B + c);
+          }
+        }
+      }
+    }
+    const auto got = expand(backend);
+    EXPECT_EQ(got[0], expected[0]);
+    EXPECT_EQ(got[1], expected[1]);
+    EXPECT_EQ(got[2], expected[2]);
   }
 }
 

@@ -1,12 +1,15 @@
 // Core API behaviour on tiny hand-checked data: errors, arrays, backends, CSR construction.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <thread>
 
 #include "kryflow/core/array.hpp"
 #include "kryflow/core/error.hpp"
+#include "kryflow/core/timing.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/linalg/matrix_analysis.hpp"
@@ -38,6 +41,29 @@ TEST(Backend, ParsesNamesAndRejectsUnknown) {
 TEST(Backend, HostAllocationFailureIsOutOfMemory) {
   const Backend cpu = Backend::cpu();
   EXPECT_THROW(cpu.allocate(std::size_t{1} << 62), OutOfMemory);
+}
+
+TEST(Timing, TimePerCallCountsEveryCallOfTheBatch) {
+  // Each call sleeps at least 0.5 ms: the per-call time can be no less, whatever the batch size,
+  // and replaying a recorded batch (the host's launch graph) counts the same calls.
+  const Backend backend = Backend::reference();
+  int calls = 0;
+  const auto sleep = [&] {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  };
+  const double seconds = time_per_call(backend, sleep, 2e-3, 3);
+  EXPECT_GE(seconds, 0.5e-3);
+  EXPECT_LT(seconds, 1.0);
+  EXPECT_GE(calls, 3 + 4 + 3);  // warm-up, the estimate's batch, three batches of one or more
+  EXPECT_GE(time_per_call_in_graph(backend, sleep, 2e-3, 3), 0.5e-3);
+  EXPECT_EQ(median({3.0, 1.0, 2.0}), 2.0);
+  EXPECT_EQ(median({}), 0.0);
+}
+
+TEST(Backend, CacheBytesIsTheHostsLastLevelCacheOrZero) {
+  const std::size_t bytes = Backend::cpu().cache_bytes();
+  EXPECT_TRUE(bytes == 0 || bytes >= 64 * 1024) << bytes;
 }
 
 TEST(Array, CopiesRoundTripExactly) {

@@ -53,6 +53,10 @@ class Backend {
   /// SIZE_MAX where it is not known. For estimates before a large setup (AmgPreconditioner);
   /// an allocation may still fail.
   std::size_t available_memory() const;
+  /// The last-level cache that repeated passes over a small working set hit, in bytes: the L2
+  /// of the device on cuda (cudaDeviceProp::l2CacheSize), the L3 of the host otherwise
+  /// (sysconf(_SC_LEVEL3_CACHE_SIZE)); 0 when unknown. Benchmarks size their inputs beyond it.
+  std::size_t cache_bytes() const;
   /// Frees memory from allocate on this backend; null is ignored.
   void deallocate(void* pointer) const noexcept;
   /// Waits until all work queued on this backend has finished (a no-op on the host). Throws

@@ -85,6 +85,24 @@ class CsrMatrix : public LinearOperator {
   static CsrMatrix copy_from(const Backend& backend, index_t num_rows, index_t num_cols,
                              std::int64_t nnz, const index_t* row_ptr, const index_t* col_idx,
                              const double* values, Precision precision = Precision::float64);
+  /// The scalar CSR matrix of BSR arrays that live in `backend`'s memory: block_row_ptr
+  /// (num_block_rows + 1), block_col_idx (num_blocks) and block_values (num_blocks B^2, each
+  /// block row-major), 0-based, B = block_size in 1..32; the matrix is (num_block_rows B) x
+  /// (num_block_cols B) with every entry of every stored block (zeros included). As copy_from,
+  /// nothing passes through the host on cuda: the block pattern is checked on the backend (block
+  /// row_ptr from 0 to num_blocks and non-decreasing, block columns in range, sorted and unique
+  /// per block row) and expanded there (kernels::sparse_setup::expand_blocks). When
+  /// `block_position` is given it receives, for each CSR entry k in order, the index of its
+  /// value in block_values: values given later in block order map to CSR order by a gather.
+  /// Throws InvalidInput naming the first invalid (1-based) block row, for a block size outside
+  /// 1..32, negative sizes or a null array with entries; NotSupported when num_blocks B^2
+  /// exceeds index_t; OutOfMemory.
+  static CsrMatrix copy_from_blocks(const Backend& backend, index_t num_block_rows,
+                                    index_t num_block_cols, index_t block_size,
+                                    std::int64_t num_blocks, const index_t* block_row_ptr,
+                                    const index_t* block_col_idx, const double* block_values,
+                                    Array<index_t>* block_position = nullptr,
+                                    Precision precision = Precision::float64);
   /// A deep copy on `target` (pattern, values in the same precision, the row-block partition).
   CsrMatrix copy_to(const Backend& target) const;
   /// A copy on the same backend whose values are stored in `precision`: float64 to float32
