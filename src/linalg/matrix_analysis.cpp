@@ -6,16 +6,71 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/block_relaxation/block_rows.hpp"
+#include "kryflow/linalg/bsr_matrix.hpp"
+
 namespace kryflow {
 namespace {
 
 // The iteration limits and the stagnation window of the shipped presets the advice names
 // (configs/*.json and StopCriteria's default window; a unit test compares them).
-constexpr std::int64_t kPresetIterations = 1000;       // pcg_jacobi, bicgstab_jacobi
-constexpr std::int64_t kGmresPresetIterations = 2000;  // gmres
+constexpr std::int64_t kPresetIterations = 1000;             // pcg_jacobi, bicgstab_jacobi
+constexpr std::int64_t kGmresPresetIterations = 2000;        // gmres
+constexpr std::int64_t kBlockJacobiPresetIterations = 5000;  // bicgstab_block_jacobi
 constexpr std::int64_t kPresetStagnationWindow = 500;
 constexpr std::int64_t kMaxAdvisedIterations = 100000;
 constexpr std::int64_t kMaxAdvisedStagnationWindow = 5000;
+
+/// Whether the B x B diagonal block `block` (row-major) has an inverse by block Jacobi's test.
+template <int kB>
+bool invertible(const double* block) {
+  double inverse[kB * kB];
+  return kernels::block_relaxation::invert_block<kB>(block, inverse);
+}
+
+bool block_invertible(int B, const double* block) {
+  switch (B) {
+    case 2:
+      return invertible<2>(block);
+    case 3:
+      return invertible<3>(block);
+    case 4:
+      return invertible<4>(block);
+    case 5:
+      return invertible<5>(block);
+    case 6:
+      return invertible<6>(block);
+    case 7:
+      return invertible<7>(block);
+    case 8:
+      return invertible<8>(block);
+    default:
+      return false;
+  }
+}
+
+/// p.block_size and p.singular_diagonal_blocks of the square matrix M (on the host).
+void measure_blocks(const CsrMatrix& M, const double* val, MatrixProperties& p) {
+  const index_t n = p.num_rows;
+  const index_t* row_ptr = M.row_ptr().data();
+  const index_t* col = M.col_idx().data();
+  p.block_size = detect_block_size(n, n, Span<const index_t>(row_ptr, n + 1),
+                                   Span<const index_t>(col, static_cast<std::size_t>(p.nnz)));
+  const int B = p.block_size;
+  if (B < 2) return;
+  std::vector<double> block(static_cast<std::size_t>(B) * B);
+  for (index_t I = 0; I < n / B; ++I) {
+    std::fill(block.begin(), block.end(), 0.0);
+    for (int r = 0; r < B; ++r) {
+      const index_t i = I * B + r;
+      for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+        const index_t c = col[k] - I * B;
+        if (c >= 0 && c < B) block[static_cast<std::size_t>(r * B + c)] += val[k];
+      }
+    }
+    if (!block_invertible(B, block.data())) ++p.singular_diagonal_blocks;
+  }
+}
 
 /// Computes everything but the suggestion.
 MatrixProperties measure(const CsrMatrix& M) {
@@ -76,6 +131,7 @@ MatrixProperties measure(const CsrMatrix& M) {
   p.asymmetry = !square ? INFINITY : (max_abs > 0.0 ? max_asym / max_abs : 0.0);
   p.constant_null_space =
       square && p.num_rows > 0 && !p.has_nonfinite && p.zero_row_sum_rows == p.num_rows;
+  if (square && p.num_rows > 0) measure_blocks(M, val, p);
   return p;
 }
 
@@ -91,6 +147,17 @@ void choose_preset(MatrixProperties& p) {
   } else if (p.has_nonfinite) {
     p.suggested_solver = "none";
     p.suggestion_reason = "the matrix holds NaN or Inf values";
+  } else if (p.missing_diagonal > 0 && p.block_size >= 2 && p.singular_diagonal_blocks == 0) {
+    const std::string B = std::to_string(p.block_size);
+    p.suggested_solver = "bicgstab_block_jacobi";
+    p.suggestion_reason =
+        std::to_string(p.missing_diagonal) + (p.missing_diagonal == 1 ? " row has" : " rows have") +
+        " a zero or missing diagonal entry, so point Jacobi cannot be used, but the pattern "
+        "tiles into " +
+        B + " x " + B +
+        " blocks (coupled unknowns) and every diagonal block "
+        "is invertible: BiCGStab with block Jacobi on the matrix stored as BSR-" +
+        B + " (--format auto stores it so)";
   } else if (p.missing_diagonal > 0) {
     p.suggested_solver = "gmres";
     p.suggestion_reason = std::to_string(p.missing_diagonal) +
@@ -131,8 +198,10 @@ void add_budget(MatrixProperties& p) {
   if (p.suggested_solver == "none") return;
   const bool cg = p.suggested_solver == "pcg_jacobi";
   const std::int64_t n = p.num_rows;
-  const std::int64_t preset_iterations =
-      p.suggested_solver == "gmres" ? kGmresPresetIterations : kPresetIterations;
+  const std::int64_t preset_iterations = p.suggested_solver == "gmres" ? kGmresPresetIterations
+                                         : p.suggested_solver == "bicgstab_block_jacobi"
+                                             ? kBlockJacobiPresetIterations
+                                             : kPresetIterations;
   const std::int64_t iterations =
       std::clamp<std::int64_t>(cg ? 4 * n : n, preset_iterations, kMaxAdvisedIterations);
   std::string budget;

@@ -11,7 +11,9 @@
 #include "kryflow/config/registry.hpp"
 #include "kryflow/io/matrix_market.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
+#include "kryflow/linalg/generators.hpp"
 #include "kryflow/linalg/matrix_analysis.hpp"
+#include "kryflow/solver.hpp"
 #include "test_support.hpp"
 
 namespace kryflow {
@@ -71,8 +73,13 @@ TEST_P(Advice, TheSuggestedPresetConvergesOnTheMatrixItWasMadeFor) {
   }
   const config::SolverSetup setup = config::build_solver(config);
   if (advice.suggested_pin_unknown > 0) pin_unknown(coo, &b, advice.suggested_pin_unknown - 1);
+  // Stored as `kryflow solve` stores it by default (--format auto: BSR for a block pattern).
   const Backend backend = test::backend_under_test();
-  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+  StorageOptions storage;
+  storage.format = "auto";
+  const StoredMatrix stored =
+      store_matrix(CsrMatrix::from_coo(Backend::reference(), coo), backend, storage);
+  const LinearOperator& A = stored.op();
   setup.preconditioner->setup(A);
   const Vector bv = Vector::from_host(backend, b);
   Vector x = Vector::constant(backend, b.size(), 0.0);
@@ -102,6 +109,55 @@ TEST_P(Advice, TheSuggestedPresetConvergesOnTheMatrixItWasMadeFor) {
       << arguments << ", " << report.iterations << " iterations";
   RecordProperty("advice", arguments);
   RecordProperty("iterations", report.iterations);
+}
+
+TEST(Advice, CoupledBlocksWithZeroDiagonalEntriesAreSolvedWithBlockJacobi) {
+  // A nonsymmetric block system of 3 x 3 blocks on a 2D grid whose last unknown of every node
+  // has no diagonal entry of its own: the equations of a node's last two unknowns swap their
+  // dominant coefficients (each sits on the other's column, as a constraint row couples to the
+  // unknowns it constrains). Point Jacobi cannot be set up; each diagonal block is a row
+  // permutation of a diagonally dominant one, so invertible, and block Jacobi applies.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  CooMatrix coo = kronecker_block(poisson2d(40), 3, seed, false);
+  std::vector<double> diagonal(static_cast<std::size_t>(coo.num_rows), 0.0);
+  for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+    if (coo.row_idx[k] == coo.col_idx[k]) diagonal[coo.row_idx[k]] = coo.values[k];
+  }
+  for (std::size_t k = 0; k < coo.num_entries(); ++k) {
+    const index_t i = coo.row_idx[k], j = coo.col_idx[k];
+    if (i % 3 == 1 && j == i) coo.values[k] = 0.5;  // row 1 keeps a small diagonal
+    if (i % 3 == 1 && j == i + 1) coo.values[k] = diagonal[i];
+    if (i % 3 == 2 && j == i) coo.values[k] = 0.0;
+    if (i % 3 == 2 && j == i - 1) coo.values[k] = diagonal[i];
+  }
+  const MatrixProperties advice = analyse(CsrMatrix::from_coo(Backend::reference(), coo));
+  ASSERT_EQ(advice.suggested_solver, "bicgstab_block_jacobi") << advice.suggestion_reason;
+  EXPECT_EQ(advice.block_size, 3);
+  const std::vector<double> b = multiply(coo, test::random_vector(coo.num_cols, seed + 1));
+  nlohmann::json config = config::load_preset(advice.suggested_solver);
+  for (const std::string& assignment : advice.suggested_overrides) {
+    config::apply_override(config, assignment);
+  }
+  const config::SolverSetup setup = config::build_solver(config);
+  const Backend backend = test::backend_under_test();
+  StorageOptions storage;
+  storage.format = "auto";
+  const StoredMatrix stored =
+      store_matrix(CsrMatrix::from_coo(Backend::reference(), coo), backend, storage);
+  EXPECT_EQ(stored.format(), "BSR-3 (float64 values)");
+  setup.preconditioner->setup(stored.op());
+  Vector x = Vector::constant(backend, b.size(), 0.0);
+
+  const SolveReport report =
+      setup.solver->solve(stored.op(), *setup.preconditioner, Vector::from_host(backend, b), x);
+
+  const double true_residual = test::true_relative_residual(coo, x.to_host(), b);
+  std::cout << "[ advice   ] coupled blocks: --preset " << advice.suggested_solver << ": "
+            << to_string(report.status) << " in " << report.iterations
+            << " iterations, true relative residual " << true_residual << "\n";
+  EXPECT_EQ(report.status, SolveStatus::converged) << report.reason;
+  EXPECT_LE(true_residual, SolveReport::true_residual_slack * 1e-8);
 }
 
 // Every matrix of the corpus, with b = A x* and with its own right-hand side where it has one.

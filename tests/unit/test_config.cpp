@@ -349,6 +349,46 @@ CsrMatrix tridiagonal(index_t n, double lower, double diagonal, double upper,
   return CsrMatrix::from_coo(Backend::reference(), coo);
 }
 
+/// A block tridiagonal matrix of n block rows of 2 x 2 blocks (every block fully stored): the
+/// diagonal blocks [[3, 1], [1, 0]] (invertible, a zero scalar diagonal entry: a coupled unknown
+/// without a diagonal of its own), the off-diagonal blocks [[-1, 0.2], [0.1, -0.3]]. With
+/// `singular_block` the first diagonal block is [[3, 1], [3, 1]] (singular).
+CsrMatrix coupled_blocks(index_t n, bool singular_block = false) {
+  CooMatrix coo;
+  coo.num_rows = coo.num_cols = 2 * n;
+  const double off[2][2] = {{-1.0, 0.2}, {0.1, -0.3}};
+  for (index_t I = 0; I < n; ++I) {
+    for (int r = 0; r < 2; ++r) {
+      const index_t i = 2 * I + r;
+      if (I > 0) {
+        for (int c = 0; c < 2; ++c) coo.push_back(i, 2 * (I - 1) + c, off[r][c]);
+      }
+      const double diagonal[2][2] = {
+          {3.0, 1.0}, {singular_block && I == 0 ? 3.0 : 1.0, singular_block && I == 0 ? 1.0 : 0.0}};
+      for (int c = 0; c < 2; ++c) coo.push_back(i, 2 * I + c, diagonal[r][c]);
+      if (I + 1 < n) {
+        for (int c = 0; c < 2; ++c) coo.push_back(i, 2 * (I + 1) + c, off[r][c]);
+      }
+    }
+  }
+  return CsrMatrix::from_coo(Backend::reference(), coo);
+}
+
+TEST(ConfigPresets, ZeroDiagonalsInsideInvertibleBlocksAreAdvisedBlockJacobi) {
+  const MatrixProperties coupled = analyse(coupled_blocks(50));
+  EXPECT_EQ(coupled.block_size, 2);
+  EXPECT_EQ(coupled.missing_diagonal, 50);
+  EXPECT_EQ(coupled.singular_diagonal_blocks, 0);
+  EXPECT_EQ(coupled.suggested_solver, "bicgstab_block_jacobi") << coupled.suggestion_reason;
+  EXPECT_TRUE(contains(coupled.suggestion_reason, "2 x 2 blocks")) << coupled.suggestion_reason;
+  // One singular diagonal block: block Jacobi's setup would fail, so no preconditioner.
+  const MatrixProperties singular = analyse(coupled_blocks(50, true));
+  EXPECT_EQ(singular.singular_diagonal_blocks, 1);
+  EXPECT_EQ(singular.suggested_solver, "gmres") << singular.suggestion_reason;
+  // No block structure: a scalar zero diagonal stays with GMRES.
+  EXPECT_EQ(analyse(tridiagonal(100, -1.0, 2.0, -0.5, true)).block_size, 1);
+}
+
 TEST(ConfigPresets, TheAdvisedBudgetIsThePresetsOrMoreNeverLess) {
   // analyse() adds an iteration limit (4n for CG, n otherwise, within [the preset's, 100000])
   // and a stagnation window (n within [500, 5000]) only where they exceed the preset's:
@@ -363,7 +403,8 @@ TEST(ConfigPresets, TheAdvisedBudgetIsThePresetsOrMoreNeverLess) {
   };
   const Case cases[] = {{"spd", -1.0, 2.0, -1.0, false, "pcg_jacobi", 4},
                         {"nonsymmetric", -1.0, 2.0, -0.5, false, "bicgstab_jacobi", 1},
-                        {"zero diagonal", -1.0, 2.0, -0.5, true, "gmres", 1}};
+                        {"zero diagonal", -1.0, 2.0, -0.5, true, "gmres", 1},
+                        {"coupled blocks", 0.0, 0.0, 0.0, false, "bicgstab_block_jacobi", 1}};
   for (const Case& c : cases) {
     const std::int64_t preset_limit =
         load_preset(c.preset)["solver"]["max_iterations"].get<std::int64_t>();
@@ -371,17 +412,20 @@ TEST(ConfigPresets, TheAdvisedBudgetIsThePresetsOrMoreNeverLess) {
         build_solver(load_preset(c.preset)).resolved["solver"]["stagnation_window"];
     for (const index_t n : {10, 200, 250, 251, 999, 1000, 1001, 2001, 6000, 30000}) {
       SCOPED_TRACE(std::string(c.what) + ", n = " + std::to_string(n));
+      const bool blocks = std::string(c.preset) == "bicgstab_block_jacobi";
       const MatrixProperties p =
-          analyse(tridiagonal(n, c.lower, c.diagonal, c.upper, c.zero_first_diagonal));
+          analyse(blocks ? coupled_blocks((n + 1) / 2)
+                         : tridiagonal(n, c.lower, c.diagonal, c.upper, c.zero_first_diagonal));
       ASSERT_EQ(p.suggested_solver, c.preset) << p.suggestion_reason;
+      const std::int64_t rows = p.num_rows;
       json config = load_preset(p.suggested_solver);
       for (const std::string& assignment : p.suggested_overrides) {
         apply_override(config, assignment);
       }
       const json resolved = build_solver(config).resolved["solver"];
       EXPECT_EQ(resolved["max_iterations"].get<std::int64_t>(),
-                std::max(preset_limit, std::min<std::int64_t>(c.per_unknown * n, 100000)));
-      const std::int64_t window = std::max(preset_window, std::min<std::int64_t>(n, 5000));
+                std::max(preset_limit, std::min<std::int64_t>(c.per_unknown * rows, 100000)));
+      const std::int64_t window = std::max(preset_window, std::min<std::int64_t>(rows, 5000));
       EXPECT_EQ(resolved["stagnation_window"].get<std::int64_t>(), window);
     }
   }

@@ -24,6 +24,12 @@ struct MatrixProperties {
   index_t negative_diagonal = 0;         ///< rows with a_ii < 0
   index_t diagonally_dominant_rows = 0;  ///< a_ii != 0 and |a_ii| >= sum_{j != i} |a_ij|
   bool has_nonfinite = false;            ///< some stored value is NaN or +-Inf
+  /// The largest B in 2..8 whose B x B blocks tile the pattern exactly (detect_block_size, the
+  /// format advisor's test; coupled unknowns per mesh node), 1 when none or A is not square.
+  int block_size = 1;
+  /// With block_size >= 2: block rows whose B x B diagonal block is not stored or has a zero
+  /// pivot in LU with partial pivoting (the test block Jacobi's setup applies), 0 otherwise.
+  index_t singular_diagonal_blocks = 0;
   /// Rows that sum to zero: stored entries, |sum_j a_ij| <= zero_row_sum_tolerance *
   /// sum_j |a_ij| (relative to the row's magnitude: values written with 6 significant digits, as
   /// OpenFOAM dumps them, leave row sums of up to about 5e-6 of it).
@@ -34,7 +40,8 @@ struct MatrixProperties {
   /// (pin_unknown, the CLI's --pin-unknown) removes that null space.
   bool constant_null_space = false;
 
-  /// The advice: a shipped preset (configs/): "pcg_jacobi", "bicgstab_jacobi" or "gmres"; "none"
+  /// The advice: a shipped preset (configs/): "pcg_jacobi", "bicgstab_jacobi",
+  /// "bicgstab_block_jacobi" or "gmres"; "none"
   /// when no kryflow solver applies (not square, empty, NaN or Inf values).
   std::string suggested_solver;
   /// Overrides to apply on top of the preset, in the CLI's -p syntax
@@ -56,7 +63,13 @@ struct MatrixProperties {
 /// and dominance, row sums, non-finite values, and a solver suggestion (a heuristic, not a proof
 /// of definiteness). The preset, first rule that matches:
 ///  - not square, empty, or NaN/Inf values: "none";
-///  - a zero or missing diagonal entry: "gmres" (no preconditioner; Jacobi's setup would fail);
+///  - a zero or missing diagonal entry, the pattern tiling into B x B blocks (block_size >= 2)
+///    and every diagonal block nonsingular (coupled unknowns whose block is invertible though a
+///    scalar diagonal entry is zero, e.g. a pressure row of a pressure-velocity block):
+///    "bicgstab_block_jacobi" (stored as BSR-B, which `--format auto` picks for such a pattern;
+///    the block inverses exist where point Jacobi's do not);
+///  - any other zero or missing diagonal entry: "gmres" (no preconditioner; Jacobi's setup
+///    would fail);
 ///  - symmetric (numerically_symmetric()) with all a_ii > 0 (likely SPD) or all a_ii < 0
 ///    (likely negative definite): "pcg_jacobi". CG handles A and M both negative definite
 ///    directly, so A and b are used as they are;
