@@ -349,13 +349,7 @@ void write_json(const std::string& path, const Backend& backend, double bandwidt
 }  // namespace
 
 int run_bench_spmv(const BenchOptions& options) {
-  for (const std::string& name : options.precisions) (void)precision_from_string(name);
-  for (const std::string& name : options.formats) {
-    if (name != "csr" && name != "sell" && name != "bsr" && name != "cusparse") {
-      throw InvalidInput("--formats: unknown format '" + name +
-                         "' (valid: csr, sell, bsr, cusparse)");
-    }
-  }
+  // --formats and --precisions were checked by the parser (main.cpp: CLI::IsMember).
   std::vector<std::pair<std::string, bool>> specs;
   for (const std::string& file : options.matrices) specs.emplace_back(file, false);
   for (const std::string& gen : options.generated) specs.emplace_back(gen, true);

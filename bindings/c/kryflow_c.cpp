@@ -247,7 +247,7 @@ kryflow_status kryflow_matrix_create_bsr(kryflow_backend backend, std::int32_t n
                                              nnzb, row_ptr, col_idx, values, &position);
     auto handle = std::make_shared<MatrixData>();
     handle->backend = b;
-    handle->bsr_of_csr = position.copy_to(b);
+    handle->bsr_of_csr = source == b ? std::move(position) : position.copy_to(b);
     kryflow::StorageOptions storage;
     storage.format = "bsr";
     storage.block_size = block_size;

@@ -85,7 +85,8 @@ class CsrMatrix : public LinearOperator {
   static CsrMatrix copy_from(const Backend& backend, index_t num_rows, index_t num_cols,
                              std::int64_t nnz, const index_t* row_ptr, const index_t* col_idx,
                              const double* values, Precision precision = Precision::float64);
-  /// The scalar CSR matrix of BSR arrays that live in `backend`'s memory: block_row_ptr
+  /// The scalar CSR matrix of BSR arrays (Saad, Iterative Methods, 2nd ed., sec. 3.4; cuSPARSE's
+  /// BSR layout with row-major blocks) that live in `backend`'s memory: block_row_ptr
   /// (num_block_rows + 1), block_col_idx (num_blocks) and block_values (num_blocks B^2, each
   /// block row-major), 0-based, B = block_size in 1..32; the matrix is (num_block_rows B) x
   /// (num_block_cols B) with every entry of every stored block (zeros included). As copy_from,
