@@ -6,8 +6,10 @@
 // application z = U^-1 L^-1 r is timed as kryflow enqueues it (one launch per level of L and of
 // U plus a gather: time_per_call, and replayed from a CUDA graph as the Krylov solvers run it)
 // and as cusparseSpSV runs it (two solves after cusparseSpSV_analysis, whose time is reported
-// apart), with the largest relative difference of the two results. Bytes that must move per
-// application: 12 per stored entry of L and U (value + column), both row pointer arrays, the
+// apart), with the largest relative difference of the two results; then the same factors with
+// kryflow's synchronization-free solves (IlutParameters solve = sync_free: one launch per
+// factor), queued and replayed, and their difference from cuSPARSE's result. Bytes that must move
+// per application: 12 per stored entry of L and U (value + column), both row pointer arrays, the
 // inverse diagonal, and 6 vector passes (r, y written, y gathered, z, and the maps) of n doubles
 // or indices; "of copy" divides that by the time and the measured copy bandwidth. The block
 // matrices (2dcyl1, ex19) also run MulticolorIluPreconditioner (ilu0 and dilu, BSR-4) for the
@@ -93,8 +95,9 @@ int main(int argc, char** argv) {
     std::printf("copy bandwidth %.1f GB/s, %s\n", bandwidth / 1e9, backend.device_name().c_str());
     std::printf(
         "| matrix | rows | nnz(L+U)/nnz(A) | levels L + U | setup s | kryflow us | graph us | of "
-        "copy | cuSPARSE us | cuSPARSE analysis s | kryflow / cuSPARSE | differ | block ILU(0) "
-        "us | block DILU us |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        "copy | cuSPARSE us | cuSPARSE analysis s | kryflow / cuSPARSE | differ | sync-free us | "
+        "sync-free graph us | sync-free / cuSPARSE | sync-free differ | block ILU(0) us | block "
+        "DILU us |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const Case& c : kCases) {
       const std::filesystem::path path = std::filesystem::path(data_dir) / c.file;
       if (!std::filesystem::exists(path)) {
@@ -128,6 +131,19 @@ int main(int argc, char** argv) {
         spsv.solve();
         differ = bench::max_relative_difference(z.to_host(), zc.to_host());
       }
+      // The same factors (the factorization is deterministic) with sync-free solves.
+      IlutPreconditioner::Parameters free_parameters;
+      free_parameters.solve = TriangularSolve::sync_free;
+      IlutPreconditioner free_ilut(free_parameters);
+      free_ilut.setup(A);
+      const double free_seconds = bench::time_per_call(backend, [&] { free_ilut.apply(r, z); });
+      const double free_graph =
+          cuda ? bench::time_per_call_in_graph(backend, [&] { free_ilut.apply(r, z); }) : 0.0;
+      double free_differ = 0.0;
+      if (cuda) {
+        free_ilut.apply(r, z);
+        free_differ = bench::max_relative_difference(z.to_host(), zc.to_host());
+      }
       double block_ilu0 = 0.0, block_dilu = 0.0;
       if (c.block_size > 1) {
         const BsrMatrix B = BsrMatrix::from_csr(A, c.block_size, Precision::float64);
@@ -143,11 +159,12 @@ int main(int argc, char** argv) {
       const double ratio = static_cast<double>(f.stored()) / static_cast<double>(A.nnz());
       std::printf(
           "| %s | %zu | %.2f | %d + %d | %.3f | %.1f | %.1f | %.2f | %.1f | %.4f | %.2f | %.1e | "
-          "%.1f | %.1f |\n",
+          "%.1f | %.1f | %.2f | %.1e | %.1f | %.1f |\n",
           name.c_str(), n, ratio, static_cast<int>(ilut.lower_levels()),
           static_cast<int>(ilut.upper_levels()), setup, ours * 1e6, graph * 1e6,
           bytes / (graph > 0 ? graph : ours) / bandwidth, peer * 1e6, analysis,
-          peer > 0 ? ours / peer : 0.0, differ, block_ilu0 * 1e6, block_dilu * 1e6);
+          peer > 0 ? ours / peer : 0.0, differ, free_seconds * 1e6, free_graph * 1e6,
+          peer > 0 ? free_seconds / peer : 0.0, free_differ, block_ilu0 * 1e6, block_dilu * 1e6);
       std::fflush(stdout);
       out["records"].push_back({{"matrix", name},
                                 {"rows", n},
@@ -162,6 +179,9 @@ int main(int argc, char** argv) {
                                 {"cusparse_spsv_seconds", peer},
                                 {"cusparse_analysis_seconds", analysis},
                                 {"max_relative_difference", differ},
+                                {"sync_free_seconds", free_seconds},
+                                {"sync_free_graph_seconds", free_graph},
+                                {"sync_free_max_relative_difference", free_differ},
                                 {"block_ilu0_seconds", block_ilu0},
                                 {"block_dilu_seconds", block_dilu}});
     }

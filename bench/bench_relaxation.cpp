@@ -16,11 +16,16 @@
 // Matrices: block 3D Poisson (kronecker_block, random dense diagonally dominant blocks, 7
 // blocks per block row) sized so the values take about --target-mb MiB (beyond the H200's
 // 60 MB L2 by default), for each --block-sizes B; then ex19_cavity_257 and 2dcyl1 as BSR-4.
-// The three cuda kernels run on every matrix, and their results after one application are
-// compared with the first's.
+// The three cuda kernels run on every matrix with each coloring of --colorings (default both:
+// Jones-Plassmann-Luby and the greedy coloring in row order, which needs two colors on the
+// bipartite grids), and their results after one application are compared with the first
+// kernel's of the same coloring. "setup ms" is the preconditioner's setup (coloring, reordered
+// copy, inverse diagonal blocks) with the first kernel.
 //
 //   kryflow_bench_relaxation [--backend cuda|cpu] [--data-dir DIR] [--block-sizes 1,2,...,8]
-//                            [--target-mb 256] [--json out.json]
+//                            [--target-mb 256] [--colorings jones_plassmann_luby,greedy]
+//                            [--json out.json]
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -54,6 +59,7 @@ struct Options {
   std::string data_dir;
   std::vector<int> block_sizes = {1, 2, 3, 4, 5, 6, 7, 8};
   double target_mb = 256.0;
+  std::vector<std::string> colorings = {"jones_plassmann_luby", "greedy"};
   std::string json_path;
 };
 
@@ -62,6 +68,8 @@ struct Record {
   int block_size = 0;
   std::string precision;
   std::string kernel;
+  std::string coloring;
+  double setup_seconds = 0.0;  // the first kernel's setup (the coloring's cost)
   index_t num_block_rows = 0;
   std::int64_t num_blocks = 0;
   index_t colors = 0;
@@ -82,7 +90,8 @@ double apply_bytes(const BsrMatrix& A, index_t last_color) {
          (2.0 * rows - last_color) * B * B * 8.0 + rows * B * 8.0 * 9.0 + 2.0 * rows * 4.0;
 }
 
-std::vector<Record> measure(const std::string& name, const BsrMatrix& A, bool graphs) {
+std::vector<Record> measure(const std::string& name, const BsrMatrix& A, bool graphs,
+                            ColoringAlgorithm coloring) {
   const Backend& backend = A.backend();
   const std::size_t n = static_cast<std::size_t>(A.num_rows());
   Vector b(backend, n), x(backend, n), y(backend, n);
@@ -93,8 +102,12 @@ std::vector<Record> measure(const std::string& name, const BsrMatrix& A, bool gr
        {SweepKernel::coefficient, SweepKernel::warp, SweepKernel::block_row}) {
     MulticolorGaussSeidel::Parameters p;
     p.kernel = kernel;
+    p.coloring = coloring;
     MulticolorGaussSeidel sgs(p);
+    backend.synchronize();
+    const auto setup_start = std::chrono::steady_clock::now();
     sgs.setup(A);
+    const double setup_seconds = seconds_since(backend, setup_start);
     sgs.relax(b, x, true);
     const std::vector<double> after = x.to_host();
     Record r;
@@ -102,6 +115,8 @@ std::vector<Record> measure(const std::string& name, const BsrMatrix& A, bool gr
     r.block_size = A.block_size();
     r.precision = std::string(to_string(A.precision()));
     r.kernel = to_string(kernel);
+    r.coloring = to_string(coloring);
+    r.setup_seconds = setup_seconds;
     r.num_block_rows = A.num_block_rows();
     r.num_blocks = A.num_blocks();
     r.colors = sgs.ordering().num_colors;
@@ -117,9 +132,12 @@ std::vector<Record> measure(const std::string& name, const BsrMatrix& A, bool gr
     }
     r.spmv_seconds = bench::time_per_call(backend, [&] { A.apply(x, y); });
     out.push_back(r);
-    std::printf("%s B=%d %s %s: %d colors, %.1f us per symmetric sweep, %.1f GB/s\n", name.c_str(),
-                r.block_size, r.precision.c_str(), r.kernel.c_str(), static_cast<int>(r.colors),
-                r.seconds * 1e6, r.bytes / r.seconds / 1e9);
+    std::printf(
+        "%s B=%d %s %s %s: %d colors (setup %.2f ms), %.1f us per symmetric sweep, %.1f "
+        "GB/s\n",
+        name.c_str(), r.block_size, r.precision.c_str(), r.kernel.c_str(), r.coloring.c_str(),
+        static_cast<int>(r.colors), r.setup_seconds * 1e3, r.seconds * 1e6,
+        r.bytes / r.seconds / 1e9);
     std::fflush(stdout);
   }
   return out;
@@ -128,7 +146,8 @@ std::vector<Record> measure(const std::string& name, const BsrMatrix& A, bool gr
 [[noreturn]] void usage() {
   std::fprintf(stderr,
                "usage: kryflow_bench_relaxation [--backend cuda|cpu] [--data-dir DIR] "
-               "[--block-sizes 1,2,3,4,5,6,7,8] [--target-mb 256] [--json out.json]\n");
+               "[--block-sizes 1,2,3,4,5,6,7,8] [--target-mb 256] "
+               "[--colorings jones_plassmann_luby,greedy] [--json out.json]\n");
   std::exit(2);
 }
 
@@ -150,6 +169,8 @@ int main(int argc, char** argv) {
       options.block_sizes = bench::parse_ints(value);
     } else if (arg == "--target-mb") {
       options.target_mb = std::stod(value);
+    } else if (arg == "--colorings") {
+      options.colorings = bench::split_list(value);
     } else if (arg == "--json") {
       options.json_path = value;
     } else {
@@ -173,7 +194,11 @@ int main(int argc, char** argv) {
             CsrMatrix::from_coo(backend, kronecker_block(poisson3d(n), B, 7, false));
         const BsrMatrix A = BsrMatrix::from_csr(csr, B, precision);
         const std::string name = "block_poisson3d_" + std::to_string(n);
-        for (const Record& r : measure(name, A, graphs)) records.push_back(r);
+        for (const std::string& coloring : options.colorings) {
+          for (const Record& r : measure(name, A, graphs, parse_coloring_algorithm(coloring))) {
+            records.push_back(r);
+          }
+        }
       }
     }
     for (const char* file :
@@ -186,15 +211,19 @@ int main(int argc, char** argv) {
       const CsrMatrix csr = CsrMatrix::from_coo(backend, io::read_matrix_market(path));
       const BsrMatrix A = BsrMatrix::from_csr(csr, 4, Precision::float64);
       const std::string name = path.stem().stem().string();
-      for (const Record& r : measure(name, A, graphs)) records.push_back(r);
+      for (const std::string& coloring : options.colorings) {
+        for (const Record& r : measure(name, A, graphs, parse_coloring_algorithm(coloring))) {
+          records.push_back(r);
+        }
+      }
     }
     // The table again with the fractions filled in.
     std::printf("\nmulticolor SGS, one symmetric sweep from 0, copy bandwidth %.1f GB/s\n",
                 bandwidth / 1e9);
     std::printf(
-        "| matrix | B | values | kernel | block rows | colors | us/apply | GB/s | of copy | graph "
-        "us | graph of copy | apply/SpMV | kernels differ |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        "| matrix | B | values | kernel | coloring | block rows | colors | setup ms | us/apply | "
+        "GB/s | of copy | graph us | graph of copy | apply/SpMV | kernels differ |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     nlohmann::json out;
     out["benchmark"] = "multicolor_gauss_seidel_symmetric_sweep";
     out["device"] = backend.device_name();
@@ -206,16 +235,18 @@ int main(int argc, char** argv) {
       const double gbs = r.bytes / r.seconds / 1e9;
       const double graph_fraction = r.graph_seconds > 0 ? r.bytes / r.graph_seconds / bandwidth : 0;
       std::printf(
-          "| %-22s | %d | %-7s | %-11s | %8d | %3d | %9.1f | %7.1f | %5.2f | %7.1f | %5.2f | %5.2f "
-          "| %.1e |\n",
-          r.matrix.c_str(), r.block_size, r.precision.c_str(), r.kernel.c_str(),
-          static_cast<int>(r.num_block_rows), static_cast<int>(r.colors), r.seconds * 1e6, gbs,
-          r.bytes / r.seconds / bandwidth, r.graph_seconds * 1e6, graph_fraction,
-          r.seconds / r.spmv_seconds, r.agreement);
+          "| %-22s | %d | %-7s | %-11s | %s | %8d | %3d | %7.2f | %9.1f | %7.1f | %5.2f | %7.1f | "
+          "%5.2f | %5.2f | %.1e |\n",
+          r.matrix.c_str(), r.block_size, r.precision.c_str(), r.kernel.c_str(), r.coloring.c_str(),
+          static_cast<int>(r.num_block_rows), static_cast<int>(r.colors), r.setup_seconds * 1e3,
+          r.seconds * 1e6, gbs, r.bytes / r.seconds / bandwidth, r.graph_seconds * 1e6,
+          graph_fraction, r.seconds / r.spmv_seconds, r.agreement);
       out["records"].push_back({{"matrix", r.matrix},
                                 {"block_size", r.block_size},
                                 {"precision", r.precision},
                                 {"kernel", r.kernel},
+                                {"coloring", r.coloring},
+                                {"setup_seconds", r.setup_seconds},
                                 {"num_block_rows", r.num_block_rows},
                                 {"num_blocks", r.num_blocks},
                                 {"colors", r.colors},

@@ -6,7 +6,8 @@
 #
 # Environment: KRYFLOW_DATA_DIR (matrix corpus; default .data if present, else ../shared/data);
 # KRYFLOW_STEPS, the steps to run (default "tests krylov amg ainv sequence relaxation cli session bench
-# formats sem pmg"; amg_corpus: the SPD corpus part of amg alone);
+# formats sem pmg"; amg_corpus: the SPD corpus part of amg alone; relaxation is sweeps,
+# block_presets and ilu, which can be picked alone);
 # KRYFLOW_TESTS_REGEX, a ctest -R pattern that limits the tests step (default: every test).
 # KRYFLOW_AMG_PROBLEMS, the amg step's problems (default p7:100,p7:200,p7:300,p27:200).
 # KRYFLOW_SEQUENCE_N, _EVERY, _SPEED: the sequence step's grid (64), rebuild interval (10), drift (0.02).
@@ -145,13 +146,16 @@ say "== a drifting sequence (kryflow_bench_sequence): rebuild every system, neve
   --json "$results/bench_sequence.json" 2>&1 | tee "$results/sequence_table.txt"
 fi
 
-if want relaxation; then
+# relaxation = sweeps + block_presets + ilu (each also a step of its own).
+if want relaxation || want sweeps; then
 say "== multicolor Gauss-Seidel sweeps (kryflow_bench_relaxation): both cuda kernels per block size, against the copy bandwidth"
 "$build/bench/kryflow_bench_relaxation" --backend cuda --data-dir "$KRYFLOW_DATA_DIR" \
   --json "$results/bench_relaxation.json" 2>&1 | tee "$results/relaxation_table.txt" | tail -30
 say "== the same for B = 4 and 5 with about 1 GiB of values"
 "$build/bench/kryflow_bench_relaxation" --backend cuda --data-dir /nonexistent --block-sizes 4,5 \
   --target-mb 1024 --json "$results/bench_relaxation_1g.json" 2>&1 | tee "$results/relaxation_1g_table.txt" | tail -12
+fi
+if want relaxation || want block_presets; then
 say "== block and nonsymmetric corpus: every block preset to 1e-8 with the file's b (kryflow solve, BSR-4, one cold process each)"
 echo "| matrix | preset | backend | iterations | status | true residual | setup s | solve s | setup + solve s |" >"$block_table"
 echo "|---|---|---|---|---|---|---|---|---|" >>"$block_table"
@@ -186,6 +190,18 @@ for f in fvens/2dcyl1/2dcyl1 petsc_ex19/ex19_cavity_33 petsc_ex19/ex19_cavity_12
     -p solver.cuda_graphs=never
   block_solve "$name" mcsgs_float32_inverse cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_mcsgs \
     -p solver.preconditioner.inverse_precision=float32
+  block_solve "$name" mcsgs_greedy cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_mcsgs \
+    -p solver.preconditioner.coloring=greedy
+  block_solve "$name" mcsgs_greedy_float32_inverse cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_mcsgs \
+    -p solver.preconditioner.coloring=greedy -p solver.preconditioner.inverse_precision=float32
+  block_solve "$name" mcsgs_jpl cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_mcsgs \
+    -p solver.preconditioner.coloring=jones_plassmann_luby
+  for prec in ilu0 dilu; do
+    block_solve "$name" bicgstab_${prec}_greedy cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_block_jacobi \
+      -p solver.preconditioner.type=$prec -p solver.preconditioner.coloring=greedy
+  done
+  block_solve "$name" gmres_ilut_sync_free cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset gmres_ilut \
+    -p solver.preconditioner.solve=sync_free
   block_solve "$name" mcsgs_2_sweeps cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset bicgstab_mcsgs \
     -p solver.preconditioner.sweeps=2
   # Sequential (natural order) block SGS against the multicolor one: the iteration cost of the
@@ -203,7 +219,15 @@ done
 for preset in bicgstab_jacobi bicgstab_mcsgs gmres_ilu0 fgmres_dilu gmres_ilut; do
   block_solve airfoil_2d $preset cuda -A "$m/suitesparse/airfoil_2d/airfoil_2d.mtx.gz" --preset $preset
 done
+block_solve airfoil_2d gmres_ilut_sync_free cuda -A "$m/suitesparse/airfoil_2d/airfoil_2d.mtx.gz" --preset gmres_ilut \
+  -p solver.preconditioner.solve=sync_free
+block_solve airfoil_2d mcsgs_greedy cuda -A "$m/suitesparse/airfoil_2d/airfoil_2d.mtx.gz" --preset bicgstab_mcsgs \
+  -p solver.preconditioner.coloring=greedy
+block_solve airfoil_2d mcsgs_jpl cuda -A "$m/suitesparse/airfoil_2d/airfoil_2d.mtx.gz" --preset bicgstab_mcsgs \
+  -p solver.preconditioner.coloring=jones_plassmann_luby
 cat "$block_table" | tee -a "$log"
+fi
+if want relaxation || want ilu; then
 say "== ILU solves: level-scheduled ILUT against cusparseSpSV on the same factors, multicolor ILU(0) and DILU"
 "$build/bench/kryflow_bench_ilu" --backend cuda --data-dir "$KRYFLOW_DATA_DIR" \
   --json "$results/bench_ilu.json" 2>&1 | tee "$results/ilu_table.txt" | tail -12

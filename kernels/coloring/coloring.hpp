@@ -31,8 +31,9 @@ KRYFLOW_HOST_DEVICE inline std::uint64_t jpl_key(std::uint64_t seed, index_t i) 
 #define KRYFLOW_COLORING_DECLARATIONS                                                            \
   /** The greedy coloring of the NOISEtte CFD code's block multicolor Gauss-Seidel (Saad,        \
       Iterative Methods, 2nd ed., section 12.4.1): vertices in increasing order, each takes the  \
-      smallest color none of its neighbours has yet. Sequential on every backend (one thread     \
-      on cuda). */                                                                               \
+      smallest color none of its neighbours has yet. Sequential on the host backends; on cuda    \
+      one launch, a warp per vertex that waits only for its smaller neighbours' colors (the same \
+      colors, no host wait but the count's). */                                                  \
   index_t greedy_coloring(const Backend& backend, const PatternView& g, const PatternView& gt,   \
                           Span<index_t> colors);                                                 \
   /** Jones-Plassmann-Luby coloring (M. Jones, P. Plassmann, SIAM J. Sci. Comput. 14, 1993) with \

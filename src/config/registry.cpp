@@ -184,8 +184,10 @@ struct MulticolorGaussSeidelParameters final : ComponentParameters {
              "`forward`: forward only");
     v.choice("coloring", coloring, {"jones_plassmann_luby", "greedy", "natural"},
              "coloring of the block graph: `jones_plassmann_luby`, parallel on the matrix's "
-             "backend (deterministic for the seed); `greedy`, NOISEtte's sequential greedy "
-             "coloring in row order; `natural`, every block row its own color: sequential "
+             "backend (deterministic for the seed); `greedy`, NOISEtte's greedy coloring in "
+             "row order (one launch on cuda, each block row waiting for its smaller neighbours; "
+             "two colors on 5- and 7-point grids); `natural`, every block row its own color: "
+             "sequential "
              "block Gauss-Seidel in row order (one launch per block row on a device; for "
              "comparisons)");
     v.integer("seed", seed, Range::at_least(0), "seed of the Jones-Plassmann-Luby keys");
@@ -498,8 +500,9 @@ struct MulticolorIluParameters final : ComponentParameters {
   void declare(ParameterVisitor& v) override {
     v.choice("coloring", coloring, {"jones_plassmann_luby", "greedy", "natural"},
              "the multicolor order of the factorization: `jones_plassmann_luby`, parallel on "
-             "the matrix's backend (deterministic for the seed); `greedy`, sequential in row "
-             "order; `natural`, every block row its own color: the factorization in the "
+             "the matrix's backend (deterministic for the seed); `greedy`, the greedy coloring "
+             "in row order (one launch on cuda); `natural`, every block row its own color: the "
+             "factorization in the "
              "natural order (one launch per block row and solve on a device; for small "
              "systems and comparisons)");
     v.integer("seed", seed, Range::at_least(0), "seed of the Jones-Plassmann-Luby keys");
@@ -523,6 +526,7 @@ struct MulticolorIluParameters final : ComponentParameters {
 struct IlutComponentParameters final : ComponentParameters {
   IlutPreconditioner::Parameters values;
   std::string kernel = to_string(SweepKernel::automatic);
+  std::string solve = to_string(TriangularSolve::level_scheduled);
   void declare(ParameterVisitor& v) override {
     v.real("drop_tolerance", values.ilut.drop_tolerance, Range::at_least(0),
            "tau: entries below tau ||a_i||_2 are dropped from row i (Saad, Algorithm 10.6)");
@@ -531,10 +535,15 @@ struct IlutComponentParameters final : ComponentParameters {
               "many as A's row has in that triangle (fill about 1.0 x nnz(A)); -1: all");
     v.choice("kernel", kernel, {"automatic", "coefficient", "warp", "block_row"},
              "cuda kernel of the level-scheduled triangular solves");
+    v.choice("solve", solve, {"level_scheduled", "sync_free"},
+             "triangular solves on a device: `level_scheduled`, one launch per level of L and "
+             "of U; `sync_free`, one launch per factor, each row waiting on ready flags of the "
+             "rows it needs (Liu et al., Euro-Par 2016)");
   }
   IlutPreconditioner::Parameters build() const {
     IlutPreconditioner::Parameters p = values;
     p.kernel = parse_sweep_kernel(kernel);
+    p.solve = parse_triangular_solve(solve);
     return p;
   }
 };

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "kernels/block_relaxation/block_relaxation.hpp"
+#include "kernels/triangular/triangular.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/linalg/bsr_matrix.hpp"
 #include "src/preconditioners/color_split.hpp"
@@ -28,6 +29,16 @@ void validate(const IlutParameters& parameters) {
 }
 
 }  // namespace
+
+const char* to_string(TriangularSolve solve) noexcept {
+  return solve == TriangularSolve::sync_free ? "sync_free" : "level_scheduled";
+}
+
+TriangularSolve parse_triangular_solve(const std::string& name) {
+  if (name == "level_scheduled") return TriangularSolve::level_scheduled;
+  if (name == "sync_free") return TriangularSolve::sync_free;
+  throw ConfigError("solve", "unknown choice '" + name + "' (valid: level_scheduled, sync_free)");
+}
 
 IlutFactors ilut_factor(index_t n, const std::vector<index_t>& row_ptr,
                         const std::vector<index_t>& col_idx, const std::vector<double>& values,
@@ -197,8 +208,28 @@ LevelPart level_part(const Backend& backend, index_t n, const std::vector<index_
 
 }  // namespace
 
+/// One factor in the natural order on the backend (the sync_free solves).
+struct NaturalPart {
+  Array<index_t> row_ptr, col_idx;
+  Array<double> values;
+  NaturalPart() = default;
+  NaturalPart(const Backend& backend, const std::vector<index_t>& ptr,
+              const std::vector<index_t>& col, const std::vector<double>& stored)
+      : row_ptr(Array<index_t>::from_host(backend, ptr)),
+        col_idx(Array<index_t>::from_host(backend, col)),
+        values(Array<double>::from_host(backend, stored)) {}
+  kernels::triangular::FactorView view() const {
+    return {static_cast<index_t>(row_ptr.size()) - 1, row_ptr.span().data(), col_idx.span().data(),
+            values.span().data()};
+  }
+};
+
 struct IlutPreconditioner::State {
   LevelPart lower, upper;
+  // sync_free: the factors in the natural order, 1 / u_ii by row, the ready flags.
+  NaturalPart natural_lower, natural_upper;
+  Array<double> natural_inverse;
+  mutable Array<unsigned int> ready;
   Array<double> upper_inverse;    // 1 / u_ii in the upper part's storage order
   Array<index_t> lower_to_upper;  // y_upper[s] = y_lower[lower_to_upper[s]]
   br::SweepVariant variant = br::SweepVariant::coefficient;
@@ -215,11 +246,11 @@ IlutPreconditioner::IlutPreconditioner(Parameters parameters)
 IlutPreconditioner::~IlutPreconditioner() = default;
 
 index_t IlutPreconditioner::lower_levels() const noexcept {
-  return static_cast<index_t>(state_->lower.offsets.size()) - 1;
+  return std::max<index_t>(0, static_cast<index_t>(state_->lower.offsets.size()) - 1);
 }
 
 index_t IlutPreconditioner::upper_levels() const noexcept {
-  return static_cast<index_t>(state_->upper.offsets.size()) - 1;
+  return std::max<index_t>(0, static_cast<index_t>(state_->upper.offsets.size()) - 1);
 }
 
 void IlutPreconditioner::setup(const LinearOperator& A) {
@@ -243,6 +274,23 @@ void IlutPreconditioner::setup(const LinearOperator& A) {
   IlutFactors factors = ilut_factor(n, row_ptr, col_idx, csr->values_to_host(), parameters_.ilut);
   const Backend& backend = A.backend();
   auto state = std::make_unique<State>();
+  if (parameters_.solve == TriangularSolve::sync_free) {
+    state->natural_lower =
+        NaturalPart(backend, factors.lower_ptr, factors.lower_col, factors.lower_values);
+    state->natural_upper =
+        NaturalPart(backend, factors.upper_ptr, factors.upper_col, factors.upper_values);
+    std::vector<double> inverse(static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) inverse[i] = 1.0 / factors.diagonal[i];
+    state->natural_inverse = Array<double>::from_host(backend, inverse);
+    state->ready = Array<unsigned int>(backend, static_cast<std::size_t>(n) + 1);
+    state->y_lower = Vector(backend, static_cast<std::size_t>(n));
+    state_ = std::move(state);
+    factors_ = std::move(factors);
+    a_entries_ = static_cast<std::int64_t>(col_idx.size());
+    n_ = n;
+    backend_ = backend;
+    return;
+  }
   std::vector<index_t> lower_position, upper_position;
   state->lower = level_part(backend, n, factors.lower_ptr, factors.lower_col, factors.lower_values,
                             true, lower_position);
@@ -271,6 +319,14 @@ void IlutPreconditioner::apply(const Vector& r, Vector& z) const {
   check_apply_shapes(r, z, "IlutPreconditioner::apply");
   if (n_ == 0) return;
   const State& s = *state_;
+  if (parameters_.solve == TriangularSolve::sync_free) {
+    namespace kt = kernels::triangular;
+    kt::solve(backend_, s.natural_lower.view(), true, nullptr, r.span().data(),
+              s.y_lower.span().data(), s.ready.span().data());
+    kt::solve(backend_, s.natural_upper.view(), false, s.natural_inverse.span().data(),
+              s.y_lower.span().data(), z.span().data(), s.ready.span().data());
+    return;
+  }
   const auto lower = s.lower.view();
   const auto upper = s.upper.view();
   const kernels::bsr::BsrView<double>* none = nullptr;
@@ -299,12 +355,19 @@ void IlutPreconditioner::apply(const Vector& r, Vector& z) const {
 
 std::string IlutPreconditioner::summary() const {
   char text[256];
+  const double fill = a_entries_ > 0 ? static_cast<double>(factors_.stored()) / a_entries_ : 0.0;
+  if (parameters_.solve == TriangularSolve::sync_free) {
+    std::snprintf(text, sizeof text,
+                  "ILUT(p = %d, tau = %.1e): nnz(L + U) = %.2f x nnz(A), synchronization-free "
+                  "solves (one launch per factor)",
+                  parameters_.ilut.fill, parameters_.ilut.drop_tolerance, fill);
+    return text;
+  }
   std::snprintf(text, sizeof text,
                 "ILUT(p = %d, tau = %.1e): nnz(L + U) = %.2f x nnz(A), %d + %d levels (one "
                 "launch each per application)",
-                parameters_.ilut.fill, parameters_.ilut.drop_tolerance,
-                a_entries_ > 0 ? static_cast<double>(factors_.stored()) / a_entries_ : 0.0,
-                lower_levels(), upper_levels());
+                parameters_.ilut.fill, parameters_.ilut.drop_tolerance, fill, lower_levels(),
+                upper_levels());
   return text;
 }
 

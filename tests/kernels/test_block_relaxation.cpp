@@ -734,6 +734,17 @@ TEST(Ilut, WithoutDroppingItIsTheExactLuAndItsSolvesMatchTheHost) {
   EXPECT_LT(f.stored(), lu.factors().stored());
   ilut.apply(Vector::from_host(backend, b), z);
   EXPECT_LE(test::relative_max_difference(z.to_host(), solve_with_factors(f, b)), 1e-13);
+  // The synchronization-free solves: the same factors, the same solution (another summation
+  // order on cuda), no levels formed.
+  IlutPreconditioner::Parameters sync_free;
+  sync_free.solve = TriangularSolve::sync_free;
+  IlutPreconditioner free_solves(sync_free);
+  free_solves.setup(*A);
+  EXPECT_EQ(free_solves.factors().stored(), f.stored());
+  EXPECT_EQ(free_solves.lower_levels(), 0);
+  Vector w(backend, x.size());
+  free_solves.apply(Vector::from_host(backend, b), w);
+  EXPECT_LE(test::relative_max_difference(w.to_host(), solve_with_factors(f, b)), 1e-12);
   // A larger drop tolerance keeps fewer entries.
   IlutPreconditioner::Parameters coarse;
   coarse.ilut.drop_tolerance = 0.2;

@@ -184,6 +184,43 @@ TEST(Coloring, ThreeDimensionalPoissonIsRedBlackForGreedy) {
   EXPECT_EQ(jpl.colors, color(Backend::reference(), g, "jpl", 7, true).colors);
 }
 
+TEST(Coloring, GreedyGivesACliqueOneColorPerVertexBeyondSixtyFourColors) {
+  // Every color window of 64 is searched: vertex i of a clique takes color i. Half the edges
+  // stored one way only (the transpose supplies the rest).
+  const index_t n = 150;
+  std::vector<std::set<index_t>> rows(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) {
+    for (index_t j = 0; j < n; ++j) {
+      if (i != j && ((i + j) % 2 == 0 ? i < j : i > j)) rows[i].insert(j);
+    }
+  }
+  const Graph g = graph_of(n, rows);
+  const Colored c = color(test::backend_under_test(), g, "greedy", 1);
+  ASSERT_EQ(c.num_colors, n);
+  for (index_t i = 0; i < n; ++i) ASSERT_EQ(c.colors[i], i) << "vertex " << i;
+}
+
+TEST(Coloring, GreedyColorsALargeFivePointGridRedBlack) {
+  // A 300 x 300 5-point grid (the block graph of a 2D star stencil): a dependency chain of
+  // about 600 vertices on a device, two colors by the parity of x + y.
+  const index_t m = 300;
+  std::vector<std::set<index_t>> rows(static_cast<std::size_t>(m * m));
+  for (index_t y = 0; y < m; ++y) {
+    for (index_t x = 0; x < m; ++x) {
+      const index_t i = y * m + x;
+      rows[i].insert(i);
+      if (x > 0) rows[i].insert(i - 1);
+      if (x + 1 < m) rows[i].insert(i + 1);
+      if (y > 0) rows[i].insert(i - m);
+      if (y + 1 < m) rows[i].insert(i + m);
+    }
+  }
+  const Graph g = graph_of(m * m, rows);
+  const Colored c = color(test::backend_under_test(), g, "greedy", 1, true);
+  ASSERT_EQ(c.num_colors, 2);
+  for (index_t i = 0; i < m * m; ++i) ASSERT_EQ(c.colors[i], (i % m + i / m) % 2) << "vertex " << i;
+}
+
 TEST(Coloring, EmptyGraphHasNoColors) {
   const Graph g = graph_of(0, {});
   for (const std::string kernel : {"greedy", "jpl"}) {

@@ -49,18 +49,34 @@ IlutFactors ilut_factor(index_t n, const std::vector<index_t>& row_ptr,
                         const std::vector<index_t>& col_idx, const std::vector<double>& values,
                         const IlutParameters& parameters);
 
+/// How the triangular solves of an incomplete LU in the natural order run on a device.
+enum class TriangularSolve {
+  /// Level scheduling (Saad, sec. 11.6.2; Anderson and Saad 1989): the rows of L are grouped
+  /// into levels (level(i) = 1 + the largest level of the rows it depends on), those of U
+  /// likewise from the last row, and each level is one launch, its rows solved at once.
+  level_scheduled,
+  /// Synchronization-free (Liu, Li, Hou and Vinter, Euro-Par 2016; kernels/triangular): one
+  /// launch per factor, each row waiting on ready flags of the rows it depends on; no level
+  /// analysis, no launch per level.
+  sync_free,
+};
+/// "level_scheduled" or "sync_free"; parse_triangular_solve throws ConfigError naming the valid
+/// choices for another name.
+const char* to_string(TriangularSolve solve) noexcept;
+TriangularSolve parse_triangular_solve(const std::string& name);
+
 /// z = (L U)^-1 r with L U = ILUT(p, tau) of A (ilut_factor) in the natural order. The factors
 /// come from the host (A's entries are copied there; a BsrMatrix is factored entry by entry,
-/// as a point matrix) and go back to A's backend for the solves, which are level scheduled
-/// (Saad, sec. 11.6.2; Anderson and Saad 1989): the rows of L are grouped into levels
-/// (level(i) = 1 + the largest level of the rows it depends on), those of U likewise from the
-/// last row, and each level is one launch on a device, its rows solved at once
-/// (kernels/block_relaxation: triangular_sweep on the factors stored level by level). An
-/// application costs one launch per level of L and of U plus one gather. For the systems where
-/// zero fill is not enough; the natural order is kept (no reordering, no pivoting: a different
+/// as a point matrix) and go back to A's backend for the solves (Parameters::solve):
+/// level scheduled (kernels/block_relaxation: triangular_sweep on the factors stored level by
+/// level; an application costs one launch per level of L and of U plus one gather) or
+/// synchronization-free (two launches and two clears of the ready flags). The host backends
+/// solve row by row either way (level by level for level_scheduled). For the systems where zero
+/// fill is not enough; the natural order is kept (no reordering, no pivoting: a different
 /// ordering can fail where the natural one works).
 ///
-/// Memory: the factors (12 bytes per stored entry), 3 n indices, two n-vectors on the backend.
+/// Memory: the factors (12 bytes per stored entry), 3 n indices (level_scheduled) or n + 1
+/// ready flags (sync_free), two n-vectors on the backend.
 ///
 /// Throws (setup): NotSupported unless A is a CsrMatrix or BsrMatrix; DimensionMismatch when A
 /// is not square; InvalidInput on a zero pivot (ilut_factor).
@@ -68,7 +84,8 @@ class IlutPreconditioner final : public Preconditioner {
  public:
   struct Parameters {
     IlutParameters ilut;
-    SweepKernel kernel = SweepKernel::automatic;  ///< cuda kernel of the solves (1 x 1 blocks)
+    SweepKernel kernel = SweepKernel::automatic;  ///< cuda kernel of level-scheduled solves
+    TriangularSolve solve = TriangularSolve::level_scheduled;
   };
   IlutPreconditioner();
   explicit IlutPreconditioner(Parameters parameters);
@@ -87,7 +104,8 @@ class IlutPreconditioner final : public Preconditioner {
   std::string summary() const override;
   /// The host factors of the last setup (tests, benchmarks).
   const IlutFactors& factors() const noexcept { return factors_; }
-  /// The levels of L and of U of the last setup (launches per application: their sum + 1).
+  /// The levels of L and of U of the last setup (launches per application of level-scheduled
+  /// solves: their sum + 1); 0 for sync_free solves, which form no levels.
   index_t lower_levels() const noexcept;
   index_t upper_levels() const noexcept;
 
