@@ -7,7 +7,8 @@
 # Environment: KRYFLOW_DATA_DIR (matrix corpus; default .data if present, else ../shared/data);
 # KRYFLOW_STEPS, the steps to run (default "tests krylov amg ainv sequence relaxation cli session bench
 # formats sem pmg"; amg_corpus: the SPD corpus part of amg alone; relaxation is sweeps,
-# block_presets and ilu, which can be picked alone);
+# block_presets and ilu, which can be picked alone; KRYFLOW_SWEEP_BLOCK_SIZES limits the sweeps'
+# block sizes, default 1,...,8);
 # KRYFLOW_TESTS_REGEX, a ctest -R pattern that limits the tests step (default: every test).
 # KRYFLOW_AMG_PROBLEMS, the amg step's problems (default p7:100,p7:200,p7:300,p27:200).
 # KRYFLOW_SEQUENCE_N, _EVERY, _SPEED: the sequence step's grid (64), rebuild interval (10), drift (0.02).
@@ -150,7 +151,7 @@ fi
 if want relaxation || want sweeps; then
 say "== multicolor Gauss-Seidel sweeps (kryflow_bench_relaxation): both cuda kernels per block size, against the copy bandwidth"
 "$build/bench/kryflow_bench_relaxation" --backend cuda --data-dir "$KRYFLOW_DATA_DIR" \
-  --json "$results/bench_relaxation.json" 2>&1 | tee "$results/relaxation_table.txt" | tail -30
+  --block-sizes "${KRYFLOW_SWEEP_BLOCK_SIZES:-1,2,3,4,5,6,7,8}" --json "$results/bench_relaxation.json" 2>&1 | tee "$results/relaxation_table.txt" | tail -30
 say "== the same for B = 4 and 5 with about 1 GiB of values"
 "$build/bench/kryflow_bench_relaxation" --backend cuda --data-dir /nonexistent --block-sizes 4,5 \
   --target-mb 1024 --json "$results/bench_relaxation_1g.json" 2>&1 | tee "$results/relaxation_1g_table.txt" | tail -12

@@ -32,8 +32,8 @@ KRYFLOW_HOST_DEVICE inline std::uint64_t jpl_key(std::uint64_t seed, index_t i) 
   /** The greedy coloring of the NOISEtte CFD code's block multicolor Gauss-Seidel (Saad,        \
       Iterative Methods, 2nd ed., section 12.4.1): vertices in increasing order, each takes the  \
       smallest color none of its neighbours has yet. Sequential on the host backends; on cuda    \
-      one launch, a warp per vertex that waits only for its smaller neighbours' colors (the same \
-      colors, no host wait but the count's). */                                                  \
+      in rounds, each coloring every vertex whose smaller neighbours are colored (the same       \
+      colors; as many rounds as the longest chain of increasing indices, a wait per batch). */   \
   index_t greedy_coloring(const Backend& backend, const PatternView& g, const PatternView& gt,   \
                           Span<index_t> colors);                                                 \
   /** Jones-Plassmann-Luby coloring (M. Jones, P. Plassmann, SIAM J. Sci. Comput. 14, 1993) with \

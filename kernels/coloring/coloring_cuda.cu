@@ -1,5 +1,6 @@
-// CUDA coloring kernels: greedy (the seed's sequential algorithm) in one launch with no rounds,
-// a warp per vertex waiting only for its smaller neighbours; Jones-Plassmann-Luby in rounds of a
+// CUDA coloring kernels: greedy (the seed's sequential algorithm) in rounds of one kernel, each
+// coloring the vertices whose smaller neighbours are colored, a wait per batch of rounds;
+// Jones-Plassmann-Luby in rounds of a
 // selection kernel and a coloring kernel, one thread per vertex, one wait per round for the count
 // of uncolored vertices.
 #include <cuda_runtime.h>
@@ -8,7 +9,6 @@
 #include <bit>
 #include <cstdint>
 #include <cub/cub.cuh>
-#include <cuda/atomic>
 #include <string>
 
 #include "kernels/backend/cuda_context.cuh"
@@ -50,65 +50,40 @@ __device__ index_t smallest_free_color(const PatternView& g, const PatternView& 
   }
 }
 
-constexpr int kWarp = 32;
-constexpr int kGreedyWarps = 8;  // warps per block of the greedy kernel
-
-/// colors[j] once vertex j is colored (its writer's store made visible at device scope).
-__device__ __forceinline__ index_t colored(index_t* colors, index_t j) {
-  ::cuda::atomic_ref<index_t, ::cuda::thread_scope_device> color(colors[j]);
-  index_t c;
-  while ((c = color.load(::cuda::memory_order_relaxed)) < 0) {
-  }
-  return c;
-}
-
-/// The sequential greedy coloring with no round trips to the host: the vertices are handed out
-/// in increasing order (an atomic counter), a warp per vertex; each lane of vertex i's warp
-/// waits until its neighbours j < i are colored (no other vertex's color enters the greedy
-/// rule for i), then the warp takes the smallest color they leave free, in windows of 64 colors
-/// (bit masks joined across the warp). Any vertex a warp waits for was handed out before, to a
-/// running warp, so the wait ends: the dependency chain is the longest path of increasing
-/// indices through the graph (about nx + ny on a structured 2D grid), not n. The colors match
-/// the one-thread loop of the reference bit for bit. `colors` holds -1 everywhere on entry.
-__global__ void __launch_bounds__(kGreedyWarps* kWarp)
-    greedy_kernel(PatternView g, PatternView gt, index_t* colors, unsigned int* next_vertex,
-                  unsigned long long* num_colors) {
-  const unsigned int lane = threadIdx.x % kWarp;
-  index_t most = 0;
-  for (;;) {
-    index_t i = 0;
-    if (lane == 0) i = static_cast<index_t>(atomicAdd(next_vertex, 1u));
-    i = __shfl_sync(0xFFFFFFFFu, i, 0);
-    if (i >= g.num_rows) break;
-    index_t color = 0;
-    for (index_t base = 0;; base += 64) {
-      unsigned long long taken = 0;
-      for (int t = 0; t < 2; ++t) {
-        const PatternView& p = t == 0 ? g : gt;
-        const index_t end = p.row_ptr[i + 1];
-        for (index_t k = p.row_ptr[i] + static_cast<index_t>(lane); k < end; k += kWarp) {
-          const index_t j = p.col_idx[k];
-          if (j >= i) continue;
-          const index_t c = colored(colors, j) - base;
-          if (c >= 0 && c < 64) taken |= 1ull << c;
-        }
-      }
-      const unsigned int low = __reduce_or_sync(0xFFFFFFFFu, static_cast<unsigned int>(taken));
-      const unsigned int high =
-          __reduce_or_sync(0xFFFFFFFFu, static_cast<unsigned int>(taken >> 32));
-      taken = (static_cast<unsigned long long>(high) << 32) | low;
-      if (taken != ~0ull) {
-        color = base + __ffsll(static_cast<long long>(~taken)) - 1;
-        break;
+/// One round of the greedy coloring in row order without waiting: every uncolored vertex whose
+/// smaller neighbours all have their colors takes the smallest color they leave free (greedy
+/// colors i from exactly those). A color, once written, is the greedy one, so the result does
+/// not depend on which round colors a vertex, nor on whether a thread sees a color written in
+/// the same round; rounds repeat until every vertex is colored, at most the longest chain of
+/// increasing indices through the graph (about nx + ny + nz on a structured grid). Counts the
+/// vertices colored and the largest color + 1.
+__global__ void greedy_round_kernel(PatternView g, PatternView gt, index_t* colors,
+                                    unsigned long long* counters) {
+  const long long row = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (row >= g.num_rows) return;
+  const auto i = static_cast<index_t>(row);
+  volatile index_t* shared_colors = colors;
+  if (shared_colors[i] >= 0) return;
+  for (index_t base = 0;; base += 64) {
+    unsigned long long taken = 0;
+    for (int t = 0; t < 2; ++t) {
+      const PatternView& p = t == 0 ? g : gt;
+      for (index_t k = p.row_ptr[i]; k < p.row_ptr[i + 1]; ++k) {
+        const index_t j = p.col_idx[k];
+        if (j >= i) continue;
+        const index_t c = shared_colors[j];
+        if (c < 0) return;  // a smaller neighbour is not colored yet: a later round
+        if (c - base >= 0 && c - base < 64) taken |= 1ull << (c - base);
       }
     }
-    if (lane == 0) {
-      ::cuda::atomic_ref<index_t, ::cuda::thread_scope_device> slot(colors[i]);
-      slot.store(color, ::cuda::memory_order_relaxed);
-      most = color + 1 > most ? color + 1 : most;
+    if (taken != ~0ull) {
+      const index_t c = base + __ffsll(static_cast<long long>(~taken)) - 1;
+      shared_colors[i] = c;
+      atomicAdd(&counters[0], 1ull);
+      atomicMax(&counters[1], static_cast<unsigned long long>(c) + 1);
+      return;
     }
   }
-  if (lane == 0 && most > 0) atomicMax(num_colors, static_cast<unsigned long long>(most));
 }
 
 __global__ void uncolor_kernel(index_t n, index_t* colors) {
@@ -180,22 +155,33 @@ index_t greedy_coloring(const Backend& backend, const PatternView& g, const Patt
   const index_t n = g.num_rows;
   if (n == 0) return 0;
   Context& context = context_of(backend);
-  // counters[0]: the next vertex to hand out; counters[1]: the number of colors.
+  // counters[0]: vertices colored; counters[1]: the number of colors.
   DeviceScratch counters(context, 2 * sizeof(unsigned long long));
   KRYFLOW_CUDA_CHECK(
       cudaMemsetAsync(counters.as<unsigned long long>(), 0, 2 * sizeof(long long), context.stream));
-  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(colors.data(), 0xFF, colors.size() * sizeof(index_t),
-                                     context.stream));  // -1: uncolored
-  const auto sms = static_cast<unsigned int>(context.properties.multiProcessorCount);
-  const unsigned int blocks =
-      std::min(blocks_for(n, kGreedyWarps), 8u * sms);  // warps loop over the vertices
-  unsigned long long* counter_words = counters.as<unsigned long long>();
-  greedy_kernel<<<blocks, kGreedyWarps * kWarp, 0, context.stream>>>(
-      g, gt, colors.data(), reinterpret_cast<unsigned int*>(counter_words), counter_words + 1);
-  check_launch("coloring::greedy_coloring");
-  long long num_colors = 0;
-  read_integers(context, reinterpret_cast<const long long*>(counter_words + 1), 1, &num_colors);
-  return static_cast<index_t>(num_colors);
+  const unsigned int blocks = blocks_for(n, kBlock);
+  uncolor_kernel<<<blocks, kBlock, 0, context.stream>>>(n, colors.data());
+  check_launch("coloring::greedy_coloring (start)");
+  // Rounds in batches queued without a wait, the batch doubling up to 256 rounds: a wait per
+  // batch. Rounds after the last vertex is colored return at their first load.
+  long long rounds = 0;
+  for (long long batch = 16;; batch = std::min(2 * batch, 256LL)) {
+    for (long long r = 0; r < batch; ++r) {
+      greedy_round_kernel<<<blocks, kBlock, 0, context.stream>>>(g, gt, colors.data(),
+                                                                 counters.as<unsigned long long>());
+    }
+    check_launch("coloring::greedy_coloring (round)");
+    rounds += batch;
+    long long counts[2] = {0, 0};
+    read_integers(context, reinterpret_cast<const long long*>(counters.as<unsigned long long>()), 2,
+                  counts);
+    if (counts[0] >= n) return static_cast<index_t>(counts[1]);
+    // Each round colors at least the smallest uncolored vertex.
+    if (rounds > n) {
+      throw BackendError("coloring::greedy_coloring: vertices left uncolored after " +
+                         std::to_string(rounds) + " rounds");
+    }
+  }
 }
 
 index_t jpl_coloring(const Backend& backend, const PatternView& g, const PatternView& gt,

@@ -185,8 +185,8 @@ struct MulticolorGaussSeidelParameters final : ComponentParameters {
     v.choice("coloring", coloring, {"jones_plassmann_luby", "greedy", "natural"},
              "coloring of the block graph: `jones_plassmann_luby`, parallel on the matrix's "
              "backend (deterministic for the seed); `greedy`, NOISEtte's greedy coloring in "
-             "row order (one launch on cuda, each block row waiting for its smaller neighbours; "
-             "two colors on 5- and 7-point grids); `natural`, every block row its own color: "
+             "row order (parallel rounds on cuda; two colors on 5- and 7-point grids); `natural`, "
+             "every block row its own color: "
              "sequential "
              "block Gauss-Seidel in row order (one launch per block row on a device; for "
              "comparisons)");
@@ -498,13 +498,14 @@ struct MulticolorIluParameters final : ComponentParameters {
   std::string kernel = to_string(SweepKernel::automatic);
   int seed = 1;
   void declare(ParameterVisitor& v) override {
-    v.choice("coloring", coloring, {"jones_plassmann_luby", "greedy", "natural"},
-             "the multicolor order of the factorization: `jones_plassmann_luby`, parallel on "
-             "the matrix's backend (deterministic for the seed); `greedy`, the greedy coloring "
-             "in row order (one launch on cuda); `natural`, every block row its own color: the "
-             "factorization in the "
-             "natural order (one launch per block row and solve on a device; for small "
-             "systems and comparisons)");
+    v.choice(
+        "coloring", coloring, {"jones_plassmann_luby", "greedy", "natural"},
+        "the multicolor order of the factorization: `jones_plassmann_luby`, parallel on "
+        "the matrix's backend (deterministic for the seed); `greedy`, the greedy coloring "
+        "in row order (parallel rounds on cuda); `natural`, every block row its own color: the "
+        "factorization in the "
+        "natural order (one launch per block row and solve on a device; for small "
+        "systems and comparisons)");
     v.integer("seed", seed, Range::at_least(0), "seed of the Jones-Plassmann-Luby keys");
     v.choice("inverse_precision", inverse_precision, {"float64", "float32"},
              "storage of the inverse pivot blocks (products in double either way)");

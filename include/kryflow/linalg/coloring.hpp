@@ -15,9 +15,10 @@ namespace kryflow {
 enum class ColoringAlgorithm {
   /// The NOISEtte CFD code's greedy coloring (Saad, Iterative Methods, 2nd ed., sec. 12.4.1):
   /// rows in increasing order, each takes the smallest color none of its neighbours has.
-  /// Sequential on the host backends; on cuda one launch in which each row waits only for its
-  /// smaller neighbours (the dependency chain is about nx + ny + nz rows on a structured grid),
-  /// with the same colors. Two colors on any bipartite graph numbered so that each row after the
+  /// Sequential on the host backends; on cuda in rounds of one kernel, each coloring the rows
+  /// whose smaller neighbours have their colors (about nx + ny + nz rounds on a structured
+  /// grid), with the same colors. Two colors on any bipartite graph numbered so that each row after
+  /// the
   /// first has a smaller neighbour (5- and 7-point grids in natural order).
   greedy,
   /// Jones-Plassmann-Luby (SIAM J. Sci. Comput. 14, 1993) with the smallest free color: in
