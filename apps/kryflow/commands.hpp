@@ -22,10 +22,11 @@ struct SolveOptions {
   std::vector<std::string> overrides;   ///< -p key=value, applied in order
   std::string backend;  ///< empty: cuda when compiled and a device is present, else cpu
   std::optional<long long> pin_unknown;  ///< 1-based row fixed to 0
-  std::string format = "csr";            ///< --format: csr, sell, bsr or auto (the advisor)
-  int block_size = 0;                    ///< --block-size for bsr/auto; 0: detected
-  std::string precision = "float64";     ///< --precision of the stored matrix values
-  std::string output;                    ///< -o: the solution vector
+  std::string format;  ///< --format: csr, sell, bsr or auto (the advisor); "" not given: csr, or
+                       ///< the advice's format when the advice chooses the solver
+  int block_size = 0;  ///< --block-size for bsr/auto; 0: detected
+  std::string precision = "float64";  ///< --precision of the stored matrix values
+  std::string output;                 ///< -o: the solution vector
   std::string plot;             ///< --plot: a PNG of the residual history (plot_residual_history)
   std::string report = "text";  ///< "text" or "json"
   /// --copy-bytes: each of the two buffers of the copy-bandwidth measurement; 0 skips it;

@@ -83,7 +83,8 @@ int main(int argc, char** argv) {
                             "systems");
   solve_command
       ->add_option("--format", solve.format,
-                   "storage of A for the products: csr (default), sell (SELL-C-sigma), bsr, or "
+                   "storage of A for the products: csr (default, or what the advice needs when "
+                   "it chooses the solver: auto for block presets), sell (SELL-C-sigma), bsr, or "
                    "auto (chosen from the pattern; the report says why)")
       ->check(CLI::IsMember({"csr", "sell", "bsr", "auto"}));
   solve_command

@@ -311,6 +311,7 @@ nlohmann::json sem_json(const SemSummary& s) {
 std::string advice_arguments(const MatrixProperties& p) {
   if (p.suggested_solver == "none") return "";
   std::string arguments = "--preset " + p.suggested_solver;
+  if (!p.suggested_format.empty()) arguments += " --format " + p.suggested_format;
   for (const std::string& assignment : p.suggested_overrides) arguments += " -p " + assignment;
   if (p.suggested_pin_unknown > 0) {
     arguments += " --pin-unknown " + std::to_string(p.suggested_pin_unknown);

@@ -59,7 +59,8 @@ std::string seconds_text(double seconds) {
 }  // namespace
 
 int run_solve_sequence(const SolveOptions& options) {
-  if (!options.matrix.empty() || options.rhs != "random-solution" || options.format != "csr") {
+  if (!options.matrix.empty() || options.rhs != "random-solution" ||
+      (!options.format.empty() && options.format != "csr")) {
     throw InvalidInput(
         "--sequence reads A and b from its directory and stores A as CSR: drop -A, "
         "-b and --format");

@@ -250,7 +250,12 @@ int run_solve(const SolveOptions& options) {
                                                                                 : "preset";
   summary.solver_choice_reason = solver_choice_text(options, summary.properties);
   StorageOptions storage;
-  storage.format = options.format;
+  // Without --format: CSR, or the storage the advice needs when it chose the solver.
+  const bool advised = options.preset.empty() && options.config_file.empty();
+  storage.format = !options.format.empty() ? options.format
+                   : advised && !summary.properties.suggested_format.empty()
+                       ? summary.properties.suggested_format
+                       : "csr";
   storage.block_size = options.block_size;
   storage.precision = precision_from_string(options.precision);
   const StoredMatrix stored = store_matrix(std::move(host), backend, storage, summary.matrix);

@@ -17,6 +17,7 @@ namespace {
 constexpr std::int64_t kPresetIterations = 1000;             // pcg_jacobi, bicgstab_jacobi
 constexpr std::int64_t kGmresPresetIterations = 2000;        // gmres
 constexpr std::int64_t kBlockJacobiPresetIterations = 5000;  // bicgstab_block_jacobi
+constexpr std::int64_t kMulticolorPresetIterations = 2000;   // bicgstab_mcgs
 constexpr std::int64_t kPresetStagnationWindow = 500;
 constexpr std::int64_t kMaxAdvisedIterations = 100000;
 constexpr std::int64_t kMaxAdvisedStagnationWindow = 5000;
@@ -150,6 +151,7 @@ void choose_preset(MatrixProperties& p) {
   } else if (p.missing_diagonal > 0 && p.block_size >= 2 && p.singular_diagonal_blocks == 0) {
     const std::string B = std::to_string(p.block_size);
     p.suggested_solver = "bicgstab_block_jacobi";
+    p.suggested_format = "auto";
     p.suggestion_reason =
         std::to_string(p.missing_diagonal) + (p.missing_diagonal == 1 ? " row has" : " rows have") +
         " a zero or missing diagonal entry, so point Jacobi cannot be used, but the pattern "
@@ -177,6 +179,17 @@ void choose_preset(MatrixProperties& p) {
         "symmetric with a negative diagonal, so likely negative definite: conjugate gradients "
         "with Jacobi as it is (A and the Jacobi preconditioner are then both negative definite, "
         "which CG handles directly; there is no need to negate A and b)";
+  } else if (!symmetric && p.block_size >= 2 && p.singular_diagonal_blocks == 0) {
+    const std::string B = std::to_string(p.block_size);
+    p.suggested_solver = "bicgstab_mcgs";
+    p.suggested_format = "auto";
+    p.suggestion_reason =
+        "nonsymmetric, and the pattern tiles into " + B + " x " + B +
+        " blocks (coupled unknowns) with invertible diagonal blocks: BiCGStab with forward "
+        "multicolor block Gauss-Seidel on the matrix stored as BSR-" +
+        B +
+        " (--format auto stores it so), which on the block Jacobians of the test corpus "
+        "needs about half the iterations of BiCGStab-Jacobi and less time on a GPU";
   } else if (symmetric) {
     // Diagonal entries of both signs: A is indefinite and CG does not apply.
     p.suggested_solver = "bicgstab_jacobi";
@@ -198,10 +211,11 @@ void add_budget(MatrixProperties& p) {
   if (p.suggested_solver == "none") return;
   const bool cg = p.suggested_solver == "pcg_jacobi";
   const std::int64_t n = p.num_rows;
-  const std::int64_t preset_iterations = p.suggested_solver == "gmres" ? kGmresPresetIterations
-                                         : p.suggested_solver == "bicgstab_block_jacobi"
-                                             ? kBlockJacobiPresetIterations
-                                             : kPresetIterations;
+  const std::int64_t preset_iterations =
+      p.suggested_solver == "gmres"                   ? kGmresPresetIterations
+      : p.suggested_solver == "bicgstab_block_jacobi" ? kBlockJacobiPresetIterations
+      : p.suggested_solver == "bicgstab_mcgs"         ? kMulticolorPresetIterations
+                                                      : kPresetIterations;
   const std::int64_t iterations =
       std::clamp<std::int64_t>(cg ? 4 * n : n, preset_iterations, kMaxAdvisedIterations);
   std::string budget;

@@ -211,7 +211,7 @@ std::string MulticolorGaussSeidel::summary() const {
   return std::string("multicolor ") +
          (parameters_.symmetric ? "symmetric "
           : parameters_.reverse ? "backward "
-                                : "") +
+                                : "forward ") +
          "Gauss-Seidel: " + ordering().summary() + " (" + to_string(parameters_.coloring) + "), " +
          b + " x " + b + " blocks, inverses in " +
          std::string(to_string(parameters_.inverse_precision)) + ", " +

@@ -313,16 +313,22 @@ TEST(ConfigPresets, EveryPresetInTheFolderLoadsAndBuilds) {
 
     // The name states the composition: <solver>[_<variant>]_<preconditioner>, or <solver> alone
     // for identity (gmres_left_jacobi: left-preconditioned gmres with jacobi); `sa` is the amg
-    // preconditioner with smoothed aggregation, `mcsgs` multicolor symmetric Gauss-Seidel, `pmg`
+    // preconditioner with smoothed aggregation, `mcsgs` multicolor symmetric Gauss-Seidel (`mcgs`
+    // forward), `pmg`
     // the spectral-element p-multigrid.
     const std::size_t underscore = name.find('_');
     const std::string solver = name.substr(0, underscore);
     std::string preconditioner =
         underscore == std::string::npos ? "identity" : name.substr(name.rfind('_') + 1);
-    // Two-word preconditioners and abbreviations: block_jacobi, mcsgs (multicolor symmetric
-    // Gauss-Seidel).
+    // Two-word preconditioners and abbreviations: block_jacobi, mcsgs and mcgs (multicolor
+    // symmetric and forward Gauss-Seidel).
     if (name.ends_with("_block_jacobi")) preconditioner = "block_jacobi";
-    if (preconditioner == "mcsgs") preconditioner = "multicolor_gauss_seidel";
+    if (preconditioner == "mcsgs" || preconditioner == "mcgs") {
+      // mcsgs: symmetric sweeps; mcgs: forward sweeps (multicolor Gauss-Seidel).
+      EXPECT_EQ(setup.resolved["solver"]["preconditioner"]["direction"],
+                preconditioner == "mcsgs" ? "symmetric" : "forward");
+      preconditioner = "multicolor_gauss_seidel";
+    }
     if (preconditioner == "pmg") preconditioner = "p_multigrid";
     if (preconditioner == "sa") {
       preconditioner = "amg";
@@ -353,7 +359,7 @@ CsrMatrix tridiagonal(index_t n, double lower, double diagonal, double upper,
 /// diagonal blocks [[3, 1], [1, 0]] (invertible, a zero scalar diagonal entry: a coupled unknown
 /// without a diagonal of its own), the off-diagonal blocks [[-1, 0.2], [0.1, -0.3]]. With
 /// `singular_block` the first diagonal block is [[3, 1], [3, 1]] (singular).
-CsrMatrix coupled_blocks(index_t n, bool singular_block = false) {
+CsrMatrix coupled_blocks(index_t n, bool singular_block = false, bool full_diagonal = false) {
   CooMatrix coo;
   coo.num_rows = coo.num_cols = 2 * n;
   const double off[2][2] = {{-1.0, 0.2}, {0.1, -0.3}};
@@ -364,7 +370,9 @@ CsrMatrix coupled_blocks(index_t n, bool singular_block = false) {
         for (int c = 0; c < 2; ++c) coo.push_back(i, 2 * (I - 1) + c, off[r][c]);
       }
       const double diagonal[2][2] = {
-          {3.0, 1.0}, {singular_block && I == 0 ? 3.0 : 1.0, singular_block && I == 0 ? 1.0 : 0.0}};
+          {3.0, 1.0},
+          {singular_block && I == 0 ? 3.0 : 1.0,
+           singular_block && I == 0 ? 1.0 : (full_diagonal ? 2.0 : 0.0)}};
       for (int c = 0; c < 2; ++c) coo.push_back(i, 2 * I + c, diagonal[r][c]);
       if (I + 1 < n) {
         for (int c = 0; c < 2; ++c) coo.push_back(i, 2 * (I + 1) + c, off[r][c]);
@@ -389,6 +397,20 @@ TEST(ConfigPresets, ZeroDiagonalsInsideInvertibleBlocksAreAdvisedBlockJacobi) {
   EXPECT_EQ(analyse(tridiagonal(100, -1.0, 2.0, -0.5, true)).block_size, 1);
 }
 
+TEST(ConfigPresets, NonsymmetricBlockMatricesAreAdvisedMulticolorGaussSeidel) {
+  // A full diagonal and invertible 2 x 2 diagonal blocks: BiCGStab with forward multicolor
+  // block Gauss-Seidel; the same pattern with a singular diagonal block keeps BiCGStab-Jacobi.
+  const MatrixProperties blocks = analyse(coupled_blocks(50, false, true));
+  EXPECT_EQ(blocks.block_size, 2);
+  EXPECT_EQ(blocks.missing_diagonal, 0);
+  EXPECT_EQ(blocks.singular_diagonal_blocks, 0);
+  EXPECT_EQ(blocks.suggested_solver, "bicgstab_mcgs") << blocks.suggestion_reason;
+  EXPECT_TRUE(contains(blocks.suggestion_reason, "BSR-2")) << blocks.suggestion_reason;
+  const MatrixProperties singular = analyse(coupled_blocks(50, true, true));
+  EXPECT_EQ(singular.singular_diagonal_blocks, 1);
+  EXPECT_EQ(singular.suggested_solver, "bicgstab_jacobi") << singular.suggestion_reason;
+}
+
 TEST(ConfigPresets, TheAdvisedBudgetIsThePresetsOrMoreNeverLess) {
   // analyse() adds an iteration limit (4n for CG, n otherwise, within [the preset's, 100000])
   // and a stagnation window (n within [500, 5000]) only where they exceed the preset's:
@@ -404,7 +426,8 @@ TEST(ConfigPresets, TheAdvisedBudgetIsThePresetsOrMoreNeverLess) {
   const Case cases[] = {{"spd", -1.0, 2.0, -1.0, false, "pcg_jacobi", 4},
                         {"nonsymmetric", -1.0, 2.0, -0.5, false, "bicgstab_jacobi", 1},
                         {"zero diagonal", -1.0, 2.0, -0.5, true, "gmres", 1},
-                        {"coupled blocks", 0.0, 0.0, 0.0, false, "bicgstab_block_jacobi", 1}};
+                        {"coupled blocks", 0.0, 0.0, 0.0, false, "bicgstab_block_jacobi", 1},
+                        {"nonsymmetric blocks", 0.0, 0.0, 0.0, false, "bicgstab_mcgs", 1}};
   for (const Case& c : cases) {
     const std::int64_t preset_limit =
         load_preset(c.preset)["solver"]["max_iterations"].get<std::int64_t>();
@@ -413,9 +436,11 @@ TEST(ConfigPresets, TheAdvisedBudgetIsThePresetsOrMoreNeverLess) {
     for (const index_t n : {10, 200, 250, 251, 999, 1000, 1001, 2001, 6000, 30000}) {
       SCOPED_TRACE(std::string(c.what) + ", n = " + std::to_string(n));
       const bool blocks = std::string(c.preset) == "bicgstab_block_jacobi";
+      const bool full_blocks = std::string(c.preset) == "bicgstab_mcgs";
       const MatrixProperties p =
-          analyse(blocks ? coupled_blocks((n + 1) / 2)
-                         : tridiagonal(n, c.lower, c.diagonal, c.upper, c.zero_first_diagonal));
+          analyse(blocks || full_blocks
+                      ? coupled_blocks((n + 1) / 2, false, full_blocks)
+                      : tridiagonal(n, c.lower, c.diagonal, c.upper, c.zero_first_diagonal));
       ASSERT_EQ(p.suggested_solver, c.preset) << p.suggestion_reason;
       const std::int64_t rows = p.num_rows;
       json config = load_preset(p.suggested_solver);
