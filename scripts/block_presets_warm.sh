@@ -13,6 +13,7 @@ common="solver.max_iterations=20000,solver.stagnation_window=5000"
 runs=(
   --run "jacobi=bicgstab_jacobi,$common"
   --run "block_jacobi=bicgstab_block_jacobi,$common"
+  --run "mcgs=bicgstab_mcgs,$common"
   --run "mcsgs=bicgstab_mcsgs,$common"
   --run "mcsgs_forward=bicgstab_mcsgs,$common,solver.preconditioner.direction=forward"
   --run "mcsgs_jpl=bicgstab_mcsgs,$common,solver.preconditioner.coloring=jones_plassmann_luby"
@@ -29,4 +30,4 @@ for f in fvens/2dcyl1/2dcyl1 petsc_ex19/ex19_cavity_33 petsc_ex19/ex19_cavity_12
     --json "$results/presets_$name.json" "${runs[@]}" 2>&1 | tee "$results/presets_$name.txt"
 done
 "$bench" --matrix "$m/suitesparse/airfoil_2d/airfoil_2d.mtx.gz" --format csr --repeats 5 \
-  --json "$results/presets_airfoil_2d.json" "${runs[@]:0:2}" "${runs[@]:4:16}" 2>&1 | tee "$results/presets_airfoil_2d.txt"
+  --json "$results/presets_airfoil_2d.json" "${runs[@]:0:2}" "${runs[@]:6:16}" 2>&1 | tee "$results/presets_airfoil_2d.txt"

@@ -180,7 +180,7 @@ PY
 }
 for f in fvens/2dcyl1/2dcyl1 petsc_ex19/ex19_cavity_33 petsc_ex19/ex19_cavity_129 petsc_ex19/ex19_cavity_257; do
   name=$(basename $f)
-  for preset in bicgstab_jacobi bicgstab_block_jacobi bicgstab_mcsgs gmres_ilu0 fgmres_dilu gmres_ilut; do
+  for preset in bicgstab_jacobi bicgstab_block_jacobi bicgstab_mcgs bicgstab_mcsgs gmres_ilu0 fgmres_dilu gmres_ilut; do
     block_solve "$name" $preset cuda -A "$m/$f.mtx.gz" -b "$m/${f}_b.mtx.gz" --preset $preset
   done
   for prec in ilu0 dilu; do
