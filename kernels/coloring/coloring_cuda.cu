@@ -34,16 +34,23 @@ Context& context_of(const Backend& backend) {
 
 /// The smallest color no neighbour of i has, searched in windows of 64 colors (a bit mask of
 /// the neighbours' colors in the window; a vertex of degree d needs at most d / 64 + 1 windows).
+/// Uncolored neighbours (-1) are skipped. kSmallerOnly (the greedy rule in row order): only the
+/// neighbours j < i count, and -1 is returned while one of them is not colored yet. Colors are
+/// read as volatile: other threads of the same launch may be writing them.
+template <bool kSmallerOnly>
 __device__ index_t smallest_free_color(const PatternView& g, const PatternView& gt, index_t i,
                                        const index_t* colors) {
+  const volatile index_t* seen = colors;
   for (index_t base = 0;; base += 64) {
     unsigned long long taken = 0;
     for (int t = 0; t < 2; ++t) {
       const PatternView& p = t == 0 ? g : gt;
       for (index_t k = p.row_ptr[i]; k < p.row_ptr[i + 1]; ++k) {
         const index_t j = p.col_idx[k];
-        const index_t c = j != i ? colors[j] - base : -1;
-        if (c >= 0 && c < 64) taken |= 1ull << c;
+        if (kSmallerOnly ? j >= i : j == i) continue;
+        const index_t c = seen[j];
+        if (kSmallerOnly && c < 0) return -1;
+        if (c - base >= 0 && c - base < 64) taken |= 1ull << (c - base);
       }
     }
     if (taken != ~0ull) return base + __ffsll(static_cast<long long>(~taken)) - 1;
@@ -64,26 +71,11 @@ __global__ void greedy_round_kernel(PatternView g, PatternView gt, index_t* colo
   const auto i = static_cast<index_t>(row);
   volatile index_t* shared_colors = colors;
   if (shared_colors[i] >= 0) return;
-  for (index_t base = 0;; base += 64) {
-    unsigned long long taken = 0;
-    for (int t = 0; t < 2; ++t) {
-      const PatternView& p = t == 0 ? g : gt;
-      for (index_t k = p.row_ptr[i]; k < p.row_ptr[i + 1]; ++k) {
-        const index_t j = p.col_idx[k];
-        if (j >= i) continue;
-        const index_t c = shared_colors[j];
-        if (c < 0) return;  // a smaller neighbour is not colored yet: a later round
-        if (c - base >= 0 && c - base < 64) taken |= 1ull << (c - base);
-      }
-    }
-    if (taken != ~0ull) {
-      const index_t c = base + __ffsll(static_cast<long long>(~taken)) - 1;
-      shared_colors[i] = c;
-      atomicAdd(&counters[0], 1ull);
-      atomicMax(&counters[1], static_cast<unsigned long long>(c) + 1);
-      return;
-    }
-  }
+  const index_t c = smallest_free_color<true>(g, gt, i, colors);
+  if (c < 0) return;  // a smaller neighbour is not colored yet: a later round
+  shared_colors[i] = c;
+  atomicAdd(&counters[0], 1ull);
+  atomicMax(&counters[1], static_cast<unsigned long long>(c) + 1);
 }
 
 __global__ void uncolor_kernel(index_t n, index_t* colors) {
@@ -123,7 +115,7 @@ __global__ void color_kernel(PatternView g, PatternView gt, const unsigned char*
   if (row >= g.num_rows) return;
   const auto i = static_cast<index_t>(row);
   if (selected[i] != 0) {
-    const index_t c = smallest_free_color(g, gt, i, colors);
+    const index_t c = smallest_free_color<false>(g, gt, i, colors);
     colors[i] = c;
     atomicMax(&counters[1], static_cast<unsigned long long>(c) + 1);
   } else if (colors[i] < 0) {
