@@ -22,32 +22,14 @@ constexpr std::int64_t kPresetStagnationWindow = 500;
 constexpr std::int64_t kMaxAdvisedIterations = 100000;
 constexpr std::int64_t kMaxAdvisedStagnationWindow = 5000;
 
-/// Whether the B x B diagonal block `block` (row-major) has an inverse by block Jacobi's test.
-template <int kB>
-bool invertible(const double* block) {
-  double inverse[kB * kB];
-  return kernels::block_relaxation::invert_block<kB>(block, inverse);
-}
-
+/// Whether the B x B diagonal block `block` (row-major, B in 1..8) has an inverse by block
+/// Jacobi's test.
 bool block_invertible(int B, const double* block) {
-  switch (B) {
-    case 2:
-      return invertible<2>(block);
-    case 3:
-      return invertible<3>(block);
-    case 4:
-      return invertible<4>(block);
-    case 5:
-      return invertible<5>(block);
-    case 6:
-      return invertible<6>(block);
-    case 7:
-      return invertible<7>(block);
-    case 8:
-      return invertible<8>(block);
-    default:
-      return false;
-  }
+  return kernels::block_relaxation::with_block_size(B, "analyse", [&](auto bs) {
+    constexpr int kB = decltype(bs)::value;
+    double inverse[kB * kB];
+    return kernels::block_relaxation::invert_block<kB>(block, inverse);
+  });
 }
 
 /// p.block_size and p.singular_diagonal_blocks of the square matrix M (on the host).

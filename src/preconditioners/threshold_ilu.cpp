@@ -283,31 +283,25 @@ void IlutPreconditioner::setup(const LinearOperator& A) {
     for (index_t i = 0; i < n; ++i) inverse[i] = 1.0 / factors.diagonal[i];
     state->natural_inverse = Array<double>::from_host(backend, inverse);
     state->ready = Array<unsigned int>(backend, static_cast<std::size_t>(n) + 1);
-    state->y_lower = Vector(backend, static_cast<std::size_t>(n));
-    state_ = std::move(state);
-    factors_ = std::move(factors);
-    a_entries_ = static_cast<std::int64_t>(col_idx.size());
-    n_ = n;
-    backend_ = backend;
-    return;
+  } else {
+    std::vector<index_t> lower_position, upper_position;
+    state->lower = level_part(backend, n, factors.lower_ptr, factors.lower_col,
+                              factors.lower_values, true, lower_position);
+    state->upper = level_part(backend, n, factors.upper_ptr, factors.upper_col,
+                              factors.upper_values, false, upper_position);
+    const std::vector<index_t> upper_order = state->upper.order.to_host();
+    std::vector<double> inverse(static_cast<std::size_t>(n));
+    std::vector<index_t> map(static_cast<std::size_t>(n));
+    for (index_t s = 0; s < n; ++s) {
+      inverse[s] = 1.0 / factors.diagonal[upper_order[s]];
+      map[s] = lower_position[upper_order[s]];
+    }
+    state->upper_inverse = Array<double>::from_host(backend, inverse);
+    state->lower_to_upper = Array<index_t>::from_host(backend, map);
+    state->variant = detail::sweep_variant_of(parameters_.kernel, 1, false);
+    state->y_upper = Vector(backend, static_cast<std::size_t>(n));
   }
-  std::vector<index_t> lower_position, upper_position;
-  state->lower = level_part(backend, n, factors.lower_ptr, factors.lower_col, factors.lower_values,
-                            true, lower_position);
-  state->upper = level_part(backend, n, factors.upper_ptr, factors.upper_col, factors.upper_values,
-                            false, upper_position);
-  const std::vector<index_t> upper_order = state->upper.order.to_host();
-  std::vector<double> inverse(static_cast<std::size_t>(n));
-  std::vector<index_t> map(static_cast<std::size_t>(n));
-  for (index_t s = 0; s < n; ++s) {
-    inverse[s] = 1.0 / factors.diagonal[upper_order[s]];
-    map[s] = lower_position[upper_order[s]];
-  }
-  state->upper_inverse = Array<double>::from_host(backend, inverse);
-  state->lower_to_upper = Array<index_t>::from_host(backend, map);
-  state->variant = detail::sweep_variant_of(parameters_.kernel, 1, false);
   state->y_lower = Vector(backend, static_cast<std::size_t>(n));
-  state->y_upper = Vector(backend, static_cast<std::size_t>(n));
   state_ = std::move(state);
   factors_ = std::move(factors);
   a_entries_ = static_cast<std::int64_t>(col_idx.size());
