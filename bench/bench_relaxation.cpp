@@ -15,10 +15,8 @@
 // time of one product with the same matrix.
 // Matrices: block 3D Poisson (kronecker_block, random dense diagonally dominant blocks, 7
 // blocks per block row) sized so the values take about --target-mb MiB (beyond the H200's
-// 60 MB L2 by default), for each --block-sizes B; then ex19_cavity_{257,129,33} and 2dcyl1 as
-// BSR-4. The four cuda kernels run on every matrix, a launch per color (single_block_rows 0),
-// and on matrices of at most 2^18 rows also the single-block sweep (all colors in one cuda
-// block: "single_block"), with each coloring of --colorings (default both:
+// 60 MB L2 by default), for each --block-sizes B; then ex19_cavity_257 and 2dcyl1 as BSR-4.
+// The three cuda kernels run on every matrix with each coloring of --colorings (default both:
 // Jones-Plassmann-Luby and the greedy coloring in row order, which needs two colors on the
 // bipartite grids), and their results after one application are compared with the first
 // kernel's of the same coloring. "setup ms" is the preconditioner's setup (coloring, reordered
@@ -82,9 +80,6 @@ struct Record {
   double agreement = 0.0;  // max relative difference to the first kernel after one application
 };
 
-/// Scalar rows up to which the single-block sweep is measured too.
-constexpr int kSingleBlockLimit = 1 << 18;
-
 /// The bytes one symmetric sweep from 0 must move (file comment); last_color: its block rows.
 double apply_bytes(const BsrMatrix& A, index_t last_color) {
   const double B = A.block_size();
@@ -103,23 +98,10 @@ std::vector<Record> measure(const std::string& name, const BsrMatrix& A, bool gr
   fill_pseudo_random(b, 11);
   std::vector<Record> out;
   std::vector<double> first;
-  // The cuda kernels a launch per color, then on matrices of at most kSingleBlockLimit rows all
-  // colors in one cuda block ("single_block").
-  struct Run {
-    SweepKernel kernel;
-    int single_block_rows;
-  };
-  std::vector<Run> runs = {{SweepKernel::coefficient, 0},
-                           {SweepKernel::warp, 0},
-                           {SweepKernel::block_row, 0},
-                           {SweepKernel::staged_block_row, 0}};
-  if (A.num_rows() <= kSingleBlockLimit)
-    runs.push_back({SweepKernel::block_row, kSingleBlockLimit});
-  for (const Run& run : runs) {
-    const SweepKernel kernel = run.kernel;
+  for (const SweepKernel kernel :
+       {SweepKernel::coefficient, SweepKernel::warp, SweepKernel::block_row}) {
     MulticolorGaussSeidel::Parameters p;
     p.kernel = kernel;
-    p.single_block_rows = run.single_block_rows;
     p.coloring = coloring;
     MulticolorGaussSeidel sgs(p);
     backend.synchronize();
@@ -132,7 +114,7 @@ std::vector<Record> measure(const std::string& name, const BsrMatrix& A, bool gr
     r.matrix = name;
     r.block_size = A.block_size();
     r.precision = std::string(to_string(A.precision()));
-    r.kernel = run.single_block_rows > 0 ? "single_block" : to_string(kernel);
+    r.kernel = to_string(kernel);
     r.coloring = to_string(coloring);
     r.setup_seconds = setup_seconds;
     r.num_block_rows = A.num_block_rows();
@@ -220,9 +202,7 @@ int main(int argc, char** argv) {
       }
     }
     for (const char* file :
-         {"matrices/petsc_ex19/ex19_cavity_257.mtx.gz",
-          "matrices/petsc_ex19/ex19_cavity_129.mtx.gz", "matrices/petsc_ex19/ex19_cavity_33.mtx.gz",
-          "matrices/fvens/2dcyl1/2dcyl1.mtx.gz"}) {
+         {"matrices/petsc_ex19/ex19_cavity_257.mtx.gz", "matrices/fvens/2dcyl1/2dcyl1.mtx.gz"}) {
       const std::filesystem::path path = std::filesystem::path(options.data_dir) / file;
       if (!std::filesystem::exists(path)) {
         std::printf("(%s missing: skipped)\n", path.c_str());

@@ -23,7 +23,6 @@ runs=(
   --run "mcsgs_greedy_forward_f32=bicgstab_mcsgs,$common,solver.preconditioner.coloring=greedy,solver.preconditioner.direction=forward,solver.preconditioner.inverse_precision=float32"
   --run "ilu0_greedy=bicgstab_block_jacobi,$common,solver.preconditioner.type=ilu0,solver.preconditioner.coloring=greedy"
   --run "dilu_greedy=bicgstab_block_jacobi,$common,solver.preconditioner.type=dilu,solver.preconditioner.coloring=greedy"
-  --run "mcgs_per_color=bicgstab_mcgs,$common,solver.preconditioner.single_block_rows=0"
 )
 for f in fvens/2dcyl1/2dcyl1 petsc_ex19/ex19_cavity_33 petsc_ex19/ex19_cavity_129 petsc_ex19/ex19_cavity_257; do
   name=$(basename $f)

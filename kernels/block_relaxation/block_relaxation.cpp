@@ -32,14 +32,6 @@ void triangular_sweep(const Backend& backend, const BsrView<V>& part, const BsrV
 }
 
 template <class V, class W>
-void triangular_sweeps(const Backend& backend, const BsrView<V>& lower, const BsrView<V>& upper,
-                       SweepVariant variant, const W* inverse, const SweepStep* steps, int count,
-                       std::int64_t single_block_rows) {
-  KRYFLOW_DISPATCH(block_relaxation, triangular_sweeps<V>, backend, lower, upper, variant, inverse,
-                   steps, count, single_block_rows);
-}
-
-template <class V, class W>
 void factor_color(const Backend& backend, Factorization kind, const BsrView<V>& lower,
                   const BsrView<V>& upper, V* diagonal, W* inverse, ColorRange color,
                   index_t* first_bad) {

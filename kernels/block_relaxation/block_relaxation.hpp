@@ -70,11 +70,6 @@ enum class SweepVariant {
   /// B threads per block row, thread ii walking row ii of each block (the BSR product's
   /// block_row kernel), then the block row's t through shared memory for D_I^-1.
   block_row,
-  /// block_row's arithmetic (the reference's bits), the team's values (one contiguous range)
-  /// staged chunk by chunk in shared memory with coalesced 16-byte loads: for block rows that
-  /// are not a multiple of 16 bytes (B = 3, 5, 7 in double), whose row-wise loads cannot be
-  /// vector loads.
-  staged_block_row,
 };
 
 /// The variant SweepKernel::automatic picks, indexed by block size B = 1..8 (index 0 unused),
@@ -137,22 +132,6 @@ struct SweepVectors {
   const index_t* out_map = nullptr;
 };
 
-/// One color's update in a sequence of triangular_sweeps: on the lower part (upper: the upper
-/// one), with the other part as the second part when `second`, with the inverse blocks given
-/// to triangular_sweeps when `inverse` (else the identity).
-struct SweepStep {
-  ColorRange color;
-  bool upper = false;
-  bool second = false;
-  bool inverse = true;
-  SweepUpdate update;
-  SweepVectors vectors;
-};
-
-/// Steps of triangular_sweeps that one cuda launch of the single-block kernel takes (its
-/// parameter space holds them).
-inline constexpr int kSingleBlockSweepSteps = 16;
-
 /// The incomplete factorizations of factor_color.
 enum class Factorization { ilu0, dilu };
 
@@ -184,18 +163,6 @@ template <class V, class W>
 void triangular_sweep(const Backend& backend, const BsrView<V>& part, const BsrView<V>* second,
                       SweepVariant variant, const W* inverse, ColorRange color, SweepUpdate update,
                       const SweepVectors& vectors);
-
-/// triangular_sweep for steps[0 .. count - 1] in order (a host array): step s updates its color
-/// on `upper` (step.upper) or `lower`, with the other part as the second part when
-/// step.second. The same results as the steps one by one. On cuda, when the matrix has at most
-/// single_block_rows scalar rows (num_block_rows B), one cuda block runs up to
-/// kSingleBlockSweepSteps steps per launch, meeting at a barrier between colors, with the
-/// block_row kernel's arithmetic whatever the variant (a small matrix's sweep is bound by the
-/// launches, one per color otherwise); else one launch per step. Nothing waits for the device.
-template <class V, class W>
-void triangular_sweeps(const Backend& backend, const BsrView<V>& lower, const BsrView<V>& upper,
-                       SweepVariant variant, const W* inverse, const SweepStep* steps, int count,
-                       std::int64_t single_block_rows);
 
 /// Factors the block rows of one color (block_rows.hpp: ilu0_row, dilu_row) of a color-ordered
 /// split matrix in place (ILU(0): lower, upper and diagonal values; DILU: none), writing their
@@ -245,10 +212,6 @@ void gather_blocks(const Backend& backend, int block_size, Span<const index_t> m
                         SweepVariant variant, const W* inverse, ColorRange color,                  \
                         SweepUpdate update, const SweepVectors& vectors);                          \
   template <class V, class W>                                                                      \
-  void triangular_sweeps(const Backend& backend, const BsrView<V>& lower, const BsrView<V>& upper, \
-                         SweepVariant variant, const W* inverse, const SweepStep* steps,           \
-                         int count, std::int64_t single_block_rows);                               \
-  template <class V, class W>                                                                      \
   void factor_color(const Backend& backend, Factorization kind, const BsrView<V>& lower,           \
                     const BsrView<V>& upper, V* diagonal, W* inverse, ColorRange color,            \
                     index_t* first_bad);                                                           \
@@ -293,13 +256,10 @@ KRYFLOW_BLOCK_RELAXATION_DECLARATIONS
 #define KRYFLOW_BLOCK_RELAXATION_SETUP_VW(V, W)                                              \
   template index_t invert_diagonal_blocks<V, W>(const Backend&, const BsrView<V>&, Span<W>); \
   template index_t invert_blocks<V, W>(const Backend&, int, index_t, const V*, W*);
-#define KRYFLOW_BLOCK_RELAXATION_SWEEP_VW(V, W)                                               \
-  template void triangular_sweep<V, W>(const Backend&, const BsrView<V>&, const BsrView<V>*,  \
-                                       SweepVariant, const W*, ColorRange, SweepUpdate,       \
-                                       const SweepVectors&);                                  \
-  template void triangular_sweeps<V, W>(const Backend&, const BsrView<V>&, const BsrView<V>&, \
-                                        SweepVariant, const W*, const SweepStep*, int,        \
-                                        std::int64_t);
+#define KRYFLOW_BLOCK_RELAXATION_SWEEP_VW(V, W)                                              \
+  template void triangular_sweep<V, W>(const Backend&, const BsrView<V>&, const BsrView<V>*, \
+                                       SweepVariant, const W*, ColorRange, SweepUpdate,      \
+                                       const SweepVectors&);
 #define KRYFLOW_BLOCK_RELAXATION_FACTOR_VW(V, W)                                     \
   template void factor_color<V, W>(const Backend&, Factorization, const BsrView<V>&, \
                                    const BsrView<V>&, V*, W*, ColorRange, index_t*);

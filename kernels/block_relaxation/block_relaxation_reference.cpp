@@ -59,20 +59,6 @@ void triangular_sweep(const Backend&, const BsrView<V>& part, const BsrView<V>* 
 }
 
 template <class V, class W>
-void triangular_sweeps(const Backend& backend, const BsrView<V>& lower, const BsrView<V>& upper,
-                       SweepVariant variant, const W* inverse, const SweepStep* steps, int count,
-                       std::int64_t) {
-  for (int s = 0; s < count; ++s) {
-    const SweepStep& step = steps[s];
-    const BsrView<V>& part = step.upper ? upper : lower;
-    const BsrView<V>& other = step.upper ? lower : upper;
-    reference::triangular_sweep(backend, part, step.second ? &other : nullptr, variant,
-                                step.inverse ? inverse : nullptr, step.color, step.update,
-                                step.vectors);
-  }
-}
-
-template <class V, class W>
 void factor_color(const Backend&, Factorization kind, const BsrView<V>& lower,
                   const BsrView<V>& upper, V* diagonal, W* inverse, ColorRange color,
                   index_t* first_bad) {

@@ -193,16 +193,10 @@ struct MulticolorGaussSeidelParameters final : ComponentParameters {
     v.integer("seed", seed, Range::at_least(0), "seed of the Jones-Plassmann-Luby keys");
     v.choice("inverse_precision", inverse_precision, {"float64", "float32"},
              "storage of the inverse diagonal blocks (products in double either way)");
-    v.choice("kernel", kernel,
-             {"automatic", "coefficient", "warp", "block_row", "staged_block_row"},
+    v.choice("kernel", kernel, {"automatic", "coefficient", "warp", "block_row"},
              "cuda kernel of a sweep: `coefficient` (one thread per block coefficient, "
              "NOISEtte's), `warp` (one warp per block row), `block_row` (one thread per scalar "
-             "row), `staged_block_row` (block_row, the values staged in shared memory), "
-             "`automatic` (the fastest measured one for the block size)");
-    v.integer("single_block_rows", values.single_block_rows, Range::at_least(0),
-              "on cuda, matrices of at most this many scalar rows run an application's colors in "
-              "one cuda block (one launch, a barrier between colors) instead of a launch per "
-              "color; 0: never");
+             "row), `automatic` (the fastest measured one for the block size)");
   }
   MulticolorGaussSeidel::Parameters build() const {
     MulticolorGaussSeidel::Parameters p = values;
@@ -503,7 +497,6 @@ struct MulticolorIluParameters final : ComponentParameters {
   std::string inverse_precision = std::string(to_string(Precision::float64));
   std::string kernel = to_string(SweepKernel::automatic);
   int seed = 1;
-  int single_block_rows = MulticolorIluPreconditioner::Parameters{}.single_block_rows;
   void declare(ParameterVisitor& v) override {
     v.choice(
         "coloring", coloring, {"jones_plassmann_luby", "greedy", "natural"},
@@ -516,12 +509,8 @@ struct MulticolorIluParameters final : ComponentParameters {
     v.integer("seed", seed, Range::at_least(0), "seed of the Jones-Plassmann-Luby keys");
     v.choice("inverse_precision", inverse_precision, {"float64", "float32"},
              "storage of the inverse pivot blocks (products in double either way)");
-    v.choice("kernel", kernel,
-             {"automatic", "coefficient", "warp", "block_row", "staged_block_row"},
+    v.choice("kernel", kernel, {"automatic", "coefficient", "warp", "block_row"},
              "cuda kernel of the triangular solves (as multicolor_gauss_seidel's)");
-    v.integer("single_block_rows", single_block_rows, Range::at_least(0),
-              "on cuda, matrices of at most this many scalar rows run a solve's colors in one "
-              "cuda block (one launch) instead of a launch per color; 0: never");
   }
   MulticolorIluPreconditioner::Parameters build(IluFactorization factorization) const {
     MulticolorIluPreconditioner::Parameters p;
@@ -530,7 +519,6 @@ struct MulticolorIluParameters final : ComponentParameters {
     p.inverse_precision = precision_from_string(inverse_precision);
     p.kernel = parse_sweep_kernel(kernel);
     p.seed = static_cast<std::uint64_t>(seed);
-    p.single_block_rows = single_block_rows;
     return p;
   }
 };
@@ -546,8 +534,7 @@ struct IlutComponentParameters final : ComponentParameters {
     v.integer("fill", values.ilut.fill, Range::at_least(-1),
               "p: entries kept in each of row i's L and U parts besides the diagonal; 0: as "
               "many as A's row has in that triangle (fill about 1.0 x nnz(A)); -1: all");
-    v.choice("kernel", kernel,
-             {"automatic", "coefficient", "warp", "block_row", "staged_block_row"},
+    v.choice("kernel", kernel, {"automatic", "coefficient", "warp", "block_row"},
              "cuda kernel of the level-scheduled triangular solves");
     v.choice("solve", solve, {"level_scheduled", "sync_free"},
              "triangular solves on a device: `level_scheduled`, one launch per level of L and "

@@ -25,8 +25,6 @@ inline kernels::block_relaxation::SweepVariant sweep_variant_of(SweepKernel kern
       return br::SweepVariant::warp;
     case SweepKernel::block_row:
       return br::SweepVariant::block_row;
-    case SweepKernel::staged_block_row:
-      return br::SweepVariant::staged_block_row;
     case SweepKernel::automatic:
       break;
   }
@@ -97,25 +95,6 @@ class ColorSplit {
     } else {
       br::triangular_sweep(backend(), part, second, variant, inverse->float64.span().data(),
                            color(c), update, vectors);
-    }
-  }
-
-  /// triangular_sweeps over the parts (lower, upper) with the inverse blocks as sweep_color's.
-  template <class View>
-  void sweep_colors(const View& lower, const View& upper,
-                    kernels::block_relaxation::SweepVariant variant, const InverseBlocks* inverse,
-                    Precision precision, const kernels::block_relaxation::SweepStep* steps,
-                    int count, std::int64_t single_block_rows) const {
-    namespace br = kernels::block_relaxation;
-    if (inverse == nullptr) {
-      br::triangular_sweeps(backend(), lower, upper, variant, static_cast<const double*>(nullptr),
-                            steps, count, single_block_rows);
-    } else if (precision == Precision::float32) {
-      br::triangular_sweeps(backend(), lower, upper, variant, inverse->float32.span().data(), steps,
-                            count, single_block_rows);
-    } else {
-      br::triangular_sweeps(backend(), lower, upper, variant, inverse->float64.span().data(), steps,
-                            count, single_block_rows);
     }
   }
 

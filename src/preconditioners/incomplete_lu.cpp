@@ -28,14 +28,11 @@ struct MulticolorIluPreconditioner::State {
   detail::ColorSplit split;       // A by color; ILU(0) overwrites its values with L and U
   detail::InverseBlocks inverse;  // of the pivot blocks
   br::SweepVariant variant = br::SweepVariant::block_row;
-  mutable Vector y;                          // the forward solve's result, in the color order
-  mutable std::vector<br::SweepStep> steps;  // of one application
+  mutable Vector y;  // the forward solve's result, in the color order
 };
 
 MulticolorIluPreconditioner::MulticolorIluPreconditioner(Parameters parameters)
-    : parameters_(parameters), state_(std::make_unique<State>()) {
-  if (parameters_.single_block_rows < 0) throw ConfigError("single_block_rows", "must be >= 0");
-}
+    : parameters_(parameters), state_(std::make_unique<State>()) {}
 
 MulticolorIluPreconditioner::MulticolorIluPreconditioner()
     : MulticolorIluPreconditioner(Parameters{}) {}
@@ -104,40 +101,34 @@ void MulticolorIluPreconditioner::apply(const Vector& r, Vector& z) const {
   const bool dilu = parameters_.factorization == IluFactorization::dilu;
   const detail::InverseBlocks* inverse = &state_->inverse;
   double* y = state_->y.span().data();
-  std::vector<br::SweepStep>& steps = state_->steps;
-  steps.clear();
-  // Forward: y_I = b_I - (L y)_I (ILU(0), L unit) or D'_I^-1 (b_I - (L y)_I) (DILU).
-  for (index_t c = 0; c < colors; ++c) {
-    br::SweepStep step;
-    step.color = split.color(c);
-    step.inverse = dilu;
-    step.update = br::SweepUpdate{0.0, 1.0, 0.0, 1.0};
-    step.vectors.b = r.span().data();
-    step.vectors.b_map = split.order();
-    step.vectors.x = y;
-    if (dilu && c == colors - 1) {  // DILU's backward solve leaves the last color as it is
-      step.vectors.x_out = z.span().data();
-      step.vectors.out_map = split.order();
-    }
-    steps.push_back(step);
-  }
-  // Backward: x_I = U_II^-1 (y_I - (U x)_I) (ILU(0)) or y_I - D'_I^-1 (U x)_I (DILU), in place.
-  const br::SweepUpdate backward =
-      dilu ? br::SweepUpdate{1.0, 0.0, 0.0, 1.0} : br::SweepUpdate{0.0, 0.0, 1.0, 1.0};
-  for (index_t c = colors - 1; c >= 0; --c) {
-    if (dilu && c == colors - 1) continue;  // its upper rows are empty
-    br::SweepStep step;
-    step.color = split.color(c);
-    step.upper = true;
-    step.update = backward;
-    step.vectors.x = y;
-    step.vectors.x_out = z.span().data();
-    step.vectors.out_map = split.order();
-    steps.push_back(step);
-  }
   split.visit([&](const auto& lower, const auto& upper, auto*) {
-    split.sweep_colors(lower, upper, state_->variant, inverse, parameters_.inverse_precision,
-                       steps.data(), static_cast<int>(steps.size()), parameters_.single_block_rows);
+    using View = std::remove_cv_t<std::remove_reference_t<decltype(lower)>>;
+    const View* none = nullptr;
+    // Forward: y_I = b_I - (L y)_I (ILU(0), L unit) or D'_I^-1 (b_I - (L y)_I) (DILU).
+    for (index_t c = 0; c < colors; ++c) {
+      br::SweepVectors v;
+      v.b = r.span().data();
+      v.b_map = split.order();
+      v.x = y;
+      if (dilu && c == colors - 1) {  // DILU's backward solve leaves the last color as it is
+        v.x_out = z.span().data();
+        v.out_map = split.order();
+      }
+      split.sweep_color(lower, none, state_->variant, dilu ? inverse : nullptr,
+                        parameters_.inverse_precision, c, br::SweepUpdate{0.0, 1.0, 0.0, 1.0}, v);
+    }
+    // Backward: x_I = U_II^-1 (y_I - (U x)_I) (ILU(0)) or y_I - D'_I^-1 (U x)_I (DILU), in place.
+    const br::SweepUpdate backward =
+        dilu ? br::SweepUpdate{1.0, 0.0, 0.0, 1.0} : br::SweepUpdate{0.0, 0.0, 1.0, 1.0};
+    for (index_t c = colors - 1; c >= 0; --c) {
+      if (dilu && c == colors - 1) continue;  // its upper rows are empty
+      br::SweepVectors v;
+      v.x = y;
+      v.x_out = z.span().data();
+      v.out_map = split.order();
+      split.sweep_color(upper, none, state_->variant, inverse, parameters_.inverse_precision, c,
+                        backward, v);
+    }
   });
 }
 

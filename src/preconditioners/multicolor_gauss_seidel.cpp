@@ -4,7 +4,6 @@
 
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "kernels/block_relaxation/block_relaxation.hpp"
 #include "kernels/sparse_setup/sparse_setup.hpp"
@@ -23,8 +22,6 @@ const char* to_string(SweepKernel kernel) noexcept {
       return "warp";
     case SweepKernel::block_row:
       return "block_row";
-    case SweepKernel::staged_block_row:
-      return "staged_block_row";
     case SweepKernel::automatic:
       break;
   }
@@ -35,11 +32,9 @@ SweepKernel parse_sweep_kernel(const std::string& name) {
   if (name == "coefficient") return SweepKernel::coefficient;
   if (name == "warp") return SweepKernel::warp;
   if (name == "block_row") return SweepKernel::block_row;
-  if (name == "staged_block_row") return SweepKernel::staged_block_row;
   if (name == "automatic") return SweepKernel::automatic;
-  throw ConfigError("kernel", "unknown choice '" + name +
-                                  "' (valid: coefficient, warp, block_row, staged_block_row, "
-                                  "automatic)");
+  throw ConfigError(
+      "kernel", "unknown choice '" + name + "' (valid: coefficient, warp, block_row, automatic)");
 }
 
 struct MulticolorGaussSeidel::State {
@@ -48,14 +43,12 @@ struct MulticolorGaussSeidel::State {
   detail::InverseBlocks inverse;
   br::SweepVariant variant = br::SweepVariant::block_row;  // the cuda kernel
   mutable Vector x;                                        // x in the color order
-  mutable std::vector<br::SweepStep> steps;                // of one application
   mutable Vector w;  // the saved half products (L x or U x) of the last sweep
 };
 
 MulticolorGaussSeidel::MulticolorGaussSeidel(Parameters parameters)
     : parameters_(parameters), state_(std::make_unique<State>()) {
   if (parameters_.sweeps < 1) throw ConfigError("sweeps", "must be >= 1");
-  if (parameters_.single_block_rows < 0) throw ConfigError("single_block_rows", "must be >= 0");
   if (!(parameters_.omega > 0.0 && parameters_.omega < 2.0)) {
     throw ConfigError("omega", "must be in (0, 2)");
   }
@@ -100,8 +93,6 @@ SweepKernel MulticolorGaussSeidel::effective_kernel() const noexcept {
       return SweepKernel::coefficient;
     case br::SweepVariant::warp:
       return SweepKernel::warp;
-    case br::SweepVariant::staged_block_row:
-      return SweepKernel::staged_block_row;
     case br::SweepVariant::block_row:
       break;
   }
@@ -153,9 +144,8 @@ void MulticolorGaussSeidel::run(const Vector& b, Vector& x, bool x_is_zero, int 
   base.b_map = split.order();
   base.x = state_->x.span().data();
   double* w = state_->w.span().data();
-  std::vector<br::SweepStep>& steps = state_->steps;
-  steps.clear();
   split.visit([&](const auto& lower, const auto& upper, auto*) {
+    using View = std::remove_cv_t<std::remove_reference_t<decltype(lower)>>;
     for (int pass = 0; pass < passes; ++pass) {
       const bool last_pass = pass + 1 == passes;
       for (int direction = 0; direction < 2; ++direction) {
@@ -164,14 +154,16 @@ void MulticolorGaussSeidel::run(const Vector& b, Vector& x, bool x_is_zero, int 
         // The sweep after this one, in the other direction, uses this sweep's saved products.
         const bool next_other = is_forward ? backward : (forward && !last_pass);
         const bool final_sweep = last_pass && (is_forward ? !backward : true);
+        const View& part = is_forward ? lower : upper;
+        const View& other = is_forward ? upper : lower;
         const Saved usable = is_forward ? Saved::upper : Saved::lower;
         const br::SweepUpdate update{zero_x ? 0.0 : 1.0 - omega, 1.0, 0.0, omega};
         br::SweepVectors v = base;
-        bool second = false;  // the other part's product computed, not saved
+        const View* second = nullptr;
         if (saved == usable) {
           v.other_in = w;
         } else if (saved != Saved::zero) {
-          second = true;
+          second = &other;
         }
         if (next_other) v.product_out = w;
         const bool skip_first = !is_forward && skip_repeat && saved == Saved::lower;
@@ -190,21 +182,13 @@ void MulticolorGaussSeidel::run(const Vector& b, Vector& x, bool x_is_zero, int 
           // (the backward sweep that skipped it left its lower product there).
           const bool last_forward = is_forward && c == colors - 1;
           if (last_forward) vc.other_in = nullptr;
-          br::SweepStep color_step;
-          color_step.color = split.color(c);
-          color_step.upper = !is_forward;
-          color_step.second = second && !last_forward;
-          color_step.update = update;
-          color_step.vectors = vc;
-          steps.push_back(color_step);
+          split.sweep_color(part, last_forward ? nullptr : second, state_->variant,
+                            &state_->inverse, parameters_.inverse_precision, c, update, vc);
         }
         saved = next_other ? (is_forward ? Saved::lower : Saved::upper) : Saved::none;
         zero_x = false;
       }
     }
-    split.sweep_colors(lower, upper, state_->variant, &state_->inverse,
-                       parameters_.inverse_precision, steps.data(), static_cast<int>(steps.size()),
-                       parameters_.single_block_rows);
   });
 }
 

@@ -38,8 +38,7 @@ constexpr Precision kPrecisions[] = {Precision::float64, Precision::float32};
 /// The sweep kernels to run on the backend under test: both cuda kernels, else the one kernel.
 std::vector<SweepKernel> kernels_under_test() {
 #ifdef KRYFLOW_TEST_BACKEND_IS_CUDA
-  return {SweepKernel::coefficient, SweepKernel::warp, SweepKernel::staged_block_row,
-          SweepKernel::block_row};
+  return {SweepKernel::coefficient, SweepKernel::warp, SweepKernel::block_row};
 #else
   return {SweepKernel::automatic};
 #endif
@@ -167,20 +166,14 @@ TEST(BlockRelaxation, SweepsAndBlockJacobiMatchTheReference) {
         p.inverse_precision = inverse;
         const std::vector<double> expected = relaxed(*R, p, b, x0);
         for (const SweepKernel kernel : kernels_under_test()) {
-          // A launch per color, and on cuda (block_row) all colors in one cuda block.
-          for (const int single_block_rows : {0, 1 << 30}) {
-            if (single_block_rows != 0 && kernel != kernels_under_test().back()) continue;
-            SCOPED_TRACE(std::string("kernel ") + to_string(kernel) + ", single_block_rows " +
-                         std::to_string(single_block_rows));
-            p.kernel = kernel;
-            p.single_block_rows = single_block_rows;
-            const std::vector<double> x = relaxed(*A, p, b, x0);
-            // The coefficient, block_row and staged_block_row kernels, the single-block kernel
-            // and the host backends keep the reference's order; the warp kernel adds the row's
-            // terms in a tree: a few ulps of the row's largest term.
-            const double tolerance = kernel == SweepKernel::warp ? 1e-12 : 1e-15;
-            EXPECT_LE(test::relative_max_difference(x, expected), tolerance);
-          }
+          SCOPED_TRACE(std::string("kernel ") + to_string(kernel));
+          p.kernel = kernel;
+          const std::vector<double> x = relaxed(*A, p, b, x0);
+          // The coefficient and block_row kernels and the host backends keep the reference's
+          // order; the warp kernel adds the row's terms in a tree: a few ulps of the row's
+          // largest term.
+          const double tolerance = kernel == SweepKernel::warp ? 1e-12 : 1e-15;
+          EXPECT_LE(test::relative_max_difference(x, expected), tolerance);
         }
       }
     }
@@ -624,21 +617,16 @@ TEST(BlockRelaxation, MulticolorIluMatchesTheReferenceForEveryBlockSize) {
           Vector zr(Backend::reference(), r.size());
           oracle.apply(Vector::from_host(Backend::reference(), r), zr);
           for (const SweepKernel kernel : kernels_under_test()) {
-            // A launch per color, and on cuda (block_row) all colors in one cuda block.
-            for (const int single_block_rows : {0, 1 << 30}) {
-              if (single_block_rows != 0 && kernel != kernels_under_test().back()) continue;
-              p.kernel = kernel;
-              p.single_block_rows = single_block_rows;
-              MulticolorIluPreconditioner mine(p);
-              mine.setup(*A);
-              Vector z(backend, r.size());
-              mine.apply(Vector::from_host(backend, r), z);
-              // The factorization is the reference's code on every backend; the solves keep its
-              // order except in the warp kernel.
-              const double tolerance = kernel == SweepKernel::warp ? 1e-11 : 1e-14;
-              EXPECT_LE(test::relative_max_difference(z.to_host(), zr.to_host()), tolerance)
-                  << to_string(kernel) << ", single_block_rows " << single_block_rows;
-            }
+            p.kernel = kernel;
+            MulticolorIluPreconditioner mine(p);
+            mine.setup(*A);
+            Vector z(backend, r.size());
+            mine.apply(Vector::from_host(backend, r), z);
+            // The factorization is the reference's code on every backend; the solves keep its
+            // order except in the warp kernel.
+            const double tolerance = kernel == SweepKernel::warp ? 1e-11 : 1e-14;
+            EXPECT_LE(test::relative_max_difference(z.to_host(), zr.to_host()), tolerance)
+                << to_string(kernel);
           }
         }
       }

@@ -54,9 +54,6 @@ class MulticolorIluPreconditioner final : public Preconditioner {
     std::uint64_t seed = 1;                            ///< of the Jones-Plassmann-Luby keys
     Precision inverse_precision = Precision::float64;  ///< of the inverse pivot blocks
     SweepKernel kernel = SweepKernel::automatic;       ///< cuda kernel of the solves
-    /// >= 0: on cuda, a matrix of at most this many scalar rows runs each solve's colors in one
-    /// cuda block (as MulticolorGaussSeidel::Parameters::single_block_rows); 0: never.
-    int single_block_rows = 8192;
   };
   MulticolorIluPreconditioner();
   explicit MulticolorIluPreconditioner(Parameters parameters);

@@ -14,19 +14,17 @@
 namespace kryflow {
 
 /// The cuda kernel of a multicolor sweep (the host backends have one each; results agree within
-/// rounding: the coefficient, block_row and staged_block_row kernels give the reference's bits,
-/// the warp kernel
+/// rounding: the coefficient and block_row kernels give the reference's bits, the warp kernel
 /// adds in another order).
 enum class SweepKernel {
-  coefficient,       ///< one thread per block coefficient, products reduced in shared memory
-  warp,              ///< one warp per block row, shuffles
-  block_row,         ///< B threads per block row, one scalar row each (the reference's bits)
-  staged_block_row,  ///< block_row with the values staged in shared memory by 16-byte loads
-  automatic,         ///< the faster measured one for the block size and value type
+  coefficient,  ///< one thread per block coefficient, products reduced in shared memory
+  warp,         ///< one warp per block row, shuffles
+  block_row,    ///< B threads per block row, one scalar row each (the reference's bits)
+  automatic,    ///< the faster measured one for the block size and value type
 };
 
-/// "coefficient", "warp", "block_row", "staged_block_row" or "automatic"; parse_sweep_kernel throws
-/// ConfigError otherwise.
+/// "coefficient", "warp", "block_row" or "automatic"; parse_sweep_kernel throws ConfigError
+/// otherwise.
 const char* to_string(SweepKernel kernel) noexcept;
 SweepKernel parse_sweep_kernel(const std::string& name);
 
@@ -47,10 +45,10 @@ SweepKernel parse_sweep_kernel(const std::string& name);
 /// once; with omega = 1 the backward sweep skips the last color, which the forward sweep just
 /// updated with the same values. b is read through the order and x written back in A's order
 /// inside the kernels: the order is hidden, vectors stay in A's numbering. Everything runs on
-/// A's backend (one launch per color and sweep on cuda, or one launch in all for a small
-/// matrix (single_block_rows), one gather of x unless it starts at 0, no host wait). Memory: a copy
-/// of A's blocks and indices (2 n / B + 1 more row pointers), n B inverse values, two n-vectors, 5
-/// n / B indices. Keeps a reference to A, which must outlive it.
+/// A's backend (one launch per color and sweep on cuda, one gather of x unless it starts at 0,
+/// no host wait). Memory: a copy of A's blocks and indices (2 n / B + 1 more row pointers), n B
+/// inverse values, two n-vectors, 5 n / B indices. Keeps a reference to A, which must outlive
+/// it.
 class MulticolorGaussSeidel {
  public:
   struct Parameters {
@@ -62,10 +60,6 @@ class MulticolorGaussSeidel {
     std::uint64_t seed = 1;  ///< of the Jones-Plassmann-Luby keys
     Precision inverse_precision = Precision::float64;
     SweepKernel kernel = SweepKernel::automatic;
-    /// >= 0: on cuda, a matrix of at most this many scalar rows runs each application's colors
-    /// in one cuda block, a barrier between colors, instead of a launch per color
-    /// (block_row's arithmetic whatever `kernel`); 0: never.
-    int single_block_rows = 8192;
   };
   /// Throws ConfigError naming the field that is out of range.
   explicit MulticolorGaussSeidel(Parameters parameters);
