@@ -156,8 +156,8 @@ __device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t 
     const V* row = part.values + (static_cast<size_type>(k) * kB + ii) * kB;
     V v[kB];
     double xv[kB];
-    // aligned: the arrays are allocated 256-byte aligned, and the vector loads only serve a kB
-    // that keeps every block row and x block 16-byte aligned.
+    // aligned: the arrays are allocated 256-byte aligned (the vector and pair loads of
+    // load_block_row need the arrays' starts aligned).
     bsr::cuda::load_block_row<kB>(row, x + static_cast<size_type>(J) * kB, part.stream_values, true,
                                   v, xv);
 #pragma unroll

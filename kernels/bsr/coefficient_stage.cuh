@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <type_traits>
 
 #include "kernels/bsr/bsr.hpp"
@@ -98,9 +99,43 @@ __device__ __forceinline__ double staged_row_sum(const BsrView<V>& a, index_t fi
   return sum;
 }
 
+/// out = the kB consecutive values at p, by kB / 2 pair loads (double2 or float2) and, for odd
+/// kB, one single load: the pairs start at p, or at p + 1 when p is not pair-aligned (the single
+/// value is then p[0], else p[kB - 1]). Reads nothing outside p[0 .. kB - 1]; the array that
+/// holds p must start pair-aligned (8 or 16 bytes). Fewer load instructions and L1 wavefronts
+/// than kB single loads when rows are not vector-aligned (B = 3, 5, 7).
+template <int kB, class T>
+__device__ __forceinline__ void load_pairs(const T* p, bool stream, T (&out)[kB]) {
+  using Pair = std::conditional_t<std::is_same_v<T, double>, double2, float2>;
+  constexpr int kPairs = kB / 2;
+  const bool shifted = kB % 2 == 1 && reinterpret_cast<std::uintptr_t>(p) % sizeof(Pair) != 0;
+  const Pair* q = reinterpret_cast<const Pair*>(p + (shifted ? 1 : 0));
+  Pair pair[kPairs > 0 ? kPairs : 1];
+#pragma unroll
+  for (int i = 0; i < kPairs; ++i) pair[i] = stream ? __ldcs(q + i) : __ldg(q + i);
+  T lone = T(0);
+  if constexpr (kB % 2 == 1) {
+    const T* at = p + (shifted ? 0 : kB - 1);
+    lone = stream ? __ldcs(at) : __ldg(at);
+  }
+  auto component = [&](int i) { return i % 2 == 0 ? pair[i / 2].x : pair[i / 2].y; };
+#pragma unroll
+  for (int c = 0; c < kB; ++c) {
+    if constexpr (kB % 2 == 0) {
+      out[c] = component(c);
+    } else {
+      const T straight = c == kB - 1 ? lone : component(c < kB - 1 ? c : 0);
+      const T moved = c == 0 ? lone : component(c > 0 ? c - 1 : 0);
+      out[c] = shifted ? moved : straight;
+    }
+  }
+}
+
 /// Loads the kB values of one block row (row-major, starting at `row`) into v and the kB
-/// entries of x at xb into xv, with 16-byte vector loads when `aligned` (both pointers 16-byte
-/// aligned) and kB allows: fewer load instructions in flight per product.
+/// entries of x at xb into xv. When `aligned` (the arrays holding row and x start 16-byte
+/// aligned) with vector loads: 16-byte ones where kB keeps every block row (and x block)
+/// 16-byte aligned, else pair loads (load_pairs: B = 3, 5, 7 in double, B = 2, 3, 5, 6, 7 in
+/// float); fewer load instructions in flight per product.
 template <int kB, class V>
 __device__ __forceinline__ void load_block_row(const V* row, const double* xb, bool stream,
                                                bool aligned, V (&v)[kB], double (&xv)[kB]) {
@@ -113,6 +148,8 @@ __device__ __forceinline__ void load_block_row(const V* row, const double* xb, b
       xv[2 * c] = pair.x;
       xv[2 * c + 1] = pair.y;
     }
+  } else if (kB > 1 && aligned) {
+    load_pairs<kB>(xb, false, xv);
   } else {
 #pragma unroll
     for (int c = 0; c < kB; ++c) xv[c] = __ldg(xb + c);
@@ -139,6 +176,11 @@ __device__ __forceinline__ void load_block_row(const V* row, const double* xb, b
         v[4 * c + 2] = quad.z;
         v[4 * c + 3] = quad.w;
       }
+      return;
+    }
+  } else if constexpr (kB > 1) {
+    if (aligned) {
+      load_pairs<kB>(row, stream, v);
       return;
     }
   }
