@@ -43,6 +43,28 @@ __device__ __forceinline__ V load_value(const V* p, bool stream) {
   return stream ? __ldcs(p) : __ldg(p);
 }
 
+/// load_entry with row ii of D_I^-1 read by load_block_row's vector or pair loads (the inverse
+/// arrays start 256-byte aligned): the same inputs, fewer load instructions when B^2 W is not a
+/// multiple of 16 bytes per row.
+template <int kB, class W>
+__device__ __forceinline__ EntryInputs<kB> load_entry_rows(const SweepUpdate& u,
+                                                           const SweepVectors& v, const W* inverse,
+                                                           index_t I, int ii) {
+  EntryInputs<kB> in = load_entry<kB>(u, v, static_cast<const W*>(nullptr), I, ii);
+  if (inverse != nullptr) {
+    const W* row = inverse + (static_cast<size_type>(I) * kB + ii) * kB;
+    W w[kB];
+    if constexpr (kB > 1) {
+      bsr::cuda::load_pairs<kB>(row, false, w);
+    } else {
+      w[0] = __ldg(row);
+    }
+#pragma unroll
+    for (int c = 0; c < kB; ++c) in.inverse[c] = static_cast<double>(w[c]);
+  }
+  return in;
+}
+
 template <int kB>
 constexpr int lanes_per_row() {
   return kB == 1 ? 8 : kB == 2 ? 16 : 32;
@@ -63,7 +85,7 @@ __global__ void __launch_bounds__(kThreads)
   const index_t I = first + r;
   const bool mine = r < kR && I < last;
   EntryInputs<kB> in;
-  if (mine) in = load_entry<kB>(u, v, inverse, I, ii);
+  if (mine) in = load_entry_rows<kB>(u, v, inverse, I, ii);
   const double p = bsr::cuda::staged_row_sum<kB>(part, first, last, I, ii, mine, kB, v.x, products);
   double q = in.saved;
   if (has_second)
@@ -183,7 +205,7 @@ __global__ void __launch_bounds__(kThreads)
   double p = 0.0;
   EntryInputs<kB> in;
   if (mine) {
-    in = load_entry<kB>(u, v, inverse, I, ii);
+    in = load_entry_rows<kB>(u, v, inverse, I, ii);
     p = block_row_sum<kB>(part, I, ii, v.x);
     const double q = has_second ? block_row_sum<kB>(second, I, ii, v.x) : in.saved;
     t_shared[r * kB + ii] = entry_t<kB>(u, in, p, q);

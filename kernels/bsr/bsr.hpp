@@ -46,12 +46,13 @@ inline constexpr int kMaxBlockSize = 32;
 
 /// The variant BsrKernel::automatic picks for values stored in double, indexed by block size
 /// B = 1..8; index 0 stands for every B of the generic kernel (9..32). From kryflow_bench_bsr
-/// on an H200 (bench/results/h200_block_relaxation/c19c96e, h200_automatic_choices), fraction
-/// of the copy bandwidth on block 3D Poisson 64^3, coefficient against block_row: B = 2 0.82 /
-/// 0.74, B = 3 0.82 / 0.78, B = 4 0.90 / 0.99, B = 5 0.86 / 0.72, B = 6 0.83 / 0.93 (the H100
-/// had a tie and coefficient), B = 7 0.78 / 0.56, B = 8 0.82 / 1.01; at B = 4 block_row also
-/// wins on ex19_cavity_129 and 257 (0.51 / 0.41, 0.87 / 0.70). B = 1 is a CSR product:
-/// block_row. Edit here after new measurements.
+/// on an H200 (bench/results/h200_block_relaxation/c19c96e, 81ae6a2, h200_automatic_choices),
+/// fraction of the copy bandwidth on block 3D Poisson 64^3, coefficient against block_row: B = 2
+/// 0.82 / 0.74, B = 3 0.82 / 0.78 (0.81 / 0.73 with pair loads, 81ae6a2), B = 4 0.90 / 0.99, B = 5
+/// 0.86 / 0.72 (0.84 / 0.84 with pair loads), B = 6 0.83 / 0.93 (the H100 had a tie and
+/// coefficient), B = 7 0.78 / 0.56 (0.78 / 0.88 with pair loads), B = 8 0.82 / 1.01; at B = 4
+/// block_row also wins on ex19_cavity_129 and 257 (0.51 / 0.41, 0.87 / 0.70). B = 1 is a CSR
+/// product: block_row. Edit here after new measurements.
 inline constexpr Variant kAutomaticVariant[kMaxSpecialisedBlockSize + 1] = {
     Variant::coefficient,  // generic B (9..32)
     Variant::block_row,    // B = 1
@@ -60,7 +61,7 @@ inline constexpr Variant kAutomaticVariant[kMaxSpecialisedBlockSize + 1] = {
     Variant::block_row,    // B = 4
     Variant::coefficient,  // B = 5
     Variant::block_row,    // B = 6
-    Variant::coefficient,  // B = 7
+    Variant::block_row,    // B = 7
     Variant::block_row,    // B = 8
 };
 
