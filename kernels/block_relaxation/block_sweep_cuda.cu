@@ -43,28 +43,6 @@ __device__ __forceinline__ V load_value(const V* p, bool stream) {
   return stream ? __ldcs(p) : __ldg(p);
 }
 
-/// load_entry with row ii of D_I^-1 read by load_block_row's vector or pair loads (the inverse
-/// arrays start 256-byte aligned): the same inputs, fewer load instructions when B^2 W is not a
-/// multiple of 16 bytes per row.
-template <int kB, class W>
-__device__ __forceinline__ EntryInputs<kB> load_entry_rows(const SweepUpdate& u,
-                                                           const SweepVectors& v, const W* inverse,
-                                                           index_t I, int ii) {
-  EntryInputs<kB> in = load_entry<kB>(u, v, static_cast<const W*>(nullptr), I, ii);
-  if (inverse != nullptr) {
-    const W* row = inverse + (static_cast<size_type>(I) * kB + ii) * kB;
-    W w[kB];
-    if constexpr (kB > 1) {
-      bsr::cuda::load_pairs<kB>(row, false, w);
-    } else {
-      w[0] = __ldg(row);
-    }
-#pragma unroll
-    for (int c = 0; c < kB; ++c) in.inverse[c] = static_cast<double>(w[c]);
-  }
-  return in;
-}
-
 template <int kB>
 constexpr int lanes_per_row() {
   return kB == 1 ? 8 : kB == 2 ? 16 : 32;
@@ -85,7 +63,7 @@ __global__ void __launch_bounds__(kThreads)
   const index_t I = first + r;
   const bool mine = r < kR && I < last;
   EntryInputs<kB> in;
-  if (mine) in = load_entry_rows<kB>(u, v, inverse, I, ii);
+  if (mine) in = load_entry<kB>(u, v, inverse, I, ii);
   const double p = bsr::cuda::staged_row_sum<kB>(part, first, last, I, ii, mine, kB, v.x, products);
   double q = in.saved;
   if (has_second)
@@ -166,6 +144,12 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+/// Whether the block_row sweep reads values with the evict-first hint when they exceed the cache
+/// (BsrView::stream_values): for block rows of whole 128-byte lines only (B = 4, 8): other
+/// blocks straddle lines that the next blocks' loads still need.
+template <int kB>
+inline constexpr bool kStreamBlockRows = kB % 4 == 0;
+
 /// Row ii of block row I's blocks of `part` times x, summed in the reference's order.
 template <int kB, class V>
 __device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t I, int ii,
@@ -180,8 +164,8 @@ __device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t 
     double xv[kB];
     // aligned: the arrays are allocated 256-byte aligned (the vector and pair loads of
     // load_block_row need the arrays' starts aligned).
-    bsr::cuda::load_block_row<kB>(row, x + static_cast<size_type>(J) * kB, part.stream_values, true,
-                                  v, xv);
+    bsr::cuda::load_block_row<kB>(row, x + static_cast<size_type>(J) * kB,
+                                  kStreamBlockRows<kB> && part.stream_values, true, v, xv);
 #pragma unroll
     for (int c = 0; c < kB; ++c) sum = __dadd_rn(sum, __dmul_rn(static_cast<double>(v[c]), xv[c]));
   }
@@ -205,7 +189,7 @@ __global__ void __launch_bounds__(kThreads)
   double p = 0.0;
   EntryInputs<kB> in;
   if (mine) {
-    in = load_entry_rows<kB>(u, v, inverse, I, ii);
+    in = load_entry<kB>(u, v, inverse, I, ii);
     p = block_row_sum<kB>(part, I, ii, v.x);
     const double q = has_second ? block_row_sum<kB>(second, I, ii, v.x) : in.saved;
     t_shared[r * kB + ii] = entry_t<kB>(u, in, p, q);
