@@ -145,10 +145,13 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 /// Whether the block_row sweep reads values with the evict-first hint when they exceed the cache
-/// (BsrView::stream_values): for block rows of whole 128-byte lines only (B = 4, 8): other
-/// blocks straddle lines that the next blocks' loads still need.
+/// (BsrView::stream_values): not for B = 5, whose 200-byte blocks straddle cache lines that the
+/// next blocks' loads still need. H200, symmetric sweep of block 3D Poisson with about 1 GiB of
+/// values (bench/results/h200_block_relaxation/d588325): B = 5 0.83 of copy without the hint
+/// against 0.82 with it (float values 0.78 against 0.76); B = 7 (256 MiB) lost without it (0.67
+/// against 0.79), B = 6 was even (0.77).
 template <int kB>
-inline constexpr bool kStreamBlockRows = kB % 4 == 0;
+inline constexpr bool kStreamBlockRows = kB != 5;
 
 /// Row ii of block row I's blocks of `part` times x, summed in the reference's order.
 template <int kB, class V>
