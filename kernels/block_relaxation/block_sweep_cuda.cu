@@ -153,15 +153,37 @@ __global__ void __launch_bounds__(kThreads)
 template <int kB>
 inline constexpr bool kStreamBlockRows = kB != 5;
 
-/// Row ii of block row I's blocks of `part` times x, summed in the reference's order.
+/// Columns of a block row's first blocks that the block_row sweep loads before it waits for the
+/// kernels before it (programmatic dependent launch).
+constexpr int kEarlyColumns = 4;
+
+/// What block_row_sum needs of block row I of `part` before it reads x: the row's block range
+/// and its first columns. Matrix data only: read before wait_for_prerequisites().
+struct RowStart {
+  index_t begin = 0;
+  index_t end = 0;
+  index_t column[kEarlyColumns] = {};
+};
+
+template <class V>
+__device__ __forceinline__ RowStart row_start(const BsrView<V>& part, index_t I) {
+  RowStart start;
+  start.begin = __ldg(part.row_ptr + I);
+  start.end = __ldg(part.row_ptr + I + 1);
+#pragma unroll
+  for (int q = 0; q < kEarlyColumns; ++q) {
+    if (start.begin + q < start.end) start.column[q] = __ldg(part.col_idx + start.begin + q);
+  }
+  return start;
+}
+
+/// Row ii of the blocks of `part`'s block row that `start` describes times x, summed in the
+/// reference's order.
 template <int kB, class V>
-__device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t I, int ii,
-                                                const double* __restrict__ x) {
+__device__ __forceinline__ double block_row_sum(const BsrView<V>& part, const RowStart& start,
+                                                int ii, const double* __restrict__ x) {
   double sum = 0.0;
-  const index_t end = __ldg(part.row_ptr + I + 1);
-#pragma unroll 4
-  for (index_t k = __ldg(part.row_ptr + I); k < end; ++k) {
-    const index_t J = __ldg(part.col_idx + k);
+  auto add_block = [&](index_t k, index_t J) {
     const V* row = part.values + (static_cast<size_type>(k) * kB + ii) * kB;
     V v[kB];
     double xv[kB];
@@ -171,12 +193,23 @@ __device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t 
                                   kStreamBlockRows<kB> && part.stream_values, true, v, xv);
 #pragma unroll
     for (int c = 0; c < kB; ++c) sum = __dadd_rn(sum, __dmul_rn(static_cast<double>(v[c]), xv[c]));
+  };
+#pragma unroll
+  for (int q = 0; q < kEarlyColumns; ++q) {
+    if (start.begin + q < start.end) add_block(start.begin + q, start.column[q]);
+  }
+#pragma unroll 4
+  for (index_t k = start.begin + kEarlyColumns; k < start.end; ++k) {
+    add_block(k, __ldg(part.col_idx + k));
   }
   return sum;
 }
 
 /// block_row variant: thread ii of block row r of the team sums row ii of each block times x
-/// in the reference's order, then D_I^-1 with the row's t from shared memory.
+/// in the reference's order, then D_I^-1 with the row's t from shared memory. Launched as a
+/// programmatic dependent launch: the rows' ranges and first columns are read before the wait
+/// for the kernels before it (on a small matrix, where a sweep is a chain of dependent loads per
+/// color, that part of the chain overlaps the previous color's kernel).
 template <int kB, class V, class W>
 __global__ void __launch_bounds__(kThreads)
     block_row_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
@@ -189,12 +222,20 @@ __global__ void __launch_bounds__(kThreads)
   const index_t slot = static_cast<index_t>(blockIdx.x) * kR + r;
   const bool mine = r < kR && slot < color.count;
   const index_t I = color.first + slot;
+  RowStart part_start;
+  RowStart second_start;
+  if (mine) {
+    part_start = row_start(part, I);
+    if (has_second) second_start = row_start(second, I);
+  }
+  kernels::cuda::wait_for_prerequisites();
+  kernels::cuda::allow_dependents();
   double p = 0.0;
   EntryInputs<kB> in;
   if (mine) {
     in = load_entry<kB>(u, v, inverse, I, ii);
-    p = block_row_sum<kB>(part, I, ii, v.x);
-    const double q = has_second ? block_row_sum<kB>(second, I, ii, v.x) : in.saved;
+    p = block_row_sum<kB>(part, part_start, ii, v.x);
+    const double q = has_second ? block_row_sum<kB>(second, second_start, ii, v.x) : in.saved;
     t_shared[r * kB + ii] = entry_t<kB>(u, in, p, q);
   }
   __syncthreads();
@@ -221,8 +262,9 @@ void triangular_sweep(const Backend& backend, const BsrView<V>& part, const BsrV
       coefficient_sweep_kernel<kB><<<teams, kThreads, 0, context.stream>>>(
           part, other, has_second, color, inverse, update, vectors);
     } else if (variant == SweepVariant::block_row) {
-      block_row_sweep_kernel<kB><<<teams, kThreads, 0, context.stream>>>(
-          part, other, has_second, color, inverse, update, vectors);
+      kernels::cuda::launch_dependent(context, block_row_sweep_kernel<kB, V, W>, teams, kThreads,
+                                      "block_relaxation::triangular_sweep", part, other, has_second,
+                                      color, inverse, update, vectors);
     } else {
       const size_type threads = static_cast<size_type>(color.count) * lanes_per_row<kB>();
       warp_sweep_kernel<kB>
