@@ -177,23 +177,41 @@ __device__ __forceinline__ RowStart row_start(const BsrView<V>& part, index_t I)
   return start;
 }
 
-/// Row ii of the blocks of `part`'s block row that `start` describes times x, summed in the
-/// reference's order.
+/// acc + row ii of block k of `part` (column J) times x, in the reference's order.
 template <int kB, class V>
-__device__ __forceinline__ double block_row_sum(const BsrView<V>& part, const RowStart& start,
-                                                int ii, const double* __restrict__ x) {
-  double sum = 0.0;
-  auto add_block = [&](index_t k, index_t J) {
-    const V* row = part.values + (static_cast<size_type>(k) * kB + ii) * kB;
-    V v[kB];
-    double xv[kB];
-    // aligned: the arrays are allocated 256-byte aligned (the vector and pair loads of
-    // load_block_row need the arrays' starts aligned).
-    bsr::cuda::load_block_row<kB>(row, x + static_cast<size_type>(J) * kB,
-                                  kStreamBlockRows<kB> && part.stream_values, true, v, xv);
+__device__ __forceinline__ double add_block_row(const BsrView<V>& part, index_t k, index_t J,
+                                                int ii, const double* __restrict__ x, double sum) {
+  const V* row = part.values + (static_cast<size_type>(k) * kB + ii) * kB;
+  V v[kB];
+  double xv[kB];
+  // aligned: the arrays are allocated 256-byte aligned (the vector and pair loads of
+  // load_block_row need the arrays' starts aligned).
+  bsr::cuda::load_block_row<kB>(row, x + static_cast<size_type>(J) * kB,
+                                kStreamBlockRows<kB> && part.stream_values, true, v, xv);
 #pragma unroll
-    for (int c = 0; c < kB; ++c) sum = __dadd_rn(sum, __dmul_rn(static_cast<double>(v[c]), xv[c]));
-  };
+  for (int c = 0; c < kB; ++c) sum = __dadd_rn(sum, __dmul_rn(static_cast<double>(v[c]), xv[c]));
+  return sum;
+}
+
+/// Row ii of block row I's blocks of `part` times x, summed in the reference's order.
+template <int kB, class V>
+__device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t I, int ii,
+                                                const double* __restrict__ x) {
+  double sum = 0.0;
+  const index_t end = __ldg(part.row_ptr + I + 1);
+#pragma unroll 4
+  for (index_t k = __ldg(part.row_ptr + I); k < end; ++k) {
+    sum = add_block_row<kB>(part, k, __ldg(part.col_idx + k), ii, x, sum);
+  }
+  return sum;
+}
+
+/// block_row_sum of the block row that `start` describes (its first columns already loaded).
+template <int kB, class V>
+__device__ __forceinline__ double early_block_row_sum(const BsrView<V>& part, const RowStart& start,
+                                                      int ii, const double* __restrict__ x) {
+  double sum = 0.0;
+  auto add_block = [&](index_t k, index_t J) { sum = add_block_row<kB>(part, k, J, ii, x, sum); };
 #pragma unroll
   for (int q = 0; q < kEarlyColumns; ++q) {
     if (start.begin + q < start.end) add_block(start.begin + q, start.column[q]);
@@ -206,11 +224,13 @@ __device__ __forceinline__ double block_row_sum(const BsrView<V>& part, const Ro
 }
 
 /// block_row variant: thread ii of block row r of the team sums row ii of each block times x
-/// in the reference's order, then D_I^-1 with the row's t from shared memory. Launched as a
-/// programmatic dependent launch: the rows' ranges and first columns are read before the wait
-/// for the kernels before it (on a small matrix, where a sweep is a chain of dependent loads per
-/// color, that part of the chain overlaps the previous color's kernel).
-template <int kB, class V, class W>
+/// in the reference's order, then D_I^-1 with the row's t from shared memory. kEarly (colors of
+/// at most one wave of teams): launched as a programmatic dependent launch, the rows' ranges and
+/// first columns read before the wait for the kernels before it, so that on a small matrix,
+/// where a sweep is a chain of dependent loads per color, that part of the chain overlaps the
+/// previous color's kernel. Larger colors keep the plain kernel (the early loads' registers cost
+/// occupancy there).
+template <int kB, bool kEarly, class V, class W>
 __global__ void __launch_bounds__(kThreads)
     block_row_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
                            const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
@@ -222,20 +242,28 @@ __global__ void __launch_bounds__(kThreads)
   const index_t slot = static_cast<index_t>(blockIdx.x) * kR + r;
   const bool mine = r < kR && slot < color.count;
   const index_t I = color.first + slot;
-  RowStart part_start;
-  RowStart second_start;
-  if (mine) {
-    part_start = row_start(part, I);
-    if (has_second) second_start = row_start(second, I);
-  }
-  kernels::cuda::wait_for_prerequisites();
-  kernels::cuda::allow_dependents();
   double p = 0.0;
   EntryInputs<kB> in;
-  if (mine) {
+  if constexpr (kEarly) {
+    RowStart part_start;
+    RowStart second_start;
+    if (mine) {
+      part_start = row_start(part, I);
+      if (has_second) second_start = row_start(second, I);
+    }
+    kernels::cuda::wait_for_prerequisites();
+    kernels::cuda::allow_dependents();
+    if (mine) {
+      in = load_entry<kB>(u, v, inverse, I, ii);
+      p = early_block_row_sum<kB>(part, part_start, ii, v.x);
+      const double q =
+          has_second ? early_block_row_sum<kB>(second, second_start, ii, v.x) : in.saved;
+      t_shared[r * kB + ii] = entry_t<kB>(u, in, p, q);
+    }
+  } else if (mine) {
     in = load_entry<kB>(u, v, inverse, I, ii);
-    p = block_row_sum<kB>(part, part_start, ii, v.x);
-    const double q = has_second ? block_row_sum<kB>(second, second_start, ii, v.x) : in.saved;
+    p = block_row_sum<kB>(part, I, ii, v.x);
+    const double q = has_second ? block_row_sum<kB>(second, I, ii, v.x) : in.saved;
     t_shared[r * kB + ii] = entry_t<kB>(u, in, p, q);
   }
   __syncthreads();
@@ -262,9 +290,15 @@ void triangular_sweep(const Backend& backend, const BsrView<V>& part, const BsrV
       coefficient_sweep_kernel<kB><<<teams, kThreads, 0, context.stream>>>(
           part, other, has_second, color, inverse, update, vectors);
     } else if (variant == SweepVariant::block_row) {
-      kernels::cuda::launch_dependent(context, block_row_sweep_kernel<kB, V, W>, teams, kThreads,
-                                      "block_relaxation::triangular_sweep", part, other, has_second,
-                                      color, inverse, update, vectors);
+      // One wave at four teams per SM: the early kernel (its launch overlaps the kernel before).
+      if (teams <= 4u * static_cast<unsigned int>(context.properties.multiProcessorCount)) {
+        kernels::cuda::launch_dependent(context, block_row_sweep_kernel<kB, true, V, W>, teams,
+                                        kThreads, "block_relaxation::triangular_sweep", part, other,
+                                        has_second, color, inverse, update, vectors);
+      } else {
+        block_row_sweep_kernel<kB, false, V, W><<<teams, kThreads, 0, context.stream>>>(
+            part, other, has_second, color, inverse, update, vectors);
+      }
     } else {
       const size_type threads = static_cast<size_type>(color.count) * lanes_per_row<kB>();
       warp_sweep_kernel<kB>
