@@ -133,39 +133,19 @@ __device__ __forceinline__ void load_pairs(const T* p, bool stream, T (&out)[kB]
 
 /// Loads the kB values of one block row (row-major, starting at `row`) into v and the kB
 /// entries of x at xb into xv. When `aligned` (the arrays holding row and x start 16-byte
-/// aligned) with vector loads: 16-byte ones where kB keeps every block row (and x block)
-/// 16-byte aligned, else pair loads (load_pairs: B = 3, 5, 7 in double, B = 2, 3, 5, 6, 7 in
-/// float); fewer load instructions in flight per product.
+/// aligned) with vector loads: float4 for float rows of a multiple of 4 values, else pair loads
+/// (load_pairs: 16-byte loads only where kB is even in double); fewer load instructions in
+/// flight per product.
 template <int kB, class V>
 __device__ __forceinline__ void load_block_row(const V* row, const double* xb, bool stream,
                                                bool aligned, V (&v)[kB], double (&xv)[kB]) {
-  constexpr bool kVectorX = kB % 2 == 0;
-  constexpr bool kVectorValues = std::is_same_v<V, double> ? kB % 2 == 0 : kB % 4 == 0;
-  if (kVectorX && aligned) {
-#pragma unroll
-    for (int c = 0; c < kB / 2; ++c) {
-      const double2 pair = __ldg(reinterpret_cast<const double2*>(xb) + c);
-      xv[2 * c] = pair.x;
-      xv[2 * c + 1] = pair.y;
-    }
-  } else if (kB > 1 && aligned) {
+  if (kB > 1 && aligned) {
     load_pairs<kB>(xb, false, xv);
   } else {
 #pragma unroll
     for (int c = 0; c < kB; ++c) xv[c] = __ldg(xb + c);
   }
-  if constexpr (kVectorValues && std::is_same_v<V, double>) {
-    if (aligned) {
-#pragma unroll
-      for (int c = 0; c < kB / 2; ++c) {
-        const double2* p = reinterpret_cast<const double2*>(row) + c;
-        const double2 pair = stream ? __ldcs(p) : __ldg(p);
-        v[2 * c] = pair.x;
-        v[2 * c + 1] = pair.y;
-      }
-      return;
-    }
-  } else if constexpr (kVectorValues) {
+  if constexpr (std::is_same_v<V, float> && kB % 4 == 0) {
     if (aligned) {
 #pragma unroll
       for (int c = 0; c < kB / 4; ++c) {
