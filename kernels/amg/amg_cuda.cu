@@ -931,15 +931,20 @@ __global__ void truncation_values_kernel(MatrixView p, PatternView t, double* va
 }
 
 /// Runs `round(left)` (the kernels of one round; `left` a device counter of the rows still
-/// undecided, cleared before the round) until a round leaves none: one wait per round. A
+/// undecided, cleared before the round) until a round leaves none, reading the counter after
+/// every `rounds_per_wait` rounds: one wait per round unless a round once none are left is a
+/// no-op (then several rounds per wait save waits, which bound the setup of small levels). A
 /// round decides at least one row, so at most n + 1 rounds; past them, BackendError.
 template <class Round>
-void until_none_left(Context& context, index_t n, const char* name, Round round) {
+void until_none_left(Context& context, index_t n, const char* name, Round round,
+                     index_t rounds_per_wait = 1) {
   DeviceScratch left(context, sizeof(unsigned long long));
-  for (index_t r = 0; r <= n; ++r) {
-    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(left.as<unsigned long long>(), 0, sizeof(unsigned long long),
-                                       context.stream));
-    round(left.as<unsigned long long>());
+  for (index_t r = 0; r <= n;) {
+    for (index_t k = 0; k < rounds_per_wait && r <= n; ++k, ++r) {
+      KRYFLOW_CUDA_CHECK(cudaMemsetAsync(left.as<unsigned long long>(), 0,
+                                         sizeof(unsigned long long), context.stream));
+      round(left.as<unsigned long long>());
+    }
     long long undecided = 0;
     read_integers(context, reinterpret_cast<const long long*>(left.as<unsigned long long>()), 1,
                   &undecided);
@@ -980,8 +985,12 @@ void greedy_splitting(const Backend& backend, const PatternView& s, Span<index_t
 
 namespace {
 
+/// PMIS rounds between two reads of the undecided count.
+constexpr index_t kPmisRoundsPerWait = 3;
+
 /// PMIS with the rows of `first` (n flags on the device, or null) as its first independent set
-/// (the reference's pmis_from): one wait per round.
+/// (the reference's pmis_from). A round once every row is decided changes nothing, so the
+/// rounds run kPmisRoundsPerWait at a time between waits (PMIS takes a few rounds per level).
 void pmis_from(Context& context, const PatternView& s, const PatternView& st, std::uint64_t seed,
                unsigned char* first, Span<index_t> cf, const char* name) {
   const index_t n = s.num_rows;
@@ -993,16 +1002,19 @@ void pmis_from(Context& context, const PatternView& s, const PatternView& st, st
   check_launch(name);
   bool seeded = first != nullptr;
   // Each round makes the undecided row of largest weight coarse; in practice a few rounds.
-  until_none_left(context, n, name, [&](unsigned long long* undecided) {
-    if (!seeded) {
-      pmis_select<<<blocks, kBlock, 0, context.stream>>>(s, st, cf.data(), w.as<double>(),
-                                                         selected);
-      check_launch(name);
-    }
-    seeded = false;
-    pmis_update<<<blocks, kBlock, 0, context.stream>>>(s, selected, cf.data(), undecided);
-    check_launch(name);
-  });
+  until_none_left(
+      context, n, name,
+      [&](unsigned long long* undecided) {
+        if (!seeded) {
+          pmis_select<<<blocks, kBlock, 0, context.stream>>>(s, st, cf.data(), w.as<double>(),
+                                                             selected);
+          check_launch(name);
+        }
+        seeded = false;
+        pmis_update<<<blocks, kBlock, 0, context.stream>>>(s, selected, cf.data(), undecided);
+        check_launch(name);
+      },
+      kPmisRoundsPerWait);
 }
 
 }  // namespace

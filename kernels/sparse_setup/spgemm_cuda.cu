@@ -27,7 +27,9 @@
 // the device counted. spgemm_fill_numeric (a re-setup that kept only C's row pointers, and
 // setup after the count) bins by products once; the rows of bin 0 get their columns and sums in
 // one pass, a thread per row with 16 columns and sums in registers; the longer rows the fill's
-// then the numeric phase's groups.
+// then the numeric phase's groups. A product of at most kMergedRows rows runs all group bins of
+// a phase in one launch (merged_* kernels: each block takes tiles of the non-empty bins in
+// turn), since there the launches of mostly empty bins, not the work, set its time.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -421,60 +423,77 @@ struct SymbolicShape {
 /// out + c_row_ptr[i] (each lane ranks its keys against all m keys: m^2 / lanes comparisons).
 /// Work per row: products + slots (clear, compact) + with kFill m^2 / lanes.
 template <bool kFill, int kBin>
-__global__ void __launch_bounds__(SymbolicShape<kBin>::lanes* SymbolicShape<kBin>::groups)
-    symbolic_group_rows(PatternView a, PatternView b, const index_t* c_row_ptr, index_t* out,
-                        const index_t* bin_list, const unsigned int* bin_sizes) {
-  using Shape = SymbolicShape<kBin>;
-  constexpr int kLanes = Shape::lanes;
-  constexpr int kSlots = Shape::slots;
-  __shared__ index_t tables[Shape::groups][kSlots + 1];  // + 1: groups on different banks
-  const int group = threadIdx.x / kLanes;
-  const int lane = threadIdx.x % kLanes;
-  const unsigned int mask = lane_group_mask<kLanes>();
-  index_t* table = tables[group];
-  const unsigned int begin = bin_begin(bin_sizes, kBin);
-  const unsigned int count = bin_sizes[kBin];
-  for (size_type r = size_type{blockIdx.x} * Shape::groups + group; r < count;
-       r += size_type{gridDim.x} * Shape::groups) {
-    const index_t i = bin_list[begin + r];
-    for (int s = lane; s < kSlots; s += kLanes) table[s] = -1;
-    __syncwarp(mask);
-    unsigned int inserted = 0;
-    for_each_product_pair<kLanes>(a, b, i, mask, lane,
-                                  [&](bool valid0, index_t q0, bool valid1, index_t q1) {
-                                    const index_t j0 = valid0 ? b.col_idx[q0] : -1;
-                                    const index_t j1 = valid1 ? b.col_idx[q1] : -1;
-                                    if (valid0 && hash_insert(table, kSlots, j0)) ++inserted;
-                                    if (valid1 && hash_insert(table, kSlots, j1)) ++inserted;
-                                  });
-    __syncwarp(mask);
-    if constexpr (!kFill) {
-      inserted = group_sum<kLanes>(mask, inserted);
-      if (lane == 0) out[i] = static_cast<index_t>(inserted);
-    } else {
-      // Compact the keys to the front of the table, chunk by chunk (a key moves only to a
-      // slot at or before its own, already read).
-      const unsigned int first = (threadIdx.x % kWarp) / kLanes * kLanes;
-      int m = 0;
-      for (int s0 = 0; s0 < kSlots; s0 += kLanes) {
-        const index_t key = table[s0 + lane];
-        __syncwarp(mask);
-        // Other groups' lanes may take part in the ballot: keep this group's bits.
-        const unsigned int occupied = (__ballot_sync(mask, key != -1) & mask) >> first;
-        if (key != -1) table[m + __popc(occupied & ((1u << lane) - 1u))] = key;
-        m += __popc(occupied);
-        __syncwarp(mask);
-      }
-      const index_t base = c_row_ptr[i];
-      const index_t length = c_row_ptr[i + 1] - base;
-      for (int t = lane; t < m; t += kLanes) {
-        const index_t key = table[t];
-        index_t rank = 0;
-        for (int u = 0; u < m; ++u) rank += table[u] < key ? 1 : 0;
-        if (rank < length) out[base + rank] = key;
-      }
+__device__ void symbolic_group_row(const PatternView& a, const PatternView& b,
+                                   const index_t* c_row_ptr, index_t* out, index_t i,
+                                   index_t* table, unsigned int mask, int lane) {
+  constexpr int kLanes = SymbolicShape<kBin>::lanes;
+  constexpr int kSlots = SymbolicShape<kBin>::slots;
+  for (int s = lane; s < kSlots; s += kLanes) table[s] = -1;
+  __syncwarp(mask);
+  unsigned int inserted = 0;
+  for_each_product_pair<kLanes>(a, b, i, mask, lane,
+                                [&](bool valid0, index_t q0, bool valid1, index_t q1) {
+                                  const index_t j0 = valid0 ? b.col_idx[q0] : -1;
+                                  const index_t j1 = valid1 ? b.col_idx[q1] : -1;
+                                  if (valid0 && hash_insert(table, kSlots, j0)) ++inserted;
+                                  if (valid1 && hash_insert(table, kSlots, j1)) ++inserted;
+                                });
+  __syncwarp(mask);
+  if constexpr (!kFill) {
+    inserted = group_sum<kLanes>(mask, inserted);
+    if (lane == 0) out[i] = static_cast<index_t>(inserted);
+  } else {
+    // Compact the keys to the front of the table, chunk by chunk (a key moves only to a
+    // slot at or before its own, already read).
+    const unsigned int first = (threadIdx.x % kWarp) / kLanes * kLanes;
+    int m = 0;
+    for (int s0 = 0; s0 < kSlots; s0 += kLanes) {
+      const index_t key = table[s0 + lane];
+      __syncwarp(mask);
+      // Other groups' lanes may take part in the ballot: keep this group's bits.
+      const unsigned int occupied = (__ballot_sync(mask, key != -1) & mask) >> first;
+      if (key != -1) table[m + __popc(occupied & ((1u << lane) - 1u))] = key;
+      m += __popc(occupied);
+      __syncwarp(mask);
     }
-    __syncwarp(mask);  // the table is cleared for the next row
+    const index_t base = c_row_ptr[i];
+    const index_t length = c_row_ptr[i + 1] - base;
+    for (int t = lane; t < m; t += kLanes) {
+      const index_t key = table[t];
+      index_t rank = 0;
+      for (int u = 0; u < m; ++u) rank += table[u] < key ? 1 : 0;
+      if (rank < length) out[base + rank] = key;
+    }
+  }
+  __syncwarp(mask);  // the table is cleared for the next row
+}
+
+/// Tile `tile` of bin kBin (kBin >= 1): its rows tile * groups + g, g < groups, one per group
+/// of the block (SymbolicShape<kBin>::groups groups; further threads idle); `tables` holds the
+/// groups' hash tables, slots + 1 entries each (+ 1: groups on different banks).
+template <bool kFill, int kBin>
+__device__ void symbolic_group_tile(const PatternView& a, const PatternView& b,
+                                    const index_t* c_row_ptr, index_t* out, const index_t* bin_list,
+                                    const unsigned int* bin_sizes, index_t* tables,
+                                    size_type tile) {
+  using Shape = SymbolicShape<kBin>;
+  const int group = threadIdx.x / Shape::lanes;
+  const size_type r = tile * Shape::groups + group;
+  if (group >= Shape::groups || r >= bin_sizes[kBin]) return;
+  symbolic_group_row<kFill, kBin>(a, b, c_row_ptr, out, bin_list[bin_begin(bin_sizes, kBin) + r],
+                                  tables + group * (Shape::slots + 1),
+                                  lane_group_mask<Shape::lanes>(), threadIdx.x % Shape::lanes);
+}
+
+/// The tiles of bin kBin, a kernel of its own (one launch per bin).
+template <bool kFill, int kBin>
+__global__ void __launch_bounds__(SymbolicShape<kBin>::lanes* SymbolicShape<kBin>::groups)
+    symbolic_group_kernel(PatternView a, PatternView b, const index_t* c_row_ptr, index_t* out,
+                          const index_t* bin_list, const unsigned int* bin_sizes) {
+  using Shape = SymbolicShape<kBin>;
+  __shared__ index_t tables[Shape::groups * (Shape::slots + 1)];
+  for (size_type tile = blockIdx.x; tile * Shape::groups < bin_sizes[kBin]; tile += gridDim.x) {
+    symbolic_group_tile<kFill, kBin>(a, b, c_row_ptr, out, bin_list, bin_sizes, tables, tile);
   }
 }
 
@@ -578,20 +597,21 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 /// Most products of a row of bin 0, whose symbolic phases one thread computes
-/// (symbolic_thread_rows) with the row's columns in its own array.
+/// (symbolic_thread_tile) with the row's columns in its own array.
 constexpr int kThreadProducts = static_cast<int>(bin_products(0));
 
 /// A thread per row of bin 0: the distinct columns kept sorted in a local array, each
 /// product's column inserted in place (at most kThreadProducts^2 / 2 moves; a group's hash
 /// table, compaction and ranking cost more on rows this short). kFill == false writes their
-/// number to out[i], kFill == true the columns to out + c_row_ptr[i].
-template <bool kFill>
-__global__ void __launch_bounds__(kBlock)
-    symbolic_thread_rows(PatternView a, PatternView b, const index_t* c_row_ptr, index_t* out,
-                         const index_t* bin_list, const unsigned int* bin_sizes) {
-  const unsigned int count = bin_sizes[0];
-  for (size_type r = blockIdx.x * size_type{kBlock} + threadIdx.x; r < count;
-       r += size_type{gridDim.x} * kBlock) {
+/// number to out[i], kFill == true the columns to out + c_row_ptr[i]. Tile `tile`: rows
+/// tile * kThreads + t of the bin, t the thread of the block.
+template <bool kFill, int kThreads>
+__device__ void symbolic_thread_tile(const PatternView& a, const PatternView& b,
+                                     const index_t* c_row_ptr, index_t* out,
+                                     const index_t* bin_list, const unsigned int* bin_sizes,
+                                     size_type tile) {
+  const size_type r = tile * kThreads + threadIdx.x;
+  if (r < bin_sizes[0]) {
     const index_t i = bin_list[r];  // bin 0 starts the list
     index_t columns[kThreadProducts];
     int m = 0;
@@ -616,17 +636,27 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+/// The tiles of bin 0 by symbolic_thread_tile, a kernel of its own.
+template <bool kFill>
+__global__ void __launch_bounds__(kBlock)
+    symbolic_thread_kernel(PatternView a, PatternView b, const index_t* c_row_ptr, index_t* out,
+                           const index_t* bin_list, const unsigned int* bin_sizes) {
+  for (size_type tile = blockIdx.x; tile * kBlock < bin_sizes[0]; tile += gridDim.x) {
+    symbolic_thread_tile<kFill, kBlock>(a, b, c_row_ptr, out, bin_list, bin_sizes, tile);
+  }
+}
+
 template <bool kFill, int kBin>
 void launch_symbolic_bin(Context& context, const PatternView& a, const PatternView& b,
                          const index_t* c_row_ptr, index_t* out, const Bins& bins,
                          const char* name) {
   if constexpr (kBin == 0) {
-    symbolic_thread_rows<kFill>
+    symbolic_thread_kernel<kFill>
         <<<grid_for(a.num_rows, kBlock, context), kBlock, 0, context.stream>>>(
             a, b, c_row_ptr, out, bins.list(), bins.sizes());
   } else {
     using Shape = SymbolicShape<kBin>;
-    symbolic_group_rows<kFill, kBin>
+    symbolic_group_kernel<kFill, kBin>
         <<<grid_for(a.num_rows, Shape::groups, context), Shape::lanes * Shape::groups, 0,
            context.stream>>>(a, b, c_row_ptr, out, bins.list(), bins.sizes());
   }
@@ -638,22 +668,6 @@ void launch_symbolic_bins(Context& context, const PatternView& a, const PatternV
                           const index_t* c_row_ptr, index_t* out, const Bins& bins,
                           const char* name, std::integer_sequence<int, kBin...>) {
   (launch_symbolic_bin<kFill, kBin>(context, a, b, c_row_ptr, out, bins, name), ...);
-}
-
-/// Both symbolic phases: binning, a kernel per group bin, then the long rows. No host wait.
-template <bool kFill>
-void symbolic(const Backend& backend, const PatternView& a, const PatternView& b,
-              const index_t* c_row_ptr, index_t* out, const char* name) {
-  if (a.num_rows == 0) return;
-  Context& context = context_of(backend);
-  const Bins bins(context, a.num_rows);
-  bin_rows(context, a, b, nullptr, bins);
-  launch_symbolic_bins<kFill>(context, a, b, c_row_ptr, out, bins, name,
-                              std::make_integer_sequence<int, kGroupBins>{});
-  const auto sms = static_cast<unsigned int>(context.properties.multiProcessorCount);
-  symbolic_long_rows<kFill>
-      <<<2 * sms, kBlock, 0, context.stream>>>(a, b, c_row_ptr, out, bins.list(), bins.sizes());
-  check_launch(name);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -706,42 +720,60 @@ struct NumericShape {
   static_assert(groups >= 1);
 };
 
-/// A group per row of bin kBin, in Gustavson's order (see the file comment): the row's
+/// Row i of C by a group of bin kBin, in Gustavson's order (see the file comment): the row's
 /// columns and sums sit in the group's shared tables (m <= capacity by the binning rule).
 /// Work per row: products * log2(m) for the column search, in ceil(products / lanes) group
-/// steps (for_each_product_chunk). Bins 0 and 1 (the short rows of the fine levels, millions of
-/// them) run 16 blocks of 128 threads per multiprocessor, at most 32 registers each (no spills):
-/// their steps wait on dependent loads, and twice the resident groups hide twice the latency.
+/// steps (for_each_product_chunk).
+template <int kBin>
+__device__ void numeric_group_row(const MatrixView& a, const MatrixView& b, const PatternView& c,
+                                  double* c_values, index_t i, index_t* columns, double* sums,
+                                  unsigned int mask, int lane) {
+  constexpr int kLanes = NumericShape<kBin>::lanes;
+  const index_t c_begin = c.row_ptr[i];
+  const index_t m = c.row_ptr[i + 1] - c_begin;  // <= NumericShape<kBin>::capacity (binning)
+  for (index_t t = lane; t < m; t += kLanes) {
+    columns[t] = c.col_idx[c_begin + t];
+    sums[t] = 0.0;
+  }
+  __syncwarp(mask);
+  add_row_products<kLanes>(a, b, i, mask, lane, columns, m, sums, [mask] { __syncwarp(mask); });
+  for (index_t t = lane; t < m; t += kLanes) c_values[c_begin + t] = sums[t];
+  __syncwarp(mask);  // the tables are reused by the next row
+}
+
+/// Tile `tile` of bin kBin: its rows tile * groups + g, g < groups, one per group of the block
+/// (NumericShape<kBin>::groups groups; further threads idle). Their tables: capacity + 1
+/// entries each in `sums_of` and `columns_of` (+ 1: the groups' tables start on different
+/// banks).
+template <int kBin>
+__device__ void numeric_group_tile(const MatrixView& a, const MatrixView& b, const PatternView& c,
+                                   double* c_values, const index_t* bin_list,
+                                   const unsigned int* bin_sizes, double* sums_of,
+                                   index_t* columns_of, size_type tile) {
+  using Shape = NumericShape<kBin>;
+  const int group = threadIdx.x / Shape::lanes;
+  const size_type r = tile * Shape::groups + group;
+  if (group >= Shape::groups || r >= bin_sizes[kBin]) return;
+  numeric_group_row<kBin>(a, b, c, c_values, bin_list[bin_begin(bin_sizes, kBin) + r],
+                          columns_of + group * (Shape::capacity + 1),
+                          sums_of + group * (Shape::capacity + 1), lane_group_mask<Shape::lanes>(),
+                          threadIdx.x % Shape::lanes);
+}
+
+/// The tiles of bin kBin, a kernel of its own. Bins 0 and 1 (the short rows of the fine levels,
+/// millions of them) run 16 blocks of 128 threads per multiprocessor, at most 32 registers each
+/// (no spills): their steps wait on dependent loads, and twice the resident groups hide twice
+/// the latency.
 template <int kBin>
 __global__ void __launch_bounds__(NumericShape<kBin>::lanes* NumericShape<kBin>::groups,
                                   kBin <= 1 ? 16 : 4)
-    numeric_group_rows(MatrixView a, MatrixView b, PatternView c, double* c_values,
-                       const index_t* bin_list, const unsigned int* bin_sizes) {
+    numeric_group_kernel(MatrixView a, MatrixView b, PatternView c, double* c_values,
+                         const index_t* bin_list, const unsigned int* bin_sizes) {
   using Shape = NumericShape<kBin>;
-  constexpr int kLanes = Shape::lanes;
-  // + 1: the groups' tables start on different banks.
-  __shared__ double sums_of[Shape::groups][Shape::capacity + 1];
-  __shared__ index_t columns_of[Shape::groups][Shape::capacity + 1];
-  const int group = threadIdx.x / kLanes;
-  const int lane = threadIdx.x % kLanes;
-  const unsigned int mask = lane_group_mask<kLanes>();
-  double* sums = sums_of[group];
-  index_t* columns = columns_of[group];
-  const unsigned int begin = bin_begin(bin_sizes, kBin);
-  const unsigned int count = bin_sizes[kBin];
-  for (size_type r = size_type{blockIdx.x} * Shape::groups + group; r < count;
-       r += size_type{gridDim.x} * Shape::groups) {
-    const index_t i = bin_list[begin + r];
-    const index_t c_begin = c.row_ptr[i];
-    const index_t m = c.row_ptr[i + 1] - c_begin;  // <= Shape::capacity (binning)
-    for (index_t t = lane; t < m; t += kLanes) {
-      columns[t] = c.col_idx[c_begin + t];
-      sums[t] = 0.0;
-    }
-    __syncwarp(mask);
-    add_row_products<kLanes>(a, b, i, mask, lane, columns, m, sums, [mask] { __syncwarp(mask); });
-    for (index_t t = lane; t < m; t += kLanes) c_values[c_begin + t] = sums[t];
-    __syncwarp(mask);  // the tables are reused by the next row
+  __shared__ double sums_of[Shape::groups * (Shape::capacity + 1)];
+  __shared__ index_t columns_of[Shape::groups * (Shape::capacity + 1)];
+  for (size_type tile = blockIdx.x; tile * Shape::groups < bin_sizes[kBin]; tile += gridDim.x) {
+    numeric_group_tile<kBin>(a, b, c, c_values, bin_list, bin_sizes, sums_of, columns_of, tile);
   }
 }
 
@@ -786,7 +818,7 @@ template <int kBin>
 void launch_numeric_bin(Context& context, const MatrixView& a, const MatrixView& b,
                         const PatternView& c, double* c_values, const Bins& bins) {
   using Shape = NumericShape<kBin>;
-  numeric_group_rows<kBin>
+  numeric_group_kernel<kBin>
       <<<grid_for(a.pattern.num_rows, Shape::groups, context), Shape::lanes * Shape::groups, 0,
          context.stream>>>(a, b, c, c_values, bins.list(), bins.sizes());
   check_launch("sparse_setup::spgemm_numeric");
@@ -802,7 +834,7 @@ void launch_numeric_bins(Context& context, const MatrixView& a, const MatrixView
 // ---------------------------------------------------------------------------------------------
 // Fill and numeric phases in one call (spgemm_fill_numeric), rows binned by their products
 
-/// Distinct columns a thread of fused_thread_rows keeps in registers.
+/// Distinct columns a thread of fused_thread_tile keeps in registers.
 constexpr int kRegisterColumns = 16;
 
 /// A thread per row of bin 0 (binned by products), in Gustavson's order (one thread walks the
@@ -815,12 +847,14 @@ constexpr int kRegisterColumns = 16;
 /// row, B's rows and C's row (the fill's thread per row followed by the numeric groups took 1.4 +
 /// 2.5 ms on the finest A P of pcg_sa on 7-point 200^3 on the H200; sorted local arrays of
 /// columns and sums 7.9 ms).
-__global__ void __launch_bounds__(kBlock)
-    fused_thread_rows(MatrixView a, MatrixView b, const index_t* c_row_ptr, index_t* c_col_idx,
-                      double* c_values, const index_t* bin_list, const unsigned int* bin_sizes) {
-  const unsigned int count = bin_sizes[0];
-  for (size_type r = blockIdx.x * size_type{kBlock} + threadIdx.x; r < count;
-       r += size_type{gridDim.x} * kBlock) {
+/// Tile `tile`: rows tile * kThreads + t of the bin, t the thread of the block.
+template <int kThreads>
+__device__ void fused_thread_tile(const MatrixView& a, const MatrixView& b,
+                                  const index_t* c_row_ptr, index_t* c_col_idx, double* c_values,
+                                  const index_t* bin_list, const unsigned int* bin_sizes,
+                                  size_type tile) {
+  const size_type r = tile * kThreads + threadIdx.x;
+  if (r < bin_sizes[0]) {
     const index_t i = bin_list[r];  // bin 0 starts the list
     const index_t a_begin = a.pattern.row_ptr[i];
     const index_t a_end = a.pattern.row_ptr[i + 1];
@@ -877,7 +911,7 @@ __global__ void __launch_bounds__(kBlock)
           c_values[base + rank] = sums[s];
         }
       }
-      continue;
+      return;
     }
     // More than kRegisterColumns distinct columns: sorted local arrays, from the start. (The
     // product walk is written out twice: through a shared lambda, ptxas moved the register
@@ -914,13 +948,23 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+/// The tiles of bin 0 by fused_thread_tile, a kernel of its own.
+__global__ void __launch_bounds__(kBlock)
+    fused_thread_kernel(MatrixView a, MatrixView b, const index_t* c_row_ptr, index_t* c_col_idx,
+                        double* c_values, const index_t* bin_list, const unsigned int* bin_sizes) {
+  for (size_type tile = blockIdx.x; tile * kBlock < bin_sizes[0]; tile += gridDim.x) {
+    fused_thread_tile<kBlock>(a, b, c_row_ptr, c_col_idx, c_values, bin_list, bin_sizes, tile);
+  }
+}
+
 template <int kBin>
 void launch_fused_bin(Context& context, const MatrixView& a, const MatrixView& b,
                       const index_t* c_row_ptr, index_t* c_col_idx, double* c_values,
                       const Bins& bins) {
   if constexpr (kBin == 0) {
-    fused_thread_rows<<<grid_for(a.pattern.num_rows, kBlock, context), kBlock, 0, context.stream>>>(
-        a, b, c_row_ptr, c_col_idx, c_values, bins.list(), bins.sizes());
+    fused_thread_kernel<<<grid_for(a.pattern.num_rows, kBlock, context), kBlock, 0,
+                          context.stream>>>(a, b, c_row_ptr, c_col_idx, c_values, bins.list(),
+                                            bins.sizes());
     check_launch("sparse_setup::spgemm_fill_numeric");
   } else {
     // The fill's groups, then the numeric phase's on the same bins (C's row is no longer than
@@ -938,6 +982,198 @@ void launch_fused_bins(Context& context, const MatrixView& a, const MatrixView& 
                        const index_t* c_row_ptr, index_t* c_col_idx, double* c_values,
                        const Bins& bins, std::integer_sequence<int, kBin...>) {
   (launch_fused_bin<kBin>(context, a, b, c_row_ptr, c_col_idx, c_values, bins), ...);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small products: every group bin of a phase in one launch
+
+/// Rows of A up to which a phase runs its group bins in one launch (merged_* kernels) instead
+/// of a launch per bin. Below it the launches, not the work, bound a product: the setup of the
+/// OpenFOAM pressure matrix (23 K rows, 30 products) launched about 900 kernels in its products,
+/// most of them for empty bins.
+constexpr long long kMergedRows = 1LL << 16;
+/// Threads per block of the merged kernels: every group bin's shape fits in it.
+constexpr int kMergedBlock = kGroupBlock;
+
+template <int kBin>
+constexpr int symbolic_table_entries() {
+  return SymbolicShape<kBin>::groups * (SymbolicShape<kBin>::slots + 1);
+}
+template <int kBin>
+constexpr int numeric_table_entries() {
+  return NumericShape<kBin>::groups * (NumericShape<kBin>::capacity + 1);
+}
+template <int... kBin>
+constexpr int largest_symbolic_tables(std::integer_sequence<int, kBin...>) {
+  int largest = 0;
+  ((largest = symbolic_table_entries<kBin>() > largest ? symbolic_table_entries<kBin>() : largest),
+   ...);
+  return largest;
+}
+template <int... kBin>
+constexpr int largest_numeric_tables(std::integer_sequence<int, kBin...>) {
+  int largest = 0;
+  ((largest = numeric_table_entries<kBin>() > largest ? numeric_table_entries<kBin>() : largest),
+   ...);
+  return largest;
+}
+template <int... kBin>
+constexpr bool shapes_fit(std::integer_sequence<int, kBin...>) {
+  return ((SymbolicShape<kBin>::lanes * SymbolicShape<kBin>::groups <= kMergedBlock &&
+           NumericShape<kBin>::lanes * NumericShape<kBin>::groups <= kMergedBlock) &&
+          ...);
+}
+using GroupBinSequence = std::make_integer_sequence<int, kGroupBins>;
+/// Shared entries of the merged kernels: the largest bin's symbolic tables (index_t) and
+/// numeric tables (a double and an index_t per entry). Bin 0's symbolic rows take a thread each.
+constexpr int kSymbolicTables = largest_symbolic_tables(GroupBinSequence{});
+constexpr int kNumericTables = largest_numeric_tables(GroupBinSequence{});
+static_assert(shapes_fit(GroupBinSequence{}));
+/// Bytes of the fused kernel's shared buffer, used first as symbolic then as numeric tables.
+constexpr int kFusedSharedDoubles =
+    (sizeof(index_t) * kSymbolicTables > (sizeof(double) + sizeof(index_t)) * kNumericTables
+         ? sizeof(index_t) * kSymbolicTables
+         : (sizeof(double) + sizeof(index_t)) * kNumericTables) /
+        sizeof(double) +
+    1;
+
+/// Rows per tile of bin b in the merged kernels.
+template <bool kSymbolic, int kBin>
+__device__ constexpr int merged_tile_rows() {
+  if constexpr (kSymbolic && kBin == 0) {
+    return kMergedBlock;  // a thread per row
+  } else if constexpr (kSymbolic) {
+    return SymbolicShape<kBin>::groups;
+  } else {
+    return NumericShape<kBin>::groups;
+  }
+}
+
+/// Calls tile(bin constant, tile of that bin) for tiles blockIdx.x, blockIdx.x + gridDim.x,
+/// ... of the group bins taken in turn (bin 0's tiles first): every block gets tiles of the
+/// non-empty bins only, whatever the bin sizes, which only the device knows. The bin and so
+/// the barriers of `tile` are uniform over the block.
+template <bool kSymbolic, class Tile, int... kBin>
+__device__ void for_each_merged_tile(const unsigned int* bin_sizes, Tile tile,
+                                     std::integer_sequence<int, kBin...>) {
+  size_type tiles[kGroupBins];
+  size_type total = 0;
+  ((tiles[kBin] = (size_type{bin_sizes[kBin]} + merged_tile_rows<kSymbolic, kBin>() - 1) /
+                  merged_tile_rows<kSymbolic, kBin>(),
+    total += tiles[kBin]),
+   ...);
+  for (size_type t = blockIdx.x; t < total; t += gridDim.x) {
+    size_type first = 0;
+    bool done = false;
+    ((done ? void()
+           : (t < first + tiles[kBin]
+                  ? (tile(std::integral_constant<int, kBin>{}, t - first), done = true, void())
+                  : (first += tiles[kBin], void()))),
+     ...);
+  }
+}
+
+/// Both symbolic phases' group bins in one launch (symbolic_thread_tile for bin 0,
+/// symbolic_group_tile for the others).
+template <bool kFill>
+__global__ void __launch_bounds__(kMergedBlock)
+    merged_symbolic_kernel(PatternView a, PatternView b, const index_t* c_row_ptr, index_t* out,
+                           const index_t* bin_list, const unsigned int* bin_sizes) {
+  __shared__ index_t tables[kSymbolicTables];
+  for_each_merged_tile<true>(
+      bin_sizes,
+      [&](auto bin, size_type tile) {
+        if constexpr (decltype(bin)::value == 0) {
+          symbolic_thread_tile<kFill, kMergedBlock>(a, b, c_row_ptr, out, bin_list, bin_sizes,
+                                                    tile);
+        } else {
+          symbolic_group_tile<kFill, decltype(bin)::value>(a, b, c_row_ptr, out, bin_list,
+                                                           bin_sizes, tables, tile);
+        }
+      },
+      GroupBinSequence{});
+}
+
+/// The numeric phase's group bins in one launch.
+__global__ void __launch_bounds__(kMergedBlock)
+    merged_numeric_kernel(MatrixView a, MatrixView b, PatternView c, double* c_values,
+                          const index_t* bin_list, const unsigned int* bin_sizes) {
+  __shared__ double sums_of[kNumericTables];
+  __shared__ index_t columns_of[kNumericTables];
+  for_each_merged_tile<false>(
+      bin_sizes,
+      [&](auto bin, size_type tile) {
+        numeric_group_tile<decltype(bin)::value>(a, b, c, c_values, bin_list, bin_sizes, sums_of,
+                                                 columns_of, tile);
+      },
+      GroupBinSequence{});
+}
+
+/// spgemm_fill_numeric's group bins in one launch: bin 0 by fused_thread_tile; a tile of bin
+/// b > 0 is filled by the symbolic groups, then (after a barrier: the numeric groups read the
+/// columns the fill wrote) summed by the numeric groups, whose shape may differ; the two phases
+/// share one shared buffer.
+__global__ void __launch_bounds__(kMergedBlock)
+    merged_fill_numeric_kernel(MatrixView a, MatrixView b, const index_t* c_row_ptr,
+                               index_t* c_col_idx, double* c_values, const index_t* bin_list,
+                               const unsigned int* bin_sizes) {
+  __shared__ double buffer[kFusedSharedDoubles];
+  const PatternView c{a.pattern.num_rows, b.pattern.num_cols, c_row_ptr, c_col_idx};
+  for_each_merged_tile<true>(
+      bin_sizes,
+      [&](auto bin, size_type tile) {
+        constexpr int kBin = decltype(bin)::value;
+        if constexpr (kBin == 0) {
+          fused_thread_tile<kMergedBlock>(a, b, c_row_ptr, c_col_idx, c_values, bin_list, bin_sizes,
+                                          tile);
+        } else {
+          using Symbolic = SymbolicShape<kBin>;
+          using Numeric = NumericShape<kBin>;
+          symbolic_group_tile<true, kBin>(a.pattern, b.pattern, c_row_ptr, c_col_idx, bin_list,
+                                          bin_sizes, reinterpret_cast<index_t*>(buffer), tile);
+          __syncthreads();
+          // The symbolic tile's rows as numeric tiles (Numeric::groups divides Symbolic::groups).
+          static_assert(Symbolic::groups % Numeric::groups == 0);
+          constexpr int kParts = Symbolic::groups / Numeric::groups;
+          for (int part = 0; part < kParts; ++part) {
+            numeric_group_tile<kBin>(a, b, c, c_values, bin_list, bin_sizes, buffer,
+                                     reinterpret_cast<index_t*>(buffer + kNumericTables),
+                                     tile * kParts + part);
+          }
+          __syncthreads();  // the buffer is the next tile's symbolic tables
+        }
+      },
+      GroupBinSequence{});
+}
+
+/// Blocks of a merged kernel: enough for one tile each of a phase's rows in short tiles, at
+/// most kBlocksPerSm per multiprocessor (the kernels loop over their tiles).
+unsigned int merged_grid(long long rows, const Context& context) {
+  return grid_for(rows, 16, context);
+}
+
+/// Both symbolic phases: binning, the group bins (one launch per bin, or one for all of them
+/// for small products), then the long rows. No host wait.
+template <bool kFill>
+void symbolic(const Backend& backend, const PatternView& a, const PatternView& b,
+              const index_t* c_row_ptr, index_t* out, const char* name) {
+  if (a.num_rows == 0) return;
+  Context& context = context_of(backend);
+  const Bins bins(context, a.num_rows);
+  bin_rows(context, a, b, nullptr, bins);
+  if (a.num_rows <= kMergedRows) {
+    merged_symbolic_kernel<kFill>
+        <<<merged_grid(a.num_rows, context), kMergedBlock, 0, context.stream>>>(
+            a, b, c_row_ptr, out, bins.list(), bins.sizes());
+    check_launch(name);
+  } else {
+    launch_symbolic_bins<kFill>(context, a, b, c_row_ptr, out, bins, name,
+                                std::make_integer_sequence<int, kGroupBins>{});
+  }
+  const auto sms = static_cast<unsigned int>(context.properties.multiProcessorCount);
+  symbolic_long_rows<kFill>
+      <<<2 * sms, kBlock, 0, context.stream>>>(a, b, c_row_ptr, out, bins.list(), bins.sizes());
+  check_launch(name);
 }
 
 }  // namespace
@@ -958,8 +1194,14 @@ void spgemm_numeric(const Backend& backend, const MatrixView& a, const MatrixVie
   Context& context = context_of(backend);
   const Bins bins(context, a.pattern.num_rows);
   bin_rows(context, a.pattern, b.pattern, c.row_ptr, bins);
-  launch_numeric_bins(context, a, b, c, c_values, bins,
-                      std::make_integer_sequence<int, kGroupBins>{});
+  if (a.pattern.num_rows <= kMergedRows) {
+    merged_numeric_kernel<<<merged_grid(a.pattern.num_rows, context), kMergedBlock, 0,
+                            context.stream>>>(a, b, c, c_values, bins.list(), bins.sizes());
+    check_launch("sparse_setup::spgemm_numeric");
+  } else {
+    launch_numeric_bins(context, a, b, c, c_values, bins,
+                        std::make_integer_sequence<int, kGroupBins>{});
+  }
   numeric_long_rows<<<grid_for(a.pattern.num_rows, kRowWarps, context), kRowWarps * kWarp, 0,
                       context.stream>>>(a, b, c, c_values, bins.list(), bins.sizes());
   check_launch("sparse_setup::spgemm_numeric");
@@ -971,8 +1213,15 @@ void spgemm_fill_numeric(const Backend& backend, const MatrixView& a, const Matr
   Context& context = context_of(backend);
   const Bins bins(context, a.pattern.num_rows);
   bin_rows(context, a.pattern, b.pattern, nullptr, bins);  // by products, as the symbolic phases
-  launch_fused_bins(context, a, b, c_row_ptr, c_col_idx, c_values, bins,
-                    std::make_integer_sequence<int, kGroupBins>{});
+  if (a.pattern.num_rows <= kMergedRows) {
+    merged_fill_numeric_kernel<<<merged_grid(a.pattern.num_rows, context), kMergedBlock, 0,
+                                 context.stream>>>(a, b, c_row_ptr, c_col_idx, c_values,
+                                                   bins.list(), bins.sizes());
+    check_launch("sparse_setup::spgemm_fill_numeric");
+  } else {
+    launch_fused_bins(context, a, b, c_row_ptr, c_col_idx, c_values, bins,
+                      std::make_integer_sequence<int, kGroupBins>{});
+  }
   // The rows past the last group bin: their columns by the block-per-row fill, then their sums
   // by the warp-per-row numeric kernel (which takes any length of C's row).
   const auto sms = static_cast<unsigned int>(context.properties.multiProcessorCount);

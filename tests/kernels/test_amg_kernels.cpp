@@ -462,6 +462,30 @@ std::pair<HostCsr, HostCsr> rows_with_products(const std::vector<index_t>& targe
   return {a, b};
 }
 
+TEST(SparseSetup, ManyRowsOnBinBoundariesMatchReferenceBitForBit) {
+  // More rows than the cuda SpGEMM runs in one launch for all its bins (2^16): there every bin
+  // has a launch of its own (RowsOnEveryBinBoundary below covers the merged launch). Products
+  // per row from none to past the largest group bin (2048), repeated columns included.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  // Most rows short (the bins of a fine level), every 16th from the longer bins in turn.
+  const std::vector<index_t> short_rows = {0, 1, 2, 3, 5, 17, 31, 32, 33};
+  const std::vector<index_t> long_rows = {64, 65, 127, 129, 255, 257, 513, 1023, 1025, 2049};
+  std::vector<index_t> targets(140'000);
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    targets[i] = i % 16 == 0 ? long_rows[(i / 16) % long_rows.size()]
+                             : short_rows[(i * 7) % short_rows.size()];
+  }
+  const std::vector<index_t> doubled = {1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127};
+  const auto [a, b] = rows_with_products(targets, doubled, seed);
+
+  const HostCsr product = spgemm(test::backend_under_test(), a, b);
+  const HostCsr expected = spgemm(Backend::reference(), a, b);
+  EXPECT_EQ(product.row_ptr, expected.row_ptr);
+  EXPECT_EQ(product.col_idx, expected.col_idx);
+  EXPECT_EQ(product.values, expected.values);
+}
+
 TEST(SparseSetup, RowsOnEveryBinBoundaryMatchReferenceBitForBit) {
   // The cuda SpGEMM bins rows by their product count (at most 32, 64, ..., 2048, then the long
   // rows): rows with one product less, exactly and one more than every bound, repeated columns
