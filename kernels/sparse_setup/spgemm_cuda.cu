@@ -1052,7 +1052,7 @@ __device__ constexpr int merged_tile_rows() {
 /// Calls tile(bin constant, tile of that bin) for tiles blockIdx.x, blockIdx.x + gridDim.x,
 /// ... of the group bins taken in turn (bin 0's tiles first): every block gets tiles of the
 /// non-empty bins only, whatever the bin sizes, which only the device knows. The bin and so
-/// the barriers of `tile` are uniform over the block.
+/// the barriers of `tile` are uniform over the block; a barrier follows every tile.
 template <bool kSymbolic, class Tile, int... kBin>
 __device__ void for_each_merged_tile(const unsigned int* bin_sizes, Tile tile,
                                      std::integer_sequence<int, kBin...>) {
@@ -1070,6 +1070,9 @@ __device__ void for_each_merged_tile(const unsigned int* bin_sizes, Tile tile,
                   ? (tile(std::integral_constant<int, kBin>{}, t - first), done = true, void())
                   : (first += tiles[kBin], void()))),
      ...);
+    // Consecutive tiles may be of different bins, whose groups lay out the shared tables
+    // differently: no group may start the next tile while another still uses this one's.
+    __syncthreads();
   }
 }
 
@@ -1140,7 +1143,6 @@ __global__ void __launch_bounds__(kMergedBlock)
                                      reinterpret_cast<index_t*>(buffer + kNumericTables),
                                      tile * kParts + part);
           }
-          __syncthreads();  // the buffer is the next tile's symbolic tables
         }
       },
       GroupBinSequence{});
