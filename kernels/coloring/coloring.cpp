@@ -20,4 +20,14 @@ void group_by_color(const Backend& backend, Span<const index_t> colors, index_t 
   KRYFLOW_DISPATCH(coloring, group_by_color, backend, colors, num_colors, offsets, rows);
 }
 
+void closed_neighbourhood_count(const Backend& backend, const PatternView& g, const PatternView& gt,
+                                Span<index_t> counts) {
+  KRYFLOW_DISPATCH(coloring, closed_neighbourhood_count, backend, g, gt, counts);
+}
+
+void closed_neighbourhood_fill(const Backend& backend, const PatternView& g, const PatternView& gt,
+                               const index_t* row_ptr, index_t* col_idx) {
+  KRYFLOW_DISPATCH(coloring, closed_neighbourhood_fill, backend, g, gt, row_ptr, col_idx);
+}
+
 }  // namespace kryflow::kernels::coloring

@@ -49,7 +49,17 @@ KRYFLOW_HOST_DEVICE inline std::uint64_t jpl_key(std::uint64_t seed, index_t i) 
       order (a stable counting sort; cuda: a stable radix sort by color and the offsets from     \
       the color changes, no atomics and no wait). colors holds values in 0 .. num_colors - 1. */ \
   void group_by_color(const Backend& backend, Span<const index_t> colors, index_t num_colors,    \
-                      Span<index_t> offsets, Span<index_t> rows);
+                      Span<index_t> offsets, Span<index_t> rows);                                \
+  /** The closed neighbourhoods of the graph as a pattern (the graph's adjacency plus the        \
+      diagonal; its square holds the vertices within distance two): counts[i] = |{i} union the   \
+      columns of rows i of g and gt| (counts has g.num_rows entries). */                         \
+  void closed_neighbourhood_count(const Backend& backend, const PatternView& g,                  \
+                                  const PatternView& gt, Span<index_t> counts);                  \
+  /** Writes row i's closed neighbourhood in increasing order to col_idx + row_ptr[i] (row_ptr   \
+      from an exclusive scan of closed_neighbourhood_count). Rows of g and gt must list their    \
+      columns in increasing order (CSR as kryflow keeps it). No wait on a device. */             \
+  void closed_neighbourhood_fill(const Backend& backend, const PatternView& g,                   \
+                                 const PatternView& gt, const index_t* row_ptr, index_t* col_idx);
 
 /// Dispatch.
 KRYFLOW_COLORING_DECLARATIONS

@@ -15,6 +15,7 @@
 #include "kernels/backend/cuda_runtime.hpp"
 #include "kernels/backend/device_scratch.cuh"
 #include "kernels/coloring/coloring.hpp"
+#include "kernels/coloring/coloring_rows.hpp"
 #include "kryflow/core/error.hpp"
 
 namespace kryflow::kernels::coloring::cuda {
@@ -140,6 +141,23 @@ __global__ void color_offsets_kernel(const unsigned int* sorted_colors, index_t 
   for (index_t c = before + 1; c <= here; ++c) offsets[c] = static_cast<index_t>(r);
 }
 
+/// A thread per vertex: the size of its closed neighbourhood (kFill == false) or its columns.
+template <bool kFill>
+__global__ void closed_neighbourhood_kernel(PatternView g, PatternView gt, const index_t* row_ptr,
+                                            index_t* out) {
+  const long long row = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (row >= g.num_rows) return;
+  const auto i = static_cast<index_t>(row);
+  if constexpr (kFill) {
+    index_t next = row_ptr[i];
+    for_each_closed_neighbour(g, gt, i, [&](index_t j) { out[next++] = j; });
+  } else {
+    index_t count = 0;
+    for_each_closed_neighbour(g, gt, i, [&](index_t) { ++count; });
+    out[i] = count;
+  }
+}
+
 }  // namespace
 
 index_t greedy_coloring(const Backend& backend, const PatternView& g, const PatternView& gt,
@@ -238,6 +256,24 @@ void group_by_color(const Backend& backend, Span<const index_t> colors, index_t 
                          context.stream>>>(sorted_colors.as<unsigned int>(), n, num_colors,
                                            offsets.data());
   check_launch("coloring::group_by_color (offsets)");
+}
+
+void closed_neighbourhood_count(const Backend& backend, const PatternView& g, const PatternView& gt,
+                                Span<index_t> counts) {
+  if (g.num_rows == 0) return;
+  Context& context = context_of(backend);
+  closed_neighbourhood_kernel<false><<<blocks_for(g.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      g, gt, nullptr, counts.data());
+  check_launch("coloring::closed_neighbourhood_count");
+}
+
+void closed_neighbourhood_fill(const Backend& backend, const PatternView& g, const PatternView& gt,
+                               const index_t* row_ptr, index_t* col_idx) {
+  if (g.num_rows == 0) return;
+  Context& context = context_of(backend);
+  closed_neighbourhood_kernel<true>
+      <<<blocks_for(g.num_rows, kBlock), kBlock, 0, context.stream>>>(g, gt, row_ptr, col_idx);
+  check_launch("coloring::closed_neighbourhood_fill");
 }
 
 }  // namespace kryflow::kernels::coloring::cuda

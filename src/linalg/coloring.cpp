@@ -44,16 +44,50 @@ std::string MulticolorOrdering::summary() const {
     smallest = std::min(smallest, color_size(c));
     largest = std::max(largest, color_size(c));
   }
-  return std::to_string(num_colors) + (num_colors == 1 ? " color" : " colors") + ", sizes " +
-         std::to_string(smallest) + ".." + std::to_string(largest);
+  return std::to_string(num_colors) + (num_colors == 1 ? " color" : " colors") +
+         (distance == 2 ? " at distance 2" : "") + ", sizes " + std::to_string(smallest) + ".." +
+         std::to_string(largest);
 }
 
+namespace {
+
+/// The pattern of U U, U = the closed neighbourhoods of (g, gt) (adjacency plus diagonal): row i
+/// holds every vertex within distance two of i, and the pattern is symmetric.
+CsrArrays distance_two_graph(const Backend& backend, const ss::PatternView& g,
+                             const ss::PatternView& gt) {
+  const auto n = static_cast<std::size_t>(g.num_rows);
+  CsrArrays U;
+  U.num_rows = U.num_cols = g.num_rows;
+  Array<index_t> counts(backend, n);
+  kernels::coloring::closed_neighbourhood_count(backend, g, gt, counts.span());
+  U.row_ptr = Array<index_t>(backend, n + 1);
+  std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), U.row_ptr.span());
+  U.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+  kernels::coloring::closed_neighbourhood_fill(backend, g, gt, U.row_ptr.span().data(),
+                                               U.col_idx.span().data());
+  CsrArrays H;
+  H.num_rows = H.num_cols = g.num_rows;
+  ss::spgemm_count(backend, U.pattern(), U.pattern(), counts.span());
+  H.row_ptr = Array<index_t>(backend, n + 1);
+  nnz = ss::exclusive_scan(backend, counts.span(), H.row_ptr.span());
+  H.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+  ss::spgemm_fill(backend, U.pattern(), U.pattern(), H.row_ptr.span().data(),
+                  H.col_idx.span().data());
+  return H;
+}
+
+}  // namespace
+
 MulticolorOrdering color_matrix(const LinearOperator& A, ColoringAlgorithm algorithm,
-                                std::uint64_t seed) {
+                                std::uint64_t seed, index_t distance) {
+  if (distance != 1 && distance != 2) {
+    throw ConfigError("coloring distance", "must be 1 or 2, got " + std::to_string(distance));
+  }
   const detail::BlockMatrix m = detail::block_matrix_of(A, "color_matrix");
   const Backend& backend = A.backend();
   const index_t n = m.num_block_rows;
   MulticolorOrdering ordering;
+  ordering.distance = distance;
   if (algorithm == ColoringAlgorithm::natural) {
     ordering.num_colors = n;
     ordering.color_offsets.resize(static_cast<std::size_t>(n) + 1);
@@ -71,10 +105,17 @@ MulticolorOrdering color_matrix(const LinearOperator& A, ColoringAlgorithm algor
     transpose = amg_setup::transpose(backend, g, nullptr);
     gt = transpose.pattern();
   }
+  CsrArrays within_two;
+  ss::PatternView graph = g;
+  if (distance == 2 && n > 0) {
+    within_two = distance_two_graph(backend, g, gt);
+    graph = gt = within_two.pattern();
+  }
   Array<index_t> colors(backend, static_cast<std::size_t>(n));
-  ordering.num_colors = algorithm == ColoringAlgorithm::greedy
-                            ? kernels::coloring::greedy_coloring(backend, g, gt, colors.span())
-                            : kernels::coloring::jpl_coloring(backend, g, gt, seed, colors.span());
+  ordering.num_colors =
+      algorithm == ColoringAlgorithm::greedy
+          ? kernels::coloring::greedy_coloring(backend, graph, gt, colors.span())
+          : kernels::coloring::jpl_coloring(backend, graph, gt, seed, colors.span());
   Array<index_t> offsets(backend, static_cast<std::size_t>(ordering.num_colors) + 1);
   ordering.rows = Array<index_t>(backend, static_cast<std::size_t>(n));
   kernels::coloring::group_by_color(backend, colors.span(), ordering.num_colors, offsets.span(),

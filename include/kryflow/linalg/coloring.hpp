@@ -39,6 +39,9 @@ ColoringAlgorithm parse_coloring_algorithm(const std::string& name);
 /// A coloring of a square matrix's rows (CsrMatrix) or block rows (BsrMatrix): rows i != j are
 /// neighbours when a_ij or a_ji is stored (the diagonal ignored; for BSR, the block pattern).
 struct MulticolorOrdering {
+  /// 1: no two neighbours share a color; 2: no two vertices within distance two (neighbours,
+  /// or with a common neighbour) share one.
+  index_t distance = 1;
   index_t num_colors = 0;
   /// num_colors + 1 offsets, on the host: color c holds rows[color_offsets[c] ..
   /// color_offsets[c + 1]).
@@ -52,12 +55,18 @@ struct MulticolorOrdering {
 };
 
 /// Colors A's graph (rows of a CsrMatrix, block rows of a BsrMatrix, either precision) on A's
-/// backend, distance 1: no two neighbours share a color. A nonsymmetric pattern is symmetrized
-/// through its transpose (built on the backend). Throws NotSupported when A is neither a
-/// CsrMatrix nor a BsrMatrix, DimensionMismatch when it is not square; BackendError on device
-/// failures.
+/// backend. A nonsymmetric pattern is symmetrized through its transpose (built on the backend).
+/// distance 1: no two neighbours share a color (what multicolor Gauss-Seidel, ILU(0) and DILU
+/// need: a color's rows read each other's values nowhere). distance 2: no two rows within
+/// distance two share a color, i.e. no two rows of a color have an entry in the same column
+/// (for updates that scatter into their neighbours, or for compressing a Jacobian by finite
+/// differences; Gebremedhin, Manne, Pothen, SIAM Rev. 47, 2005, sec. 3): the algorithm colors
+/// the pattern of U U, U the graph's adjacency plus the diagonal, formed on the backend (about
+/// the square of the row length per row). Throws ConfigError for a distance other than 1 or 2,
+/// NotSupported when A is neither a CsrMatrix nor a BsrMatrix, DimensionMismatch when it is not
+/// square; BackendError on device failures.
 MulticolorOrdering color_matrix(
     const LinearOperator& A, ColoringAlgorithm algorithm = ColoringAlgorithm::jones_plassmann_luby,
-    std::uint64_t seed = 1);
+    std::uint64_t seed = 1, index_t distance = 1);
 
 }  // namespace kryflow
