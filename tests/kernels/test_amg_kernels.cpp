@@ -462,6 +462,20 @@ std::pair<HostCsr, HostCsr> rows_with_products(const std::vector<index_t>& targe
   return {a, b};
 }
 
+/// Bin-boundary targets of rows_with_products taken twice (half the products repeated columns).
+const std::vector<index_t> kDoubledTargets = {1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127};
+
+/// A B on the backend under test through the three SpGEMM phases and spgemm_fill_numeric
+/// (spgemm above), bit for bit the reference's; returns the reference's product.
+HostCsr expect_product_as_reference(const HostCsr& a, const HostCsr& b) {
+  const HostCsr product = spgemm(test::backend_under_test(), a, b);
+  const HostCsr expected = spgemm(Backend::reference(), a, b);
+  EXPECT_EQ(product.row_ptr, expected.row_ptr);
+  EXPECT_EQ(product.col_idx, expected.col_idx);
+  EXPECT_EQ(product.values, expected.values);
+  return expected;
+}
+
 TEST(SparseSetup, ManyRowsOnBinBoundariesMatchReferenceBitForBit) {
   // More rows than the cuda SpGEMM runs in one launch for all its bins (2^16): there every bin
   // has a launch of its own (RowsOnEveryBinBoundary below covers the merged launch). Products
@@ -476,14 +490,8 @@ TEST(SparseSetup, ManyRowsOnBinBoundariesMatchReferenceBitForBit) {
     targets[i] = i % 16 == 0 ? long_rows[(i / 16) % long_rows.size()]
                              : short_rows[(i * 7) % short_rows.size()];
   }
-  const std::vector<index_t> doubled = {1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127};
-  const auto [a, b] = rows_with_products(targets, doubled, seed);
-
-  const HostCsr product = spgemm(test::backend_under_test(), a, b);
-  const HostCsr expected = spgemm(Backend::reference(), a, b);
-  EXPECT_EQ(product.row_ptr, expected.row_ptr);
-  EXPECT_EQ(product.col_idx, expected.col_idx);
-  EXPECT_EQ(product.values, expected.values);
+  const auto [a, b] = rows_with_products(targets, kDoubledTargets, seed);
+  expect_product_as_reference(a, b);
 }
 
 TEST(SparseSetup, RowsOnEveryBinBoundaryMatchReferenceBitForBit) {
@@ -497,14 +505,8 @@ TEST(SparseSetup, RowsOnEveryBinBoundaryMatchReferenceBitForBit) {
   for (index_t bound = 16; bound <= 4096; bound *= 2) {
     targets.insert(targets.end(), {bound - 1, bound, bound + 1});
   }
-  const std::vector<index_t> doubled = {1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127};
-  const auto [a, b] = rows_with_products(targets, doubled, seed);
-
-  const HostCsr product = spgemm(test::backend_under_test(), a, b);
-  const HostCsr expected = spgemm(Backend::reference(), a, b);
-  EXPECT_EQ(product.row_ptr, expected.row_ptr);
-  EXPECT_EQ(product.col_idx, expected.col_idx);
-  EXPECT_EQ(product.values, expected.values);
+  const auto [a, b] = rows_with_products(targets, kDoubledTargets, seed);
+  const HostCsr expected = expect_product_as_reference(a, b);
 
   // A wider pattern: row i also holds the columns [6007 - w_i, 6007) for widths up to 2100.
   HostCsr wide;
