@@ -57,27 +57,34 @@ void group_by_color(const Backend& backend, Span<const index_t> colors, index_t 
   reference::group_by_color(backend, colors, num_colors, offsets, rows);  // O(n), one pass
 }
 
-void closed_neighbourhood_count(const Backend& backend, const PatternView& g, const PatternView& gt,
-                                Span<index_t> counts) {
+namespace {
+
+/// closed_neighbourhood_row of every row in parallel, written to out + row_ptr[i] (row_ptr null:
+/// counts only, to counts[i]).
+void closed_neighbourhoods(const Backend& backend, const PatternView& g, const PatternView& gt,
+                           const index_t* row_ptr, index_t* out) {
   const index_t n = g.num_rows;
   const std::int64_t work = std::int64_t{g.row_ptr[n]} + gt.row_ptr[n] + n;
   parallel::for_each(backend, work, n, [&](std::int64_t row) {
     const auto i = static_cast<index_t>(row);
-    index_t count = 0;
-    for_each_closed_neighbour(g, gt, i, [&](index_t) { ++count; });
-    counts[i] = count;
+    if (row_ptr == nullptr) {
+      out[i] = closed_neighbourhood_row(g, gt, i, nullptr);
+    } else {
+      closed_neighbourhood_row(g, gt, i, out + row_ptr[i]);
+    }
   });
+}
+
+}  // namespace
+
+void closed_neighbourhood_count(const Backend& backend, const PatternView& g, const PatternView& gt,
+                                Span<index_t> counts) {
+  closed_neighbourhoods(backend, g, gt, nullptr, counts.data());
 }
 
 void closed_neighbourhood_fill(const Backend& backend, const PatternView& g, const PatternView& gt,
                                const index_t* row_ptr, index_t* col_idx) {
-  const index_t n = g.num_rows;
-  const std::int64_t work = std::int64_t{g.row_ptr[n]} + gt.row_ptr[n] + n;
-  parallel::for_each(backend, work, n, [&](std::int64_t row) {
-    const auto i = static_cast<index_t>(row);
-    index_t next = row_ptr[i];
-    for_each_closed_neighbour(g, gt, i, [&](index_t j) { col_idx[next++] = j; });
-  });
+  closed_neighbourhoods(backend, g, gt, row_ptr, col_idx);
 }
 
 }  // namespace kryflow::kernels::coloring::cpu

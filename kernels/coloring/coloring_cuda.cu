@@ -141,20 +141,17 @@ __global__ void color_offsets_kernel(const unsigned int* sorted_colors, index_t 
   for (index_t c = before + 1; c <= here; ++c) offsets[c] = static_cast<index_t>(r);
 }
 
-/// A thread per vertex: the size of its closed neighbourhood (kFill == false) or its columns.
-template <bool kFill>
+/// A thread per vertex: closed_neighbourhood_row written to out + row_ptr[i] (row_ptr null: its
+/// size to out[i]).
 __global__ void closed_neighbourhood_kernel(PatternView g, PatternView gt, const index_t* row_ptr,
                                             index_t* out) {
   const long long row = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (row >= g.num_rows) return;
   const auto i = static_cast<index_t>(row);
-  if constexpr (kFill) {
-    index_t next = row_ptr[i];
-    for_each_closed_neighbour(g, gt, i, [&](index_t j) { out[next++] = j; });
+  if (row_ptr == nullptr) {
+    out[i] = closed_neighbourhood_row(g, gt, i, nullptr);
   } else {
-    index_t count = 0;
-    for_each_closed_neighbour(g, gt, i, [&](index_t) { ++count; });
-    out[i] = count;
+    closed_neighbourhood_row(g, gt, i, out + row_ptr[i]);
   }
 }
 
@@ -262,7 +259,7 @@ void closed_neighbourhood_count(const Backend& backend, const PatternView& g, co
                                 Span<index_t> counts) {
   if (g.num_rows == 0) return;
   Context& context = context_of(backend);
-  closed_neighbourhood_kernel<false><<<blocks_for(g.num_rows, kBlock), kBlock, 0, context.stream>>>(
+  closed_neighbourhood_kernel<<<blocks_for(g.num_rows, kBlock), kBlock, 0, context.stream>>>(
       g, gt, nullptr, counts.data());
   check_launch("coloring::closed_neighbourhood_count");
 }
@@ -271,8 +268,8 @@ void closed_neighbourhood_fill(const Backend& backend, const PatternView& g, con
                                const index_t* row_ptr, index_t* col_idx) {
   if (g.num_rows == 0) return;
   Context& context = context_of(backend);
-  closed_neighbourhood_kernel<true>
-      <<<blocks_for(g.num_rows, kBlock), kBlock, 0, context.stream>>>(g, gt, row_ptr, col_idx);
+  closed_neighbourhood_kernel<<<blocks_for(g.num_rows, kBlock), kBlock, 0, context.stream>>>(
+      g, gt, row_ptr, col_idx);
   check_launch("coloring::closed_neighbourhood_fill");
 }
 

@@ -53,19 +53,12 @@ void group_by_color(const Backend&, Span<const index_t> colors, index_t num_colo
 
 void closed_neighbourhood_count(const Backend&, const PatternView& g, const PatternView& gt,
                                 Span<index_t> counts) {
-  for (index_t i = 0; i < g.num_rows; ++i) {
-    index_t count = 0;
-    for_each_closed_neighbour(g, gt, i, [&](index_t) { ++count; });
-    counts[i] = count;
-  }
+  for (index_t i = 0; i < g.num_rows; ++i) counts[i] = closed_neighbourhood_row(g, gt, i, nullptr);
 }
 
 void closed_neighbourhood_fill(const Backend&, const PatternView& g, const PatternView& gt,
                                const index_t* row_ptr, index_t* col_idx) {
-  for (index_t i = 0; i < g.num_rows; ++i) {
-    index_t next = row_ptr[i];
-    for_each_closed_neighbour(g, gt, i, [&](index_t j) { col_idx[next++] = j; });
-  }
+  for (index_t i = 0; i < g.num_rows; ++i) closed_neighbourhood_row(g, gt, i, col_idx + row_ptr[i]);
 }
 
 }  // namespace kryflow::kernels::coloring::reference

@@ -28,26 +28,29 @@ inline index_t smallest_free_color(const PatternView& g, const PatternView& gt, 
   return c;
 }
 
-/// Visits {i} union the columns of rows i of g and gt (each in increasing order) in increasing
-/// order, each once: visit(j). Host and device.
-template <class Visit>
-KRYFLOW_HOST_DEVICE void for_each_closed_neighbour(const PatternView& g, const PatternView& gt,
-                                                   index_t i, Visit visit) {
+/// The size of {i} union the columns of rows i of g and gt (each in increasing order); with
+/// `out`, that union is written there in increasing order. Host and device.
+KRYFLOW_HOST_DEVICE inline index_t closed_neighbourhood_row(const PatternView& g,
+                                                            const PatternView& gt, index_t i,
+                                                            index_t* out) {
   index_t p = g.row_ptr[i];
   index_t q = gt.row_ptr[i];
   const index_t p_end = g.row_ptr[i + 1];
   const index_t q_end = gt.row_ptr[i + 1];
-  bool self = false;  // i visited
+  bool self = false;  // i written
+  index_t count = 0;
   while (p < p_end || q < q_end || !self) {
-    // The smallest of the next columns of both rows and i (while not yet visited).
+    // The smallest of the next columns of both rows and i (while not yet written).
     index_t j = self ? -1 : i;
     if (p < p_end && (j < 0 || g.col_idx[p] < j)) j = g.col_idx[p];
     if (q < q_end && (j < 0 || gt.col_idx[q] < j)) j = gt.col_idx[q];
     if (p < p_end && g.col_idx[p] == j) ++p;
     if (q < q_end && gt.col_idx[q] == j) ++q;
     if (j == i) self = true;
-    visit(j);
+    if (out != nullptr) out[count] = j;
+    ++count;
   }
+  return count;
 }
 
 }  // namespace kryflow::kernels::coloring

@@ -161,6 +161,9 @@ Array<index_t> coarse_index(const Backend& backend, const Array<index_t>& splitt
 CsrArrays interpolation(const CsrMatrix& A, const CsrArrays& S, const Array<index_t>& splitting,
                         const Array<index_t>& coarse_index, index_t num_coarse,
                         const kernels::amg::InterpolationParameters& parameters);
+/// The pattern of C = A B (no values): the count, its scan (one wait on a device), the fill.
+CsrArrays spgemm_pattern(const Backend& backend, const kernels::sparse_setup::PatternView& a,
+                         const kernels::sparse_setup::PatternView& b);
 /// C = A B: the count and its scan, then the fill and numeric phases in one pass
 /// (spgemm_fill_numeric).
 CsrArrays spgemm(const Backend& backend, const kernels::sparse_setup::MatrixView& a,

@@ -104,15 +104,9 @@ Array<index_t> aggressive_splitting(const Backend& backend, const CsrArrays& S,
         select_pattern(backend, S.pattern(), first, first_index, num_first, true, false);
     const CsrArrays columns =
         select_pattern(backend, S.pattern(), first, first_index, num_first, false, true);
-    CsrArrays SS;
-    SS.num_rows = SS.num_cols = static_cast<index_t>(num_first);
+    const CsrArrays SS = spgemm_pattern(backend, rows.pattern(), columns.pattern());
     Array<index_t> counts(backend, static_cast<std::size_t>(num_first));
-    ss::spgemm_count(backend, rows.pattern(), columns.pattern(), counts.span());
     std::int64_t nnz = 0;
-    SS.row_ptr = row_pointers(backend, counts, nnz);
-    SS.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
-    ss::spgemm_fill(backend, rows.pattern(), columns.pattern(), SS.row_ptr.span().data(),
-                    SS.col_idx.span().data());
     kernels::amg::distance_two_strength_count(backend, S.pattern(), SS.pattern(), first.span(),
                                               first_index.span(), counts.span());
     S2.row_ptr = row_pointers(backend, counts, nnz);
@@ -390,6 +384,20 @@ CsrArrays interpolation(const CsrMatrix& A, const CsrArrays& S, const Array<inde
                                    parameters, P.row_ptr.span().data(), P.col_idx.span().data(),
                                    P.values.span().data());
   return P;
+}
+
+CsrArrays spgemm_pattern(const Backend& backend, const ss::PatternView& a,
+                         const ss::PatternView& b) {
+  CsrArrays C;
+  C.num_rows = a.num_rows;
+  C.num_cols = b.num_cols;
+  Array<index_t> counts(backend, static_cast<std::size_t>(C.num_rows));
+  ss::spgemm_count(backend, a, b, counts.span());
+  std::int64_t nnz = 0;
+  C.row_ptr = row_pointers(backend, counts, nnz);
+  C.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+  ss::spgemm_fill(backend, a, b, C.row_ptr.span().data(), C.col_idx.span().data());
+  return C;
 }
 
 CsrArrays spgemm(const Backend& backend, const ss::MatrixView& a, const ss::MatrixView& b) {

@@ -61,19 +61,11 @@ CsrArrays distance_two_graph(const Backend& backend, const ss::PatternView& g,
   Array<index_t> counts(backend, n);
   kernels::coloring::closed_neighbourhood_count(backend, g, gt, counts.span());
   U.row_ptr = Array<index_t>(backend, n + 1);
-  std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), U.row_ptr.span());
+  const std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), U.row_ptr.span());
   U.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
   kernels::coloring::closed_neighbourhood_fill(backend, g, gt, U.row_ptr.span().data(),
                                                U.col_idx.span().data());
-  CsrArrays H;
-  H.num_rows = H.num_cols = g.num_rows;
-  ss::spgemm_count(backend, U.pattern(), U.pattern(), counts.span());
-  H.row_ptr = Array<index_t>(backend, n + 1);
-  nnz = ss::exclusive_scan(backend, counts.span(), H.row_ptr.span());
-  H.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
-  ss::spgemm_fill(backend, U.pattern(), U.pattern(), H.row_ptr.span().data(),
-                  H.col_idx.span().data());
-  return H;
+  return amg_setup::spgemm_pattern(backend, U.pattern(), U.pattern());
 }
 
 }  // namespace
