@@ -995,27 +995,15 @@ constexpr long long kMergedRows = 1LL << 16;
 /// Threads per block of the merged kernels: every group bin's shape fits in it.
 constexpr int kMergedBlock = kGroupBlock;
 
-template <int kBin>
-constexpr int symbolic_table_entries() {
-  return SymbolicShape<kBin>::groups * (SymbolicShape<kBin>::slots + 1);
-}
-template <int kBin>
-constexpr int numeric_table_entries() {
-  return NumericShape<kBin>::groups * (NumericShape<kBin>::capacity + 1);
-}
+/// Shared entries of the merged kernels: the largest bin's symbolic tables (index_t) and
+/// numeric tables (a double and an index_t per entry). Bin 0's symbolic rows take a thread each.
 template <int... kBin>
 constexpr int largest_symbolic_tables(std::integer_sequence<int, kBin...>) {
-  int largest = 0;
-  ((largest = symbolic_table_entries<kBin>() > largest ? symbolic_table_entries<kBin>() : largest),
-   ...);
-  return largest;
+  return std::max({SymbolicShape<kBin>::groups * (SymbolicShape<kBin>::slots + 1)...});
 }
 template <int... kBin>
 constexpr int largest_numeric_tables(std::integer_sequence<int, kBin...>) {
-  int largest = 0;
-  ((largest = numeric_table_entries<kBin>() > largest ? numeric_table_entries<kBin>() : largest),
-   ...);
-  return largest;
+  return std::max({NumericShape<kBin>::groups * (NumericShape<kBin>::capacity + 1)...});
 }
 template <int... kBin>
 constexpr bool shapes_fit(std::integer_sequence<int, kBin...>) {
@@ -1024,18 +1012,13 @@ constexpr bool shapes_fit(std::integer_sequence<int, kBin...>) {
           ...);
 }
 using GroupBinSequence = std::make_integer_sequence<int, kGroupBins>;
-/// Shared entries of the merged kernels: the largest bin's symbolic tables (index_t) and
-/// numeric tables (a double and an index_t per entry). Bin 0's symbolic rows take a thread each.
 constexpr int kSymbolicTables = largest_symbolic_tables(GroupBinSequence{});
 constexpr int kNumericTables = largest_numeric_tables(GroupBinSequence{});
 static_assert(shapes_fit(GroupBinSequence{}));
-/// Bytes of the fused kernel's shared buffer, used first as symbolic then as numeric tables.
-constexpr int kFusedSharedDoubles =
-    (sizeof(index_t) * kSymbolicTables > (sizeof(double) + sizeof(index_t)) * kNumericTables
-         ? sizeof(index_t) * kSymbolicTables
-         : (sizeof(double) + sizeof(index_t)) * kNumericTables) /
-        sizeof(double) +
-    1;
+/// Doubles of the fused kernel's shared buffer, used first as symbolic then as numeric tables.
+constexpr std::size_t kFusedSharedBytes = std::max(
+    sizeof(index_t) * kSymbolicTables, (sizeof(double) + sizeof(index_t)) * kNumericTables);
+constexpr int kFusedSharedDoubles = (kFusedSharedBytes + sizeof(double) - 1) / sizeof(double);
 
 /// Rows per tile of bin b in the merged kernels.
 template <bool kSymbolic, int kBin>
