@@ -43,6 +43,12 @@ __device__ __forceinline__ V load_value(const V* p, bool stream) {
   return stream ? __ldcs(p) : __ldg(p);
 }
 
+constexpr int power_of_two_at_least(int n) {
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
 template <int kB>
 constexpr int lanes_per_row() {
   return kB == 1 ? 8 : kB == 2 ? 16 : 32;
@@ -109,6 +115,50 @@ __device__ __forceinline__ void warp_reduce(double (&acc)[kB]) {
   }
 }
 
+/// Block-slot products for B * B <= kL (B = 1..5): the kL lanes of a block row take kL / B^2
+/// blocks per step, lane slot * B + r holding coefficient (r, c) of block g, slot = g B + c, so
+/// that a step loads whole blocks (one 200-byte run for B = 5) by coalesced 8-byte loads with no
+/// index arithmetic per coefficient; lanes past the last whole block stay idle (7 of 32 for
+/// B = 5). Returns the lane's sum over its blocks of value (r, c) times x_J[c], blocks in order.
+template <int kB, int kL, class V>
+__device__ __forceinline__ double slot_products(const BsrView<V>& part, index_t I, int lane,
+                                                const double* __restrict__ x) {
+  constexpr int kBB = kB * kB;
+  constexpr int kG = kL / kBB;  // blocks per step
+  const int g = lane / kBB;
+  const int rest = lane - g * kBB;
+  const int c = rest / kB;
+  const int r = rest - c * kB;
+  double acc = 0.0;
+  if (g >= kG) return acc;
+  const index_t end = __ldg(part.row_ptr + I + 1);
+  const V* values = part.values + r * kB + c;
+#pragma unroll 4
+  for (index_t k = __ldg(part.row_ptr + I) + g; k < end; k += kG) {
+    const index_t J = __ldg(part.col_idx + k);
+    const V value = load_value(values + static_cast<size_type>(k) * kBB, part.stream_values);
+    acc = __dadd_rn(
+        acc, __dmul_rn(static_cast<double>(value), __ldg(x + static_cast<size_type>(J) * kB + c)));
+  }
+  return acc;
+}
+
+/// The row sums of slot_products: lane r (< B) of the row's kL lanes receives row r's sum, the
+/// slots added in a fixed tree (the same bits from run to run). Every lane of the warp calls it.
+template <int kB, int kL>
+__device__ __forceinline__ double slot_reduce(double acc, int lane) {
+  constexpr int kSpan = power_of_two_at_least(kL / kB);
+#pragma unroll
+  for (int s = kSpan / 2; s > 0; s /= 2) {
+    const double other = __shfl_down_sync(0xffffffffu, acc, s * kB, kL);
+    acc = lane + s * kB < kL ? __dadd_rn(acc, other) : acc;
+  }
+  return acc;
+}
+
+/// warp variant: kL lanes per block row. B <= 5: slot_products and slot_reduce, lane ii (< B)
+/// then updates entry ii with the row's t gathered by shuffles. B > 5: each lane strides over
+/// the row's coefficients keeping B partial sums, added by xor shuffles.
 template <int kB, class V, class W>
 __global__ void __launch_bounds__(kThreads)
     warp_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
@@ -118,29 +168,47 @@ __global__ void __launch_bounds__(kThreads)
   const size_type slot = thread / kL;
   const int lane = static_cast<int>(thread % kL);
   const bool active = slot < color.count;  // the same for the kL lanes of a row
-  double p[kB];
-  double q[kB];
-#pragma unroll
-  for (int c = 0; c < kB; ++c) p[c] = q[c] = 0.0;
   const index_t I = active ? color.first + static_cast<index_t>(slot) : 0;
-  if (active) warp_row_products<kB, kL>(part, I, lane, v.x, p);
-  warp_reduce<kB, kL>(p);
-  if (has_second) {
-    if (active) warp_row_products<kB, kL>(second, I, lane, v.x, q);
-    warp_reduce<kB, kL>(q);
-  }
-  if (active && lane < kB) {
-    double t[kB];
-    EntryInputs<kB> mine;
-#pragma unroll
-    for (int c = 0; c < kB; ++c) {
-      const EntryInputs<kB> in = load_entry<kB>(u, v, inverse, I, c);
-      t[c] = entry_t<kB>(u, in, p[c], has_second ? q[c] : in.saved);
-      if (c == lane) mine = in;
+  if constexpr (kB * kB <= kL) {
+    const bool head = active && lane < kB;
+    EntryInputs<kB> in;
+    if (head) in = load_entry<kB>(u, v, inverse, I, lane);
+    double p = active ? slot_products<kB, kL>(part, I, lane, v.x) : 0.0;
+    p = slot_reduce<kB, kL>(p, lane);
+    double q = 0.0;
+    if (has_second) {
+      q = active ? slot_products<kB, kL>(second, I, lane, v.x) : 0.0;
+      q = slot_reduce<kB, kL>(q, lane);
     }
-    // Every t before the first write of x_I (gamma reads x_I): the row's kB lanes meet.
-    __syncwarp(((1u << kB) - 1u) << (threadIdx.x & 31u & ~static_cast<unsigned int>(kL - 1)));
-    store_entry<kB>(v, I, lane, entry_x<kB>(u, mine, inverse != nullptr, t, lane), p[lane]);
+    const double t_mine = head ? entry_t<kB>(u, in, p, has_second ? q : in.saved) : 0.0;
+    double t[kB];
+#pragma unroll
+    for (int c = 0; c < kB; ++c) t[c] = __shfl_sync(0xffffffffu, t_mine, c, kL);
+    if (head) store_entry<kB>(v, I, lane, entry_x<kB>(u, in, inverse != nullptr, t, lane), p);
+  } else {
+    double p[kB];
+    double q[kB];
+#pragma unroll
+    for (int c = 0; c < kB; ++c) p[c] = q[c] = 0.0;
+    if (active) warp_row_products<kB, kL>(part, I, lane, v.x, p);
+    warp_reduce<kB, kL>(p);
+    if (has_second) {
+      if (active) warp_row_products<kB, kL>(second, I, lane, v.x, q);
+      warp_reduce<kB, kL>(q);
+    }
+    if (active && lane < kB) {
+      double t[kB];
+      EntryInputs<kB> mine;
+#pragma unroll
+      for (int c = 0; c < kB; ++c) {
+        const EntryInputs<kB> in = load_entry<kB>(u, v, inverse, I, c);
+        t[c] = entry_t<kB>(u, in, p[c], has_second ? q[c] : in.saved);
+        if (c == lane) mine = in;
+      }
+      // Every t before the first write of x_I (gamma reads x_I): the row's kB lanes meet.
+      __syncwarp(((1u << kB) - 1u) << (threadIdx.x & 31u & ~static_cast<unsigned int>(kL - 1)));
+      store_entry<kB>(v, I, lane, entry_x<kB>(u, mine, inverse != nullptr, t, lane), p[lane]);
+    }
   }
 }
 

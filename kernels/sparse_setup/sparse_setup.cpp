@@ -10,13 +10,18 @@ std::int64_t exclusive_scan(const Backend& backend, Span<const index_t> counts,
   KRYFLOW_DISPATCH(sparse_setup, exclusive_scan, backend, counts, offsets);
 }
 
+void exclusive_scan_known(const Backend& backend, Span<const index_t> counts, Span<index_t> offsets,
+                          std::int64_t total) {
+  KRYFLOW_DISPATCH(sparse_setup, exclusive_scan_known, backend, counts, offsets, total);
+}
+
 void transpose_count(const Backend& backend, const PatternView& a, Span<index_t> counts) {
   KRYFLOW_DISPATCH(sparse_setup, transpose_count, backend, a, counts);
 }
 
-void transpose_fill(const Backend& backend, const PatternView& a, const index_t* at_row_ptr,
-                    index_t* at_col_idx, index_t* source) {
-  KRYFLOW_DISPATCH(sparse_setup, transpose_fill, backend, a, at_row_ptr, at_col_idx, source);
+void transpose_fill(const Backend& backend, const PatternView& a, std::int64_t nnz,
+                    const index_t* at_row_ptr, index_t* at_col_idx, index_t* source) {
+  KRYFLOW_DISPATCH(sparse_setup, transpose_fill, backend, a, nnz, at_row_ptr, at_col_idx, source);
 }
 
 bool pattern_symmetric(const Backend& backend, const PatternView& a) {

@@ -7,7 +7,7 @@
 // (kernels/backend/dispatch.hpp). Every pointer is an address on the backend. Column indices
 // within a row are sorted and unique in every input, and every output pattern is written sorted
 // and unique. On cuda nothing waits for the device except exclusive_scan (it returns the
-// total) and transpose_fill (its sort needs the entry count): one wait each.
+// total): one wait.
 //
 // Every kernel is deterministic: the same input gives the same bits on every backend. The
 // numeric SpGEMM adds the products of row i of C = A B in the order of Gustavson's row-by-row
@@ -67,13 +67,18 @@ KRYFLOW_HOST_DEVICE inline index_t row_of_entry(const PatternView& a, std::int64
       entries); returns the total, read on the host (one wait on a device). */                 \
   std::int64_t exclusive_scan(const Backend& backend, Span<const index_t> counts,              \
                               Span<index_t> offsets);                                          \
+  /** exclusive_scan for a caller that knows the total already (a transpose: the entries of    \
+      its source), which must fit index_t: no wait on a device; the host backends check the    \
+      total and throw BackendError when it differs. */                                         \
+  void exclusive_scan_known(const Backend& backend, Span<const index_t> counts,                \
+                            Span<index_t> offsets, std::int64_t total);                        \
   /** counts[j] = stored entries of column j of a (counts has a.num_cols entries) */           \
   void transpose_count(const Backend& backend, const PatternView& a, Span<index_t> counts);    \
   /** The pattern of a^T: at_row_ptr (a.num_cols + 1, from exclusive_scan of transpose_count)  \
-      given; writes at_col_idx and source (nnz each): entry k of a^T is entry source[k] of a.  \
-      Rows of a^T list their columns in increasing order. */                                   \
-  void transpose_fill(const Backend& backend, const PatternView& a, const index_t* at_row_ptr, \
-                      index_t* at_col_idx, index_t* source);                                   \
+      given; writes at_col_idx and source (nnz = a's entries each): entry k of a^T is entry    \
+      source[k] of a. Rows of a^T list their columns in increasing order. No wait. */          \
+  void transpose_fill(const Backend& backend, const PatternView& a, std::int64_t nnz,          \
+                      const index_t* at_row_ptr, index_t* at_col_idx, index_t* source);        \
   /** Whether the square pattern a equals its transpose. The reference compares a with a^T;    \
       cpu and cuda compare sum_k pair_hash(i_k, j_k) with sum_k pair_hash(j_k, i_k) over the   \
       entries (i_k, j_k), modulo 2^64: equal for every symmetric pattern, and for a            \

@@ -150,7 +150,17 @@ void transpose_count(const Backend&, const PatternView& a, Span<index_t> counts)
   for (index_t k = 0; k < nnz; ++k) ++counts[a.col_idx[k]];
 }
 
-void transpose_fill(const Backend&, const PatternView& a, const index_t* at_row_ptr,
+void exclusive_scan_known(const Backend& backend, Span<const index_t> counts, Span<index_t> offsets,
+                          std::int64_t total) {
+  const std::int64_t found = exclusive_scan(backend, counts, offsets);
+  if (found != total) {
+    throw BackendError("sparse_setup::exclusive_scan_known: the counts add up to " +
+                       std::to_string(found) + ", not the " + std::to_string(total) +
+                       " the caller gave");
+  }
+}
+
+void transpose_fill(const Backend&, const PatternView& a, std::int64_t, const index_t* at_row_ptr,
                     index_t* at_col_idx, index_t* source) {
   std::vector<index_t> next(at_row_ptr, at_row_ptr + a.num_cols);
   for (index_t i = 0; i < a.num_rows; ++i) {

@@ -228,6 +228,24 @@ std::int64_t exclusive_scan(const Backend& backend, Span<const index_t> counts,
   return host_total;
 }
 
+void exclusive_scan_known(const Backend& backend, Span<const index_t> counts, Span<index_t> offsets,
+                          std::int64_t total) {
+  Context& context = context_of(backend);
+  const auto n = static_cast<size_type>(counts.size());
+  if (total > std::numeric_limits<index_t>::max()) {
+    throw NotSupported("sparse_setup::exclusive_scan_known: " + std::to_string(total) +
+                       " entries exceed the 32-bit index range");
+  }
+  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(offsets.data(), 0, sizeof(index_t), context.stream));
+  if (n == 0) return;
+  std::size_t temp_bytes = 0;
+  KRYFLOW_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, counts.data(),
+                                                   offsets.data() + 1, n, context.stream));
+  DeviceScratch temp(context, temp_bytes);
+  KRYFLOW_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.as<void>(), temp_bytes, counts.data(),
+                                                   offsets.data() + 1, n, context.stream));
+}
+
 void transpose_count(const Backend& backend, const PatternView& a, Span<index_t> counts) {
   Context& context = context_of(backend);
   if (counts.empty()) return;
@@ -240,21 +258,11 @@ void transpose_count(const Backend& backend, const PatternView& a, Span<index_t>
   check_launch("sparse_setup::transpose_count");
 }
 
-void transpose_fill(const Backend& backend, const PatternView& a, const index_t* at_row_ptr,
-                    index_t* at_col_idx, index_t* source) {
+void transpose_fill(const Backend& backend, const PatternView& a, std::int64_t nnz,
+                    const index_t* at_row_ptr, index_t* at_col_idx, index_t* source) {
   Context& context = context_of(backend);
-  if (a.num_rows == 0 || a.num_cols == 0) return;
-  // The sort needs the entry count on the host: one wait.
-  long long nnz = 0;
-  {
-    DeviceScratch count(context, sizeof(long long));
-    KRYFLOW_CUDA_CHECK(
-        cudaMemsetAsync(count.as<long long>(), 0, sizeof(long long), context.stream));
-    KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(count.as<long long>(), at_row_ptr + a.num_cols,
-                                       sizeof(index_t), cudaMemcpyDeviceToDevice, context.stream));
-    read_integers(context, count.as<long long>(), 1, &nnz);  // little endian: the low word
-  }
-  if (nnz == 0) return;
+  (void)at_row_ptr;  // the sorted columns' order is a^T's; its row pointers are not read
+  if (a.num_rows == 0 || a.num_cols == 0 || nnz == 0) return;
   // A stable radix sort of (column, entry) pairs: entries of one column keep their order.
   DeviceScratch positions(context, sizeof(index_t) * static_cast<std::size_t>(nnz));
   DeviceScratch sorted_columns(context, sizeof(index_t) * static_cast<std::size_t>(nnz));

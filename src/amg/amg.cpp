@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <new>
 #include <string>
 #include <vector>
@@ -112,11 +113,6 @@ ka::InterpolationKind interpolation_kind(const AmgPreconditioner::Parameters& p)
 [[noreturn]] void throw_bad_diagonal(index_t row, std::size_t level) {
   throw InvalidInput("AMG: the diagonal entry of row " + std::to_string(row + 1) + " of level " +
                      std::to_string(level) + " is zero, missing or not finite");
-}
-
-void check_diagonal(const CsrMatrix& A, std::size_t level, Vector* inverse = nullptr) {
-  const index_t bad = amg_setup::first_bad_diagonal(A, nullptr, inverse);
-  if (bad >= 0) throw_bad_diagonal(bad, level);
 }
 
 /// Row pointers, column indices and values in the matrix's stored precision.
@@ -269,8 +265,17 @@ void AmgPreconditioner::setup(const LinearOperator& A) {
     clear(std::move(coarse));
     throw OutOfMemory(0, 0, "host (AMG setup)");
   } catch (...) {
+    // A failed deferred check (a bad diagonal, read with the others at the end of the setup)
+    // is the cause of whatever failed after it: it is reported instead.
+    std::exception_ptr failure = std::current_exception();
+    try {
+      if (phase_log_) phase_log_->checks.resolve();
+    } catch (const InvalidInput&) {
+      failure = std::current_exception();
+    } catch (...) {
+    }
     clear(std::move(coarse));
-    throw;
+    std::rethrow_exception(failure);
   }
 }
 
@@ -282,7 +287,11 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
                               current->num_rows() > parameters_.coarse_size;
        ++level) {
     // Level 0's D^-1 goes to its smoother (install): the matrix it smooths has these values.
-    check_diagonal(*current, level, level == 0 ? &level0_inverse_diagonal_ : nullptr);
+    // Read with the other deferred checks (no wait here): a bad diagonal makes the level's
+    // values NaN or infinite, never its indices, and is reported before anything uses them.
+    amg_setup::first_bad_diagonal(
+        *current, phase_log_->checks.add([level](index_t row) { throw_bad_diagonal(row, level); }),
+        level == 0 ? &level0_inverse_diagonal_ : nullptr);
     const Backend& backend = current->backend();
     const bool aggressive = level < static_cast<std::size_t>(parameters_.aggressive_levels);
     auto arrays = std::make_unique<AmgLevelArrays>();

@@ -22,6 +22,8 @@ struct CsrArrays {
     return {num_rows, num_cols, row_ptr.span().data(), col_idx.span().data()};
   }
   kernels::sparse_setup::MatrixView matrix() const { return {pattern(), values.span().data()}; }
+  /// The stored entries (col_idx's size, known on the host).
+  std::int64_t nnz() const { return static_cast<std::int64_t>(col_idx.size()); }
 };
 
 /// Multi-pass interpolation of an aggressive level with m >= 2 passes, P = W^(m-1) X_1: what a
@@ -92,9 +94,10 @@ class DeferredChecks {
 
 /// The strength pattern S of A (kernels::amg::strength_count / strength_fill).
 CsrArrays strength(const CsrMatrix& A, const kernels::amg::StrengthParameters& parameters);
-/// The transpose of a pattern; `source` (optional) receives the position in `a` of each entry.
+/// The transpose of a pattern of `nnz` entries; `source` (optional) receives the position in
+/// `a` of each entry. The entry count is the caller's, so nothing waits for the device.
 CsrArrays transpose(const Backend& backend, const kernels::sparse_setup::PatternView& a,
-                    Array<index_t>* source);
+                    std::int64_t nnz, Array<index_t>* source);
 /// The C/F splitting of S (greedy or PMIS with `seed`).
 Array<index_t> splitting(const Backend& backend, const CsrArrays& S,
                          AmgPreconditioner::Coarsening coarsening, std::uint64_t seed);

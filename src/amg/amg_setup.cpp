@@ -38,17 +38,18 @@ CsrArrays strength(const CsrMatrix& A, const kernels::amg::StrengthParameters& p
   return S;
 }
 
-CsrArrays transpose(const Backend& backend, const ss::PatternView& a, Array<index_t>* source) {
+CsrArrays transpose(const Backend& backend, const ss::PatternView& a, std::int64_t nnz,
+                    Array<index_t>* source) {
   CsrArrays t;
   t.num_rows = a.num_cols;
   t.num_cols = a.num_rows;
   Array<index_t> counts(backend, static_cast<std::size_t>(a.num_cols));
   ss::transpose_count(backend, a, counts.span());
-  std::int64_t nnz = 0;
-  t.row_ptr = row_pointers(backend, counts, nnz);
+  t.row_ptr = Array<index_t>(backend, counts.size() + 1);
+  ss::exclusive_scan_known(backend, counts.span(), t.row_ptr.span(), nnz);
   t.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
   Array<index_t> positions(backend, static_cast<std::size_t>(nnz));
-  ss::transpose_fill(backend, a, t.row_ptr.span().data(), t.col_idx.span().data(),
+  ss::transpose_fill(backend, a, nnz, t.row_ptr.span().data(), t.col_idx.span().data(),
                      positions.span().data());
   if (source != nullptr) *source = std::move(positions);
   return t;
@@ -60,7 +61,7 @@ Array<index_t> splitting(const Backend& backend, const CsrArrays& S,
   if (coarsening == AmgPreconditioner::Coarsening::greedy) {
     kernels::amg::greedy_splitting(backend, S.pattern(), cf.span());
   } else {
-    const CsrArrays St = transpose(backend, S.pattern(), nullptr);
+    const CsrArrays St = transpose(backend, S.pattern(), S.nnz(), nullptr);
     if (coarsening == AmgPreconditioner::Coarsening::hmis) {
       kernels::amg::hmis_splitting(backend, S.pattern(), St.pattern(), seed, cf.span());
     } else {
@@ -283,7 +284,7 @@ Array<index_t> aggregation(const Backend& backend, const CsrArrays& S, std::uint
   CsrArrays St;
   ss::PatternView st{S.num_cols, S.num_rows, nullptr, nullptr};
   if (!ss::pattern_symmetric(backend, S.pattern())) {
-    St = transpose(backend, S.pattern(), nullptr);
+    St = transpose(backend, S.pattern(), S.nnz(), nullptr);
     st = St.pattern();
   }
   Array<index_t> roots(backend, n);
@@ -418,7 +419,7 @@ CsrArrays spgemm(const Backend& backend, const ss::MatrixView& a, const ss::Matr
 CsrMatrix galerkin_product(const CsrMatrix& A, AmgLevelArrays& level) {
   const Backend& backend = A.backend();
   const ss::MatrixView p = detail::matrix_view(level.prolongation);
-  CsrArrays R = transpose(backend, p.pattern, nullptr);
+  CsrArrays R = transpose(backend, p.pattern, level.prolongation.nnz(), nullptr);
   R.values = Array<double>(backend, R.col_idx.size());
   kernels::amg::restriction_values(backend, p, R.pattern(), R.values.span().data());
   level.restriction = to_matrix(std::move(R));

@@ -94,7 +94,7 @@ MulticolorOrdering color_matrix(const LinearOperator& A, ColoringAlgorithm algor
   CsrArrays transpose;
   ss::PatternView gt = g;
   if (n > 0 && !ss::pattern_symmetric(backend, g)) {
-    transpose = amg_setup::transpose(backend, g, nullptr);
+    transpose = amg_setup::transpose(backend, g, m.num_blocks, nullptr);
     gt = transpose.pattern();
   }
   CsrArrays within_two;

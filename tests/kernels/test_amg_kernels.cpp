@@ -183,10 +183,12 @@ HostCsr transpose(const Backend& backend, const HostCsr& a, std::vector<index_t>
   Array<index_t> counts(backend, static_cast<std::size_t>(a.cols));
   ss::transpose_count(backend, A.pattern(), counts.span());
   Array<index_t> row_ptr(backend, counts.size() + 1);
-  const std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), row_ptr.span());
+  // The entry count is known: the scan that does not read it back (no wait on a device).
+  const auto nnz = static_cast<std::int64_t>(a.col_idx.size());
+  ss::exclusive_scan_known(backend, counts.span(), row_ptr.span(), nnz);
   Array<index_t> col_idx(backend, static_cast<std::size_t>(nnz));
   Array<index_t> positions(backend, static_cast<std::size_t>(nnz));
-  ss::transpose_fill(backend, A.pattern(), row_ptr.span().data(), col_idx.span().data(),
+  ss::transpose_fill(backend, A.pattern(), nnz, row_ptr.span().data(), col_idx.span().data(),
                      positions.span().data());
   Array<double> values(backend, positions.size());
   ss::gather(backend, A.values.span(), positions.span(), values.span());
