@@ -259,8 +259,13 @@ nlohmann::json bench_one(const Problem& problem, const Backend& backend, const O
     auto start = Clock::now();
     const HierarchyReport report = amg->hierarchy_report();
     nlohmann::json phases = nlohmann::json::object();
-    for (const HierarchyReport::Phase& phase : report.phases) phases[phase.name] = phase.seconds;
+    nlohmann::json phase_waits = nlohmann::json::object();
+    for (const HierarchyReport::Phase& phase : report.phases) {
+      phases[phase.name] = phase.seconds;
+      phase_waits[phase.name] = phase.host_waits;
+    }
     out["setup_phases"] = phases;
+    out["setup_phase_host_waits"] = phase_waits;
     out["levels"] = report.levels.size();
     out["operator_complexity"] = report.operator_complexity;
     out["grid_complexity"] = report.grid_complexity;
@@ -375,6 +380,16 @@ void print_row(const nlohmann::json& r) {
         j["first_setup_plus_solve_seconds"].get<double>(),
         r["setup_plus_solve_seconds"].get<double>(),
         r["first_setup_plus_solve_seconds"].get<double>());
+  }
+  if (r.contains("setup_phases") && r.contains("setup_phase_host_waits")) {
+    std::printf("  %s setup phases (ms, host waits):", r["problem"].get<std::string>().c_str());
+    for (const auto& [name, seconds] : r["setup_phases"].items()) {
+      std::printf(" %s %.2f (%llu)", name.c_str(), 1e3 * seconds.get<double>(),
+                  static_cast<unsigned long long>(
+                      r["setup_phase_host_waits"].value(name, std::uint64_t{0})));
+    }
+    std::printf("; %llu waits in all\n",
+                static_cast<unsigned long long>(r.value("setup_host_waits", std::uint64_t{0})));
   }
 }
 

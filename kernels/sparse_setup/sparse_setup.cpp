@@ -10,9 +10,9 @@ std::int64_t exclusive_scan(const Backend& backend, Span<const index_t> counts,
   KRYFLOW_DISPATCH(sparse_setup, exclusive_scan, backend, counts, offsets);
 }
 
-void exclusive_scan_known(const Backend& backend, Span<const index_t> counts, Span<index_t> offsets,
-                          std::int64_t total) {
-  KRYFLOW_DISPATCH(sparse_setup, exclusive_scan_known, backend, counts, offsets, total);
+void exclusive_scan_bounded(const Backend& backend, Span<const index_t> counts,
+                            Span<index_t> offsets, std::int64_t bound) {
+  KRYFLOW_DISPATCH(sparse_setup, exclusive_scan_bounded, backend, counts, offsets, bound);
 }
 
 void transpose_count(const Backend& backend, const PatternView& a, Span<index_t> counts) {

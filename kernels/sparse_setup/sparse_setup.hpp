@@ -67,11 +67,12 @@ KRYFLOW_HOST_DEVICE inline index_t row_of_entry(const PatternView& a, std::int64
       entries); returns the total, read on the host (one wait on a device). */                 \
   std::int64_t exclusive_scan(const Backend& backend, Span<const index_t> counts,              \
                               Span<index_t> offsets);                                          \
-  /** exclusive_scan for a caller that knows the total already (a transpose: the entries of    \
-      its source), which must fit index_t: no wait on a device; the host backends check the    \
-      total and throw BackendError when it differs. */                                         \
-  void exclusive_scan_known(const Backend& backend, Span<const index_t> counts,                \
-                            Span<index_t> offsets, std::int64_t total);                        \
+  /** exclusive_scan for a caller that knows a bound of the total (the exact total of a        \
+      transpose: its source's entries; an upper bound where arrays are sized by bounds), which \
+      must fit index_t: no wait on a device; the host backends check the total and throw       \
+      BackendError when it exceeds the bound. */                                               \
+  void exclusive_scan_bounded(const Backend& backend, Span<const index_t> counts,              \
+                              Span<index_t> offsets, std::int64_t bound);                      \
   /** counts[j] = stored entries of column j of a (counts has a.num_cols entries) */           \
   void transpose_count(const Backend& backend, const PatternView& a, Span<index_t> counts);    \
   /** The pattern of a^T: at_row_ptr (a.num_cols + 1, from exclusive_scan of transpose_count)  \

@@ -228,13 +228,13 @@ std::int64_t exclusive_scan(const Backend& backend, Span<const index_t> counts,
   return host_total;
 }
 
-void exclusive_scan_known(const Backend& backend, Span<const index_t> counts, Span<index_t> offsets,
-                          std::int64_t total) {
+void exclusive_scan_bounded(const Backend& backend, Span<const index_t> counts,
+                            Span<index_t> offsets, std::int64_t bound) {
   Context& context = context_of(backend);
   const auto n = static_cast<size_type>(counts.size());
-  if (total > std::numeric_limits<index_t>::max()) {
-    throw NotSupported("sparse_setup::exclusive_scan_known: " + std::to_string(total) +
-                       " entries exceed the 32-bit index range");
+  if (bound > std::numeric_limits<index_t>::max()) {
+    throw NotSupported("sparse_setup::exclusive_scan_bounded: a bound of " + std::to_string(bound) +
+                       " entries exceeds the 32-bit index range");
   }
   KRYFLOW_CUDA_CHECK(cudaMemsetAsync(offsets.data(), 0, sizeof(index_t), context.stream));
   if (n == 0) return;

@@ -78,12 +78,12 @@ void transpose_count(const Backend&, const PatternView& a, Span<index_t> counts)
   for (index_t k = 0; k < a.row_ptr[a.num_rows]; ++k) ++counts[a.col_idx[k]];
 }
 
-void exclusive_scan_known(const Backend& backend, Span<const index_t> counts, Span<index_t> offsets,
-                          std::int64_t total) {
-  const std::int64_t found = exclusive_scan(backend, counts, offsets);
-  if (found != total) {
-    throw BackendError("sparse_setup::exclusive_scan_known: the counts add up to " +
-                       std::to_string(found) + ", not the " + std::to_string(total) +
+void exclusive_scan_bounded(const Backend& backend, Span<const index_t> counts,
+                            Span<index_t> offsets, std::int64_t bound) {
+  const std::int64_t total = exclusive_scan(backend, counts, offsets);
+  if (total > bound) {
+    throw BackendError("sparse_setup::exclusive_scan_bounded: the counts add up to " +
+                       std::to_string(total) + ", more than the bound " + std::to_string(bound) +
                        " the caller gave");
   }
 }

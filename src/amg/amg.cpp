@@ -31,7 +31,7 @@ namespace ka = kernels::amg;
 /// whose results the levels leave on the backend (diagonals, float32 overflow), read once all
 /// levels and smoothers are queued (install).
 struct AmgPreconditioner::PhaseLog {
-  explicit PhaseLog(const Backend& backend) : clock(backend), checks(backend) {}
+  explicit PhaseLog(const Backend& b) : backend(b), clock(b), checks(b) {}
   void resolve(HierarchyReport& report) {
     report.phases.clear();
     for (const Interval& interval : intervals) {
@@ -40,16 +40,19 @@ struct AmgPreconditioner::PhaseLog {
           std::find_if(report.phases.begin(), report.phases.end(),
                        [&](const HierarchyReport::Phase& p) { return p.name == interval.name; });
       if (phase == report.phases.end()) {
-        report.phases.push_back({interval.name, seconds});
+        report.phases.push_back({interval.name, seconds, interval.host_waits});
       } else {
         phase->seconds += seconds;
+        phase->host_waits += interval.host_waits;
       }
     }
   }
   struct Interval {
     std::string name;
     std::size_t begin, end;
+    std::uint64_t host_waits;
   };
+  Backend backend;
   kernels::QueueClock clock;
   std::vector<Interval> intervals;
   amg_setup::DeferredChecks checks;
@@ -62,12 +65,15 @@ namespace {
 class PhaseTimer {
  public:
   PhaseTimer(AmgPreconditioner::PhaseLog* log, const char* name) : log_(log), name_(name) {
-    if (log_ != nullptr) begin_ = log_->clock.mark();
+    if (log_ == nullptr) return;
+    waits_ = log_->backend.host_waits();
+    begin_ = log_->clock.mark();
   }
   ~PhaseTimer() {
     if (log_ == nullptr) return;
     try {
-      log_->intervals.push_back({name_, begin_, log_->clock.mark()});
+      log_->intervals.push_back(
+          {name_, begin_, log_->clock.mark(), log_->backend.host_waits() - waits_});
     } catch (const Error&) {
       // The failed work's error surfaces again at the next call on the backend.
     }
@@ -78,6 +84,7 @@ class PhaseTimer {
  private:
   AmgPreconditioner::PhaseLog* log_;
   const char* name_;
+  std::uint64_t waits_ = 0;
   std::size_t begin_ = 0;
 };
 

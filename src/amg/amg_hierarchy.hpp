@@ -40,11 +40,11 @@ struct MultipassArrays {
 /// Matrix-product extended+i, P = L B or its truncation (kernels::amg::InterpolationKind::
 /// mm_extended_i): what a value-only re-setup recomputes P's values from (with the level's S).
 struct MatrixProductArrays {
-  Array<index_t> coarse_index;  // exclusive scan of the splitting (B's columns)
-  CsrArrays left;               // L's row pointers (n x n)
-  CsrArrays right;              // B's row pointers (n x n_c)
-  std::size_t left_entries = 0;
-  std::size_t right_entries = 0;
+  Array<index_t> coarse_index;    // exclusive scan of the splitting (B's columns)
+  CsrArrays left;                 // L's row pointers (n x n)
+  CsrArrays right;                // B's row pointers (n x n_c)
+  std::size_t left_entries = 0;   // room for L's columns and values (a bound: nnz(S) + n)
+  std::size_t right_entries = 0;  // room for B's (the same bound)
   CsrArrays product;  // L B's row pointers when P is its truncation (else empty: P = L B)
   std::size_t product_entries = 0;
 };

@@ -46,7 +46,7 @@ CsrArrays transpose(const Backend& backend, const ss::PatternView& a, std::int64
   Array<index_t> counts(backend, static_cast<std::size_t>(a.num_cols));
   ss::transpose_count(backend, a, counts.span());
   t.row_ptr = Array<index_t>(backend, counts.size() + 1);
-  ss::exclusive_scan_known(backend, counts.span(), t.row_ptr.span(), nnz);
+  ss::exclusive_scan_bounded(backend, counts.span(), t.row_ptr.span(), nnz);
   t.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
   Array<index_t> positions(backend, static_cast<std::size_t>(nnz));
   ss::transpose_fill(backend, a, nnz, t.row_ptr.span().data(), t.col_idx.span().data(),
@@ -194,13 +194,17 @@ CsrArrays mm_extended_prolongation(const CsrMatrix& A, const CsrArrays& S,
   CsrArrays L, B;
   L.num_rows = L.num_cols = B.num_rows = A.num_rows();
   B.num_cols = num_coarse;
-  std::int64_t left_nnz = 0, right_nnz = 0;
-  L.row_ptr = row_pointers(backend, left_counts, left_nnz);
-  B.row_ptr = row_pointers(backend, right_counts, right_nnz);
-  L.col_idx = Array<index_t>(backend, static_cast<std::size_t>(left_nnz));
-  L.values = Array<double>(backend, static_cast<std::size_t>(left_nnz));
-  B.col_idx = Array<index_t>(backend, static_cast<std::size_t>(right_nnz));
-  B.values = Array<double>(backend, static_cast<std::size_t>(right_nnz));
+  // Row i of L and row i of B hold |S_i| + 1 entries together (2 for a coarse row), so each
+  // factor has at most nnz(S) + n: its arrays are sized by that bound, no total read back.
+  const std::int64_t bound = S.nnz() + static_cast<std::int64_t>(n);
+  L.row_ptr = Array<index_t>(backend, n + 1);
+  B.row_ptr = Array<index_t>(backend, n + 1);
+  ss::exclusive_scan_bounded(backend, left_counts.span(), L.row_ptr.span(), bound);
+  ss::exclusive_scan_bounded(backend, right_counts.span(), B.row_ptr.span(), bound);
+  L.col_idx = Array<index_t>(backend, static_cast<std::size_t>(bound));
+  L.values = Array<double>(backend, static_cast<std::size_t>(bound));
+  B.col_idx = Array<index_t>(backend, static_cast<std::size_t>(bound));
+  B.values = Array<double>(backend, static_cast<std::size_t>(bound));
   kernels::amg::mm_extended_fill(
       backend, a, S.pattern(), splitting.span(), coarse_index.span(), coarse_sum.span(),
       L.row_ptr.span().data(), L.col_idx.span().data(), L.values.span().data(),

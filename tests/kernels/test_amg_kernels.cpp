@@ -185,7 +185,7 @@ HostCsr transpose(const Backend& backend, const HostCsr& a, std::vector<index_t>
   Array<index_t> row_ptr(backend, counts.size() + 1);
   // The entry count is known: the scan that does not read it back (no wait on a device).
   const auto nnz = static_cast<std::int64_t>(a.col_idx.size());
-  ss::exclusive_scan_known(backend, counts.span(), row_ptr.span(), nnz);
+  ss::exclusive_scan_bounded(backend, counts.span(), row_ptr.span(), nnz);
   Array<index_t> col_idx(backend, static_cast<std::size_t>(nnz));
   Array<index_t> positions(backend, static_cast<std::size_t>(nnz));
   ss::transpose_fill(backend, A.pattern(), nnz, row_ptr.span().data(), col_idx.span().data(),

@@ -23,6 +23,9 @@ struct HierarchyReport {
                        ///< interpolation, galerkin_product, rounding (float32
                        ///< hierarchy_precision), smoothers, coarse_solver
     double seconds = 0.0;
+    /// Times the host waited for the device in the phase (Backend::host_waits; 0 on the host
+    /// backends): what bounds the setup of small matrices on a GPU.
+    std::uint64_t host_waits = 0;
   };
   std::vector<Level> levels;  ///< finest first; the last is the coarsest (solved directly)
   /// sum of nonzeros over all levels / nonzeros of the finest (Stüben 2001, sec. 8).
