@@ -231,6 +231,9 @@ PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_
   out.long_rows = Array<index_t>(backend, static_cast<std::size_t>(host[kLongRows]));
   out.long_row_chunks = Array<index_t>(backend, static_cast<std::size_t>(host[kLongRows]) + 1);
   out.chunk_long_row = Array<index_t>(backend, static_cast<std::size_t>(host[kChunks]));
+  out.counters = Array<unsigned int>(backend, static_cast<std::size_t>(host[kLongRows]) + 1);
+  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(out.counters.data(), 0, out.counters.size() * sizeof(unsigned),
+                                     context.stream));
   KRYFLOW_CUDA_CHECK(cudaMemsetAsync(out.row_blocks.data(), 0, sizeof(index_t), context.stream));
   KRYFLOW_CUDA_CHECK(
       cudaMemsetAsync(out.long_row_chunks.data(), 0, sizeof(index_t), context.stream));

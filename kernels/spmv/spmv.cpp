@@ -81,6 +81,8 @@ PartitionArrays host_build_partition(const Backend& backend, Span<const index_t>
   out.long_rows = Array<index_t>::from_host(backend, p.long_rows);
   out.long_row_chunks = Array<index_t>::from_host(backend, p.long_row_chunks);
   out.chunk_long_row = Array<index_t>::from_host(backend, p.chunk_long_row);
+  out.counters = Array<unsigned int>::from_host(
+      backend, std::vector<unsigned int>(p.long_rows.size() + 1, 0u));
   return out;
 }
 

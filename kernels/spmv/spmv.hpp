@@ -206,6 +206,7 @@ struct PartitionArrays {
   Array<index_t> long_rows;
   Array<index_t> long_row_chunks;
   Array<index_t> chunk_long_row;
+  Array<unsigned int> counters;  // long_rows.size() + 1 completion counters, zeroed
   RowPointerFacts facts;
 };
 

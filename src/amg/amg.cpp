@@ -373,16 +373,23 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
       // Level `level` is complete: its P, R and (below the caller's A_0) its matrix are needed
       // in double no more.
       PhaseTimer timer(phase_log_.get(), "rounding");
-      arrays->prolongation.set_precision(precision);
-      arrays->restriction.set_precision(precision);
-      if (level > 0) hierarchy->matrices[level - 1]->set_precision(precision);
+      amg_setup::DeferredChecks& checks = phase_log_->checks;
+      amg_setup::set_precision_checked(arrays->prolongation, precision, checks, level,
+                                       "prolongation");
+      amg_setup::set_precision_checked(arrays->restriction, precision, checks, level,
+                                       "restriction");
+      if (level > 0) {
+        amg_setup::set_precision_checked(*hierarchy->matrices[level - 1], precision, checks, level,
+                                         "matrix");
+      }
     }
     hierarchy->levels.push_back(std::move(arrays));
     current = hierarchy->matrices.back().get();
   }
   if (precision != Precision::float64 && !hierarchy->matrices.empty()) {
     PhaseTimer timer(phase_log_.get(), "rounding");
-    hierarchy->matrices.back()->set_precision(precision);  // the coarsest
+    amg_setup::set_precision_checked(*hierarchy->matrices.back(), precision, phase_log_->checks,
+                                     hierarchy->matrices.size(), "matrix");  // the coarsest
   }
   if (current->num_rows() > DenseDirectSolver::kMaxRows &&
       dynamic_cast<const DenseDirectSolver*>(coarse.get()) != nullptr) {

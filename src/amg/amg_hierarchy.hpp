@@ -192,6 +192,10 @@ Array<double> galerkin_product_values(const Backend& backend,
 /// level's `what`: "prolongation", ...); CsrMatrix::update_values with a deferred check.
 void update_values_checked(CsrMatrix& matrix, const Array<double>& values, DeferredChecks& checks,
                            std::size_t level_number, const char* what);
+/// matrix.set_precision(precision) with its overflow check deferred to `checks` (the same
+/// message as update_values_checked).
+void set_precision_checked(CsrMatrix& matrix, Precision precision, DeferredChecks& checks,
+                           std::size_t level_number, const char* what);
 /// A CsrMatrix (float64) taking `arrays`' pattern and values, on their backend
 /// (CsrMatrix::from_arrays: no copy besides the row pointers for the product's partition).
 CsrMatrix to_matrix(CsrArrays&& arrays);

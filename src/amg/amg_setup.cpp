@@ -497,15 +497,30 @@ void DeferredChecks::resolve() {
   }
 }
 
-void update_values_checked(CsrMatrix& matrix, const Array<double>& values, DeferredChecks& checks,
-                           std::size_t level_number, const char* what) {
+namespace {
+
+/// A deferred check's slot that reports an overflow to float32 of entry `entry` of level
+/// `level_number`'s `what`.
+unsigned int* overflow_check(DeferredChecks& checks, std::size_t level_number, const char* what) {
   const std::string name = what;
-  matrix.update_values(values, checks.add([name, level_number](index_t entry) {
+  return checks.add([name, level_number](index_t entry) {
     throw InvalidInput("AMG: entry " + std::to_string(entry + 1) + " of level " +
                        std::to_string(level_number) + "'s " + name +
                        " overflows float32 (largest finite float: 3.4028235e+38); use "
                        "hierarchy_precision float64");
-  }));
+  });
+}
+
+}  // namespace
+
+void update_values_checked(CsrMatrix& matrix, const Array<double>& values, DeferredChecks& checks,
+                           std::size_t level_number, const char* what) {
+  matrix.update_values(values, overflow_check(checks, level_number, what));
+}
+
+void set_precision_checked(CsrMatrix& matrix, Precision precision, DeferredChecks& checks,
+                           std::size_t level_number, const char* what) {
+  matrix.set_precision(precision, overflow_check(checks, level_number, what));
 }
 
 }  // namespace kryflow::amg_setup

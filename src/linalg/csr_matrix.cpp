@@ -104,8 +104,7 @@ kernels::spmv::RowPointerFacts CsrMatrix::build_partition(int tile) {
   block_partials_ =
       Array<double>(target, kernels::spmv::kMaxFusedDots * static_cast<std::size_t>(row_blocks));
   chunk_partials_ = Array<double>(target, chunk_long_row_.size());
-  counters_ =
-      Array<unsigned int>::from_host(target, std::vector<unsigned int>(long_rows_.size() + 1, 0u));
+  counters_ = std::move(p.counters);
   return p.facts;
 }
 
@@ -377,6 +376,20 @@ void CsrMatrix::set_precision(Precision precision) {
     values_ = std::move(widened);
     values_f32_ = Array<float>();
   }
+  precision_ = precision;
+}
+
+void CsrMatrix::set_precision(Precision precision, unsigned int* first_overflow) {
+  if (precision == precision_ || precision != Precision::float32) {
+    // Nothing can overflow: the slot gets "none" all the same (an empty rounding writes it).
+    kernels::blas::round_to_float(backend(), Span<const double>(), Span<float>(), first_overflow);
+    set_precision(precision);
+    return;
+  }
+  Array<float> rounded(backend(), values_.size());
+  kernels::blas::round_to_float(backend(), values_.span(), rounded.span(), first_overflow);
+  values_f32_ = std::move(rounded);
+  values_ = Array<double>();
   precision_ = precision;
 }
 

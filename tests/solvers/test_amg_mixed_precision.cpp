@@ -138,6 +138,33 @@ TEST(FloatConversion, SetPrecisionAndUpdateValuesRoundOnTheBackendAndNameAnOverf
   }
 }
 
+TEST(FloatConversion, SetPrecisionWithADeferredCheckWritesTheFirstOverflowToItsSlot) {
+  const CooMatrix coo = poisson2d(30);
+  for (const Backend& backend : backends()) {
+    SCOPED_TRACE(backend.name());
+    Array<unsigned int> slots(backend, 3);
+    CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+    const CsrMatrix expected = CsrMatrix::from_coo(backend, coo, Precision::float32);
+    A.set_precision(Precision::float32, slots.span().data());
+    EXPECT_EQ(A.precision(), Precision::float32);
+    EXPECT_EQ(A.values_to_host(), expected.values_to_host());
+    A.set_precision(Precision::float32, slots.span().data() + 1);  // already float32: "none"
+
+    CsrMatrix B = CsrMatrix::from_coo(backend, coo);
+    std::vector<double> values = test::random_vector(static_cast<std::size_t>(B.nnz()), 10);
+    values[7] = 1e39;
+    values[90] = -2e39;
+    B.update_values(Array<double>::from_host(backend, values));
+    B.set_precision(Precision::float32, slots.span().data() + 2);  // nothing thrown yet
+    EXPECT_EQ(B.precision(), Precision::float32);
+    const std::vector<unsigned int> host = slots.to_host();
+    EXPECT_EQ(host[0], 0xffffffffu);
+    EXPECT_EQ(host[1], 0xffffffffu);
+    EXPECT_EQ(host[2], 7u);
+    EXPECT_EQ(B.values_to_host()[7], std::numeric_limits<double>::infinity());
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /// A float-stored matrix and the double matrix holding its float-rounded values: a component

@@ -117,6 +117,12 @@ class CsrMatrix : public LinearOperator {
   /// naming the 1-based row and column of the first finite value that overflows float;
   /// OutOfMemory when the new values do not fit beside the old ones.
   void set_precision(Precision precision);
+  /// set_precision with a deferred check, as update_values(values, first_overflow): the first
+  /// entry (0-based) whose finite value overflows float goes to *first_overflow, an address on
+  /// the matrix's backend (0xffffffff: none; written for either conversion), and nothing waits.
+  /// On overflow the matrix keeps the rounded values (infinities where it overflowed): the
+  /// caller reads the slot and discards the matrix. OutOfMemory as set_precision.
+  void set_precision(Precision precision, unsigned int* first_overflow);
   /// Replaces the values, in the stored order (same pattern): `values` holds nnz() doubles on
   /// any backend and is copied (and rounded to float on the backend for a float32 matrix).
   /// Throws DimensionMismatch for another length; InvalidInput, changing nothing, when a
