@@ -48,6 +48,17 @@ __global__ void sum_counts(const index_t* counts, size_type n, unsigned long lon
   if (threadIdx.x == 0) atomicAdd(total, static_cast<unsigned long long>(sum));
 }
 
+/// offsets[1..n] = the inclusive sum of counts (n = counts.size() > 0), queued: no wait.
+void inclusive_sum_into(Context& context, Span<const index_t> counts, Span<index_t> offsets) {
+  const auto n = static_cast<size_type>(counts.size());
+  std::size_t temp_bytes = 0;
+  KRYFLOW_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, counts.data(),
+                                                   offsets.data() + 1, n, context.stream));
+  DeviceScratch temp(context, temp_bytes);
+  KRYFLOW_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.as<void>(), temp_bytes, counts.data(),
+                                                   offsets.data() + 1, n, context.stream));
+}
+
 // ---------------------------------------------------------------------------------------------
 // transpose
 
@@ -210,14 +221,9 @@ std::int64_t exclusive_scan(const Backend& backend, Span<const index_t> counts,
   sum_counts<<<blocks_for(n, kBlock, 1024), kBlock, 0, context.stream>>>(
       counts.data(), n, total.as<unsigned long long>());
   check_launch("sparse_setup::exclusive_scan (total)");
-  // An inclusive sum into offsets[1..n]; when the total fits 32 bits so does every prefix
-  // (counts are not negative), and otherwise the result is refused below.
-  std::size_t temp_bytes = 0;
-  KRYFLOW_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, counts.data(),
-                                                   offsets.data() + 1, n, context.stream));
-  DeviceScratch temp(context, temp_bytes);
-  KRYFLOW_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.as<void>(), temp_bytes, counts.data(),
-                                                   offsets.data() + 1, n, context.stream));
+  // When the total fits 32 bits so does every prefix (counts are not negative), and otherwise
+  // the result is refused below.
+  inclusive_sum_into(context, counts, offsets);
   long long host_total = 0;
   read_integers(context, reinterpret_cast<const long long*>(total.as<unsigned long long>()), 1,
                 &host_total);
@@ -238,12 +244,7 @@ void exclusive_scan_bounded(const Backend& backend, Span<const index_t> counts,
   }
   KRYFLOW_CUDA_CHECK(cudaMemsetAsync(offsets.data(), 0, sizeof(index_t), context.stream));
   if (n == 0) return;
-  std::size_t temp_bytes = 0;
-  KRYFLOW_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, counts.data(),
-                                                   offsets.data() + 1, n, context.stream));
-  DeviceScratch temp(context, temp_bytes);
-  KRYFLOW_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.as<void>(), temp_bytes, counts.data(),
-                                                   offsets.data() + 1, n, context.stream));
+  inclusive_sum_into(context, counts, offsets);
 }
 
 void transpose_count(const Backend& backend, const PatternView& a, Span<index_t> counts) {
