@@ -24,7 +24,9 @@ struct RealCase {
   bool pin_first_unknown = false;  // singular pressure matrix: fix its constant null space
   int max_iterations = 5000;
   double relative_tolerance = 1e-10;
-  int stagnation_window = 500;  // ex10hs (cond 5.5e11) has CG plateaus of ~2000 iterations
+  int stagnation_window = 500;  // ex10hs (cond 5.5e11) has CG plateaus of ~2000 iterations;
+                                // BiCGStab on ex19_cavity_129 plateaus for over 500 with some
+                                // x* (seed 3112241645609695523: 7.8e-7 at 827 iterations)
 };
 
 std::ostream& operator<<(std::ostream& os, const RealCase& c) {
@@ -129,7 +131,7 @@ INSTANTIATE_TEST_SUITE_P(
                       RealCase{"ex19_cavity_33", "matrices/petsc_ex19/ex19_cavity_33.mtx.gz",
                                "gmres", 100, false, 5000, 1e-10},
                       RealCase{"ex19_cavity_129", "matrices/petsc_ex19/ex19_cavity_129.mtx.gz",
-                               "bicgstab", 30, false, 10000, 1e-10}),
+                               "bicgstab", 30, false, 10000, 1e-10, 3000}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace

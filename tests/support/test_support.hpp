@@ -56,7 +56,8 @@ void reorient_hex_elements(std::vector<double>& vertices, std::uint64_t seed, bo
 double dot(const std::vector<double>& a, const std::vector<double>& b);
 double max_abs(const std::vector<double>& a);
 
-/// A fresh seed (from std::random_device), printed through SCOPED_TRACE by callers.
+/// A fresh seed (from std::random_device), printed through SCOPED_TRACE by callers;
+/// KRYFLOW_TEST_SEED (decimal) replays a printed seed instead.
 std::uint64_t fresh_seed();
 
 }  // namespace kryflow::test
