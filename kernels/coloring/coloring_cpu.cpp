@@ -59,19 +59,13 @@ void group_by_color(const Backend& backend, Span<const index_t> colors, index_t 
 
 namespace {
 
-/// closed_neighbourhood_row of every row in parallel, written to out + row_ptr[i] (row_ptr null:
-/// counts only, to counts[i]).
+/// closed_neighbourhood_phase of every row in parallel.
 void closed_neighbourhoods(const Backend& backend, const PatternView& g, const PatternView& gt,
                            const index_t* row_ptr, index_t* out) {
   const index_t n = g.num_rows;
   const std::int64_t work = std::int64_t{g.row_ptr[n]} + gt.row_ptr[n] + n;
   parallel::for_each(backend, work, n, [&](std::int64_t row) {
-    const auto i = static_cast<index_t>(row);
-    if (row_ptr == nullptr) {
-      out[i] = closed_neighbourhood_row(g, gt, i, nullptr);
-    } else {
-      closed_neighbourhood_row(g, gt, i, out + row_ptr[i]);
-    }
+    closed_neighbourhood_phase(g, gt, static_cast<index_t>(row), row_ptr, out);
   });
 }
 

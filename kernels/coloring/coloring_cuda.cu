@@ -141,18 +141,12 @@ __global__ void color_offsets_kernel(const unsigned int* sorted_colors, index_t 
   for (index_t c = before + 1; c <= here; ++c) offsets[c] = static_cast<index_t>(r);
 }
 
-/// A thread per vertex: closed_neighbourhood_row written to out + row_ptr[i] (row_ptr null: its
-/// size to out[i]).
+/// A thread per vertex: closed_neighbourhood_phase.
 __global__ void closed_neighbourhood_kernel(PatternView g, PatternView gt, const index_t* row_ptr,
                                             index_t* out) {
   const long long row = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (row >= g.num_rows) return;
-  const auto i = static_cast<index_t>(row);
-  if (row_ptr == nullptr) {
-    out[i] = closed_neighbourhood_row(g, gt, i, nullptr);
-  } else {
-    closed_neighbourhood_row(g, gt, i, out + row_ptr[i]);
-  }
+  closed_neighbourhood_phase(g, gt, static_cast<index_t>(row), row_ptr, out);
 }
 
 }  // namespace

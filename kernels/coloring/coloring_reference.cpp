@@ -53,12 +53,13 @@ void group_by_color(const Backend&, Span<const index_t> colors, index_t num_colo
 
 void closed_neighbourhood_count(const Backend&, const PatternView& g, const PatternView& gt,
                                 Span<index_t> counts) {
-  for (index_t i = 0; i < g.num_rows; ++i) counts[i] = closed_neighbourhood_row(g, gt, i, nullptr);
+  for (index_t i = 0; i < g.num_rows; ++i)
+    closed_neighbourhood_phase(g, gt, i, nullptr, counts.data());
 }
 
 void closed_neighbourhood_fill(const Backend&, const PatternView& g, const PatternView& gt,
                                const index_t* row_ptr, index_t* col_idx) {
-  for (index_t i = 0; i < g.num_rows; ++i) closed_neighbourhood_row(g, gt, i, col_idx + row_ptr[i]);
+  for (index_t i = 0; i < g.num_rows; ++i) closed_neighbourhood_phase(g, gt, i, row_ptr, col_idx);
 }
 
 }  // namespace kryflow::kernels::coloring::reference

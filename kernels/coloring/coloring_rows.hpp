@@ -53,4 +53,16 @@ KRYFLOW_HOST_DEVICE inline index_t closed_neighbourhood_row(const PatternView& g
   return count;
 }
 
+/// Row i of the count or the fill phase of the closed neighbourhoods: with row_ptr null the
+/// size of closed_neighbourhood_row goes to out[i]; otherwise the row goes to out + row_ptr[i].
+KRYFLOW_HOST_DEVICE inline void closed_neighbourhood_phase(const PatternView& g,
+                                                           const PatternView& gt, index_t i,
+                                                           const index_t* row_ptr, index_t* out) {
+  if (row_ptr == nullptr) {
+    out[i] = closed_neighbourhood_row(g, gt, i, nullptr);
+  } else {
+    closed_neighbourhood_row(g, gt, i, out + row_ptr[i]);
+  }
+}
+
 }  // namespace kryflow::kernels::coloring
