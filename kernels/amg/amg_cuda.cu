@@ -748,11 +748,22 @@ __global__ void mm_extended_count_kernel(PatternView s, const index_t* cf, index
 /// mm_extended_fill: a thread runs a row's binary searches one after the other, and the coarse
 /// levels' rows of tens to hundreds of entries set those kernels' length (0.2-0.5 ms each on
 /// levels of a few thousand rows at 7-point 200^3 with a thread per row).
+/// On a level whose fine rows all fit one wave of warps every fine row takes a warp (threshold
+/// -1): there the threads' chains of binary searches, not the number of rows, set the kernels'
+/// length (H200, OpenFOAM pressure matrix: the fill on its levels of 353 to 3,292 rows took
+/// 50-106 us with a thread per row of at most 8 strong points).
 constexpr index_t kMmExtendedWarpRow = 8;
 
+/// The strong-point threshold of mm_extended_warp_row for a level of `rows` rows.
+index_t mm_extended_warp_threshold(const Context& context, index_t rows) {
+  const long long wave = static_cast<long long>(context.properties.multiProcessorCount) *
+                         context.properties.maxThreadsPerMultiProcessor / 32;
+  return rows <= wave ? -1 : kMmExtendedWarpRow;
+}
+
 __device__ __forceinline__ bool mm_extended_warp_row(const PatternView& s, const index_t* cf,
-                                                     index_t i) {
-  return cf[i] != kCoarse && s.row_ptr[i + 1] - s.row_ptr[i] > kMmExtendedWarpRow;
+                                                     index_t i, index_t threshold) {
+  return cf[i] != kCoarse && s.row_ptr[i + 1] - s.row_ptr[i] > threshold;
 }
 
 /// sum + the values of the lanes with `adds` set, added one at a time in lane order (the bits
@@ -767,22 +778,23 @@ __device__ __forceinline__ double add_in_lane_order(double sum, double value, bo
 }
 
 __global__ void mm_extended_coarse_sums_kernel(MatrixView a, PatternView s, const index_t* cf,
-                                               double* coarse_sum) {
+                                               index_t threshold, double* coarse_sum) {
   KRYFLOW_FOR_EACH_ROW(k, s.num_rows) {
-    if (!mm_extended_warp_row(s, cf, k)) coarse_sum[k] = rows::strong_coarse_sum(a, s, cf, k);
+    if (!mm_extended_warp_row(s, cf, k, threshold))
+      coarse_sum[k] = rows::strong_coarse_sum(a, s, cf, k);
   }
 }
 
 /// beta_k of the rows of mm_extended_warp_row, a warp each: the coarse points of S_k split over
 /// the lanes (a_kl by a binary search), added in column order (rows::strong_coarse_sum's bits).
 __global__ void mm_extended_coarse_sums_warp_kernel(MatrixView a, PatternView s, const index_t* cf,
-                                                    double* coarse_sum) {
+                                                    index_t threshold, double* coarse_sum) {
   const int lane = static_cast<int>(threadIdx.x % 32);
   const size_type warps = size_type{gridDim.x} * (kBlock / 32);
   for (size_type w = size_type{blockIdx.x} * (kBlock / 32) + threadIdx.x / 32;
        w < size_type(s.num_rows); w += warps) {
     const auto k = static_cast<index_t>(w);
-    if (!mm_extended_warp_row(s, cf, k)) continue;  // the whole warp
+    if (!mm_extended_warp_row(s, cf, k, threshold)) continue;  // the whole warp
     double sum = 0.0;
     for (index_t q0 = s.row_ptr[k]; q0 < s.row_ptr[k + 1]; q0 += 32) {
       const index_t q = q0 + lane;
@@ -794,12 +806,13 @@ __global__ void mm_extended_coarse_sums_warp_kernel(MatrixView a, PatternView s,
 }
 
 __global__ void mm_extended_fill_kernel(MatrixView a, PatternView s, const index_t* cf,
-                                        const index_t* coarse_index, const double* coarse_sum,
-                                        const index_t* left_row_ptr, index_t* left_col_idx,
-                                        double* left_values, const index_t* right_row_ptr,
-                                        index_t* right_col_idx, double* right_values) {
+                                        index_t threshold, const index_t* coarse_index,
+                                        const double* coarse_sum, const index_t* left_row_ptr,
+                                        index_t* left_col_idx, double* left_values,
+                                        const index_t* right_row_ptr, index_t* right_col_idx,
+                                        double* right_values) {
   KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
-    if (mm_extended_warp_row(s, cf, i)) continue;  // mm_extended_fill_warp_kernel
+    if (mm_extended_warp_row(s, cf, i, threshold)) continue;  // mm_extended_fill_warp_kernel
     rows::mm_extended_fill_row(a, s, cf, coarse_index, coarse_sum, left_row_ptr, left_col_idx,
                                left_values, right_row_ptr, right_col_idx, right_values, i);
   }
@@ -838,10 +851,11 @@ __device__ __forceinline__ MmExtendedPoint mm_extended_point(const MatrixView& a
 /// (a_ik and a_ki by binary searches), t's terms added in column order (add_in_lane_order)
 /// and each entry placed by a ballot of the lanes before it: the thread kernel's bits.
 __global__ void mm_extended_fill_warp_kernel(MatrixView a, PatternView s, const index_t* cf,
-                                             const index_t* coarse_index, const double* coarse_sum,
-                                             const index_t* left_row_ptr, index_t* left_col_idx,
-                                             double* left_values, const index_t* right_row_ptr,
-                                             index_t* right_col_idx, double* right_values) {
+                                             index_t threshold, const index_t* coarse_index,
+                                             const double* coarse_sum, const index_t* left_row_ptr,
+                                             index_t* left_col_idx, double* left_values,
+                                             const index_t* right_row_ptr, index_t* right_col_idx,
+                                             double* right_values) {
   constexpr unsigned int kAll = 0xffffffffu;
   const int lane = static_cast<int>(threadIdx.x % 32);
   const unsigned int lower = (1u << lane) - 1u;
@@ -849,7 +863,7 @@ __global__ void mm_extended_fill_warp_kernel(MatrixView a, PatternView s, const 
   for (size_type w = size_type{blockIdx.x} * (kBlock / 32) + threadIdx.x / 32;
        w < size_type(s.num_rows); w += warps) {
     const auto i = static_cast<index_t>(w);
-    if (!mm_extended_warp_row(s, cf, i)) continue;  // the whole warp
+    if (!mm_extended_warp_row(s, cf, i, threshold)) continue;  // the whole warp
     const index_t a_begin = a.pattern.row_ptr[i], a_end = a.pattern.row_ptr[i + 1];
     const index_t s_begin = s.row_ptr[i], s_end = s.row_ptr[i + 1];
     double t = 0.0;  // a_ii and the weak couplings, in column order
@@ -987,6 +1001,9 @@ namespace {
 
 /// PMIS rounds between two reads of the undecided count.
 constexpr index_t kPmisRoundsPerWait = 3;
+/// Multi-pass rounds between two reads of their counters. The aggressive level of the OpenFOAM
+/// pressure matrix takes 19 passes, each a wait of about 13 us on the H200 when read one by one.
+constexpr index_t kPassRoundsPerWait = 4;
 
 /// PMIS with the rows of `first` (n flags on the device, or null) as its first independent set
 /// (the reference's pmis_from). A round once every row is decided changes nothing, so the
@@ -1269,14 +1286,27 @@ index_t interpolation_passes(const Backend& backend, const PatternView& s, Span<
   const unsigned int blocks = blocks_for(n, kBlock);
   passes_init<<<blocks, kBlock, 0, context.stream>>>(cf.data(), n, pass.data());
   check_launch("amg::interpolation_passes (init)");
-  // Each round counts the rows it assigned; the rounds stop at the first that assigns none.
-  index_t rounds = 0;
-  until_none_left(context, n, "amg::interpolation_passes", [&](unsigned long long* assigned) {
-    ++rounds;
-    passes_round<<<blocks, kBlock, 0, context.stream>>>(s, rounds, pass.data(), assigned);
-    check_launch("amg::interpolation_passes (round)");
-  });
-  return rounds - 1;
+  // Each round counts the rows it assigned in its own counter; the passes end before the first
+  // round that assigns none. kPassRoundsPerWait rounds run between two reads of the counters: a
+  // round after that one assigns none either (no row of its previous pass exists), so the extra
+  // rounds of the last batch change nothing.
+  DeviceScratch assigned(context, sizeof(unsigned long long) * kPassRoundsPerWait);
+  auto* counters = assigned.as<unsigned long long>();
+  for (index_t first = 1; first <= n + 1; first += kPassRoundsPerWait) {
+    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(unsigned long long) * kPassRoundsPerWait,
+                                       context.stream));
+    for (index_t k = 0; k < kPassRoundsPerWait; ++k) {
+      passes_round<<<blocks, kBlock, 0, context.stream>>>(s, first + k, pass.data(), counters + k);
+      check_launch("amg::interpolation_passes (round)");
+    }
+    long long host[kPassRoundsPerWait] = {};
+    read_integers(context, reinterpret_cast<const long long*>(counters), kPassRoundsPerWait, host);
+    for (index_t k = 0; k < kPassRoundsPerWait; ++k) {
+      if (host[k] == 0) return first + k - 1;
+    }
+  }
+  throw BackendError("amg::interpolation_passes: rows left without a pass after " +
+                     std::to_string(n + 1) + " rounds");
 }
 
 void multipass_count(const Backend& backend, const PatternView& s, Span<const index_t> pass,
@@ -1331,11 +1361,13 @@ void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const 
                              Span<const index_t> cf, Span<double> coarse_sum) {
   if (s.num_rows == 0) return;
   Context& context = context_of(backend);
+  const index_t threshold = mm_extended_warp_threshold(context, s.num_rows);
   mm_extended_coarse_sums_kernel<<<blocks_for(s.num_rows, kBlock), kBlock, 0, context.stream>>>(
-      a, s, cf.data(), coarse_sum.data());
+      a, s, cf.data(), threshold, coarse_sum.data());
   check_launch("amg::mm_extended_coarse_sums");
   mm_extended_coarse_sums_warp_kernel<<<blocks_for(s.num_rows, kBlock / 32), kBlock, 0,
-                                        context.stream>>>(a, s, cf.data(), coarse_sum.data());
+                                        context.stream>>>(a, s, cf.data(), threshold,
+                                                          coarse_sum.data());
   check_launch("amg::mm_extended_coarse_sums (warp rows)");
 }
 
@@ -1355,13 +1387,14 @@ void mm_extended_fill(const Backend& backend, const MatrixView& a, const Pattern
                       index_t* right_col_idx, double* right_values) {
   if (s.num_rows == 0) return;
   Context& context = context_of(backend);
+  const index_t threshold = mm_extended_warp_threshold(context, s.num_rows);
   mm_extended_fill_kernel<<<blocks_for(s.num_rows, kBlock), kBlock, 0, context.stream>>>(
-      a, s, cf.data(), coarse_index.data(), coarse_sum.data(), left_row_ptr, left_col_idx,
-      left_values, right_row_ptr, right_col_idx, right_values);
+      a, s, cf.data(), threshold, coarse_index.data(), coarse_sum.data(), left_row_ptr,
+      left_col_idx, left_values, right_row_ptr, right_col_idx, right_values);
   check_launch("amg::mm_extended_fill");
   mm_extended_fill_warp_kernel<<<blocks_for(s.num_rows, kBlock / 32), kBlock, 0, context.stream>>>(
-      a, s, cf.data(), coarse_index.data(), coarse_sum.data(), left_row_ptr, left_col_idx,
-      left_values, right_row_ptr, right_col_idx, right_values);
+      a, s, cf.data(), threshold, coarse_index.data(), coarse_sum.data(), left_row_ptr,
+      left_col_idx, left_values, right_row_ptr, right_col_idx, right_values);
   check_launch("amg::mm_extended_fill (warp rows)");
 }
 

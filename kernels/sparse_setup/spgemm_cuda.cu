@@ -1131,10 +1131,13 @@ __global__ void __launch_bounds__(kMergedBlock)
       GroupBinSequence{});
 }
 
-/// Blocks of a merged kernel: enough for one tile each of a phase's rows in short tiles, at
-/// most kBlocksPerSm per multiprocessor (the kernels loop over their tiles).
+/// Blocks of a merged kernel: a block per row, at most kBlocksPerSm per multiprocessor (the
+/// kernels loop over their tiles). The tiles of the largest bins hold one or two rows (their
+/// tables fill the shared memory), and on a coarse level most rows are there: with a block per
+/// 16 rows, each block walked 8-16 such tiles one after the other (H200, OpenFOAM pressure
+/// matrix: the coarse Galerkin products' numeric phases took 100-150 us on 5-77 blocks).
 unsigned int merged_grid(long long rows, const Context& context) {
-  return grid_for(rows, 16, context);
+  return grid_for(rows, 1, context);
 }
 
 /// Both symbolic phases: binning, the group bins (one launch per bin, or one for all of them

@@ -1,6 +1,7 @@
 // The row-block partition built on the device (spmv::build_partition): the facts of row_ptr by a
-// grid reduction, then the segments (kPartitionSegmentRows rows each) split by one thread each
-// with the host's split_segment, counted, scanned and filled. The host reads the sizes and the
+// grid reduction, then the segments (kPartitionSegmentRows rows each) split by a block each
+// with the host's split_segment (its row pointers first copied to shared memory), counted,
+// scanned and filled. The host reads the sizes and the
 // facts once; the partition is the one partition_rows gives on the host.
 #include <cuda_runtime.h>
 
@@ -104,14 +105,36 @@ struct CountEmitter {
   }
 };
 
-/// counts[3 s + 0..2] = blocks, long rows and chunks of segment s.
-__global__ void count_segments(const index_t* row_ptr, index_t num_rows, int tile, index_t segments,
-                               index_t* counts) {
-  const size_type s = blockIdx.x * size_type{kBlock} + threadIdx.x;
-  if (s >= segments) return;
-  const auto first = static_cast<index_t>(s * kPartitionSegmentRows);
+/// Threads per block of the segment kernels: a block per segment copies the segment's row
+/// pointers to shared memory by coalesced loads, then one thread walks it there. A thread per
+/// segment walking row_ptr in global memory (a chain of dependent loads, one binary search per
+/// row block) took 15-40 us per matrix on the small levels of an AMG hierarchy (H200, OpenFOAM
+/// pressure matrix), as long as the kernels that do the level's arithmetic.
+constexpr int kSegmentThreads = 128;
+
+/// The row pointers of segment blockIdx.x in `copy` (kPartitionSegmentRows + 1 entries), for
+/// every thread of the block; returns the segment's rows [first, end) as a SegmentRows.
+__device__ SegmentRows load_segment(const index_t* row_ptr, index_t num_rows, index_t* copy,
+                                    index_t& end) {
+  const auto first = static_cast<index_t>(blockIdx.x * size_type{kPartitionSegmentRows});
+  end = partition_segment_end(first, num_rows);
+  for (index_t k = static_cast<index_t>(threadIdx.x); k <= end - first; k += kSegmentThreads) {
+    copy[k] = row_ptr[first + k];
+  }
+  __syncthreads();
+  return SegmentRows{copy, first};
+}
+
+/// counts[3 s + 0..2] = blocks, long rows and chunks of segment s = blockIdx.x.
+__global__ void __launch_bounds__(kSegmentThreads)
+    count_segments(const index_t* row_ptr, index_t num_rows, int tile, index_t* counts) {
+  __shared__ index_t copy[kPartitionSegmentRows + 1];
+  index_t end = 0;
+  const SegmentRows rows = load_segment(row_ptr, num_rows, copy, end);
+  if (threadIdx.x != 0) return;
+  const size_type s = blockIdx.x;
   CountEmitter emit;
-  split_segment(row_ptr, first, partition_segment_end(first, num_rows), tile, emit);
+  split_segment(rows, rows.first, end, tile, emit);
   counts[3 * s] = emit.blocks;
   counts[3 * s + 1] = emit.long_rows;
   counts[3 * s + 2] = emit.chunks;
@@ -171,12 +194,15 @@ struct FillEmitter {
   }
 };
 
-__global__ void fill_segments(const index_t* row_ptr, index_t num_rows, int tile, index_t segments,
-                              const index_t* offsets, index_t* row_blocks, index_t* long_rows,
-                              index_t* long_row_chunks, index_t* chunk_long_row) {
-  const size_type s = blockIdx.x * size_type{kBlock} + threadIdx.x;
-  if (s >= segments) return;
-  const auto first = static_cast<index_t>(s * kPartitionSegmentRows);
+__global__ void __launch_bounds__(kSegmentThreads)
+    fill_segments(const index_t* row_ptr, index_t num_rows, int tile, const index_t* offsets,
+                  index_t* row_blocks, index_t* long_rows, index_t* long_row_chunks,
+                  index_t* chunk_long_row) {
+  __shared__ index_t copy[kPartitionSegmentRows + 1];
+  index_t end = 0;
+  const SegmentRows rows = load_segment(row_ptr, num_rows, copy, end);
+  if (threadIdx.x != 0) return;
+  const size_type s = blockIdx.x;
   const index_t block_offset = offsets[3 * s];
   const index_t long_offset = offsets[3 * s + 1];
   const index_t chunk_offset = offsets[3 * s + 2];
@@ -186,7 +212,7 @@ __global__ void fill_segments(const index_t* row_ptr, index_t num_rows, int tile
                    chunk_long_row + chunk_offset,
                    long_offset,
                    chunk_offset};
-  split_segment(row_ptr, first, partition_segment_end(first, num_rows), tile, emit);
+  split_segment(rows, rows.first, end, tile, emit);
 }
 
 }  // namespace
@@ -206,8 +232,8 @@ PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_
     reduce_facts<<<blocks_for(num_rows, kBlock, 4096), kBlock, 0, context.stream>>>(
         row_ptr.data(), num_rows, facts.as<Facts>());
     check_launch("spmv::build_partition (facts)");
-    count_segments<<<blocks_for(segments, kBlock), kBlock, 0, context.stream>>>(
-        row_ptr.data(), num_rows, tile, segments, counts.as<index_t>());
+    count_segments<<<static_cast<unsigned int>(segments), kSegmentThreads, 0, context.stream>>>(
+        row_ptr.data(), num_rows, tile, counts.as<index_t>());
     check_launch("spmv::build_partition (count)");
   }
   scan_segments<<<1, kScanThreads, 0, context.stream>>>(counts.as<index_t>(), segments,
@@ -238,8 +264,8 @@ PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_
   KRYFLOW_CUDA_CHECK(
       cudaMemsetAsync(out.long_row_chunks.data(), 0, sizeof(index_t), context.stream));
   if (num_rows > 0) {
-    fill_segments<<<blocks_for(segments, kBlock), kBlock, 0, context.stream>>>(
-        row_ptr.data(), num_rows, tile, segments, counts.as<index_t>(), out.row_blocks.data(),
+    fill_segments<<<static_cast<unsigned int>(segments), kSegmentThreads, 0, context.stream>>>(
+        row_ptr.data(), num_rows, tile, counts.as<index_t>(), out.row_blocks.data(),
         out.long_rows.data(), out.long_row_chunks.data(), out.chunk_long_row.data());
     check_launch("spmv::build_partition (fill)");
   }

@@ -21,15 +21,23 @@ KRYFLOW_HOST_DEVICE inline index_t partition_segment_end(index_t first, index_t 
   return num_rows - first > kPartitionSegmentRows ? first + kPartitionSegmentRows : num_rows;
 }
 
+/// Row pointers first..end of a segment held in a local copy: row_ptr[i] = copy[i - first].
+struct SegmentRows {
+  const index_t* copy;
+  index_t first;
+  KRYFLOW_HOST_DEVICE index_t operator[](index_t i) const { return copy[i - first]; }
+};
+
 /// Splits rows [first, end) greedily into row blocks (partition_rows): a row of more than
 /// `tile` entries is a block of its own (emit.long_row(i, chunks), then emit.block(i + 1));
 /// otherwise the block starting at row i takes rows while it holds at most kRowBlockRows rows
 /// and `tile` entries (emit.block(e) for the block [i, e)). The greedy end is found by a
 /// binary search over row_ptr (non-decreasing): the largest e <= min(i + kRowBlockRows, end)
 /// with row_ptr[e] - row_ptr[i] <= tile, which is where the row-by-row greedy loop stops.
-/// O(blocks * log2(kRowBlockRows)) reads; terminates whatever row_ptr holds.
-template <class Emit>
-KRYFLOW_HOST_DEVICE inline void split_segment(const index_t* row_ptr, index_t first, index_t end,
+/// O(blocks * log2(kRowBlockRows)) reads; terminates whatever row_ptr holds. `row_ptr` is
+/// anything that gives row_ptr[i] for first <= i <= end (a pointer, or SegmentRows).
+template <class RowPtr, class Emit>
+KRYFLOW_HOST_DEVICE inline void split_segment(const RowPtr& row_ptr, index_t first, index_t end,
                                               int tile, Emit& emit) {
   index_t i = first;
   while (i < end) {
