@@ -50,11 +50,12 @@ __global__ void sum_counts(const index_t* counts, size_type n, unsigned long lon
 
 /// Counts up to which a scan runs in one block (small_scan_kernel) instead of cub's device scan
 /// after a separate total: one launch instead of three kernels and two memsets. An AMG setup
-/// scans tens of such arrays (H200, OpenFOAM pressure matrix: 62 scans, most of a few thousand
-/// counts, each 5-8 us of kernels and as much again in launches).
-constexpr size_type kSmallScanCounts = size_type{1} << 16;
+/// scans tens of such arrays (H200, OpenFOAM pressure matrix: 62 scans, each 8 us of kernels
+/// and as much again in launches). A tile of the block takes about 2.5 us there (3-4 us for
+/// one tile, 15.5 us for six with 4 counts per thread), so two tiles at most.
 constexpr int kSmallScanThreads = 1024;
-constexpr int kSmallScanItems = 4;
+constexpr int kSmallScanItems = 16;
+constexpr size_type kSmallScanCounts = size_type{2} * kSmallScanThreads * kSmallScanItems;
 
 /// offsets[0] = 0, offsets[1..n] = the inclusive sum of counts and, unless null, total = the sum
 /// in 64 bits: one block walks the counts in tiles of kSmallScanThreads * kSmallScanItems,
