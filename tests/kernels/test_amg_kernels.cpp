@@ -346,7 +346,10 @@ TEST(SparseSetup, ExclusiveScanMatchesReferenceAndRefusesOverflow) {
   const Backend backend = test::backend_under_test();
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<index_t> count(0, 50);
-  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000003}}) {
+  // Sizes on both sides of the cuda scan's one-block tiles (16,384 counts each, two at most;
+  // past them the device-wide scan) and of one tile.
+  for (const std::size_t n : {0, 1, 1000, 16383, 16384, 16385, 32768, 32769, 1000003}) {
+    SCOPED_TRACE("n " + std::to_string(n));
     std::vector<index_t> counts(n);
     for (index_t& c : counts) c = count(rng);
     const auto scan = [&](const Backend& b, std::int64_t& total) {
@@ -362,6 +365,10 @@ TEST(SparseSetup, ExclusiveScanMatchesReferenceAndRefusesOverflow) {
     EXPECT_EQ(offsets, scan(Backend::reference(), expected_total));
     EXPECT_EQ(total, expected_total);
     EXPECT_EQ(total, offsets.back());
+    const Array<index_t> c = Array<index_t>::from_host(backend, counts);
+    Array<index_t> bounded(backend, n + 1);
+    ss::exclusive_scan_bounded(backend, c.span(), bounded.span(), expected_total);
+    EXPECT_EQ(bounded.to_host(), offsets);
   }
   const index_t big = index_t{1} << 30;
   const Array<index_t> c = Array<index_t>::from_host(backend, std::vector<index_t>{big, big, big});
