@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <set>
@@ -31,6 +32,7 @@
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/multigrid/smoothers.hpp"
+#include "src/amg/amg_hierarchy.hpp"
 #include "test_support.hpp"
 
 namespace kryflow {
@@ -2316,6 +2318,34 @@ TEST(AmgKernels, MultipassWeightsMatchReferenceAndTheDirectFormula) {
   }
 }
 
+/// Multi-pass interpolation's P = W P computed row by row in pass order on the host, densely
+/// (a row's entries: every coarse column reached, in column order).
+HostCsr fixed_point_of_w(const HostCsr& W, const std::vector<index_t>& pass, index_t largest,
+                         const std::vector<index_t>& coarse_index, index_t num_coarse) {
+  std::vector<std::map<index_t, double>> dense(static_cast<std::size_t>(W.rows));
+  for (index_t t = 0; t <= largest; ++t) {
+    for (index_t i = 0; i < W.rows; ++i) {
+      if (pass[i] != t) continue;
+      if (t == 0) {
+        dense[i][coarse_index[i]] = 1.0;
+        continue;
+      }
+      for (index_t q = W.row_ptr[i]; q < W.row_ptr[i + 1]; ++q) {
+        for (const auto& [c, x] : dense[W.col_idx[q]]) dense[i][c] += W.values[q] * x;
+      }
+    }
+  }
+  HostCsr P{W.rows, num_coarse, {0}, {}, {}};
+  for (index_t i = 0; i < W.rows; ++i) {
+    for (const auto& [c, x] : dense[i]) {
+      P.col_idx.push_back(c);
+      P.values.push_back(x);
+    }
+    P.row_ptr.push_back(static_cast<index_t>(P.col_idx.size()));
+  }
+  return P;
+}
+
 TEST(AmgKernels, MultipassProlongationByPassesMatchesReferenceAndTheFixedPointOfW) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -2339,27 +2369,7 @@ TEST(AmgKernels, MultipassProlongationByPassesMatchesReferenceAndTheFixedPointOf
       // W on the reference, and P = W P row by row in pass order on the host, densely.
       const Backend& ref = Backend::reference();
       const HostCsr W = multipass_w(ref, a, s, pass, kind);
-      std::vector<std::map<index_t, double>> dense(static_cast<std::size_t>(a.rows));
-      for (index_t t = 0; t <= largest; ++t) {
-        for (index_t i = 0; i < a.rows; ++i) {
-          if (pass[i] != t) continue;
-          if (t == 0) {
-            dense[i][coarse_index[i]] = 1.0;
-            continue;
-          }
-          for (index_t q = W.row_ptr[i]; q < W.row_ptr[i + 1]; ++q) {
-            for (const auto& [c, x] : dense[W.col_idx[q]]) dense[i][c] += W.values[q] * x;
-          }
-        }
-      }
-      HostCsr P{a.rows, num_coarse, {0}, {}, {}};
-      for (index_t i = 0; i < a.rows; ++i) {
-        for (const auto& [c, x] : dense[i]) {
-          P.col_idx.push_back(c);
-          P.values.push_back(x);
-        }
-        P.row_ptr.push_back(static_cast<index_t>(P.col_idx.size()));
-      }
+      const HostCsr P = fixed_point_of_w(W, pass, largest, coarse_index, num_coarse);
       const auto p_on = [&](const Backend& backend) {
         const OnBackend A(backend, a);
         const Array<index_t> p = Array<index_t>::from_host(backend, pass);
@@ -2395,6 +2405,57 @@ TEST(AmgKernels, MultipassProlongationByPassesMatchesReferenceAndTheFixedPointOf
       EXPECT_EQ(values, p_on(ref));
       EXPECT_LE(test::relative_max_difference(values, P.values), 1e-13);
     }
+  }
+}
+
+TEST(AmgSetup, MultipassProlongationOfTheSetupIsTheFixedPointOfW) {
+  // The setup forms P's pattern from powers of W's pattern and its values pass by pass
+  // (amg_setup::multipass_prolongation); P must be W's fixed point on every backend, its pattern
+  // every coarse column a row reaches. Random SPD matrices whose aggressive splitting leaves
+  // rows up to several passes from the coarse points (rows of about 18 and 50 entries).
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend& ref = Backend::reference();
+  for (const index_t per_row : {9, 25}) {
+    SCOPED_TRACE("per row " + std::to_string(per_row));
+    const HostCsr a = host_csr(random_spd(353, seed + 1, per_row));
+    const Strength s = strength_pattern(a, {});
+    const std::vector<index_t> cf = aggressive_cf(s);
+    index_t largest = 0;
+    const std::vector<index_t> pass = passes(ref, s, cf, largest);
+    ASSERT_GE(largest, 2);
+    std::vector<index_t> coarse_index(cf.size(), -1);
+    index_t num_coarse = 0;
+    for (std::size_t i = 0; i < cf.size(); ++i) {
+      if (cf[i] == ka::kCoarse) coarse_index[i] = num_coarse++;
+    }
+    const ka::InterpolationKind kind = ka::InterpolationKind::direct;
+    const HostCsr expected = fixed_point_of_w(multipass_w(ref, a, s, pass, kind), pass, largest,
+                                              coarse_index, num_coarse);
+    const auto setup_p = [&](const Backend& backend) {
+      const CsrMatrix A =
+          CsrMatrix::from_host(backend, a.rows, a.cols, a.row_ptr, a.col_idx, a.values);
+      CsrArrays S;
+      S.num_rows = S.num_cols = a.rows;
+      S.row_ptr = Array<index_t>::from_host(backend, s.s.row_ptr);
+      S.col_idx = Array<index_t>::from_host(backend, s.s.col_idx);
+      const Array<index_t> splitting = Array<index_t>::from_host(backend, cf);
+      const Array<index_t> index = Array<index_t>::from_host(backend, coarse_index);
+      std::unique_ptr<MultipassArrays> kept;
+      const CsrArrays P =
+          amg_setup::multipass_prolongation(A, S, splitting, index, num_coarse, kind, kept);
+      EXPECT_NE(kept, nullptr);
+      return HostCsr{P.num_rows, P.num_cols, P.row_ptr.to_host(), P.col_idx.to_host(),
+                     P.values.to_host()};
+    };
+
+    const HostCsr got = setup_p(test::backend_under_test());
+
+    EXPECT_EQ(got.cols, num_coarse);
+    EXPECT_EQ(got.row_ptr, expected.row_ptr);
+    EXPECT_EQ(got.col_idx, expected.col_idx);
+    EXPECT_LE(test::relative_max_difference(got.values, expected.values), 1e-13);
+    EXPECT_EQ(got.values, setup_p(ref).values);
   }
 }
 
