@@ -7,7 +7,7 @@
 // deterministic: cpu, cuda and reference give the same bits (the per-row formulas are one
 // host-and-device definition, kernels/amg/amg_rows.hpp). On cuda, greedy_splitting runs in one
 // thread (sequential by definition; slow for large matrices: PMIS is the parallel splitting),
-// pmis_splitting waits once per round and the interpolation kernels once per call (none for
+// pmis_splitting waits once per three rounds and the interpolation kernels once per call (none for
 // interpolation_count without truncation). Patterns are
 // 0-based CSR with sorted unique columns; every pointer is an address on the backend. The
 // matrix A (n x n) has a nonzero diagonal entry in every row (callers check it).
@@ -234,7 +234,7 @@ struct InterpolationParameters {
   /** The passes of multi-pass interpolation: pass[i] = 0 for the coarse rows of cf; in round      \
       p = 1, 2, ... every row without a pass that depends strongly (S) on a row of pass p - 1      \
       gets pass p (rows::reaches_pass); rows never reached get -1. Returns the largest pass        \
-      (0 when no fine row was reached). One wait per round on a device. */                         \
+      (0 when no fine row was reached). On cuda one wait per four rounds. */                       \
   index_t interpolation_passes(const Backend& backend, const PatternView& s,                       \
                                Span<const index_t> cf, Span<index_t> pass);                        \
   /** Multi-pass interpolation's one-step operator W (n x n, rows::multipass_row): count (counts   \
