@@ -91,9 +91,27 @@ __global__ void __launch_bounds__(kSmallScanThreads)
   if (threadIdx.x == 0 && total != nullptr) *total = static_cast<unsigned long long>(carry);
 }
 
-/// offsets[1..n] = the inclusive sum of counts (n = counts.size() > 0), queued: no wait.
-void inclusive_sum_into(Context& context, Span<const index_t> counts, Span<index_t> offsets) {
+/// offsets[0] = 0, offsets[1..n] = the inclusive sum of counts and, unless null, *total = the
+/// sum in 64 bits, all queued (no wait): small_scan_kernel for at most kSmallScanCounts counts,
+/// else a grid sum for the total and cub's device scan.
+void scan_into(Context& context, Span<const index_t> counts, Span<index_t> offsets,
+               unsigned long long* total, const char* name) {
   const auto n = static_cast<size_type>(counts.size());
+  if (n > 0 && n <= kSmallScanCounts) {
+    small_scan_kernel<<<1, kSmallScanThreads, 0, context.stream>>>(counts.data(), n, offsets.data(),
+                                                                   total);
+    check_launch(name);
+    return;
+  }
+  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(offsets.data(), 0, sizeof(index_t), context.stream));
+  if (total != nullptr) {
+    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(total, 0, sizeof(unsigned long long), context.stream));
+  }
+  if (n == 0) return;
+  if (total != nullptr) {
+    sum_counts<<<blocks_for(n, kBlock, 1024), kBlock, 0, context.stream>>>(counts.data(), n, total);
+    check_launch(name);
+  }
   std::size_t temp_bytes = 0;
   KRYFLOW_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, counts.data(),
                                                    offsets.data() + 1, n, context.stream));
@@ -255,27 +273,15 @@ bool pattern_symmetric(const Backend& backend, const PatternView& a) {
 std::int64_t exclusive_scan(const Backend& backend, Span<const index_t> counts,
                             Span<index_t> offsets) {
   Context& context = context_of(backend);
-  const auto n = static_cast<size_type>(counts.size());
-  if (n == 0) {
+  if (counts.empty()) {
     KRYFLOW_CUDA_CHECK(cudaMemsetAsync(offsets.data(), 0, sizeof(index_t), context.stream));
     return 0;
   }
-  DeviceScratch total(context, sizeof(unsigned long long));
   // When the total fits 32 bits so does every prefix (counts are not negative), and otherwise
   // the result is refused below.
-  if (n <= kSmallScanCounts) {
-    small_scan_kernel<<<1, kSmallScanThreads, 0, context.stream>>>(counts.data(), n, offsets.data(),
-                                                                   total.as<unsigned long long>());
-    check_launch("sparse_setup::exclusive_scan (one block)");
-  } else {
-    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(offsets.data(), 0, sizeof(index_t), context.stream));
-    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(total.as<unsigned long long>(), 0,
-                                       sizeof(unsigned long long), context.stream));
-    sum_counts<<<blocks_for(n, kBlock, 1024), kBlock, 0, context.stream>>>(
-        counts.data(), n, total.as<unsigned long long>());
-    check_launch("sparse_setup::exclusive_scan (total)");
-    inclusive_sum_into(context, counts, offsets);
-  }
+  DeviceScratch total(context, sizeof(unsigned long long));
+  scan_into(context, counts, offsets, total.as<unsigned long long>(),
+            "sparse_setup::exclusive_scan");
   long long host_total = 0;
   read_integers(context, reinterpret_cast<const long long*>(total.as<unsigned long long>()), 1,
                 &host_total);
@@ -288,21 +294,11 @@ std::int64_t exclusive_scan(const Backend& backend, Span<const index_t> counts,
 
 void exclusive_scan_bounded(const Backend& backend, Span<const index_t> counts,
                             Span<index_t> offsets, std::int64_t bound) {
-  Context& context = context_of(backend);
-  const auto n = static_cast<size_type>(counts.size());
   if (bound > std::numeric_limits<index_t>::max()) {
     throw NotSupported("sparse_setup::exclusive_scan_bounded: a bound of " + std::to_string(bound) +
                        " entries exceeds the 32-bit index range");
   }
-  if (n > 0 && n <= kSmallScanCounts) {
-    small_scan_kernel<<<1, kSmallScanThreads, 0, context.stream>>>(counts.data(), n, offsets.data(),
-                                                                   nullptr);
-    check_launch("sparse_setup::exclusive_scan_bounded (one block)");
-    return;
-  }
-  KRYFLOW_CUDA_CHECK(cudaMemsetAsync(offsets.data(), 0, sizeof(index_t), context.stream));
-  if (n == 0) return;
-  inclusive_sum_into(context, counts, offsets);
+  scan_into(context_of(backend), counts, offsets, nullptr, "sparse_setup::exclusive_scan_bounded");
 }
 
 void transpose_count(const Backend& backend, const PatternView& a, Span<index_t> counts) {

@@ -1,8 +1,8 @@
 // The row-block partition built on the device (spmv::build_partition): the facts of row_ptr by a
 // grid reduction, then the segments (kPartitionSegmentRows rows each) split by a block each
 // with the host's split_segment (its row pointers first copied to shared memory), counted,
-// scanned and filled. The host reads the sizes and the
-// facts once; the partition is the one partition_rows gives on the host.
+// scanned and filled. The host reads the sizes and the facts once; the partition is the one
+// partition_rows gives on the host.
 #include <cuda_runtime.h>
 
 #include <climits>
