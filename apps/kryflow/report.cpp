@@ -354,6 +354,18 @@ std::string info_text(const std::string& file, const std::string& declared,
                                   "diagonally dominant",
                                   p.positive_diagonal, p.negative_diagonal, p.missing_diagonal,
                                   p.diagonally_dominant_rows, p.num_rows));
+  if (p.jacobi_coupling > 0.0) {
+    std::string coupling =
+        format("median %.3g over the %s (below 1: diagonally dominant)", p.jacobi_coupling,
+               p.block_size >= 2 ? "block rows of sum_J ||D_I^-1 A_IJ||_inf"
+                                 : "rows of sum_j |a_ij| / |a_ii|");
+    if (p.ilut_growth > 0.0) {
+      coupling += std::isfinite(p.ilut_growth)
+                      ? format("; ILUT growth ||(LU)^-1 A v|| / ||v|| = %.3g", p.ilut_growth)
+                      : std::string("; ILUT growth infinite (zero pivot or overflow)");
+    }
+    text += line("Jacobi coupling", coupling);
+  }
   text += line("non-finite values", p.has_nonfinite ? "present (NaN or Inf)" : "none");
   text += line("row sums", row_sums_text(p));
   text += line("suggested preset", p.suggested_solver + ": " + p.suggestion_reason);
@@ -383,6 +395,8 @@ nlohmann::json info_json(const std::string& file, const std::string& declared,
           {"negative_diagonal", p.negative_diagonal},
           {"missing_diagonal", p.missing_diagonal},
           {"diagonally_dominant_rows", p.diagonally_dominant_rows},
+          {"jacobi_coupling", p.jacobi_coupling},
+          {"ilut_growth", finite_or_null(p.ilut_growth)},
           {"has_nonfinite", p.has_nonfinite},
           {"zero_row_sum_rows", p.zero_row_sum_rows},
           {"constant_null_space", p.constant_null_space},

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kryflow/core/error.hpp"
+#include "src/linalg/format_number.hpp"
 
 namespace kryflow {
 namespace {
@@ -35,11 +36,7 @@ constexpr double kMargin = 1.03;
 constexpr int kSellSliceHeight = 32;
 constexpr index_t kSellSigmas[] = {1, 256};
 
-std::string format_number(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
+using detail::format_number;
 
 }  // namespace
 

@@ -7,10 +7,15 @@
 #include <vector>
 
 #include "kernels/block_relaxation/block_rows.hpp"
+#include "kryflow/core/error.hpp"
 #include "kryflow/linalg/bsr_matrix.hpp"
+#include "kryflow/preconditioners/threshold_ilu.hpp"
+#include "src/linalg/format_number.hpp"
 
 namespace kryflow {
 namespace {
+
+using detail::format_number;
 
 // The iteration limits and the stagnation window of the shipped presets the advice names
 // (configs/*.json and StopCriteria's default window; a unit test compares them).
@@ -18,18 +23,75 @@ constexpr std::int64_t kPresetIterations = 1000;             // pcg_jacobi, bicg
 constexpr std::int64_t kGmresPresetIterations = 2000;        // gmres
 constexpr std::int64_t kBlockJacobiPresetIterations = 5000;  // bicgstab_block_jacobi
 constexpr std::int64_t kMulticolorPresetIterations = 2000;   // bicgstab_mcgs
+constexpr std::int64_t kIlutPresetIterations = 2000;         // gmres_ilut
+/// GMRES's restart where the advice picks gmres_ilut for weak dominance (the preset's is 30).
+constexpr int kWeakDominanceRestart = 200;
 constexpr std::int64_t kPresetStagnationWindow = 500;
 constexpr std::int64_t kMaxAdvisedIterations = 100000;
 constexpr std::int64_t kMaxAdvisedStagnationWindow = 5000;
 
-/// Whether the B x B diagonal block `block` (row-major, B in 1..8) has an inverse by block
-/// Jacobi's test.
-bool block_invertible(int B, const double* block) {
+/// inverse = block^-1 for the B x B diagonal block `block` (row-major, B in 1..8); false when
+/// block Jacobi's test finds it singular.
+bool block_inverse(int B, const double* block, double* inverse) {
   return kernels::block_relaxation::with_block_size(B, "analyse", [&](auto bs) {
     constexpr int kB = decltype(bs)::value;
-    double inverse[kB * kB];
     return kernels::block_relaxation::invert_block<kB>(block, inverse);
   });
+}
+
+/// The median of `values` (the mean of the two middle ones for an even count), 0 when empty.
+double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  const std::size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
+  const double upper = values[mid];
+  if (values.size() % 2 == 1) return upper;
+  const double lower =
+      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
+  return 0.5 * (lower + upper);
+}
+
+/// MatrixProperties::ilut_growth of the square matrix M (on the host).
+double ilut_growth(const CsrMatrix& M, const double* val) {
+  const index_t n = M.num_rows();
+  const std::vector<index_t> row_ptr(M.row_ptr().data(), M.row_ptr().data() + n + 1);
+  const std::vector<index_t> col(M.col_idx().data(), M.col_idx().data() + M.nnz());
+  const std::vector<double> values(val, val + M.nnz());
+  IlutFactors f;
+  try {
+    f = ilut_factor(n, row_ptr, col, values, IlutParameters{});
+  } catch (const InvalidInput&) {
+    return INFINITY;  // a zero or non-finite pivot
+  }
+  // z = (L U)^-1 A v for v in [-1, 1) from a fixed linear congruential sequence.
+  std::vector<double> v(static_cast<std::size_t>(n));
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+  double v_norm = 0.0;
+  for (double& e : v) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    e = static_cast<double>(state >> 11) * 0x1.0p-52 - 1.0;
+    v_norm = std::max(v_norm, std::abs(e));
+  }
+  std::vector<double> z(static_cast<std::size_t>(n), 0.0);
+  for (index_t i = 0; i < n; ++i) {
+    double s = 0.0;
+    for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) s += values[k] * v[col[k]];
+    for (index_t k = f.lower_ptr[i]; k < f.lower_ptr[i + 1]; ++k) {
+      s -= f.lower_values[k] * z[f.lower_col[k]];
+    }
+    z[i] = s;
+  }
+  double z_norm = 0.0;
+  for (index_t i = n - 1; i >= 0; --i) {
+    double s = z[i];
+    for (index_t k = f.upper_ptr[i]; k < f.upper_ptr[i + 1]; ++k) {
+      s -= f.upper_values[k] * z[f.upper_col[k]];
+    }
+    z[i] = s / f.diagonal[i];
+    if (!std::isfinite(z[i])) return INFINITY;
+    z_norm = std::max(z_norm, std::abs(z[i]));
+  }
+  return v_norm > 0.0 ? z_norm / v_norm : 0.0;
 }
 
 /// p.block_size and p.singular_diagonal_blocks of the square matrix M (on the host).
@@ -42,6 +104,8 @@ void measure_blocks(const CsrMatrix& M, const double* val, MatrixProperties& p) 
   const int B = p.block_size;
   if (B < 2) return;
   std::vector<double> block(static_cast<std::size_t>(B) * B);
+  std::vector<double> inverse(static_cast<std::size_t>(B) * B);
+  std::vector<double> coupling(static_cast<std::size_t>(n / B), 0.0);
   for (index_t I = 0; I < n / B; ++I) {
     std::fill(block.begin(), block.end(), 0.0);
     for (int r = 0; r < B; ++r) {
@@ -51,8 +115,31 @@ void measure_blocks(const CsrMatrix& M, const double* val, MatrixProperties& p) 
         if (c >= 0 && c < B) block[static_cast<std::size_t>(r * B + c)] += val[k];
       }
     }
-    if (!block_invertible(B, block.data())) ++p.singular_diagonal_blocks;
+    if (!block_inverse(B, block.data(), inverse.data())) {
+      ++p.singular_diagonal_blocks;
+      continue;
+    }
+    // The pattern tiles into blocks: each of the block row's B rows holds B consecutive entries
+    // per block column, in the same block order.
+    const index_t blocks = (row_ptr[I * B + 1] - row_ptr[I * B]) / B;
+    for (index_t q = 0; q < blocks; ++q) {
+      if (col[row_ptr[I * B] + q * B] / B == I) continue;
+      double norm = 0.0;  // ||D_I^-1 A_IJ||_inf
+      for (int r = 0; r < B; ++r) {
+        double row_sum = 0.0;
+        for (int c = 0; c < B; ++c) {
+          double x = 0.0;
+          for (int m = 0; m < B; ++m) {
+            x += inverse[static_cast<std::size_t>(r * B + m)] * val[row_ptr[I * B + m] + q * B + c];
+          }
+          row_sum += std::abs(x);
+        }
+        norm = std::max(norm, row_sum);
+      }
+      coupling[static_cast<std::size_t>(I)] += norm;
+    }
   }
+  if (p.singular_diagonal_blocks == 0) p.jacobi_coupling = median(coupling);
 }
 
 /// Computes everything but the suggestion.
@@ -71,6 +158,8 @@ MatrixProperties measure(const CsrMatrix& M) {
   double max_abs = 0.0;
   double max_asym = 0.0;
   bool pattern_symmetric = square;
+  std::vector<double> coupling;  // sum_{j != i} |a_ij| / |a_ii| of the rows with a_ii != 0
+  coupling.reserve(static_cast<std::size_t>(p.num_rows));
   for (index_t i = 0; i < p.num_rows; ++i) {
     double diagonal = 0.0;
     double off_sum = 0.0;
@@ -104,6 +193,7 @@ MatrixProperties measure(const CsrMatrix& M) {
     if (diagonal > 0.0) ++p.positive_diagonal;
     if (diagonal < 0.0) ++p.negative_diagonal;
     if (diagonal != 0.0 && std::abs(diagonal) >= off_sum) ++p.diagonally_dominant_rows;
+    if (diagonal != 0.0) coupling.push_back(off_sum / std::abs(diagonal));
     const double magnitude = std::abs(diagonal) + off_sum;
     if (magnitude > 0.0 &&
         std::abs(row_sum) <= MatrixProperties::zero_row_sum_tolerance * magnitude) {
@@ -115,6 +205,12 @@ MatrixProperties measure(const CsrMatrix& M) {
   p.constant_null_space =
       square && p.num_rows > 0 && !p.has_nonfinite && p.zero_row_sum_rows == p.num_rows;
   if (square && p.num_rows > 0) measure_blocks(M, val, p);
+  if (square && p.block_size == 1 && p.missing_diagonal == 0) p.jacobi_coupling = median(coupling);
+  if (square && p.num_rows > 0 && !p.has_nonfinite && !p.numerically_symmetric() &&
+      p.missing_diagonal == 0 && p.singular_diagonal_blocks == 0 &&
+      p.jacobi_coupling > MatrixProperties::weak_coupling_threshold(p.block_size)) {
+    p.ilut_growth = ilut_growth(M, val);
+  }
   return p;
 }
 
@@ -161,6 +257,41 @@ void choose_preset(MatrixProperties& p) {
         "symmetric with a negative diagonal, so likely negative definite: conjugate gradients "
         "with Jacobi as it is (A and the Jacobi preconditioner are then both negative definite, "
         "which CG handles directly; there is no need to negate A and b)";
+  } else if (!symmetric && p.ilut_growth > 0.0) {
+    // ilut_growth is set only when the dominance is weak (measure()).
+    const std::string coupling = format_number("%.3g", p.jacobi_coupling);
+    const std::string threshold =
+        format_number("%g", MatrixProperties::weak_coupling_threshold(p.block_size));
+    const std::string what = p.block_size >= 2 ? "block Jacobi" : "Jacobi";
+    const std::string weak = "nonsymmetric with weak diagonal dominance: the coupling " + what +
+                             " leaves out, median over the " +
+                             (p.block_size >= 2 ? "block rows of sum_J ||D_I^-1 A_IJ||"
+                                                : "rows of sum_j |a_ij| / |a_ii|") +
+                             ", is " + coupling + " (above " + threshold + "), where " + what +
+                             "-preconditioned Krylov methods stagnate or break down";
+    const std::string growth = std::isfinite(p.ilut_growth)
+                                   ? format_number("%.3g", p.ilut_growth)
+                                   : std::string("infinite (a zero pivot or an overflow)");
+    if (p.ilut_growth <= MatrixProperties::stable_ilut_growth) {
+      p.suggested_solver = "gmres_ilut";
+      p.suggested_overrides.push_back("solver.restart=" + std::to_string(kWeakDominanceRestart));
+      p.suggestion_reason =
+          weak +
+          ". ILUT in the natural order is stable on it (||(LU)^-1 A v|| / ||v|| = " + growth +
+          "): GMRES with ILUT and a restart of " + std::to_string(kWeakDominanceRestart) +
+          " (a short restart stagnates on such systems; the Krylov basis takes " +
+          std::to_string(kWeakDominanceRestart * 8) + " bytes per unknown)";
+    } else {
+      const std::string B = std::to_string(p.block_size);
+      p.suggested_solver = "bicgstab_mcgs";
+      p.suggested_format = "auto";
+      p.suggestion_reason =
+          weak + ". ILUT's factors are unstable on it (||(LU)^-1 A v|| / ||v|| = " + growth +
+          "), so no incomplete factorization: BiCGStab with forward multicolor " +
+          (p.block_size >= 2 ? "block Gauss-Seidel on the matrix stored as BSR-" + B +
+                                   " (--format auto stores it so)"
+                             : std::string("Gauss-Seidel"));
+    }
   } else if (!symmetric && p.block_size >= 2 && p.singular_diagonal_blocks == 0) {
     const std::string B = std::to_string(p.block_size);
     p.suggested_solver = "bicgstab_mcgs";
@@ -197,6 +328,7 @@ void add_budget(MatrixProperties& p) {
       p.suggested_solver == "gmres"                   ? kGmresPresetIterations
       : p.suggested_solver == "bicgstab_block_jacobi" ? kBlockJacobiPresetIterations
       : p.suggested_solver == "bicgstab_mcgs"         ? kMulticolorPresetIterations
+      : p.suggested_solver == "gmres_ilut"            ? kIlutPresetIterations
                                                       : kPresetIterations;
   const std::int64_t iterations =
       std::clamp<std::int64_t>(cg ? 4 * n : n, preset_iterations, kMaxAdvisedIterations);

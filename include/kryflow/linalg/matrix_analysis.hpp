@@ -30,6 +30,31 @@ struct MatrixProperties {
   /// With block_size >= 2: block rows whose B x B diagonal block is not stored or has a zero
   /// pivot in LU with partial pivoting (the test block Jacobi's setup applies), 0 otherwise.
   index_t singular_diagonal_blocks = 0;
+  /// The coupling that (block) Jacobi leaves out, row by row: the median over the (block) rows I
+  /// of sum_{J != I} ||D_I^-1 A_IJ||_inf, with D_I the B x B diagonal block (B = block_size; for
+  /// B = 1, sum_{j != i} |a_ij| / |a_ii|). Below 1 a row is (block) diagonally dominant. 0 when
+  /// the diagonal is incomplete (missing_diagonal or singular_diagonal_blocks) or A not square.
+  double jacobi_coupling = 0.0;
+  /// Computed only for a nonsymmetric matrix whose jacobi_coupling exceeds the weak-dominance
+  /// threshold of analyse() (weak_coupling_threshold), else 0: ||(L U)^-1 A v||_inf / ||v||_inf
+  /// for ILUT's factors L U in the natural order with the gmres_ilut preset's parameters
+  /// (IlutParameters' defaults) and a fixed pseudo-random v in [-1, 1). About 1 when L U is
+  /// close to A; a large value (or +Inf: a zero pivot or a non-finite entry) marks an unstable
+  /// factorization (Chow and Saad, "Experimental study of ILU preconditioners for indefinite
+  /// matrices", J. Comput. Appl. Math. 86, 1997: their condest on A v instead of e).
+  double ilut_growth = 0.0;
+  /// jacobi_coupling above which analyse() no longer trusts (block) Jacobi or multicolor
+  /// Gauss-Seidel to advise for a nonsymmetric matrix: 2 for B = 1 (airfoil_2d: 1.02; a
+  /// central-difference convection-diffusion matrix with cell Peclet number 50: 7.8, on which
+  /// BiCGStab-Jacobi breaks down), 20 for blocks (2dcyl1: 13.5, ex19_cavity_*: 1.2-1.8, all
+  /// solved by BiCGStab-Jacobi and multicolor Gauss-Seidel; PETSc ex19 Jacobians at Grashof
+  /// 1e4-1e5 with lid velocity 100-1000: 33-359, on which BiCGStab-Jacobi stagnates or breaks
+  /// down).
+  static double weak_coupling_threshold(int block_size) noexcept {
+    return block_size >= 2 ? 20.0 : 2.0;
+  }
+  /// ilut_growth at or below which ILUT counts as stable (analyse()).
+  static constexpr double stable_ilut_growth = 1e4;
   /// Rows that sum to zero: stored entries, |sum_j a_ij| <= zero_row_sum_tolerance *
   /// sum_j |a_ij| (relative to the row's magnitude: values written with 6 significant digits, as
   /// OpenFOAM dumps them, leave row sums of up to about 5e-6 of it).
@@ -41,7 +66,7 @@ struct MatrixProperties {
   bool constant_null_space = false;
 
   /// The advice: a shipped preset (configs/): "pcg_jacobi", "bicgstab_jacobi",
-  /// "bicgstab_block_jacobi", "bicgstab_mcgs" or "gmres"; "none"
+  /// "bicgstab_block_jacobi", "bicgstab_mcgs", "gmres_ilut" or "gmres"; "none"
   /// when no kryflow solver applies (not square, empty, NaN or Inf values).
   std::string suggested_solver;
   /// Overrides to apply on top of the preset, in the CLI's -p syntax
@@ -62,7 +87,8 @@ struct MatrixProperties {
   }
 };
 
-/// Analyses A in O(nnz log(max row length)) on the host: row lengths, symmetry, diagonal signs
+/// Analyses A in O(nnz log(max row length)) on the host (plus an ILUT factorization when the
+/// dominance is weak, see below): row lengths, symmetry, diagonal signs
 /// and dominance, row sums, non-finite values, and a solver suggestion (a heuristic, not a proof
 /// of definiteness). The preset, first rule that matches:
 ///  - not square, empty, or NaN/Inf values: "none";
@@ -77,10 +103,19 @@ struct MatrixProperties {
 ///    (likely negative definite): "pcg_jacobi". CG handles A and M both negative definite
 ///    directly, so A and b are used as they are;
 ///  - nonsymmetric, the pattern tiling into B x B blocks (block_size >= 2) and every diagonal
-///    block nonsingular (block-coupled Jacobians): "bicgstab_mcgs", BiCGStab with forward
-///    multicolor block Gauss-Seidel on BSR-B in the greedy row-order coloring (on every block
-///    matrix of the test corpus faster than BiCGStab-Jacobi on a GPU, with about half its
-///    iterations);
+///    block nonsingular (block-coupled Jacobians), dominance not weak: "bicgstab_mcgs", BiCGStab
+///    with forward multicolor block Gauss-Seidel on BSR-B in the greedy row-order coloring (on
+///    every block matrix of the test corpus faster than BiCGStab-Jacobi on a GPU, with about half
+///    its iterations);
+///  - nonsymmetric with a full diagonal (every diagonal block nonsingular) and weak (block)
+///    diagonal dominance, jacobi_coupling > weak_coupling_threshold(block_size): (block) Jacobi
+///    is not to be trusted, so ILUT in the natural order is probed (ilut_growth). Stable
+///    (ilut_growth <= stable_ilut_growth): "gmres_ilut" with a restart of 200 (on the PETSc ex19
+///    Jacobians above GMRES(30) with ILUT stagnates, GMRES(200) converges in 570-710
+///    iterations, as PETSc's own GMRES with ILU(0) needs a restart of 200 there); unstable:
+///    "bicgstab_mcgs", multicolor Gauss-Seidel (on BSR-B for blocks), which needs no
+///    factorization (it converges on the convection-diffusion matrix above, where ILUT's
+///    factors blow up);
 ///  - otherwise (nonsymmetric, or symmetric with diagonal entries of both signs, hence
 ///    indefinite): "bicgstab_jacobi". On every nonsymmetric matrix of the test corpus it
 ///    converges in fewer iterations than right-preconditioned GMRES(30) with Jacobi, which
