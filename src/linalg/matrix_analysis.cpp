@@ -208,6 +208,7 @@ MatrixProperties measure(const CsrMatrix& M) {
   if (square && p.block_size == 1 && p.missing_diagonal == 0) p.jacobi_coupling = median(coupling);
   if (square && p.num_rows > 0 && !p.has_nonfinite && !p.numerically_symmetric() &&
       p.missing_diagonal == 0 && p.singular_diagonal_blocks == 0 &&
+      p.nnz <= MatrixProperties::max_ilut_probe_entries &&
       p.jacobi_coupling > MatrixProperties::weak_coupling_threshold(p.block_size)) {
     p.ilut_growth = ilut_growth(M, val);
   }

@@ -303,6 +303,25 @@ TEST(MatrixAnalysis, SymmetricWithMixedDiagonalSignsIsNotSentToCg) {
   EXPECT_NE(p.suggestion_reason.find("both signs"), std::string::npos) << p.suggestion_reason;
 }
 
+TEST(MatrixAnalysis, JacobiCouplingIsTheMedianOfTheRowsOffDiagonalOverDiagonalSums) {
+  // Rows [2 -1 0], [1 -4 -3], [0 3 1]: sum_{j != i} |a_ij| / |a_ii| = 0.5, 1, 3, median 1 (not
+  // weak for B = 1: no ILUT probe). Scaled by 3 off the diagonal: 1.5, 3, 9, median 3 (weak:
+  // the probe runs and reports a growth of at least 1).
+  const auto matrix = [](double s) {
+    return CsrMatrix::from_host(Backend::reference(), 3, 3, {0, 2, 5, 7}, {0, 1, 0, 1, 2, 1, 2},
+                                {2.0, -1.0 * s, 1.0 * s, -4.0, -3.0 * s, 3.0 * s, 1.0});
+  };
+  const MatrixProperties mild = analyse(matrix(1.0));
+  EXPECT_EQ(mild.block_size, 1);
+  EXPECT_DOUBLE_EQ(mild.jacobi_coupling, 1.0);
+  EXPECT_EQ(mild.ilut_growth, 0.0);
+  const MatrixProperties weak = analyse(matrix(3.0));
+  EXPECT_DOUBLE_EQ(weak.jacobi_coupling, 3.0);
+  EXPECT_GE(weak.ilut_growth, 1.0);
+  EXPECT_TRUE(weak.suggested_solver == "gmres_ilut" || weak.suggested_solver == "bicgstab_mcgs")
+      << weak.suggestion_reason;
+}
+
 TEST(MatrixAnalysis, NonsymmetricGoesToBicgstabDominantOrNot) {
   // [4 1; 0 4] is diagonally dominant; [1 3; 0 1] is not. Right-preconditioned GMRES(30) with
   // Jacobi stagnates on some nonsymmetric CFD matrices (airfoil_2d) where BiCGStab converges.

@@ -33,13 +33,14 @@ struct MatrixProperties {
   /// The coupling that (block) Jacobi leaves out, row by row: the median over the (block) rows I
   /// of sum_{J != I} ||D_I^-1 A_IJ||_inf, with D_I the B x B diagonal block (B = block_size; for
   /// B = 1, sum_{j != i} |a_ij| / |a_ii|). Below 1 a row is (block) diagonally dominant. 0 when
-  /// the diagonal is incomplete (missing_diagonal or singular_diagonal_blocks) or A not square.
+  /// A is not square, or for B = 1 a diagonal entry is zero or missing, or for B >= 2 a diagonal
+  /// block is singular.
   double jacobi_coupling = 0.0;
-  /// Computed only for a nonsymmetric matrix whose jacobi_coupling exceeds the weak-dominance
-  /// threshold of analyse() (weak_coupling_threshold), else 0: ||(L U)^-1 A v||_inf / ||v||_inf
-  /// for ILUT's factors L U in the natural order with the gmres_ilut preset's parameters
-  /// (IlutParameters' defaults) and a fixed pseudo-random v in [-1, 1). About 1 when L U is
-  /// close to A; a large value (or +Inf: a zero pivot or a non-finite entry) marks an unstable
+  /// Computed only for a nonsymmetric matrix with a full diagonal, at most max_ilut_probe_entries
+  /// stored entries, and jacobi_coupling above weak_coupling_threshold, else 0: ||(L U)^-1 A
+  /// v||_inf / ||v||_inf for ILUT's factors L U in the natural order with the gmres_ilut preset's
+  /// parameters (IlutParameters' defaults) and a fixed pseudo-random v in [-1, 1). About 1 when L U
+  /// is close to A; a large value (or +Inf: a zero pivot or a non-finite entry) marks an unstable
   /// factorization (Chow and Saad, "Experimental study of ILU preconditioners for indefinite
   /// matrices", J. Comput. Appl. Math. 86, 1997: their condest on A v instead of e).
   double ilut_growth = 0.0;
@@ -55,6 +56,10 @@ struct MatrixProperties {
   }
   /// ilut_growth at or below which ILUT counts as stable (analyse()).
   static constexpr double stable_ilut_growth = 1e4;
+  /// The largest matrix (stored entries) whose ILUT analyse() factors on the host for
+  /// ilut_growth (a few seconds and a few GB at this size); larger matrices keep the rules
+  /// for dominant matrices.
+  static constexpr std::int64_t max_ilut_probe_entries = 50'000'000;
   /// Rows that sum to zero: stored entries, |sum_j a_ij| <= zero_row_sum_tolerance *
   /// sum_j |a_ij| (relative to the row's magnitude: values written with 6 significant digits, as
   /// OpenFOAM dumps them, leave row sums of up to about 5e-6 of it).
