@@ -261,13 +261,22 @@ __device__ __forceinline__ double add_block_row(const BsrView<V>& part, index_t 
   return sum;
 }
 
+/// How many blocks block_row_sum's loop unrolls, by value type. H200, symmetric sweep of block
+/// 3D Poisson with about 1 GiB of values, greedy coloring, fraction of the copy bandwidth with
+/// unrolling 1 against 4 (bench/results/h200_block_relaxation/block_row_unroll): double B = 4
+/// 0.99 / 0.95, B = 5 0.91 / 0.83, B = 6 0.92 / 0.84, B = 7 0.87 / 0.80, B = 8 0.97 / 0.77 (the
+/// unrolled loop holds four blocks' loads in registers, so fewer teams fit on an SM); float
+/// B = 4 0.80 / 0.93, B = 5 0.80 / 0.78.
+template <class V>
+inline constexpr int kBlockRowUnroll = std::is_same_v<V, float> ? 4 : 1;
+
 /// Row ii of block row I's blocks of `part` times x, summed in the reference's order.
 template <int kB, class V>
 __device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t I, int ii,
                                                 const double* __restrict__ x) {
   double sum = 0.0;
   const index_t end = __ldg(part.row_ptr + I + 1);
-#pragma unroll 4
+#pragma unroll kBlockRowUnroll < V>
   for (index_t k = __ldg(part.row_ptr + I); k < end; ++k) {
     sum = add_block_row<kB>(part, k, __ldg(part.col_idx + k), ii, x, sum);
   }
@@ -299,7 +308,7 @@ __device__ __forceinline__ double early_block_row_sum(const BsrView<V>& part, co
 /// previous color's kernel. Larger colors keep the plain kernel (the early loads' registers cost
 /// occupancy there).
 template <int kB, bool kEarly, class V, class W>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 4)
     block_row_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
                            const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
   constexpr int kR = kThreads / kB;
