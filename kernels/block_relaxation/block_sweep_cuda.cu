@@ -308,7 +308,7 @@ __device__ __forceinline__ double early_block_row_sum(const BsrView<V>& part, co
 /// previous color's kernel. Larger colors keep the plain kernel (the early loads' registers cost
 /// occupancy there).
 template <int kB, bool kEarly, class V, class W>
-__global__ void __launch_bounds__(kThreads, 4)
+__global__ void __launch_bounds__(kThreads)
     block_row_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
                            const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
   constexpr int kR = kThreads / kB;
