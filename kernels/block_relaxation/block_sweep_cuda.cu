@@ -270,13 +270,20 @@ __device__ __forceinline__ double add_block_row(const BsrView<V>& part, index_t 
 template <class V>
 inline constexpr int kBlockRowUnroll = std::is_same_v<V, float> ? 4 : 1;
 
+/// block_row_sweep_kernel's minimum resident teams per SM (launch bounds), by value type. H200,
+/// as above, double values with at least 4 against the compiler's choice: B = 6 0.94 / 0.77, B = 7
+/// 0.89 / 0.80, B = 8 0.98 / 0.65 (B = 4, 5 even); float B = 5 0.70 / 0.78 (B = 4 even).
+template <class V>
+inline constexpr int kBlockRowMinTeams = std::is_same_v<V, float> ? 1 : 4;
+
 /// Row ii of block row I's blocks of `part` times x, summed in the reference's order.
 template <int kB, class V>
 __device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t I, int ii,
                                                 const double* __restrict__ x) {
+  constexpr int kUnroll = kBlockRowUnroll<V>;
   double sum = 0.0;
   const index_t end = __ldg(part.row_ptr + I + 1);
-#pragma unroll kBlockRowUnroll < V>
+#pragma unroll kUnroll
   for (index_t k = __ldg(part.row_ptr + I); k < end; ++k) {
     sum = add_block_row<kB>(part, k, __ldg(part.col_idx + k), ii, x, sum);
   }
@@ -308,7 +315,7 @@ __device__ __forceinline__ double early_block_row_sum(const BsrView<V>& part, co
 /// previous color's kernel. Larger colors keep the plain kernel (the early loads' registers cost
 /// occupancy there).
 template <int kB, bool kEarly, class V, class W>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kBlockRowMinTeams<V>)
     block_row_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
                            const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
   constexpr int kR = kThreads / kB;
