@@ -270,12 +270,6 @@ __device__ __forceinline__ double add_block_row(const BsrView<V>& part, index_t 
 template <class V>
 inline constexpr int kBlockRowUnroll = std::is_same_v<V, float> ? 4 : 1;
 
-/// block_row_sweep_kernel's minimum resident teams per SM (launch bounds), by value type. H200,
-/// as above, double values with at least 4 against the compiler's choice: B = 6 0.94 / 0.77, B = 7
-/// 0.89 / 0.80, B = 8 0.98 / 0.65 (B = 4, 5 even); float B = 5 0.70 / 0.78 (B = 4 even).
-template <class V>
-inline constexpr int kBlockRowMinTeams = std::is_same_v<V, float> ? 1 : 4;
-
 /// Row ii of block row I's blocks of `part` times x, summed in the reference's order.
 template <int kB, class V>
 __device__ __forceinline__ double block_row_sum(const BsrView<V>& part, index_t I, int ii,
@@ -315,9 +309,10 @@ __device__ __forceinline__ double early_block_row_sum(const BsrView<V>& part, co
 /// previous color's kernel. Larger colors keep the plain kernel (the early loads' registers cost
 /// occupancy there).
 template <int kB, bool kEarly, class V, class W>
-__global__ void __launch_bounds__(kThreads, kBlockRowMinTeams<V>)
-    block_row_sweep_kernel(BsrView<V> part, BsrView<V> second, bool has_second, ColorRange color,
-                           const W* __restrict__ inverse, SweepUpdate u, SweepVectors v) {
+__device__ __forceinline__ void block_row_sweep(const BsrView<V>& part, const BsrView<V>& second,
+                                                bool has_second, ColorRange color,
+                                                const W* __restrict__ inverse, const SweepUpdate& u,
+                                                const SweepVectors& v) {
   constexpr int kR = kThreads / kB;
   __shared__ double t_shared[kR * kB];
   const int t = static_cast<int>(threadIdx.x);
@@ -356,6 +351,37 @@ __global__ void __launch_bounds__(kThreads, kBlockRowMinTeams<V>)
   }
 }
 
+/// block_row_sweep with the launch bounds of its value type: at least four resident teams per
+/// SM for double values, the compiler's choice for float. H200, as for kBlockRowUnroll, double
+/// with at least four teams against the compiler's choice: B = 6 0.94 / 0.77, B = 7 0.89 / 0.80,
+/// B = 8 0.98 / 0.65 of copy (B = 4, 5 even); float with at least four: B = 5 0.70 against 0.78
+/// (B = 4 even).
+template <int kB, bool kEarly, class V, class W>
+__global__ void __launch_bounds__(kThreads, 4)
+    block_row_sweep_kernel_four_teams(BsrView<V> part, BsrView<V> second, bool has_second,
+                                      ColorRange color, const W* __restrict__ inverse,
+                                      SweepUpdate u, SweepVectors v) {
+  block_row_sweep<kB, kEarly>(part, second, has_second, color, inverse, u, v);
+}
+
+template <int kB, bool kEarly, class V, class W>
+__global__ void __launch_bounds__(kThreads)
+    block_row_sweep_kernel_any_teams(BsrView<V> part, BsrView<V> second, bool has_second,
+                                     ColorRange color, const W* __restrict__ inverse, SweepUpdate u,
+                                     SweepVectors v) {
+  block_row_sweep<kB, kEarly>(part, second, has_second, color, inverse, u, v);
+}
+
+/// The block_row kernel for value type V (block_row_sweep_kernel_four_teams for double).
+template <int kB, bool kEarly, class V, class W>
+constexpr auto block_row_sweep_kernel() {
+  if constexpr (std::is_same_v<V, float>) {
+    return &block_row_sweep_kernel_any_teams<kB, kEarly, V, W>;
+  } else {
+    return &block_row_sweep_kernel_four_teams<kB, kEarly, V, W>;
+  }
+}
+
 }  // namespace
 
 template <class V, class W>
@@ -376,11 +402,11 @@ void triangular_sweep(const Backend& backend, const BsrView<V>& part, const BsrV
     } else if (variant == SweepVariant::block_row) {
       // One wave at four teams per SM: the early kernel (its launch overlaps the kernel before).
       if (teams <= 4u * static_cast<unsigned int>(context.properties.multiProcessorCount)) {
-        kernels::cuda::launch_dependent(context, block_row_sweep_kernel<kB, true, V, W>, teams,
+        kernels::cuda::launch_dependent(context, block_row_sweep_kernel<kB, true, V, W>(), teams,
                                         kThreads, "block_relaxation::triangular_sweep", part, other,
                                         has_second, color, inverse, update, vectors);
       } else {
-        block_row_sweep_kernel<kB, false, V, W><<<teams, kThreads, 0, context.stream>>>(
+        block_row_sweep_kernel<kB, false, V, W>()<<<teams, kThreads, 0, context.stream>>>(
             part, other, has_second, color, inverse, update, vectors);
       }
     } else {
