@@ -57,9 +57,9 @@ struct MatrixProperties {
   /// ilut_growth at or below which ILUT counts as stable (analyse()).
   static constexpr double stable_ilut_growth = 1e4;
   /// The largest matrix (stored entries) whose ILUT analyse() factors on the host for
-  /// ilut_growth (a few seconds and a few GB at this size); larger matrices keep the rules
-  /// for dominant matrices.
-  static constexpr std::int64_t max_ilut_probe_entries = 50'000'000;
+  /// ilut_growth (about 0.2 us per entry on the PETSc ex19 Jacobians: some 2 s at this size);
+  /// larger matrices keep the rules for dominant matrices.
+  static constexpr std::int64_t max_ilut_probe_entries = 10'000'000;
   /// Rows that sum to zero: stored entries, |sum_j a_ij| <= zero_row_sum_tolerance *
   /// sum_j |a_ij| (relative to the row's magnitude: values written with 6 significant digits, as
   /// OpenFOAM dumps them, leave row sums of up to about 5e-6 of it).
