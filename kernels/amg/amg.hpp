@@ -238,8 +238,9 @@ struct InterpolationParameters {
   index_t interpolation_passes(const Backend& backend, const PatternView& s,                       \
                                Span<const index_t> cf, Span<index_t> pass);                        \
   /** Multi-pass interpolation's one-step operator W (n x n, rows::multipass_row): count (counts   \
-      has n entries) and fill (columns sorted and weights from row_ptr, the exclusive scan of the  \
-      counts); multipass_prolongation_values forms W's weights on its fixed pattern again. */      \
+      has n entries) and fill (columns sorted and, unless values is null, weights from row_ptr,    \
+      the exclusive scan of the counts); multipass_prolongation_values forms W's weights on its    \
+      fixed pattern. */                                                                            \
   void multipass_count(const Backend& backend, const PatternView& s, Span<const index_t> pass,     \
                        Span<index_t> counts);                                                      \
   void multipass_fill(const Backend& backend, const MatrixView& a, const PatternView& s,           \

@@ -392,7 +392,7 @@ void multipass_fill(const Backend& backend, const MatrixView& a, const PatternVi
     rows::multipass_row(a, s, pass.data(), PatternView{}, kind, static_cast<index_t>(r),
                         [&](index_t k, double w) {
                           col_idx[next] = k;
-                          values[next] = w;
+                          if (values != nullptr) values[next] = w;
                           ++next;
                         });
   });

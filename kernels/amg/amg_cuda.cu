@@ -699,8 +699,8 @@ __global__ void multipass_count_kernel(PatternView s, const index_t* pass, index
   }
 }
 
-/// s given: W's columns and weights from S and the passes; s.row_ptr null: the weights on W's
-/// fixed pattern w.
+/// s given: W's columns and (values not null) weights from S and the passes; s.row_ptr null: the
+/// weights on W's fixed pattern w.
 __global__ void multipass_kernel(MatrixView a, PatternView s, const index_t* pass, PatternView w,
                                  InterpolationKind kind, const index_t* row_ptr, index_t* col_idx,
                                  double* values) {
@@ -708,13 +708,12 @@ __global__ void multipass_kernel(MatrixView a, PatternView s, const index_t* pas
     index_t next = row_ptr[i];
     rows::multipass_row(a, s, pass, w, kind, i, [&](index_t k, double weight) {
       if (col_idx != nullptr) col_idx[next] = k;
-      values[next] = weight;
+      if (values != nullptr) values[next] = weight;
       ++next;
     });
   }
 }
 
-/// The rows of pass t of multi-pass interpolation's P (rows::multipass_prolongation_row).
 /// The rows of pass t of multi-pass interpolation's P (rows::multipass_prolongation_row), a
 /// thread each: order[offsets[t + 1] .. offsets[t + 2]) (multipass_order), so that every warp
 /// with work has all its lanes busy (the rows are latency-bound walks).

@@ -340,7 +340,7 @@ void multipass_fill(const Backend&, const MatrixView& a, const PatternView& s,
     index_t next = row_ptr[i];
     rows::multipass_row(a, s, pass.data(), PatternView{}, kind, i, [&](index_t k, double w) {
       col_idx[next] = k;
-      values[next] = w;
+      if (values != nullptr) values[next] = w;
       ++next;
     });
   }

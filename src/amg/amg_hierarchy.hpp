@@ -34,7 +34,7 @@ struct MultipassArrays {
   index_t passes = 0;      // the largest pass, m
   Array<index_t> order;    // the rows grouped by pass (kernels::amg::multipass_order)
   Array<index_t> offsets;  // where each pass's rows start in order (m + 3 entries)
-  CsrArrays weights;       // W's pattern (values only during setups)
+  CsrArrays weights;       // W's pattern (no values)
 };
 
 /// Matrix-product extended+i, P = L B or its truncation (kernels::amg::InterpolationKind::

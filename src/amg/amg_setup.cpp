@@ -147,11 +147,9 @@ CsrArrays multipass_prolongation(const CsrMatrix& A, const CsrArrays& S,
   std::int64_t nnz = 0;
   W.row_ptr = row_pointers(backend, counts, nnz);
   W.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
-  W.values = Array<double>(backend, static_cast<std::size_t>(nnz));
+  // W's pattern only: multipass_prolongation_values forms the weights where it needs them.
   kernels::amg::multipass_fill(backend, a, S.pattern(), arrays->pass.span(), kind,
-                               W.row_ptr.span().data(), W.col_idx.span().data(),
-                               W.values.span().data());
-  W.values = Array<double>();  // multipass_prolongation_values forms the weights again
+                               W.row_ptr.span().data(), W.col_idx.span().data(), nullptr);
   // P = W^(passes - 1) X_1, the end of the chain X_(t+1) = W X_t, whose rows of pass <= t + 1
   // are complete in X_(t+1): W changes none of them again, so W^j X_1 is P for every
   // j >= passes - 1, and so is its pattern. The pattern comes from W squared until j = 2^k

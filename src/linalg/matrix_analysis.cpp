@@ -51,12 +51,12 @@ double median(std::vector<double> values) {
   return 0.5 * (lower + upper);
 }
 
-/// MatrixProperties::ilut_growth of the square matrix M (on the host).
-double ilut_growth(const CsrMatrix& M, const double* val) {
+/// MatrixProperties::ilut_growth of the square matrix M (on the host; `values` its values as
+/// doubles).
+double ilut_growth(const CsrMatrix& M, const std::vector<double>& values) {
   const index_t n = M.num_rows();
   const std::vector<index_t> row_ptr(M.row_ptr().data(), M.row_ptr().data() + n + 1);
   const std::vector<index_t> col(M.col_idx().data(), M.col_idx().data() + M.nnz());
-  const std::vector<double> values(val, val + M.nnz());
   IlutFactors f;
   try {
     f = ilut_factor(n, row_ptr, col, values, IlutParameters{});
@@ -210,7 +210,7 @@ MatrixProperties measure(const CsrMatrix& M) {
       p.missing_diagonal == 0 && p.singular_diagonal_blocks == 0 &&
       p.nnz <= MatrixProperties::max_ilut_probe_entries &&
       p.jacobi_coupling > MatrixProperties::weak_coupling_threshold(p.block_size)) {
-    p.ilut_growth = ilut_growth(M, val);
+    p.ilut_growth = ilut_growth(M, values);
   }
   return p;
 }
