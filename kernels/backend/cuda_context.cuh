@@ -6,8 +6,14 @@
 #include <cusolverDn.h>
 #include <cusparse.h>
 
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "kernels/backend/reduction_order.hpp"
 #include "kryflow/core/error.hpp"
@@ -20,6 +26,21 @@ using kernels::kMaxReductionBlocks;
 using kernels::kMaxReductionValues;
 /// Doubles the pinned staging area of read_to_host holds.
 inline constexpr std::size_t kStagingValues = 4096;
+
+/// The context's cache of small device blocks (see allocate in backend_cuda.cu): blocks of
+/// kSmallBlockBytes << k bytes, k < kSmallBlockClasses (256 B to 1 MiB), are kept on the host's
+/// free lists when released and handed out again without a call into the driver; at most
+/// kMaxCachedBytes are kept, the rest goes back to the stream-ordered pool.
+inline constexpr std::size_t kSmallBlockBytes = 256;
+inline constexpr int kSmallBlockClasses = 13;
+inline constexpr std::size_t kMaxCachedBytes = std::size_t{64} << 20;
+
+struct SmallBlockCache {
+  std::mutex mutex;
+  std::array<std::vector<void*>, kSmallBlockClasses> free;  // by class
+  std::unordered_map<void*, int> class_of;  // every block of the cache, live or free
+  std::size_t free_bytes = 0;               // bytes on the free lists
+};
 
 struct Context {
   int device = 0;
@@ -42,6 +63,12 @@ struct Context {
   // synchronous copy and scalar read): what a solver's iteration must not do except to test
   // convergence. Read through Backend::host_waits().
   unsigned long long host_waits = 0;
+  // Small blocks kept for reuse (allocate, deallocate): all of them are used on `stream` alone,
+  // so a block released there and handed out again is ordered after its earlier uses. While
+  // the stream is captured into a graph (record_graph) the cache is bypassed: an allocation
+  // must then be the graph's own allocation node, made again at each replay.
+  SmallBlockCache small_blocks;
+  std::atomic<int> capturing{0};
   ~Context();
 };
 

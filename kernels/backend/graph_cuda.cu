@@ -22,15 +22,19 @@ std::shared_ptr<LaunchGraph::State> record_graph(const Backend& backend,
   auto state = std::make_shared<LaunchGraph::State>();
   state->backend = backend;
   KRYFLOW_CUDA_CHECK(cudaStreamBeginCapture(context.stream, cudaStreamCaptureModeThreadLocal));
+  // Allocations while capturing bypass the small-block cache (Context::capturing).
+  ++context.capturing;
   try {
     enqueue();
   } catch (...) {
+    --context.capturing;
     cudaGraph_t discarded = nullptr;
     cudaStreamEndCapture(context.stream, &discarded);
     if (discarded != nullptr) cudaGraphDestroy(discarded);
     cudaGetLastError();
     throw;
   }
+  --context.capturing;
   cudaGraph_t graph = nullptr;
   KRYFLOW_CUDA_CHECK(cudaStreamEndCapture(context.stream, &graph));
   state->graph = graph;

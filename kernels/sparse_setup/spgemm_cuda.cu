@@ -29,7 +29,11 @@
 // one pass, a thread per row with 16 columns and sums in registers; the longer rows the fill's
 // then the numeric phase's groups. A product of at most kMergedRows rows runs all group bins of
 // a phase in one launch (merged_* kernels: each block takes tiles of the non-empty bins in
-// turn), since there the launches of mostly empty bins, not the work, set its time.
+// turn), since there the launches of mostly empty bins, not the work, set its time. A product
+// of at most kDenseRows rows into at most kDenseColumns columns (the coarse levels' products)
+// skips the bins: a block per row marks its columns in a shared bitmap and adds its products
+// into a shared dense row, staged so that each entry of A costs one barrier and no dependent
+// load (dense_* kernels).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -1140,6 +1144,190 @@ unsigned int merged_grid(long long rows, const Context& context) {
   return grid_for(rows, 1, context);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Small products into few columns: a block per row of A, C's row accumulated in shared memory
+
+/// A product runs the dense kernels below when A has at most kDenseRows rows and B at most
+/// kDenseColumns columns: the Galerkin products and the interpolation products of the coarse
+/// levels of an AMG hierarchy. Their rows are long (hundreds to thousands of products into
+/// tens to hundreds of columns), and the group bins walked them with one lane group per row,
+/// a chain of dependent loads per entry of A: on the H200 the numeric phases of the pinned
+/// OpenFOAM pressure matrix's levels of 70 to 1,225 rows took 30-100 us each.
+constexpr long long kDenseRows = 4096;
+constexpr index_t kDenseColumns = 4096;
+constexpr int kDenseBlock = 128;
+/// A row's column set is a bitmap of kDenseColumns bits, a word per thread.
+constexpr int kDenseWords = kDenseColumns / 32;
+static_assert(kDenseWords == kDenseBlock);
+/// Products a block stages in shared memory at a time.
+constexpr int kDenseStage = 512;
+/// Blocks per multiprocessor the dense numeric kernels are launched with (about 42 KB of shared
+/// memory each); the symbolic ones take kBlocksPerSm.
+constexpr unsigned int kDenseNumericBlocksPerSm = 5;
+
+bool dense_product(long long a_rows, index_t b_cols) {
+  return a_rows <= kDenseRows && b_cols <= kDenseColumns;
+}
+
+unsigned int dense_grid(long long rows, unsigned int blocks_per_sm, const Context& context) {
+  const long long resident =
+      static_cast<long long>(blocks_per_sm) * context.properties.multiProcessorCount;
+  return static_cast<unsigned int>(std::max(1LL, std::min(std::max(rows, 1LL), resident)));
+}
+
+/// Sets the bits of row i's product columns in `bitmap` (cleared by the caller; the order of
+/// the marks does not matter): the warps take A's entries in turn, their lanes B's row.
+__device__ void mark_product_columns(const PatternView& a, const PatternView& b, index_t i,
+                                     unsigned int* bitmap) {
+  const int warp = static_cast<int>(threadIdx.x) / kWarp;
+  const int lane = static_cast<int>(threadIdx.x) % kWarp;
+  for (index_t p = a.row_ptr[i] + warp; p < a.row_ptr[i + 1]; p += kDenseBlock / kWarp) {
+    const index_t k = a.col_idx[p];
+    for (index_t q = b.row_ptr[k] + lane; q < b.row_ptr[k + 1]; q += kWarp) {
+      const index_t j = b.col_idx[q];
+      atomicOr(&bitmap[j / 32], 1u << (j % 32));
+    }
+  }
+}
+
+/// Both symbolic phases: row i's columns marked in a shared bitmap, counted (kFill false:
+/// out = counts) or written in increasing order from c_row_ptr[i] (kFill: out = C's col_idx),
+/// thread t writing the columns of word t after those of the words before it.
+template <bool kFill>
+__global__ void __launch_bounds__(kDenseBlock)
+    dense_symbolic_kernel(PatternView a, PatternView b, const index_t* c_row_ptr, index_t* out) {
+  using Scan = cub::BlockScan<index_t, kDenseBlock>;
+  __shared__ unsigned int bitmap[kDenseWords];
+  __shared__ typename Scan::TempStorage storage;
+  for (index_t i = blockIdx.x; i < a.num_rows; i += gridDim.x) {
+    bitmap[threadIdx.x] = 0;
+    __syncthreads();
+    mark_product_columns(a, b, i, bitmap);
+    __syncthreads();
+    const unsigned int word = bitmap[threadIdx.x];
+    index_t before = 0;
+    index_t total = 0;
+    Scan(storage).ExclusiveSum(static_cast<index_t>(__popc(word)), before, total);
+    if constexpr (kFill) {
+      index_t* next = out + c_row_ptr[i] + before;
+      for (unsigned int w = word; w != 0; w &= w - 1) {
+        *next++ = static_cast<index_t>(threadIdx.x) * 32 + (__ffs(w) - 1);
+      }
+    } else {
+      if (threadIdx.x == 0) out[i] = total;
+    }
+    __syncthreads();  // the bitmap and the scan's storage are free again
+  }
+}
+
+/// Row i of A B accumulated in acc (B's columns, zeroed first) in Gustavson's order, the
+/// reference's bits: A's entries are taken kDenseBlock at a time (a thread each: its column k,
+/// value and B's row), their products staged kDenseStage at a time (a_ik b_kj and j, a thread
+/// per product), then added entry by entry, a barrier after each: the products of one entry
+/// have distinct columns, so every acc[j] receives its products in the order of A's entries.
+__device__ void accumulate_row(const MatrixView& a, const MatrixView& b, index_t i, double* acc) {
+  using Scan = cub::BlockScan<index_t, kDenseBlock>;
+  __shared__ typename Scan::TempStorage storage;
+  __shared__ index_t entry_first[kDenseBlock];  // B's first entry of each staged entry of A
+  __shared__ index_t entry_end[kDenseBlock];    // its products' end in the batch's product order
+  __shared__ double entry_value[kDenseBlock];
+  __shared__ index_t staged_column[kDenseStage];
+  __shared__ double staged_product[kDenseStage];
+  for (index_t j = threadIdx.x; j < b.pattern.num_cols; j += kDenseBlock) acc[j] = 0.0;
+  const index_t begin = a.pattern.row_ptr[i];
+  const index_t end = a.pattern.row_ptr[i + 1];
+  for (index_t batch = begin; batch < end; batch += kDenseBlock) {
+    const index_t entries = min(static_cast<index_t>(kDenseBlock), end - batch);
+    index_t length = 0;
+    if (static_cast<index_t>(threadIdx.x) < entries) {
+      const index_t p = batch + static_cast<index_t>(threadIdx.x);
+      const index_t k = a.pattern.col_idx[p];
+      const index_t first = b.pattern.row_ptr[k];
+      length = b.pattern.row_ptr[k + 1] - first;
+      entry_first[threadIdx.x] = first;
+      entry_value[threadIdx.x] = a.values[p];
+    }
+    index_t products_end = 0;
+    index_t products = 0;
+    Scan(storage).InclusiveSum(length, products_end, products);
+    entry_end[threadIdx.x] = products_end;
+    __syncthreads();    // entry_* are complete
+    index_t entry = 0;  // the first entry with products at or after the chunk's start
+    for (index_t chunk = 0; chunk < products; chunk += kDenseStage) {
+      const index_t staged = min(static_cast<index_t>(kDenseStage), products - chunk);
+      for (index_t f = threadIdx.x; f < staged; f += kDenseBlock) {
+        // The entry of product chunk + f: the first whose end is past it.
+        const index_t product = chunk + f;
+        index_t lo = 0;
+        index_t hi = entries - 1;
+        while (lo < hi) {
+          const index_t mid = (lo + hi) / 2;
+          if (entry_end[mid] > product) {
+            hi = mid;
+          } else {
+            lo = mid + 1;
+          }
+        }
+        const index_t start = lo == 0 ? 0 : entry_end[lo - 1];
+        const index_t q = entry_first[lo] + (product - start);
+        staged_column[f] = b.pattern.col_idx[q];
+        staged_product[f] = entry_value[lo] * b.values[q];
+      }
+      __syncthreads();  // the chunk is staged
+      for (; entry < entries; ++entry) {
+        const index_t from = max(entry == 0 ? 0 : entry_end[entry - 1], chunk) - chunk;
+        const index_t to = min(entry_end[entry], chunk + staged) - chunk;
+        for (index_t f = from + static_cast<index_t>(threadIdx.x); f < to; f += kDenseBlock) {
+          acc[staged_column[f]] += staged_product[f];
+        }
+        __syncthreads();  // the next entry's products may add to the same columns
+        if (entry_end[entry] > chunk + staged) break;  // continues in the next chunk
+      }
+    }
+    __syncthreads();  // entry_* and the scan's storage are free again
+  }
+  __syncthreads();  // acc is complete (also for a row of A without entries)
+}
+
+/// spgemm_numeric onto C's pattern (kFill false: c_col_idx given, c_col_idx_out null), or
+/// spgemm_fill_numeric (kFill: C's columns written to c_col_idx_out, as
+/// dense_symbolic_kernel<true>), a block per row of A.
+template <bool kFill>
+__global__ void __launch_bounds__(kDenseBlock)
+    dense_numeric_kernel(MatrixView a, MatrixView b, const index_t* c_row_ptr,
+                         const index_t* c_col_idx, index_t* c_col_idx_out, double* c_values) {
+  using Scan = cub::BlockScan<index_t, kDenseBlock>;
+  __shared__ double acc[kDenseColumns];
+  __shared__ unsigned int bitmap[kDenseWords];
+  __shared__ typename Scan::TempStorage storage;
+  for (index_t i = blockIdx.x; i < a.pattern.num_rows; i += gridDim.x) {
+    if constexpr (kFill) {
+      bitmap[threadIdx.x] = 0;
+      __syncthreads();
+      mark_product_columns(a.pattern, b.pattern, i, bitmap);
+    }
+    accumulate_row(a, b, i, acc);  // begins and ends with a barrier over the block
+    if constexpr (kFill) {
+      const unsigned int word = bitmap[threadIdx.x];
+      index_t before = 0;
+      index_t total = 0;
+      Scan(storage).ExclusiveSum(static_cast<index_t>(__popc(word)), before, total);
+      index_t next = c_row_ptr[i] + before;
+      for (unsigned int w = word; w != 0; w &= w - 1, ++next) {
+        const index_t j = static_cast<index_t>(threadIdx.x) * 32 + (__ffs(w) - 1);
+        c_col_idx_out[next] = j;
+        c_values[next] = acc[j];
+      }
+    } else {
+      for (index_t p = c_row_ptr[i] + static_cast<index_t>(threadIdx.x); p < c_row_ptr[i + 1];
+           p += kDenseBlock) {
+        c_values[p] = acc[c_col_idx[p]];
+      }
+    }
+    __syncthreads();  // acc, the bitmap and the scan's storage are free again
+  }
+}
+
 /// Both symbolic phases: binning, the group bins (one launch per bin, or one for all of them
 /// for small products), then the long rows. No host wait.
 template <bool kFill>
@@ -1147,6 +1335,13 @@ void symbolic(const Backend& backend, const PatternView& a, const PatternView& b
               const index_t* c_row_ptr, index_t* out, const char* name) {
   if (a.num_rows == 0) return;
   Context& context = context_of(backend);
+  if (dense_product(a.num_rows, b.num_cols)) {
+    dense_symbolic_kernel<kFill>
+        <<<dense_grid(a.num_rows, kBlocksPerSm, context), kDenseBlock, 0, context.stream>>>(
+            a, b, c_row_ptr, out);
+    check_launch(name);
+    return;
+  }
   const Bins bins(context, a.num_rows);
   bin_rows(context, a, b, nullptr, bins);
   if (a.num_rows <= kMergedRows) {
@@ -1180,6 +1375,13 @@ void spgemm_numeric(const Backend& backend, const MatrixView& a, const MatrixVie
                     const PatternView& c, double* c_values) {
   if (a.pattern.num_rows == 0) return;
   Context& context = context_of(backend);
+  if (dense_product(a.pattern.num_rows, b.pattern.num_cols)) {
+    dense_numeric_kernel<false>
+        <<<dense_grid(a.pattern.num_rows, kDenseNumericBlocksPerSm, context), kDenseBlock, 0,
+           context.stream>>>(a, b, c.row_ptr, c.col_idx, nullptr, c_values);
+    check_launch("sparse_setup::spgemm_numeric");
+    return;
+  }
   const Bins bins(context, a.pattern.num_rows);
   bin_rows(context, a.pattern, b.pattern, c.row_ptr, bins);
   if (a.pattern.num_rows <= kMergedRows) {
@@ -1199,6 +1401,13 @@ void spgemm_fill_numeric(const Backend& backend, const MatrixView& a, const Matr
                          const index_t* c_row_ptr, index_t* c_col_idx, double* c_values) {
   if (a.pattern.num_rows == 0) return;
   Context& context = context_of(backend);
+  if (dense_product(a.pattern.num_rows, b.pattern.num_cols)) {
+    dense_numeric_kernel<true>
+        <<<dense_grid(a.pattern.num_rows, kDenseNumericBlocksPerSm, context), kDenseBlock, 0,
+           context.stream>>>(a, b, c_row_ptr, nullptr, c_col_idx, c_values);
+    check_launch("sparse_setup::spgemm_fill_numeric");
+    return;
+  }
   const Bins bins(context, a.pattern.num_rows);
   bin_rows(context, a.pattern, b.pattern, nullptr, bins);  // by products, as the symbolic phases
   if (a.pattern.num_rows <= kMergedRows) {
