@@ -205,6 +205,64 @@ __global__ void pmis_update(PatternView s, const unsigned char* selected, index_
   if (threadIdx.x == 0 && left > 0) atomicAdd(undecided, static_cast<unsigned long long>(left));
 }
 
+/// Rows up to which PMIS runs in one block (pmis_block_kernel): the splittings of coarse levels
+/// and of the aggressive levels' coarse points. There a round of two kernels and the reads of
+/// the undecided count between rounds, not the work, set the time (H200, pinned OpenFOAM
+/// pressure matrix: 33 rounds over five splittings, 20 waits, 1.2 ms).
+constexpr index_t kPmisBlockRows = 8192;
+constexpr int kPmisBlockThreads = 1024;
+
+/// pmis_init and the rounds of pmis_select and pmis_update until no row is undecided, in one
+/// block: the same rounds, so the same splitting (a round reads cf as the previous one left
+/// it; a barrier separates the halves). `first` (or null): the first round's selected rows,
+/// as pmis_from's seeded round. A round decides at least the undecided row of largest weight,
+/// so at most n rounds run.
+__global__ void __launch_bounds__(kPmisBlockThreads)
+    pmis_block_kernel(PatternView s, PatternView st, std::uint64_t seed, const unsigned char* first,
+                      double* w, index_t* cf) {
+  using BlockReduce = cub::BlockReduce<int, kPmisBlockThreads>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  __shared__ unsigned char selected[kPmisBlockRows];
+  __shared__ int left;
+  const index_t n = s.num_rows;
+  for (index_t i = threadIdx.x; i < n; i += kPmisBlockThreads) {
+    const index_t influences = st.row_ptr[i + 1] - st.row_ptr[i];
+    w[i] = influences + pmis_random(seed, i);
+    cf[i] = influences == 0 ? kFine : -1;
+    if (first != nullptr) selected[i] = first[i];
+  }
+  __syncthreads();
+  for (index_t round = 0; round <= n; ++round) {
+    if (round > 0 || first == nullptr) {
+      for (index_t i = threadIdx.x; i < n; i += kPmisBlockThreads) {
+        selected[i] = cf[i] < 0 && beats_neighbours(s, cf, w, i) && beats_neighbours(st, cf, w, i);
+      }
+      __syncthreads();  // selected is complete; cf was only read
+    }
+    int undecided = 0;
+    for (index_t i = threadIdx.x; i < n; i += kPmisBlockThreads) {
+      if (selected[i]) {
+        cf[i] = kCoarse;
+      } else if (cf[i] < 0) {
+        bool fine = false;
+        for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1] && !fine; ++q) {
+          const index_t j = s.col_idx[q];
+          fine = selected[j] != 0 || cf[j] == kCoarse;
+        }
+        if (fine) {
+          cf[i] = kFine;
+        } else {
+          ++undecided;
+        }
+      }
+    }
+    undecided = BlockReduce(storage).Sum(undecided);
+    if (threadIdx.x == 0) left = undecided;
+    __syncthreads();  // cf and left are complete; selected was only read
+    if (left == 0) return;
+  }
+}
+
 /// The HMIS first pass (rows::hmis_domain_pass), a warp per domain of kHmisDomainRows rows,
 /// its measures and states in shared memory: each step a warp maximum of the keys picks the
 /// coarse row, then the lanes share the entries of its rows of S^T (new fine rows, then their
@@ -1012,6 +1070,12 @@ void pmis_from(Context& context, const PatternView& s, const PatternView& st, st
   const index_t n = s.num_rows;
   const unsigned int blocks = blocks_for(n, kBlock);
   DeviceScratch w(context, sizeof(double) * static_cast<std::size_t>(n));
+  if (n <= kPmisBlockRows) {
+    pmis_block_kernel<<<1, kPmisBlockThreads, 0, context.stream>>>(s, st, seed, first,
+                                                                   w.as<double>(), cf.data());
+    check_launch(name);
+    return;
+  }
   DeviceScratch own(context, first != nullptr ? 0 : static_cast<std::size_t>(n));
   unsigned char* selected = first != nullptr ? first : own.as<unsigned char>();
   pmis_init<<<blocks, kBlock, 0, context.stream>>>(st, seed, w.as<double>(), cf.data());
