@@ -153,17 +153,6 @@ void scale_all(Context& context, index_t n, double scale, double* a) {
   kernels::cuda::check_launch("dense scale");
 }
 
-/// a = scale * L, L the symmetric n x n array whose lower triangle (column-major) is `lower`'s.
-__global__ void symmetric_from_lower_kernel(index_t n, double scale, const double* lower,
-                                            double* a) {
-  const std::int64_t count = static_cast<std::int64_t>(n) * n;
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * kBlock + threadIdx.x; k < count;
-       k += static_cast<std::int64_t>(gridDim.x) * kBlock) {
-    const std::int64_t column = k / n, row = k % n;
-    a[k] = scale * (row >= column ? lower[k] : lower[row * n + column]);
-  }
-}
-
 void fill_identity(Context& context, index_t n, double* a) {
   identity_kernel<<<stride_blocks(std::int64_t(n) * n), kBlock, 0, context.stream>>>(n, a);
   kernels::cuda::check_launch("dense identity");
@@ -196,21 +185,12 @@ bool invert_cholesky(const Backend& backend, index_t n, double* dense, double si
   const int potrf_info = read_info(context, info);
   if (potrf_info < 0) throw BackendError("cusolverDnDpotrf: invalid argument");
   if (potrf_info > 0) return false;
-  // (sign A)^-1 from the factor (potri: about a third of the flops of potrs on the n columns of
-  // I), in its lower triangle; then A^-1 = sign (sign A)^-1 in full.
-  int lwork_inverse = 0;
-  check_cusolver(cusolverDnDpotri_bufferSize(handle, CUBLAS_FILL_MODE_LOWER, n,
-                                             factor.span().data(), n, &lwork_inverse),
-                 "cusolverDnDpotri_bufferSize");
-  if (lwork_inverse > lwork) work = Array<double>(backend, static_cast<std::size_t>(lwork_inverse));
-  check_cusolver(
-      cusolverDnDpotri(handle, CUBLAS_FILL_MODE_LOWER, n, factor.span().data(), n,
-                       work.span().data(), std::max(lwork, lwork_inverse), info.span().data()),
-      "cusolverDnDpotri");
-  if (read_info(context, info) != 0) throw BackendError("cusolverDnDpotri: invalid argument");
-  symmetric_from_lower_kernel<<<stride_blocks(std::int64_t(n) * n), kBlock, 0, context.stream>>>(
-      n, sign, factor.span().data(), dense);
-  kernels::cuda::check_launch("dense symmetric_from_lower");
+  fill_identity(context, n, dense);
+  check_cusolver(cusolverDnDpotrs(handle, CUBLAS_FILL_MODE_LOWER, n, n, factor.span().data(), n,
+                                  dense, n, info.span().data()),
+                 "cusolverDnDpotrs");
+  if (read_info(context, info) != 0) throw BackendError("cusolverDnDpotrs: invalid argument");
+  if (sign != 1.0) scale_all(context, n, sign, dense);
   return true;
 }
 
