@@ -420,7 +420,8 @@ struct PMultigridParameters final : ComponentParameters {
               "smoothing steps of the `chebyshev` coarsest level");
     v.component("coarse_solver", coarse_solver,
                 "the solver of the assembled order-1 level: any preconditioner of a CSR matrix "
-                "(by default one cycle of `amg` with the pcg_amg preset's parameters)");
+                "(by default one cycle of `amg` with the pcg_amg preset's parameters, but "
+                "coarse_size 200)");
   }
 };
 
