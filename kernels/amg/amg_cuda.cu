@@ -175,6 +175,25 @@ __global__ void pmis_select(PatternView s, PatternView st, const index_t* cf, co
   }
 }
 
+/// Row i's half of pmis_update: selected turns coarse, undecided with a selected or coarse
+/// strong dependency fine; true when it stays undecided.
+__device__ bool pmis_update_row(const PatternView& s, const unsigned char* selected, index_t* cf,
+                                index_t i) {
+  if (selected[i]) {
+    cf[i] = kCoarse;
+    return false;
+  }
+  if (cf[i] >= 0) return false;
+  for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1]; ++q) {
+    const index_t j = s.col_idx[q];
+    if (selected[j] != 0 || cf[j] == kCoarse) {
+      cf[i] = kFine;
+      return false;
+    }
+  }
+  return true;
+}
+
 /// Round, second half: selected rows become coarse, undecided rows depending on a selected or
 /// coarse row fine; counts the rows left undecided. A row writes only its own cf, and the
 /// value it reads for j ("coarse?") is the same before and after j's write (j turns coarse
@@ -186,20 +205,7 @@ __global__ void pmis_update(PatternView s, const unsigned char* selected, index_
   __shared__ typename BlockReduce::TempStorage storage;
   unsigned int left = 0;
   KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
-    if (selected[i]) {
-      cf[i] = kCoarse;
-    } else if (cf[i] < 0) {
-      bool fine = false;
-      for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1] && !fine; ++q) {
-        const index_t j = s.col_idx[q];
-        fine = selected[j] != 0 || cf[j] == kCoarse;
-      }
-      if (fine) {
-        cf[i] = kFine;
-      } else {
-        ++left;
-      }
-    }
+    left += pmis_update_row(s, selected, cf, i) ? 1 : 0;
   }
   left = BlockReduce(storage).Sum(left);
   if (threadIdx.x == 0 && left > 0) atomicAdd(undecided, static_cast<unsigned long long>(left));
@@ -241,20 +247,7 @@ __global__ void __launch_bounds__(kPmisBlockThreads)
     }
     int undecided = 0;
     for (index_t i = threadIdx.x; i < n; i += kPmisBlockThreads) {
-      if (selected[i]) {
-        cf[i] = kCoarse;
-      } else if (cf[i] < 0) {
-        bool fine = false;
-        for (index_t q = s.row_ptr[i]; q < s.row_ptr[i + 1] && !fine; ++q) {
-          const index_t j = s.col_idx[q];
-          fine = selected[j] != 0 || cf[j] == kCoarse;
-        }
-        if (fine) {
-          cf[i] = kFine;
-        } else {
-          ++undecided;
-        }
-      }
+      undecided += pmis_update_row(s, selected, cf, i) ? 1 : 0;
     }
     undecided = BlockReduce(storage).Sum(undecided);
     if (threadIdx.x == 0) left = undecided;
