@@ -665,11 +665,9 @@ TEST(AmgKernels, GreedySplittingFollowsTheParallelToolboxRules) {
   }
 }
 
-TEST(AmgKernels, PmisSplittingIsDeterministicForASeedAndFollowsItsRules) {
-  const std::uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  const Strength s = strength_pattern(host_csr(random_spd(401, seed)), {});
-
+/// The PMIS splitting of S on the backend under test: the reference's, the same again, and
+/// PMIS's rules.
+void check_pmis_splitting(const Strength& s) {
   const std::vector<index_t> cf = split(test::backend_under_test(), s, true, 7);
 
   EXPECT_EQ(cf, split(Backend::reference(), s, true, 7));
@@ -690,6 +688,17 @@ TEST(AmgKernels, PmisSplittingIsDeterministicForASeedAndFollowsItsRules) {
     }
     // A fine row that influences others was made fine by a coarse row it depends on.
     if (cf[i] == ka::kFine && influences) EXPECT_TRUE(depends_on_coarse) << "row " << i;
+  }
+}
+
+TEST(AmgKernels, PmisSplittingIsDeterministicForASeedAndFollowsItsRules) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  // Rows on both sides of the cuda one-block PMIS (at most 8,192 rows; above, a launch per
+  // half round).
+  for (const index_t rows : {401, 9001}) {
+    SCOPED_TRACE("rows " + std::to_string(rows));
+    check_pmis_splitting(strength_pattern(host_csr(random_spd(rows, seed)), {}));
   }
 }
 
@@ -737,37 +746,43 @@ std::vector<char> first_pass_by_definition(const Strength& s, std::uint64_t seed
 }
 
 TEST(AmgKernels, HmisSplittingIsDeterministicForASeedAndFollowsItsRules) {
-  // 700 rows: two whole domains and a partial one.
+  // 700 rows: two whole domains and a partial one; 9,001 rows: past the cuda one-block PMIS
+  // that follows the first pass (at most 8,192 rows).
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const Strength s = strength_pattern(host_csr(random_spd(700, seed)), {});
+  for (const index_t rows : {700, 9001}) {
+    SCOPED_TRACE("rows " + std::to_string(rows));
+    const Strength s = strength_pattern(host_csr(random_spd(rows, seed)), {});
 
-  const std::vector<index_t> cf = hmis_split(test::backend_under_test(), s, 7);
+    const std::vector<index_t> cf = hmis_split(test::backend_under_test(), s, 7);
 
-  EXPECT_EQ(cf, hmis_split(Backend::reference(), s, 7));
-  EXPECT_EQ(cf, hmis_split(test::backend_under_test(), s, 7));
-  const std::vector<char> first = first_pass_by_definition(s, 7);
-  index_t first_coarse = 0;
-  for (index_t i = 0; i < s.s.rows; ++i) {
-    ASSERT_TRUE(cf[i] == ka::kCoarse || cf[i] == ka::kFine);
-    // The first pass's coarse rows stay coarse.
-    if (first[i]) {
-      ++first_coarse;
-      EXPECT_EQ(cf[i], ka::kCoarse) << "row " << i << " is coarse in its domain's first pass";
+    EXPECT_EQ(cf, hmis_split(Backend::reference(), s, 7));
+    EXPECT_EQ(cf, hmis_split(test::backend_under_test(), s, 7));
+    const std::vector<char> first = first_pass_by_definition(s, 7);
+    index_t first_coarse = 0;
+    for (index_t i = 0; i < s.s.rows; ++i) {
+      ASSERT_TRUE(cf[i] == ka::kCoarse || cf[i] == ka::kFine);
+      // The first pass's coarse rows stay coarse.
+      if (first[i]) {
+        ++first_coarse;
+        EXPECT_EQ(cf[i], ka::kCoarse) << "row " << i << " is coarse in its domain's first pass";
+      }
+      const bool influences = s.st.row_ptr[i + 1] > s.st.row_ptr[i];
+      if (!influences) EXPECT_EQ(cf[i], ka::kFine) << "row " << i << " influences nothing";
+      bool depends_on_coarse = false;
+      for (index_t k = s.s.row_ptr[i]; k < s.s.row_ptr[i + 1]; ++k) {
+        depends_on_coarse = depends_on_coarse || cf[s.s.col_idx[k]] == ka::kCoarse;
+      }
+      // A fine row that influences others depends on a coarse row.
+      if (cf[i] == ka::kFine && influences) EXPECT_TRUE(depends_on_coarse) << "row " << i;
     }
-    const bool influences = s.st.row_ptr[i + 1] > s.st.row_ptr[i];
-    if (!influences) EXPECT_EQ(cf[i], ka::kFine) << "row " << i << " influences nothing";
-    bool depends_on_coarse = false;
-    for (index_t k = s.s.row_ptr[i]; k < s.s.row_ptr[i + 1]; ++k) {
-      depends_on_coarse = depends_on_coarse || cf[s.s.col_idx[k]] == ka::kCoarse;
-    }
-    // A fine row that influences others depends on a coarse row.
-    if (cf[i] == ka::kFine && influences) EXPECT_TRUE(depends_on_coarse) << "row " << i;
+    EXPECT_GT(first_coarse, 0);
+    // PMIS from the first pass's coarse rows: the rows PMIS adds are fewer than the first
+    // pass's where the random matrix's couplings stay mostly inside the domains (700 rows; the
+    // 9,001-row matrix couples rows far apart, and its domains hold few of them).
+    const auto coarse = static_cast<index_t>(std::count(cf.begin(), cf.end(), ka::kCoarse));
+    if (rows == 700) EXPECT_LT(coarse - first_coarse, first_coarse);
   }
-  EXPECT_GT(first_coarse, 0);
-  // PMIS from the first pass's coarse rows: the rows PMIS adds are fewer than the first pass's.
-  const auto coarse = static_cast<index_t>(std::count(cf.begin(), cf.end(), ka::kCoarse));
-  EXPECT_LT(coarse - first_coarse, first_coarse);
 }
 
 /// Roots and aggregates of mis2_roots and mis2_aggregates on `backend`.
