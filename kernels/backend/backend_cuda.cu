@@ -1,7 +1,6 @@
 // CUDA context, stream-ordered memory pool and copies for the cuda Backend.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 

@@ -40,6 +40,9 @@ struct Properties {
   bool finite = true;      ///< every entry finite
   double largest = 0.0;    ///< max |a_ij| (over the finite entries)
   bool symmetric = false;  ///< |a_ij - a_ji| <= 1e-12 largest for all i, j (true for n <= 1)
+  /// a_11 (0 for n = 0): its sign picks the Cholesky factorization of a symmetric A (of A when
+  /// a_11 >= 0, of -A when a_11 < 0; the other cannot succeed, as a_11 = e_1^T A e_1).
+  double first_diagonal = 0.0;
 };
 
 /// cholesky_of_negated: A symmetric negative definite (a pressure matrix of the other sign

@@ -101,6 +101,7 @@ Properties properties(const Backend&, index_t n, Span<const double> dense) {
     }
   }
   p.symmetric = p.finite;
+  if (n > 0) p.first_diagonal = dense[0];
   const Size m = static_cast<Size>(n);
   for (Size j = 0; j < m && p.symmetric; ++j) {
     for (Size i = j + 1; i < m; ++i) {
@@ -119,13 +120,12 @@ Inverse invert(const Backend&, index_t n, const Properties& properties, Span<dou
   if (m == 0) return result;
   if (properties.symmetric) {
     // Cholesky of A, or of -A when A may be negative definite (a_11 < 0): then A^-1 = -(-A)^-1.
-    for (const double sign : {1.0, -1.0}) {
-      if (sign < 0.0 && !(dense[0] < 0.0)) break;
-      std::vector<double> factor(dense.begin(), dense.end());
-      for (double& v : factor) v = sign * v;
-      int info = 0;
-      dpotrf_("L", &m, factor.data(), &m, &info);
-      if (info != 0) continue;
+    const double sign = properties.first_diagonal < 0.0 ? -1.0 : 1.0;
+    std::vector<double> factor(dense.begin(), dense.end());
+    for (double& v : factor) v = sign * v;
+    int info = 0;
+    dpotrf_("L", &m, factor.data(), &m, &info);
+    if (info == 0) {
       std::vector<double> x = identity(m);
       dpotrs_("L", &m, &m, factor.data(), &m, x.data(), &m, &info);
       for (std::size_t k = 0; k < x.size(); ++k) dense[k] = sign * x[k];

@@ -236,10 +236,11 @@ class Bins {
   DeviceScratch list_;
 };
 
-unsigned int grid_for(long long rows, int rows_per_block, const Context& context) {
+unsigned int grid_for(long long rows, int rows_per_block, const Context& context,
+                      unsigned int blocks_per_sm = kBlocksPerSm) {
   const long long needed = (std::max(rows, 1LL) + rows_per_block - 1) / rows_per_block;
   const long long resident =
-      static_cast<long long>(kBlocksPerSm) * context.properties.multiProcessorCount;
+      static_cast<long long>(blocks_per_sm) * context.properties.multiProcessorCount;
   return static_cast<unsigned int>(std::max(1LL, std::min(needed, resident)));
 }
 
@@ -1169,16 +1170,13 @@ bool dense_product(long long a_rows, index_t b_cols) {
   return a_rows <= kDenseRows && b_cols <= kDenseColumns;
 }
 
-unsigned int dense_grid(long long rows, unsigned int blocks_per_sm, const Context& context) {
-  const long long resident =
-      static_cast<long long>(blocks_per_sm) * context.properties.multiProcessorCount;
-  return static_cast<unsigned int>(std::max(1LL, std::min(std::max(rows, 1LL), resident)));
-}
-
-/// Sets the bits of row i's product columns in `bitmap` (cleared by the caller; the order of
-/// the marks does not matter): the warps take A's entries in turn, their lanes B's row.
+/// Clears `bitmap` (a word per thread), then sets the bits of row i's product columns (the
+/// order of the marks does not matter): the warps take A's entries in turn, their lanes B's
+/// row. The caller's barrier must follow before the bitmap is read.
 __device__ void mark_product_columns(const PatternView& a, const PatternView& b, index_t i,
                                      unsigned int* bitmap) {
+  bitmap[threadIdx.x] = 0;
+  __syncthreads();
   const int warp = static_cast<int>(threadIdx.x) / kWarp;
   const int lane = static_cast<int>(threadIdx.x) % kWarp;
   for (index_t p = a.row_ptr[i] + warp; p < a.row_ptr[i + 1]; p += kDenseBlock / kWarp) {
@@ -1190,30 +1188,40 @@ __device__ void mark_product_columns(const PatternView& a, const PatternView& b,
   }
 }
 
+using DenseScan = cub::BlockScan<index_t, kDenseBlock>;
+
+/// Calls emit(k, j) for the k-th column j (from 0, in increasing order) marked in `bitmap`,
+/// thread t for the columns of word t after those of the words before it; returns the number
+/// of marked columns on every thread.
+template <class Emit>
+__device__ index_t for_each_marked_column(const unsigned int* bitmap,
+                                          typename DenseScan::TempStorage& storage, Emit emit) {
+  const unsigned int word = bitmap[threadIdx.x];
+  index_t position = 0;
+  index_t total = 0;
+  DenseScan(storage).ExclusiveSum(static_cast<index_t>(__popc(word)), position, total);
+  for (unsigned int w = word; w != 0; w &= w - 1, ++position) {
+    emit(position, static_cast<index_t>(threadIdx.x) * 32 + (__ffs(w) - 1));
+  }
+  return total;
+}
+
 /// Both symbolic phases: row i's columns marked in a shared bitmap, counted (kFill false:
 /// out = counts) or written in increasing order from c_row_ptr[i] (kFill: out = C's col_idx),
 /// thread t writing the columns of word t after those of the words before it.
 template <bool kFill>
 __global__ void __launch_bounds__(kDenseBlock)
     dense_symbolic_kernel(PatternView a, PatternView b, const index_t* c_row_ptr, index_t* out) {
-  using Scan = cub::BlockScan<index_t, kDenseBlock>;
   __shared__ unsigned int bitmap[kDenseWords];
-  __shared__ typename Scan::TempStorage storage;
+  __shared__ typename DenseScan::TempStorage storage;
   for (index_t i = blockIdx.x; i < a.num_rows; i += gridDim.x) {
-    bitmap[threadIdx.x] = 0;
-    __syncthreads();
     mark_product_columns(a, b, i, bitmap);
     __syncthreads();
-    const unsigned int word = bitmap[threadIdx.x];
-    index_t before = 0;
-    index_t total = 0;
-    Scan(storage).ExclusiveSum(static_cast<index_t>(__popc(word)), before, total);
     if constexpr (kFill) {
-      index_t* next = out + c_row_ptr[i] + before;
-      for (unsigned int w = word; w != 0; w &= w - 1) {
-        *next++ = static_cast<index_t>(threadIdx.x) * 32 + (__ffs(w) - 1);
-      }
+      index_t* row = out + c_row_ptr[i];
+      for_each_marked_column(bitmap, storage, [&](index_t k, index_t j) { row[k] = j; });
     } else {
+      const index_t total = for_each_marked_column(bitmap, storage, [](index_t, index_t) {});
       if (threadIdx.x == 0) out[i] = total;
     }
     __syncthreads();  // the bitmap and the scan's storage are free again
@@ -1226,8 +1234,7 @@ __global__ void __launch_bounds__(kDenseBlock)
 /// per product), then added entry by entry, a barrier after each: the products of one entry
 /// have distinct columns, so every acc[j] receives its products in the order of A's entries.
 __device__ void accumulate_row(const MatrixView& a, const MatrixView& b, index_t i, double* acc) {
-  using Scan = cub::BlockScan<index_t, kDenseBlock>;
-  __shared__ typename Scan::TempStorage storage;
+  __shared__ typename DenseScan::TempStorage storage;
   __shared__ index_t entry_first[kDenseBlock];  // B's first entry of each staged entry of A
   __shared__ index_t entry_end[kDenseBlock];    // its products' end in the batch's product order
   __shared__ double entry_value[kDenseBlock];
@@ -1249,7 +1256,7 @@ __device__ void accumulate_row(const MatrixView& a, const MatrixView& b, index_t
     }
     index_t products_end = 0;
     index_t products = 0;
-    Scan(storage).InclusiveSum(length, products_end, products);
+    DenseScan(storage).InclusiveSum(length, products_end, products);
     entry_end[threadIdx.x] = products_end;
     __syncthreads();    // entry_* are complete
     index_t entry = 0;  // the first entry with products at or after the chunk's start
@@ -1296,28 +1303,18 @@ template <bool kFill>
 __global__ void __launch_bounds__(kDenseBlock)
     dense_numeric_kernel(MatrixView a, MatrixView b, const index_t* c_row_ptr,
                          const index_t* c_col_idx, index_t* c_col_idx_out, double* c_values) {
-  using Scan = cub::BlockScan<index_t, kDenseBlock>;
   __shared__ double acc[kDenseColumns];
   __shared__ unsigned int bitmap[kDenseWords];
-  __shared__ typename Scan::TempStorage storage;
+  __shared__ typename DenseScan::TempStorage storage;
   for (index_t i = blockIdx.x; i < a.pattern.num_rows; i += gridDim.x) {
-    if constexpr (kFill) {
-      bitmap[threadIdx.x] = 0;
-      __syncthreads();
-      mark_product_columns(a.pattern, b.pattern, i, bitmap);
-    }
+    if constexpr (kFill) mark_product_columns(a.pattern, b.pattern, i, bitmap);
     accumulate_row(a, b, i, acc);  // begins and ends with a barrier over the block
     if constexpr (kFill) {
-      const unsigned int word = bitmap[threadIdx.x];
-      index_t before = 0;
-      index_t total = 0;
-      Scan(storage).ExclusiveSum(static_cast<index_t>(__popc(word)), before, total);
-      index_t next = c_row_ptr[i] + before;
-      for (unsigned int w = word; w != 0; w &= w - 1, ++next) {
-        const index_t j = static_cast<index_t>(threadIdx.x) * 32 + (__ffs(w) - 1);
-        c_col_idx_out[next] = j;
-        c_values[next] = acc[j];
-      }
+      const index_t first = c_row_ptr[i];
+      for_each_marked_column(bitmap, storage, [&](index_t k, index_t j) {
+        c_col_idx_out[first + k] = j;
+        c_values[first + k] = acc[j];
+      });
     } else {
       for (index_t p = c_row_ptr[i] + static_cast<index_t>(threadIdx.x); p < c_row_ptr[i + 1];
            p += kDenseBlock) {
@@ -1337,8 +1334,8 @@ void symbolic(const Backend& backend, const PatternView& a, const PatternView& b
   Context& context = context_of(backend);
   if (dense_product(a.num_rows, b.num_cols)) {
     dense_symbolic_kernel<kFill>
-        <<<dense_grid(a.num_rows, kBlocksPerSm, context), kDenseBlock, 0, context.stream>>>(
-            a, b, c_row_ptr, out);
+        <<<grid_for(a.num_rows, 1, context), kDenseBlock, 0, context.stream>>>(a, b, c_row_ptr,
+                                                                               out);
     check_launch(name);
     return;
   }
@@ -1377,7 +1374,7 @@ void spgemm_numeric(const Backend& backend, const MatrixView& a, const MatrixVie
   Context& context = context_of(backend);
   if (dense_product(a.pattern.num_rows, b.pattern.num_cols)) {
     dense_numeric_kernel<false>
-        <<<dense_grid(a.pattern.num_rows, kDenseNumericBlocksPerSm, context), kDenseBlock, 0,
+        <<<grid_for(a.pattern.num_rows, 1, context, kDenseNumericBlocksPerSm), kDenseBlock, 0,
            context.stream>>>(a, b, c.row_ptr, c.col_idx, nullptr, c_values);
     check_launch("sparse_setup::spgemm_numeric");
     return;
@@ -1403,7 +1400,7 @@ void spgemm_fill_numeric(const Backend& backend, const MatrixView& a, const Matr
   Context& context = context_of(backend);
   if (dense_product(a.pattern.num_rows, b.pattern.num_cols)) {
     dense_numeric_kernel<true>
-        <<<dense_grid(a.pattern.num_rows, kDenseNumericBlocksPerSm, context), kDenseBlock, 0,
+        <<<grid_for(a.pattern.num_rows, 1, context, kDenseNumericBlocksPerSm), kDenseBlock, 0,
            context.stream>>>(a, b, c_row_ptr, nullptr, c_col_idx, c_values);
     check_launch("sparse_setup::spgemm_fill_numeric");
     return;

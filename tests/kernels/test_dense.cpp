@@ -146,6 +146,8 @@ kd::Inverse compare_all(const HostCsr& a) {
   EXPECT_EQ(p_dev.symmetric, p_ref.symmetric);
   EXPECT_EQ(std::bit_cast<std::uint64_t>(p_dev.largest),
             std::bit_cast<std::uint64_t>(p_ref.largest));
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(p_dev.first_diagonal),
+            std::bit_cast<std::uint64_t>(p_ref.first_diagonal));
   if (!p_ref.finite) return {};
 
   const kd::Inverse i_ref = kd::reference::invert(reference, n, p_ref, dense_ref.span());
