@@ -38,8 +38,10 @@
 //                     [--baseline pcg_jacobi]
 //                     [--smoother S] [--coarsening C] [--interpolation direct|extended_i|seed]
 //                     [-p key=value ...] [--repeats 3] [--precisions float64[,float32]]
-//                     [--no-galerkin] [--profile-setup] [--profile-resetup] [--json out.json]
-// --profile-setup / --profile-resetup bracket each timed setup / re-setup with the CUDA
+//                     [--no-galerkin] [--profile-setup] [--profile-resetup] [--profile-solve]
+//                     [--json out.json]
+// --profile-setup / --profile-resetup / --profile-solve bracket each timed setup / re-setup /
+// solve (the configured graph mode's, not the launched ones) with the CUDA
 // profiler's capture range (bench::profiler_capture), for Nsight Compute run with
 // --profile-from-start off. The JSON gives the host waits (Backend::host_waits) of the last
 // setup and re-setup beside their phases.
@@ -135,6 +137,7 @@ struct Options {
   bool galerkin = true;
   bool profile_resetup = false;
   bool profile_setup = false;
+  bool profile_solve = false;
   std::string json_file;
   std::string baseline = "pcg_jacobi";  // compared with on matrix files
 };
@@ -284,7 +287,7 @@ nlohmann::json bench_one(const Problem& problem, const Backend& backend, const O
     // mode replays it); the median of `repeats` solves is reported beside it, with cycles
     // replayed (the automatic mode for AMG) and launched kernel by kernel.
     SolveReport solved;
-    auto solve_times = [&](GraphMode mode) {
+    auto solve_times = [&](GraphMode mode, bool profile) {
       IterationOptions iteration = setup.solver->options();
       iteration.graphs = mode;
       setup.solver->set_options(iteration);
@@ -292,15 +295,17 @@ nlohmann::json bench_one(const Problem& problem, const Backend& backend, const O
       for (int k = 0; k < options.repeats; ++k) {
         fill(x, 0.0);
         start = Clock::now();
+        if (profile) bench::profiler_capture(true);
         solved = setup.solver->solve(A, *amg, b, x);
         times.push_back(seconds_since(backend, start));
+        if (profile) bench::profiler_capture(false);
       }
       return times;
     };
     const GraphMode configured = setup.solver->options().graphs;
-    const std::vector<double> launched = solve_times(GraphMode::never);
+    const std::vector<double> launched = solve_times(GraphMode::never, false);
     out["solve_seconds_launched"] = median(launched);
-    const std::vector<double> solves = solve_times(configured);
+    const std::vector<double> solves = solve_times(configured, options.profile_solve);
     out["graphs"] = to_string(configured);
     out["graphs_used"] = setup.solver->use_graphs(A, *amg);
     out["first_solve_seconds"] = solves.front();
@@ -461,6 +466,8 @@ int main(int argc, char** argv) {
         options.profile_resetup = true;
       } else if (arg == "--profile-setup") {
         options.profile_setup = true;
+      } else if (arg == "--profile-solve") {
+        options.profile_solve = true;
       } else if (arg == "--no-galerkin") {
         options.galerkin = false;
       } else if (arg == "--json") {
@@ -482,6 +489,7 @@ int main(int argc, char** argv) {
       quiet.galerkin = false;
       quiet.profile_resetup = false;
       quiet.profile_setup = false;
+      quiet.profile_solve = false;
       bench_one(Problem{"p7", 16}, backend, quiet);
     }
     nlohmann::json results = nlohmann::json::array();
