@@ -62,9 +62,8 @@ struct Inverse {
 };
 
 #define KRYFLOW_DENSE_DECLARATIONS                                                                 \
-  /** dense (n * n, column-major, n = a's rows = a's columns) = A: a_ij at dense[j n + i], zero   \
-      where nothing is stored. Precondition: a's columns are unique within each row (CsrMatrix's \
-      invariant). */                                                                              \
+  /** dense (n * n, column-major, n = a's rows = a's columns) = A: a_ij at dense[j n + i],         \
+      duplicate entries of a row summed in stored order, zero where nothing is stored. */          \
   void densify(const Backend& backend, const MatrixView& a, Span<double> dense);                   \
   /** Finiteness, largest magnitude and symmetry of the n x n array `dense` (n * n entries).       \
       The results are read on the host (one wait on a device). */                                  \

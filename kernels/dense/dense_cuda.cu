@@ -54,10 +54,11 @@ std::vector<T> to_host(Context& context, const T* device, std::size_t count) {
 // --------------------------------------------------------------------------------------------
 // Kernels.
 
-/// Row i adds its entries into column-major `dense` (zeroed before): a warp per row, its lanes
-/// on distinct entries (columns are unique within a row). One thread per row walked its row's
-/// entries one dependent load at a time: 51 us for the 353 rows of a dense coarse level on the
-/// H200.
+/// Row i adds its entries into column-major `dense` (zeroed before), duplicates in stored order:
+/// a warp per row. In a row with non-decreasing columns the first entry of each run of equal
+/// columns sums its run; another row is walked by one lane. One thread per row walked its
+/// row's entries one dependent load at a time: 51 us for the 353 rows of a dense coarse level
+/// on the H200.
 __global__ void densify_kernel(index_t n, const index_t* row_ptr, const index_t* col_idx,
                                const double* values, double* dense) {
   const std::int64_t warp =
@@ -66,9 +67,25 @@ __global__ void densify_kernel(index_t n, const index_t* row_ptr, const index_t*
   if (warp >= n) return;
   const auto i = static_cast<index_t>(warp);
   const int lane = static_cast<int>(threadIdx.x) % kWarp;
-  for (index_t k = row_ptr[i] + lane; k < row_ptr[i + 1]; k += kWarp) {
-    double& entry = dense[static_cast<std::int64_t>(col_idx[k]) * n + i];
-    entry = entry + values[k];
+  const index_t begin = row_ptr[i], end = row_ptr[i + 1];
+  bool sorted = true;
+  for (index_t k = begin + 1 + lane; k < end; k += kWarp)
+    sorted = sorted && col_idx[k - 1] <= col_idx[k];
+  sorted = __all_sync(0xffffffffu, sorted);
+  if (!sorted) {
+    for (index_t k = begin; lane == 0 && k < end; ++k) {
+      double& entry = dense[static_cast<std::int64_t>(col_idx[k]) * n + i];
+      entry = entry + values[k];
+    }
+    return;
+  }
+  for (index_t k = begin + lane; k < end; k += kWarp) {
+    const index_t j = col_idx[k];
+    if (k > begin && col_idx[k - 1] == j) continue;  // summed by its run's first entry
+    double& entry = dense[static_cast<std::int64_t>(j) * n + i];
+    double sum = entry;
+    for (index_t q = k; q < end && col_idx[q] == j; ++q) sum = sum + values[q];
+    entry = sum;
   }
 }
 

@@ -348,9 +348,10 @@ TEST(SparseSetup, ExclusiveScanMatchesReferenceAndRefusesOverflow) {
   const Backend backend = test::backend_under_test();
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<index_t> count(0, 50);
-  // Sizes on both sides of the cuda scan's one-block tiles (8,192 counts each, four at most;
+  // Sizes on both sides of the cuda scan's one-block tiles (4,096 counts each, eight at most;
   // past them the device-wide scan) and of one tile.
-  for (const std::size_t n : {0, 1, 1000, 8191, 8192, 8193, 16385, 32767, 32768, 32769, 1000003}) {
+  for (const std::size_t n :
+       {0, 1, 1000, 4095, 4096, 4097, 8193, 16385, 32767, 32768, 32769, 1000003}) {
     SCOPED_TRACE("n " + std::to_string(n));
     std::vector<index_t> counts(n);
     for (index_t& c : counts) c = count(rng);

@@ -65,7 +65,8 @@ struct DeviceCsr {
 };
 
 /// Random matrix: diagonal `diagonal(i)`, `per_row` random off-diagonal entries per row in
-/// [-1, 1] (symmetrized when `symmetric`), some split into two duplicates.
+/// [-1, 1] (symmetrized when `symmetric`), some split into two duplicates; every seventh row is
+/// stored in decreasing column order (densify takes unsorted rows too).
 HostCsr random_matrix(index_t n, std::uint64_t seed, bool symmetric, double (*diagonal)(index_t),
                       int per_row = 6) {
   std::mt19937_64 rng(seed);
@@ -94,6 +95,11 @@ HostCsr random_matrix(index_t n, std::uint64_t seed, bool symmetric, double (*di
       } else {
         a.push(j, v);
       }
+    }
+    if (i % 7 == 3) {
+      const auto first = static_cast<std::ptrdiff_t>(a.row_ptr.back());
+      std::reverse(a.col_idx.begin() + first, a.col_idx.end());
+      std::reverse(a.values.begin() + first, a.values.end());
     }
     a.end_row();
   }
