@@ -5,6 +5,7 @@
 
 #include "kernels/backend/parallel.hpp"
 #include "kernels/smoothers/hybrid_rows.hpp"
+#include "kernels/smoothers/lanczos_rows.hpp"
 #include "kernels/smoothers/smoothers.hpp"
 
 namespace kryflow::kernels::smoothers::cpu {
@@ -59,6 +60,17 @@ void hybrid_gauss_seidel(const Backend& backend, const MatrixView& a, index_t bl
 #pragma omp for schedule(dynamic, parallel::chunk_for(blocks, threads))
       for (std::int64_t g = 0; g < blocks; ++g) sweep_block(g);
     }
+  });
+}
+
+void cg_lanczos(const Backend& backend, const MatrixView& a, Span<const double> dinv, int steps,
+                Span<double> r, Span<double> p, Span<double> p_next, Span<double> q,
+                double* scalars) {
+  const std::int64_t work = a.pattern.row_ptr[a.pattern.num_rows];
+  with_values(a, [&](const auto* values) {
+    lanczos::steps(
+        a, values, dinv, steps, r, p, p_next, q, scalars,
+        [&](std::int64_t chunks, auto&& body) { parallel::for_each(backend, work, chunks, body); });
   });
 }
 

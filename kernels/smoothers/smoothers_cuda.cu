@@ -4,9 +4,14 @@
 // smoothers. Hybrid Gauss-Seidel copies x to x_start on the stream, then sweeps with one thread
 // per block of rows, each walking its block's rows in order (kernels/smoothers/hybrid_rows.hpp):
 // correct and deterministic, not tuned (a thread's rows are not coalesced with its neighbours').
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <math.h>
+
+#include <algorithm>
+
+#include <cub/block/block_reduce.cuh>
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/device_scratch.cuh"
@@ -49,6 +54,99 @@ __global__ void hybrid_gauss_seidel_kernel(PatternView a, const Value* values, i
        g += static_cast<long long>(gridDim.x) * kBlock) {
     hybrid::sweep(a, values, hybrid::block(g, a.num_rows, block_rows), l1, inverse_diagonal, b, x,
                   x_start, forward);
+  }
+}
+
+constexpr int kLanczosBlock = 256;
+constexpr int kWarpSize = 32;
+
+/// The sum of the grid's block partials, in block order per lane then a fixed butterfly, read by
+/// every thread of the block (after the grid barrier that made the partials visible).
+__device__ double grid_total(const double* partials, double* shared) {
+  if (threadIdx.x < kWarpSize) {
+    double sum = 0.0;
+    for (unsigned int b = threadIdx.x; b < gridDim.x; b += kWarpSize) sum += partials[b];
+    for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    }
+    if (threadIdx.x == 0) *shared = sum;
+  }
+  __syncthreads();
+  const double total = *shared;
+  __syncthreads();  // *shared is read before its next write
+  return total;
+}
+
+/// cg_lanczos in one cooperative launch: a thread per row, grid-stride; per step the product
+/// q = A p_j (p_j = z_j + beta p_(j-1) formed for the row and its columns as they are read, into
+/// the other p buffer) with p_j.q, then r -= alpha q with r.z, each followed by a grid barrier
+/// and the sum of the blocks' partials. The launches of the unfused steps (a product, an update
+/// and a direction kernel each) bound the setup of small levels.
+template <class Value>
+__global__ void __launch_bounds__(kLanczosBlock)
+    cg_lanczos_kernel(PatternView a, const Value* values, const double* dinv, int steps, double* r,
+                      double* p, double* p_next, double* q, double* partials, double* scalars) {
+  namespace cg = cooperative_groups;
+  cg::grid_group grid = cg::this_grid();
+  using BlockReduce = cub::BlockReduce<double, kLanczosBlock>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  __shared__ double shared_total;
+  const long long n = a.num_rows;
+  const long long first = blockIdx.x * static_cast<long long>(kLanczosBlock) + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * kLanczosBlock;
+  double* pq_partials = partials;
+  double* rz_partials = partials + gridDim.x;
+  const auto publish = [&](double local, double* out) {
+    const double block = BlockReduce(storage).Sum(local);
+    if (threadIdx.x == 0) out[blockIdx.x] = block;
+    grid.sync();
+  };
+  double local = 0.0;
+  for (long long i = first; i < n; i += stride) {
+    const double z = dinv[i] * r[i];
+    p[i] = z;
+    local += r[i] * z;
+  }
+  publish(local, rz_partials);
+  double rz = grid_total(rz_partials, &shared_total);
+  const bool writer = blockIdx.x == 0 && threadIdx.x == 0;
+  if (writer) scalars[2] = rz;
+  double beta = 0.0;
+  for (int j = 0; j < steps && rz != 0.0 && isfinite(rz); ++j) {
+    const bool first_step = j == 0;
+    const auto direction = [&](index_t k) {
+      return first_step ? p[k] : dinv[k] * r[k] + beta * p[k];
+    };
+    local = 0.0;
+    for (long long i = first; i < n; i += stride) {
+      double sum = 0.0;
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        sum += static_cast<double>(values[k]) * direction(a.col_idx[k]);
+      }
+      q[i] = sum;
+      const double p_i = direction(static_cast<index_t>(i));
+      p_next[i] = p_i;
+      local += p_i * sum;
+    }
+    publish(local, pq_partials);
+    const double pq = grid_total(pq_partials, &shared_total);
+    if (writer) scalars[6 + j] = pq;
+    if (!(pq != 0.0) || !isfinite(pq)) return;
+    const double alpha = rz / pq;
+    local = 0.0;
+    for (long long i = first; i < n; i += stride) {
+      const double r_i = r[i] - alpha * q[i];
+      r[i] = r_i;
+      local += r_i * (dinv[i] * r_i);
+    }
+    publish(local, rz_partials);
+    const double rz_next = grid_total(rz_partials, &shared_total);
+    if (writer) scalars[6 + steps + j] = rz_next;
+    beta = rz_next / rz;
+    rz = rz_next;
+    double* swap = p;
+    p = p_next;
+    p_next = swap;
   }
 }
 
@@ -98,6 +196,37 @@ void hybrid_gauss_seidel(const Backend& backend, const MatrixView& a, index_t bl
         x_start.data(), direction == SweepDirection::forward);
   });
   kernels::cuda::check_launch("smoothers::hybrid_gauss_seidel");
+}
+
+void cg_lanczos(const Backend& backend, const MatrixView& a, Span<const double> dinv, int steps,
+                Span<double> r, Span<double> p, Span<double> p_next, Span<double> q,
+                double* scalars) {
+  const index_t n = a.pattern.num_rows;
+  if (n == 0) return;
+  kernels::cuda::Context& context = *backend.cuda_context();
+  with_values(a, [&](const auto* values) {
+    using Value = std::remove_cv_t<std::remove_pointer_t<decltype(values)>>;
+    const auto kernel = cg_lanczos_kernel<Value>;
+    // Every block must be resident at once (grid barriers): at most the occupancy's blocks per
+    // multiprocessor on every multiprocessor.
+    int per_sm = 0;
+    KRYFLOW_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kLanczosBlock, 0));
+    const long long resident =
+        static_cast<long long>(std::max(per_sm, 1)) * context.properties.multiProcessorCount;
+    const auto blocks = static_cast<unsigned int>(std::min<long long>(
+        resident, (static_cast<long long>(n) + kLanczosBlock - 1) / kLanczosBlock));
+    kernels::cuda::DeviceScratch partials(context, 2 * sizeof(double) * blocks);
+    PatternView pattern = a.pattern;
+    const double* dinv_data = dinv.data();
+    double *r_data = r.data(), *p_data = p.data(), *p_next_data = p_next.data(), *q_data = q.data();
+    double* partials_data = partials.as<double>();
+    void* arguments[] = {&pattern, &values,      &dinv_data, &steps,         &r_data,
+                         &p_data,  &p_next_data, &q_data,    &partials_data, &scalars};
+    KRYFLOW_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), blocks,
+                                                   kLanczosBlock, arguments, 0, context.stream));
+  });
+  kernels::cuda::check_launch("smoothers::cg_lanczos");
 }
 
 }  // namespace kryflow::kernels::smoothers::cuda

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/smoothers/lanczos_rows.hpp"
 #include "kernels/smoothers/smoothers.hpp"
 
 namespace kryflow::kernels::smoothers::reference {
@@ -125,6 +126,17 @@ void hybrid_gauss_seidel(const Backend&, const MatrixView& a, index_t block_rows
                          Span<double> x_start, SweepDirection direction) {
   with_values(a, [&](const auto* values) {
     hybrid_gauss_seidel_of(a, values, block_rows, l1, inverse_diagonal, b, x, x_start, direction);
+  });
+}
+
+void cg_lanczos(const Backend&, const MatrixView& a, Span<const double> dinv, int steps,
+                Span<double> r, Span<double> p, Span<double> p_next, Span<double> q,
+                double* scalars) {
+  with_values(a, [&](const auto* values) {
+    lanczos::steps(a, values, dinv, steps, r, p, p_next, q, scalars,
+                   [](std::int64_t chunks, auto&& body) {
+                     for (std::int64_t c = 0; c < chunks; ++c) body(c);
+                   });
   });
 }
 

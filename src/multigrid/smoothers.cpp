@@ -122,10 +122,18 @@ void scaled_residual_update(const LinearOperator& A, const Vector& d, const Vect
 /// `scalars` (lanczos_slots(steps) of them, fresh, i.e. zero) and the host reads them once, after
 /// the last step (or after the last level's setup: Smoother::begin_setup), so a small level costs
 /// launches, not round trips; the iterate x is not formed. r and p are work vectors of n
-/// entries; q lives only here (the smoother keeps a vector less).
+/// entries; q lives only here (the smoother keeps a vector less). A CsrMatrix of at most
+/// kFusedLanczosRows rows takes the steps in one kernel (smoothers::cg_lanczos, the same
+/// scalars): three launches per step bound the setup of small levels.
 std::size_t lanczos_slots(int steps) {
   return 6 + 2 * static_cast<std::size_t>(steps);
 }
+
+/// Rows up to which lanczos_queue runs the fused steps on a CsrMatrix. A level of the pinned
+/// OpenFOAM pressure matrix's hierarchy (at most 23,325 rows) spent 14 us per step in the three
+/// kernels; the fused kernel's thread-per-row product is no faster than the tuned SpMV on large
+/// levels, where launches do not count.
+constexpr index_t kFusedLanczosRows = 100000;
 
 void lanczos_queue(const LinearOperator& A, const Vector& inverse_diagonal, int steps, Vector& r,
                    Vector& p, DeviceScalars& scalars) {
@@ -139,6 +147,14 @@ void lanczos_queue(const LinearOperator& A, const Vector& inverse_diagonal, int 
   // measure. A plain random r0 weights row i by 1/a_ii and misses the largest eigenvalues of
   // rows with large coefficients (a jumping-coefficient problem's coarse levels).
   kernels::blas::fill_pseudo_random(backend, r.span(), 0, inverse_diagonal.span());
+  const auto* csr = dynamic_cast<const CsrMatrix*>(&A);
+  if (csr != nullptr && csr->num_rows() <= kFusedLanczosRows) {
+    Vector p_next(backend, n);
+    kernels::smoothers::cg_lanczos(backend, detail::smoother_view(*csr), inverse_diagonal.span(),
+                                   steps, r.span(), p.span(), p_next.span(), q.span(),
+                                   scalars.slot(0).address);
+    return;
+  }
   // Slots: the five of cg::Scalars, r·r (not needed), then p·Ap and r·z of each step. Fresh
   // (zero) scalars: a step after the kernels stopped leaves its p·Ap at 0, which
   // lanczos_estimate rejects.
