@@ -61,9 +61,9 @@ void hybrid_gauss_seidel(const Backend& backend, const MatrixView& a, index_t bl
                    x, x_start, direction);
 }
 
-void cg_lanczos(const Backend& backend, const MatrixView& a, Span<const double> dinv, int steps,
-                Span<double> r, Span<double> p, Span<double> p_next, Span<double> q,
-                double* scalars) {
+void cg_lanczos(const Backend& backend, const MatrixView& a, std::int64_t entries,
+                Span<const double> dinv, int steps, Span<double> r, Span<double> p,
+                Span<double> p_next, Span<double> q, double* scalars) {
   require_values(a, "cg_lanczos");
   const auto n = static_cast<std::size_t>(a.pattern.num_rows);
   if (dinv.size() != n || r.size() != n || p.size() != n || p_next.size() != n || q.size() != n) {
@@ -71,7 +71,8 @@ void cg_lanczos(const Backend& backend, const MatrixView& a, Span<const double> 
                        " entries");
   }
   if (steps < 1) throw InvalidInput("smoothers::cg_lanczos: steps must be >= 1");
-  KRYFLOW_DISPATCH(smoothers, cg_lanczos, backend, a, dinv, steps, r, p, p_next, q, scalars);
+  KRYFLOW_DISPATCH(smoothers, cg_lanczos, backend, a, entries, dinv, steps, r, p, p_next, q,
+                   scalars);
 }
 
 }  // namespace kryflow::kernels::smoothers

@@ -63,8 +63,8 @@ void hybrid_gauss_seidel(const Backend& backend, const MatrixView& a, index_t bl
   });
 }
 
-void cg_lanczos(const Backend& backend, const MatrixView& a, Span<const double> dinv, int steps,
-                Span<double> r, Span<double> p, Span<double> p_next, Span<double> q,
+void cg_lanczos(const Backend& backend, const MatrixView& a, std::int64_t, Span<const double> dinv,
+                int steps, Span<double> r, Span<double> p, Span<double> p_next, Span<double> q,
                 double* scalars) {
   const std::int64_t work = a.pattern.row_ptr[a.pattern.num_rows];
   with_values(a, [&](const auto* values) {

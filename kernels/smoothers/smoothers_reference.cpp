@@ -129,8 +129,8 @@ void hybrid_gauss_seidel(const Backend&, const MatrixView& a, index_t block_rows
   });
 }
 
-void cg_lanczos(const Backend&, const MatrixView& a, Span<const double> dinv, int steps,
-                Span<double> r, Span<double> p, Span<double> p_next, Span<double> q,
+void cg_lanczos(const Backend&, const MatrixView& a, std::int64_t, Span<const double> dinv,
+                int steps, Span<double> r, Span<double> p, Span<double> p_next, Span<double> q,
                 double* scalars) {
   with_values(a, [&](const auto* values) {
     lanczos::steps(a, values, dinv, steps, r, p, p_next, q, scalars,

@@ -150,9 +150,9 @@ void lanczos_queue(const LinearOperator& A, const Vector& inverse_diagonal, int 
   const auto* csr = dynamic_cast<const CsrMatrix*>(&A);
   if (csr != nullptr && csr->num_rows() <= kFusedLanczosRows) {
     Vector p_next(backend, n);
-    kernels::smoothers::cg_lanczos(backend, detail::smoother_view(*csr), inverse_diagonal.span(),
-                                   steps, r.span(), p.span(), p_next.span(), q.span(),
-                                   scalars.slot(0).address);
+    kernels::smoothers::cg_lanczos(backend, detail::smoother_view(*csr), csr->nnz(),
+                                   inverse_diagonal.span(), steps, r.span(), p.span(),
+                                   p_next.span(), q.span(), scalars.slot(0).address);
     return;
   }
   // Slots: the five of cg::Scalars, r·r (not needed), then p·Ap and r·z of each step. Fresh

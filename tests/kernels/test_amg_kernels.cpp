@@ -1737,8 +1737,8 @@ TEST(SmootherKernels, CgLanczosMatchesReferenceAndCgWrittenOut) {
           Array<double> p(on, size), p_next(on, size), q(on, size);
           Array<double> scalars =
               Array<double>::from_host(on, std::vector<double>(6 + 2 * kSteps, -7.0));
-          ks::cg_lanczos(on, view, d.span(), kSteps, r.span(), p.span(), p_next.span(), q.span(),
-                         scalars.span().data());
+          ks::cg_lanczos(on, view, static_cast<std::int64_t>(a.values.size()), d.span(), kSteps,
+                         r.span(), p.span(), p_next.span(), q.span(), scalars.span().data());
           r_out = r.to_host();
           return scalars.to_host();
         };
