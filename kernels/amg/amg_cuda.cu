@@ -19,6 +19,7 @@
 
 #include "kernels/amg/amg.hpp"
 #include "kernels/amg/amg_rows.hpp"
+#include "kernels/backend/cooperative.cuh"
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/cuda_runtime.hpp"
 #include "kernels/backend/device_scratch.cuh"
@@ -253,6 +254,48 @@ __global__ void __launch_bounds__(kPmisBlockThreads)
     if (threadIdx.x == 0) left = undecided;
     __syncthreads();  // cf and left are complete; selected was only read
     if (left == 0) return;
+  }
+}
+
+/// PMIS above kPmisBlockRows runs in one cooperative launch (pmis_cooperative_kernel) up to
+/// kernels::cuda::cooperative_rows() rows, instead of a launch per half round and a host wait
+/// per kPmisRoundsPerWait rounds.
+constexpr int kPmisCooperativeBlock = 1024;
+
+/// pmis_block_kernel on a grid: pmis_init, then the rounds, their halves separated by grid
+/// barriers, the undecided rows counted over the grid, until none is left: the same rounds, so
+/// the same splitting. `seeded`: selected holds the first round's rows (pmis_from's seeded
+/// round).
+__global__ void __launch_bounds__(kPmisCooperativeBlock)
+    pmis_cooperative_kernel(PatternView s, PatternView st, std::uint64_t seed, bool seeded,
+                            unsigned char* selected, double* w, index_t* cf, double* partials) {
+  using GridSum = kernels::cuda::GridSum<kPmisCooperativeBlock>;
+  __shared__ typename GridSum::Storage storage;
+  GridSum grid_sum(storage, partials);
+  const index_t n = s.num_rows;
+  const long long first = blockIdx.x * static_cast<long long>(kPmisCooperativeBlock) + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * kPmisCooperativeBlock;
+  for (long long k = first; k < n; k += stride) {
+    const auto i = static_cast<index_t>(k);
+    const index_t influences = st.row_ptr[i + 1] - st.row_ptr[i];
+    w[i] = influences + pmis_random(seed, i);
+    cf[i] = influences == 0 ? kFine : -1;
+  }
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  grid.sync();
+  for (index_t round = 0; round <= n; ++round) {
+    if (round > 0 || !seeded) {
+      for (long long k = first; k < n; k += stride) {
+        const auto i = static_cast<index_t>(k);
+        selected[i] = cf[i] < 0 && beats_neighbours(s, cf, w, i) && beats_neighbours(st, cf, w, i);
+      }
+      grid.sync();  // selected is complete; cf was only read
+    }
+    double undecided = 0.0;
+    for (long long k = first; k < n; k += stride) {
+      undecided += pmis_update_row(s, selected, cf, static_cast<index_t>(k)) ? 1.0 : 0.0;
+    }
+    if (grid_sum(undecided) == 0.0) return;  // its barrier: cf is complete
   }
 }
 
@@ -778,6 +821,63 @@ __global__ void multipass_prolongation_kernel(MatrixView a, const index_t* pass,
   }
 }
 
+/// The passes of multi-pass interpolation and its P's values run in one cooperative launch
+/// (passes_cooperative_kernel, multipass_prolongation_cooperative_kernel) up to
+/// kernels::cuda::cooperative_rows() rows: the aggressive level of the pinned OpenFOAM pressure
+/// matrix (23,325 rows) takes 19 passes, which cost 20 launches and five host waits for the
+/// passes and 20 launches for P's values.
+constexpr int kCooperativeBlock = 1024;
+
+/// interpolation_passes in one launch: passes_init, then the rounds of passes_round, each ending
+/// in a grid barrier with the grid's count of the rows it assigned, until a round assigns none
+/// (the same rounds, so the same passes: a round's reads do not depend on the threads' order).
+/// *passes = the last pass, or -1 when rows were still assigned after n + 1 rounds.
+__global__ void __launch_bounds__(kCooperativeBlock)
+    passes_cooperative_kernel(PatternView s, const index_t* cf, index_t* pass, double* partials,
+                              index_t* passes) {
+  using GridSum = kernels::cuda::GridSum<kCooperativeBlock>;
+  __shared__ typename GridSum::Storage storage;
+  GridSum grid_sum(storage, partials);
+  const index_t n = s.num_rows;
+  const long long first = blockIdx.x * static_cast<long long>(kCooperativeBlock) + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * kCooperativeBlock;
+  for (long long i = first; i < n; i += stride) pass[i] = cf[i] == kCoarse ? 0 : -1;
+  cooperative_groups::this_grid().sync();
+  const bool writer = blockIdx.x == 0 && threadIdx.x == 0;
+  for (index_t p = 1; p <= n + 1; ++p) {
+    double count = 0.0;
+    for (long long i = first; i < n; i += stride) {
+      if (pass[i] < 0 && rows::reaches_pass(s, pass, static_cast<index_t>(i), p - 1)) {
+        pass[i] = p;
+        count += 1.0;
+      }
+    }
+    if (grid_sum(count) == 0.0) {
+      if (writer) *passes = p - 1;
+      return;
+    }
+  }
+  if (writer) *passes = -1;
+}
+
+/// multipass_prolongation_values in one launch: the rows of pass t (as
+/// multipass_prolongation_kernel), then a grid barrier, for t = 0 .. passes.
+__global__ void __launch_bounds__(kCooperativeBlock)
+    multipass_prolongation_cooperative_kernel(MatrixView a, const index_t* pass, index_t passes,
+                                              const index_t* order, const index_t* offsets,
+                                              PatternView w, InterpolationKind kind, PatternView p,
+                                              double* values) {
+  const long long first = blockIdx.x * static_cast<long long>(kCooperativeBlock) + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * kCooperativeBlock;
+  for (index_t t = 0; t <= passes; ++t) {
+    const index_t begin = offsets[t + 1], end = offsets[t + 2];
+    for (long long r = begin + first; r < end; r += stride) {
+      rows::multipass_prolongation_row(a, pass, w, kind, p, values, order[r]);
+    }
+    if (t < passes) cooperative_groups::this_grid().sync();
+  }
+}
+
 /// keys[i] = pass[i] + 1 (0 for a row without a pass): the colors multipass_order groups by.
 __global__ void pass_keys_kernel(const index_t* pass, index_t n, index_t* keys) {
   KRYFLOW_FOR_EACH_ROW(i, n) {
@@ -1071,6 +1171,15 @@ void pmis_from(Context& context, const PatternView& s, const PatternView& st, st
   }
   DeviceScratch own(context, first != nullptr ? 0 : static_cast<std::size_t>(n));
   unsigned char* selected = first != nullptr ? first : own.as<unsigned char>();
+  if (n <= kernels::cuda::cooperative_rows()) {
+    const unsigned int grid = kernels::cuda::cooperative_blocks(context, pmis_cooperative_kernel,
+                                                                kPmisCooperativeBlock, n);
+    DeviceScratch partials(context, 2 * sizeof(double) * grid);
+    kernels::cuda::launch_cooperative(context, pmis_cooperative_kernel, grid, kPmisCooperativeBlock,
+                                      name, s, st, seed, first != nullptr, selected, w.as<double>(),
+                                      cf.data(), partials.as<double>());
+    return;
+  }
   pmis_init<<<blocks, kBlock, 0, context.stream>>>(st, seed, w.as<double>(), cf.data());
   check_launch(name);
   bool seeded = first != nullptr;
@@ -1339,6 +1448,22 @@ index_t interpolation_passes(const Backend& backend, const PatternView& s, Span<
   const index_t n = s.num_rows;
   if (n == 0) return 0;
   Context& context = context_of(backend);
+  if (n <= kernels::cuda::cooperative_rows()) {
+    const unsigned int grid =
+        kernels::cuda::cooperative_blocks(context, passes_cooperative_kernel, kCooperativeBlock, n);
+    DeviceScratch scratch(context, 2 * sizeof(double) * grid + sizeof(long long));
+    auto* last = reinterpret_cast<index_t*>(scratch.as<double>() + 2 * grid);
+    kernels::cuda::launch_cooperative(context, passes_cooperative_kernel, grid, kCooperativeBlock,
+                                      "amg::interpolation_passes", s, cf.data(), pass.data(),
+                                      scratch.as<double>(), last);
+    index_t passes = 0;
+    kernels::cuda::copy(context, &passes, false, last, true, sizeof(index_t));
+    if (passes < 0) {
+      throw BackendError("amg::interpolation_passes: rows left without a pass after " +
+                         std::to_string(n + 1) + " rounds");
+    }
+    return passes;
+  }
   const unsigned int blocks = blocks_for(n, kBlock);
   passes_init<<<blocks, kBlock, 0, context.stream>>>(cf.data(), n, pass.data());
   check_launch("amg::interpolation_passes (init)");
@@ -1391,6 +1516,15 @@ void multipass_prolongation_values(const Backend& backend, const MatrixView& a,
                                    const PatternView& p, double* values) {
   if (p.num_rows == 0) return;
   Context& context = context_of(backend);
+  if (p.num_rows <= kernels::cuda::cooperative_rows()) {
+    const unsigned int grid = kernels::cuda::cooperative_blocks(
+        context, multipass_prolongation_cooperative_kernel, kCooperativeBlock, p.num_rows);
+    kernels::cuda::launch_cooperative(context, multipass_prolongation_cooperative_kernel, grid,
+                                      kCooperativeBlock, "amg::multipass_prolongation_values", a,
+                                      pass.data(), passes, order.data(), offsets.data(), w, kind, p,
+                                      values);
+    return;
+  }
   for (index_t t = 0; t <= passes; ++t) {
     multipass_prolongation_kernel<<<blocks_for(p.num_rows, kBlock), kBlock, 0, context.stream>>>(
         a, pass.data(), t, order.data(), offsets.data(), w, kind, p, values);

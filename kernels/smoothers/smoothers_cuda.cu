@@ -4,15 +4,13 @@
 // smoothers. Hybrid Gauss-Seidel copies x to x_start on the stream, then sweeps with one thread
 // per block of rows, each walking its block's rows in order (kernels/smoothers/hybrid_rows.hpp):
 // correct and deterministic, not tuned (a thread's rows are not coalesced with its neighbours').
-#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <math.h>
 
-#include <algorithm>
+#include <type_traits>
 
-#include <cub/block/block_reduce.cuh>
-
+#include "kernels/backend/cooperative.cuh"
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/device_scratch.cuh"
 #include "kernels/smoothers/hybrid_rows.hpp"
@@ -60,23 +58,6 @@ __global__ void hybrid_gauss_seidel_kernel(PatternView a, const Value* values, i
 constexpr int kLanczosBlock = 1024;
 constexpr int kWarpSize = 32;
 
-/// The sum of the grid's block partials, in block order per lane then a fixed butterfly, read by
-/// every thread of the block (after the grid barrier that made the partials visible).
-__device__ double grid_total(const double* partials, double* shared) {
-  if (threadIdx.x < kWarpSize) {
-    double sum = 0.0;
-    for (unsigned int b = threadIdx.x; b < gridDim.x; b += kWarpSize) sum += partials[b];
-    for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
-      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-    }
-    if (threadIdx.x == 0) *shared = sum;
-  }
-  __syncthreads();
-  const double total = *shared;
-  __syncthreads();  // *shared is read before its next write
-  return total;
-}
-
 /// cg_lanczos in one cooperative launch, grid-stride: per step the product q = A p_j by groups
 /// of `lanes` threads per row (p_j = z_j + beta p_(j-1) formed for the row and its columns as
 /// they are read, into the other p buffer) with p_j.q, then r -= alpha q with r.z by a thread
@@ -90,11 +71,9 @@ __global__ void __launch_bounds__(kLanczosBlock)
     cg_lanczos_kernel(PatternView a, const Value* values, const double* dinv, int steps, int lanes,
                       double* r, double* p, double* p_next, double* q, double* partials,
                       double* scalars) {
-  namespace cg = cooperative_groups;
-  cg::grid_group grid = cg::this_grid();
-  using BlockReduce = cub::BlockReduce<double, kLanczosBlock>;
-  __shared__ typename BlockReduce::TempStorage storage;
-  __shared__ double shared_total;
+  using GridSum = kernels::cuda::GridSum<kLanczosBlock>;
+  __shared__ typename GridSum::Storage storage;
+  GridSum grid_sum(storage, partials);
   const long long n = a.num_rows;
   const long long first = blockIdx.x * static_cast<long long>(kLanczosBlock) + threadIdx.x;
   const long long stride = static_cast<long long>(gridDim.x) * kLanczosBlock;
@@ -103,21 +82,13 @@ __global__ void __launch_bounds__(kLanczosBlock)
   const int warp_lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const unsigned int group_mask =
       lanes == kWarpSize ? 0xffffffffu : ((1u << lanes) - 1u) << (warp_lane / lanes * lanes);
-  double* pq_partials = partials;
-  double* rz_partials = partials + gridDim.x;
-  const auto publish = [&](double local, double* out) {
-    const double block = BlockReduce(storage).Sum(local);
-    if (threadIdx.x == 0) out[blockIdx.x] = block;
-    grid.sync();
-  };
   double local = 0.0;
   for (long long i = first; i < n; i += stride) {
     const double z = dinv[i] * r[i];
     p[i] = z;
     local += r[i] * z;
   }
-  publish(local, rz_partials);
-  double rz = grid_total(rz_partials, &shared_total);
+  double rz = grid_sum(local);
   const bool writer = blockIdx.x == 0 && threadIdx.x == 0;
   if (writer) scalars[2] = rz;
   double beta = 0.0;
@@ -142,8 +113,7 @@ __global__ void __launch_bounds__(kLanczosBlock)
         local += p_i * sum;
       }
     }
-    publish(local, pq_partials);
-    const double pq = grid_total(pq_partials, &shared_total);
+    const double pq = grid_sum(local);
     if (writer) scalars[6 + j] = pq;
     if (!(pq != 0.0) || !isfinite(pq)) return;
     const double alpha = rz / pq;
@@ -153,8 +123,7 @@ __global__ void __launch_bounds__(kLanczosBlock)
       r[i] = r_i;
       local += r_i * (dinv[i] * r_i);
     }
-    publish(local, rz_partials);
-    const double rz_next = grid_total(rz_partials, &shared_total);
+    const double rz_next = grid_sum(local);
     if (writer) scalars[6 + steps + j] = rz_next;
     beta = rz_next / rz;
     rz = rz_next;
@@ -221,30 +190,18 @@ void cg_lanczos(const Backend& backend, const MatrixView& a, std::int64_t entrie
   with_values(a, [&](const auto* values) {
     using Value = std::remove_cv_t<std::remove_pointer_t<decltype(values)>>;
     const auto kernel = cg_lanczos_kernel<Value>;
-    // Every block must be resident at once (grid barriers): at most the occupancy's blocks per
-    // multiprocessor on every multiprocessor.
-    int per_sm = 0;
-    KRYFLOW_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kLanczosBlock, 0));
-    const long long resident =
-        static_cast<long long>(std::max(per_sm, 1)) * context.properties.multiProcessorCount;
     // Lanes per row: the smallest power of two of at least half the row's mean entries, at most
     // a warp.
     int lanes = 1;
     while (lanes < kWarpSize && 2 * lanes * static_cast<std::int64_t>(n) < entries) lanes *= 2;
-    const auto blocks = static_cast<unsigned int>(std::min<long long>(
-        resident, (static_cast<long long>(n) * lanes + kLanczosBlock - 1) / kLanczosBlock));
+    const unsigned int blocks = kernels::cuda::cooperative_blocks(
+        context, kernel, kLanczosBlock, static_cast<long long>(n) * lanes);
     kernels::cuda::DeviceScratch partials(context, 2 * sizeof(double) * blocks);
-    PatternView pattern = a.pattern;
-    const double* dinv_data = dinv.data();
-    double *r_data = r.data(), *p_data = p.data(), *p_next_data = p_next.data(), *q_data = q.data();
-    double* partials_data = partials.as<double>();
-    void* arguments[] = {&pattern, &values,      &dinv_data, &steps,         &lanes,  &r_data,
-                         &p_data,  &p_next_data, &q_data,    &partials_data, &scalars};
-    KRYFLOW_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), blocks,
-                                                   kLanczosBlock, arguments, 0, context.stream));
+    kernels::cuda::launch_cooperative(context, kernel, blocks, kLanczosBlock,
+                                      "smoothers::cg_lanczos", a.pattern, values, dinv.data(),
+                                      steps, lanes, r.data(), p.data(), p_next.data(), q.data(),
+                                      partials.as<double>(), scalars);
   });
-  kernels::cuda::check_launch("smoothers::cg_lanczos");
 }
 
 }  // namespace kryflow::kernels::smoothers::cuda

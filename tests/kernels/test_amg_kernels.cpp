@@ -695,8 +695,8 @@ void check_pmis_splitting(const Strength& s) {
 TEST(AmgKernels, PmisSplittingIsDeterministicForASeedAndFollowsItsRules) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  // Rows on both sides of the cuda one-block PMIS (at most 8,192 rows; above, a launch per
-  // half round).
+  // Rows on both sides of the cuda one-block PMIS (at most 8,192 rows; above, one cooperative
+  // launch, or a launch per half round under KRYFLOW_COOPERATIVE_ROWS=0).
   for (const index_t rows : {401, 9001}) {
     SCOPED_TRACE("rows " + std::to_string(rows));
     check_pmis_splitting(strength_pattern(host_csr(random_spd(rows, seed)), {}));
