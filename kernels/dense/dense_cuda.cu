@@ -203,7 +203,6 @@ index_t triangular_inverse_rows() {
   return rows;
 }
 constexpr int kTriangularInverseWarps = 2;
-constexpr int kTriangularPrefetch = 4;
 
 /// v = L^-1 for L = U^T, U the upper Cholesky factor (column-major, u_ki at u[i n + k], k <= i):
 /// a warp per column j of v (column-major, v_ij at v[j n + i], zero above the diagonal) by
@@ -224,17 +223,7 @@ __global__ void inverse_upper_transpose_kernel(index_t n, const double* u, doubl
   for (std::int64_t i = lane; i < j; i += kWarp) out[i] = 0.0;
   if (lane == 0) x[j] = 1.0 / u[j * n + j];
   __syncwarp();
-  // Rows kTriangularPrefetch ahead are fetched into L1 (non-binding prefetches): each row's
-  // loads otherwise wait a full round trip to L2 after the previous row's sum.
-  const auto prefetch = [&](std::int64_t i) {
-    if (i >= n) return;
-    for (std::int64_t k = j + lane * 16; k < i; k += kWarp * 16) {
-      asm volatile("prefetch.global.L1 [%0];" ::"l"(u + i * n + k));
-    }
-  };
-  for (int ahead = 1; ahead <= kTriangularPrefetch; ++ahead) prefetch(j + ahead);
   for (std::int64_t i = j + 1; i < n; ++i) {
-    prefetch(i + kTriangularPrefetch);
     const double* row = u + i * n;  // l_ik = u_ki for k < i
     double sum = 0.0;
     for (std::int64_t k = j + lane; k < i; k += kWarp) sum = sum + row[k] * x[k];
