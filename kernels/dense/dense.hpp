@@ -61,24 +61,24 @@ struct Inverse {
   bool converged = true;
 };
 
-#define KRYFLOW_DENSE_DECLARATIONS                                                                \
-  /** dense (n * n, column-major, n = a's rows = a's columns) = A: a_ij at dense[j n + i],        \
-      duplicate entries of a row summed in stored order, zero where nothing is stored. */         \
-  void densify(const Backend& backend, const MatrixView& a, Span<double> dense);                  \
-  /** Finiteness, largest magnitude and symmetry of the n x n array `dense` (n * n entries).      \
-      The results are read on the host (one wait on a device). */                                 \
-  Properties properties(const Backend& backend, index_t n, Span<const double> dense);             \
-  /** Overwrites the n x n column-major A in `dense` with its inverse (pseudo-inverse for the     \
-      eigen method) stored row-major: inverse_ij at dense[i n + j]. `properties` are A's, from    \
-      properties() (finite; the method is chosen by its symmetric flag: symmetric A by Cholesky,  \
-      else, when a_11 < 0, by Cholesky of -A, else by eigendecomposition). Workspace of 2 n^2 +   \
-     O(n) doubles is allocated on the backend (OutOfMemory when it cannot be). One or two waits on         \
-      a device for the factorizations' status. */                                                 \
-  Inverse invert(const Backend& backend, index_t n, const Properties& properties,                 \
-                 Span<double> dense);                                                             \
-  /** z = M r, M the n x n row-major `inverse` from invert(); r and z have n entries, distinct.   \
-      One kernel on a device, no wait. */                                                         \
-  void apply(const Backend& backend, index_t n, Span<const double> inverse, Span<const double> r, \
+#define KRYFLOW_DENSE_DECLARATIONS                                                                 \
+  /** dense (n * n, column-major, n = a's rows = a's columns) = A: a_ij at dense[j n + i],         \
+      duplicate entries of a row summed in stored order, zero where nothing is stored. */          \
+  void densify(const Backend& backend, const MatrixView& a, Span<double> dense);                   \
+  /** Finiteness, largest magnitude and symmetry of the n x n array `dense` (n * n entries).       \
+      The results are read on the host (one wait on a device). */                                  \
+  Properties properties(const Backend& backend, index_t n, Span<const double> dense);              \
+  /** Overwrites the n x n column-major A in `dense` with its inverse (pseudo-inverse for the      \
+      eigen method) stored row-major: inverse_ij at dense[i n + j]. `properties` are A's, from     \
+      properties() (finite; the method is chosen by its symmetric flag: symmetric A by Cholesky,   \
+      else, when a_11 < 0, by Cholesky of -A, else by eigendecomposition). Workspace of n^2 + O(n) \
+      doubles is allocated on the backend (OutOfMemory when it cannot be). One or two waits on     \
+      a device for the factorizations' status. */                                                  \
+  Inverse invert(const Backend& backend, index_t n, const Properties& properties,                  \
+                 Span<double> dense);                                                              \
+  /** z = M r, M the n x n row-major `inverse` from invert(); r and z have n entries, distinct.    \
+      One kernel on a device, no wait. */                                                          \
+  void apply(const Backend& backend, index_t n, Span<const double> inverse, Span<const double> r,  \
              Span<double> z);
 
 /// Dispatch.

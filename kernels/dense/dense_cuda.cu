@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -190,52 +189,6 @@ void fill_identity(Context& context, index_t n, double* a) {
   kernels::cuda::check_launch("dense identity");
 }
 
-/// Rows up to which the Cholesky inverse takes inverse_upper_transpose_kernel (two warps per
-/// block, n doubles of shared memory each, within the 48 KB a launch gets by default): 3072, or
-/// the environment variable KRYFLOW_DENSE_TRIANGULAR_ROWS when set (read once; 0 sends every
-/// size to potrs, which the dense tests use to cover it on small matrices).
-index_t triangular_inverse_rows() {
-  static const index_t rows = [] {
-    const char* value = std::getenv("KRYFLOW_DENSE_TRIANGULAR_ROWS");
-    const long long limit = value != nullptr ? std::atoll(value) : 3072;
-    return static_cast<index_t>(limit < 0 ? 0 : (limit > 3072 ? 3072 : limit));
-  }();
-  return rows;
-}
-constexpr int kTriangularInverseWarps = 2;
-
-/// v = L^-1 for L = U^T, U the upper Cholesky factor (column-major, u_ki at u[i n + k], k <= i):
-/// a warp per column j of v (column-major, v_ij at v[j n + i], zero above the diagonal) by
-/// forward substitution, v_jj = 1 / l_jj and v_ij = -(sum_{k=j}^{i-1} l_ik v_kj) / l_ii for
-/// i > j (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., sec. 14.2, the
-/// column-oriented method: each column is the solution of L v = e_j), the sums read l_ik =
-/// u[i n + k] consecutively and v_kj from the warp's shared memory, lane partials added by a
-/// fixed butterfly. cuSOLVER's potrs on the n columns of I took 400 us at n = 353 on the H200,
-/// its trtri 350 us: both latency-bound recursions at these sizes.
-__global__ void inverse_upper_transpose_kernel(index_t n, const double* u, double* v) {
-  extern __shared__ double column_of[];
-  const int warp = static_cast<int>(threadIdx.x) / kWarp;
-  const int lane = static_cast<int>(threadIdx.x) % kWarp;
-  const std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * kTriangularInverseWarps + warp;
-  if (j >= n) return;  // the whole warp
-  double* x = column_of + static_cast<std::int64_t>(warp) * n;
-  double* out = v + j * n;
-  for (std::int64_t i = lane; i < j; i += kWarp) out[i] = 0.0;
-  if (lane == 0) x[j] = 1.0 / u[j * n + j];
-  __syncwarp();
-  for (std::int64_t i = j + 1; i < n; ++i) {
-    const double* row = u + i * n;  // l_ik = u_ki for k < i
-    double sum = 0.0;
-    for (std::int64_t k = j + lane; k < i; k += kWarp) sum = sum + row[k] * x[k];
-    for (int offset = kWarp / 2; offset > 0; offset /= 2) {
-      sum = sum + __shfl_xor_sync(0xffffffffu, sum, offset);
-    }
-    if (lane == 0) x[i] = -sum / row[i];
-    __syncwarp();
-  }
-  for (std::int64_t i = j + lane; i < n; i += kWarp) out[i] = x[i];
-}
-
 /// The devInfo of a cuSOLVER call, read on the host (one wait).
 int read_info(Context& context, const Array<int>& info) {
   return to_host(context, info.span().data(), 1)[0];
@@ -251,37 +204,18 @@ bool invert_cholesky(const Backend& backend, index_t n, double* dense, double si
   KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(factor.span().data(), dense, size * sizeof(double),
                                      cudaMemcpyDeviceToDevice, context.stream));
   if (sign != 1.0) scale_all(context, n, sign, factor.span().data());
-  // Up to triangular_inverse_rows(): sign A = U^T U, then A^-1 = sign V^T V with V = U^-T from
-  // inverse_upper_transpose_kernel and one product (cuBLAS); above, potrs on the columns of I.
-  const bool triangular = n <= triangular_inverse_rows();
-  const cublasFillMode_t fill = triangular ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
   int lwork = 0;
-  check_cusolver(cusolverDnDpotrf_bufferSize(handle, fill, n, factor.span().data(), n, &lwork),
+  check_cusolver(cusolverDnDpotrf_bufferSize(handle, CUBLAS_FILL_MODE_LOWER, n,
+                                             factor.span().data(), n, &lwork),
                  "cusolverDnDpotrf_bufferSize");
   Array<double> work(backend, static_cast<std::size_t>(lwork > 0 ? lwork : 1));
   Array<int> info(backend, 1);
-  check_cusolver(cusolverDnDpotrf(handle, fill, n, factor.span().data(), n, work.span().data(),
-                                  lwork, info.span().data()),
+  check_cusolver(cusolverDnDpotrf(handle, CUBLAS_FILL_MODE_LOWER, n, factor.span().data(), n,
+                                  work.span().data(), lwork, info.span().data()),
                  "cusolverDnDpotrf");
   const int potrf_info = read_info(context, info);
   if (potrf_info < 0) throw BackendError("cusolverDnDpotrf: invalid argument");
   if (potrf_info > 0) return false;
-  if (triangular) {
-    Array<double> v(backend, size);
-    const auto blocks =
-        static_cast<unsigned int>((n + kTriangularInverseWarps - 1) / kTriangularInverseWarps);
-    inverse_upper_transpose_kernel<<<blocks, kTriangularInverseWarps * kWarp,
-                                     sizeof(double) * kTriangularInverseWarps * n,
-                                     context.stream>>>(n, factor.span().data(), v.span().data());
-    kernels::cuda::check_launch("dense triangular inverse");
-    cublasHandle_t blas = kernels::cuda::cublas_handle(context);
-    check_cublas(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
-    const double zero = 0.0;
-    check_cublas(cublasDgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &sign, v.span().data(), n,
-                             v.span().data(), n, &zero, dense, n),
-                 "cublasDgemm");
-    return true;
-  }
   fill_identity(context, n, dense);
   check_cusolver(cusolverDnDpotrs(handle, CUBLAS_FILL_MODE_LOWER, n, n, factor.span().data(), n,
                                   dense, n, info.span().data()),
