@@ -259,22 +259,22 @@ __global__ void __launch_bounds__(kPmisBlockThreads)
 
 /// PMIS above kPmisBlockRows runs in one cooperative launch (pmis_cooperative_kernel) up to
 /// kernels::cuda::cooperative_rows() rows, instead of a launch per half round and a host wait
-/// per kPmisRoundsPerWait rounds.
-constexpr int kPmisCooperativeBlock = 1024;
+/// per kPmisRoundsPerWait rounds. Blocks of the cooperative kernels: fewer blocks make cheaper
+/// grid barriers.
+constexpr int kCooperativeBlock = 1024;
 
 /// pmis_block_kernel on a grid: pmis_init, then the rounds, their halves separated by grid
 /// barriers, the undecided rows counted over the grid, until none is left: the same rounds, so
 /// the same splitting. `seeded`: selected holds the first round's rows (pmis_from's seeded
 /// round).
-__global__ void __launch_bounds__(kPmisCooperativeBlock)
+__global__ void __launch_bounds__(kCooperativeBlock)
     pmis_cooperative_kernel(PatternView s, PatternView st, std::uint64_t seed, bool seeded,
                             unsigned char* selected, double* w, index_t* cf, double* partials) {
-  using GridSum = kernels::cuda::GridSum<kPmisCooperativeBlock>;
+  using GridSum = kernels::cuda::GridSum<kCooperativeBlock>;
   __shared__ typename GridSum::Storage storage;
   GridSum grid_sum(storage, partials);
   const index_t n = s.num_rows;
-  const long long first = blockIdx.x * static_cast<long long>(kPmisCooperativeBlock) + threadIdx.x;
-  const long long stride = static_cast<long long>(gridDim.x) * kPmisCooperativeBlock;
+  const auto [first, stride] = kernels::cuda::grid_stride<kCooperativeBlock>();
   for (long long k = first; k < n; k += stride) {
     const auto i = static_cast<index_t>(k);
     const index_t influences = st.row_ptr[i + 1] - st.row_ptr[i];
@@ -826,7 +826,6 @@ __global__ void multipass_prolongation_kernel(MatrixView a, const index_t* pass,
 /// kernels::cuda::cooperative_rows() rows: the aggressive level of the pinned OpenFOAM pressure
 /// matrix (23,325 rows) takes 19 passes, which cost 20 launches and five host waits for the
 /// passes and 20 launches for P's values.
-constexpr int kCooperativeBlock = 1024;
 
 /// interpolation_passes in one launch: passes_init, then the rounds of passes_round, each ending
 /// in a grid barrier with the grid's count of the rows it assigned, until a round assigns none
@@ -839,8 +838,7 @@ __global__ void __launch_bounds__(kCooperativeBlock)
   __shared__ typename GridSum::Storage storage;
   GridSum grid_sum(storage, partials);
   const index_t n = s.num_rows;
-  const long long first = blockIdx.x * static_cast<long long>(kCooperativeBlock) + threadIdx.x;
-  const long long stride = static_cast<long long>(gridDim.x) * kCooperativeBlock;
+  const auto [first, stride] = kernels::cuda::grid_stride<kCooperativeBlock>();
   for (long long i = first; i < n; i += stride) pass[i] = cf[i] == kCoarse ? 0 : -1;
   cooperative_groups::this_grid().sync();
   const bool writer = blockIdx.x == 0 && threadIdx.x == 0;
@@ -867,8 +865,7 @@ __global__ void __launch_bounds__(kCooperativeBlock)
                                               const index_t* order, const index_t* offsets,
                                               PatternView w, InterpolationKind kind, PatternView p,
                                               double* values) {
-  const long long first = blockIdx.x * static_cast<long long>(kCooperativeBlock) + threadIdx.x;
-  const long long stride = static_cast<long long>(gridDim.x) * kCooperativeBlock;
+  const auto [first, stride] = kernels::cuda::grid_stride<kCooperativeBlock>();
   for (index_t t = 0; t <= passes; ++t) {
     const index_t begin = offsets[t + 1], end = offsets[t + 2];
     for (long long r = begin + first; r < end; r += stride) {
@@ -1172,10 +1169,10 @@ void pmis_from(Context& context, const PatternView& s, const PatternView& st, st
   DeviceScratch own(context, first != nullptr ? 0 : static_cast<std::size_t>(n));
   unsigned char* selected = first != nullptr ? first : own.as<unsigned char>();
   if (n <= kernels::cuda::cooperative_rows()) {
-    const unsigned int grid = kernels::cuda::cooperative_blocks(context, pmis_cooperative_kernel,
-                                                                kPmisCooperativeBlock, n);
+    const unsigned int grid =
+        kernels::cuda::cooperative_blocks(context, pmis_cooperative_kernel, kCooperativeBlock, n);
     DeviceScratch partials(context, 2 * sizeof(double) * grid);
-    kernels::cuda::launch_cooperative(context, pmis_cooperative_kernel, grid, kPmisCooperativeBlock,
+    kernels::cuda::launch_cooperative(context, pmis_cooperative_kernel, grid, kCooperativeBlock,
                                       name, s, st, seed, first != nullptr, selected, w.as<double>(),
                                       cf.data(), partials.as<double>());
     return;

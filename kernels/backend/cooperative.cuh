@@ -62,6 +62,17 @@ void launch_cooperative(Context& context, void (*kernel)(Params...), unsigned in
   check_launch(name);
 }
 
+/// The first index and the stride of a grid-stride loop over blocks of kBlock threads.
+struct GridStride {
+  long long first;
+  long long stride;
+};
+template <int kBlock>
+__device__ GridStride grid_stride() {
+  return {static_cast<long long>(blockIdx.x) * kBlock + threadIdx.x,
+          static_cast<long long>(gridDim.x) * kBlock};
+}
+
 /// The grid-wide sum of one double per thread, in a fixed order (each block's cub sum, then the
 /// blocks' partials added in block order per lane and a fixed butterfly), returned to every
 /// thread. Each call is a grid barrier. Two buffers of gridDim.x partials alternate between

@@ -75,8 +75,7 @@ __global__ void __launch_bounds__(kLanczosBlock)
   __shared__ typename GridSum::Storage storage;
   GridSum grid_sum(storage, partials);
   const long long n = a.num_rows;
-  const long long first = blockIdx.x * static_cast<long long>(kLanczosBlock) + threadIdx.x;
-  const long long stride = static_cast<long long>(gridDim.x) * kLanczosBlock;
+  const auto [first, stride] = kernels::cuda::grid_stride<kLanczosBlock>();
   // The row's group: `lanes` consecutive threads (a power of two, at most a warp).
   const int lane = static_cast<int>(threadIdx.x) % lanes;
   const int warp_lane = static_cast<int>(threadIdx.x) % kWarpSize;

@@ -8,11 +8,11 @@ typedef int index_t;
 __device__ __forceinline__ int staged_slot(int i) {
   return i + i / 32;
 }
-template <int T, int I, cub::BlockScanAlgorithm ALG>
+template <int T, int I, cub::BlockScanAlgorithm ALG, class Item = long long>
 __global__ void __launch_bounds__(T)
     scan_k(const index_t* counts, long long n, index_t* offsets, unsigned long long* total) {
   constexpr int kTile = T * I;
-  using Scan = cub::BlockScan<long long, T, ALG>;
+  using Scan = cub::BlockScan<Item, T, ALG>;
   __shared__ typename Scan::TempStorage storage;
   __shared__ index_t staged[kTile + kTile / 32];
   __shared__ long long carry;
@@ -27,51 +27,11 @@ __global__ void __launch_bounds__(T)
       staged[staged_slot(i)] = base + i < n ? counts[base + i] : 0;
     }
     __syncthreads();
-    long long items[I];
+    Item items[I];
     const int first = threadIdx.x * I;
 #pragma unroll
     for (int k = 0; k < I; ++k) items[k] = staged[staged_slot(first + k)];
-    long long tile_total = 0;
-    Scan(storage).InclusiveSum(items, items, tile_total);
-    const long long prefix = carry;
-#pragma unroll
-    for (int k = 0; k < I; ++k) staged[staged_slot(first + k)] = (index_t)(prefix + items[k]);
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < I; ++k) {
-      const int i = k * T + threadIdx.x;
-      if (base + i < n) offsets[base + i + 1] = staged[staged_slot(i)];
-    }
-    if (threadIdx.x == 0) carry = prefix + tile_total;
-    __syncthreads();
-  }
-  if (threadIdx.x == 0 && total) *total = carry;
-}
-// int-typed scan (64-bit total via per-tile int total checked)
-template <int T, int I>
-__global__ void __launch_bounds__(T)
-    scan_int(const index_t* counts, long long n, index_t* offsets, unsigned long long* total) {
-  constexpr int kTile = T * I;
-  using Scan = cub::BlockScan<int, T, cub::BLOCK_SCAN_WARP_SCANS>;
-  __shared__ typename Scan::TempStorage storage;
-  __shared__ index_t staged[kTile + kTile / 32];
-  __shared__ long long carry;
-  if (threadIdx.x == 0) {
-    carry = 0;
-    offsets[0] = 0;
-  }
-  for (long long base = 0; base < n; base += kTile) {
-#pragma unroll
-    for (int k = 0; k < I; ++k) {
-      const int i = k * T + threadIdx.x;
-      staged[staged_slot(i)] = base + i < n ? counts[base + i] : 0;
-    }
-    __syncthreads();
-    int items[I];
-    const int first = threadIdx.x * I;
-#pragma unroll
-    for (int k = 0; k < I; ++k) items[k] = staged[staged_slot(first + k)];
-    int tile_total = 0;
+    Item tile_total = 0;
     Scan(storage).InclusiveSum(items, items, tile_total);
     const long long prefix = carry;
 #pragma unroll
@@ -136,7 +96,7 @@ int main() {
     auto v2 = [&] { scan_k<512, 8, cub::BLOCK_SCAN_WARP_SCANS><<<1, 512>>>(c, n, o, t); };
     auto v3 = [&] { scan_k<256, 8, cub::BLOCK_SCAN_WARP_SCANS><<<1, 256>>>(c, n, o, t); };
     auto v4 = [&] { scan_k<256, 4, cub::BLOCK_SCAN_WARP_SCANS><<<1, 256>>>(c, n, o, t); };
-    auto v5 = [&] { scan_int<512, 8><<<1, 512>>>(c, n, o, t); };
+    auto v5 = [&] { scan_k<512, 8, cub::BLOCK_SCAN_WARP_SCANS, int><<<1, 512>>>(c, n, o, t); };
     v0();
     cudaMemcpy(ref.data(), o, (n + 1) * 4, cudaMemcpyDeviceToHost);
     int bad = 0;
