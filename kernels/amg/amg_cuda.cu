@@ -148,11 +148,18 @@ __global__ void greedy_kernel(PatternView s, index_t* cf) {
   rows::greedy_split(s, cf);
 }
 
+/// Row i of PMIS's start: its weight (influences + a random number in [0, 1)), and fine when it
+/// influences no row, else undecided.
+__device__ void pmis_init_row(const PatternView& st, std::uint64_t seed, index_t i, double* w,
+                              index_t* cf) {
+  const index_t influences = st.row_ptr[i + 1] - st.row_ptr[i];
+  w[i] = influences + pmis_random(seed, i);
+  cf[i] = influences == 0 ? kFine : -1;
+}
+
 __global__ void pmis_init(PatternView st, std::uint64_t seed, double* w, index_t* cf) {
   KRYFLOW_FOR_EACH_ROW(i, st.num_rows) {
-    const index_t influences = st.row_ptr[i + 1] - st.row_ptr[i];
-    w[i] = influences + pmis_random(seed, i);
-    cf[i] = influences == 0 ? kFine : -1;
+    pmis_init_row(st, seed, i, w, cf);
   }
 }
 
@@ -167,12 +174,19 @@ __device__ bool beats_neighbours(const PatternView& graph, const index_t* cf, co
   return true;
 }
 
+/// Whether undecided row i joins the round's independent set: its weight beats every undecided
+/// neighbour's in S and in S^T.
+__device__ bool pmis_selects(const PatternView& s, const PatternView& st, const index_t* cf,
+                             const double* w, index_t i) {
+  return cf[i] < 0 && beats_neighbours(s, cf, w, i) && beats_neighbours(st, cf, w, i);
+}
+
 /// Round, first half: selected_i from the splitting at the start of the round (cf is only
 /// read). Work: entries of S and S^T.
 __global__ void pmis_select(PatternView s, PatternView st, const index_t* cf, const double* w,
                             unsigned char* selected) {
   KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
-    selected[i] = cf[i] < 0 && beats_neighbours(s, cf, w, i) && beats_neighbours(st, cf, w, i);
+    selected[i] = pmis_selects(s, st, cf, w, i);
   }
 }
 
@@ -233,16 +247,14 @@ __global__ void __launch_bounds__(kPmisBlockThreads)
   __shared__ int left;
   const index_t n = s.num_rows;
   for (index_t i = threadIdx.x; i < n; i += kPmisBlockThreads) {
-    const index_t influences = st.row_ptr[i + 1] - st.row_ptr[i];
-    w[i] = influences + pmis_random(seed, i);
-    cf[i] = influences == 0 ? kFine : -1;
+    pmis_init_row(st, seed, i, w, cf);
     if (first != nullptr) selected[i] = first[i];
   }
   __syncthreads();
   for (index_t round = 0; round <= n; ++round) {
     if (round > 0 || first == nullptr) {
       for (index_t i = threadIdx.x; i < n; i += kPmisBlockThreads) {
-        selected[i] = cf[i] < 0 && beats_neighbours(s, cf, w, i) && beats_neighbours(st, cf, w, i);
+        selected[i] = pmis_selects(s, st, cf, w, i);
       }
       __syncthreads();  // selected is complete; cf was only read
     }
@@ -275,19 +287,14 @@ __global__ void __launch_bounds__(kCooperativeBlock)
   GridSum grid_sum(storage, partials);
   const index_t n = s.num_rows;
   const auto [first, stride] = kernels::cuda::grid_stride<kCooperativeBlock>();
-  for (long long k = first; k < n; k += stride) {
-    const auto i = static_cast<index_t>(k);
-    const index_t influences = st.row_ptr[i + 1] - st.row_ptr[i];
-    w[i] = influences + pmis_random(seed, i);
-    cf[i] = influences == 0 ? kFine : -1;
-  }
+  for (long long k = first; k < n; k += stride)
+    pmis_init_row(st, seed, static_cast<index_t>(k), w, cf);
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   grid.sync();
   for (index_t round = 0; round <= n; ++round) {
     if (round > 0 || !seeded) {
       for (long long k = first; k < n; k += stride) {
-        const auto i = static_cast<index_t>(k);
-        selected[i] = cf[i] < 0 && beats_neighbours(s, cf, w, i) && beats_neighbours(st, cf, w, i);
+        selected[k] = pmis_selects(s, st, cf, w, static_cast<index_t>(k));
       }
       grid.sync();  // selected is complete; cf was only read
     }
@@ -769,19 +776,23 @@ __global__ void passes_init(const index_t* cf, size_type n, index_t* pass) {
   }
 }
 
-/// Round p: rows without a pass reaching a row of pass p - 1 get p, in place (a row written in
-/// the round holds p, never p - 1, so no read of the round depends on the threads' order);
-/// counts them.
+/// Row i's part of round p: without a pass and reaching a row of pass p - 1, it gets p (in
+/// place: a row written in the round holds p, never p - 1, so no read of the round depends on
+/// the threads' order); true when it did.
+__device__ bool passes_round_row(const PatternView& s, index_t p, index_t* pass, index_t i) {
+  if (pass[i] >= 0 || !rows::reaches_pass(s, pass, i, p - 1)) return false;
+  pass[i] = p;
+  return true;
+}
+
+/// Round p (passes_round_row of every row); counts the rows it assigned.
 __global__ void passes_round(PatternView s, index_t p, index_t* pass,
                              unsigned long long* assigned) {
   using BlockReduce = cub::BlockReduce<unsigned int, kBlock>;
   __shared__ typename BlockReduce::TempStorage storage;
   unsigned int count = 0;
   KRYFLOW_FOR_EACH_ROW(i, s.num_rows) {
-    if (pass[i] < 0 && rows::reaches_pass(s, pass, i, p - 1)) {
-      pass[i] = p;
-      ++count;
-    }
+    count += passes_round_row(s, p, pass, i) ? 1 : 0;
   }
   count = BlockReduce(storage).Sum(count);
   if (threadIdx.x == 0 && count > 0) atomicAdd(assigned, static_cast<unsigned long long>(count));
@@ -821,11 +832,11 @@ __global__ void multipass_prolongation_kernel(MatrixView a, const index_t* pass,
   }
 }
 
-/// The passes of multi-pass interpolation and its P's values run in one cooperative launch
-/// (passes_cooperative_kernel, multipass_prolongation_cooperative_kernel) up to
-/// kernels::cuda::cooperative_rows() rows: the aggressive level of the pinned OpenFOAM pressure
-/// matrix (23,325 rows) takes 19 passes, which cost 20 launches and five host waits for the
-/// passes and 20 launches for P's values.
+// The passes of multi-pass interpolation and its P's values run in one cooperative launch
+// (passes_cooperative_kernel, multipass_prolongation_cooperative_kernel) up to
+// kernels::cuda::cooperative_rows() rows: the aggressive level of the pinned OpenFOAM pressure
+// matrix (23,325 rows) takes 19 passes, which cost 20 launches and five host waits for the
+// passes and 20 launches for P's values.
 
 /// interpolation_passes in one launch: passes_init, then the rounds of passes_round, each ending
 /// in a grid barrier with the grid's count of the rows it assigned, until a round assigns none
@@ -845,10 +856,7 @@ __global__ void __launch_bounds__(kCooperativeBlock)
   for (index_t p = 1; p <= n + 1; ++p) {
     double count = 0.0;
     for (long long i = first; i < n; i += stride) {
-      if (pass[i] < 0 && rows::reaches_pass(s, pass, static_cast<index_t>(i), p - 1)) {
-        pass[i] = p;
-        count += 1.0;
-      }
+      count += passes_round_row(s, p, pass, static_cast<index_t>(i)) ? 1.0 : 0.0;
     }
     if (grid_sum(count) == 0.0) {
       if (writer) *passes = p - 1;

@@ -131,8 +131,8 @@ std::size_t lanczos_slots(int steps) {
 
 /// Rows up to which lanczos_queue runs the fused steps on a CsrMatrix. A level of the pinned
 /// OpenFOAM pressure matrix's hierarchy (at most 23,325 rows) spent 14 us per step in the three
-/// kernels; the fused kernel's thread-per-row product is no faster than the tuned SpMV on large
-/// levels, where launches do not count.
+/// kernels, 8 in the fused one; on large levels launches do not count, and the fused kernel's
+/// grid-stride product and grid barriers are no faster than the tuned SpMV and reductions.
 constexpr index_t kFusedLanczosRows = 100000;
 
 void lanczos_queue(const LinearOperator& A, const Vector& inverse_diagonal, int steps, Vector& r,
