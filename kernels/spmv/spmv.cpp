@@ -6,6 +6,7 @@
 #include <iterator>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "kernels/backend/dispatch.hpp"
 #include "kernels/spmv/partition_walk.hpp"
@@ -89,21 +90,38 @@ PartitionArrays host_build_partition(const Backend& backend, Span<const index_t>
 }  // namespace
 
 namespace reference {
-PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_ptr, int tile) {
-  return host_build_partition(backend, row_ptr, tile);
+std::vector<PartitionArrays> build_partitions(const Backend& backend,
+                                              const std::vector<PartitionRequest>& requests) {
+  std::vector<PartitionArrays> out;
+  for (const PartitionRequest& r : requests) {
+    out.push_back(host_build_partition(backend, r.row_ptr, r.tile));
+  }
+  return out;
 }
 }  // namespace reference
 namespace cpu {
-PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_ptr, int tile) {
-  return host_build_partition(backend, row_ptr, tile);
+std::vector<PartitionArrays> build_partitions(const Backend& backend,
+                                              const std::vector<PartitionRequest>& requests) {
+  return reference::build_partitions(backend, requests);
 }
 }  // namespace cpu
+
+std::vector<PartitionArrays> build_partitions(const Backend& backend,
+                                              const std::vector<PartitionRequest>& requests) {
+  for (const PartitionRequest& r : requests) {
+    check_tile(r.tile, "spmv::build_partitions");
+    if (r.row_ptr.empty())
+      throw InvalidInput("spmv::build_partitions: row_ptr needs num_rows + 1 entries");
+  }
+  if (requests.empty()) return {};
+  KRYFLOW_DISPATCH(spmv, build_partitions, backend, requests);
+}
 
 PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_ptr, int tile) {
   check_tile(tile, "spmv::build_partition");
   if (row_ptr.empty())
     throw InvalidInput("spmv::build_partition: row_ptr needs num_rows + 1 entries");
-  KRYFLOW_DISPATCH(spmv, build_partition, backend, row_ptr, tile);
+  return std::move(build_partitions(backend, {PartitionRequest{row_ptr, tile}}).front());
 }
 
 int default_tile(double mean_row_length, std::int64_t nnz) {
@@ -151,6 +169,12 @@ void csr_chebyshev_step(const Backend& backend, const CsrView& a, Span<const dou
                         Span<const double> x, Span<const double> dinv, double alpha, double beta,
                         Span<double> d, Span<double> y) {
   KRYFLOW_SPMV_DISPATCH(csr_chebyshev_step, backend, a, b, x, dinv, alpha, beta, d, y);
+}
+
+void csr_chebyshev_first_steps(const Backend& backend, const CsrView& a, Span<const double> b,
+                               Span<const double> dinv, double alpha0, double alpha, double beta,
+                               Span<double> d, Span<double> y) {
+  KRYFLOW_SPMV_DISPATCH(csr_chebyshev_first_steps, backend, a, b, dinv, alpha0, alpha, beta, d, y);
 }
 
 void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,

@@ -210,13 +210,27 @@ struct PartitionArrays {
   RowPointerFacts facts;
 };
 
-/// partition_rows(row_ptr, tile) built where row_ptr lives (num_rows + 1 >= 1 entries on the
-/// backend), with the facts of row_ptr; when !facts.valid() the arrays are left empty. On cuda
-/// the segments are split in parallel on the device and the host reads only the sizes and the
-/// facts (one wait): a matrix built by device kernels needs no host copy of its row pointers.
-/// Throws InvalidInput when `tile` is not one of kTiles or row_ptr is empty.
-#define KRYFLOW_SPMV_PARTITION_DECLARATIONS \
-  PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_ptr, int tile);
+/// One matrix of build_partitions: its row pointers (num_rows + 1 >= 1 entries on the backend)
+/// and its tile (one of kTiles).
+struct PartitionRequest {
+  Span<const index_t> row_ptr;
+  int tile = 0;
+};
+
+/// partition_rows(row_ptr, tile) built where row_ptr lives, with the facts of row_ptr; when
+/// !facts.valid() the arrays are left empty. On cuda the segments are split in parallel on the
+/// device and the host reads only the sizes and the facts (one wait): a matrix built by device
+/// kernels needs no host copy of its row pointers. Throws InvalidInput when `tile` is not one of
+/// kTiles or row_ptr is empty.
+PartitionArrays build_partition(const Backend& backend, Span<const index_t> row_ptr, int tile);
+
+/// build_partition for several matrices on one backend, in order. On cuda the matrices share
+/// their launches (three in all, whatever their number) and one host wait: an AMG hierarchy's
+/// interpolation, restriction and coarse operators get their partitions together. Throws as
+/// build_partition for the first bad request.
+#define KRYFLOW_SPMV_PARTITION_DECLARATIONS                             \
+  std::vector<PartitionArrays> build_partitions(const Backend& backend, \
+                                                const std::vector<PartitionRequest>& requests);
 KRYFLOW_SPMV_PARTITION_DECLARATIONS
 namespace reference {
 KRYFLOW_SPMV_PARTITION_DECLARATIONS
@@ -282,6 +296,14 @@ int default_tile(double mean_row_length, std::int64_t nnz);
   void csr_chebyshev_step(const Backend& backend, const CsrView& a, Span<const double> b,         \
                           Span<const double> x, Span<const double> dinv, double alpha,            \
                           double beta, Span<double> d, Span<double> y);                           \
+  /** The first two steps of csr_chebyshev_step's iteration from x_0 = 0 in one pass: x_1 =       \
+      d_0 = alpha0 (dinv ∘ b) is formed where the product needs it and never stored, then       \
+      r = b - A x_1, d_i = alpha (dinv_i r_i) + beta d_0i, y_i = d_i + x_1i. The bits of          \
+      blas::chebyshev_update (x_is_zero) into x_1 and d followed by csr_chebyshev_step from       \
+      x_1; d is only written. Square A; y distinct from b, dinv and d. */                         \
+  void csr_chebyshev_first_steps(const Backend& backend, const CsrView& a, Span<const double> b,  \
+                                 Span<const double> dinv, double alpha0, double alpha,            \
+                                 double beta, Span<double> d, Span<double> y);                    \
   /** d_i = a_ii (sum of duplicates; 0 where the row stores no diagonal entry) */                 \
   void csr_diagonal(const Backend& backend, const CsrView& a, Span<double> d);
 

@@ -183,6 +183,20 @@ void csr_chebyshev_step(const Backend& backend, const CsrView& a, Span<const dou
   blas::cpu::chebyshev_step_update(backend, dinv, x, alpha, beta, d, y);
 }
 
+void csr_chebyshev_first_steps(const Backend& backend, const CsrView& a, Span<const double> b,
+                               Span<const double> dinv, double alpha0, double alpha, double beta,
+                               Span<double> d, Span<double> y) {
+  for_each(backend, a.num_rows, a.num_rows,
+           [&](size_type i) { d[i] = alpha0 * (dinv[i] * b[i]); });  // x_1 = d_0
+  cpu::csr_residual(backend, a, b, d, y);
+  for_each(backend, a.num_rows, a.num_rows, [&](size_type i) {
+    const double x1 = d[i];
+    const double z = dinv[i] * y[i];
+    d[i] = beta == 0.0 ? alpha * z : alpha * z + beta * x1;
+    y[i] = d[i] + x1;
+  });
+}
+
 void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,
                   double* result) {
   DotTerms dots;

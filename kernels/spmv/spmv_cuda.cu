@@ -160,6 +160,32 @@ struct ChebyshevInput {
   }
 };
 
+/// The vector a kernel multiplies: x_1 = alpha0 (dinv ∘ b), the first Chebyshev step from zero,
+/// formed where it is needed and never stored; the epilogue is ChebyshevInput's with x_1 (and
+/// d_0 = x_1): d_i = alpha (dinv_i r_i) + beta x_1i, y_i = d_i + x_1i (spmv.hpp,
+/// csr_chebyshev_first_steps), in the order and rounding of blas::chebyshev_update.
+struct ChebyshevFromZeroInput {
+  static constexpr int kMinBlocksPerSm = CombinationInput::kMinBlocksPerSm;  // two gathers
+  const double* __restrict__ b;
+  const double* __restrict__ dinv;
+  double* __restrict__ d;
+  double alpha0 = 0.0;
+  double alpha = 0.0;
+  double beta = 0.0;
+  __device__ void prepare() {}
+  __device__ double operator()(index_t k) const {
+    return __dmul_rn(alpha0, __dmul_rn(__ldg(dinv + k), __ldg(b + k)));
+  }
+  __device__ void finish(index_t i, double r, double* y) const {
+    const double x1 = (*this)(i);
+    const double z = __dmul_rn(__ldg(dinv + i), r);
+    const double di =
+        beta == 0.0 ? __dmul_rn(alpha, z) : __dadd_rn(__dmul_rn(alpha, z), __dmul_rn(beta, x1));
+    d[i] = di;
+    y[i] = __dadd_rn(di, x1);
+  }
+};
+
 /// What a row block leaves its thread: the thread's row, whether the thread computed it (an
 /// ordinary row of the block), whether the block is a long row, and y of the thread's row.
 struct RowOutcome {
@@ -508,6 +534,14 @@ void csr_chebyshev_step(const Backend& backend, const CsrView& a, Span<const dou
                         Span<double> d, Span<double> y) {
   launch<Mode::chebyshev>(backend, a, ChebyshevInput{x.data(), dinv.data(), d.data(), alpha, beta},
                           b.data(), y.data(), "spmv::csr_chebyshev_step");
+}
+
+void csr_chebyshev_first_steps(const Backend& backend, const CsrView& a, Span<const double> b,
+                               Span<const double> dinv, double alpha0, double alpha, double beta,
+                               Span<double> d, Span<double> y) {
+  launch<Mode::chebyshev>(
+      backend, a, ChebyshevFromZeroInput{b.data(), dinv.data(), d.data(), alpha0, alpha, beta},
+      b.data(), y.data(), "spmv::csr_chebyshev_first_steps");
 }
 
 void csr_spmv_dot(const Backend& backend, const CsrView& a, Span<const double> x, Span<double> y,

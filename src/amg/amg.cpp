@@ -296,9 +296,12 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
     // Level 0's D^-1 goes to its smoother (install): the matrix it smooths has these values.
     // Read with the other deferred checks (no wait here): a bad diagonal makes the level's
     // values NaN or infinite, never its indices, and is reported before anything uses them.
-    amg_setup::first_bad_diagonal(
-        *current, phase_log_->checks.add([level](index_t row) { throw_bad_diagonal(row, level); }),
-        level == 0 ? &level0_inverse_diagonal_ : nullptr);
+    // The coarser levels' diagonals are checked once their partitions exist (below).
+    if (level == 0) {
+      amg_setup::first_bad_diagonal(
+          *current, phase_log_->checks.add([](index_t row) { throw_bad_diagonal(row, 0); }),
+          &level0_inverse_diagonal_);
+    }
     const Backend& backend = current->backend();
     const bool aggressive = level < static_cast<std::size_t>(parameters_.aggressive_levels);
     auto arrays = std::make_unique<AmgLevelArrays>();
@@ -400,6 +403,23 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
                        "rows: lower strength_threshold), more than the dense coarse solver's "
                        "limit of " +
                        std::to_string(DenseDirectSolver::kMaxRows));
+  }
+  {
+    // The levels' P, R and A_c were formed without their SpMV row-block partitions: built here
+    // together, one wait instead of one per matrix.
+    PhaseTimer timer(phase_log_.get(), "partitions");
+    std::vector<CsrMatrix*> matrices;
+    for (const auto& level : hierarchy->levels) {
+      matrices.push_back(&level->prolongation);
+      matrices.push_back(&level->restriction);
+    }
+    for (const auto& matrix : hierarchy->matrices) matrices.push_back(matrix.get());
+    CsrMatrix::build_partitions(matrices);
+  }
+  for (std::size_t level = 1; level < hierarchy->levels.size(); ++level) {
+    amg_setup::first_bad_diagonal(
+        *hierarchy->matrices[level - 1],
+        phase_log_->checks.add([level](index_t row) { throw_bad_diagonal(row, level); }));
   }
   hierarchy_ = std::move(hierarchy);
   install(A0, coarse, false);

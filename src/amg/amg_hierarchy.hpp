@@ -196,8 +196,9 @@ void update_values_checked(CsrMatrix& matrix, const Array<double>& values, Defer
 /// message as update_values_checked).
 void set_precision_checked(CsrMatrix& matrix, Precision precision, DeferredChecks& checks,
                            std::size_t level_number, const char* what);
-/// A CsrMatrix (float64) taking `arrays`' pattern and values, on their backend
-/// (CsrMatrix::from_arrays: no copy besides the row pointers for the product's partition).
+/// A CsrMatrix (float64) taking `arrays`' pattern and values, on their backend, without its
+/// row-block partition yet (CsrMatrix::from_arrays with Partition::deferred): the setup builds
+/// the partitions of every level together (CsrMatrix::build_partitions), one wait in all.
 CsrMatrix to_matrix(CsrArrays&& arrays);
 /// Index of the first row (0-based) whose diagonal is zero, missing or not finite, or -1; with
 /// `slot` (an address on A's backend) the index is left there instead, no wait, and -1 returned

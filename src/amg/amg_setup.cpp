@@ -484,7 +484,8 @@ Array<double> galerkin_product_values(const Backend& backend, const ss::MatrixVi
 
 CsrMatrix to_matrix(CsrArrays&& arrays) {
   return CsrMatrix::from_arrays(arrays.num_rows, arrays.num_cols, std::move(arrays.row_ptr),
-                                std::move(arrays.col_idx), std::move(arrays.values));
+                                std::move(arrays.col_idx), std::move(arrays.values),
+                                CsrMatrix::Partition::deferred);
 }
 
 index_t first_bad_diagonal(const CsrMatrix& A, unsigned int* slot, Vector* inverse) {

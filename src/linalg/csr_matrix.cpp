@@ -89,9 +89,15 @@ Array<float> CsrMatrix::round_to_float(const Array<double>& values) const {
 }
 
 kernels::spmv::RowPointerFacts CsrMatrix::build_partition(int tile) {
+  kernels::spmv::PartitionArrays p =
+      kernels::spmv::build_partition(row_ptr_.backend(), row_ptr_.span(), tile);
+  const kernels::spmv::RowPointerFacts facts = p.facts;
+  if (facts.valid()) install_partition(std::move(p));
+  return facts;
+}
+
+void CsrMatrix::install_partition(kernels::spmv::PartitionArrays&& p) {
   const Backend& target = row_ptr_.backend();
-  kernels::spmv::PartitionArrays p = kernels::spmv::build_partition(target, row_ptr_.span(), tile);
-  if (!p.facts.valid()) return p.facts;
   stats_.min = p.facts.min_length;
   stats_.max = p.facts.max_length;
   stats_.empty_rows = p.facts.empty_rows;
@@ -105,11 +111,52 @@ kernels::spmv::RowPointerFacts CsrMatrix::build_partition(int tile) {
       Array<double>(target, kernels::spmv::kMaxFusedDots * static_cast<std::size_t>(row_blocks));
   chunk_partials_ = Array<double>(target, chunk_long_row_.size());
   counters_ = std::move(p.counters);
-  return p.facts;
+  partition_deferred_ = false;
+}
+
+void CsrMatrix::check_row_pointers(const kernels::spmv::RowPointerFacts& facts) const {
+  if (facts.first != 0 || facts.last != static_cast<std::int64_t>(nnz())) {
+    throw InvalidInput("CSR row_ptr must run from 0 to nnz");
+  }
+  if (facts.first_decrease >= 0) {
+    throw InvalidInput("CSR row_ptr decreases at row " + std::to_string(facts.first_decrease + 1));
+  }
+}
+
+void CsrMatrix::build_partitions(const std::vector<CsrMatrix*>& matrices) {
+  std::vector<CsrMatrix*> pending;
+  for (CsrMatrix* m : matrices) {
+    if (m != nullptr && m->partition_deferred_) pending.push_back(m);
+  }
+  while (!pending.empty()) {
+    // The matrices on the first one's backend together; the others in a later round.
+    const Backend backend = pending.front()->row_ptr_.backend();
+    std::vector<CsrMatrix*> now, later;
+    std::vector<kernels::spmv::PartitionRequest> requests;
+    for (CsrMatrix* m : pending) {
+      if (m->row_ptr_.backend() == backend) {
+        now.push_back(m);
+        requests.push_back(
+            {m->row_ptr_.span(),
+             kernels::spmv::default_tile(m->stats_.mean, static_cast<std::int64_t>(m->nnz()))});
+      } else {
+        later.push_back(m);
+      }
+    }
+    std::vector<kernels::spmv::PartitionArrays> built =
+        kernels::spmv::build_partitions(backend, requests);
+    for (std::size_t k = 0; k < now.size(); ++k) {
+      now[k]->check_row_pointers(built[k].facts);
+      now[k]->install_partition(std::move(built[k]));
+    }
+    pending = std::move(later);
+  }
 }
 
 void CsrMatrix::set_spmv_tile(int tile) {
-  build_partition(tile);
+  const bool unchecked = partition_deferred_;
+  const kernels::spmv::RowPointerFacts facts = build_partition(tile);
+  if (unchecked) check_row_pointers(facts);
 }
 
 CsrMatrix CsrMatrix::from_host(const Backend& backend, index_t num_rows, index_t num_cols,
@@ -158,7 +205,8 @@ CsrMatrix CsrMatrix::from_host(const Backend& backend, index_t num_rows, index_t
 }
 
 CsrMatrix CsrMatrix::from_arrays(index_t num_rows, index_t num_cols, Array<index_t> row_ptr,
-                                 Array<index_t> col_idx, Array<double> values) {
+                                 Array<index_t> col_idx, Array<double> values,
+                                 Partition partition) {
   if (num_rows < 0 || num_cols < 0) throw InvalidInput("CSR matrix with negative dimensions");
   check_index_range(values.size(), "stored entries");
   if (row_ptr.size() != static_cast<std::size_t>(num_rows) + 1) {
@@ -181,14 +229,12 @@ CsrMatrix CsrMatrix::from_arrays(index_t num_rows, index_t num_cols, Array<index
   CsrMatrix A(num_rows, num_cols, std::move(row_ptr),
               empty_entries ? Array<index_t>(backend, 0) : std::move(col_idx), stats);
   A.values_ = empty_entries ? Array<double>(backend, 0) : std::move(values);
-  const kernels::spmv::RowPointerFacts facts =
-      A.build_partition(kernels::spmv::default_tile(stats.mean, static_cast<std::int64_t>(nnz)));
-  if (facts.first != 0 || facts.last != static_cast<std::int64_t>(nnz)) {
-    throw InvalidInput("CSR row_ptr must run from 0 to nnz");
+  if (partition == Partition::deferred) {
+    A.partition_deferred_ = true;
+    return A;
   }
-  if (facts.first_decrease >= 0) {
-    throw InvalidInput("CSR row_ptr decreases at row " + std::to_string(facts.first_decrease + 1));
-  }
+  A.check_row_pointers(
+      A.build_partition(kernels::spmv::default_tile(stats.mean, static_cast<std::int64_t>(nnz))));
   return A;
 }
 
@@ -333,6 +379,7 @@ CsrMatrix CsrMatrix::from_coo(const Backend& backend, const CooMatrix& coo, Prec
 CsrMatrix CsrMatrix::copy_pattern_to(const Backend& target) const {
   CsrMatrix A(num_rows_, num_cols_, row_ptr_.copy_to(target), col_idx_.copy_to(target), stats_);
   A.tile_ = tile_;
+  A.partition_deferred_ = partition_deferred_;
   A.row_blocks_ = row_blocks_.copy_to(target);
   A.long_rows_ = long_rows_.copy_to(target);
   A.long_row_chunks_ = long_row_chunks_.copy_to(target);
@@ -465,6 +512,11 @@ std::vector<double> CsrMatrix::values_to_host() const {
 }
 
 kernels::spmv::CsrView CsrMatrix::view() const {
+  if (partition_deferred_) {
+    throw InvalidInput(
+        "CsrMatrix: applied before its deferred row-block partition was built "
+        "(CsrMatrix::build_partitions)");
+  }
   kernels::spmv::CsrView v;
   v.num_rows = num_rows_;
   v.num_cols = num_cols_;
@@ -515,6 +567,17 @@ void CsrMatrix::chebyshev_step(const Vector& b, const Vector& x, const Vector& d
   check_chebyshev_step(b, x, dinv, d, y);
   kernels::spmv::csr_chebyshev_step(backend(), view(), b.span(), x.span(), dinv.span(), alpha, beta,
                                     d.span(), y.span());
+}
+
+void CsrMatrix::chebyshev_first_steps(const Vector& b, const Vector& dinv, double alpha0,
+                                      double alpha, double beta, Vector& d, Vector& y) const {
+  check_chebyshev_step(b, b, dinv, d, y);
+  if (d.size() > 0 &&
+      (d.span().data() == b.span().data() || d.span().data() == dinv.span().data())) {
+    throw InvalidInput("chebyshev_first_steps: d must be distinct from b and dinv");
+  }
+  kernels::spmv::csr_chebyshev_first_steps(backend(), view(), b.span(), dinv.span(), alpha0, alpha,
+                                           beta, d.span(), y.span());
 }
 
 void CsrMatrix::apply_dot(const Vector& x, Vector& y, DeviceScalar xy) const {

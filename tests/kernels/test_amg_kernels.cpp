@@ -2167,6 +2167,63 @@ TEST(CsrFromArrays, TakesTheArraysAndChecksLengthsAndRowPointers) {
                InvalidInput);
 }
 
+TEST(CsrFromArrays, DeferredPartitionsAreBuiltTogetherAndCheckedThen) {
+  // from_arrays(..., deferred): the matrix cannot be applied until build_partitions, which
+  // builds several matrices' partitions at once and then applies as from_arrays' matrix does;
+  // a bad row_ptr is reported by build_partitions.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  std::vector<HostCsr> hosts;
+  hosts.push_back(host_csr(test::random_sparse(64, 48, 9, true, seed)));
+  hosts.push_back(host_csr(test::random_sparse(3001, 3001, 40, true, seed + 1)));
+  hosts.push_back(host_csr(test::random_sparse(0, 7, 3, false, seed + 2)));
+  const auto deferred = [&](const HostCsr& a, std::vector<index_t> row_ptr) {
+    return CsrMatrix::from_arrays(a.rows, a.cols, Array<index_t>::from_host(backend, row_ptr),
+                                  Array<index_t>::from_host(backend, a.col_idx),
+                                  Array<double>::from_host(backend, a.values),
+                                  CsrMatrix::Partition::deferred);
+  };
+  std::vector<CsrMatrix> matrices;
+  for (const HostCsr& a : hosts) matrices.push_back(deferred(a, a.row_ptr));
+  const Vector x0 = Vector::from_host(backend, test::random_vector(48, seed + 3));
+  Vector y0(backend, 64);
+  EXPECT_TRUE(matrices[0].partition_deferred());
+  EXPECT_THROW(matrices[0].apply(x0, y0), InvalidInput);
+  CsrMatrix::build_partitions({&matrices[0], &matrices[1], &matrices[2], nullptr});
+  for (std::size_t m = 0; m < hosts.size(); ++m) {
+    const HostCsr& a = hosts[m];
+    SCOPED_TRACE(std::to_string(a.rows) + " rows");
+    EXPECT_FALSE(matrices[m].partition_deferred());
+    const CsrMatrix expected =
+        CsrMatrix::from_host(backend, a.rows, a.cols, a.row_ptr, a.col_idx, a.values);
+    const Vector x = Vector::from_host(backend, test::random_vector(a.cols, seed + 4 + m));
+    Vector y(backend, a.rows), y_expected(backend, a.rows);
+    matrices[m].apply(x, y);
+    expected.apply(x, y_expected);
+    EXPECT_EQ(y.to_host(), y_expected.to_host());
+    EXPECT_EQ(matrices[m].row_length_stats().min, expected.row_length_stats().min);
+    EXPECT_EQ(matrices[m].row_length_stats().max, expected.row_length_stats().max);
+    EXPECT_EQ(matrices[m].num_row_blocks(), expected.num_row_blocks());
+  }
+  std::vector<index_t> decreasing = hosts[1].row_ptr;
+  index_t k = 100;
+  while (decreasing[k] == decreasing[k + 1]) ++k;
+  std::swap(decreasing[k], decreasing[k + 1]);
+  CsrMatrix good = deferred(hosts[0], hosts[0].row_ptr);
+  CsrMatrix bad = deferred(hosts[1], decreasing);
+  try {
+    CsrMatrix::build_partitions({&good, &bad});
+    ADD_FAILURE() << "a decreasing row_ptr was accepted";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("decreases at row " + std::to_string(k + 1)),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(good.partition_deferred());
+  EXPECT_TRUE(bad.partition_deferred());
+}
+
 TEST(AmgHierarchy, SetupOnTheBackendEqualsReferenceBitForBitWithParallelRegions) {
   // 3D Poisson, 40^3: 440,000 stored entries, enough for the cpu kernels to open parallel
   // regions (kernels/backend/parallel.hpp); PMIS, HMIS and greedy with direct interpolation,

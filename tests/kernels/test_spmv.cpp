@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/blas/blas.hpp"
 #include "kernels/spmv/spmv.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
@@ -531,6 +532,68 @@ TEST(SpmvPartition, BuiltWhereTheMatrixLivesItEqualsTheHostPartitionWithTheRowFa
   }
 }
 
+TEST(SpmvPartition, ManyMatricesBuiltTogetherEqualTheirOwnPartitions) {
+  // spmv::build_partitions with more matrices than one launch takes (the cuda tables hold 32),
+  // valid and invalid ones mixed: each result equals the host partition and facts, the invalid
+  // ones are reported and left empty, and the completion counters are zero.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Backend backend = test::backend_under_test();
+  std::vector<std::vector<index_t>> row_ptrs;
+  for (int m = 0; m < 36; ++m) {
+    const index_t rows = m % 9 == 4 ? 0 : static_cast<index_t>(1 + (seed + 977 * m) % 5000);
+    const CooMatrix coo =
+        test::random_sparse(rows, m % 2 == 0 ? 9000 : 300, 1 + m % 40, m % 2 == 0,
+                            seed + static_cast<unsigned>(m));  // even m: a long row
+    const CsrMatrix host = CsrMatrix::from_coo(Backend::reference(), coo);
+    row_ptrs.emplace_back(host.row_ptr().data(), host.row_ptr().data() + host.row_ptr().size());
+  }
+  row_ptrs[7][row_ptrs[7].size() / 2] += 1000000;  // a decrease right after it
+  row_ptrs[33][0] = 3;                             // not from zero
+  std::vector<Array<index_t>> arrays;
+  std::vector<spmv::PartitionRequest> requests;
+  for (std::size_t m = 0; m < row_ptrs.size(); ++m) {
+    arrays.push_back(Array<index_t>::from_host(backend, row_ptrs[m]));
+  }
+  for (std::size_t m = 0; m < row_ptrs.size(); ++m) {
+    requests.push_back({arrays[m].span(), kAllTiles[m % std::size(kAllTiles)]});
+  }
+  const std::vector<spmv::PartitionArrays> built = spmv::build_partitions(backend, requests);
+  ASSERT_EQ(built.size(), requests.size());
+  for (std::size_t m = 0; m < requests.size(); ++m) {
+    SCOPED_TRACE("matrix " + std::to_string(m));
+    const std::vector<index_t>& row_ptr = row_ptrs[m];
+    const spmv::PartitionArrays& p = built[m];
+    if (m == 7 || m == 33) {
+      EXPECT_FALSE(p.facts.valid());
+      EXPECT_TRUE(p.row_blocks.empty());
+      if (m == 7) EXPECT_EQ(p.facts.first_decrease, static_cast<index_t>(row_ptr.size() / 2));
+      if (m == 33) EXPECT_EQ(p.facts.first, 3);
+      continue;
+    }
+    ASSERT_TRUE(p.facts.valid());
+    const spmv::RowPartition expected = spmv::partition_rows(row_ptr, requests[m].tile);
+    EXPECT_EQ(p.tile, requests[m].tile);
+    EXPECT_EQ(p.row_blocks.to_host(), expected.row_blocks);
+    EXPECT_EQ(p.long_rows.to_host(), expected.long_rows);
+    EXPECT_EQ(p.long_row_chunks.to_host(), expected.long_row_chunks);
+    EXPECT_EQ(p.chunk_long_row.to_host(), expected.chunk_long_row);
+    EXPECT_EQ(p.counters.to_host(), std::vector<unsigned int>(expected.long_rows.size() + 1, 0u));
+    index_t lo = std::numeric_limits<index_t>::max(), hi = 0, empty = 0;
+    for (std::size_t i = 0; i + 1 < row_ptr.size(); ++i) {
+      const index_t length = row_ptr[i + 1] - row_ptr[i];
+      lo = std::min(lo, length);
+      hi = std::max(hi, length);
+      empty += length == 0 ? 1 : 0;
+    }
+    if (row_ptr.size() == 1) lo = 0;
+    EXPECT_EQ(p.facts.last, row_ptr.back());
+    EXPECT_EQ(p.facts.min_length, lo);
+    EXPECT_EQ(p.facts.max_length, hi);
+    EXPECT_EQ(p.facts.empty_rows, empty);
+  }
+}
+
 TEST(SpmvPartition, ADecreasingOrShiftedRowPointerIsReportedAndNothingIsBuilt) {
   const Backend backend = test::backend_under_test();
   const index_t segment = spmv::kPartitionSegmentRows;
@@ -973,6 +1036,53 @@ TEST_F(SpmvTest, FusedChebyshevStepGivesTheBitsOfResidualThenUpdate) {
       }
     }
   }
+}
+
+TEST_F(SpmvTest, ChebyshevFirstStepsEqualTheZeroStartUpdateThenTheStepBitForBit) {
+  // csr_chebyshev_first_steps against blas::chebyshev_update (x_is_zero) into x_1 and d_0
+  // followed by chebyshev_step from x_1, both on the backend under test: every tile, both
+  // value precisions, beta zero and not; d starts poisoned (only written).
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<TestMatrix> matrices = test_matrices(backend, seed);
+  for (FloatTestMatrix& F : float_test_matrices(backend, seed + 5)) {
+    matrices.push_back(
+        {F.name + " (float32)", std::move(F.rounded_host), std::move(F.float_device)});
+  }
+  for (TestMatrix& A : matrices) {
+    if (A.host.num_rows() != A.host.num_cols()) continue;
+    const auto n = static_cast<std::size_t>(A.host.num_rows());
+    const Vector b = Vector::from_host(backend, test::random_vector(n, seed + 910));
+    const Vector dinv = Vector::from_host(backend, test::random_vector(n, seed + 911));
+    for (int tile : kAllTiles) {
+      A.device.set_spmv_tile(tile);
+      for (const double beta : {0.0, 0.4375}) {
+        SCOPED_TRACE(A.name + ", tile " + std::to_string(tile) + ", beta " + std::to_string(beta));
+        const double alpha0 = 0.8125, alpha = 1.375;
+        Vector d_expected = Vector::constant(backend, n, kNaN);
+        Vector x1 = Vector::constant(backend, n, kNaN);
+        Vector y_expected = Vector::constant(backend, n, kNaN);
+        kernels::blas::chebyshev_update(backend, dinv.span(), b.span(), alpha0, 0.0,
+                                        d_expected.span(), x1.span(), true);
+        A.device.chebyshev_step(b, x1, dinv, alpha, beta, d_expected, y_expected);
+        Vector d = Vector::constant(backend, n, kNaN);
+        Vector y = Vector::constant(backend, n, kNaN);
+        A.device.chebyshev_first_steps(b, dinv, alpha0, alpha, beta, d, y);
+        expect_same_bits(d.to_host(), d_expected.to_host(), "d");
+        expect_same_bits(y.to_host(), y_expected.to_host(), "y");
+      }
+    }
+  }
+  const CsrMatrix A = CsrMatrix::from_coo(backend, test::random_sparse(50, 50, 5, false, seed));
+  const Vector b = Vector::constant(backend, 50, 1.0);
+  const Vector dinv = Vector::constant(backend, 50, 0.5);
+  Vector d = Vector::constant(backend, 50, 0.0);
+  Vector y = Vector::constant(backend, 50, 0.0);
+  Vector v = Vector::constant(backend, 50, 1.0);
+  Vector short_d = Vector::constant(backend, 49, 0.0);
+  EXPECT_THROW(A.chebyshev_first_steps(b, dinv, 1.0, 1.0, 0.0, d, d), InvalidInput);
+  EXPECT_THROW(A.chebyshev_first_steps(v, dinv, 1.0, 1.0, 0.0, v, y), InvalidInput);
+  EXPECT_THROW(A.chebyshev_first_steps(b, v, 1.0, 1.0, 0.0, v, y), InvalidInput);
+  EXPECT_THROW(A.chebyshev_first_steps(b, dinv, 1.0, 1.0, 0.0, short_d, y), DimensionMismatch);
 }
 
 TEST_F(SpmvTest, ChebyshevStepRejectsMisuse) {

@@ -21,7 +21,8 @@ struct HierarchyReport {
   struct Phase {
     std::string name;  ///< strength, splitting (aggregation with aggregation coarsening),
                        ///< interpolation, galerkin_product, rounding (float32
-                       ///< hierarchy_precision), smoothers, coarse_solver
+                       ///< hierarchy_precision), partitions (the levels' SpMV row-block
+                       ///< partitions, built together), smoothers, coarse_solver
     double seconds = 0.0;
     /// Times the host waited for the device in the phase (Backend::host_waits; 0 on the host
     /// backends): what bounds the setup of small matrices on a GPU.

@@ -14,6 +14,7 @@ namespace kryflow {
 namespace kernels::spmv {
 struct CsrView;
 struct RowPointerFacts;
+struct PartitionArrays;
 }  // namespace kernels::spmv
 
 /// Row-length statistics of a CSR pattern (stored entries per row; all 0 without rows).
@@ -71,8 +72,22 @@ class CsrMatrix : public LinearOperator {
   /// sorted and unique within each row, as the producing kernel's contract guarantees. Throws
   /// InvalidInput when a dimension is negative, the lengths disagree, the arrays live on
   /// different backends or row_ptr is invalid; NotSupported when nnz exceeds index_t.
+  ///
+  /// With `partition` = Partition::deferred nothing is built or checked yet: the matrix can
+  /// be read (row_ptr(), col_idx(), values()) but not applied until build_partitions, which
+  /// builds the partitions of several such matrices with one host wait on cuda.
+  enum class Partition { now, deferred };
   static CsrMatrix from_arrays(index_t num_rows, index_t num_cols, Array<index_t> row_ptr,
-                               Array<index_t> col_idx, Array<double> values);
+                               Array<index_t> col_idx, Array<double> values,
+                               Partition partition = Partition::now);
+  /// Builds the row-block partitions that from_arrays(..., Partition::deferred) left out, for
+  /// every matrix of `matrices` that lacks one (the others are left alone), and checks their
+  /// row_ptr as from_arrays does. On cuda the matrices of one backend share three launches and
+  /// one host wait (kernels::spmv::build_partitions). Throws InvalidInput for the first matrix
+  /// whose row_ptr is invalid; the matrices before it have their partitions.
+  static void build_partitions(const std::vector<CsrMatrix*>& matrices);
+  /// Whether the matrix still waits for build_partitions (it cannot be applied before).
+  bool partition_deferred() const noexcept { return partition_deferred_; }
 
   /// Copies CSR arrays that live in `backend`'s memory (device pointers on cuda, such as a CuPy
   /// matrix's; host pointers on cpu and reference): row_ptr (num_rows + 1 entries), col_idx and
@@ -161,6 +176,16 @@ class CsrMatrix : public LinearOperator {
   /// of residual followed by the update. Errors as LinearOperator::chebyshev_step.
   void chebyshev_step(const Vector& b, const Vector& x, const Vector& dinv, double alpha,
                       double beta, Vector& d, Vector& y) const override;
+  /// The first two steps of chebyshev_step's iteration from x_0 = 0 in one pass
+  /// (kernels::spmv::csr_chebyshev_first_steps): x_1 = d_0 = alpha0 (dinv ∘ b), never stored,
+  /// then chebyshev_step(b, x_1, dinv, alpha, beta, d, y) with d = d_0; d is only written. The
+  /// bits of blas::chebyshev_update (x_is_zero) followed by chebyshev_step, one product and no
+  /// vector of x_1 (Saad, Iterative Methods, 2nd ed., Algorithm 12.1, its first two steps).
+  /// Square A; b, dinv, d and y of num_rows() entries on backend(); y distinct from b, dinv and
+  /// d, d distinct from b and dinv. Throws DimensionMismatch on wrong sizes, InvalidInput on
+  /// aliasing or another backend.
+  void chebyshev_first_steps(const Vector& b, const Vector& dinv, double alpha0, double alpha,
+                             double beta, Vector& d, Vector& y) const;
   using LinearOperator::apply_dot;
   /// y = A x and x·y into the device scalar xy in one pass, deterministic (same input, same bits)
   /// in the order of kernels/spmv/spmv.hpp, which may differ from dot()'s in the last bits. Errors
@@ -250,6 +275,10 @@ class CsrMatrix : public LinearOperator {
   /// kernels' scratch; returns the facts of row_ptr_ and leaves everything unchanged when they
   /// are not valid (the caller throws).
   kernels::spmv::RowPointerFacts build_partition(int tile);
+  /// Takes a partition built by kernels::spmv into the matrix (build_partition's second half).
+  void install_partition(kernels::spmv::PartitionArrays&& p);
+  /// InvalidInput unless `facts` say row_ptr_ runs non-decreasing from 0 to nnz.
+  void check_row_pointers(const kernels::spmv::RowPointerFacts& facts) const;
   kernels::spmv::CsrView view() const;
   index_t num_rows_ = 0;
   index_t num_cols_ = 0;
@@ -263,6 +292,7 @@ class CsrMatrix : public LinearOperator {
   // matrix's backend, and their scratch (partial sums and completion counters, written by
   // every product: mutable).
   int tile_ = 0;
+  bool partition_deferred_ = false;
   Array<index_t> row_blocks_;
   Array<index_t> long_rows_;
   Array<index_t> long_row_chunks_;
