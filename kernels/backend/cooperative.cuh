@@ -88,7 +88,12 @@ class GridSum {
   /// partials: 2 gridDim.x doubles on the device.
   __device__ GridSum(Storage& storage, double* partials) : storage_(storage), partials_(partials) {}
 
-  __device__ double operator()(double local) {
+  __device__ double operator()(double local) { return (*this)(local, 0, gridDim.x); }
+
+  /// The sum over the blocks first .. first + count - 1 only (a group of blocks working on its
+  /// own problem, which contains this block); still a barrier of the whole grid, so every block
+  /// calls it the same number of times.
+  __device__ double operator()(double local, unsigned int first, unsigned int count) {
     double* partials = partials_ + (parity_ ? gridDim.x : 0);
     parity_ = !parity_;
     const double block = BlockReduce(storage_.reduce).Sum(local);
@@ -96,7 +101,7 @@ class GridSum {
     cooperative_groups::this_grid().sync();
     if (threadIdx.x < 32) {
       double sum = 0.0;
-      for (unsigned int b = threadIdx.x; b < gridDim.x; b += 32) sum += partials[b];
+      for (unsigned int b = first + threadIdx.x; b < first + count; b += 32) sum += partials[b];
       for (int offset = 16; offset > 0; offset /= 2)
         sum += __shfl_xor_sync(0xffffffffu, sum, offset);
       if (threadIdx.x == 0) storage_.total = sum;

@@ -61,18 +61,19 @@ void hybrid_gauss_seidel(const Backend& backend, const MatrixView& a, index_t bl
                    x, x_start, direction);
 }
 
-void cg_lanczos(const Backend& backend, const MatrixView& a, std::int64_t entries,
-                Span<const double> dinv, int steps, Span<double> r, Span<double> p,
-                Span<double> p_next, Span<double> q, double* scalars) {
-  require_values(a, "cg_lanczos");
-  const auto n = static_cast<std::size_t>(a.pattern.num_rows);
-  if (dinv.size() != n || r.size() != n || p.size() != n || p_next.size() != n || q.size() != n) {
-    throw InvalidInput("smoothers::cg_lanczos: every vector needs " + std::to_string(n) +
-                       " entries");
-  }
+void cg_lanczos(const Backend& backend, const std::vector<LanczosSystem>& systems, int steps) {
   if (steps < 1) throw InvalidInput("smoothers::cg_lanczos: steps must be >= 1");
-  KRYFLOW_DISPATCH(smoothers, cg_lanczos, backend, a, entries, dinv, steps, r, p, p_next, q,
-                   scalars);
+  for (const LanczosSystem& s : systems) {
+    require_values(s.a, "cg_lanczos");
+    const auto n = static_cast<std::size_t>(s.a.pattern.num_rows);
+    if (s.dinv.size() != n || s.r.size() != n || s.p.size() != n || s.p_next.size() != n ||
+        s.q.size() != n) {
+      throw InvalidInput("smoothers::cg_lanczos: every vector needs " + std::to_string(n) +
+                         " entries");
+    }
+  }
+  if (systems.empty()) return;
+  KRYFLOW_DISPATCH(smoothers, cg_lanczos, backend, systems, steps);
 }
 
 }  // namespace kryflow::kernels::smoothers

@@ -63,15 +63,16 @@ void hybrid_gauss_seidel(const Backend& backend, const MatrixView& a, index_t bl
   });
 }
 
-void cg_lanczos(const Backend& backend, const MatrixView& a, std::int64_t, Span<const double> dinv,
-                int steps, Span<double> r, Span<double> p, Span<double> p_next, Span<double> q,
-                double* scalars) {
-  const std::int64_t work = a.pattern.row_ptr[a.pattern.num_rows];
-  with_values(a, [&](const auto* values) {
-    lanczos::steps(
-        a, values, dinv, steps, r, p, p_next, q, scalars,
-        [&](std::int64_t chunks, auto&& body) { parallel::for_each(backend, work, chunks, body); });
-  });
+void cg_lanczos(const Backend& backend, const std::vector<LanczosSystem>& systems, int steps) {
+  for (const LanczosSystem& s : systems) {
+    const std::int64_t work = s.a.pattern.row_ptr[s.a.pattern.num_rows];
+    with_values(s.a, [&](const auto* values) {
+      lanczos::steps(s.a, values, s.dinv, steps, s.r, s.p, s.p_next, s.q, s.scalars,
+                     [&](std::int64_t chunks, auto&& body) {
+                       parallel::for_each(backend, work, chunks, body);
+                     });
+    });
+  }
 }
 
 }  // namespace kryflow::kernels::smoothers::cpu

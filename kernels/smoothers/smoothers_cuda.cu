@@ -8,7 +8,9 @@
 
 #include <math.h>
 
+#include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/backend/cooperative.cuh"
 #include "kernels/backend/cuda_context.cuh"
@@ -58,24 +60,61 @@ __global__ void hybrid_gauss_seidel_kernel(PatternView a, const Value* values, i
 constexpr int kLanczosBlock = 1024;
 constexpr int kWarpSize = 32;
 
-/// cg_lanczos in one cooperative launch, grid-stride: per step the product q = A p_j by groups
-/// of `lanes` threads per row (p_j = z_j + beta p_(j-1) formed for the row and its columns as
-/// they are read, into the other p buffer) with p_j.q, then r -= alpha q with r.z by a thread
-/// per row, each followed by a grid barrier and the sum of the blocks' partials. The launches of
-/// the unfused steps (a product, an update and a direction kernel each) bound the setup of
-/// small levels. A thread per row took 25 us per step on a Galerkin level of long rows (5
-/// blocks; H200). Blocks of 1,024 threads: a grid barrier's cost grows with the blocks (the
+/// Systems per cg_lanczos launch (the table travels as a kernel parameter).
+constexpr int kLanczosSystems = 8;
+
+/// The systems of one cg_lanczos launch: system s runs on blocks block_begin[s] ..
+/// block_begin[s + 1] - 1.
+struct LanczosTable {
+  int count = 0;
+  PatternView a[kLanczosSystems];
+  const double* values[kLanczosSystems] = {};
+  const float* values_f32[kLanczosSystems] = {};
+  const double* dinv[kLanczosSystems] = {};
+  double* r[kLanczosSystems] = {};
+  double* p[kLanczosSystems] = {};
+  double* p_next[kLanczosSystems] = {};
+  double* q[kLanczosSystems] = {};
+  double* scalars[kLanczosSystems] = {};
+  int lanes[kLanczosSystems] = {};
+  unsigned int block_begin[kLanczosSystems + 1] = {};
+};
+
+/// cg_lanczos in one cooperative launch, each system on its group of blocks, grid-stride over
+/// the group: per step the product q = A p_j by groups of `lanes` threads per row (p_j = z_j +
+/// beta p_(j-1) formed for the row and its columns as they are read, into the other p buffer)
+/// with p_j.q, then r -= alpha q with r.z by a thread per row, each followed by a grid barrier
+/// and the sum of the group's blocks' partials. Every block takes every barrier (a system that
+/// stopped skips only its work), so systems of several levels share one launch: a small level's
+/// steps are barriers, not work, and the levels of an AMG hierarchy take them together. The
+/// launches of the unfused steps (a product, an update and a direction kernel each) bound the
+/// setup of small levels. A thread per row took 25 us per step on a Galerkin level of long rows
+/// (5 blocks; H200). Blocks of 1,024 threads: a grid barrier's cost grows with the blocks (the
 /// finest OpenFOAM level, 23,325 rows: 88 us for ten steps in 365 blocks of 256 threads).
-template <class Value>
 __global__ void __launch_bounds__(kLanczosBlock)
-    cg_lanczos_kernel(PatternView a, const Value* values, const double* dinv, int steps, int lanes,
-                      double* r, double* p, double* p_next, double* q, double* partials,
-                      double* scalars) {
+    cg_lanczos_kernel(LanczosTable table, int steps, double* partials) {
   using GridSum = kernels::cuda::GridSum<kLanczosBlock>;
   __shared__ typename GridSum::Storage storage;
   GridSum grid_sum(storage, partials);
+  int s = 0;
+  while (s + 1 < table.count && blockIdx.x >= table.block_begin[s + 1]) ++s;
+  const unsigned int group_first = table.block_begin[s];
+  const unsigned int group_blocks = table.block_begin[s + 1] - group_first;
+  const PatternView a = table.a[s];
+  const double* values = table.values[s];
+  const float* values_f32 = table.values_f32[s];
+  const double* dinv = table.dinv[s];
+  double* r = table.r[s];
+  double* p = table.p[s];
+  double* p_next = table.p_next[s];
+  double* q = table.q[s];
+  double* scalars = table.scalars[s];
+  const int lanes = table.lanes[s];
+  const auto sum = [&](double local) { return grid_sum(local, group_first, group_blocks); };
   const long long n = a.num_rows;
-  const auto [first, stride] = kernels::cuda::grid_stride<kLanczosBlock>();
+  const long long first = static_cast<long long>(blockIdx.x - group_first) * kLanczosBlock +
+                          static_cast<long long>(threadIdx.x);
+  const long long stride = static_cast<long long>(group_blocks) * kLanczosBlock;
   // The row's group: `lanes` consecutive threads (a power of two, at most a warp).
   const int lane = static_cast<int>(threadIdx.x) % lanes;
   const int warp_lane = static_cast<int>(threadIdx.x) % kWarpSize;
@@ -87,48 +126,53 @@ __global__ void __launch_bounds__(kLanczosBlock)
     p[i] = z;
     local += r[i] * z;
   }
-  double rz = grid_sum(local);
-  const bool writer = blockIdx.x == 0 && threadIdx.x == 0;
+  double rz = sum(local);
+  const bool writer = blockIdx.x == group_first && threadIdx.x == 0;
   if (writer) scalars[2] = rz;
   double beta = 0.0;
-  for (int j = 0; j < steps && rz != 0.0 && isfinite(rz); ++j) {
+  bool active = true;
+  for (int j = 0; j < steps; ++j) {
+    active = active && rz != 0.0 && isfinite(rz);
     const bool first_step = j == 0;
     const auto direction = [&](index_t k) {
       return first_step ? p[k] : dinv[k] * r[k] + beta * p[k];
     };
     local = 0.0;
-    for (long long i = first / lanes; i < n; i += stride / lanes) {
-      double sum = 0.0;
+    for (long long i = first / lanes; active && i < n; i += stride / lanes) {
+      double row = 0.0;
       for (index_t k = a.row_ptr[i] + lane; k < a.row_ptr[i + 1]; k += lanes) {
-        sum += static_cast<double>(values[k]) * direction(a.col_idx[k]);
+        const double v = values_f32 != nullptr ? static_cast<double>(values_f32[k]) : values[k];
+        row += v * direction(a.col_idx[k]);
       }
       for (int offset = lanes / 2; offset > 0; offset /= 2) {
-        sum += __shfl_xor_sync(group_mask, sum, offset, lanes);
+        row += __shfl_xor_sync(group_mask, row, offset, lanes);
       }
       if (lane == 0) {
-        q[i] = sum;
+        q[i] = row;
         const double p_i = direction(static_cast<index_t>(i));
         p_next[i] = p_i;
-        local += p_i * sum;
+        local += p_i * row;
       }
     }
-    const double pq = grid_sum(local);
-    if (writer) scalars[6 + j] = pq;
-    if (!(pq != 0.0) || !isfinite(pq)) return;
-    const double alpha = rz / pq;
+    const double pq = sum(local);
+    if (active && writer) scalars[6 + j] = pq;
+    active = active && pq != 0.0 && isfinite(pq);
+    const double alpha = active ? rz / pq : 0.0;
     local = 0.0;
-    for (long long i = first; i < n; i += stride) {
+    for (long long i = first; active && i < n; i += stride) {
       const double r_i = r[i] - alpha * q[i];
       r[i] = r_i;
       local += r_i * (dinv[i] * r_i);
     }
-    const double rz_next = grid_sum(local);
-    if (writer) scalars[6 + steps + j] = rz_next;
-    beta = rz_next / rz;
-    rz = rz_next;
-    double* swap = p;
-    p = p_next;
-    p_next = swap;
+    const double rz_next = sum(local);
+    if (active && writer) scalars[6 + steps + j] = rz_next;
+    if (active) {
+      beta = rz_next / rz;
+      rz = rz_next;
+      double* swap = p;
+      p = p_next;
+      p_next = swap;
+    }
   }
 }
 
@@ -180,27 +224,59 @@ void hybrid_gauss_seidel(const Backend& backend, const MatrixView& a, index_t bl
   kernels::cuda::check_launch("smoothers::hybrid_gauss_seidel");
 }
 
-void cg_lanczos(const Backend& backend, const MatrixView& a, std::int64_t entries,
-                Span<const double> dinv, int steps, Span<double> r, Span<double> p,
-                Span<double> p_next, Span<double> q, double* scalars) {
-  const index_t n = a.pattern.num_rows;
-  if (n == 0) return;
+void cg_lanczos(const Backend& backend, const std::vector<LanczosSystem>& systems, int steps) {
   kernels::cuda::Context& context = *backend.cuda_context();
-  with_values(a, [&](const auto* values) {
-    using Value = std::remove_cv_t<std::remove_pointer_t<decltype(values)>>;
-    const auto kernel = cg_lanczos_kernel<Value>;
-    // Lanes per row: the smallest power of two of at least half the row's mean entries, at most
-    // a warp.
-    int lanes = 1;
-    while (lanes < kWarpSize && 2 * lanes * static_cast<std::int64_t>(n) < entries) lanes *= 2;
-    const unsigned int blocks = kernels::cuda::cooperative_blocks(
-        context, kernel, kLanczosBlock, static_cast<long long>(n) * lanes);
+  int per_sm = 0;
+  kernels::cuda::check(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cg_lanczos_kernel, kLanczosBlock, 0),
+      "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  const long long resident =
+      static_cast<long long>(std::max(per_sm, 1)) * context.properties.multiProcessorCount;
+  for (std::size_t begin = 0; begin < systems.size(); begin += kLanczosSystems) {
+    LanczosTable table;
+    std::vector<long long> wanted;
+    long long total = 0;
+    for (std::size_t k = begin; k < systems.size() && table.count < kLanczosSystems; ++k) {
+      const LanczosSystem& system = systems[k];
+      const index_t n = system.a.pattern.num_rows;
+      if (n == 0) continue;
+      const int m = table.count++;
+      table.a[m] = system.a.pattern;
+      table.values[m] = system.a.values;
+      table.values_f32[m] = system.a.values_f32;
+      table.dinv[m] = system.dinv.data();
+      table.r[m] = system.r.data();
+      table.p[m] = system.p.data();
+      table.p_next[m] = system.p_next.data();
+      table.q[m] = system.q.data();
+      table.scalars[m] = system.scalars;
+      // Lanes per row: the smallest power of two of at least half the row's mean entries, at
+      // most a warp.
+      int lanes = 1;
+      while (lanes < kWarpSize && 2 * lanes * static_cast<std::int64_t>(n) < system.entries) {
+        lanes *= 2;
+      }
+      table.lanes[m] = lanes;
+      wanted.push_back(std::max<long long>(
+          1, (static_cast<long long>(n) * lanes + kLanczosBlock - 1) / kLanczosBlock));
+      total += wanted.back();
+    }
+    if (table.count == 0) continue;
+    // Each system its wanted blocks when they all fit at once, else a share of the resident
+    // blocks by its wanted ones (at least one each).
+    const long long available = std::max<long long>(resident, table.count);
+    for (int m = 0; m < table.count; ++m) {
+      long long blocks = wanted[m];
+      if (total > available) {
+        blocks = std::max<long long>(1, wanted[m] * (available - table.count) / total);
+      }
+      table.block_begin[m + 1] = table.block_begin[m] + static_cast<unsigned int>(blocks);
+    }
+    const unsigned int blocks = table.block_begin[table.count];
     kernels::cuda::DeviceScratch partials(context, 2 * sizeof(double) * blocks);
-    kernels::cuda::launch_cooperative(context, kernel, blocks, kLanczosBlock,
-                                      "smoothers::cg_lanczos", a.pattern, values, dinv.data(),
-                                      steps, lanes, r.data(), p.data(), p_next.data(), q.data(),
-                                      partials.as<double>(), scalars);
-  });
+    kernels::cuda::launch_cooperative(context, cg_lanczos_kernel, blocks, kLanczosBlock,
+                                      "smoothers::cg_lanczos", table, steps, partials.as<double>());
+  }
 }
 
 }  // namespace kryflow::kernels::smoothers::cuda

@@ -129,15 +129,15 @@ void hybrid_gauss_seidel(const Backend&, const MatrixView& a, index_t block_rows
   });
 }
 
-void cg_lanczos(const Backend&, const MatrixView& a, std::int64_t, Span<const double> dinv,
-                int steps, Span<double> r, Span<double> p, Span<double> p_next, Span<double> q,
-                double* scalars) {
-  with_values(a, [&](const auto* values) {
-    lanczos::steps(a, values, dinv, steps, r, p, p_next, q, scalars,
-                   [](std::int64_t chunks, auto&& body) {
-                     for (std::int64_t c = 0; c < chunks; ++c) body(c);
-                   });
-  });
+void cg_lanczos(const Backend&, const std::vector<LanczosSystem>& systems, int steps) {
+  for (const LanczosSystem& s : systems) {
+    with_values(s.a, [&](const auto* values) {
+      lanczos::steps(s.a, values, s.dinv, steps, s.r, s.p, s.p_next, s.q, s.scalars,
+                     [](std::int64_t chunks, auto&& body) {
+                       for (std::int64_t c = 0; c < chunks; ++c) body(c);
+                     });
+    });
+  }
 }
 
 }  // namespace kryflow::kernels::smoothers::reference

@@ -17,6 +17,7 @@
 #include "kryflow/preconditioners/multicolor_gauss_seidel.hpp"
 #include "src/amg/amg_hierarchy.hpp"
 #include "src/multigrid/csr_access.hpp"
+#include "src/multigrid/lanczos_batch.hpp"
 
 namespace kryflow {
 namespace {
@@ -435,9 +436,14 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
     PhaseTimer timer(phase_log_.get(), "smoothers");
     // Every smoother's work is queued before the first result is read (Smoother::begin_setup);
     // then the levels' deferred checks and the smoothers' results are read, one wait in all.
+    // The Chebyshev smoothers' Lanczos steps of all levels run in one launch (LanczosBatch).
+    detail::LanczosBatch lanczos_batch;
     for (std::size_t l = 0; l < hierarchy_->levels.size(); ++l) {
       const CsrMatrix& Al = level_matrix(l);  // its diagonal checked by build / update_levels
       std::unique_ptr<Smoother> pre = make_smoother(false);
+      if (auto* chebyshev = dynamic_cast<ChebyshevSmoother*>(pre.get())) {
+        chebyshev->set_lanczos_batch(&lanczos_batch);
+      }
       if (l == 0 && level0_inverse_diagonal_.size() == static_cast<std::size_t>(Al.num_rows())) {
         // D^-1 of the diagonal check, whose failure the deferred checks report first.
         pre->begin_setup_with_diagonal(Al, std::move(level0_inverse_diagonal_));
@@ -459,6 +465,7 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
       report_.levels.push_back({Al.num_rows(), Al.nnz()});
     }
     level0_inverse_diagonal_ = Vector();
+    lanczos_batch.launch();
     if (phase_log_) phase_log_->checks.resolve();
     for (Smoother* smoother : smoothers) smoother->finish_setup();
   }

@@ -17,6 +17,7 @@
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/scalars.hpp"
 #include "src/multigrid/csr_access.hpp"
+#include "src/multigrid/lanczos_batch.hpp"
 
 extern "C" void dhseqr_(const char* job, const char* compz, const int* n, const int* ilo,
                         const int* ihi, double* h, const int* ldh, double* wr, double* wi,
@@ -136,7 +137,7 @@ std::size_t lanczos_slots(int steps) {
 constexpr index_t kFusedLanczosRows = 100000;
 
 void lanczos_queue(const LinearOperator& A, const Vector& inverse_diagonal, int steps, Vector& r,
-                   Vector& p, DeviceScalars& scalars) {
+                   Vector& p, DeviceScalars& scalars, detail::LanczosBatch* batch) {
   namespace cg = kernels::krylov::cg;
   const std::size_t n = inverse_diagonal.size();
   if (n == 0) return;
@@ -150,9 +151,19 @@ void lanczos_queue(const LinearOperator& A, const Vector& inverse_diagonal, int 
   const auto* csr = dynamic_cast<const CsrMatrix*>(&A);
   if (csr != nullptr && csr->num_rows() <= kFusedLanczosRows) {
     Vector p_next(backend, n);
-    kernels::smoothers::cg_lanczos(backend, detail::smoother_view(*csr), csr->nnz(),
-                                   inverse_diagonal.span(), steps, r.span(), p.span(),
-                                   p_next.span(), q.span(), scalars.slot(0).address);
+    const kernels::smoothers::LanczosSystem system{detail::smoother_view(*csr),
+                                                   static_cast<std::int64_t>(csr->nnz()),
+                                                   inverse_diagonal.span(),
+                                                   r.span(),
+                                                   p.span(),
+                                                   p_next.span(),
+                                                   q.span(),
+                                                   scalars.slot(0).address};
+    if (batch != nullptr) {
+      batch->add(backend, steps, system, std::move(p_next), std::move(q));
+    } else {
+      kernels::smoothers::cg_lanczos(backend, {system}, steps);
+    }
     return;
   }
   // Slots: the five of cg::Scalars, r·r (not needed), then p·Ap and r·z of each step. Fresh
@@ -289,7 +300,9 @@ void ChebyshevSmoother::begin(const LinearOperator& A, Vector* inverse_diagonal)
   }
   w_ = Vector(A.backend(), n);
   d_ = Vector(A.backend(), n);
-  lanczos_queue(A, inverse_diagonal_, parameters_.eigen_iterations, w_, d_, pending_);
+  lanczos_queue(A, inverse_diagonal_, parameters_.eigen_iterations, w_, d_, pending_,
+                lanczos_batch_);
+  lanczos_batch_ = nullptr;  // for this setup only
   pending_A_ = &A;
 }
 

@@ -1707,69 +1707,100 @@ std::vector<double> plain_cg_scalars(const HostCsr& a, std::vector<double> r, in
 // (condition numbers below 1e3) the scalars agree to 1e-9 relative, the reference and the
 // written-out CG (rows in the same order, partials by chunks of 4,096 rows) to 1e-12.
 TEST(SmootherKernels, CgLanczosMatchesReferenceAndCgWrittenOut) {
+  // All twelve systems in one call (on cuda: two launches of up to eight systems, double and
+  // float values mixed in one launch, each system on its own group of blocks).
   namespace ks = kernels::smoothers;
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   constexpr int kSteps = 10;
   const Backend backend = test::backend_under_test();
+  struct Case {
+    index_t n;
+    double sign;
+    bool single;
+    HostCsr a;
+    std::vector<double> r0;
+  };
+  std::vector<Case> cases;
   for (const index_t n : {157, 5003, 70001}) {
     for (const double sign : {1.0, -1.0}) {
       for (const bool single : {false, true}) {
-        SCOPED_TRACE("n " + std::to_string(n) + (sign < 0 ? ", negative" : "") +
-                     (single ? ", float values" : ""));
         HostCsr a = signed_random_spd(n, seed + static_cast<std::uint64_t>(n), sign, 4);
         if (single) {
           for (double& v : a.values) v = static_cast<double>(static_cast<float>(v));
         }
-        const std::vector<double> r0 = test::random_vector(static_cast<std::size_t>(n), seed + 1);
-        const auto run = [&](const Backend& on, std::vector<double>& r_out) {
-          const OnBackend A(on, a);
-          std::vector<float> f(a.values.begin(), a.values.end());
-          const Array<float> values_f32 = Array<float>::from_host(on, f);
-          const ks::MatrixView view =
-              single ? ks::MatrixView(A.pattern(), nullptr, values_f32.span().data())
-                     : ks::MatrixView(A.matrix());
-          std::vector<double> dinv(static_cast<std::size_t>(n));
-          for (index_t i = 0; i < n; ++i) dinv[static_cast<std::size_t>(i)] = 1.0 / a.at(i, i);
-          const auto size = static_cast<std::size_t>(n);
-          Array<double> d = Array<double>::from_host(on, dinv);
-          Array<double> r = Array<double>::from_host(on, r0);
-          Array<double> p(on, size), p_next(on, size), q(on, size);
-          Array<double> scalars =
-              Array<double>::from_host(on, std::vector<double>(6 + 2 * kSteps, -7.0));
-          ks::cg_lanczos(on, view, static_cast<std::int64_t>(a.values.size()), d.span(), kSteps,
-                         r.span(), p.span(), p_next.span(), q.span(), scalars.span().data());
-          r_out = r.to_host();
-          return scalars.to_host();
-        };
-        std::vector<double> r_ref, r_dev;
-        const std::vector<double> expected = run(Backend::reference(), r_ref);
-        const std::vector<double> actual = run(backend, r_dev);
-        const std::vector<double> written = plain_cg_scalars(a, r0, kSteps);
-        for (const std::size_t slot : {0, 1, 3, 4, 5}) {
-          EXPECT_EQ(actual[slot], -7.0) << "slot " << slot << " is not cg_lanczos's";
-        }
-        for (std::size_t slot = 6; slot < expected.size(); ++slot) {
-          EXPECT_NEAR(expected[slot], written[slot], 1e-12 * std::abs(written[slot]))
-              << "slot " << slot;
-        }
-        for (const std::size_t slot : {std::size_t{2}, std::size_t{6}, std::size_t{6 + kSteps - 1},
-                                       std::size_t{6 + kSteps}, expected.size() - 1}) {
-          EXPECT_NE(actual[slot], 0.0) << "slot " << slot;
-        }
-        EXPECT_NEAR(actual[2], expected[2], 1e-9 * std::abs(expected[2]));
-        for (std::size_t slot = 6; slot < expected.size(); ++slot) {
-          EXPECT_NEAR(actual[slot], expected[slot], 1e-9 * std::abs(expected[slot]))
-              << "slot " << slot;
-        }
-        double largest = 0.0, difference = 0.0;
-        for (std::size_t i = 0; i < r_ref.size(); ++i) {
-          largest = std::max(largest, std::abs(r_ref[i]));
-          difference = std::max(difference, std::abs(r_dev[i] - r_ref[i]));
-        }
-        EXPECT_LE(difference, 1e-8 * largest) << "the last residual";
+        cases.push_back(
+            {n, sign, single, std::move(a),
+             test::random_vector(static_cast<std::size_t>(n), seed + 1 + cases.size())});
       }
     }
+  }
+  // Runs every case on `on` in one cg_lanczos call: each case's scalars and last residual.
+  const auto run = [&](const Backend& on, std::vector<std::vector<double>>& r_out) {
+    struct Arrays {
+      OnBackend A;
+      Array<float> values_f32;
+      Array<double> d, r, p, p_next, q, scalars;
+    };
+    std::vector<std::unique_ptr<Arrays>> arrays;
+    std::vector<ks::LanczosSystem> systems;
+    for (const Case& c : cases) {
+      const auto size = static_cast<std::size_t>(c.n);
+      std::vector<double> dinv(size);
+      for (index_t i = 0; i < c.n; ++i) dinv[static_cast<std::size_t>(i)] = 1.0 / c.a.at(i, i);
+      const std::vector<float> f(c.a.values.begin(), c.a.values.end());
+      arrays.push_back(std::make_unique<Arrays>(
+          Arrays{OnBackend(on, c.a), Array<float>::from_host(on, f),
+                 Array<double>::from_host(on, dinv), Array<double>::from_host(on, c.r0),
+                 Array<double>(on, size), Array<double>(on, size), Array<double>(on, size),
+                 Array<double>::from_host(on, std::vector<double>(6 + 2 * kSteps, -7.0))}));
+      Arrays& x = *arrays.back();
+      const ks::MatrixView view =
+          c.single ? ks::MatrixView(x.A.pattern(), nullptr, x.values_f32.span().data())
+                   : ks::MatrixView(x.A.matrix());
+      systems.push_back({view, static_cast<std::int64_t>(c.a.values.size()), x.d.span(), x.r.span(),
+                         x.p.span(), x.p_next.span(), x.q.span(), x.scalars.span().data()});
+    }
+    ks::cg_lanczos(on, systems, kSteps);
+    std::vector<std::vector<double>> scalars;
+    r_out.clear();
+    for (const auto& x : arrays) {
+      r_out.push_back(x->r.to_host());
+      scalars.push_back(x->scalars.to_host());
+    }
+    return scalars;
+  };
+  std::vector<std::vector<double>> r_ref, r_dev;
+  const std::vector<std::vector<double>> all_expected = run(Backend::reference(), r_ref);
+  const std::vector<std::vector<double>> all_actual = run(backend, r_dev);
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const Case& c = cases[k];
+    SCOPED_TRACE("n " + std::to_string(c.n) + (c.sign < 0 ? ", negative" : "") +
+                 (c.single ? ", float values" : ""));
+    const std::vector<double>& expected = all_expected[k];
+    const std::vector<double>& actual = all_actual[k];
+    const std::vector<double> written = plain_cg_scalars(c.a, c.r0, kSteps);
+    for (const std::size_t slot : {0, 1, 3, 4, 5}) {
+      EXPECT_EQ(actual[slot], -7.0) << "slot " << slot << " is not cg_lanczos's";
+    }
+    for (std::size_t slot = 6; slot < expected.size(); ++slot) {
+      EXPECT_NEAR(expected[slot], written[slot], 1e-12 * std::abs(written[slot]))
+          << "slot " << slot;
+    }
+    for (const std::size_t slot : {std::size_t{2}, std::size_t{6}, std::size_t{6 + kSteps - 1},
+                                   std::size_t{6 + kSteps}, expected.size() - 1}) {
+      EXPECT_NE(actual[slot], 0.0) << "slot " << slot;
+    }
+    EXPECT_NEAR(actual[2], expected[2], 1e-9 * std::abs(expected[2]));
+    for (std::size_t slot = 6; slot < expected.size(); ++slot) {
+      EXPECT_NEAR(actual[slot], expected[slot], 1e-9 * std::abs(expected[slot])) << "slot " << slot;
+    }
+    double largest = 0.0, difference = 0.0;
+    for (std::size_t i = 0; i < r_ref[k].size(); ++i) {
+      largest = std::max(largest, std::abs(r_ref[k][i]));
+      difference = std::max(difference, std::abs(r_dev[k][i] - r_ref[k][i]));
+    }
+    EXPECT_LE(difference, 1e-8 * largest) << "the last residual";
   }
 }
 

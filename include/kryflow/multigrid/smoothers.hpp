@@ -10,6 +10,10 @@
 
 namespace kryflow {
 
+namespace detail {
+class LanczosBatch;
+}  // namespace detail
+
 class CsrMatrix;
 
 /// Damped Jacobi, the Parallel Toolbox's omega-Jacobi smoother: x <- x + omega D^-1 (b - A x),
@@ -88,6 +92,9 @@ class ChebyshevSmoother final : public Smoother {
   void begin_setup(const LinearOperator& A) override;
   /// Throws DimensionMismatch when inverse_diagonal does not have A's rows.
   void begin_setup_with_diagonal(const LinearOperator& A, Vector inverse_diagonal) override;
+  /// Internal (the AMG setup): the next begin_setup queues its fused Lanczos steps in `batch`
+  /// instead of launching them; the batch's owner launches them before finish_setup.
+  void set_lanczos_batch(detail::LanczosBatch* batch) noexcept { lanczos_batch_ = batch; }
   void finish_setup() override;
   void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
   std::string name() const override { return "chebyshev"; }
@@ -102,9 +109,10 @@ class ChebyshevSmoother final : public Smoother {
   Vector inverse_diagonal_;
   mutable Vector w_, d_;  // the second iterate (the Lanczos estimate's residual at setup)
   void begin(const LinearOperator& A, Vector* inverse_diagonal);
-  const LinearOperator* pending_A_ = nullptr;  // between begin_setup and finish_setup
-  DeviceScalars pending_;                      // the Lanczos scalars and the diagonal check
-  bool diagonal_given_ = false;                // begin_setup_with_diagonal: no check of ours
+  const LinearOperator* pending_A_ = nullptr;      // between begin_setup and finish_setup
+  detail::LanczosBatch* lanczos_batch_ = nullptr;  // set_lanczos_batch, for one begin_setup
+  DeviceScalars pending_;                          // the Lanczos scalars and the diagonal check
+  bool diagonal_given_ = false;                    // begin_setup_with_diagonal: no check of ours
 };
 
 /// Chebyshev acceleration of a preconditioner M: the Chebyshev polynomial smoother of degree k
