@@ -299,9 +299,11 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
     // values NaN or infinite, never its indices, and is reported before anything uses them.
     // The coarser levels' diagonals are checked once their partitions exist (below).
     if (level == 0) {
+      level_inverse_diagonals_.clear();
+      level_inverse_diagonals_.resize(1);
       amg_setup::first_bad_diagonal(
           *current, phase_log_->checks.add([](index_t row) { throw_bad_diagonal(row, 0); }),
-          &level0_inverse_diagonal_);
+          &level_inverse_diagonals_[0]);
     }
     const Backend& backend = current->backend();
     const bool aggressive = level < static_cast<std::size_t>(parameters_.aggressive_levels);
@@ -417,10 +419,12 @@ void AmgPreconditioner::build(const CsrMatrix& A0, std::unique_ptr<Preconditione
     for (const auto& matrix : hierarchy->matrices) matrices.push_back(matrix.get());
     CsrMatrix::build_partitions(matrices);
   }
+  level_inverse_diagonals_.resize(hierarchy->levels.size());
   for (std::size_t level = 1; level < hierarchy->levels.size(); ++level) {
     amg_setup::first_bad_diagonal(
         *hierarchy->matrices[level - 1],
-        phase_log_->checks.add([level](index_t row) { throw_bad_diagonal(row, level); }));
+        phase_log_->checks.add([level](index_t row) { throw_bad_diagonal(row, level); }),
+        &level_inverse_diagonals_[level]);
   }
   hierarchy_ = std::move(hierarchy);
   install(A0, coarse, false);
@@ -444,9 +448,10 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
       if (auto* chebyshev = dynamic_cast<ChebyshevSmoother*>(pre.get())) {
         chebyshev->set_lanczos_batch(&lanczos_batch);
       }
-      if (l == 0 && level0_inverse_diagonal_.size() == static_cast<std::size_t>(Al.num_rows())) {
+      if (l < level_inverse_diagonals_.size() &&
+          level_inverse_diagonals_[l].size() == static_cast<std::size_t>(Al.num_rows())) {
         // D^-1 of the diagonal check, whose failure the deferred checks report first.
-        pre->begin_setup_with_diagonal(Al, std::move(level0_inverse_diagonal_));
+        pre->begin_setup_with_diagonal(Al, std::move(level_inverse_diagonals_[l]));
       } else {
         pre->begin_setup(Al);
       }
@@ -464,7 +469,7 @@ void AmgPreconditioner::install(const CsrMatrix& A, std::unique_ptr<Precondition
                                                        std::move(pre), std::move(post)));
       report_.levels.push_back({Al.num_rows(), Al.nnz()});
     }
-    level0_inverse_diagonal_ = Vector();
+    level_inverse_diagonals_.clear();
     lanczos_batch.launch();
     if (phase_log_) phase_log_->checks.resolve();
     for (Smoother* smoother : smoothers) smoother->finish_setup();
@@ -517,7 +522,7 @@ void AmgPreconditioner::clear(std::unique_ptr<Preconditioner> coarse) {
   hierarchy_.reset();
   level0_ = nullptr;
   report_ = HierarchyReport{};
-  level0_inverse_diagonal_ = Vector();
+  level_inverse_diagonals_.clear();
   phase_log_.reset();
   if (user_coarse_) user_coarse_solver_ = std::move(coarse);
 }
@@ -591,13 +596,15 @@ void AmgPreconditioner::update_levels() {
   // The double values of level l's matrix when it stores float32: computed by level l - 1's
   // Galerkin product, kept until level l is rebuilt (as in setup).
   Array<double> level_values;
+  level_inverse_diagonals_.clear();
+  level_inverse_diagonals_.resize(hierarchy_->levels.size());
   for (std::size_t l = 0; l < hierarchy_->levels.size(); ++l) {
     AmgLevelArrays& arrays = *hierarchy_->levels[l];
     const CsrMatrix& Al = level_matrix(l);
     const Backend& backend = Al.backend();
     amg_setup::first_bad_diagonal(
         Al, phase_log_->checks.add([l](index_t row) { throw_bad_diagonal(row, l); }),
-        l == 0 ? &level0_inverse_diagonal_ : nullptr);
+        &level_inverse_diagonals_[l]);
     const kernels::sparse_setup::MatrixView a =
         Al.precision() == Precision::float64
             ? detail::matrix_view(Al)

@@ -278,8 +278,8 @@ class AmgPreconditioner final : public Multigrid {
   std::unique_ptr<Hierarchy> hierarchy_;
   const CsrMatrix* level0_ = nullptr;  // the A of the last setup or update_values
   HierarchyReport report_;
-  std::unique_ptr<PhaseLog> phase_log_;  // while setup or update_values runs
-  Vector level0_inverse_diagonal_;       // from level 0's diagonal check to its smoother
+  std::unique_ptr<PhaseLog> phase_log_;          // while setup or update_values runs
+  std::vector<Vector> level_inverse_diagonals_;  // from each level's diagonal check to its smoother
 };
 
 }  // namespace kryflow
