@@ -55,6 +55,28 @@ struct MaxOp {
   __device__ int operator()(int a, int b) const { return a > b ? a : b; }
 };
 
+/// The facts of some rows, combined by min, max, sum and min (any order gives the same result).
+struct RowFacts {
+  int lo = INT_MAX;
+  int hi = INT_MIN;
+  int empty = 0;
+  int decrease = INT_MAX;  // the first row whose length is negative
+};
+
+/// The block's facts, on thread 0.
+template <int kThreads, class Storage>
+__device__ RowFacts reduce_facts(RowFacts f, Storage& storage) {
+  using Reduce = cub::BlockReduce<int, kThreads>;
+  f.lo = Reduce(storage).Reduce(f.lo, MinOp());
+  __syncthreads();
+  f.hi = Reduce(storage).Reduce(f.hi, MaxOp());
+  __syncthreads();
+  f.empty = Reduce(storage).Sum(f.empty);
+  __syncthreads();
+  f.decrease = Reduce(storage).Reduce(f.decrease, MinOp());
+  return f;
+}
+
 /// Matrices per launch: the tables travel as kernel parameters (about 2 KB).
 constexpr int kBatch = 32;
 
@@ -130,30 +152,21 @@ __global__ void __launch_bounds__(kSegmentThreads)
   const int m = batch_matrix(batch, segment);
   index_t end = 0;
   const SegmentRows rows = load_segment(batch.row_ptr[m], batch.num_rows[m], segment, copy, end);
-  int lo = INT_MAX;
-  int hi = INT_MIN;
-  int empty = 0;
-  int decrease = INT_MAX;
+  RowFacts f;
   for (index_t i = rows.first + static_cast<index_t>(threadIdx.x); i < end; i += kSegmentThreads) {
     const int length = rows[i + 1] - rows[i];
-    lo = min(lo, length);
-    hi = max(hi, length);
-    empty += length == 0 ? 1 : 0;
-    if (length < 0) decrease = min(decrease, static_cast<int>(i));
+    f.lo = min(f.lo, length);
+    f.hi = max(f.hi, length);
+    f.empty += length == 0 ? 1 : 0;
+    if (length < 0) f.decrease = min(f.decrease, static_cast<int>(i));
   }
-  lo = Reduce(storage).Reduce(lo, MinOp());
-  __syncthreads();
-  hi = Reduce(storage).Reduce(hi, MaxOp());
-  __syncthreads();
-  empty = Reduce(storage).Sum(empty);
-  __syncthreads();
-  decrease = Reduce(storage).Reduce(decrease, MinOp());
+  f = reduce_facts<kSegmentThreads>(f, storage);
   if (threadIdx.x != 0) return;
   const size_type s = batch.first_segment + static_cast<size_type>(blockIdx.x);
-  facts[kFacts * s + kMinFact] = lo;
-  facts[kFacts * s + kMaxFact] = hi;
-  facts[kFacts * s + kEmptyFact] = empty;
-  facts[kFacts * s + kDecreaseFact] = decrease;
+  facts[kFacts * s + kMinFact] = f.lo;
+  facts[kFacts * s + kMaxFact] = f.hi;
+  facts[kFacts * s + kEmptyFact] = f.empty;
+  facts[kFacts * s + kDecreaseFact] = f.decrease;
   CountEmitter emit;
   split_segment(rows, rows.first, end, batch.tile[m], emit);
   counts[3 * s] = emit.blocks;
@@ -191,31 +204,22 @@ __global__ void scan_segments(BatchRows batch, int first_matrix, index_t* counts
     }
     if (threadIdx.x == 0) out[kBlocks + k] = total;
   }
-  int lo = INT_MAX;
-  int hi = INT_MIN;
-  int empty = 0;
-  int decrease = INT_MAX;
+  RowFacts f;
   for (index_t s = begin; s < end; ++s) {
-    lo = min(lo, facts[kFacts * s + kMinFact]);
-    hi = max(hi, facts[kFacts * s + kMaxFact]);
-    empty += facts[kFacts * s + kEmptyFact];
-    decrease = min(decrease, facts[kFacts * s + kDecreaseFact]);
+    f.lo = min(f.lo, facts[kFacts * s + kMinFact]);
+    f.hi = max(f.hi, facts[kFacts * s + kMaxFact]);
+    f.empty += facts[kFacts * s + kEmptyFact];
+    f.decrease = min(f.decrease, facts[kFacts * s + kDecreaseFact]);
   }
-  lo = Reduce(reduce_storage).Reduce(lo, MinOp());
-  __syncthreads();
-  hi = Reduce(reduce_storage).Reduce(hi, MaxOp());
-  __syncthreads();
-  empty = Reduce(reduce_storage).Sum(empty);
-  __syncthreads();
-  decrease = Reduce(reduce_storage).Reduce(decrease, MinOp());
+  f = reduce_facts<kScanThreads>(f, reduce_storage);
   if (threadIdx.x == 0) {
     const index_t num_rows = batch.num_rows[m];
     out[kFirst] = batch.row_ptr[m][0];
     out[kLast] = batch.row_ptr[m][num_rows];
-    out[kMinLength] = num_rows > 0 ? lo : 0;
-    out[kMaxLength] = num_rows > 0 ? hi : 0;
-    out[kEmptyRows] = empty;
-    out[kFirstDecrease] = decrease == INT_MAX ? -1 : decrease;
+    out[kMinLength] = num_rows > 0 ? f.lo : 0;
+    out[kMaxLength] = num_rows > 0 ? f.hi : 0;
+    out[kEmptyRows] = f.empty;
+    out[kFirstDecrease] = f.decrease == INT_MAX ? -1 : f.decrease;
   }
 }
 

@@ -985,19 +985,28 @@ TEST_F(SpmvTest, FusedHalfStepGivesTheBitsOfTheStoredHalfStep) {
   }
 }
 
+/// The square matrices of test_matrices and float_test_matrices (seed + 5), both as TestMatrix.
+std::vector<TestMatrix> square_test_matrices_both_precisions(const Backend& backend,
+                                                             std::uint64_t seed) {
+  std::vector<TestMatrix> matrices;
+  for (TestMatrix& A : test_matrices(backend, seed)) {
+    if (A.host.num_rows() == A.host.num_cols()) matrices.push_back(std::move(A));
+  }
+  for (FloatTestMatrix& F : float_test_matrices(backend, seed + 5)) {
+    if (F.rounded_host.num_rows() != F.rounded_host.num_cols()) continue;
+    matrices.push_back(
+        {F.name + " (float32)", std::move(F.rounded_host), std::move(F.float_device)});
+  }
+  return matrices;
+}
+
 TEST_F(SpmvTest, FusedChebyshevStepGivesTheBitsOfResidualThenUpdate) {
   // chebyshev_step (r = b - A x, d = alpha D^-1 r + beta d, y = d + x in one pass) against the
   // residual of the same backend and the update formed on the host with the same operations;
   // every tile, both value precisions, beta zero (d not read: poisoned) and not; and
   // LinearOperator's unfused default on an operator that only forwards its products.
   SCOPED_TRACE("seed " + std::to_string(seed));
-  std::vector<TestMatrix> matrices = test_matrices(backend, seed);
-  for (FloatTestMatrix& F : float_test_matrices(backend, seed + 5)) {
-    matrices.push_back(
-        {F.name + " (float32)", std::move(F.rounded_host), std::move(F.float_device)});
-  }
-  for (TestMatrix& A : matrices) {
-    if (A.host.num_rows() != A.host.num_cols()) continue;
+  for (TestMatrix& A : square_test_matrices_both_precisions(backend, seed)) {
     const auto n = static_cast<std::size_t>(A.host.num_rows());
     const std::vector<double> x = test::random_vector(n, seed + 900);
     const std::vector<double> b = test::random_vector(n, seed + 901);
@@ -1043,13 +1052,7 @@ TEST_F(SpmvTest, ChebyshevFirstStepsEqualTheZeroStartUpdateThenTheStepBitForBit)
   // followed by chebyshev_step from x_1, both on the backend under test: every tile, both
   // value precisions, beta zero and not; d starts poisoned (only written).
   SCOPED_TRACE("seed " + std::to_string(seed));
-  std::vector<TestMatrix> matrices = test_matrices(backend, seed);
-  for (FloatTestMatrix& F : float_test_matrices(backend, seed + 5)) {
-    matrices.push_back(
-        {F.name + " (float32)", std::move(F.rounded_host), std::move(F.float_device)});
-  }
-  for (TestMatrix& A : matrices) {
-    if (A.host.num_rows() != A.host.num_cols()) continue;
+  for (TestMatrix& A : square_test_matrices_both_precisions(backend, seed)) {
     const auto n = static_cast<std::size_t>(A.host.num_rows());
     const Vector b = Vector::from_host(backend, test::random_vector(n, seed + 910));
     const Vector dinv = Vector::from_host(backend, test::random_vector(n, seed + 911));
