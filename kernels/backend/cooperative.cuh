@@ -31,18 +31,25 @@ inline long long cooperative_rows() {
   return rows;
 }
 
-/// Blocks of `block` threads for a cooperative launch of `kernel` wanting `threads` threads in
-/// all: at most what every multiprocessor can hold at once, at least one.
+/// Blocks of `block` threads of `kernel` that every multiprocessor can hold at once, in all (at
+/// least one per multiprocessor): the most a cooperative launch may take.
 template <class... Params>
-unsigned int cooperative_blocks(const Context& context, void (*kernel)(Params...), int block,
-                                long long threads) {
+long long cooperative_resident_blocks(const Context& context, void (*kernel)(Params...),
+                                      int block) {
   int per_sm = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0),
         "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  const long long resident =
-      static_cast<long long>(std::max(per_sm, 1)) * context.properties.multiProcessorCount;
+  return static_cast<long long>(std::max(per_sm, 1)) * context.properties.multiProcessorCount;
+}
+
+/// Blocks of `block` threads for a cooperative launch of `kernel` wanting `threads` threads in
+/// all: at most cooperative_resident_blocks, at least one.
+template <class... Params>
+unsigned int cooperative_blocks(const Context& context, void (*kernel)(Params...), int block,
+                                long long threads) {
   const long long wanted = std::max<long long>(1, (threads + block - 1) / block);
-  return static_cast<unsigned int>(std::min(resident, wanted));
+  return static_cast<unsigned int>(
+      std::min(cooperative_resident_blocks(context, kernel, block), wanted));
 }
 
 /// Launches kernel<<<blocks, block>>>(args...) cooperatively on the context's stream (blocks

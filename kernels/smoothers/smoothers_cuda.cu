@@ -226,12 +226,8 @@ void hybrid_gauss_seidel(const Backend& backend, const MatrixView& a, index_t bl
 
 void cg_lanczos(const Backend& backend, const std::vector<LanczosSystem>& systems, int steps) {
   kernels::cuda::Context& context = *backend.cuda_context();
-  int per_sm = 0;
-  kernels::cuda::check(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cg_lanczos_kernel, kLanczosBlock, 0),
-      "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   const long long resident =
-      static_cast<long long>(std::max(per_sm, 1)) * context.properties.multiProcessorCount;
+      kernels::cuda::cooperative_resident_blocks(context, cg_lanczos_kernel, kLanczosBlock);
   for (std::size_t begin = 0; begin < systems.size(); begin += kLanczosSystems) {
     LanczosTable table;
     std::vector<long long> wanted;

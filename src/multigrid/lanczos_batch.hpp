@@ -5,7 +5,6 @@
 // after another.
 #pragma once
 
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -23,43 +22,29 @@ class LanczosBatch {
   ~LanczosBatch() = default;
 
   /// Queues `system` for `steps` steps on `backend`; p_next and q are its work vectors, kept
-  /// until the launch.
+  /// until the launch. A system of another backend or step count than those queued launches
+  /// them first (one launch takes one of each).
   void add(const Backend& backend, int steps, const kernels::smoothers::LanczosSystem& system,
            Vector p_next, Vector q) {
-    queued_[steps].push_back({backend, system});
+    if (!systems_.empty() && (!(backend == backend_) || steps != steps_)) launch();
+    backend_ = backend;
+    steps_ = steps;
+    systems_.push_back(system);
     work_.push_back(std::move(p_next));
     work_.push_back(std::move(q));
   }
 
-  /// Launches every queued system (per number of steps and backend, in the order queued), then
-  /// forgets them.
+  /// Launches every queued system, in the order queued, then forgets them.
   void launch() {
-    for (auto& [steps, entries] : queued_) {
-      while (!entries.empty()) {
-        const Backend backend = entries.front().backend;
-        std::vector<kernels::smoothers::LanczosSystem> now;
-        std::vector<Entry> later;
-        for (const Entry& e : entries) {
-          if (e.backend == backend) {
-            now.push_back(e.system);
-          } else {
-            later.push_back(e);
-          }
-        }
-        kernels::smoothers::cg_lanczos(backend, now, steps);
-        entries = std::move(later);
-      }
-    }
-    queued_.clear();
+    if (!systems_.empty()) kernels::smoothers::cg_lanczos(backend_, systems_, steps_);
+    systems_.clear();
     work_.clear();
   }
 
  private:
-  struct Entry {
-    Backend backend;
-    kernels::smoothers::LanczosSystem system;
-  };
-  std::map<int, std::vector<Entry>> queued_;
+  Backend backend_ = Backend::reference();
+  int steps_ = 0;
+  std::vector<kernels::smoothers::LanczosSystem> systems_;
   std::vector<Vector> work_;
 };
 

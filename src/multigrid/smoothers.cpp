@@ -330,6 +330,7 @@ void ChebyshevSmoother::finish_setup() {
   }
   lambda_max_ = lambda;
   A_ = &A;
+  csr_ = dynamic_cast<const CsrMatrix*>(&A);
 }
 
 void ChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const {
@@ -344,8 +345,7 @@ void ChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const
   const int steps = parameters_.degree - (x_is_zero ? 1 : 0);  // steps with a residual
   // On a CsrMatrix, x_1 of a zero start is formed inside the first residual step's product
   // (chebyshev_first_steps, the same bits): one kernel and one pass over b less per call.
-  const auto* csr = dynamic_cast<const CsrMatrix*>(A_);
-  const bool fused_start = x_is_zero && steps > 0 && csr != nullptr;
+  const bool fused_start = x_is_zero && steps > 0 && csr_ != nullptr;
   Vector& start = steps % 2 == 0 ? x : w_;
   if (x_is_zero && !fused_start) {  // x_1 = d_0 = D^-1 b / theta
     kernels::blas::chebyshev_update(x.backend(), inverse_diagonal_.span(), b.span(), 1.0 / theta,
@@ -365,7 +365,7 @@ void ChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const
       rho = rho_next;
     }
     if (fused_start && k == 0) {
-      csr->chebyshev_first_steps(b, inverse_diagonal_, 1.0 / theta, alpha, beta, d_, *to);
+      csr_->chebyshev_first_steps(b, inverse_diagonal_, 1.0 / theta, alpha, beta, d_, *to);
     } else {
       A_->chebyshev_step(b, *from, inverse_diagonal_, alpha, beta, d_, *to);
     }

@@ -105,6 +105,7 @@ class ChebyshevSmoother final : public Smoother {
  private:
   Parameters parameters_;
   const LinearOperator* A_ = nullptr;
+  const CsrMatrix* csr_ = nullptr;  // A_ as a CsrMatrix (chebyshev_first_steps), else null
   double lambda_max_ = 0.0;
   Vector inverse_diagonal_;
   mutable Vector w_, d_;  // the second iterate (the Lanczos estimate's residual at setup)
