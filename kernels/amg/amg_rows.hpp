@@ -1022,34 +1022,113 @@ KRYFLOW_HOST_DEVICE inline void mm_extended_fill_row(
   });
 }
 
+/// Most interpolatory points per row that the truncation of a computed prolongation selects in
+/// registers (truncated_row, truncated_count); a larger max_elements_per_row takes kept_points.
+inline constexpr int kRegisterKept = 8;
+
+/// The max_elements_per_row largest points of a row that pass the cut, in kept_points' order
+/// (larger |w| first, ties to the smaller k), found in one pass over the row for
+/// max_elements_per_row <= kRegisterKept: a point joins a list sorted in that order before the
+/// first entry of smaller magnitude (the points come in increasing k, so an equal magnitude
+/// stays after the earlier point, and a NaN, which no comparison finds larger, goes last), and
+/// the list keeps its first max_elements_per_row. `passing` counts the points that pass and
+/// `passing_sum` sums their weights in column order. The kept set is kept_points' (its K-th
+/// point in the same total order), so the kernels' bits are unchanged.
+struct RegisterKept {
+  index_t passing = 0;
+  double passing_sum = 0.0;
+  int size = 0;              // entries of the list
+  index_t k[kRegisterKept];  // the points, best first
+  double key[kRegisterKept];
+};
+
+KRYFLOW_HOST_DEVICE inline void collect_kept(const double* w, index_t m, double cut, int limit,
+                                             RegisterKept& r) {
+  for (index_t q = 0; q < m; ++q) {
+    const double weight = magnitude(w[q]);
+    if (!(weight >= cut)) continue;
+    ++r.passing;
+    r.passing_sum += w[q];
+    if (limit <= 0) continue;
+    int at = r.size;
+    while (at > 0 && weight > r.key[at - 1]) --at;
+    if (at >= limit) continue;
+    for (int t = (r.size < limit ? r.size : limit - 1); t > at; --t) {
+      r.k[t] = r.k[t - 1];
+      r.key[t] = r.key[t - 1];
+    }
+    r.k[at] = q;
+    r.key[at] = weight;
+    if (r.size < limit) ++r.size;
+  }
+}
+
 /// Row i of a computed prolongation p truncated: the entries kept_points keeps (weight and key
 /// |w|; p.kind is not read), scaled by sum_all / sum_kept of the row's weights (both in column
 /// order; no scaling when sum_kept = 0), so that the row sum stays (the rule of hypre's
 /// truncation of its matrix-product interpolations). Calls emit(column, value) in column order.
+/// Up to kRegisterKept points per row in two passes over the row (RegisterKept), else by
+/// kept_points: the same bits.
 template <class Emit>
 KRYFLOW_HOST_DEVICE void truncated_row(const MatrixView& p, const InterpolationParameters& params,
                                        index_t i, Emit emit) {
   const index_t begin = p.pattern.row_ptr[i];
   const index_t m = p.pattern.row_ptr[i + 1] - begin;
   const double* w = p.values + begin;
-  const auto weight = [&](index_t k) { return magnitude(w[k]); };
-  double total = 0.0, kept = 0.0;
-  for (index_t k = 0; k < m; ++k) total += w[k];
-  kept_points(params, m, weight, weight, [&](index_t k) { kept += w[k]; });
-  const double scale = kept != 0.0 ? total / kept : 1.0;
-  kept_points(params, m, weight, weight,
-              [&](index_t k) { emit(p.pattern.col_idx[begin + k], w[k] * scale); });
+  const index_t* columns = p.pattern.col_idx + begin;
+  if (params.max_elements_per_row > kRegisterKept) {
+    const auto weight = [&](index_t k) { return magnitude(w[k]); };
+    double total = 0.0, kept = 0.0;
+    for (index_t k = 0; k < m; ++k) total += w[k];
+    kept_points(params, m, weight, weight, [&](index_t k) { kept += w[k]; });
+    const double scale = kept != 0.0 ? total / kept : 1.0;
+    kept_points(params, m, weight, weight, [&](index_t k) { emit(columns[k], w[k] * scale); });
+    return;
+  }
+  double total = 0.0, largest = 0.0;
+  for (index_t k = 0; k < m; ++k) {
+    total += w[k];
+    largest = larger(largest, magnitude(w[k]));
+  }
+  const double cut = params.truncation_factor * largest;
+  RegisterKept r;
+  collect_kept(w, m, cut, params.max_elements_per_row, r);
+  if (params.max_elements_per_row > 0 && r.passing > params.max_elements_per_row) {
+    // The list in column order (insertion sort of at most kRegisterKept points).
+    for (int t = 1; t < r.size; ++t) {
+      const index_t q = r.k[t];
+      int u = t;
+      for (; u > 0 && r.k[u - 1] > q; --u) r.k[u] = r.k[u - 1];
+      r.k[u] = q;
+    }
+    double kept = 0.0;
+    for (int t = 0; t < r.size; ++t) kept += w[r.k[t]];
+    const double scale = kept != 0.0 ? total / kept : 1.0;
+    for (int t = 0; t < r.size; ++t) emit(columns[r.k[t]], w[r.k[t]] * scale);
+    return;
+  }
+  const double scale = r.passing_sum != 0.0 ? total / r.passing_sum : 1.0;
+  for (index_t k = 0; k < m; ++k) {
+    if (magnitude(w[k]) >= cut) emit(columns[k], w[k] * scale);
+  }
 }
 
-/// Entries of row i that truncated_row keeps.
+/// Entries of row i that truncated_row keeps: the points passing the cut, at most
+/// max_elements_per_row of them (kept_points keeps exactly that many when more pass).
 KRYFLOW_HOST_DEVICE inline index_t truncated_count(const MatrixView& p,
                                                    const InterpolationParameters& params,
                                                    index_t i) {
   const index_t begin = p.pattern.row_ptr[i];
-  const auto weight = [&](index_t k) { return magnitude(p.values[begin + k]); };
-  index_t m = 0;
-  kept_points(params, p.pattern.row_ptr[i + 1] - begin, weight, weight, [&](index_t) { ++m; });
-  return m;
+  const index_t m = p.pattern.row_ptr[i + 1] - begin;
+  const double* w = p.values + begin;
+  double largest = 0.0;
+  for (index_t k = 0; k < m; ++k) largest = larger(largest, magnitude(w[k]));
+  const double cut = params.truncation_factor * largest;
+  index_t passing = 0;
+  for (index_t k = 0; k < m; ++k) passing += magnitude(w[k]) >= cut ? 1 : 0;
+  return params.max_elements_per_row > 0 && passing > params.max_elements_per_row
+             ? static_cast<index_t>(params.max_elements_per_row)
+             : passing;
 }
 
 /// truncated_row's values on the fixed pattern t (value-only re-setup): row i of t lists the

@@ -1406,6 +1406,73 @@ TEST(AmgKernels, TruncationKeepsTheFirstPointsOfAStableSortByDecreasingKey) {
   EXPECT_GT(limited, 1000);
 }
 
+TEST(AmgKernels, TruncatedRowKeepsTheLargestWeightsScaledToTheRowSum) {
+  // rows::truncated_row and truncated_count against their definition: of the weights with
+  // |w| >= factor max|w|, a stable sort by decreasing |w| and its first max_elements_per_row
+  // (up to 12: the register list below kRegisterKept and kept_points above it), in column
+  // order, each times sum_all / sum_kept (both summed in column order), bit for bit.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  const std::vector<double> levels = {-0.4, -0.25, -0.1, 0.0, 0.1, 0.25, 0.4, 1.0};
+  std::uniform_int_distribution<std::size_t> level(0, levels.size() - 1);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  index_t limited = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const auto m = static_cast<index_t>(1 + random() % 70);
+    ka::InterpolationParameters p;
+    p.kind = ka::InterpolationKind::mm_extended_i;
+    p.max_elements_per_row = static_cast<int>(random() % 13);
+    p.truncation_factor = std::vector<double>{0.0, 0.2, 0.5}[random() % 3];
+    const bool ties = random() % 2 == 0;
+    std::vector<index_t> columns(static_cast<std::size_t>(m));
+    std::vector<double> weights(columns.size());
+    for (index_t k = 0; k < m; ++k) {
+      columns[k] = 3 * k + static_cast<index_t>(random() % 3);
+      weights[k] = ties ? levels[level(random)] : uniform(random);
+    }
+    double largest = 0.0, total = 0.0;
+    for (const double w : weights) {
+      largest = std::max(largest, std::abs(w));
+      total += w;
+    }
+    std::vector<index_t> order;
+    for (index_t k = 0; k < m; ++k) {
+      if (std::abs(weights[k]) >= p.truncation_factor * largest) order.push_back(k);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](index_t x, index_t y) {
+      return std::abs(weights[x]) > std::abs(weights[y]);
+    });
+    if (p.max_elements_per_row > 0 && order.size() > std::size_t(p.max_elements_per_row)) {
+      order.resize(static_cast<std::size_t>(p.max_elements_per_row));
+      ++limited;
+    }
+    std::sort(order.begin(), order.end());
+    double kept = 0.0;
+    for (const index_t k : order) kept += weights[k];
+    const double scale = kept != 0.0 ? total / kept : 1.0;
+    std::vector<index_t> expected_columns;
+    std::vector<double> expected_values;
+    for (const index_t k : order) {
+      expected_columns.push_back(columns[k]);
+      expected_values.push_back(weights[k] * scale);
+    }
+
+    const std::vector<index_t> row_ptr = {0, m};
+    const ka::MatrixView row{{1, 3 * m, row_ptr.data(), columns.data()}, weights.data()};
+    std::vector<index_t> got_columns;
+    std::vector<double> got_values;
+    ka::rows::truncated_row(row, p, 0, [&](index_t j, double v) {
+      got_columns.push_back(j);
+      got_values.push_back(v);
+    });
+    ASSERT_EQ(got_columns, expected_columns) << "trial " << trial;
+    ASSERT_EQ(got_values, expected_values) << "trial " << trial;
+    ASSERT_EQ(ka::rows::truncated_count(row, p, 0), static_cast<index_t>(order.size()));
+  }
+  EXPECT_GT(limited, 1000);
+}
+
 /// Matrix-product extended+i on `backend`: L and B (mm_extended_*), P = L B (the SpGEMM phases,
 /// checked by spgemm above) and its truncation when p asks; the value-only paths (the fill on
 /// L's and B's patterns again, spgemm_numeric onto P's pattern or truncation_values) checked to
