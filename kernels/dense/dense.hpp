@@ -71,9 +71,9 @@ struct Inverse {
   /** Overwrites the n x n column-major A in `dense` with its inverse (pseudo-inverse for the      \
       eigen method) stored row-major: inverse_ij at dense[i n + j]. `properties` are A's, from     \
       properties() (finite; the method is chosen by its symmetric flag: symmetric A by Cholesky,   \
-      else, when a_11 < 0, by Cholesky of -A, else by eigendecomposition). Workspace of n^2 + O(n) \
-      doubles is allocated on the backend (OutOfMemory when it cannot be). One or two waits on     \
-      a device for the factorizations' status. */                                                  \
+      else, when a_11 < 0, by Cholesky of -A, else by eigendecomposition). Workspace: 3 n^2 + O(n) \
+      doubles at most, allocated on the backend (OutOfMemory when they cannot be). One wait on a   \
+      device for Cholesky's status, two for the other factorizations. */                           \
   Inverse invert(const Backend& backend, index_t n, const Properties& properties,                  \
                  Span<double> dense);                                                              \
   /** z = M r, M the n x n row-major `inverse` from invert(); r and z have n entries, distinct.    \

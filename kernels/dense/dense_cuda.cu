@@ -195,7 +195,11 @@ int read_info(Context& context, const Array<int>& info) {
 }
 
 /// Cholesky of the symmetric sign * A in `dense` (sign = 1 or -1); on success dense = A^-1 (=
-/// sign (sign A)^-1) and true, else false (dense unchanged).
+/// sign (sign A)^-1) and true, else false (dense unchanged). With sign A = L L^T, A^-1 =
+/// sign V^T V for V = L^-1: cuSOLVER's potrf, then cuBLAS's trsm solves L V = I and one gemm
+/// forms sign V^T V in a separate array, copied into dense once potrf's status is read (the one
+/// wait). H200, n = 353: potrs on the columns of I took two triangular solves (twelve trsm
+/// kernels, 300 us); trsm then gemm takes one solve and a product.
 bool invert_cholesky(const Backend& backend, index_t n, double* dense, double sign) {
   Context& context = *backend.cuda_context();
   cusolverDnHandle_t handle = kernels::cuda::cusolver_handle(context);
@@ -213,15 +217,26 @@ bool invert_cholesky(const Backend& backend, index_t n, double* dense, double si
   check_cusolver(cusolverDnDpotrf(handle, CUBLAS_FILL_MODE_LOWER, n, factor.span().data(), n,
                                   work.span().data(), lwork, info.span().data()),
                  "cusolverDnDpotrf");
+  // V = L^-1 (trsm reads only L's lower triangle), then sign V^T V: queued before the status is
+  // read; after a failed potrf they compute garbage that is never copied.
+  Array<double> v(backend, size);
+  fill_identity(context, n, v.span().data());
+  cublasHandle_t blas = kernels::cuda::cublas_handle(context);
+  check_cublas(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+  const double one = 1.0, zero = 0.0;
+  check_cublas(
+      cublasDtrsm(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+                  n, n, &one, factor.span().data(), n, v.span().data(), n),
+      "cublasDtrsm");
+  Array<double> inverse(backend, size);
+  check_cublas(cublasDgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &sign, v.span().data(), n,
+                           v.span().data(), n, &zero, inverse.span().data(), n),
+               "cublasDgemm");
   const int potrf_info = read_info(context, info);
   if (potrf_info < 0) throw BackendError("cusolverDnDpotrf: invalid argument");
   if (potrf_info > 0) return false;
-  fill_identity(context, n, dense);
-  check_cusolver(cusolverDnDpotrs(handle, CUBLAS_FILL_MODE_LOWER, n, n, factor.span().data(), n,
-                                  dense, n, info.span().data()),
-                 "cusolverDnDpotrs");
-  if (read_info(context, info) != 0) throw BackendError("cusolverDnDpotrs: invalid argument");
-  if (sign != 1.0) scale_all(context, n, sign, dense);
+  KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(dense, inverse.span().data(), size * sizeof(double),
+                                     cudaMemcpyDeviceToDevice, context.stream));
   return true;
 }
 
