@@ -162,6 +162,24 @@ void multipass_prolongation_values(const Backend& backend, const MatrixView& a,
                    kind, w, p, values);
 }
 
+bool multipass_prolongation_slots(const Backend& backend, const MatrixView& a,
+                                  Span<const index_t> pass, index_t passes,
+                                  Span<const index_t> order, Span<const index_t> offsets,
+                                  InterpolationKind kind, const PatternView& w,
+                                  Span<const index_t> coarse_index, index_t capacity,
+                                  index_t* slot_columns, double* slot_values,
+                                  Span<index_t> counts) {
+  KRYFLOW_DISPATCH(amg, multipass_prolongation_slots, backend, a, pass, passes, order, offsets,
+                   kind, w, coarse_index, capacity, slot_columns, slot_values, counts);
+}
+
+void multipass_slots_compact(const Backend& backend, index_t n, index_t capacity,
+                             const index_t* slot_columns, const double* slot_values,
+                             const index_t* row_ptr, index_t* col_idx, double* values) {
+  KRYFLOW_DISPATCH(amg, multipass_slots_compact, backend, n, capacity, slot_columns, slot_values,
+                   row_ptr, col_idx, values);
+}
+
 void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,
                              Span<const index_t> cf, Span<double> coarse_sum) {
   KRYFLOW_DISPATCH(amg, mm_extended_coarse_sums, backend, a, s, cf, coarse_sum);

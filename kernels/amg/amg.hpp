@@ -261,6 +261,23 @@ struct InterpolationParameters {
       const Backend& backend, const MatrixView& a, Span<const index_t> pass, index_t passes,       \
       Span<const index_t> order, Span<const index_t> offsets, InterpolationKind kind,              \
       const PatternView& w, const PatternView& p, double* values);                                 \
+  /** Multi-pass interpolation's P formed pass by pass into `capacity` slots per row               \
+      (rows::multipass_slot_row; slot_columns and slot_values n capacity entries, counts n):       \
+      the rows of pass 0, 1, ..., passes in turn as multipass_prolongation_values, each row's      \
+      columns the union of those of the rows it reads, so that neither P's pattern nor a product   \
+      is formed first; the same bits. False when a row needs more than capacity slots (counts      \
+      and slots then unspecified). On cuda one launch (one per pass above the cooperative rows)    \
+      and one wait. */                                                                             \
+  bool multipass_prolongation_slots(                                                               \
+      const Backend& backend, const MatrixView& a, Span<const index_t> pass, index_t passes,       \
+      Span<const index_t> order, Span<const index_t> offsets, InterpolationKind kind,              \
+      const PatternView& w, Span<const index_t> coarse_index, index_t capacity,                    \
+      index_t* slot_columns, double* slot_values, Span<index_t> counts);                           \
+  /** P in CSR (row_ptr: the exclusive scan of the counts) from the slots of                       \
+      multipass_prolongation_slots. */                                                             \
+  void multipass_slots_compact(const Backend& backend, index_t n, index_t capacity,                \
+                               const index_t* slot_columns, const double* slot_values,             \
+                               const index_t* row_ptr, index_t* col_idx, double* values);          \
   /** Matrix-product extended+i (InterpolationKind::mm_extended_i): coarse_sum[k] = beta_k         \
       (rows::strong_coarse_sum; n entries, 0 for coarse rows) */                                   \
   void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,  \

@@ -1,5 +1,6 @@
 // OpenMP AMG setup kernels: rows in parallel (each thread with its own row scratch), PMIS rounds
 // in two parallel phases; the greedy splitting is sequential by definition.
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -416,6 +417,43 @@ void multipass_prolongation_values(const Backend& backend, const MatrixView& a,
                                        order[begin + static_cast<index_t>(r)]);
     });
   }
+}
+
+bool multipass_prolongation_slots(const Backend& backend, const MatrixView& a,
+                                  Span<const index_t> pass, index_t passes,
+                                  Span<const index_t> order, Span<const index_t> offsets,
+                                  InterpolationKind kind, const PatternView& w,
+                                  Span<const index_t> coarse_index, index_t capacity,
+                                  index_t* slot_columns, double* slot_values,
+                                  Span<index_t> counts) {
+  for (index_t r = 0; r < offsets[1]; ++r) counts[order[r]] = 0;  // rows without a pass
+  for (index_t t = 0; t <= passes; ++t) {
+    const index_t begin = offsets[t + 1];
+    const auto rows = static_cast<size_type>(offsets[t + 2] - begin);
+    std::atomic<bool> fits{true};
+    parallel::for_each(backend, rows * 8, rows, [&](size_type r) {
+      const index_t i = order[begin + static_cast<index_t>(r)];
+      counts[i] = rows::multipass_slot_row(a, pass.data(), w, kind, coarse_index.data(), capacity,
+                                           slot_columns, slot_values, counts.data(), i);
+      if (counts[i] > capacity) fits.store(false, std::memory_order_relaxed);
+    });
+    if (!fits.load()) return false;
+  }
+  return true;
+}
+
+void multipass_slots_compact(const Backend& backend, index_t n, index_t capacity,
+                             const index_t* slot_columns, const double* slot_values,
+                             const index_t* row_ptr, index_t* col_idx, double* values) {
+  parallel::for_each(backend, static_cast<size_type>(n) * 4, static_cast<size_type>(n),
+                     [&](size_type r) {
+                       const auto i = static_cast<index_t>(r);
+                       const std::int64_t from = static_cast<std::int64_t>(i) * capacity;
+                       for (index_t q = row_ptr[i]; q < row_ptr[i + 1]; ++q) {
+                         col_idx[q] = slot_columns[from + (q - row_ptr[i])];
+                         values[q] = slot_values[from + (q - row_ptr[i])];
+                       }
+                     });
 }
 
 void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,

@@ -883,6 +883,71 @@ __global__ void __launch_bounds__(kCooperativeBlock)
   }
 }
 
+/// Row i of multipass_prolongation_slots (rows::multipass_slot_row); a row that does not fit
+/// sets *overflow.
+__device__ void multipass_slot_row(const MatrixView& a, const index_t* pass, const PatternView& w,
+                                   InterpolationKind kind, const index_t* coarse_index,
+                                   index_t capacity, index_t* slot_columns, double* slot_values,
+                                   index_t* counts, unsigned long long* overflow, index_t i) {
+  const index_t count = rows::multipass_slot_row(a, pass, w, kind, coarse_index, capacity,
+                                                 slot_columns, slot_values, counts, i);
+  counts[i] = count;
+  if (count > capacity) atomicExch(overflow, 1ull);
+}
+
+/// The rows without a pass (order[0 .. offsets[1])) get no entries, the rows of pass t one
+/// launch each (above the cooperative rows).
+__global__ void multipass_slots_kernel(MatrixView a, const index_t* pass, index_t t,
+                                       const index_t* order, const index_t* offsets, PatternView w,
+                                       InterpolationKind kind, const index_t* coarse_index,
+                                       index_t capacity, index_t* slot_columns, double* slot_values,
+                                       index_t* counts, unsigned long long* overflow) {
+  const index_t begin = t < 0 ? 0 : offsets[t + 1];
+  const index_t end = t < 0 ? offsets[1] : offsets[t + 2];
+  KRYFLOW_FOR_EACH_ROW(r, end - begin) {
+    if (t < 0) {
+      counts[order[begin + r]] = 0;
+    } else {
+      multipass_slot_row(a, pass, w, kind, coarse_index, capacity, slot_columns, slot_values,
+                         counts, overflow, order[begin + r]);
+    }
+  }
+}
+
+/// multipass_prolongation_slots in one launch: the rows without a pass, then those of pass t
+/// followed by a grid barrier, for t = 0 .. passes (as multipass_prolongation_cooperative_kernel).
+__global__ void __launch_bounds__(kCooperativeBlock)
+    multipass_slots_cooperative_kernel(MatrixView a, const index_t* pass, index_t passes,
+                                       const index_t* order, const index_t* offsets, PatternView w,
+                                       InterpolationKind kind, const index_t* coarse_index,
+                                       index_t capacity, index_t* slot_columns, double* slot_values,
+                                       index_t* counts, unsigned long long* overflow) {
+  const auto [first, stride] = kernels::cuda::grid_stride<kCooperativeBlock>();
+  for (long long r = first; r < offsets[1]; r += stride) counts[order[r]] = 0;
+  for (index_t t = 0; t <= passes; ++t) {
+    const index_t begin = offsets[t + 1], end = offsets[t + 2];
+    for (long long r = begin + first; r < end; r += stride) {
+      multipass_slot_row(a, pass, w, kind, coarse_index, capacity, slot_columns, slot_values,
+                         counts, overflow, order[r]);
+    }
+    if (t < passes) cooperative_groups::this_grid().sync();
+  }
+}
+
+/// Row i of P from its slots (multipass_slots_compact).
+__global__ void multipass_slots_compact_kernel(index_t n, index_t capacity,
+                                               const index_t* slot_columns,
+                                               const double* slot_values, const index_t* row_ptr,
+                                               index_t* col_idx, double* values) {
+  KRYFLOW_FOR_EACH_ROW(i, n) {
+    const std::int64_t from = static_cast<std::int64_t>(i) * capacity;
+    for (index_t q = row_ptr[i]; q < row_ptr[i + 1]; ++q) {
+      col_idx[q] = slot_columns[from + (q - row_ptr[i])];
+      values[q] = slot_values[from + (q - row_ptr[i])];
+    }
+  }
+}
+
 /// keys[i] = pass[i] + 1 (0 for a row without a pass): the colors multipass_order groups by.
 __global__ void pass_keys_kernel(const index_t* pass, index_t n, index_t* keys) {
   KRYFLOW_FOR_EACH_ROW(i, n) {
@@ -1535,6 +1600,51 @@ void multipass_prolongation_values(const Backend& backend, const MatrixView& a,
         a, pass.data(), t, order.data(), offsets.data(), w, kind, p, values);
     check_launch("amg::multipass_prolongation_values");
   }
+}
+
+bool multipass_prolongation_slots(const Backend& backend, const MatrixView& a,
+                                  Span<const index_t> pass, index_t passes,
+                                  Span<const index_t> order, Span<const index_t> offsets,
+                                  InterpolationKind kind, const PatternView& w,
+                                  Span<const index_t> coarse_index, index_t capacity,
+                                  index_t* slot_columns, double* slot_values,
+                                  Span<index_t> counts) {
+  const index_t n = a.pattern.num_rows;
+  if (n == 0) return true;
+  Context& context = context_of(backend);
+  DeviceScratch overflow(context, sizeof(unsigned long long));
+  KRYFLOW_CUDA_CHECK(
+      cudaMemsetAsync(overflow.as<void>(), 0, sizeof(unsigned long long), context.stream));
+  if (n <= kernels::cuda::cooperative_rows()) {
+    const unsigned int grid = kernels::cuda::cooperative_blocks(
+        context, multipass_slots_cooperative_kernel, kCooperativeBlock, n);
+    kernels::cuda::launch_cooperative(context, multipass_slots_cooperative_kernel, grid,
+                                      kCooperativeBlock, "amg::multipass_prolongation_slots", a,
+                                      pass.data(), passes, order.data(), offsets.data(), w, kind,
+                                      coarse_index.data(), capacity, slot_columns, slot_values,
+                                      counts.data(), overflow.as<unsigned long long>());
+  } else {
+    for (index_t t = -1; t <= passes; ++t) {
+      multipass_slots_kernel<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(
+          a, pass.data(), t, order.data(), offsets.data(), w, kind, coarse_index.data(), capacity,
+          slot_columns, slot_values, counts.data(), overflow.as<unsigned long long>());
+      check_launch("amg::multipass_prolongation_slots");
+    }
+  }
+  long long host = 0;
+  read_integers(context, reinterpret_cast<const long long*>(overflow.as<unsigned long long>()), 1,
+                &host);
+  return host == 0;
+}
+
+void multipass_slots_compact(const Backend& backend, index_t n, index_t capacity,
+                             const index_t* slot_columns, const double* slot_values,
+                             const index_t* row_ptr, index_t* col_idx, double* values) {
+  if (n == 0) return;
+  Context& context = context_of(backend);
+  multipass_slots_compact_kernel<<<blocks_for(n, kBlock), kBlock, 0, context.stream>>>(
+      n, capacity, slot_columns, slot_values, row_ptr, col_idx, values);
+  check_launch("amg::multipass_slots_compact");
 }
 
 void multipass_order(const Backend& backend, Span<const index_t> pass, index_t passes,

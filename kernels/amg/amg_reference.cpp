@@ -364,6 +364,36 @@ void multipass_prolongation_values(const Backend&, const MatrixView& a, Span<con
   }
 }
 
+bool multipass_prolongation_slots(const Backend&, const MatrixView& a, Span<const index_t> pass,
+                                  index_t passes, Span<const index_t> order,
+                                  Span<const index_t> offsets, InterpolationKind kind,
+                                  const PatternView& w, Span<const index_t> coarse_index,
+                                  index_t capacity, index_t* slot_columns, double* slot_values,
+                                  Span<index_t> counts) {
+  for (index_t r = 0; r < offsets[1]; ++r) counts[order[r]] = 0;  // rows without a pass
+  for (index_t t = 0; t <= passes; ++t) {
+    for (index_t r = offsets[t + 1]; r < offsets[t + 2]; ++r) {
+      const index_t i = order[r];
+      counts[i] = rows::multipass_slot_row(a, pass.data(), w, kind, coarse_index.data(), capacity,
+                                           slot_columns, slot_values, counts.data(), i);
+      if (counts[i] > capacity) return false;
+    }
+  }
+  return true;
+}
+
+void multipass_slots_compact(const Backend&, index_t n, index_t capacity,
+                             const index_t* slot_columns, const double* slot_values,
+                             const index_t* row_ptr, index_t* col_idx, double* values) {
+  for (index_t i = 0; i < n; ++i) {
+    const std::int64_t from = static_cast<std::int64_t>(i) * capacity;
+    for (index_t q = row_ptr[i]; q < row_ptr[i + 1]; ++q) {
+      col_idx[q] = slot_columns[from + (q - row_ptr[i])];
+      values[q] = slot_values[from + (q - row_ptr[i])];
+    }
+  }
+}
+
 void mm_extended_coarse_sums(const Backend&, const MatrixView& a, const PatternView& s,
                              Span<const index_t> cf, Span<double> coarse_sum) {
   for (index_t k = 0; k < s.num_rows; ++k) {

@@ -878,6 +878,67 @@ KRYFLOW_HOST_DEVICE inline void multipass_prolongation_row(const MatrixView& a, 
   });
 }
 
+/// Row i of multi-pass interpolation's P (multipass_prolongation_row's values) held in
+/// `capacity` slots per row instead of on P's pattern: row r's columns (sorted) and values at
+/// slot_columns / slot_values [r capacity, r capacity + counts[r]). A coarse row is its coarse
+/// point (coarse_index[i]) with weight 1; a row of pass p >= 1 is sum_{k in Q_i} w_ik P_k over
+/// the rows of pass p - 1, already in their slots: its columns are the union of theirs (P's
+/// pattern, the Boolean product's), and entry c starts at 0 and adds w_ik p_kc for k in
+/// increasing order, as multipass_prolongation_row: the same bits. Returns the row's entries,
+/// or capacity + 1 when the union does not fit (or a row it reads did not): then its slots are
+/// unspecified, and the caller takes the product path.
+KRYFLOW_HOST_DEVICE inline index_t multipass_slot_row(const MatrixView& a, const index_t* pass,
+                                                      const PatternView& w, InterpolationKind kind,
+                                                      const index_t* coarse_index, index_t capacity,
+                                                      index_t* slot_columns, double* slot_values,
+                                                      const index_t* counts, index_t i) {
+  index_t* columns = slot_columns + static_cast<std::int64_t>(i) * capacity;
+  double* values = slot_values + static_cast<std::int64_t>(i) * capacity;
+  if (pass[i] < 0) return 0;
+  if (pass[i] == 0) {
+    if (capacity < 1) return capacity + 1;
+    columns[0] = coarse_index[i];
+    values[0] = 1.0;
+    return 1;
+  }
+  index_t size = 0;
+  bool fits = true;
+  multipass_row(a, PatternView{}, pass, w, kind, i, [&](index_t k, double) {
+    const index_t count = counts[k];
+    if (!fits || count > capacity) {
+      fits = false;
+      return;
+    }
+    const index_t* from = slot_columns + static_cast<std::int64_t>(k) * capacity;
+    for (index_t e = 0; e < count && fits; ++e) {
+      // insert from[e] into the sorted columns[0, size) unless present
+      const index_t c = from[e];
+      index_t at = size;
+      while (at > 0 && columns[at - 1] > c) --at;
+      if (at > 0 && columns[at - 1] == c) continue;
+      if (size == capacity) {
+        fits = false;
+        break;
+      }
+      for (index_t t = size; t > at; --t) columns[t] = columns[t - 1];
+      columns[at] = c;
+      ++size;
+    }
+  });
+  if (!fits) return capacity + 1;
+  for (index_t q = 0; q < size; ++q) values[q] = 0.0;
+  multipass_row(a, PatternView{}, pass, w, kind, i, [&](index_t k, double weight) {
+    const index_t* from = slot_columns + static_cast<std::int64_t>(k) * capacity;
+    const double* from_values = slot_values + static_cast<std::int64_t>(k) * capacity;
+    index_t q = 0;
+    for (index_t e = 0; e < counts[k]; ++e) {
+      while (columns[q] != from[e]) ++q;
+      values[q] += weight * from_values[e];
+    }
+  });
+  return size;
+}
+
 /// Calls f(l, a_kl) for the coarse points l of S_k in column order.
 template <class F>
 KRYFLOW_HOST_DEVICE void for_strong_coarse(const MatrixView& a, const PatternView& s,

@@ -21,6 +21,11 @@ Array<index_t> row_pointers(const Backend& backend, const Array<index_t>& counts
   return row_ptr;
 }
 
+/// Slots per row of multi-pass interpolation's P formed pass by pass
+/// (kernels::amg::multipass_prolongation_slots): 192 bytes per row of the aggressive level for
+/// the setup's duration; a longer row takes the symbolic products.
+constexpr index_t kMultipassSlots = 16;
+
 }  // namespace
 
 CsrArrays strength(const CsrMatrix& A, const kernels::amg::StrengthParameters& parameters) {
@@ -134,10 +139,9 @@ CsrArrays multipass_prolongation(const CsrMatrix& A, const CsrArrays& S,
   arrays->pass = Array<index_t>(backend, n);
   const index_t passes = kernels::amg::interpolation_passes(backend, S.pattern(), splitting.span(),
                                                             arrays->pass.span());
-  CsrArrays X = interpolation(A, S, splitting, coarse_index, num_coarse, {kind, 0, 0.0});
   if (passes < 2) {
     kept.reset();
-    return X;
+    return interpolation(A, S, splitting, coarse_index, num_coarse, {kind, 0, 0.0});
   }
   const auto a = detail::matrix_view(A);
   CsrArrays W;
@@ -150,28 +154,54 @@ CsrArrays multipass_prolongation(const CsrMatrix& A, const CsrArrays& S,
   // W's pattern only: multipass_prolongation_values forms the weights where it needs them.
   kernels::amg::multipass_fill(backend, a, S.pattern(), arrays->pass.span(), kind,
                                W.row_ptr.span().data(), W.col_idx.span().data(), nullptr);
-  // P = W^(passes - 1) X_1, the end of the chain X_(t+1) = W X_t, whose rows of pass <= t + 1
-  // are complete in X_(t+1): W changes none of them again, so W^j X_1 is P for every
-  // j >= passes - 1, and so is its pattern. The pattern comes from W squared until j = 2^k
-  // reaches passes - 1, then one product with X_1: ceil(log2(passes - 1)) + 1 symbolic
-  // products instead of the chain's passes - 1 numeric ones, each a wait and about ten
-  // launches (the aggressive level of the OpenFOAM pressure matrix: 19 passes, 6 products
-  // instead of 18). Boolean products are associative, so the pattern is the chain's. The values
-  // then come pass by pass (multipass_prolongation_values, as in a value-only re-setup): the
-  // chain's bits.
+  arrays->passes = passes;
+  arrays->order = Array<index_t>(backend, n);
+  arrays->offsets = Array<index_t>(backend, static_cast<std::size_t>(passes) + 3);
+  kernels::amg::multipass_order(backend, arrays->pass.span(), passes, arrays->order.span(),
+                                arrays->offsets.span());
+  CsrArrays P;
+  P.num_rows = A.num_rows();
+  P.num_cols = num_coarse;
+  {
+    // P pass by pass in kMultipassSlots slots per row (multipass_prolongation_slots): one
+    // launch and one wait where the pattern below takes ceil(log2(passes - 1)) + 1 symbolic
+    // products, each about ten launches and a wait (the aggressive level of the OpenFOAM
+    // pressure matrix: 19 passes, at most 8 entries per row of P; 7-point Poisson: at most 11).
+    Array<index_t> slot_counts(backend, n);
+    Array<index_t> slot_columns(backend, n * kMultipassSlots);
+    Array<double> slot_values(backend, n * kMultipassSlots);
+    if (kernels::amg::multipass_prolongation_slots(
+            backend, a, arrays->pass.span(), passes, arrays->order.span(), arrays->offsets.span(),
+            kind, W.pattern(), coarse_index.span(), kMultipassSlots, slot_columns.span().data(),
+            slot_values.span().data(), slot_counts.span())) {
+      P.row_ptr = row_pointers(backend, slot_counts, nnz);
+      P.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+      P.values = Array<double>(backend, static_cast<std::size_t>(nnz));
+      kernels::amg::multipass_slots_compact(backend, A.num_rows(), kMultipassSlots,
+                                            slot_columns.span().data(), slot_values.span().data(),
+                                            P.row_ptr.span().data(), P.col_idx.span().data(),
+                                            P.values.span().data());
+      arrays->weights = std::move(W);
+      kept = std::move(arrays);
+      return P;
+    }
+  }
+  // A row of P longer than the slots: P = W^(passes - 1) X_1, the end of the chain X_(t+1) =
+  // W X_t, whose rows of pass <= t + 1 are complete in X_(t+1): W changes none of them again,
+  // so W^j X_1 is P for every j >= passes - 1, and so is its pattern. The pattern comes from W
+  // squared until j = 2^k reaches passes - 1, then one product with X_1: ceil(log2(passes -
+  // 1)) + 1 symbolic products instead of the chain's passes - 1 numeric ones. Boolean products
+  // are associative, so the pattern is the chain's. The values then come pass by pass
+  // (multipass_prolongation_values, as in a value-only re-setup): the chain's bits.
+  const CsrArrays X = interpolation(A, S, splitting, coarse_index, num_coarse, {kind, 0, 0.0});
   CsrArrays power;
   ss::PatternView reach = W.pattern();  // the pattern of W^j
   for (index_t j = 1; j < passes - 1; j *= 2) {
     power = spgemm_pattern(backend, reach, reach);
     reach = power.pattern();
   }
-  CsrArrays P = spgemm_pattern(backend, reach, X.pattern());
+  P = spgemm_pattern(backend, reach, X.pattern());
   power = CsrArrays();
-  arrays->passes = passes;
-  arrays->order = Array<index_t>(backend, n);
-  arrays->offsets = Array<index_t>(backend, static_cast<std::size_t>(passes) + 3);
-  kernels::amg::multipass_order(backend, arrays->pass.span(), passes, arrays->order.span(),
-                                arrays->offsets.span());
   P.values = Array<double>(backend, static_cast<std::size_t>(P.nnz()));
   kernels::amg::multipass_prolongation_values(backend, a, arrays->pass.span(), passes,
                                               arrays->order.span(), arrays->offsets.span(), kind,

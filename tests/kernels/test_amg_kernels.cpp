@@ -2678,6 +2678,37 @@ TEST(AmgKernels, MultipassProlongationByPassesMatchesReferenceAndTheFixedPointOf
             ss::PatternView{a.rows, a.rows, wr.span().data(), wc.span().data()},
             ss::PatternView{a.rows, num_coarse, pr.span().data(), pc.span().data()},
             values.span().data());
+        // The same P pass by pass in slots (multipass_prolongation_slots): P's pattern and the
+        // bits above with as many slots as P's longest row; one slot fewer does not fit.
+        index_t longest = 0;
+        for (index_t i = 0; i < a.rows; ++i) {
+          longest = std::max(longest, P.row_ptr[i + 1] - P.row_ptr[i]);
+        }
+        const ss::PatternView w{a.rows, a.rows, wr.span().data(), wc.span().data()};
+        const Array<index_t> index = Array<index_t>::from_host(backend, coarse_index);
+        for (const index_t capacity : {longest, longest - 1}) {
+          const auto n = static_cast<std::size_t>(a.rows);
+          Array<index_t> counts(backend, n);
+          Array<index_t> columns(backend, n * static_cast<std::size_t>(capacity));
+          Array<double> slots(backend, n * static_cast<std::size_t>(capacity));
+          const bool fits = ka::multipass_prolongation_slots(
+              backend, A.matrix(), p.span(), largest, order.span(), offsets.span(), kind, w,
+              index.span(), capacity, columns.span().data(), slots.span().data(), counts.span());
+          EXPECT_EQ(fits, capacity == longest);
+          if (!fits) continue;
+          const std::vector<index_t> c = counts.to_host();
+          std::vector<index_t> row_ptr{0};
+          for (const index_t k : c) row_ptr.push_back(row_ptr.back() + k);
+          EXPECT_EQ(row_ptr, P.row_ptr);
+          const Array<index_t> rp = Array<index_t>::from_host(backend, row_ptr);
+          Array<index_t> col_idx(backend, P.col_idx.size());
+          Array<double> compact(backend, P.col_idx.size());
+          ka::multipass_slots_compact(backend, a.rows, capacity, columns.span().data(),
+                                      slots.span().data(), rp.span().data(), col_idx.span().data(),
+                                      compact.span().data());
+          EXPECT_EQ(col_idx.to_host(), P.col_idx);
+          EXPECT_EQ(compact.to_host(), values.to_host());
+        }
         return values.to_host();
       };
 
