@@ -901,9 +901,20 @@ KRYFLOW_HOST_DEVICE inline index_t multipass_slot_row(const MatrixView& a, const
     values[0] = 1.0;
     return 1;
   }
+  // The row's points and weights from one walk (multipass_row walks Q_i twice), kept for the
+  // values when there are at most kSlotPoints of them, else walked again.
+  constexpr int kSlotPoints = 16;
+  index_t points[kSlotPoints];
+  double weights[kSlotPoints];
+  index_t m = 0;
   index_t size = 0;
   bool fits = true;
-  multipass_row(a, PatternView{}, pass, w, kind, i, [&](index_t k, double) {
+  multipass_row(a, PatternView{}, pass, w, kind, i, [&](index_t k, double weight) {
+    if (m < kSlotPoints) {
+      points[m] = k;
+      weights[m] = weight;
+    }
+    ++m;
     const index_t count = counts[k];
     if (!fits || count > capacity) {
       fits = false;
@@ -927,7 +938,7 @@ KRYFLOW_HOST_DEVICE inline index_t multipass_slot_row(const MatrixView& a, const
   });
   if (!fits) return capacity + 1;
   for (index_t q = 0; q < size; ++q) values[q] = 0.0;
-  multipass_row(a, PatternView{}, pass, w, kind, i, [&](index_t k, double weight) {
+  const auto add = [&](index_t k, double weight) {
     const index_t* from = slot_columns + static_cast<std::int64_t>(k) * capacity;
     const double* from_values = slot_values + static_cast<std::int64_t>(k) * capacity;
     index_t q = 0;
@@ -935,7 +946,12 @@ KRYFLOW_HOST_DEVICE inline index_t multipass_slot_row(const MatrixView& a, const
       while (columns[q] != from[e]) ++q;
       values[q] += weight * from_values[e];
     }
-  });
+  };
+  if (m <= kSlotPoints) {
+    for (index_t t = 0; t < m; ++t) add(points[t], weights[t]);
+  } else {
+    multipass_row(a, PatternView{}, pass, w, kind, i, add);
+  }
   return size;
 }
 
