@@ -426,8 +426,7 @@ bool multipass_prolongation_slots(const Backend& backend, const MatrixView& a,
                                   Span<const index_t> coarse_index, index_t capacity,
                                   index_t* slot_columns, double* slot_values,
                                   Span<index_t> counts) {
-  for (index_t r = 0; r < offsets[1]; ++r) counts[order[r]] = 0;  // rows without a pass
-  for (index_t t = 0; t <= passes; ++t) {
+  for (index_t t = -1; t <= passes; ++t) {  // t = -1: the rows without a pass, no entries
     const index_t begin = offsets[t + 1];
     const auto rows = static_cast<size_type>(offsets[t + 2] - begin);
     std::atomic<bool> fits{true};
@@ -445,15 +444,11 @@ bool multipass_prolongation_slots(const Backend& backend, const MatrixView& a,
 void multipass_slots_compact(const Backend& backend, index_t n, index_t capacity,
                              const index_t* slot_columns, const double* slot_values,
                              const index_t* row_ptr, index_t* col_idx, double* values) {
-  parallel::for_each(backend, static_cast<size_type>(n) * 4, static_cast<size_type>(n),
-                     [&](size_type r) {
-                       const auto i = static_cast<index_t>(r);
-                       const std::int64_t from = static_cast<std::int64_t>(i) * capacity;
-                       for (index_t q = row_ptr[i]; q < row_ptr[i + 1]; ++q) {
-                         col_idx[q] = slot_columns[from + (q - row_ptr[i])];
-                         values[q] = slot_values[from + (q - row_ptr[i])];
-                       }
-                     });
+  parallel::for_each(
+      backend, static_cast<size_type>(n) * 4, static_cast<size_type>(n), [&](size_type r) {
+        rows::multipass_slots_compact_row(capacity, slot_columns, slot_values, row_ptr, col_idx,
+                                          values, static_cast<index_t>(r));
+      });
 }
 
 void mm_extended_coarse_sums(const Backend& backend, const MatrixView& a, const PatternView& s,

@@ -895,27 +895,23 @@ __device__ void multipass_slot_row(const MatrixView& a, const index_t* pass, con
   if (count > capacity) atomicExch(overflow, 1ull);
 }
 
-/// The rows without a pass (order[0 .. offsets[1])) get no entries, the rows of pass t one
-/// launch each (above the cooperative rows).
+/// The rows of group t (pass t; t = -1: the rows without a pass, no entries), one launch each
+/// (above the cooperative rows).
 __global__ void multipass_slots_kernel(MatrixView a, const index_t* pass, index_t t,
                                        const index_t* order, const index_t* offsets, PatternView w,
                                        InterpolationKind kind, const index_t* coarse_index,
                                        index_t capacity, index_t* slot_columns, double* slot_values,
                                        index_t* counts, unsigned long long* overflow) {
-  const index_t begin = t < 0 ? 0 : offsets[t + 1];
-  const index_t end = t < 0 ? offsets[1] : offsets[t + 2];
-  KRYFLOW_FOR_EACH_ROW(r, end - begin) {
-    if (t < 0) {
-      counts[order[begin + r]] = 0;
-    } else {
-      multipass_slot_row(a, pass, w, kind, coarse_index, capacity, slot_columns, slot_values,
-                         counts, overflow, order[begin + r]);
-    }
+  const index_t begin = offsets[t + 1];
+  KRYFLOW_FOR_EACH_ROW(r, offsets[t + 2] - begin) {
+    multipass_slot_row(a, pass, w, kind, coarse_index, capacity, slot_columns, slot_values, counts,
+                       overflow, order[begin + r]);
   }
 }
 
-/// multipass_prolongation_slots in one launch: the rows without a pass, then those of pass t
-/// followed by a grid barrier, for t = 0 .. passes (as multipass_prolongation_cooperative_kernel).
+/// multipass_prolongation_slots in one launch: the rows of group t (t = -1: those without a
+/// pass), then a grid barrier before each pass t = 1 .. passes reads the one before (as
+/// multipass_prolongation_cooperative_kernel).
 __global__ void __launch_bounds__(kCooperativeBlock)
     multipass_slots_cooperative_kernel(MatrixView a, const index_t* pass, index_t passes,
                                        const index_t* order, const index_t* offsets, PatternView w,
@@ -923,14 +919,13 @@ __global__ void __launch_bounds__(kCooperativeBlock)
                                        index_t capacity, index_t* slot_columns, double* slot_values,
                                        index_t* counts, unsigned long long* overflow) {
   const auto [first, stride] = kernels::cuda::grid_stride<kCooperativeBlock>();
-  for (long long r = first; r < offsets[1]; r += stride) counts[order[r]] = 0;
-  for (index_t t = 0; t <= passes; ++t) {
+  for (index_t t = -1; t <= passes; ++t) {
     const index_t begin = offsets[t + 1], end = offsets[t + 2];
     for (long long r = begin + first; r < end; r += stride) {
       multipass_slot_row(a, pass, w, kind, coarse_index, capacity, slot_columns, slot_values,
                          counts, overflow, order[r]);
     }
-    if (t < passes) cooperative_groups::this_grid().sync();
+    if (t >= 0 && t < passes) cooperative_groups::this_grid().sync();
   }
 }
 
@@ -940,11 +935,8 @@ __global__ void multipass_slots_compact_kernel(index_t n, index_t capacity,
                                                const double* slot_values, const index_t* row_ptr,
                                                index_t* col_idx, double* values) {
   KRYFLOW_FOR_EACH_ROW(i, n) {
-    const std::int64_t from = static_cast<std::int64_t>(i) * capacity;
-    for (index_t q = row_ptr[i]; q < row_ptr[i + 1]; ++q) {
-      col_idx[q] = slot_columns[from + (q - row_ptr[i])];
-      values[q] = slot_values[from + (q - row_ptr[i])];
-    }
+    rows::multipass_slots_compact_row(capacity, slot_columns, slot_values, row_ptr, col_idx, values,
+                                      i);
   }
 }
 

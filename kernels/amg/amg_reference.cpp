@@ -370,8 +370,7 @@ bool multipass_prolongation_slots(const Backend&, const MatrixView& a, Span<cons
                                   const PatternView& w, Span<const index_t> coarse_index,
                                   index_t capacity, index_t* slot_columns, double* slot_values,
                                   Span<index_t> counts) {
-  for (index_t r = 0; r < offsets[1]; ++r) counts[order[r]] = 0;  // rows without a pass
-  for (index_t t = 0; t <= passes; ++t) {
+  for (index_t t = -1; t <= passes; ++t) {  // t = -1: the rows without a pass, no entries
     for (index_t r = offsets[t + 1]; r < offsets[t + 2]; ++r) {
       const index_t i = order[r];
       counts[i] = rows::multipass_slot_row(a, pass.data(), w, kind, coarse_index.data(), capacity,
@@ -386,11 +385,8 @@ void multipass_slots_compact(const Backend&, index_t n, index_t capacity,
                              const index_t* slot_columns, const double* slot_values,
                              const index_t* row_ptr, index_t* col_idx, double* values) {
   for (index_t i = 0; i < n; ++i) {
-    const std::int64_t from = static_cast<std::int64_t>(i) * capacity;
-    for (index_t q = row_ptr[i]; q < row_ptr[i + 1]; ++q) {
-      col_idx[q] = slot_columns[from + (q - row_ptr[i])];
-      values[q] = slot_values[from + (q - row_ptr[i])];
-    }
+    rows::multipass_slots_compact_row(capacity, slot_columns, slot_values, row_ptr, col_idx, values,
+                                      i);
   }
 }
 

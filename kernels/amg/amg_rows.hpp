@@ -955,6 +955,18 @@ KRYFLOW_HOST_DEVICE inline index_t multipass_slot_row(const MatrixView& a, const
   return size;
 }
 
+/// Row i of P in CSR (row_ptr from the scan of the counts) copied from its slots
+/// (multipass_slot_row).
+KRYFLOW_HOST_DEVICE inline void multipass_slots_compact_row(
+    index_t capacity, const index_t* slot_columns, const double* slot_values,
+    const index_t* row_ptr, index_t* col_idx, double* values, index_t i) {
+  const std::int64_t from = static_cast<std::int64_t>(i) * capacity - row_ptr[i];
+  for (index_t q = row_ptr[i]; q < row_ptr[i + 1]; ++q) {
+    col_idx[q] = slot_columns[from + q];
+    values[q] = slot_values[from + q];
+  }
+}
+
 /// Calls f(l, a_kl) for the coarse points l of S_k in column order.
 template <class F>
 KRYFLOW_HOST_DEVICE void for_strong_coarse(const MatrixView& a, const PatternView& s,
