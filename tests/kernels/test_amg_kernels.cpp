@@ -1349,6 +1349,29 @@ TEST(AmgKernels, ExtendedInterpolationKeepsConstantsInZeroRowSumRows) {
   }
 }
 
+/// The truncation's definition: the indices of `weights` with |w| >= factor max|w|, stably
+/// sorted by decreasing key(k), the first max_elements_per_row of them (all when it is 0), in
+/// increasing order; `limited` counts the rows the limit cut.
+template <class Key>
+std::vector<index_t> kept_by_definition(const std::vector<double>& weights,
+                                        const ka::InterpolationParameters& p, Key key,
+                                        index_t& limited) {
+  double largest = 0.0;
+  for (const double w : weights) largest = std::max(largest, std::abs(w));
+  std::vector<index_t> order;
+  for (index_t k = 0; k < static_cast<index_t>(weights.size()); ++k) {
+    if (std::abs(weights[k]) >= p.truncation_factor * largest) order.push_back(k);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](index_t x, index_t y) { return key(x) > key(y); });
+  if (p.max_elements_per_row > 0 && order.size() > std::size_t(p.max_elements_per_row)) {
+    order.resize(static_cast<std::size_t>(p.max_elements_per_row));
+    ++limited;
+  }
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
 TEST(AmgKernels, TruncationKeepsTheFirstPointsOfAStableSortByDecreasingKey) {
   // rows::truncate against its definition: of the points with |w| >= factor max|w|, a stable
   // sort by decreasing key (|w|, or |a| for the seed's weights) and its first
@@ -1372,24 +1395,12 @@ TEST(AmgKernels, TruncationKeepsTheFirstPointsOfAStableSortByDecreasingKey) {
       a[k] = levels[level(random)];
       weights[k] = levels[level(random)];
     }
-    // the definition
-    double largest = 0.0;
-    for (const double w : weights) largest = std::max(largest, std::abs(w));
-    std::vector<index_t> passing;
-    for (index_t k = 0; k < m; ++k) {
-      if (std::abs(weights[k]) >= p.truncation_factor * largest) passing.push_back(k);
-    }
-    const auto key = [&](index_t k) {
-      return std::abs(p.kind == ka::InterpolationKind::seed ? a[k] : weights[k]);
-    };
-    std::vector<index_t> order = passing;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](index_t x, index_t y) { return key(x) > key(y); });
-    if (p.max_elements_per_row > 0 && order.size() > std::size_t(p.max_elements_per_row)) {
-      order.resize(static_cast<std::size_t>(p.max_elements_per_row));
-      ++limited;
-    }
-    std::sort(order.begin(), order.end());
+    const std::vector<index_t> order = kept_by_definition(
+        weights, p,
+        [&](index_t k) {
+          return std::abs(p.kind == ka::InterpolationKind::seed ? a[k] : weights[k]);
+        },
+        limited);
     std::vector<index_t> expected_columns;
     std::vector<double> expected_a;
     for (const index_t k : order) {
@@ -1431,23 +1442,10 @@ TEST(AmgKernels, TruncatedRowKeepsTheLargestWeightsScaledToTheRowSum) {
       columns[k] = 3 * k + static_cast<index_t>(random() % 3);
       weights[k] = ties ? levels[level(random)] : uniform(random);
     }
-    double largest = 0.0, total = 0.0;
-    for (const double w : weights) {
-      largest = std::max(largest, std::abs(w));
-      total += w;
-    }
-    std::vector<index_t> order;
-    for (index_t k = 0; k < m; ++k) {
-      if (std::abs(weights[k]) >= p.truncation_factor * largest) order.push_back(k);
-    }
-    std::stable_sort(order.begin(), order.end(), [&](index_t x, index_t y) {
-      return std::abs(weights[x]) > std::abs(weights[y]);
-    });
-    if (p.max_elements_per_row > 0 && order.size() > std::size_t(p.max_elements_per_row)) {
-      order.resize(static_cast<std::size_t>(p.max_elements_per_row));
-      ++limited;
-    }
-    std::sort(order.begin(), order.end());
+    double total = 0.0;
+    for (const double w : weights) total += w;
+    const std::vector<index_t> order = kept_by_definition(
+        weights, p, [&](index_t k) { return std::abs(weights[k]); }, limited);
     double kept = 0.0;
     for (const index_t k : order) kept += weights[k];
     const double scale = kept != 0.0 ? total / kept : 1.0;
