@@ -1,9 +1,11 @@
-// PCG-AINV against PCG-Jacobi (kryflow_bench_ainv): the host factorization, the apply of the
-// factors in float32 and float64, and the solves, on generated 3D Poisson (b = 1) and Matrix
+// PCG-AINV and PCG-FSAI against PCG-Jacobi (kryflow_bench_ainv): the setup (AINV's host
+// factorization, FSAI's on the backend), the apply of the factors in float32 and float64, and
+// the solves, on generated 3D Poisson (b = 1) and Matrix
 // Market files (b = A x*, x* random).
 //
 //   kryflow_bench_ainv [--backend cuda|cpu] [--problems p7:200] [--matrix NAME=PATH[@K]]
-//                      [-p key=value (the pcg_ainv preset's preconditioner)] [--repeats 5]
+//                      [-p key=value (the pcg_ainv preset's preconditioner)]
+//                      [--fsai key=value (the pcg_fsai preset's)] [--repeats 5]
 //                      [--json out.json]
 //
 // Per problem and factor precision: setup (factorization on the host and the upload), the
@@ -25,6 +27,7 @@
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/preconditioners/approximate_inverse.hpp"
+#include "kryflow/preconditioners/fsai.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
 
 namespace {
@@ -68,13 +71,13 @@ nlohmann::json solve(const std::string& preset, const std::vector<std::string>& 
   out["status"] = to_string(report.status);
   out["true_relative_residual"] = report.true_relative_residual();
   out["summary"] = setup.preconditioner->summary();
-  if (const auto* ainv = dynamic_cast<const AinvPreconditioner*>(setup.preconditioner.get())) {
+  const auto measure_apply = [&](const auto& m) {
     // The apply alone: two sparse products per call, timed in batches on the queue.
     const Vector r = Vector::constant(A.backend(), b.size(), 1.0);
     Vector z(A.backend(), b.size());
-    const double apply = bench::time_per_call(A.backend(), [&] { ainv->apply(r, z); });
-    const double value_bytes = ainv->lower().precision() == Precision::float32 ? 4.0 : 8.0;
-    const double entries = static_cast<double>(ainv->lower().nnz() + ainv->upper().nnz());
+    const double apply = bench::time_per_call(A.backend(), [&] { m.apply(r, z); });
+    const double value_bytes = m.lower().precision() == Precision::float32 ? 4.0 : 8.0;
+    const double entries = static_cast<double>(m.lower().nnz() + m.upper().nnz());
     // Entries (column + value), both row pointer arrays, r read, the work vector written and
     // read, z written.
     const double bytes =
@@ -82,8 +85,14 @@ nlohmann::json solve(const std::string& preset, const std::vector<std::string>& 
     out["apply_seconds"] = apply;
     out["apply_bytes"] = bytes;
     out["apply_gb_per_s"] = bytes / apply * 1e-9;
+    out["memory_bytes_per_row"] = static_cast<double>(m.memory_bytes()) / b.size();
+  };
+  if (const auto* ainv = dynamic_cast<const AinvPreconditioner*>(setup.preconditioner.get())) {
+    measure_apply(*ainv);
     out["factor_seconds"] = ainv->factor_seconds();
-    out["memory_bytes_per_row"] = static_cast<double>(ainv->memory_bytes()) / b.size();
+  } else if (const auto* fsai =
+                 dynamic_cast<const FsaiPreconditioner*>(setup.preconditioner.get())) {
+    measure_apply(*fsai);
   }
   return out;
 }
@@ -93,7 +102,7 @@ nlohmann::json solve(const std::string& preset, const std::vector<std::string>& 
 int main(int argc, char** argv) {
   try {
     std::string backend_name = "cuda";
-    std::vector<std::string> problems_text, matrices, overrides;
+    std::vector<std::string> problems_text, matrices, overrides, fsai_overrides;
     std::string json_file;
     int repeats = 3;
     for (int i = 1; i < argc; ++i) {
@@ -110,6 +119,8 @@ int main(int argc, char** argv) {
         matrices.push_back(next());
       } else if (arg == "-p") {
         overrides.push_back(next());
+      } else if (arg == "--fsai") {
+        fsai_overrides.push_back(next());
       } else if (arg == "--repeats") {
         repeats = std::max(1, std::stoi(next()));
       } else if (arg == "--json") {
@@ -144,8 +155,10 @@ int main(int argc, char** argv) {
       problems.push_back({text.substr(0, eq), std::move(coo), false});
     }
     nlohmann::json results = nlohmann::json::array();
-    std::printf("backend %s; PCG-AINV (pcg_ainv) against PCG-Jacobi, relative tolerance 1e-8\n",
-                backend.name().c_str());
+    std::printf(
+        "backend %s; PCG-AINV (pcg_ainv) and PCG-FSAI (pcg_fsai) against PCG-Jacobi, relative "
+        "tolerance 1e-8\n",
+        backend.name().c_str());
     std::printf("%-18s %8s %9s %8s %8s %8s %8s %9s %9s %7s %6s\n", "problem", "factors", "rows",
                 "B/row", "setup s", "apply us", "GB/s", "solve s", "total s", "its", "status");
     for (const Problem& problem : problems) {
@@ -153,29 +166,38 @@ int main(int argc, char** argv) {
       Vector b = Vector::constant(backend, static_cast<std::size_t>(A.num_rows()), 1.0);
       if (!problem.ones) A.apply(Vector::from_host(backend, random_solution(b.size())), b);
       nlohmann::json row{{"problem", problem.name}, {"rows", A.num_rows()}, {"nonzeros", A.nnz()}};
-      for (const char* precision : {"float32", "float64"}) {
-        std::vector<std::string> o = overrides;
-        o.push_back(std::string("solver.preconditioner.factor_precision=") + precision);
-        const nlohmann::json r = solve("pcg_ainv", o, A, b, repeats);
-        row[precision] = r;
-        std::printf("%-18s %8s %9d %8.0f %8.3f %8.1f %8.0f %9.4f %9.4f %7d %6s\n",
-                    problem.name.c_str(), precision, A.num_rows(),
-                    r["memory_bytes_per_row"].get<double>(), r["setup_seconds"].get<double>(),
-                    r["apply_seconds"].get<double>() * 1e6, r["apply_gb_per_s"].get<double>(),
-                    r["solve_seconds"].get<double>(), r["setup_plus_solve_seconds"].get<double>(),
-                    r["iterations"].get<int>(), r["status"].get<std::string>().c_str());
+      // AINV (the pcg_ainv preset with -p overrides), then FSAI (pcg_fsai with --fsai ones).
+      for (const char* preset : {"pcg_ainv", "pcg_fsai"}) {
+        const bool fsai = std::string(preset) == "pcg_fsai";
+        for (const char* precision : {"float32", "float64"}) {
+          std::vector<std::string> o = fsai ? fsai_overrides : overrides;
+          o.push_back(std::string("solver.preconditioner.factor_precision=") + precision);
+          const nlohmann::json r = solve(preset, o, A, b, repeats);
+          const std::string key = fsai ? std::string("fsai_") + precision : precision;
+          const std::string label = fsai ? std::string("fsai ") + (precision + 5) : key;
+          row[key] = r;
+          std::printf("%-18s %8s %9d %8.0f %8.4f %8.1f %8.0f %9.4f %9.4f %7d %6s\n",
+                      problem.name.c_str(), label.c_str(), A.num_rows(),
+                      r["memory_bytes_per_row"].get<double>(), r["setup_seconds"].get<double>(),
+                      r["apply_seconds"].get<double>() * 1e6, r["apply_gb_per_s"].get<double>(),
+                      r["solve_seconds"].get<double>(), r["setup_plus_solve_seconds"].get<double>(),
+                      r["iterations"].get<int>(), r["status"].get<std::string>().c_str());
+        }
       }
       const nlohmann::json j = solve("pcg_jacobi", {}, A, b, repeats);
       row["jacobi"] = j;
       row["float32_apply_speedup"] = row["float64"]["apply_seconds"].get<double>() /
                                      row["float32"]["apply_seconds"].get<double>();
+      row["fsai_float32_apply_speedup"] = row["fsai_float64"]["apply_seconds"].get<double>() /
+                                          row["fsai_float32"]["apply_seconds"].get<double>();
       std::printf(
           "%-18s %8s %9d %8s %8.4f %8s %8s %9.4f %9.4f %7d %6s  (float32 apply %.2fx "
-          "faster than float64)\n",
+          "faster than float64; fsai %.2fx)\n",
           problem.name.c_str(), "jacobi", A.num_rows(), "-", j["setup_seconds"].get<double>(), "-",
           "-", j["solve_seconds"].get<double>(), j["setup_plus_solve_seconds"].get<double>(),
           j["iterations"].get<int>(), j["status"].get<std::string>().c_str(),
-          row["float32_apply_speedup"].get<double>());
+          row["float32_apply_speedup"].get<double>(),
+          row["fsai_float32_apply_speedup"].get<double>());
       results.push_back(row);
     }
     if (!json_file.empty()) {

@@ -22,6 +22,7 @@
 #include "kryflow/multigrid/dense_solver.hpp"
 #include "kryflow/preconditioners/approximate_inverse.hpp"
 #include "kryflow/preconditioners/block_jacobi.hpp"
+#include "kryflow/preconditioners/fsai.hpp"
 #include "kryflow/preconditioners/incomplete_lu.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
 #include "kryflow/preconditioners/multicolor_gauss_seidel.hpp"
@@ -582,6 +583,27 @@ struct AinvComponentParameters final : ComponentParameters {
   }
 };
 
+/// fsai: FsaiPreconditioner::Parameters.
+struct FsaiComponentParameters final : ComponentParameters {
+  FsaiPreconditioner::Parameters values;
+  std::string factor_precision = "float32";
+  void declare(ParameterVisitor& v) override {
+    v.integer("pattern_power", values.pattern_power, Range::closed_open(1, 4),
+              "k: G's pattern is the lower triangle of A^k's (1: A's own; 2 and 3 reach two "
+              "and three edges of A's graph, more work per row and fewer iterations)");
+    v.integer("max_row_entries", values.max_row_entries, Range::closed_open(1, 181),
+              "the most columns kept in a row of G (the ones nearest the diagonal); each row "
+              "costs a dense Cholesky factorization of that size");
+    v.choice("factor_precision", factor_precision, {"float32", "float64"},
+             "storage of G and G^T on the backend (products summed in double)");
+  }
+  FsaiPreconditioner::Parameters build() const {
+    FsaiPreconditioner::Parameters p = values;
+    p.factor_precision = precision_from_string(factor_precision);
+    return p;
+  }
+};
+
 const std::vector<PreconditionerEntry>& preconditioner_entries() {
   static const std::vector<PreconditionerEntry> entries = {
       entry<PreconditionerEntry, JacobiParameters>(
@@ -653,6 +675,18 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
           "the scaled diagonal and counted in the summary. CSR; symmetric for pcg.",
           [](const AinvComponentParameters& p) {
             return std::make_unique<AinvPreconditioner>(p.build());
+          }),
+      entry<PreconditionerEntry, FsaiComponentParameters>(
+          "fsai",
+          "FSAI, the factorized sparse approximate inverse M = G^T G ~ A^-1 (Kolotilina, "
+          "Yeremin 1993) of an SPD matrix: G lower triangular on the pattern of the lower "
+          "triangle of A^k (Chow 2001), each row from a dense Cholesky solve with A restricted "
+          "to the row's pattern, independent of the other rows, so the whole setup runs on A's "
+          "backend; applied as two sparse products (factors in float32), no triangular solve. "
+          "Only A's lower triangle is read. Setup fails naming the first row whose submatrix "
+          "is not positive definite. CSR; for pcg.",
+          [](const FsaiComponentParameters& p) {
+            return std::make_unique<FsaiPreconditioner>(p.build());
           }),
       entry<PreconditionerEntry, AmgParameters>(
           "amg",

@@ -1,0 +1,23 @@
+// Dispatch of the FSAI setup kernels to the backend that owns the data.
+#include "kernels/fsai/fsai.hpp"
+
+#include "kernels/backend/dispatch.hpp"
+
+namespace kryflow::kernels::fsai {
+
+index_t pattern_count(const Backend& backend, const PatternView& s, index_t max_row_entries,
+                      Span<index_t> counts) {
+  KRYFLOW_DISPATCH(fsai, pattern_count, backend, s, max_row_entries, counts);
+}
+
+void pattern_fill(const Backend& backend, const PatternView& s, const index_t* g_row_ptr,
+                  index_t* g_col_idx) {
+  KRYFLOW_DISPATCH(fsai, pattern_fill, backend, s, g_row_ptr, g_col_idx);
+}
+
+index_t factor_values(const Backend& backend, const MatrixView& a, double sign,
+                      const PatternView& g, index_t longest, double* g_values) {
+  KRYFLOW_DISPATCH(fsai, factor_values, backend, a, sign, g, longest, g_values);
+}
+
+}  // namespace kryflow::kernels::fsai

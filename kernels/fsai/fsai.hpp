@@ -1,0 +1,74 @@
+// Contract of the FSAI setup kernels: the factorized sparse approximate inverse G of an SPD
+// matrix, G^T G ~ A^-1 (L. Yu. Kolotilina, A. Yu. Yeremin, "Factorized sparse approximate
+// inverse preconditionings I. Theory", SIAM J. Matrix Anal. Appl. 14, 1993; the parallel form
+// of E. Chow, "Parallel implementation and practical use of sparse approximate inverse
+// preconditioners with a priori sparsity patterns", IJHPCA 15, 2001).
+//
+// G is lower triangular with a prescribed pattern (row i: columns J_i, sorted, i last). Row i is
+// g_i = L_i^-T e_m, where L_i L_i^T = A[J_i, J_i] (m = |J_i|, e_m the last unit vector): the
+// solution of A[J_i, J_i] y = e_m scaled by 1/sqrt(y_m), so that diag(G A G^T) = I. Every row is
+// independent of the others, so the setup is one pass over the rows on any backend.
+//
+// Same layout as kernels/sparse_setup: namespaces reference (the oracle), cpu (OpenMP) and cuda
+// with identical signatures, and unqualified functions that dispatch on the backend. Every
+// pointer is an address on the backend; columns are sorted and unique within each row of every
+// input.
+//
+// Tolerances: pattern_count and pattern_fill give the reference's bits on every backend;
+// factor_values runs the same operations in the same order on every backend (a right-looking
+// Cholesky factorization of the packed lower triangle, then a column-oriented back substitution),
+// so its results differ only where the compilers contract a multiply and an add into one fma
+// (|g - g_ref| <= 1e-10 |g_ref| for the well-conditioned submatrices of the kernel tests).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/sparse_setup/sparse_setup.hpp"
+#include "kryflow/core/array.hpp"
+
+namespace kryflow::kernels::fsai {
+
+using sparse_setup::MatrixView;
+using sparse_setup::PatternView;
+
+/// The longest row factor_values takes: its packed dense submatrix (m (m + 1) / 2 doubles) and
+/// right-hand side fit one warp's share of shared memory on cuda (about 130 KB at m = 180).
+constexpr index_t kMaxRowEntries = 180;
+
+#define KRYFLOW_FSAI_DECLARATIONS                                                               \
+  /** counts[i] = min(max_row_entries, the columns j <= i of row i of the square pattern s)     \
+      (counts has s.num_rows entries, 1 <= max_row_entries <= kMaxRowEntries); returns the      \
+      largest count (one wait on a device). */                                                  \
+  index_t pattern_count(const Backend& backend, const PatternView& s, index_t max_row_entries,  \
+                        Span<index_t> counts);                                                  \
+  /** G's columns: row i holds the last g_row_ptr[i + 1] - g_row_ptr[i] columns j <= i of row i \
+      of s, in increasing order (the ones nearest the diagonal; g_row_ptr from exclusive_scan   \
+      of pattern_count). No wait. */                                                            \
+  void pattern_fill(const Backend& backend, const PatternView& s, const index_t* g_row_ptr,     \
+                    index_t* g_col_idx);                                                        \
+  /** G's values on its pattern g (rows of at most `longest` <= kMaxRowEntries entries): row i  \
+      is L_i^-T e_m with L_i L_i^T the entries (J_r, J_c), c <= r, of `sign` (+1 or -1) times   \
+      a's lower triangle (read from row J_r of a, 0 where a stores none; the upper triangle of  \
+      a is never read), so a negative definite a is factored as -a. Returns                     \
+      the first (0-based) row whose last column is not i, or whose Cholesky factorization meets \
+      a pivot that is not positive and finite (A[J_i, J_i] not positive definite), or -1; that  \
+      row's values are left unwritten. One wait on a device. */                                 \
+  index_t factor_values(const Backend& backend, const MatrixView& a, double sign,               \
+                        const PatternView& g, index_t longest, double* g_values);
+
+/// Dispatch.
+KRYFLOW_FSAI_DECLARATIONS
+
+namespace reference {
+KRYFLOW_FSAI_DECLARATIONS
+}
+namespace cpu {
+KRYFLOW_FSAI_DECLARATIONS
+}
+namespace cuda {
+KRYFLOW_FSAI_DECLARATIONS
+}
+
+#undef KRYFLOW_FSAI_DECLARATIONS
+
+}  // namespace kryflow::kernels::fsai

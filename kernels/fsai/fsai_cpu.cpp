@@ -1,0 +1,63 @@
+// OpenMP FSAI setup kernels: rows in parallel, each thread with its own dense work space.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/backend/parallel.hpp"
+#include "kernels/fsai/fsai.hpp"
+#include "kernels/fsai/fsai_rows.hpp"
+
+namespace kryflow::kernels::fsai::cpu {
+namespace {
+using size_type = std::int64_t;
+}  // namespace
+
+index_t pattern_count(const Backend& backend, const PatternView& s, index_t max_row_entries,
+                      Span<index_t> counts) {
+  const size_type n = s.num_rows;
+  const int threads = parallel::threads_for(backend, s.row_ptr[s.num_rows]);
+  index_t longest = 0;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1) \
+    reduction(max                                                               \
+              : longest)
+  for (size_type i = 0; i < n; ++i) {
+    counts[i] = rows::lower_count(s, static_cast<index_t>(i), max_row_entries);
+    longest = std::max(longest, counts[i]);
+  }
+  return longest;
+}
+
+void pattern_fill(const Backend& backend, const PatternView& s, const index_t* g_row_ptr,
+                  index_t* g_col_idx) {
+  const size_type n = s.num_rows;
+  const int threads = parallel::threads_for(backend, s.row_ptr[s.num_rows]);
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+  for (size_type i = 0; i < n; ++i) {
+    rows::lower_fill(s, static_cast<index_t>(i), g_row_ptr[i + 1] - g_row_ptr[i],
+                     g_col_idx + g_row_ptr[i]);
+  }
+}
+
+index_t factor_values(const Backend& backend, const MatrixView& a, double sign,
+                      const PatternView& g, index_t longest, double* g_values) {
+  const size_type n = g.num_rows;
+  // Work: about m^3 / 6 per row; counted as m^2 per stored entry of G for the threshold.
+  const int threads = parallel::threads_for(
+      backend, static_cast<std::int64_t>(g.row_ptr[g.num_rows]) * std::max<index_t>(longest, 1));
+  index_t first = g.num_rows;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    std::vector<double> work(static_cast<std::size_t>(rows::work_size(longest)));
+#pragma omp for schedule(dynamic, parallel::chunk_for(n, threads)) reduction(min : first)
+    for (size_type i = 0; i < n; ++i) {
+      const index_t begin = g.row_ptr[i];
+      if (!rows::factor_row(a, sign, g.col_idx + begin, g.row_ptr[i + 1] - begin,
+                            static_cast<index_t>(i), work.data(), g_values + begin)) {
+        first = std::min(first, static_cast<index_t>(i));
+      }
+    }
+  }
+  return first == g.num_rows ? -1 : first;
+}
+
+}  // namespace kryflow::kernels::fsai::cpu

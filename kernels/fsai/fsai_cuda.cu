@@ -1,0 +1,185 @@
+// CUDA FSAI setup kernels. The pattern kernels run one thread per row. factor_values runs one warp
+// per row: the packed lower triangle of A[J_i, J_i] and the right-hand side in the warp's share of
+// shared memory, the lanes over the triangle's rows. Each step of the Cholesky factorization and
+// of the back substitution performs the host row function's operations (fsai_rows.hpp) in the
+// same order, entry by entry, so only the compilers' fma contractions tell the results apart.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+
+#include "kernels/backend/cuda_context.cuh"
+#include "kernels/backend/cuda_runtime.hpp"
+#include "kernels/backend/device_scratch.cuh"
+#include "kernels/fsai/fsai.hpp"
+#include "kernels/fsai/fsai_rows.hpp"
+#include "kryflow/core/error.hpp"
+
+namespace kryflow::kernels::fsai::cuda {
+namespace {
+
+using kernels::cuda::blocks_for;
+using kernels::cuda::check_launch;
+using kernels::cuda::Context;
+using kernels::cuda::DeviceScratch;
+using kernels::cuda::read_integers;
+using size_type = long long;
+
+constexpr int kBlock = 256;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+/// Shared memory a block of factor_values may take (of 227 KB per block on sm_90).
+constexpr std::size_t kSharedBudget = 200 * 1024;
+/// Shared memory above which the occupancy of short rows would suffer: below it a block holds
+/// up to kMaxWarps warps.
+constexpr std::size_t kSharedPerBlock = 96 * 1024;
+constexpr int kMaxWarps = 8;
+
+Context& context_of(const Backend& backend) {
+  return *backend.cuda_context();
+}
+
+__global__ void count_kernel(PatternView s, index_t max_row_entries, index_t* counts,
+                             int* longest) {
+  index_t local = 0;
+  for (size_type i = blockIdx.x * size_type{kBlock} + threadIdx.x; i < s.num_rows;
+       i += size_type{gridDim.x} * kBlock) {
+    const index_t c = rows::lower_count(s, static_cast<index_t>(i), max_row_entries);
+    counts[i] = c;
+    local = max(local, c);
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    local = max(local, __shfl_xor_sync(kFullMask, local, offset));
+  }
+  if ((threadIdx.x & 31) == 0 && local > 0) atomicMax(longest, local);
+}
+
+__global__ void fill_kernel(PatternView s, const index_t* g_row_ptr, index_t* g_col_idx) {
+  for (size_type i = blockIdx.x * size_type{kBlock} + threadIdx.x; i < s.num_rows;
+       i += size_type{gridDim.x} * kBlock) {
+    rows::lower_fill(s, static_cast<index_t>(i), g_row_ptr[i + 1] - g_row_ptr[i],
+                     g_col_idx + g_row_ptr[i]);
+  }
+}
+
+/// One warp per row i of g; `stride` doubles of shared memory per warp (work_size(longest)).
+__global__ void factor_kernel(MatrixView a, double sign, PatternView g, index_t stride,
+                              double* g_values, int* first_failure) {
+  extern __shared__ double shared[];
+  const int warps = blockDim.x / 32;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  double* work = shared + static_cast<size_type>(warp) * stride;
+  for (size_type row = blockIdx.x * size_type{warps} + warp; row < g.num_rows;
+       row += size_type{gridDim.x} * warps) {
+    const index_t i = static_cast<index_t>(row);
+    const index_t begin = g.row_ptr[i];
+    const index_t m = g.row_ptr[i + 1] - begin;
+    const index_t* J = g.col_idx + begin;
+    bool ok = m > 0 && J[m - 1] == i;
+    if (ok) {
+      for (index_t r = lane; r < m; r += 32) rows::gather_row(a, sign, J, r, work);
+      __syncwarp();
+      for (index_t k = 0; k < m; ++k) {
+        const double pivot = work[rows::packed(k, k)];
+        if (!rows::pivot_ok(pivot)) {  // the same value in every lane: the warp leaves together
+          ok = false;
+          break;
+        }
+        const double d = sqrt(pivot);
+        for (index_t r = k + 1 + lane; r < m; r += 32) work[rows::packed(r, k)] /= d;
+        __syncwarp();
+        if (lane == 0) work[rows::packed(k, k)] = d;
+        for (index_t r = k + 1 + lane; r < m; r += 32) {
+          const double lrk = work[rows::packed(r, k)];
+          double* target = work + rows::packed(r, 0);
+          for (index_t c = k + 1; c <= r; ++c) target[c] -= lrk * work[rows::packed(c, k)];
+        }
+        __syncwarp();
+      }
+    }
+    if (ok) {
+      double* y = work + rows::packed(m, 0);
+      for (index_t r = lane; r < m; r += 32) y[r] = r == m - 1 ? 1.0 : 0.0;
+      __syncwarp();
+      for (index_t k = m - 1; k >= 0; --k) {
+        const double gk = y[k] / work[rows::packed(k, k)];
+        __syncwarp();
+        if (lane == 0) y[k] = gk;
+        for (index_t c = lane; c < k; c += 32) y[c] -= work[rows::packed(k, c)] * gk;
+        __syncwarp();
+      }
+      for (index_t r = lane; r < m; r += 32) g_values[begin + r] = y[r];
+    } else if (lane == 0) {
+      atomicMin(first_failure, i);
+    }
+    __syncwarp();  // the work space is the next row's
+  }
+}
+
+}  // namespace
+
+index_t pattern_count(const Backend& backend, const PatternView& s, index_t max_row_entries,
+                      Span<index_t> counts) {
+  if (s.num_rows == 0) return 0;
+  Context& context = context_of(backend);
+  DeviceScratch longest(context, sizeof(long long));
+  KRYFLOW_CUDA_CHECK(
+      cudaMemsetAsync(longest.as<long long>(), 0, sizeof(long long), context.stream));
+  count_kernel<<<blocks_for(s.num_rows, kBlock, 4096), kBlock, 0, context.stream>>>(
+      s, max_row_entries, counts.data(), reinterpret_cast<int*>(longest.as<long long>()));
+  check_launch("fsai::pattern_count");
+  long long host = 0;
+  read_integers(context, longest.as<long long>(), 1, &host);
+  return static_cast<index_t>(host & 0xffffffffLL);
+}
+
+void pattern_fill(const Backend& backend, const PatternView& s, const index_t* g_row_ptr,
+                  index_t* g_col_idx) {
+  if (s.num_rows == 0) return;
+  Context& context = context_of(backend);
+  fill_kernel<<<blocks_for(s.num_rows, kBlock, 4096), kBlock, 0, context.stream>>>(s, g_row_ptr,
+                                                                                   g_col_idx);
+  check_launch("fsai::pattern_fill");
+}
+
+index_t factor_values(const Backend& backend, const MatrixView& a, double sign,
+                      const PatternView& g, index_t longest, double* g_values) {
+  if (g.num_rows == 0) return -1;
+  if (longest < 1 || longest > kMaxRowEntries) {
+    throw InvalidInput("fsai::factor_values: rows of " + std::to_string(longest) + " entries (1.." +
+                       std::to_string(kMaxRowEntries) + " are taken)");
+  }
+  Context& context = context_of(backend);
+  const index_t stride = rows::work_size(longest);
+  const std::size_t per_warp = sizeof(double) * static_cast<std::size_t>(stride);
+  const int warps = static_cast<int>(
+      std::clamp<std::size_t>(kSharedPerBlock / per_warp, 1, static_cast<std::size_t>(kMaxWarps)));
+  const std::size_t shared = per_warp * static_cast<std::size_t>(warps);
+  if (shared > kSharedBudget) {
+    throw InvalidInput("fsai::factor_values: a row of " + std::to_string(longest) +
+                       " entries needs more shared memory than a block has");
+  }
+  if (shared > 48 * 1024) {
+    KRYFLOW_CUDA_CHECK(cudaFuncSetAttribute(
+        factor_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  }
+  DeviceScratch first(context, sizeof(long long));
+  const long long none = INT_MAX;
+  // One long long slot: its low 32 bits (little endian) are the int the kernel lowers.
+  KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(first.as<long long>(), &none, sizeof(long long),
+                                     cudaMemcpyHostToDevice, context.stream));
+  const long long blocks = (static_cast<long long>(g.num_rows) + warps - 1) / warps;
+  factor_kernel<<<static_cast<unsigned int>(std::min(blocks, 1LL << 20)), 32 * warps, shared,
+                  context.stream>>>(a, sign, g, stride, g_values,
+                                    reinterpret_cast<int*>(first.as<long long>()));
+  check_launch("fsai::factor_values");
+  long long host = 0;
+  read_integers(context, first.as<long long>(), 1, &host);
+  const auto row = static_cast<int>(host & 0xffffffffLL);
+  return row == INT_MAX ? -1 : static_cast<index_t>(row);
+}
+
+}  // namespace kryflow::kernels::fsai::cuda

@@ -1,0 +1,39 @@
+// The reference FSAI setup kernels: one row after another on the calling thread.
+#include <vector>
+
+#include "kernels/fsai/fsai.hpp"
+#include "kernels/fsai/fsai_rows.hpp"
+
+namespace kryflow::kernels::fsai::reference {
+
+index_t pattern_count(const Backend&, const PatternView& s, index_t max_row_entries,
+                      Span<index_t> counts) {
+  index_t longest = 0;
+  for (index_t i = 0; i < s.num_rows; ++i) {
+    counts[i] = rows::lower_count(s, i, max_row_entries);
+    if (counts[i] > longest) longest = counts[i];
+  }
+  return longest;
+}
+
+void pattern_fill(const Backend&, const PatternView& s, const index_t* g_row_ptr,
+                  index_t* g_col_idx) {
+  for (index_t i = 0; i < s.num_rows; ++i) {
+    rows::lower_fill(s, i, g_row_ptr[i + 1] - g_row_ptr[i], g_col_idx + g_row_ptr[i]);
+  }
+}
+
+index_t factor_values(const Backend&, const MatrixView& a, double sign, const PatternView& g,
+                      index_t longest, double* g_values) {
+  std::vector<double> work(static_cast<std::size_t>(rows::work_size(longest)));
+  for (index_t i = 0; i < g.num_rows; ++i) {
+    const index_t begin = g.row_ptr[i];
+    if (!rows::factor_row(a, sign, g.col_idx + begin, g.row_ptr[i + 1] - begin, i, work.data(),
+                          g_values + begin)) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+}  // namespace kryflow::kernels::fsai::reference

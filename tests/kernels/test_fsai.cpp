@@ -1,0 +1,201 @@
+// The FSAI setup kernels of the backend under test (kernels/fsai) against the reference oracle on
+// random SPD matrices: G's pattern (same bits) and G's values (relative 1e-10: the same
+// operations in the same order, apart from fma contractions; the submatrices here are diagonally
+// dominant, so their condition numbers stay below about 10), and the row a failing Cholesky
+// factorization reports.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/fsai/fsai.hpp"
+#include "kryflow/core/array.hpp"
+#include "test_support.hpp"
+
+namespace kryflow {
+namespace {
+
+namespace kf = kernels::fsai;
+namespace ss = kernels::sparse_setup;
+
+constexpr double kValueTolerance = 1e-10;
+
+/// A random symmetric, strictly diagonally dominant (so SPD) n x n CSR matrix on the host: each
+/// row gets about `per_row` random off-diagonal entries in [-1, 1] (mirrored), row `long_row`
+/// (when >= 0) about half of the columns.
+struct HostCsr {
+  index_t n = 0;
+  std::vector<index_t> row_ptr, col_idx;
+  std::vector<double> values;
+};
+
+HostCsr random_spd(index_t n, int per_row, index_t long_row, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::uniform_int_distribution<index_t> column(0, n - 1);
+  std::vector<std::vector<std::pair<index_t, double>>> rows(static_cast<std::size_t>(n));
+  auto add = [&](index_t i, index_t j, double v) {
+    rows[i].emplace_back(j, v);
+    rows[j].emplace_back(i, v);
+  };
+  for (index_t i = 0; i < n; ++i) {
+    const int count = i == long_row ? static_cast<int>(n / 2) : per_row;
+    for (int k = 0; k < count; ++k) {
+      const index_t j = column(rng);
+      if (j != i) add(i, j, uniform(rng));
+    }
+  }
+  HostCsr a;
+  a.n = n;
+  a.row_ptr.push_back(0);
+  for (index_t i = 0; i < n; ++i) {
+    std::vector<std::pair<index_t, double>>& row = rows[i];
+    std::sort(row.begin(), row.end());
+    std::vector<std::pair<index_t, double>> merged;  // duplicates summed
+    for (const auto& e : row) {
+      if (!merged.empty() && merged.back().first == e.first) {
+        merged.back().second += e.second;
+      } else {
+        merged.push_back(e);
+      }
+    }
+    double sum = 0.0;
+    for (const auto& e : merged) sum += std::abs(e.second);
+    merged.emplace_back(i, sum + 0.5 + 0.5 * std::abs(uniform(rng)));
+    std::sort(merged.begin(), merged.end());
+    for (const auto& e : merged) {
+      a.col_idx.push_back(e.first);
+      a.values.push_back(e.second);
+    }
+    a.row_ptr.push_back(static_cast<index_t>(a.col_idx.size()));
+  }
+  return a;
+}
+
+/// A's arrays on one backend.
+struct DeviceCsr {
+  Array<index_t> row_ptr, col_idx;
+  Array<double> values;
+  index_t n;
+  DeviceCsr(const Backend& backend, const HostCsr& a)
+      : row_ptr(Array<index_t>::from_host(backend, a.row_ptr)),
+        col_idx(Array<index_t>::from_host(backend, a.col_idx)),
+        values(Array<double>::from_host(backend, a.values)),
+        n(a.n) {}
+  ss::MatrixView view() const {
+    return {{n, n, row_ptr.span().data(), col_idx.span().data()}, values.span().data()};
+  }
+};
+
+/// G on one backend from A's pattern (as s) and values: pattern_count, a host scan, pattern_fill,
+/// factor_values. Returns the failing row (or -1) and fills the host copies.
+struct GOnHost {
+  index_t longest = 0;
+  index_t failed = -1;
+  std::vector<index_t> row_ptr, col_idx;
+  std::vector<double> values;
+};
+
+GOnHost build_g(const Backend& backend, const HostCsr& a, index_t max_row_entries,
+                double sign = 1.0) {
+  const DeviceCsr d(backend, a);
+  GOnHost g;
+  Array<index_t> counts(backend, static_cast<std::size_t>(a.n));
+  g.longest = kf::pattern_count(backend, d.view().pattern, max_row_entries, counts.span());
+  const std::vector<index_t> host_counts = counts.to_host();
+  g.row_ptr.assign(1, 0);
+  for (index_t c : host_counts) g.row_ptr.push_back(g.row_ptr.back() + c);
+  const Array<index_t> row_ptr = Array<index_t>::from_host(backend, g.row_ptr);
+  Array<index_t> col_idx(backend, static_cast<std::size_t>(g.row_ptr.back()));
+  kf::pattern_fill(backend, d.view().pattern, row_ptr.span().data(), col_idx.span().data());
+  g.col_idx = col_idx.to_host();
+  std::vector<double> initial(g.col_idx.size(), -7.0);  // rows left unwritten keep it
+  Array<double> values = Array<double>::from_host(backend, initial);
+  const ss::PatternView pattern{a.n, a.n, row_ptr.span().data(), col_idx.span().data()};
+  g.failed = kf::factor_values(backend, d.view(), sign, pattern, g.longest, values.span().data());
+  g.values = values.to_host();
+  return g;
+}
+
+TEST(FsaiKernels, PatternAndValuesMatchTheReference) {
+  const Backend backend = test::backend_under_test();
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  struct Case {
+    index_t n;
+    int per_row;
+    index_t long_row;
+    index_t max_row_entries;
+  };
+  // Odd sizes, a row that reaches past a warp (and past the cut), rows longer than 32 and a cut
+  // of one (G diagonal).
+  for (const Case c : {Case{1, 0, -1, 180}, Case{7, 2, -1, 180}, Case{203, 4, 101, 180},
+                       Case{203, 4, 150, 40}, Case{1001, 3, -1, 1}, Case{2500, 6, 2400, 120}}) {
+    SCOPED_TRACE("n " + std::to_string(c.n) + ", cut " + std::to_string(c.max_row_entries));
+    const HostCsr a = random_spd(c.n, c.per_row, c.long_row, seed + c.n);
+    const GOnHost ref = build_g(Backend::reference(), a, c.max_row_entries);
+    const GOnHost got = build_g(backend, a, c.max_row_entries);
+    ASSERT_EQ(ref.failed, -1);
+    EXPECT_EQ(got.failed, -1);
+    EXPECT_EQ(got.longest, ref.longest);
+    EXPECT_LE(ref.longest, c.max_row_entries);
+    ASSERT_EQ(got.row_ptr, ref.row_ptr);
+    ASSERT_EQ(got.col_idx, ref.col_idx);
+    double scale = 0.0, error = 0.0;
+    for (std::size_t k = 0; k < ref.values.size(); ++k) {
+      scale = std::max(scale, std::abs(ref.values[k]));
+      error = std::max(error, std::abs(got.values[k] - ref.values[k]));
+    }
+    EXPECT_LE(error, kValueTolerance * scale);
+    // Every row ends at its diagonal, whose value g_ii = 1 / L_mm is positive.
+    for (index_t i = 0; i < c.n; ++i) {
+      ASSERT_EQ(ref.col_idx[ref.row_ptr[i + 1] - 1], i);
+      EXPECT_GT(ref.values[ref.row_ptr[i + 1] - 1], 0.0);
+    }
+  }
+}
+
+TEST(FsaiKernels, ANegativeDefiniteMatrixWithSignMinusOneGivesThePositiveOnesBits) {
+  const Backend backend = test::backend_under_test();
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr a = random_spd(300, 5, 17, seed);
+  HostCsr negated = a;
+  for (double& v : negated.values) v = -v;
+  const GOnHost positive = build_g(backend, a, 64);
+  const GOnHost negative = build_g(backend, negated, 64, -1.0);
+  EXPECT_EQ(negative.failed, -1);
+  EXPECT_EQ(negative.values, positive.values);         // -1 * -v = v exactly
+  EXPECT_EQ(build_g(backend, negated, 64).failed, 0);  // sign +1: row 0's pivot is negative
+}
+
+TEST(FsaiKernels, TheFirstIndefiniteRowIsReported) {
+  const Backend backend = test::backend_under_test();
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  HostCsr a = random_spd(500, 4, -1, seed);
+  // Rows 137 and 311 lose their diagonal's sign: any pattern through them is indefinite.
+  for (const index_t bad : {311, 137}) {
+    for (index_t k = a.row_ptr[bad]; k < a.row_ptr[bad + 1]; ++k) {
+      if (a.col_idx[k] == bad) a.values[k] = -a.values[k];
+    }
+  }
+  const GOnHost ref = build_g(Backend::reference(), a, 64);
+  const GOnHost got = build_g(backend, a, 64);
+  EXPECT_GE(ref.failed, 0);
+  EXPECT_EQ(ref.failed, 137);  // no earlier row's pattern reaches column 137 (J_i <= i)
+  EXPECT_EQ(got.failed, ref.failed);
+  // A NaN on the diagonal fails its row too.
+  HostCsr b = random_spd(40, 3, -1, seed + 1);
+  for (index_t k = b.row_ptr[0]; k < b.row_ptr[1]; ++k) {
+    if (b.col_idx[k] == 0) b.values[k] = std::nan("");
+  }
+  EXPECT_EQ(build_g(backend, b, 64).failed, 0);
+}
+
+}  // namespace
+}  // namespace kryflow
