@@ -5,7 +5,8 @@
 //
 //   kryflow_bench_ainv [--backend cuda|cpu] [--problems p7:200] [--matrix NAME=PATH[@K]]
 //                      [-p key=value (the pcg_ainv preset's preconditioner)]
-//                      [--fsai key=value (the pcg_fsai preset's)] [--repeats 5]
+//                      [--fsai key=value (the pcg_fsai preset's)] [--methods ainv,fsai]
+//                      [--repeats 5]
 //                      [--json out.json]
 //
 // Per problem and factor precision: setup (factorization on the host and the upload), the
@@ -104,6 +105,7 @@ int main(int argc, char** argv) {
     std::string backend_name = "cuda";
     std::vector<std::string> problems_text, matrices, overrides, fsai_overrides;
     std::string json_file;
+    bool with_ainv = true, with_fsai = true;
     int repeats = 3;
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
@@ -119,6 +121,10 @@ int main(int argc, char** argv) {
         matrices.push_back(next());
       } else if (arg == "-p") {
         overrides.push_back(next());
+      } else if (arg == "--methods") {
+        const std::string methods = next();
+        with_ainv = methods.find("ainv") != std::string::npos;
+        with_fsai = methods.find("fsai") != std::string::npos;
       } else if (arg == "--fsai") {
         fsai_overrides.push_back(next());
       } else if (arg == "--repeats") {
@@ -169,6 +175,7 @@ int main(int argc, char** argv) {
       // AINV (the pcg_ainv preset with -p overrides), then FSAI (pcg_fsai with --fsai ones).
       for (const char* preset : {"pcg_ainv", "pcg_fsai"}) {
         const bool fsai = std::string(preset) == "pcg_fsai";
+        if (!(fsai ? with_fsai : with_ainv)) continue;
         for (const char* precision : {"float32", "float64"}) {
           std::vector<std::string> o = fsai ? fsai_overrides : overrides;
           o.push_back(std::string("solver.preconditioner.factor_precision=") + precision);
@@ -186,10 +193,13 @@ int main(int argc, char** argv) {
       }
       const nlohmann::json j = solve("pcg_jacobi", {}, A, b, repeats);
       row["jacobi"] = j;
-      row["float32_apply_speedup"] = row["float64"]["apply_seconds"].get<double>() /
-                                     row["float32"]["apply_seconds"].get<double>();
-      row["fsai_float32_apply_speedup"] = row["fsai_float64"]["apply_seconds"].get<double>() /
-                                          row["fsai_float32"]["apply_seconds"].get<double>();
+      const auto speedup = [&](const char* f32, const char* f64) {
+        return row.contains(f32) ? row[f64]["apply_seconds"].get<double>() /
+                                       row[f32]["apply_seconds"].get<double>()
+                                 : 0.0;
+      };
+      row["float32_apply_speedup"] = speedup("float32", "float64");
+      row["fsai_float32_apply_speedup"] = speedup("fsai_float32", "fsai_float64");
       std::printf(
           "%-18s %8s %9d %8s %8.4f %8s %8s %9.4f %9.4f %7d %6s  (float32 apply %.2fx "
           "faster than float64; fsai %.2fx)\n",

@@ -130,7 +130,7 @@ fi
 m=$KRYFLOW_DATA_DIR/matrices
 block_table=$results/block_presets.txt
 if want ainv; then
-say "== PCG-AINV against PCG-Jacobi (kryflow_bench_ainv): ex10hs and the pinned OpenFOAM pressure matrix (b = A x*), 3D Poisson 200^3 (b = 1)"
+say "== PCG-AINV and PCG-FSAI against PCG-Jacobi (kryflow_bench_ainv): ex10hs and the pinned OpenFOAM pressure matrix (b = A x*), 3D Poisson 200^3 (b = 1)"
 m=$KRYFLOW_DATA_DIR/matrices
 "$build/bench/kryflow_bench_ainv" --backend cuda --repeats 3 \
   --matrix "ex10hs=$m/suitesparse/ex10hs/ex10hs.mtx.gz" \
@@ -138,6 +138,10 @@ m=$KRYFLOW_DATA_DIR/matrices
   --json "$results/bench_ainv_corpus.json" 2>&1 | tee "$results/ainv_table.txt"
 "$build/bench/kryflow_bench_ainv" --backend cuda --repeats 1 --problems "${KRYFLOW_AINV_PROBLEMS:-p7:200}" \
   --json "$results/bench_ainv_poisson.json" 2>&1 | tail -n +3 | tee -a "$results/ainv_table.txt"
+say "== PCG-FSAI with G on A's own pattern (pattern_power = 1) at 3D Poisson 200^3"
+"$build/bench/kryflow_bench_ainv" --backend cuda --repeats 1 --problems "${KRYFLOW_AINV_PROBLEMS:-p7:200}" \
+  --methods fsai --fsai solver.preconditioner.pattern_power=1 \
+  --json "$results/bench_ainv_poisson_fsai1.json" 2>&1 | grep -E "fsai|jacobi" | tee -a "$results/ainv_table.txt"
 fi
 
 if want sequence; then
@@ -145,6 +149,10 @@ say "== a drifting sequence (kryflow_bench_sequence): rebuild every system, neve
 "$build/bench/kryflow_bench_sequence" --backend cuda --n "${KRYFLOW_SEQUENCE_N:-64}" --steps 50 \
   --every "${KRYFLOW_SEQUENCE_EVERY:-10}" --speed "${KRYFLOW_SEQUENCE_SPEED:-0.02}" \
   --json "$results/bench_sequence.json" 2>&1 | tee "$results/sequence_table.txt"
+say "== the same sequence with PCG-FSAI (rebuilt on the device: a value-only re-setup)"
+"$build/bench/kryflow_bench_sequence" --backend cuda --n "${KRYFLOW_SEQUENCE_N:-64}" --steps 50 \
+  --every "${KRYFLOW_SEQUENCE_EVERY:-10}" --speed "${KRYFLOW_SEQUENCE_SPEED:-0.02}" --preset pcg_fsai \
+  --json "$results/bench_sequence_fsai.json" 2>&1 | tail -n +2 | tee -a "$results/sequence_table.txt"
 fi
 
 # relaxation = sweeps + block_presets + ilu (each also a step of its own).

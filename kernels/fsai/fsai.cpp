@@ -20,4 +20,16 @@ index_t factor_values(const Backend& backend, const MatrixView& a, double sign,
   KRYFLOW_DISPATCH(fsai, factor_values, backend, a, sign, g, longest, g_values);
 }
 
+void filter_count(const Backend& backend, const PatternView& g, const double* g_values,
+                  const double* diagonal, double tolerance, Span<index_t> counts) {
+  KRYFLOW_DISPATCH(fsai, filter_count, backend, g, g_values, diagonal, tolerance, counts);
+}
+
+void filter_fill(const Backend& backend, const PatternView& g, const double* g_values,
+                 const double* diagonal, double tolerance, const index_t* f_row_ptr,
+                 index_t* f_col_idx) {
+  KRYFLOW_DISPATCH(fsai, filter_fill, backend, g, g_values, diagonal, tolerance, f_row_ptr,
+                   f_col_idx);
+}
+
 }  // namespace kryflow::kernels::fsai

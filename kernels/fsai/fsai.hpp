@@ -54,7 +54,18 @@ constexpr index_t kMaxRowEntries = 180;
       a pivot that is not positive and finite (A[J_i, J_i] not positive definite), or -1; that  \
       row's values are left unwritten. One wait on a device. */                                 \
   index_t factor_values(const Backend& backend, const MatrixView& a, double sign,               \
-                        const PatternView& g, index_t longest, double* g_values);
+                        const PatternView& g, index_t longest, double* g_values);               \
+  /** Post-filtration of G (Kolotilina, Yeremin 1993, sec. 5; Chow 2001): counts[i] = the       \
+      entries of row i of g kept, those with |g_ij| sqrt(d_j) >= tolerance |g_ii| sqrt(d_i)     \
+      (d = |diag(A)|, n entries: the test of the matrix scaled to a unit diagonal, where        \
+      G S^-1 is its factor), and the diagonal always. No wait. */                               \
+  void filter_count(const Backend& backend, const PatternView& g, const double* g_values,       \
+                    const double* diagonal, double tolerance, Span<index_t> counts);            \
+  /** The kept columns of each row (in order) into f_col_idx, for f_row_ptr from                \
+      exclusive_scan of filter_count. No wait. */                                               \
+  void filter_fill(const Backend& backend, const PatternView& g, const double* g_values,        \
+                   const double* diagonal, double tolerance, const index_t* f_row_ptr,          \
+                   index_t* f_col_idx);
 
 /// Dispatch.
 KRYFLOW_FSAI_DECLARATIONS

@@ -60,4 +60,27 @@ index_t factor_values(const Backend& backend, const MatrixView& a, double sign,
   return first == g.num_rows ? -1 : first;
 }
 
+void filter_count(const Backend& backend, const PatternView& g, const double* g_values,
+                  const double* diagonal, double tolerance, Span<index_t> counts) {
+  const size_type n = g.num_rows;
+  const int threads = parallel::threads_for(backend, g.row_ptr[g.num_rows]);
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+  for (size_type i = 0; i < n; ++i) {
+    counts[i] =
+        rows::filter_row(g, g_values, diagonal, tolerance, static_cast<index_t>(i), nullptr);
+  }
+}
+
+void filter_fill(const Backend& backend, const PatternView& g, const double* g_values,
+                 const double* diagonal, double tolerance, const index_t* f_row_ptr,
+                 index_t* f_col_idx) {
+  const size_type n = g.num_rows;
+  const int threads = parallel::threads_for(backend, g.row_ptr[g.num_rows]);
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+  for (size_type i = 0; i < n; ++i) {
+    rows::filter_row(g, g_values, diagonal, tolerance, static_cast<index_t>(i),
+                     f_col_idx + f_row_ptr[i]);
+  }
+}
+
 }  // namespace kryflow::kernels::fsai::cpu

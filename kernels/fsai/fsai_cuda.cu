@@ -64,6 +64,24 @@ __global__ void fill_kernel(PatternView s, const index_t* g_row_ptr, index_t* g_
   }
 }
 
+__global__ void filter_count_kernel(PatternView g, const double* g_values, const double* diagonal,
+                                    double tolerance, index_t* counts) {
+  for (size_type i = blockIdx.x * size_type{kBlock} + threadIdx.x; i < g.num_rows;
+       i += size_type{gridDim.x} * kBlock) {
+    counts[i] =
+        rows::filter_row(g, g_values, diagonal, tolerance, static_cast<index_t>(i), nullptr);
+  }
+}
+
+__global__ void filter_fill_kernel(PatternView g, const double* g_values, const double* diagonal,
+                                   double tolerance, const index_t* f_row_ptr, index_t* f_col_idx) {
+  for (size_type i = blockIdx.x * size_type{kBlock} + threadIdx.x; i < g.num_rows;
+       i += size_type{gridDim.x} * kBlock) {
+    rows::filter_row(g, g_values, diagonal, tolerance, static_cast<index_t>(i),
+                     f_col_idx + f_row_ptr[i]);
+  }
+}
+
 /// One warp per row i of g; `stride` doubles of shared memory per warp (work_size(longest)).
 __global__ void factor_kernel(MatrixView a, double sign, PatternView g, index_t stride,
                               double* g_values, int* first_failure) {
@@ -180,6 +198,25 @@ index_t factor_values(const Backend& backend, const MatrixView& a, double sign,
   read_integers(context, first.as<long long>(), 1, &host);
   const auto row = static_cast<int>(host & 0xffffffffLL);
   return row == INT_MAX ? -1 : static_cast<index_t>(row);
+}
+
+void filter_count(const Backend& backend, const PatternView& g, const double* g_values,
+                  const double* diagonal, double tolerance, Span<index_t> counts) {
+  if (g.num_rows == 0) return;
+  Context& context = context_of(backend);
+  filter_count_kernel<<<blocks_for(g.num_rows, kBlock, 4096), kBlock, 0, context.stream>>>(
+      g, g_values, diagonal, tolerance, counts.data());
+  check_launch("fsai::filter_count");
+}
+
+void filter_fill(const Backend& backend, const PatternView& g, const double* g_values,
+                 const double* diagonal, double tolerance, const index_t* f_row_ptr,
+                 index_t* f_col_idx) {
+  if (g.num_rows == 0) return;
+  Context& context = context_of(backend);
+  filter_fill_kernel<<<blocks_for(g.num_rows, kBlock, 4096), kBlock, 0, context.stream>>>(
+      g, g_values, diagonal, tolerance, f_row_ptr, f_col_idx);
+  check_launch("fsai::filter_fill");
 }
 
 }  // namespace kryflow::kernels::fsai::cuda

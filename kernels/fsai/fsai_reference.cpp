@@ -36,4 +36,19 @@ index_t factor_values(const Backend&, const MatrixView& a, double sign, const Pa
   return -1;
 }
 
+void filter_count(const Backend&, const PatternView& g, const double* g_values,
+                  const double* diagonal, double tolerance, Span<index_t> counts) {
+  for (index_t i = 0; i < g.num_rows; ++i) {
+    counts[i] = rows::filter_row(g, g_values, diagonal, tolerance, i, nullptr);
+  }
+}
+
+void filter_fill(const Backend&, const PatternView& g, const double* g_values,
+                 const double* diagonal, double tolerance, const index_t* f_row_ptr,
+                 index_t* f_col_idx) {
+  for (index_t i = 0; i < g.num_rows; ++i) {
+    rows::filter_row(g, g_values, diagonal, tolerance, i, f_col_idx + f_row_ptr[i]);
+  }
+}
+
 }  // namespace kryflow::kernels::fsai::reference

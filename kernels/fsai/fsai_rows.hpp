@@ -36,6 +36,31 @@ KRYFLOW_HOST_DEVICE inline void lower_fill(const PatternView& s, index_t i, inde
   for (index_t k = 0; k < count; ++k) g_col_idx[k] = s.col_idx[end - count + k];
 }
 
+/// Whether entry k of row i of g passes the post-filtration (filter_count): the diagonal always.
+KRYFLOW_HOST_DEVICE inline bool kept(const PatternView& g, const double* g_values,
+                                     const double* diagonal, double tolerance, index_t i,
+                                     index_t k) {
+  const index_t j = g.col_idx[k];
+  if (j == i) return true;
+  const double gii = g_values[g.row_ptr[i + 1] - 1];  // the diagonal ends the row
+  return fabs(g_values[k]) * sqrt(fabs(diagonal[j])) >=
+         tolerance * fabs(gii) * sqrt(fabs(diagonal[i]));
+}
+
+/// The kept entries of row i (filter_count); with f_col_idx, written there too.
+KRYFLOW_HOST_DEVICE inline index_t filter_row(const PatternView& g, const double* g_values,
+                                              const double* diagonal, double tolerance, index_t i,
+                                              index_t* f_col_idx) {
+  index_t count = 0;
+  for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
+    if (kept(g, g_values, diagonal, tolerance, i, k)) {
+      if (f_col_idx != nullptr) f_col_idx[count] = g.col_idx[k];
+      ++count;
+    }
+  }
+  return count;
+}
+
 /// Row r of the packed lower triangle of sign A[J, J]: entries (J_r, J_c) for c <= r, from row
 /// J_r of a (a merge of two sorted lists; 0 where a stores none).
 KRYFLOW_HOST_DEVICE inline void gather_row(const MatrixView& a, double sign, const index_t* J,

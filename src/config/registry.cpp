@@ -594,6 +594,9 @@ struct FsaiComponentParameters final : ComponentParameters {
     v.integer("max_row_entries", values.max_row_entries, Range::closed_open(1, 181),
               "the most columns kept in a row of G (the ones nearest the diagonal); each row "
               "costs a dense Cholesky factorization of that size");
+    v.real("filter_tolerance", values.filter_tolerance, Range::at_least(0),
+           "post-filtration: G's entries with |g_ij| sqrt|a_jj| < filter_tolerance |g_ii| "
+           "sqrt|a_ii| are dropped and G is computed again on the rest (0: none)");
     v.choice("factor_precision", factor_precision, {"float32", "float64"},
              "storage of G and G^T on the backend (products summed in double)");
   }

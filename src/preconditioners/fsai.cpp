@@ -45,12 +45,47 @@ ss::PatternView pattern_of(const CsrMatrix& M) {
   return detail::pattern_view(M);
 }
 
+/// diag(A), and the sign of A's definiteness: +1, or -1 when the diagonal sums below 0 (A is then
+/// factored as -A; an indefinite A fails in factor either way).
+struct Definiteness {
+  Vector diagonal;
+  double sign;
+};
+
+Definiteness definiteness_of(const CsrMatrix& A) {
+  const auto n = static_cast<std::size_t>(A.num_rows());
+  Definiteness d{Vector(A.backend(), n), 1.0};
+  A.diagonal(d.diagonal);
+  if (n > 0 && dot(d.diagonal, Vector::constant(A.backend(), n, 1.0)) < 0) d.sign = -1.0;
+  return d;
+}
+
+/// G's values in double for sign A on the pattern g of nnz entries (at most `longest` per row).
+/// Throws InvalidInput naming the first row whose submatrix is not definite.
+Vector factor(const CsrMatrix& A, double sign, const ss::PatternView& g, std::int64_t nnz,
+              index_t longest) {
+  Vector values(A.backend(), static_cast<std::size_t>(nnz));
+  const index_t failed = kernels::fsai::factor_values(A.backend(), detail::matrix_view(A), sign, g,
+                                                      longest, values.span().data());
+  if (failed >= 0) {
+    throw InvalidInput("fsai: the submatrix A[J, J] of row " + std::to_string(failed + 1) +
+                       " (J: the row's pattern in G) is not " +
+                       (sign > 0 ? "positive" : "negative") +
+                       " definite: A must be symmetric and definite, its diagonal of one sign");
+  }
+  return values;
+}
+
 }  // namespace
 
 FsaiPreconditioner::FsaiPreconditioner(Parameters parameters) : parameters_(parameters) {
   if (parameters_.pattern_power < 1 || parameters_.pattern_power > 3) {
     throw ConfigError("pattern_power",
                       "must be 1, 2 or 3, got " + std::to_string(parameters_.pattern_power));
+  }
+  if (!(parameters_.filter_tolerance >= 0.0)) {
+    throw ConfigError("filter_tolerance",
+                      "must be >= 0, got " + std::to_string(parameters_.filter_tolerance));
   }
   if (parameters_.max_row_entries < 1 ||
       parameters_.max_row_entries > kernels::fsai::kMaxRowEntries) {
@@ -65,6 +100,7 @@ void FsaiPreconditioner::setup(const LinearOperator& A) {
   const CsrMatrix& csr = detail::require_csr(A, "fsai");
   const Backend& backend = A.backend();
   const index_t n = csr.num_rows();
+  n_ = 0;  // nothing half-built is applied if a step throws
   // The pattern S of A^k (A's own for k = 1).
   const ss::PatternView a = pattern_of(csr);
   PatternArrays power;
@@ -73,64 +109,59 @@ void FsaiPreconditioner::setup(const LinearOperator& A) {
   }
   const ss::PatternView s = parameters_.pattern_power == 1 ? a : power.view();
   // G's pattern: the lower triangle of S, cut to max_row_entries per row.
+  PatternArrays g{n, n, Array<index_t>(backend, static_cast<std::size_t>(n) + 1), {}};
   Array<index_t> counts(backend, static_cast<std::size_t>(n));
-  const index_t longest =
-      kernels::fsai::pattern_count(backend, s, parameters_.max_row_entries, counts.span());
-  Array<index_t> g_row_ptr(backend, static_cast<std::size_t>(n) + 1);
-  const std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), g_row_ptr.span());
-  Array<index_t> g_col_idx(backend, static_cast<std::size_t>(nnz));
-  kernels::fsai::pattern_fill(backend, s, g_row_ptr.span().data(), g_col_idx.span().data());
+  longest_ = kernels::fsai::pattern_count(backend, s, parameters_.max_row_entries, counts.span());
+  std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), g.row_ptr.span());
+  g.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+  kernels::fsai::pattern_fill(backend, s, g.row_ptr.span().data(), g.col_idx.span().data());
   power = PatternArrays{};
+  const Definiteness definiteness = definiteness_of(csr);
+  if (parameters_.filter_tolerance > 0.0) {
+    // Post-filtration: G on the whole pattern, its small entries dropped, G again on the rest.
+    const Vector values = factor(csr, definiteness.sign, g.view(), nnz, longest_);
+    PatternArrays f{n, n, Array<index_t>(backend, static_cast<std::size_t>(n) + 1), {}};
+    kernels::fsai::filter_count(backend, g.view(), values.span().data(),
+                                definiteness.diagonal.span().data(), parameters_.filter_tolerance,
+                                counts.span());
+    nnz = ss::exclusive_scan(backend, counts.span(), f.row_ptr.span());
+    f.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
+    kernels::fsai::filter_fill(backend, g.view(), values.span().data(),
+                               definiteness.diagonal.span().data(), parameters_.filter_tolerance,
+                               f.row_ptr.span().data(), f.col_idx.span().data());
+    g = std::move(f);
+  }
   // G^T's pattern and the map of its entries into G's.
-  const ss::PatternView g{n, n, g_row_ptr.span().data(), g_col_idx.span().data()};
   Array<index_t> column_counts(backend, static_cast<std::size_t>(n));
-  ss::transpose_count(backend, g, column_counts.span());
+  ss::transpose_count(backend, g.view(), column_counts.span());
   Array<index_t> gt_row_ptr(backend, static_cast<std::size_t>(n) + 1);
   ss::exclusive_scan_bounded(backend, column_counts.span(), gt_row_ptr.span(), nnz);
   Array<index_t> gt_col_idx(backend, static_cast<std::size_t>(nnz));
   Array<index_t> source(backend, static_cast<std::size_t>(nnz));
-  ss::transpose_fill(backend, g, nnz, gt_row_ptr.span().data(), gt_col_idx.span().data(),
+  ss::transpose_fill(backend, g.view(), nnz, gt_row_ptr.span().data(), gt_col_idx.span().data(),
                      source.span().data());
-  // The values arrays are written by compute_values before anything reads them.
-  lower_ = CsrMatrix::from_arrays(n, n, std::move(g_row_ptr), std::move(g_col_idx),
+  // The values arrays are written by install_values before anything reads them.
+  lower_ = CsrMatrix::from_arrays(n, n, std::move(g.row_ptr), std::move(g.col_idx),
                                   Array<double>(backend, static_cast<std::size_t>(nnz)));
   upper_ = CsrMatrix::from_arrays(n, n, std::move(gt_row_ptr), std::move(gt_col_idx),
                                   Array<double>(backend, static_cast<std::size_t>(nnz)));
   transpose_source_ = std::move(source);
-  longest_ = longest;
-  n_ = n;
   backend_ = backend;
   a_entries_ = csr.nnz();
-  compute_values(csr);
+  install_values(factor(csr, definiteness.sign, pattern_of(lower_), lower_.nnz(), longest_),
+                 definiteness.sign);
   if (parameters_.factor_precision != Precision::float64) {
     lower_.set_precision(parameters_.factor_precision);
     upper_.set_precision(parameters_.factor_precision);
   }
   work_ = Vector(backend, static_cast<std::size_t>(n));
+  n_ = n;
   setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void FsaiPreconditioner::compute_values(const CsrMatrix& A) {
-  const Backend& backend = A.backend();
-  const auto nnz = static_cast<std::size_t>(lower_.nnz());
-  // The sign of A's definiteness from the sum of its diagonal (an indefinite A fails below
-  // either way).
-  Vector diagonal(backend, static_cast<std::size_t>(n_));
-  A.diagonal(diagonal);
-  const double sign =
-      dot(diagonal, Vector::constant(backend, static_cast<std::size_t>(n_), 1.0)) < 0 ? -1.0 : 1.0;
-  Vector values(Array<double>(backend, nnz));
-  const index_t failed = kernels::fsai::factor_values(
-      backend, detail::matrix_view(A), sign, pattern_of(lower_), longest_, values.span().data());
-  if (failed >= 0) {
-    n_ = 0;  // nothing half-built is applied
-    throw InvalidInput("fsai: the submatrix A[J, J] of row " + std::to_string(failed + 1) +
-                       " (J: the row's pattern in G) is not " +
-                       (sign > 0 ? "positive" : "negative") +
-                       " definite: A must be symmetric and definite, its diagonal of one sign");
-  }
+void FsaiPreconditioner::install_values(const Vector& values, double sign) {
   // G^T, negated for a negative definite A: M = -(G^T G) with G from -A.
-  Vector transposed(backend, nnz);
+  Vector transposed(values.backend(), values.size());
   gather(values, transpose_source_, transposed);
   if (sign < 0) axpby(0.0, transposed, -1.0, transposed);
   lower_.update_values(values.values());
@@ -147,7 +178,10 @@ void FsaiPreconditioner::update_values(const LinearOperator& A) {
   }
   const auto start = std::chrono::steady_clock::now();
   const index_t n = n_;
-  compute_values(*csr);
+  n_ = 0;  // nothing half-updated is applied if factor throws
+  const Definiteness definiteness = definiteness_of(*csr);
+  install_values(factor(*csr, definiteness.sign, pattern_of(lower_), lower_.nnz(), longest_),
+                 definiteness.sign);
   n_ = n;
   setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

@@ -159,6 +159,58 @@ TEST(FsaiKernels, PatternAndValuesMatchTheReference) {
   }
 }
 
+TEST(FsaiKernels, FilterMatchesTheReference) {
+  const Backend backend = test::backend_under_test();
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr a = random_spd(1500, 6, 700, seed);
+  const GOnHost g = build_g(Backend::reference(), a, 180);
+  ASSERT_EQ(g.failed, -1);
+  std::vector<double> diagonal(static_cast<std::size_t>(a.n));
+  for (index_t i = 0; i < a.n; ++i) {
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      if (a.col_idx[k] == i) diagonal[i] = a.values[k];
+    }
+  }
+  // The filter on the reference's G on both backends (the same inputs, so the same bits).
+  const auto filtered = [&](const Backend& b, double tolerance) {
+    const Array<index_t> row_ptr = Array<index_t>::from_host(b, g.row_ptr);
+    const Array<index_t> col_idx = Array<index_t>::from_host(b, g.col_idx);
+    const Array<double> values = Array<double>::from_host(b, g.values);
+    const Array<double> d = Array<double>::from_host(b, diagonal);
+    const ss::PatternView pattern{a.n, a.n, row_ptr.span().data(), col_idx.span().data()};
+    Array<index_t> counts(b, static_cast<std::size_t>(a.n));
+    kf::filter_count(b, pattern, values.span().data(), d.span().data(), tolerance, counts.span());
+    std::vector<index_t> f_row_ptr{0};
+    for (index_t c : counts.to_host()) f_row_ptr.push_back(f_row_ptr.back() + c);
+    const Array<index_t> f_ptr = Array<index_t>::from_host(b, f_row_ptr);
+    Array<index_t> f_col(b, static_cast<std::size_t>(f_row_ptr.back()));
+    kf::filter_fill(b, pattern, values.span().data(), d.span().data(), tolerance,
+                    f_ptr.span().data(), f_col.span().data());
+    return std::make_pair(f_row_ptr, f_col.to_host());
+  };
+  for (const double tolerance : {0.0, 0.05, 0.3, 1e9}) {
+    SCOPED_TRACE("tolerance " + std::to_string(tolerance));
+    const auto ref = filtered(Backend::reference(), tolerance);
+    EXPECT_EQ(filtered(backend, tolerance), ref);
+    // The definition, on the host: the diagonal always, the others by the scaled test.
+    std::vector<index_t> expected;
+    for (index_t i = 0; i < a.n; ++i) {
+      const double gii = g.values[g.row_ptr[i + 1] - 1];
+      for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
+        const index_t j = g.col_idx[k];
+        if (j == i || std::abs(g.values[k]) * std::sqrt(diagonal[j]) >=
+                          tolerance * std::abs(gii) * std::sqrt(diagonal[i])) {
+          expected.push_back(j);
+        }
+      }
+    }
+    EXPECT_EQ(ref.second, expected);
+    if (tolerance == 0.0) EXPECT_EQ(ref.second, g.col_idx);
+    if (tolerance == 1e9) EXPECT_EQ(ref.second.size(), static_cast<std::size_t>(a.n));
+  }
+}
+
 TEST(FsaiKernels, ANegativeDefiniteMatrixWithSignMinusOneGivesThePositiveOnesBits) {
   const Backend backend = test::backend_under_test();
   const std::uint64_t seed = test::fresh_seed();

@@ -86,8 +86,9 @@ CooMatrix random_spd(index_t n, int per_row, std::uint64_t seed) {
 }
 
 FsaiPreconditioner make_fsai(int power, Precision precision = Precision::float64,
-                             index_t max_row_entries = 128) {
+                             index_t max_row_entries = 128, double filter = 0.0) {
   FsaiPreconditioner::Parameters p;
+  p.filter_tolerance = filter;
   p.pattern_power = power;
   p.factor_precision = precision;
   p.max_row_entries = max_row_entries;
@@ -101,19 +102,29 @@ TEST(Fsai, TheDiagonalOfGAGtIsOne) {
   const CooMatrix coo = random_spd(60, 3, seed);
   const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
   const std::vector<double> a = dense_of(A.to_host_csr());
-  for (const int power : {1, 2, 3}) {
-    SCOPED_TRACE("pattern_power " + std::to_string(power));
-    FsaiPreconditioner M = make_fsai(power);
-    M.setup(A);
-    const std::vector<double> g = dense_of(M.lower().to_host_csr());
-    const std::vector<double> gt = dense_of(M.upper().to_host_csr());
-    EXPECT_EQ(transpose(g, 60), gt);  // the stored G^T is G's transpose, bit for bit
-    const std::vector<double> gag = multiply(multiply(g, a, 60), gt, 60);
-    for (std::size_t i = 0; i < 60; ++i) {
-      EXPECT_NEAR(gag[i * 60 + i], 1.0, 1e-10) << "row " << i;
-      for (std::size_t j = 0; j < i; ++j) {
-        // G lower triangular with its diagonal stored.
-        EXPECT_EQ(gt[i * 60 + j], 0.0);
+  std::int64_t unfiltered = 0;
+  for (const double filter : {0.0, 0.1}) {
+    for (const int power : {1, 2, 3}) {
+      SCOPED_TRACE("pattern_power " + std::to_string(power) + ", filter " + std::to_string(filter));
+      FsaiPreconditioner M = make_fsai(power, Precision::float64, 128, filter);
+      M.setup(A);
+      if (power == 3) {
+        // The filter drops entries (G is then computed again on what is left).
+        if (filter == 0.0)
+          unfiltered = M.lower().nnz();
+        else
+          EXPECT_LT(M.lower().nnz(), unfiltered);
+      }
+      const std::vector<double> g = dense_of(M.lower().to_host_csr());
+      const std::vector<double> gt = dense_of(M.upper().to_host_csr());
+      EXPECT_EQ(transpose(g, 60), gt);  // the stored G^T is G's transpose, bit for bit
+      const std::vector<double> gag = multiply(multiply(g, a, 60), gt, 60);
+      for (std::size_t i = 0; i < 60; ++i) {
+        EXPECT_NEAR(gag[i * 60 + i], 1.0, 1e-10) << "row " << i;
+        for (std::size_t j = 0; j < i; ++j) {
+          // G lower triangular with its diagonal stored.
+          EXPECT_EQ(gt[i * 60 + j], 0.0);
+        }
       }
     }
   }
@@ -253,6 +264,7 @@ TEST(Fsai, BadInputIsReported) {
   EXPECT_THROW(make_fsai(0), ConfigError);
   EXPECT_THROW(make_fsai(4), ConfigError);
   EXPECT_THROW(make_fsai(2, Precision::float32, 181), ConfigError);
+  EXPECT_THROW(make_fsai(2, Precision::float32, 128, -0.1), ConfigError);
   nlohmann::json config = config::load_preset("pcg_fsai");
   config["solver"]["preconditioner"]["pattern_power"] = 4;
   EXPECT_THROW(config::build_solver(config), ConfigError);
