@@ -14,11 +14,10 @@
 // pointer is an address on the backend; columns are sorted and unique within each row of every
 // input.
 //
-// Tolerances: pattern_count and pattern_fill give the reference's bits on every backend;
-// factor_values runs the same operations in the same order on every backend (a right-looking
-// Cholesky factorization of the packed lower triangle, then a column-oriented back substitution),
-// so its results differ only where the compilers contract a multiply and an add into one fma
-// (|g - g_ref| <= 1e-10 |g_ref| for the well-conditioned submatrices of the kernel tests).
+// Every kernel gives the reference's bits on every backend: factor_values runs the same
+// operations in the same order everywhere (a right-looking Cholesky factorization of the packed
+// lower triangle, then a column-oriented back substitution), the build contracts no multiply and
+// add into an fma (-ffp-contract=off, --fmad=false), and sqrt and division round correctly.
 #pragma once
 
 #include <cstdint>
@@ -52,7 +51,8 @@ constexpr index_t kMaxRowEntries = 180;
       a is never read), so a negative definite a is factored as -a. Returns                     \
       the first (0-based) row whose last column is not i, or whose Cholesky factorization meets \
       a pivot that is not positive and finite (A[J_i, J_i] not positive definite), or -1; that  \
-      row's values are left unwritten. One wait on a device. */                                 \
+      row's values are left unwritten; with longest 0 (no row stores an entry at or left of its \
+      diagonal) row 0 when there are rows. One wait on a device. */                             \
   index_t factor_values(const Backend& backend, const MatrixView& a, double sign,               \
                         const PatternView& g, index_t longest, double* g_values);               \
   /** Post-filtration of G (Kolotilina, Yeremin 1993, sec. 5; Chow 2001): counts[i] = the       \

@@ -2,7 +2,7 @@
 // per row: the packed lower triangle of A[J_i, J_i] and the right-hand side in the warp's share of
 // shared memory, the lanes over the triangle's rows. Each step of the Cholesky factorization and
 // of the back substitution performs the host row function's operations (fsai_rows.hpp) in the
-// same order, entry by entry, so only the compilers' fma contractions tell the results apart.
+// same order, entry by entry, so the results are the host's bits (the build contracts no fma).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -166,7 +166,8 @@ void pattern_fill(const Backend& backend, const PatternView& s, const index_t* g
 index_t factor_values(const Backend& backend, const MatrixView& a, double sign,
                       const PatternView& g, index_t longest, double* g_values) {
   if (g.num_rows == 0) return -1;
-  if (longest < 1 || longest > kMaxRowEntries) {
+  if (longest == 0) return 0;  // every row is empty: the first fails, as on the host
+  if (longest < 0 || longest > kMaxRowEntries) {
     throw InvalidInput("fsai::factor_values: rows of " + std::to_string(longest) + " entries (1.." +
                        std::to_string(kMaxRowEntries) + " are taken)");
   }

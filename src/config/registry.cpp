@@ -591,7 +591,8 @@ struct FsaiComponentParameters final : ComponentParameters {
     v.integer("pattern_power", values.pattern_power, Range::closed_open(1, 4),
               "k: G's pattern is the lower triangle of A^k's (1: A's own; 2 and 3 reach two "
               "and three edges of A's graph, more work per row and fewer iterations)");
-    v.integer("max_row_entries", values.max_row_entries, Range::closed_open(1, 181),
+    v.integer("max_row_entries", values.max_row_entries,
+              Range::closed_open(1, FsaiPreconditioner::kMaxRowEntries + 1),
               "the most columns kept in a row of G (the ones nearest the diagonal); each row "
               "costs a dense Cholesky factorization of that size");
     v.real("filter_tolerance", values.filter_tolerance, Range::at_least(0),

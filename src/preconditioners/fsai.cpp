@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "kernels/blas/blas.hpp"
 #include "kernels/fsai/fsai.hpp"
 #include "kernels/sparse_setup/sparse_setup.hpp"
 #include "kryflow/core/error.hpp"
@@ -46,7 +47,8 @@ ss::PatternView pattern_of(const CsrMatrix& M) {
 }
 
 /// diag(A), and the sign of A's definiteness: +1, or -1 when the diagonal sums below 0 (A is then
-/// factored as -A; an indefinite A fails in factor either way).
+/// factored as -A). Throws InvalidInput naming the first row whose diagonal entry is zero,
+/// missing or not finite.
 struct Definiteness {
   Vector diagonal;
   double sign;
@@ -56,6 +58,13 @@ Definiteness definiteness_of(const CsrMatrix& A) {
   const auto n = static_cast<std::size_t>(A.num_rows());
   Definiteness d{Vector(A.backend(), n), 1.0};
   A.diagonal(d.diagonal);
+  Vector inverse(A.backend(), n);
+  const index_t bad =
+      kernels::blas::invert_diagonal(A.backend(), d.diagonal.span(), inverse.span());
+  if (bad >= 0) {
+    throw InvalidInput("fsai: the diagonal entry of row " + std::to_string(bad + 1) +
+                       " is zero, missing or not finite");
+  }
   if (n > 0 && dot(d.diagonal, Vector::constant(A.backend(), n, 1.0)) < 0) d.sign = -1.0;
   return d;
 }
@@ -87,8 +96,8 @@ FsaiPreconditioner::FsaiPreconditioner(Parameters parameters) : parameters_(para
     throw ConfigError("filter_tolerance",
                       "must be >= 0, got " + std::to_string(parameters_.filter_tolerance));
   }
-  if (parameters_.max_row_entries < 1 ||
-      parameters_.max_row_entries > kernels::fsai::kMaxRowEntries) {
+  static_assert(kMaxRowEntries == kernels::fsai::kMaxRowEntries);
+  if (parameters_.max_row_entries < 1 || parameters_.max_row_entries > kMaxRowEntries) {
     throw ConfigError("max_row_entries",
                       "must be in 1.." + std::to_string(kernels::fsai::kMaxRowEntries) + ", got " +
                           std::to_string(parameters_.max_row_entries));

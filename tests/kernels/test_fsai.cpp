@@ -1,8 +1,7 @@
 // The FSAI setup kernels of the backend under test (kernels/fsai) against the reference oracle on
-// random SPD matrices: G's pattern (same bits) and G's values (relative 1e-10: the same
-// operations in the same order, apart from fma contractions; the submatrices here are diagonally
-// dominant, so their condition numbers stay below about 10), and the row a failing Cholesky
-// factorization reports.
+// random SPD matrices: G's pattern and values (the same bits: the same operations in the same
+// order, no fma contraction in the build; kernels/fsai/fsai.hpp), the pattern against its
+// definition, the filter, and the row a failing Cholesky factorization reports.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,8 +20,6 @@ namespace {
 
 namespace kf = kernels::fsai;
 namespace ss = kernels::sparse_setup;
-
-constexpr double kValueTolerance = 1e-10;
 
 /// A random symmetric, strictly diagonally dominant (so SPD) n x n CSR matrix on the host: each
 /// row gets about `per_row` random off-diagonal entries in [-1, 1] (mirrored), row `long_row`
@@ -133,8 +130,11 @@ TEST(FsaiKernels, PatternAndValuesMatchTheReference) {
   };
   // Odd sizes, a row that reaches past a warp (and past the cut), rows longer than 32 and a cut
   // of one (G diagonal).
-  for (const Case c : {Case{1, 0, -1, 180}, Case{7, 2, -1, 180}, Case{203, 4, 101, 180},
-                       Case{203, 4, 150, 40}, Case{1001, 3, -1, 1}, Case{2500, 6, 2400, 120}}) {
+  // (Case{2500, 6, 2400, 180}: a row of 180 entries, one warp per block and 131 KB of shared
+  // memory on cuda.)
+  for (const Case c : {Case{0, 0, -1, 180}, Case{1, 0, -1, 180}, Case{7, 2, -1, 180},
+                       Case{203, 4, 101, 180}, Case{203, 4, 150, 40}, Case{1001, 3, -1, 1},
+                       Case{2500, 6, 2400, 120}, Case{2500, 6, 2400, 180}}) {
     SCOPED_TRACE("n " + std::to_string(c.n) + ", cut " + std::to_string(c.max_row_entries));
     const HostCsr a = random_spd(c.n, c.per_row, c.long_row, seed + c.n);
     const GOnHost ref = build_g(Backend::reference(), a, c.max_row_entries);
@@ -145,12 +145,18 @@ TEST(FsaiKernels, PatternAndValuesMatchTheReference) {
     EXPECT_LE(ref.longest, c.max_row_entries);
     ASSERT_EQ(got.row_ptr, ref.row_ptr);
     ASSERT_EQ(got.col_idx, ref.col_idx);
-    double scale = 0.0, error = 0.0;
-    for (std::size_t k = 0; k < ref.values.size(); ++k) {
-      scale = std::max(scale, std::abs(ref.values[k]));
-      error = std::max(error, std::abs(got.values[k] - ref.values[k]));
+    EXPECT_EQ(got.values, ref.values);
+    // The pattern by its definition: the last min(cut, count) columns <= i of row i of A.
+    std::vector<index_t> expected;
+    for (index_t i = 0; i < c.n; ++i) {
+      std::vector<index_t> lower;
+      for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        if (a.col_idx[k] <= i) lower.push_back(a.col_idx[k]);
+      }
+      const std::size_t keep = std::min<std::size_t>(lower.size(), c.max_row_entries);
+      expected.insert(expected.end(), lower.end() - static_cast<std::ptrdiff_t>(keep), lower.end());
     }
-    EXPECT_LE(error, kValueTolerance * scale);
+    EXPECT_EQ(ref.col_idx, expected);
     // Every row ends at its diagonal, whose value g_ii = 1 / L_mm is positive.
     for (index_t i = 0; i < c.n; ++i) {
       ASSERT_EQ(ref.col_idx[ref.row_ptr[i + 1] - 1], i);
@@ -247,6 +253,27 @@ TEST(FsaiKernels, TheFirstIndefiniteRowIsReported) {
     if (b.col_idx[k] == 0) b.values[k] = std::nan("");
   }
   EXPECT_EQ(build_g(backend, b, 64).failed, 0);
+  // An empty row (no diagonal) fails; a matrix with no entries at all fails at row 0.
+  HostCsr e = random_spd(50, 3, -1, seed + 2);
+  HostCsr holed;
+  holed.n = e.n;
+  holed.row_ptr.push_back(0);
+  for (index_t i = 0; i < e.n; ++i) {
+    for (index_t k = e.row_ptr[i]; k < e.row_ptr[i + 1]; ++k) {
+      if (i != 23 && e.col_idx[k] != 23) {
+        holed.col_idx.push_back(e.col_idx[k]);
+        holed.values.push_back(e.values[k]);
+      }
+    }
+    holed.row_ptr.push_back(static_cast<index_t>(holed.col_idx.size()));
+  }
+  EXPECT_EQ(build_g(Backend::reference(), holed, 64).failed, 23);
+  EXPECT_EQ(build_g(backend, holed, 64).failed, 23);
+  HostCsr none;
+  none.n = 5;
+  none.row_ptr.assign(6, 0);
+  EXPECT_EQ(build_g(Backend::reference(), none, 64).failed, 0);
+  EXPECT_EQ(build_g(backend, none, 64).failed, 0);
 }
 
 }  // namespace

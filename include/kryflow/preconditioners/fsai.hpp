@@ -18,8 +18,9 @@ namespace kryflow {
 /// sec. 2): G is lower triangular with the a priori pattern of the lower triangle of A^k
 /// (`pattern_power` k = 1, 2 or 3; E. Chow, IJHPCA 15, 2001, sec. 2), and its row i is the
 /// solution y of A[J_i, J_i] y = e_m (J_i the row's columns, increasing, i last) scaled by
-/// 1/sqrt(y_m). G minimizes ||I - G L||_F over that pattern (L the exact Cholesky factor of A),
-/// diag(G A G^T) = I, and G^T G is SPD whenever A is, so pcg may use it. With a pattern that
+/// 1/sqrt(y_m). Up to the row scaling that makes diag(G A G^T) = I, G minimizes ||I - G L||_F
+/// over lower triangular matrices with that pattern (L the exact Cholesky factor of A), and
+/// G^T G is SPD whenever A is, so pcg may use it. With a pattern that
 /// holds the whole lower triangle, G^T G = A^-1 exactly.
 ///
 /// The setup runs on A's backend: the pattern of A^k (a symbolic sparse product), its lower
@@ -38,11 +39,15 @@ namespace kryflow {
 /// double while it runs.
 ///
 /// Throws (setup): NotSupported unless A is a float64 CsrMatrix; DimensionMismatch when A is not
-/// square; InvalidInput naming the first (1-based) row whose submatrix A[J_i, J_i] is not
-/// definite of the sign of A's diagonal sum (a zero, missing or non-finite diagonal entry, one of
-/// the other sign, or A indefinite).
+/// square; InvalidInput naming the first (1-based) row whose diagonal entry is zero, missing or
+/// not finite, or whose submatrix A[J_i, J_i] is not definite of the sign of A's diagonal sum (a
+/// diagonal entry of the other sign, or an A indefinite on that submatrix). Only these blocks are
+/// checked: an indefinite A whose blocks are all definite passes setup, and pcg then stops with
+/// the status breakdown ("operator not definite").
 class FsaiPreconditioner final : public Preconditioner {
  public:
+  /// The longest row of G: one warp's shared memory on cuda holds its packed m x m triangle.
+  static constexpr index_t kMaxRowEntries = 180;
   struct Parameters {
     /// k: the pattern of G is the lower triangle of A^k's pattern; 1..3.
     int pattern_power = 2;
@@ -62,7 +67,8 @@ class FsaiPreconditioner final : public Preconditioner {
 
   void setup(const LinearOperator& A) override;
   /// Recomputes G's values on the kept pattern when A has the same size, backend and number of
-  /// entries (its pattern must be the one setup saw); otherwise setup(A).
+  /// entries; otherwise setup(A). With another pattern of the same size G is the FSAI of the new
+  /// A on the old pattern (valid, but not the pattern setup would choose). Throws as setup.
   void update_values(const LinearOperator& A) override;
   std::string name() const override { return "fsai"; }
   index_t num_rows() const override { return n_; }
