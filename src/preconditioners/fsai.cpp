@@ -213,11 +213,11 @@ std::string FsaiPreconditioner::summary() const {
   char text[320];
   std::snprintf(
       text, sizeof text,
-      "FSAI (pattern lower(A^%d), at most %d per row, longest %d): nnz(G + G^T) = "
-      "%.2f x nnz(A), factors in %s, setup %.4f s on %s, %.1f bytes per row on the "
+      "FSAI (pattern lower(A^%d), at most %d per row, longest %d, filter %.3g): nnz(G + G^T) "
+      "= %.2f x nnz(A), factors in %s, setup %.4f s on %s, %.1f bytes per row on the "
       "backend",
       parameters_.pattern_power, static_cast<int>(parameters_.max_row_entries),
-      static_cast<int>(longest_),
+      static_cast<int>(longest_), parameters_.filter_tolerance,
       a_entries_ > 0 ? static_cast<double>(lower_.nnz() + upper_.nnz()) / a_entries_ : 0.0,
       std::string(to_string(parameters_.factor_precision)).c_str(), setup_seconds_,
       backend_.name().c_str(), n_ > 0 ? static_cast<double>(memory_bytes()) / n_ : 0.0);
