@@ -142,6 +142,29 @@ say "== PCG-FSAI with G on A's own pattern (pattern_power = 1) at 3D Poisson 200
 "$build/bench/kryflow_bench_ainv" --backend cuda --repeats 1 --problems "${KRYFLOW_AINV_PROBLEMS:-p7:200}" \
   --methods fsai --fsai solver.preconditioner.pattern_power=1 \
   --json "$results/bench_ainv_poisson_fsai1.json" 2>&1 | grep -E "fsai|jacobi" | tee -a "$results/ainv_table.txt"
+say "== BiCGStab with nonsymmetric FSAI, AINV and Jacobi on the nonsymmetric corpus (kryflow solve, b = A x*, one process each)"
+ns_table=$results/fsai_nonsymmetric.txt
+echo "| matrix | preset | iterations | status | true residual | setup s | solve s | setup + solve s |" >"$ns_table"
+echo "|---|---|---|---|---|---|---|---|" >>"$ns_table"
+for spec in "airfoil_2d=$m/suitesparse/airfoil_2d/airfoil_2d.mtx.gz" "2dcyl1=$m/fvens/2dcyl1/2dcyl1.mtx.gz" \
+            "ex19_cavity_129=$m/petsc_ex19/ex19_cavity_129.mtx.gz" "ex19_cavity_257=$m/petsc_ex19/ex19_cavity_257.mtx.gz"; do
+  name=${spec%%=*}; file=${spec#*=}
+  for preset in bicgstab_fsai bicgstab_ainv bicgstab_jacobi; do
+    "$kryflow" solve --backend cuda --report json --preset $preset -A "$file" -p solver.max_iterations=20000 \
+      -p solver.stagnation_window=5000 >"$results/ns_${name}_${preset}.json" 2>>"$log"
+    python3 - "$name" "$preset" "$results/ns_${name}_${preset}.json" >>"$ns_table" <<'PY'
+import json, sys
+name, preset, path = sys.argv[1:4]
+try:
+    r = json.load(open(path))
+    print(f"| {name} | {preset} | {r['iterations']} | {r['status']} | {r['true_relative_residual']:.2e} | "
+          f"{r['setup_seconds']:.4f} | {r['solve_seconds']:.4f} | {r['setup_seconds'] + r['solve_seconds']:.4f} |")
+except Exception as e:
+    print(f"| {name} | {preset} | (no JSON report: {e}) | | | | | |")
+PY
+  done
+done
+cat "$ns_table" | tee -a "$log"
 fi
 
 if want sequence; then

@@ -20,6 +20,12 @@ index_t factor_values(const Backend& backend, const MatrixView& a, double sign,
   KRYFLOW_DISPATCH(fsai, factor_values, backend, a, sign, g, longest, g_values);
 }
 
+index_t factor_values_nonsymmetric(const Backend& backend, const MatrixView& a,
+                                   const PatternView& g, index_t longest, double* w_values,
+                                   double* z_values) {
+  KRYFLOW_DISPATCH(fsai, factor_values_nonsymmetric, backend, a, g, longest, w_values, z_values);
+}
+
 void filter_count(const Backend& backend, const PatternView& g, const double* g_values,
                   const double* diagonal, double tolerance, Span<index_t> counts) {
   KRYFLOW_DISPATCH(fsai, filter_count, backend, g, g_values, diagonal, tolerance, counts);

@@ -30,9 +30,10 @@ namespace kryflow::kernels::fsai {
 using sparse_setup::MatrixView;
 using sparse_setup::PatternView;
 
-/// The longest row factor_values takes: its packed dense submatrix (m (m + 1) / 2 doubles) and
-/// right-hand side fit one warp's share of shared memory on cuda (about 130 KB at m = 180).
-constexpr index_t kMaxRowEntries = 180;
+/// The longest row the factorizations take: factor_values_nonsymmetric's dense submatrix (m^2
+/// doubles) and two right-hand sides fit one warp's share of shared memory on cuda (about 180
+/// KB at m = 150; factor_values's packed triangle takes half).
+constexpr index_t kMaxRowEntries = 150;
 
 #define KRYFLOW_FSAI_DECLARATIONS                                                               \
   /** counts[i] = min(max_row_entries, the columns j <= i of row i of the square pattern s)     \
@@ -55,6 +56,17 @@ constexpr index_t kMaxRowEntries = 180;
       diagonal) row 0 when there are rows. One wait on a device. */                             \
   index_t factor_values(const Backend& backend, const MatrixView& a, double sign,               \
                         const PatternView& g, index_t longest, double* g_values);               \
+  /** The nonsymmetric FSAI (Kolotilina, Yeremin, "Factorized sparse approximate inverse        \
+      preconditionings", 1993, the nonsymmetric form): for each row i of g (columns J, sorted,  \
+      i last, m of them), the LU factorization A[J, J] = L U without pivoting (L unit lower),   \
+      then row i of W' = L^-T e_m into w_values and column i of Z = U^-1 e_m into z_values (in  \
+      g's pattern, so z_values holds Z^T). Then (W' A Z)_ii = 1 and A^-1 ~ Z W' (both exact     \
+      when J is all of 0..i for every row). Reads both triangles of a. Returns the first row    \
+      whose last column is not i or whose elimination meets a zero or non-finite pivot, or -1.  \
+      One wait on a device. */                                                                  \
+  index_t factor_values_nonsymmetric(const Backend& backend, const MatrixView& a,               \
+                                     const PatternView& g, index_t longest, double* w_values,   \
+                                     double* z_values);                                         \
   /** Post-filtration of G (Kolotilina, Yeremin 1993, sec. 5; Chow 2001): counts[i] = the       \
       entries of row i of g kept, those with |g_ij| sqrt(d_j) >= tolerance |g_ii| sqrt(d_i)     \
       (d = |diag(A)|, n entries: the test of the matrix scaled to a unit diagonal, where        \

@@ -60,6 +60,29 @@ index_t factor_values(const Backend& backend, const MatrixView& a, double sign,
   return first == g.num_rows ? -1 : first;
 }
 
+index_t factor_values_nonsymmetric(const Backend& backend, const MatrixView& a,
+                                   const PatternView& g, index_t longest, double* w_values,
+                                   double* z_values) {
+  const size_type n = g.num_rows;
+  const int threads = parallel::threads_for(
+      backend, static_cast<std::int64_t>(g.row_ptr[g.num_rows]) * std::max<index_t>(longest, 1));
+  index_t first = g.num_rows;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    std::vector<double> work(static_cast<std::size_t>(rows::full_work_size(longest)));
+#pragma omp for schedule(dynamic, parallel::chunk_for(n, threads)) reduction(min : first)
+    for (size_type i = 0; i < n; ++i) {
+      const index_t begin = g.row_ptr[i];
+      if (!rows::factor_row_nonsymmetric(a, g.col_idx + begin, g.row_ptr[i + 1] - begin,
+                                         static_cast<index_t>(i), work.data(), w_values + begin,
+                                         z_values + begin)) {
+        first = std::min(first, static_cast<index_t>(i));
+      }
+    }
+  }
+  return first == g.num_rows ? -1 : first;
+}
+
 void filter_count(const Backend& backend, const PatternView& g, const double* g_values,
                   const double* diagonal, double tolerance, Span<index_t> counts) {
   const size_type n = g.num_rows;

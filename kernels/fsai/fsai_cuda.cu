@@ -83,8 +83,8 @@ __global__ void filter_fill_kernel(PatternView g, const double* g_values, const 
 }
 
 /// One warp per row i of g; `stride` doubles of shared memory per warp (work_size(longest)).
-__global__ void factor_kernel(MatrixView a, double sign, PatternView g, index_t stride,
-                              double* g_values, int* first_failure) {
+__global__ void factor_kernel(MatrixView a, double sign, double* g_values, PatternView g,
+                              index_t stride, int* first_failure) {
   extern __shared__ double shared[];
   const int warps = blockDim.x / 32;
   const int warp = threadIdx.x / 32;
@@ -137,6 +137,68 @@ __global__ void factor_kernel(MatrixView a, double sign, PatternView g, index_t 
   }
 }
 
+/// One warp per row i of g, the nonsymmetric form (rows::factor_row_nonsymmetric's operations in
+/// its order); `stride` = full_work_size(longest) doubles of shared memory per warp.
+__global__ void factor_nonsymmetric_kernel(MatrixView a, double* w_values, double* z_values,
+                                           PatternView g, index_t stride, int* first_failure) {
+  extern __shared__ double shared[];
+  const int warps = blockDim.x / 32;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  double* work = shared + static_cast<size_type>(warp) * stride;
+  for (size_type row = blockIdx.x * size_type{warps} + warp; row < g.num_rows;
+       row += size_type{gridDim.x} * warps) {
+    const index_t i = static_cast<index_t>(row);
+    const index_t begin = g.row_ptr[i];
+    const index_t m = g.row_ptr[i + 1] - begin;
+    const index_t* J = g.col_idx + begin;
+    bool ok = m > 0 && J[m - 1] == i;
+    if (ok) {
+      for (index_t r = lane; r < m; r += 32) rows::gather_full_row(a, J, m, r, work);
+      __syncwarp();
+      for (index_t k = 0; k < m; ++k) {
+        const double pivot = work[k * m + k];
+        if (!rows::lu_pivot_ok(pivot)) {  // the same value in every lane
+          ok = false;
+          break;
+        }
+        for (index_t r = k + 1 + lane; r < m; r += 32) work[r * m + k] /= pivot;
+        __syncwarp();
+        for (index_t r = k + 1 + lane; r < m; r += 32) {
+          const double lrk = work[r * m + k];
+          double* target = work + r * m;
+          for (index_t c = k + 1; c < m; ++c) target[c] -= lrk * work[k * m + c];
+        }
+        __syncwarp();
+      }
+    }
+    if (ok) {
+      double* y = work + m * m;
+      double* v = y + m;
+      for (index_t r = lane; r < m; r += 32) y[r] = v[r] = r == m - 1 ? 1.0 : 0.0;
+      __syncwarp();
+      for (index_t k = m - 1; k >= 0; --k) {
+        const double zk = y[k] / work[k * m + k];
+        const double wk = v[k];
+        __syncwarp();
+        if (lane == 0) y[k] = zk;
+        for (index_t c = lane; c < k; c += 32) {
+          y[c] -= work[c * m + k] * zk;
+          v[c] -= work[k * m + c] * wk;
+        }
+        __syncwarp();
+      }
+      for (index_t r = lane; r < m; r += 32) {
+        z_values[begin + r] = y[r];
+        w_values[begin + r] = v[r];
+      }
+    } else if (lane == 0) {
+      atomicMin(first_failure, i);
+    }
+    __syncwarp();  // the work space is the next row's
+  }
+}
+
 }  // namespace
 
 index_t pattern_count(const Backend& backend, const PatternView& s, index_t max_row_entries,
@@ -163,27 +225,31 @@ void pattern_fill(const Backend& backend, const PatternView& s, const index_t* g
   check_launch("fsai::pattern_fill");
 }
 
-index_t factor_values(const Backend& backend, const MatrixView& a, double sign,
-                      const PatternView& g, index_t longest, double* g_values) {
+namespace {
+
+/// Launches `kernel` (one warp per row of g, `stride` doubles of shared memory per warp, the
+/// first failing row lowered into its last argument) and reads that row back: -1 for none.
+template <class Kernel, class... Args>
+index_t launch_rows(const Backend& backend, const char* name, Kernel kernel, const PatternView& g,
+                    index_t longest, index_t stride, Args... args) {
   if (g.num_rows == 0) return -1;
   if (longest == 0) return 0;  // every row is empty: the first fails, as on the host
   if (longest < 0 || longest > kMaxRowEntries) {
-    throw InvalidInput("fsai::factor_values: rows of " + std::to_string(longest) + " entries (1.." +
-                       std::to_string(kMaxRowEntries) + " are taken)");
+    throw InvalidInput(std::string(name) + ": rows of " + std::to_string(longest) +
+                       " entries (1.." + std::to_string(kMaxRowEntries) + " are taken)");
   }
   Context& context = context_of(backend);
-  const index_t stride = rows::work_size(longest);
   const std::size_t per_warp = sizeof(double) * static_cast<std::size_t>(stride);
   const int warps = static_cast<int>(
       std::clamp<std::size_t>(kSharedPerBlock / per_warp, 1, static_cast<std::size_t>(kMaxWarps)));
   const std::size_t shared = per_warp * static_cast<std::size_t>(warps);
   if (shared > kSharedBudget) {
-    throw InvalidInput("fsai::factor_values: a row of " + std::to_string(longest) +
+    throw InvalidInput(std::string(name) + ": a row of " + std::to_string(longest) +
                        " entries needs more shared memory than a block has");
   }
   if (shared > 48 * 1024) {
-    KRYFLOW_CUDA_CHECK(cudaFuncSetAttribute(
-        factor_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    KRYFLOW_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(shared)));
   }
   DeviceScratch first(context, sizeof(long long));
   const long long none = INT_MAX;
@@ -191,14 +257,28 @@ index_t factor_values(const Backend& backend, const MatrixView& a, double sign,
   KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(first.as<long long>(), &none, sizeof(long long),
                                      cudaMemcpyHostToDevice, context.stream));
   const long long blocks = (static_cast<long long>(g.num_rows) + warps - 1) / warps;
-  factor_kernel<<<static_cast<unsigned int>(std::min(blocks, 1LL << 20)), 32 * warps, shared,
-                  context.stream>>>(a, sign, g, stride, g_values,
-                                    reinterpret_cast<int*>(first.as<long long>()));
-  check_launch("fsai::factor_values");
+  kernel<<<static_cast<unsigned int>(std::min(blocks, 1LL << 20)), 32 * warps, shared,
+           context.stream>>>(args..., g, stride, reinterpret_cast<int*>(first.as<long long>()));
+  check_launch(name);
   long long host = 0;
   read_integers(context, first.as<long long>(), 1, &host);
   const auto row = static_cast<int>(host & 0xffffffffLL);
   return row == INT_MAX ? -1 : static_cast<index_t>(row);
+}
+
+}  // namespace
+
+index_t factor_values(const Backend& backend, const MatrixView& a, double sign,
+                      const PatternView& g, index_t longest, double* g_values) {
+  return launch_rows(backend, "fsai::factor_values", factor_kernel, g, longest,
+                     rows::work_size(longest), a, sign, g_values);
+}
+
+index_t factor_values_nonsymmetric(const Backend& backend, const MatrixView& a,
+                                   const PatternView& g, index_t longest, double* w_values,
+                                   double* z_values) {
+  return launch_rows(backend, "fsai::factor_values_nonsymmetric", factor_nonsymmetric_kernel, g,
+                     longest, rows::full_work_size(longest), a, w_values, z_values);
 }
 
 void filter_count(const Backend& backend, const PatternView& g, const double* g_values,

@@ -36,6 +36,19 @@ index_t factor_values(const Backend&, const MatrixView& a, double sign, const Pa
   return -1;
 }
 
+index_t factor_values_nonsymmetric(const Backend&, const MatrixView& a, const PatternView& g,
+                                   index_t longest, double* w_values, double* z_values) {
+  std::vector<double> work(static_cast<std::size_t>(rows::full_work_size(longest)));
+  for (index_t i = 0; i < g.num_rows; ++i) {
+    const index_t begin = g.row_ptr[i];
+    if (!rows::factor_row_nonsymmetric(a, g.col_idx + begin, g.row_ptr[i + 1] - begin, i,
+                                       work.data(), w_values + begin, z_values + begin)) {
+      return i;
+    }
+  }
+  return -1;
+}
+
 void filter_count(const Backend&, const PatternView& g, const double* g_values,
                   const double* diagonal, double tolerance, Span<index_t> counts) {
   for (index_t i = 0; i < g.num_rows; ++i) {

@@ -76,6 +76,32 @@ KRYFLOW_HOST_DEVICE inline void gather_row(const MatrixView& a, double sign, con
   }
 }
 
+/// Doubles of one row's work space for the nonsymmetric factorization: the m x m matrix and two
+/// vectors.
+KRYFLOW_HOST_DEVICE inline index_t full_work_size(index_t m) {
+  return m * m + 2 * m;
+}
+
+/// Row r of A[J, J] (m columns, row-major): entries (J_r, J_c) from row J_r of a, 0 where a
+/// stores none.
+KRYFLOW_HOST_DEVICE inline void gather_full_row(const MatrixView& a, const index_t* J, index_t m,
+                                                index_t r, double* work) {
+  const index_t jr = J[r];
+  index_t p = a.pattern.row_ptr[jr];
+  const index_t end = a.pattern.row_ptr[jr + 1];
+  double* row = work + r * m;
+  for (index_t c = 0; c < m; ++c) {
+    const index_t jc = J[c];
+    while (p < end && a.pattern.col_idx[p] < jc) ++p;
+    row[c] = (p < end && a.pattern.col_idx[p] == jc) ? a.values[p] : 0.0;
+  }
+}
+
+/// Whether an LU pivot can be taken: nonzero and finite.
+KRYFLOW_HOST_DEVICE inline bool lu_pivot_ok(double pivot) {
+  return pivot != 0.0 && fabs(pivot) <= 1.7976931348623157e308;
+}
+
 /// Whether a Cholesky pivot can be taken: positive and finite (NaN fails).
 KRYFLOW_HOST_DEVICE inline bool pivot_ok(double pivot) {
   return pivot > 0.0 && pivot <= 1.7976931348623157e308;
@@ -110,6 +136,43 @@ inline bool factor_row(const MatrixView& a, double sign, const index_t* J, index
     for (index_t c = 0; c < k; ++c) y[c] -= work[packed(k, c)] * gk;
   }
   for (index_t r = 0; r < m; ++r) g[r] = y[r];
+  return true;
+}
+
+/// Row i of the nonsymmetric FSAI on the host (factor_values_nonsymmetric), in the order of the
+/// cuda warp form: the gather; the LU steps (the pivot, column k below it divided by it, then
+/// each row r > k updated c = k + 1..m-1); Z's column z = U^-1 e_m and W's row w = L^-T e_m by
+/// column-oriented substitutions (x_k from the right-hand side, then every entry c < k reduced).
+/// False (w and z untouched) when the last column is not i or a pivot fails.
+inline bool factor_row_nonsymmetric(const MatrixView& a, const index_t* J, index_t m, index_t i,
+                                    double* work, double* w, double* z) {
+  if (m == 0 || J[m - 1] != i) return false;
+  for (index_t r = 0; r < m; ++r) gather_full_row(a, J, m, r, work);
+  for (index_t k = 0; k < m; ++k) {
+    const double pivot = work[k * m + k];
+    if (!lu_pivot_ok(pivot)) return false;
+    for (index_t r = k + 1; r < m; ++r) work[r * m + k] /= pivot;
+    for (index_t r = k + 1; r < m; ++r) {
+      const double lrk = work[r * m + k];
+      for (index_t c = k + 1; c < m; ++c) work[r * m + c] -= lrk * work[k * m + c];
+    }
+  }
+  double* y = work + m * m;  // Z's column
+  double* v = y + m;         // W's row
+  for (index_t r = 0; r < m; ++r) y[r] = v[r] = r == m - 1 ? 1.0 : 0.0;
+  for (index_t k = m - 1; k >= 0; --k) {
+    const double zk = y[k] / work[k * m + k];
+    y[k] = zk;
+    const double wk = v[k];
+    for (index_t c = 0; c < k; ++c) {
+      y[c] -= work[c * m + k] * zk;  // U's column k
+      v[c] -= work[k * m + c] * wk;  // L's row k (L^T's column k)
+    }
+  }
+  for (index_t r = 0; r < m; ++r) {
+    z[r] = y[r];
+    w[r] = v[r];
+  }
   return true;
 }
 

@@ -587,6 +587,7 @@ struct AinvComponentParameters final : ComponentParameters {
 struct FsaiComponentParameters final : ComponentParameters {
   FsaiPreconditioner::Parameters values;
   std::string factor_precision = "float32";
+  std::string symmetry = "symmetric";
   void declare(ParameterVisitor& v) override {
     v.integer("pattern_power", values.pattern_power, Range::closed_open(1, 4),
               "k: G's pattern is the lower triangle of A^k's (1: A's own; 2 and 3 reach two "
@@ -600,9 +601,14 @@ struct FsaiComponentParameters final : ComponentParameters {
            "sqrt|a_ii| are dropped and G is computed again on the rest (0: none)");
     v.choice("factor_precision", factor_precision, {"float32", "float64"},
              "storage of G and G^T on the backend (products summed in double)");
+    v.choice("symmetry", symmetry, {"symmetric", "nonsymmetric"},
+             "`symmetric`: M = G^T G from Cholesky factors of the rows' submatrices (A symmetric "
+             "definite, for pcg); `nonsymmetric`: M = Z W' from their LU factors without "
+             "pivoting (any A, for bicgstab and gmres)");
   }
   FsaiPreconditioner::Parameters build() const {
     FsaiPreconditioner::Parameters p = values;
+    p.symmetry = parse_fsai_symmetry(symmetry);
     p.factor_precision = precision_from_string(factor_precision);
     return p;
   }
@@ -688,7 +694,8 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
           "to the row's pattern, independent of the other rows, so the whole setup runs on A's "
           "backend; applied as two sparse products (factors in float32), no triangular solve. "
           "Only A's lower triangle is read. Setup fails naming the first row whose submatrix "
-          "is not positive definite. CSR; for pcg.",
+          "is not positive definite. CSR; for pcg, or with `symmetry: nonsymmetric` (M = Z W' "
+          "from LU factors) for bicgstab and gmres.",
           [](const FsaiComponentParameters& p) {
             return std::make_unique<FsaiPreconditioner>(p.build());
           }),

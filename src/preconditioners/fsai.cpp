@@ -69,23 +69,61 @@ Definiteness definiteness_of(const CsrMatrix& A) {
   return d;
 }
 
-/// G's values in double for sign A on the pattern g of nnz entries (at most `longest` per row).
-/// Throws InvalidInput naming the first row whose submatrix is not definite.
-Vector factor(const CsrMatrix& A, double sign, const ss::PatternView& g, std::int64_t nnz,
-              index_t longest) {
-  Vector values(A.backend(), static_cast<std::size_t>(nnz));
-  const index_t failed = kernels::fsai::factor_values(A.backend(), detail::matrix_view(A), sign, g,
-                                                      longest, values.span().data());
-  if (failed >= 0) {
+/// The factors' values in double on the pattern g of nnz entries (at most `longest` per row):
+/// `lower` the rows of G (symmetric: for sign A) or of W' (nonsymmetric), `upper` the rows of
+/// G (symmetric; negated when sign < 0) or of Z^T (nonsymmetric), both in g's pattern.
+struct FactorValues {
+  Vector lower, upper;
+};
+
+/// Throws InvalidInput naming the first row whose submatrix is not definite (symmetric) or
+/// meets a zero pivot (nonsymmetric).
+FactorValues factor(const CsrMatrix& A, bool symmetric, double sign, const ss::PatternView& g,
+                    std::int64_t nnz, index_t longest) {
+  const auto size = static_cast<std::size_t>(nnz);
+  FactorValues f{Vector(A.backend(), size), Vector()};
+  index_t failed = -1;
+  if (symmetric) {
+    failed = kernels::fsai::factor_values(A.backend(), detail::matrix_view(A), sign, g, longest,
+                                          f.lower.span().data());
+  } else {
+    f.upper = Vector(A.backend(), size);
+    failed =
+        kernels::fsai::factor_values_nonsymmetric(A.backend(), detail::matrix_view(A), g, longest,
+                                                  f.lower.span().data(), f.upper.span().data());
+  }
+  if (failed >= 0 && symmetric) {
     throw InvalidInput("fsai: the submatrix A[J, J] of row " + std::to_string(failed + 1) +
                        " (J: the row's pattern in G) is not " +
                        (sign > 0 ? "positive" : "negative") +
                        " definite: A must be symmetric and definite, its diagonal of one sign");
   }
-  return values;
+  if (failed >= 0) {
+    throw InvalidInput(
+        "fsai (nonsymmetric): the LU factorization without pivoting of the "
+        "submatrix A[J, J] of row " +
+        std::to_string(failed + 1) +
+        " (J: the row's pattern in W) meets a zero or non-finite pivot");
+  }
+  if (symmetric) {
+    f.upper = Vector(A.backend(), size);
+    copy(f.lower, f.upper);
+    if (sign < 0) axpby(0.0, f.upper, -1.0, f.upper);
+  }
+  return f;
 }
 
 }  // namespace
+
+FsaiSymmetry parse_fsai_symmetry(const std::string& name) {
+  if (name == "symmetric") return FsaiSymmetry::symmetric;
+  if (name == "nonsymmetric") return FsaiSymmetry::nonsymmetric;
+  throw ConfigError("symmetry", "unknown '" + name + "' (symmetric, nonsymmetric)");
+}
+
+const char* to_string(FsaiSymmetry symmetry) {
+  return symmetry == FsaiSymmetry::symmetric ? "symmetric" : "nonsymmetric";
+}
 
 FsaiPreconditioner::FsaiPreconditioner(Parameters parameters) : parameters_(parameters) {
   if (parameters_.pattern_power < 1 || parameters_.pattern_power > 3) {
@@ -126,9 +164,10 @@ void FsaiPreconditioner::setup(const LinearOperator& A) {
   kernels::fsai::pattern_fill(backend, s, g.row_ptr.span().data(), g.col_idx.span().data());
   power = PatternArrays{};
   const Definiteness definiteness = definiteness_of(csr);
+  const bool symmetric = parameters_.symmetry == FsaiSymmetry::symmetric;
   if (parameters_.filter_tolerance > 0.0) {
     // Post-filtration: G on the whole pattern, its small entries dropped, G again on the rest.
-    const Vector values = factor(csr, definiteness.sign, g.view(), nnz, longest_);
+    const Vector values = factor(csr, symmetric, definiteness.sign, g.view(), nnz, longest_).lower;
     PatternArrays f{n, n, Array<index_t>(backend, static_cast<std::size_t>(n) + 1), {}};
     kernels::fsai::filter_count(backend, g.view(), values.span().data(),
                                 definiteness.diagonal.span().data(), parameters_.filter_tolerance,
@@ -157,8 +196,9 @@ void FsaiPreconditioner::setup(const LinearOperator& A) {
   transpose_source_ = std::move(source);
   backend_ = backend;
   a_entries_ = csr.nnz();
-  install_values(factor(csr, definiteness.sign, pattern_of(lower_), lower_.nnz(), longest_),
-                 definiteness.sign);
+  const FactorValues values =
+      factor(csr, symmetric, definiteness.sign, pattern_of(lower_), lower_.nnz(), longest_);
+  install_values(values.lower, values.upper);
   if (parameters_.factor_precision != Precision::float64) {
     lower_.set_precision(parameters_.factor_precision);
     upper_.set_precision(parameters_.factor_precision);
@@ -168,12 +208,11 @@ void FsaiPreconditioner::setup(const LinearOperator& A) {
   setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void FsaiPreconditioner::install_values(const Vector& values, double sign) {
-  // G^T, negated for a negative definite A: M = -(G^T G) with G from -A.
-  Vector transposed(values.backend(), values.size());
-  gather(values, transpose_source_, transposed);
-  if (sign < 0) axpby(0.0, transposed, -1.0, transposed);
-  lower_.update_values(values.values());
+void FsaiPreconditioner::install_values(const Vector& lower, const Vector& upper_rows) {
+  // The upper factor by columns: G^T (negated for a negative definite A) or Z.
+  Vector transposed(upper_rows.backend(), upper_rows.size());
+  gather(upper_rows, transpose_source_, transposed);
+  lower_.update_values(lower.values());
   upper_.update_values(transposed.values());
 }
 
@@ -189,8 +228,9 @@ void FsaiPreconditioner::update_values(const LinearOperator& A) {
   const index_t n = n_;
   n_ = 0;  // nothing half-updated is applied if factor throws
   const Definiteness definiteness = definiteness_of(*csr);
-  install_values(factor(*csr, definiteness.sign, pattern_of(lower_), lower_.nnz(), longest_),
-                 definiteness.sign);
+  const FactorValues values = factor(*csr, parameters_.symmetry == FsaiSymmetry::symmetric,
+                                     definiteness.sign, pattern_of(lower_), lower_.nnz(), longest_);
+  install_values(values.lower, values.upper);
   n_ = n;
   setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -210,14 +250,16 @@ std::int64_t FsaiPreconditioner::memory_bytes() const noexcept {
 }
 
 std::string FsaiPreconditioner::summary() const {
+  const bool symmetric = parameters_.symmetry == FsaiSymmetry::symmetric;
   char text[320];
   std::snprintf(
       text, sizeof text,
-      "FSAI (pattern lower(A^%d), at most %d per row, longest %d, filter %.3g): nnz(G + G^T) "
+      "FSAI (%spattern lower(A^%d), at most %d per row, longest %d, filter %.3g): nnz(%s) "
       "= %.2f x nnz(A), factors in %s, setup %.4f s on %s, %.1f bytes per row on the "
       "backend",
-      parameters_.pattern_power, static_cast<int>(parameters_.max_row_entries),
-      static_cast<int>(longest_), parameters_.filter_tolerance,
+      symmetric ? "" : "nonsymmetric, ", parameters_.pattern_power,
+      static_cast<int>(parameters_.max_row_entries), static_cast<int>(longest_),
+      parameters_.filter_tolerance, symmetric ? "G + G^T" : "W + Z",
       a_entries_ > 0 ? static_cast<double>(lower_.nnz() + upper_.nnz()) / a_entries_ : 0.0,
       std::string(to_string(parameters_.factor_precision)).c_str(), setup_seconds_,
       backend_.name().c_str(), n_ > 0 ? static_cast<double>(memory_bytes()) / n_ : 0.0);

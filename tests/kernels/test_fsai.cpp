@@ -30,14 +30,16 @@ struct HostCsr {
   std::vector<double> values;
 };
 
-HostCsr random_spd(index_t n, int per_row, index_t long_row, std::uint64_t seed) {
+HostCsr random_spd(index_t n, int per_row, index_t long_row, std::uint64_t seed,
+                   bool nonsymmetric = false) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   std::uniform_int_distribution<index_t> column(0, n - 1);
   std::vector<std::vector<std::pair<index_t, double>>> rows(static_cast<std::size_t>(n));
+  // nonsymmetric: the mirrored entry gets a value of its own (the same pattern).
   auto add = [&](index_t i, index_t j, double v) {
     rows[i].emplace_back(j, v);
-    rows[j].emplace_back(i, v);
+    rows[j].emplace_back(i, nonsymmetric ? uniform(rng) : v);
   };
   for (index_t i = 0; i < n; ++i) {
     const int count = i == long_row ? static_cast<int>(n / 2) : per_row;
@@ -130,11 +132,11 @@ TEST(FsaiKernels, PatternAndValuesMatchTheReference) {
   };
   // Odd sizes, a row that reaches past a warp (and past the cut), rows longer than 32 and a cut
   // of one (G diagonal).
-  // (Case{2500, 6, 2400, 180}: a row of 180 entries, one warp per block and 131 KB of shared
+  // (Case{2500, 6, 2400, 150}: a row of 150 entries, one warp per block and 91 KB of shared
   // memory on cuda.)
-  for (const Case c : {Case{0, 0, -1, 180}, Case{1, 0, -1, 180}, Case{7, 2, -1, 180},
-                       Case{203, 4, 101, 180}, Case{203, 4, 150, 40}, Case{1001, 3, -1, 1},
-                       Case{2500, 6, 2400, 120}, Case{2500, 6, 2400, 180}}) {
+  for (const Case c : {Case{0, 0, -1, 150}, Case{1, 0, -1, 150}, Case{7, 2, -1, 150},
+                       Case{203, 4, 101, 150}, Case{203, 4, 150, 40}, Case{1001, 3, -1, 1},
+                       Case{2500, 6, 2400, 120}, Case{2500, 6, 2400, 150}}) {
     SCOPED_TRACE("n " + std::to_string(c.n) + ", cut " + std::to_string(c.max_row_entries));
     const HostCsr a = random_spd(c.n, c.per_row, c.long_row, seed + c.n);
     const GOnHost ref = build_g(Backend::reference(), a, c.max_row_entries);
@@ -165,12 +167,60 @@ TEST(FsaiKernels, PatternAndValuesMatchTheReference) {
   }
 }
 
+TEST(FsaiKernels, NonsymmetricFactorsMatchTheReference) {
+  const Backend backend = test::backend_under_test();
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const index_t cut : {1, 20, 150}) {
+    SCOPED_TRACE("cut " + std::to_string(cut));
+    const HostCsr a = random_spd(1200, 5, 600, seed + cut, true);  // row-dominant, nonsymmetric
+    // G's pattern from the reference, then W' and Z^T on both backends.
+    const GOnHost g = build_g(Backend::reference(), a, cut);
+    const auto factors = [&](const Backend& b, index_t& failed) {
+      const DeviceCsr d(b, a);
+      const Array<index_t> row_ptr = Array<index_t>::from_host(b, g.row_ptr);
+      const Array<index_t> col_idx = Array<index_t>::from_host(b, g.col_idx);
+      Array<double> w(b, g.col_idx.size()), z(b, g.col_idx.size());
+      const ss::PatternView pattern{a.n, a.n, row_ptr.span().data(), col_idx.span().data()};
+      failed = kf::factor_values_nonsymmetric(b, d.view(), pattern, g.longest, w.span().data(),
+                                              z.span().data());
+      return std::make_pair(w.to_host(), z.to_host());
+    };
+    index_t ref_failed = 0, got_failed = 0;
+    const auto ref = factors(Backend::reference(), ref_failed);
+    const auto got = factors(backend, got_failed);
+    ASSERT_EQ(ref_failed, -1);
+    EXPECT_EQ(got_failed, -1);
+    EXPECT_EQ(got.first, ref.first);
+    EXPECT_EQ(got.second, ref.second);
+    // W' has a unit diagonal, and z_ii = 1 / u_mm.
+    for (index_t i = 0; i < a.n; ++i) EXPECT_EQ(ref.first[g.row_ptr[i + 1] - 1], 1.0);
+  }
+  // A zero pivot: rows 0 and 1 hold [[1, 1], [1, 1]], singular, so row 1's elimination fails.
+  HostCsr singular;
+  singular.n = 3;
+  singular.row_ptr = {0, 2, 4, 5};
+  singular.col_idx = {0, 1, 0, 1, 2};
+  singular.values = {1.0, 1.0, 1.0, 1.0, 2.0};
+  for (const Backend& b : {Backend::reference(), backend}) {
+    const GOnHost g = build_g(Backend::reference(), singular, 10);
+    const DeviceCsr d(b, singular);
+    const Array<index_t> row_ptr = Array<index_t>::from_host(b, g.row_ptr);
+    const Array<index_t> col_idx = Array<index_t>::from_host(b, g.col_idx);
+    Array<double> w(b, g.col_idx.size()), z(b, g.col_idx.size());
+    const ss::PatternView pattern{3, 3, row_ptr.span().data(), col_idx.span().data()};
+    EXPECT_EQ(kf::factor_values_nonsymmetric(b, d.view(), pattern, g.longest, w.span().data(),
+                                             z.span().data()),
+              1);
+  }
+}
+
 TEST(FsaiKernels, FilterMatchesTheReference) {
   const Backend backend = test::backend_under_test();
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const HostCsr a = random_spd(1500, 6, 700, seed);
-  const GOnHost g = build_g(Backend::reference(), a, 180);
+  const GOnHost g = build_g(Backend::reference(), a, 150);
   ASSERT_EQ(g.failed, -1);
   std::vector<double> diagonal(static_cast<std::size_t>(a.n));
   for (index_t i = 0; i < a.n; ++i) {

@@ -13,6 +13,16 @@
 
 namespace kryflow {
 
+/// Which FSAI the preconditioner builds.
+enum class FsaiSymmetry {
+  symmetric,     ///< M = G^T G from Cholesky factors (A symmetric definite; for pcg)
+  nonsymmetric,  ///< M = Z W' from LU factors without pivoting (any A; for bicgstab, gmres)
+};
+/// "symmetric" or "nonsymmetric"; throws ConfigError naming `symmetry` otherwise.
+FsaiSymmetry parse_fsai_symmetry(const std::string& name);
+/// The name parse_fsai_symmetry reads.
+const char* to_string(FsaiSymmetry symmetry);
+
 /// z = G^T (G r), the factorized sparse approximate inverse of Kolotilina and Yeremin ("Factorized
 /// sparse approximate inverse preconditionings I. Theory", SIAM J. Matrix Anal. Appl. 14, 1993,
 /// sec. 2): G is lower triangular with the a priori pattern of the lower triangle of A^k
@@ -33,6 +43,13 @@ namespace kryflow {
 /// products with the stored G and G^T, in `factor_precision` (float32 by default: the products are
 /// bound by memory; sums in double), the same form as AINV's M = Z D^-1 Z^T with Z = G^T, D = I.
 ///
+/// `symmetry` nonsymmetric (Kolotilina and Yeremin's nonsymmetric form; bicgstab_fsai): for a
+/// nonsymmetric A, on the same pattern J_i, the LU factorization without pivoting A[J_i, J_i] =
+/// L_i U_i gives row i of W' = L_i^-T e_m (lower triangular, unit diagonal) and column i of
+/// Z = U_i^-1 e_m (upper triangular), so that (W' A Z)_ii = 1 and M = Z W' ~ A^-1 (exact with
+/// full patterns); both triangles of A are read, and the filter looks at W' alone. Setup then
+/// fails naming the first row whose elimination meets a zero pivot.
+///
 /// Memory on the backend: nnz(G) (4 + 4 bytes in float32, 4 + 8 in float64) twice (G and G^T),
 /// two row pointer arrays, the transposition map of G (4 bytes per entry, for update_values) and
 /// one n-vector. The setup also holds the pattern of A^k (4 bytes per entry) and G's values in
@@ -47,11 +64,11 @@ namespace kryflow {
 class FsaiPreconditioner final : public Preconditioner {
  public:
   /// The longest row of G: one warp's shared memory on cuda holds its packed m x m triangle.
-  static constexpr index_t kMaxRowEntries = 180;
+  static constexpr index_t kMaxRowEntries = 150;
   struct Parameters {
     /// k: the pattern of G is the lower triangle of A^k's pattern; 1..3.
     int pattern_power = 2;
-    /// The most columns kept in a row of G; 1..180 (the shared memory of one warp on cuda).
+    /// The most columns kept in a row of G; 1..150 (the shared memory of one warp on cuda).
     index_t max_row_entries = 128;
     /// Post-filtration (>= 0; 0: none): G is computed on the pattern, its entries with
     /// |g_ij| sqrt|a_jj| < filter_tolerance |g_ii| sqrt|a_ii| are dropped, and G is computed
@@ -60,6 +77,7 @@ class FsaiPreconditioner final : public Preconditioner {
     /// 81 at 64^3, against 177, 175 and 79 unfiltered); 0.1 doubles ex10hs's.
     double filter_tolerance = 0.05;
     Precision factor_precision = Precision::float32;
+    FsaiSymmetry symmetry = FsaiSymmetry::symmetric;
   };
   FsaiPreconditioner() : FsaiPreconditioner(Parameters{}) {}
   /// Throws ConfigError naming the field out of range.
@@ -90,8 +108,9 @@ class FsaiPreconditioner final : public Preconditioner {
   double setup_seconds() const noexcept { return setup_seconds_; }
 
  private:
-  /// G's values into lower_ and their transpose (negated when sign < 0) into upper_.
-  void install_values(const Vector& values, double sign);
+  /// The lower factor's values (G or W', in G's pattern) into lower_, and the upper factor's
+  /// given by rows of its transpose (G, or -G for a negative definite A, or Z^T) into upper_.
+  void install_values(const Vector& lower, const Vector& upper_rows);
 
   Parameters parameters_;
   CsrMatrix lower_, upper_;
