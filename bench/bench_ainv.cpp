@@ -6,6 +6,7 @@
 //   kryflow_bench_ainv [--backend cuda|cpu] [--problems p7:200] [--matrix NAME=PATH[@K]]
 //                      [-p key=value (the pcg_ainv preset's preconditioner)]
 //                      [--fsai key=value (the pcg_fsai preset's)] [--methods ainv,fsai]
+//                      [--bicgstab (the bicgstab_* presets, for nonsymmetric matrices)]
 //                      [--repeats 5]
 //                      [--json out.json]
 //
@@ -106,6 +107,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> problems_text, matrices, overrides, fsai_overrides;
     std::string json_file;
     bool with_ainv = true, with_fsai = true;
+    std::string krylov = "pcg";  // the presets: pcg_* or (--bicgstab) bicgstab_*
     int repeats = 3;
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
@@ -121,6 +123,8 @@ int main(int argc, char** argv) {
         matrices.push_back(next());
       } else if (arg == "-p") {
         overrides.push_back(next());
+      } else if (arg == "--bicgstab") {
+        krylov = "bicgstab";
       } else if (arg == "--methods") {
         const std::string methods = next();
         with_ainv = methods.find("ainv") != std::string::npos;
@@ -162,9 +166,10 @@ int main(int argc, char** argv) {
     }
     nlohmann::json results = nlohmann::json::array();
     std::printf(
-        "backend %s; PCG-AINV (pcg_ainv) and PCG-FSAI (pcg_fsai) against PCG-Jacobi, relative "
+        "backend %s; %s with AINV (%s_ainv) and FSAI (%s_fsai) against Jacobi, relative "
         "tolerance 1e-8\n",
-        backend.name().c_str());
+        backend.name().c_str(), krylov == "pcg" ? "PCG" : "BiCGStab", krylov.c_str(),
+        krylov.c_str());
     std::printf("%-18s %8s %9s %8s %8s %8s %8s %9s %9s %7s %6s\n", "problem", "factors", "rows",
                 "B/row", "setup s", "apply us", "GB/s", "solve s", "total s", "its", "status");
     for (const Problem& problem : problems) {
@@ -173,8 +178,8 @@ int main(int argc, char** argv) {
       if (!problem.ones) A.apply(Vector::from_host(backend, random_solution(b.size())), b);
       nlohmann::json row{{"problem", problem.name}, {"rows", A.num_rows()}, {"nonzeros", A.nnz()}};
       // AINV (the pcg_ainv preset with -p overrides), then FSAI (pcg_fsai with --fsai ones).
-      for (const char* preset : {"pcg_ainv", "pcg_fsai"}) {
-        const bool fsai = std::string(preset) == "pcg_fsai";
+      for (const std::string preset : {krylov + "_ainv", krylov + "_fsai"}) {
+        const bool fsai = preset == krylov + "_fsai";
         if (!(fsai ? with_fsai : with_ainv)) continue;
         for (const char* precision : {"float32", "float64"}) {
           std::vector<std::string> o = fsai ? fsai_overrides : overrides;
@@ -191,7 +196,7 @@ int main(int argc, char** argv) {
                       r["iterations"].get<int>(), r["status"].get<std::string>().c_str());
         }
       }
-      const nlohmann::json j = solve("pcg_jacobi", {}, A, b, repeats);
+      const nlohmann::json j = solve(krylov + "_jacobi", {}, A, b, repeats);
       row["jacobi"] = j;
       const auto speedup = [&](const char* f32, const char* f64) {
         return row.contains(f32) ? row[f64]["apply_seconds"].get<double>() /

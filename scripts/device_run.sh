@@ -165,6 +165,11 @@ PY
   done
 done
 cat "$ns_table" | tee -a "$log"
+say "== the same, warm (kryflow_bench_ainv --bicgstab: medians of 3 setups and solves in one process)"
+"$build/bench/kryflow_bench_ainv" --backend cuda --repeats 3 --bicgstab \
+  --matrix "airfoil_2d=$m/suitesparse/airfoil_2d/airfoil_2d.mtx.gz" --matrix "2dcyl1=$m/fvens/2dcyl1/2dcyl1.mtx.gz" \
+  --matrix "ex19_cavity_129=$m/petsc_ex19/ex19_cavity_129.mtx.gz" --matrix "ex19_cavity_257=$m/petsc_ex19/ex19_cavity_257.mtx.gz" \
+  --json "$results/bench_fsai_nonsymmetric.json" 2>&1 | tee -a "$ns_table"
 fi
 
 if want sequence; then
