@@ -71,6 +71,20 @@ OMP_NUM_THREADS=$(( $(nproc) / 8 > 0 ? $(nproc) / 8 : 1 )) \
 test_summary=$(grep -E "tests passed|tests failed" "$results/ctest.txt" | tail -1)
 fi
 
+# One Markdown row of a `kryflow solve --report json` file: json_row NAME PRESET FILE.
+json_row() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+name, preset, path = sys.argv[1:4]
+try:
+    r = json.load(open(path))
+    print(f"| {name} | {preset} | {r['iterations']} | {r['status']} | {r['true_relative_residual']:.2e} | "
+          f"{r['setup_seconds']:.4f} | {r['solve_seconds']:.4f} | {r['setup_seconds'] + r['solve_seconds']:.4f} |")
+except Exception as e:
+    print(f"| {name} | {preset} | (no JSON report: {e}) | | | | | |")
+PY
+}
+
 kryflow=$build/apps/kryflow/kryflow
 if want krylov; then
 say "== Krylov iterations: PCG and pipelined CG on 3D Poisson, small corpus systems (graphs, check windows)"
@@ -110,16 +124,7 @@ spd_corpus() {  # name args...
     "$kryflow" solve --backend cuda --report json --preset $preset -p solver.relative_tolerance=1e-8 \
       -p solver.max_iterations=30000 -p solver.stagnation_window=5000 "$@" \
       >"$results/amg_corpus_${name}_${preset}.json" 2>>"$log"
-    python3 - "$name" "$preset" "$results/amg_corpus_${name}_${preset}.json" >>"$amg_corpus" <<'PY'
-import json, sys
-name, preset, path = sys.argv[1:4]
-try:
-    r = json.load(open(path))
-    print(f"| {name} | {preset} | {r['iterations']} | {r['status']} | {r['true_relative_residual']:.2e} | "
-          f"{r['setup_seconds']:.4f} | {r['solve_seconds']:.4f} | {r['setup_seconds'] + r['solve_seconds']:.4f} |")
-except Exception as e:
-    print(f"| {name} | {preset} | (no JSON report: {e}) | | | | | |")
-PY
+    json_row "$name" "$preset" "$results/amg_corpus_${name}_${preset}.json" >>"$amg_corpus"
   done
 }
 spd_corpus ex10hs -A "$KRYFLOW_DATA_DIR/matrices/suitesparse/ex10hs/ex10hs.mtx.gz"
@@ -152,16 +157,7 @@ for spec in "airfoil_2d=$m/suitesparse/airfoil_2d/airfoil_2d.mtx.gz" "2dcyl1=$m/
   for preset in bicgstab_fsai bicgstab_ainv bicgstab_jacobi; do
     "$kryflow" solve --backend cuda --report json --preset $preset -A "$file" -p solver.max_iterations=20000 \
       -p solver.stagnation_window=5000 >"$results/ns_${name}_${preset}.json" 2>>"$log"
-    python3 - "$name" "$preset" "$results/ns_${name}_${preset}.json" >>"$ns_table" <<'PY'
-import json, sys
-name, preset, path = sys.argv[1:4]
-try:
-    r = json.load(open(path))
-    print(f"| {name} | {preset} | {r['iterations']} | {r['status']} | {r['true_relative_residual']:.2e} | "
-          f"{r['setup_seconds']:.4f} | {r['solve_seconds']:.4f} | {r['setup_seconds'] + r['solve_seconds']:.4f} |")
-except Exception as e:
-    print(f"| {name} | {preset} | (no JSON report: {e}) | | | | | |")
-PY
+    json_row "$name" "$preset" "$results/ns_${name}_${preset}.json" >>"$ns_table"
   done
 done
 cat "$ns_table" | tee -a "$log"

@@ -10,6 +10,32 @@
 namespace kryflow::kernels::fsai::cpu {
 namespace {
 using size_type = std::int64_t;
+
+/// The rows of g in parallel, each thread with `work_size` doubles of work space:
+/// body(i, begin, m, work) factors row i and returns false when it fails. Returns the first
+/// failing row, or -1.
+template <class Body>
+index_t first_failing_row(const Backend& backend, const PatternView& g, index_t longest,
+                          index_t work_size, Body body) {
+  const size_type n = g.num_rows;
+  // Work: about m^3 / 6 per row; counted as m^2 per stored entry of G for the threshold.
+  const int threads = parallel::threads_for(
+      backend, static_cast<std::int64_t>(g.row_ptr[g.num_rows]) * std::max<index_t>(longest, 1));
+  index_t first = g.num_rows;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    std::vector<double> work(static_cast<std::size_t>(work_size));
+#pragma omp for schedule(dynamic, parallel::chunk_for(n, threads)) reduction(min : first)
+    for (size_type i = 0; i < n; ++i) {
+      const index_t begin = g.row_ptr[i];
+      if (!body(static_cast<index_t>(i), begin, g.row_ptr[i + 1] - begin, work.data())) {
+        first = std::min(first, static_cast<index_t>(i));
+      }
+    }
+  }
+  return first == g.num_rows ? -1 : first;
+}
+
 }  // namespace
 
 index_t pattern_count(const Backend& backend, const PatternView& s, index_t max_row_entries,
@@ -40,47 +66,22 @@ void pattern_fill(const Backend& backend, const PatternView& s, const index_t* g
 
 index_t factor_values(const Backend& backend, const MatrixView& a, double sign,
                       const PatternView& g, index_t longest, double* g_values) {
-  const size_type n = g.num_rows;
-  // Work: about m^3 / 6 per row; counted as m^2 per stored entry of G for the threshold.
-  const int threads = parallel::threads_for(
-      backend, static_cast<std::int64_t>(g.row_ptr[g.num_rows]) * std::max<index_t>(longest, 1));
-  index_t first = g.num_rows;
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
-    std::vector<double> work(static_cast<std::size_t>(rows::work_size(longest)));
-#pragma omp for schedule(dynamic, parallel::chunk_for(n, threads)) reduction(min : first)
-    for (size_type i = 0; i < n; ++i) {
-      const index_t begin = g.row_ptr[i];
-      if (!rows::factor_row(a, sign, g.col_idx + begin, g.row_ptr[i + 1] - begin,
-                            static_cast<index_t>(i), work.data(), g_values + begin)) {
-        first = std::min(first, static_cast<index_t>(i));
-      }
-    }
-  }
-  return first == g.num_rows ? -1 : first;
+  return first_failing_row(backend, g, longest, rows::work_size(longest),
+                           [&](index_t i, index_t begin, index_t m, double* work) {
+                             return rows::factor_row(a, sign, g.col_idx + begin, m, i, work,
+                                                     g_values + begin);
+                           });
 }
 
 index_t factor_values_nonsymmetric(const Backend& backend, const MatrixView& a,
                                    const PatternView& g, index_t longest, double* w_values,
                                    double* z_values) {
-  const size_type n = g.num_rows;
-  const int threads = parallel::threads_for(
-      backend, static_cast<std::int64_t>(g.row_ptr[g.num_rows]) * std::max<index_t>(longest, 1));
-  index_t first = g.num_rows;
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
-    std::vector<double> work(static_cast<std::size_t>(rows::full_work_size(longest)));
-#pragma omp for schedule(dynamic, parallel::chunk_for(n, threads)) reduction(min : first)
-    for (size_type i = 0; i < n; ++i) {
-      const index_t begin = g.row_ptr[i];
-      if (!rows::factor_row_nonsymmetric(a, g.col_idx + begin, g.row_ptr[i + 1] - begin,
-                                         static_cast<index_t>(i), work.data(), w_values + begin,
-                                         z_values + begin)) {
-        first = std::min(first, static_cast<index_t>(i));
-      }
-    }
-  }
-  return first == g.num_rows ? -1 : first;
+  return first_failing_row(backend, g, longest, rows::full_work_size(longest),
+                           [&](index_t i, index_t begin, index_t m, double* work) {
+                             return rows::factor_row_nonsymmetric(a, g.col_idx + begin, m, i, work,
+                                                                  w_values + begin,
+                                                                  z_values + begin);
+                           });
 }
 
 void filter_count(const Backend& backend, const PatternView& g, const double* g_values,

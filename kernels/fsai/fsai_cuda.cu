@@ -82,9 +82,12 @@ __global__ void filter_fill_kernel(PatternView g, const double* g_values, const 
   }
 }
 
-/// One warp per row i of g; `stride` doubles of shared memory per warp (work_size(longest)).
-__global__ void factor_kernel(MatrixView a, double sign, double* g_values, PatternView g,
-                              index_t stride, int* first_failure) {
+/// The loop of the factorization kernels: one warp per row i of g, `stride` doubles of shared
+/// memory per warp; body(i, begin, m, J, work, lane) factors row i (columns J[0..m), values at
+/// `begin`) and returns false on a failed pivot, the same in every lane. A row whose last column
+/// is not i, or that fails, lowers *first_failure.
+template <class Body>
+__device__ void factor_rows(const PatternView& g, index_t stride, int* first_failure, Body body) {
   extern __shared__ double shared[];
   const int warps = blockDim.x / 32;
   const int warp = threadIdx.x / 32;
@@ -96,107 +99,91 @@ __global__ void factor_kernel(MatrixView a, double sign, double* g_values, Patte
     const index_t begin = g.row_ptr[i];
     const index_t m = g.row_ptr[i + 1] - begin;
     const index_t* J = g.col_idx + begin;
-    bool ok = m > 0 && J[m - 1] == i;
-    if (ok) {
-      for (index_t r = lane; r < m; r += 32) rows::gather_row(a, sign, J, r, work);
-      __syncwarp();
-      for (index_t k = 0; k < m; ++k) {
-        const double pivot = work[rows::packed(k, k)];
-        if (!rows::pivot_ok(pivot)) {  // the same value in every lane: the warp leaves together
-          ok = false;
-          break;
-        }
-        const double d = sqrt(pivot);
-        for (index_t r = k + 1 + lane; r < m; r += 32) work[rows::packed(r, k)] /= d;
-        __syncwarp();
-        if (lane == 0) work[rows::packed(k, k)] = d;
-        for (index_t r = k + 1 + lane; r < m; r += 32) {
-          const double lrk = work[rows::packed(r, k)];
-          double* target = work + rows::packed(r, 0);
-          for (index_t c = k + 1; c <= r; ++c) target[c] -= lrk * work[rows::packed(c, k)];
-        }
-        __syncwarp();
-      }
-    }
-    if (ok) {
-      double* y = work + rows::packed(m, 0);
-      for (index_t r = lane; r < m; r += 32) y[r] = r == m - 1 ? 1.0 : 0.0;
-      __syncwarp();
-      for (index_t k = m - 1; k >= 0; --k) {
-        const double gk = y[k] / work[rows::packed(k, k)];
-        __syncwarp();
-        if (lane == 0) y[k] = gk;
-        for (index_t c = lane; c < k; c += 32) y[c] -= work[rows::packed(k, c)] * gk;
-        __syncwarp();
-      }
-      for (index_t r = lane; r < m; r += 32) g_values[begin + r] = y[r];
-    } else if (lane == 0) {
-      atomicMin(first_failure, i);
-    }
+    const bool ok = m > 0 && J[m - 1] == i && body(i, begin, m, J, work, lane);
+    if (!ok && lane == 0) atomicMin(first_failure, i);
     __syncwarp();  // the work space is the next row's
   }
 }
 
-/// One warp per row i of g, the nonsymmetric form (rows::factor_row_nonsymmetric's operations in
-/// its order); `stride` = full_work_size(longest) doubles of shared memory per warp.
+/// The symmetric form (rows::factor_row's operations in its order); stride = work_size(longest).
+__global__ void factor_kernel(MatrixView a, double sign, double* g_values, PatternView g,
+                              index_t stride, int* first_failure) {
+  factor_rows(g, stride, first_failure,
+              [&](index_t, index_t begin, index_t m, const index_t* J, double* work, int lane) {
+                for (index_t r = lane; r < m; r += 32) rows::gather_row(a, sign, J, r, work);
+                __syncwarp();
+                for (index_t k = 0; k < m; ++k) {
+                  const double pivot = work[rows::packed(k, k)];
+                  if (!rows::pivot_ok(pivot)) return false;  // every lane read the same pivot
+                  const double d = sqrt(pivot);
+                  for (index_t r = k + 1 + lane; r < m; r += 32) work[rows::packed(r, k)] /= d;
+                  __syncwarp();
+                  if (lane == 0) work[rows::packed(k, k)] = d;
+                  for (index_t r = k + 1 + lane; r < m; r += 32) {
+                    const double lrk = work[rows::packed(r, k)];
+                    double* target = work + rows::packed(r, 0);
+                    for (index_t c = k + 1; c <= r; ++c) {
+                      target[c] -= lrk * work[rows::packed(c, k)];
+                    }
+                  }
+                  __syncwarp();
+                }
+                double* y = work + rows::packed(m, 0);
+                for (index_t r = lane; r < m; r += 32) y[r] = r == m - 1 ? 1.0 : 0.0;
+                __syncwarp();
+                for (index_t k = m - 1; k >= 0; --k) {
+                  const double gk = y[k] / work[rows::packed(k, k)];
+                  __syncwarp();
+                  if (lane == 0) y[k] = gk;
+                  for (index_t c = lane; c < k; c += 32) y[c] -= work[rows::packed(k, c)] * gk;
+                  __syncwarp();
+                }
+                for (index_t r = lane; r < m; r += 32) g_values[begin + r] = y[r];
+                return true;
+              });
+}
+
+/// The nonsymmetric form (rows::factor_row_nonsymmetric's operations in its order); stride =
+/// full_work_size(longest).
 __global__ void factor_nonsymmetric_kernel(MatrixView a, double* w_values, double* z_values,
                                            PatternView g, index_t stride, int* first_failure) {
-  extern __shared__ double shared[];
-  const int warps = blockDim.x / 32;
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  double* work = shared + static_cast<size_type>(warp) * stride;
-  for (size_type row = blockIdx.x * size_type{warps} + warp; row < g.num_rows;
-       row += size_type{gridDim.x} * warps) {
-    const index_t i = static_cast<index_t>(row);
-    const index_t begin = g.row_ptr[i];
-    const index_t m = g.row_ptr[i + 1] - begin;
-    const index_t* J = g.col_idx + begin;
-    bool ok = m > 0 && J[m - 1] == i;
-    if (ok) {
-      for (index_t r = lane; r < m; r += 32) rows::gather_full_row(a, J, m, r, work);
-      __syncwarp();
-      for (index_t k = 0; k < m; ++k) {
-        const double pivot = work[k * m + k];
-        if (!rows::lu_pivot_ok(pivot)) {  // the same value in every lane
-          ok = false;
-          break;
-        }
-        for (index_t r = k + 1 + lane; r < m; r += 32) work[r * m + k] /= pivot;
-        __syncwarp();
-        for (index_t r = k + 1 + lane; r < m; r += 32) {
-          const double lrk = work[r * m + k];
-          double* target = work + r * m;
-          for (index_t c = k + 1; c < m; ++c) target[c] -= lrk * work[k * m + c];
-        }
-        __syncwarp();
-      }
-    }
-    if (ok) {
-      double* y = work + m * m;
-      double* v = y + m;
-      for (index_t r = lane; r < m; r += 32) y[r] = v[r] = r == m - 1 ? 1.0 : 0.0;
-      __syncwarp();
-      for (index_t k = m - 1; k >= 0; --k) {
-        const double zk = y[k] / work[k * m + k];
-        const double wk = v[k];
-        __syncwarp();
-        if (lane == 0) y[k] = zk;
-        for (index_t c = lane; c < k; c += 32) {
-          y[c] -= work[c * m + k] * zk;
-          v[c] -= work[k * m + c] * wk;
-        }
-        __syncwarp();
-      }
-      for (index_t r = lane; r < m; r += 32) {
-        z_values[begin + r] = y[r];
-        w_values[begin + r] = v[r];
-      }
-    } else if (lane == 0) {
-      atomicMin(first_failure, i);
-    }
-    __syncwarp();  // the work space is the next row's
-  }
+  factor_rows(g, stride, first_failure,
+              [&](index_t, index_t begin, index_t m, const index_t* J, double* work, int lane) {
+                for (index_t r = lane; r < m; r += 32) rows::gather_full_row(a, J, m, r, work);
+                __syncwarp();
+                for (index_t k = 0; k < m; ++k) {
+                  const double pivot = work[k * m + k];
+                  if (!rows::lu_pivot_ok(pivot)) return false;  // the same in every lane
+                  for (index_t r = k + 1 + lane; r < m; r += 32) work[r * m + k] /= pivot;
+                  __syncwarp();
+                  for (index_t r = k + 1 + lane; r < m; r += 32) {
+                    const double lrk = work[r * m + k];
+                    double* target = work + r * m;
+                    for (index_t c = k + 1; c < m; ++c) target[c] -= lrk * work[k * m + c];
+                  }
+                  __syncwarp();
+                }
+                double* y = work + m * m;  // Z's column
+                double* v = y + m;         // W's row
+                for (index_t r = lane; r < m; r += 32) y[r] = v[r] = r == m - 1 ? 1.0 : 0.0;
+                __syncwarp();
+                for (index_t k = m - 1; k >= 0; --k) {
+                  const double zk = y[k] / work[k * m + k];
+                  const double wk = v[k];
+                  __syncwarp();
+                  if (lane == 0) y[k] = zk;
+                  for (index_t c = lane; c < k; c += 32) {
+                    y[c] -= work[c * m + k] * zk;
+                    v[c] -= work[k * m + c] * wk;
+                  }
+                  __syncwarp();
+                }
+                for (index_t r = lane; r < m; r += 32) {
+                  z_values[begin + r] = y[r];
+                  w_values[begin + r] = v[r];
+                }
+                return true;
+              });
 }
 
 }  // namespace

@@ -11,36 +11,13 @@
 #include "kernels/fsai/fsai.hpp"
 #include "kernels/sparse_setup/sparse_setup.hpp"
 #include "kryflow/core/error.hpp"
+#include "src/amg/amg_hierarchy.hpp"
 #include "src/multigrid/csr_access.hpp"
 
 namespace kryflow {
 namespace {
 
 namespace ss = kernels::sparse_setup;
-
-/// A pattern built on a backend.
-struct PatternArrays {
-  index_t num_rows = 0, num_cols = 0;
-  Array<index_t> row_ptr, col_idx;
-  ss::PatternView view() const {
-    return {num_rows, num_cols, row_ptr.span().data(), col_idx.span().data()};
-  }
-};
-
-/// The pattern of the product of two patterns (symbolic SpGEMM; one wait for its size).
-PatternArrays product_pattern(const Backend& backend, const ss::PatternView& a,
-                              const ss::PatternView& b) {
-  PatternArrays c;
-  c.num_rows = a.num_rows;
-  c.num_cols = b.num_cols;
-  Array<index_t> counts(backend, static_cast<std::size_t>(a.num_rows));
-  ss::spgemm_count(backend, a, b, counts.span());
-  c.row_ptr = Array<index_t>(backend, counts.size() + 1);
-  const std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), c.row_ptr.span());
-  c.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
-  ss::spgemm_fill(backend, a, b, c.row_ptr.span().data(), c.col_idx.span().data());
-  return c;
-}
 
 ss::PatternView pattern_of(const CsrMatrix& M) {
   return detail::pattern_view(M);
@@ -150,43 +127,44 @@ void FsaiPreconditioner::setup(const LinearOperator& A) {
   n_ = 0;  // nothing half-built is applied if a step throws
   // The pattern S of A^k (A's own for k = 1).
   const ss::PatternView a = pattern_of(csr);
-  PatternArrays power;
+  CsrArrays power;
   for (int k = 2; k <= parameters_.pattern_power; ++k) {
-    power = product_pattern(backend, k == 2 ? a : power.view(), a);
+    power = amg_setup::spgemm_pattern(backend, k == 2 ? a : power.pattern(), a);
   }
-  const ss::PatternView s = parameters_.pattern_power == 1 ? a : power.view();
+  const ss::PatternView s = parameters_.pattern_power == 1 ? a : power.pattern();
   // G's pattern: the lower triangle of S, cut to max_row_entries per row.
-  PatternArrays g{n, n, Array<index_t>(backend, static_cast<std::size_t>(n) + 1), {}};
+  CsrArrays g{n, n, Array<index_t>(backend, static_cast<std::size_t>(n) + 1), {}, {}};
   Array<index_t> counts(backend, static_cast<std::size_t>(n));
   longest_ = kernels::fsai::pattern_count(backend, s, parameters_.max_row_entries, counts.span());
   std::int64_t nnz = ss::exclusive_scan(backend, counts.span(), g.row_ptr.span());
   g.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
   kernels::fsai::pattern_fill(backend, s, g.row_ptr.span().data(), g.col_idx.span().data());
-  power = PatternArrays{};
+  power = CsrArrays{};
   const Definiteness definiteness = definiteness_of(csr);
   const bool symmetric = parameters_.symmetry == FsaiSymmetry::symmetric;
   if (parameters_.filter_tolerance > 0.0) {
     // Post-filtration: G on the whole pattern, its small entries dropped, G again on the rest.
-    const Vector values = factor(csr, symmetric, definiteness.sign, g.view(), nnz, longest_).lower;
-    PatternArrays f{n, n, Array<index_t>(backend, static_cast<std::size_t>(n) + 1), {}};
-    kernels::fsai::filter_count(backend, g.view(), values.span().data(),
+    const Vector values =
+        factor(csr, symmetric, definiteness.sign, g.pattern(), nnz, longest_).lower;
+    CsrArrays f{n, n, Array<index_t>(backend, static_cast<std::size_t>(n) + 1), {}, {}};
+    kernels::fsai::filter_count(backend, g.pattern(), values.span().data(),
                                 definiteness.diagonal.span().data(), parameters_.filter_tolerance,
                                 counts.span());
     nnz = ss::exclusive_scan(backend, counts.span(), f.row_ptr.span());
     f.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
-    kernels::fsai::filter_fill(backend, g.view(), values.span().data(),
+    kernels::fsai::filter_fill(backend, g.pattern(), values.span().data(),
                                definiteness.diagonal.span().data(), parameters_.filter_tolerance,
                                f.row_ptr.span().data(), f.col_idx.span().data());
     g = std::move(f);
   }
   // G^T's pattern and the map of its entries into G's.
   Array<index_t> column_counts(backend, static_cast<std::size_t>(n));
-  ss::transpose_count(backend, g.view(), column_counts.span());
+  ss::transpose_count(backend, g.pattern(), column_counts.span());
   Array<index_t> gt_row_ptr(backend, static_cast<std::size_t>(n) + 1);
   ss::exclusive_scan_bounded(backend, column_counts.span(), gt_row_ptr.span(), nnz);
   Array<index_t> gt_col_idx(backend, static_cast<std::size_t>(nnz));
   Array<index_t> source(backend, static_cast<std::size_t>(nnz));
-  ss::transpose_fill(backend, g.view(), nnz, gt_row_ptr.span().data(), gt_col_idx.span().data(),
+  ss::transpose_fill(backend, g.pattern(), nnz, gt_row_ptr.span().data(), gt_col_idx.span().data(),
                      source.span().data());
   // The values arrays are written by install_values before anything reads them.
   lower_ = CsrMatrix::from_arrays(n, n, std::move(g.row_ptr), std::move(g.col_idx),

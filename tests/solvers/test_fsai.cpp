@@ -57,9 +57,11 @@ std::vector<double> transpose(const std::vector<double>& a, std::size_t n) {
   return t;
 }
 
-/// A random SPD matrix: symmetric, strictly diagonally dominant, `per_row` random off-diagonal
-/// entries per row (a dense one when per_row >= n).
-CooMatrix random_spd(index_t n, int per_row, std::uint64_t seed) {
+/// A random strictly diagonally dominant matrix with `per_row` random off-diagonal entries per
+/// row, mirrored (dense when per_row >= n): symmetric with a positive diagonal (SPD), or
+/// (`nonsymmetric`) the mirrored entries with values of their own and every third diagonal entry
+/// negative.
+CooMatrix random_dominant(index_t n, int per_row, std::uint64_t seed, bool nonsymmetric) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> value(-1.0, 1.0);
   std::uniform_int_distribution<index_t> column(0, n - 1);
@@ -68,8 +70,8 @@ CooMatrix random_spd(index_t n, int per_row, std::uint64_t seed) {
     for (int k = 0; k < per_row; ++k) {
       const index_t j = per_row >= n ? k : column(rng);
       if (j == i) continue;
-      const double v = value(rng);
-      dense[i * n + j] = dense[j * n + i] = v;
+      dense[i * n + j] = value(rng);
+      dense[j * n + i] = nonsymmetric ? value(rng) : dense[i * n + j];
     }
   }
   CooMatrix a;
@@ -77,12 +79,17 @@ CooMatrix random_spd(index_t n, int per_row, std::uint64_t seed) {
   for (index_t i = 0; i < n; ++i) {
     double sum = 0.0;
     for (index_t j = 0; j < n; ++j) sum += std::abs(dense[i * n + j]);
-    dense[i * n + i] = sum + 0.5 + std::abs(value(rng));
+    const double sign = nonsymmetric && i % 3 == 0 ? -1.0 : 1.0;
+    dense[i * n + i] = sign * (sum + 0.5 + std::abs(value(rng)));
     for (index_t j = 0; j < n; ++j) {
       if (dense[i * n + j] != 0.0) a.push_back(i, j, dense[i * n + j]);
     }
   }
   return a;
+}
+
+CooMatrix random_spd(index_t n, int per_row, std::uint64_t seed) {
+  return random_dominant(n, per_row, seed, false);
 }
 
 FsaiPreconditioner make_fsai(int power, Precision precision = Precision::float64,
@@ -155,34 +162,6 @@ TEST(Fsai, AFullLowerPatternGivesTheExactInverse) {
   EXPECT_LE(error, 1e-10);
 }
 
-/// A random nonsymmetric, row diagonally dominant matrix (`per_row` off-diagonal entries per
-/// row, mirrored in the pattern with values of their own; dense when per_row >= n).
-CooMatrix random_nonsymmetric(index_t n, int per_row, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
-  std::uniform_int_distribution<index_t> column(0, n - 1);
-  std::vector<double> dense(static_cast<std::size_t>(n) * n, 0.0);
-  for (index_t i = 0; i < n; ++i) {
-    for (int k = 0; k < per_row; ++k) {
-      const index_t j = per_row >= n ? k : column(rng);
-      if (j == i) continue;
-      dense[i * n + j] = value(rng);
-      dense[j * n + i] = value(rng);
-    }
-  }
-  CooMatrix a;
-  a.num_rows = a.num_cols = n;
-  for (index_t i = 0; i < n; ++i) {
-    double sum = 0.0;
-    for (index_t j = 0; j < n; ++j) sum += std::abs(dense[i * n + j]);
-    dense[i * n + i] = (i % 3 == 0 ? -1.0 : 1.0) * (sum + 0.5);  // both signs
-    for (index_t j = 0; j < n; ++j) {
-      if (dense[i * n + j] != 0.0) a.push_back(i, j, dense[i * n + j]);
-    }
-  }
-  return a;
-}
-
 /// max_ij |(M A - I)_ij| for the preconditioner M on the backend, A dense (n x n) on the host.
 double inverse_error(const FsaiPreconditioner& M, const CsrMatrix& A) {
   const auto n = static_cast<std::size_t>(A.num_rows());
@@ -203,7 +182,7 @@ TEST(Fsai, NonsymmetricWithAFullPatternGivesTheExactInverse) {
   const Backend backend = test::backend_under_test();
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const CsrMatrix A = CsrMatrix::from_coo(backend, random_nonsymmetric(30, 30, seed));
+  const CsrMatrix A = CsrMatrix::from_coo(backend, random_dominant(30, 30, seed, true));
   FsaiPreconditioner M = make_fsai(1, Precision::float64, 128, 0.0, FsaiSymmetry::nonsymmetric);
   M.setup(A);
   EXPECT_LE(inverse_error(M, A), 1e-10);
@@ -369,6 +348,16 @@ TEST(Fsai, BicgstabFsaiSolvesTheNonsymmetricCorpusInFewerIterationsThanJacobi) {
   (void)backend;
 }
 
+/// M.setup(A) throws InvalidInput whose message holds `text`.
+void expect_invalid_input(FsaiPreconditioner* M, const CsrMatrix& A, const std::string& text) {
+  try {
+    M->setup(A);
+    FAIL() << "expected InvalidInput";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
 TEST(Fsai, BadInputIsReported) {
   const Backend backend = test::backend_under_test();
   // An indefinite matrix: row 3's diagonal is negative; named by its 1-based row.
@@ -377,12 +366,7 @@ TEST(Fsai, BadInputIsReported) {
     if (coo.row_idx[k] == 2 && coo.col_idx[k] == 2) coo.values[k] = -coo.values[k];
   }
   FsaiPreconditioner M;
-  try {
-    M.setup(CsrMatrix::from_coo(backend, coo));
-    FAIL() << "expected InvalidInput";
-  } catch (const InvalidInput& e) {
-    EXPECT_NE(std::string(e.what()).find("row 3 "), std::string::npos) << e.what();
-  }
+  expect_invalid_input(&M, CsrMatrix::from_coo(backend, coo), "row 3 ");
   // A missing diagonal entry (row 2 stores none): its row cannot end at its diagonal.
   CooMatrix missing;
   missing.num_rows = missing.num_cols = 3;
@@ -397,12 +381,7 @@ TEST(Fsai, BadInputIsReported) {
   for (std::size_t k = 0; k < nan.values.size(); ++k) {
     if (nan.row_idx[k] == 4 && nan.col_idx[k] == 4) nan.values[k] = std::nan("");
   }
-  try {
-    M.setup(CsrMatrix::from_coo(backend, nan));
-    FAIL() << "expected InvalidInput";
-  } catch (const InvalidInput& e) {
-    EXPECT_NE(std::string(e.what()).find("row 5 "), std::string::npos) << e.what();
-  }
+  expect_invalid_input(&M, CsrMatrix::from_coo(backend, nan), "row 5 ");
   EXPECT_EQ(M.num_rows(), 0);  // nothing half-built stays
   // Nonsymmetric: a zero pivot, named by its 1-based row (rows 1 and 2 hold [[1, 1], [1, 1]]).
   CooMatrix singular;
@@ -414,12 +393,7 @@ TEST(Fsai, BadInputIsReported) {
   singular.push_back(2, 2, 2.0);
   FsaiPreconditioner nonsymmetric =
       make_fsai(1, Precision::float32, 128, 0.0, FsaiSymmetry::nonsymmetric);
-  try {
-    nonsymmetric.setup(CsrMatrix::from_coo(backend, singular));
-    FAIL() << "expected InvalidInput";
-  } catch (const InvalidInput& e) {
-    EXPECT_NE(std::string(e.what()).find("row 2 "), std::string::npos) << e.what();
-  }
+  expect_invalid_input(&nonsymmetric, CsrMatrix::from_coo(backend, singular), "row 2 ");
   // Not square, not a CsrMatrix of float64.
   CooMatrix rectangular;
   rectangular.num_rows = 2;
