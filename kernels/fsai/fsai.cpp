@@ -26,16 +26,18 @@ index_t factor_values_nonsymmetric(const Backend& backend, const MatrixView& a,
   KRYFLOW_DISPATCH(fsai, factor_values_nonsymmetric, backend, a, g, longest, w_values, z_values);
 }
 
-void filter_count(const Backend& backend, const PatternView& g, const double* g_values,
-                  const double* diagonal, double tolerance, Span<index_t> counts) {
-  KRYFLOW_DISPATCH(fsai, filter_count, backend, g, g_values, diagonal, tolerance, counts);
+index_t filter_count(const Backend& backend, const PatternView& g, const double* g_values,
+                     const double* other_values, const double* diagonal, double tolerance,
+                     Span<index_t> counts) {
+  KRYFLOW_DISPATCH(fsai, filter_count, backend, g, g_values, other_values, diagonal, tolerance,
+                   counts);
 }
 
 void filter_fill(const Backend& backend, const PatternView& g, const double* g_values,
-                 const double* diagonal, double tolerance, const index_t* f_row_ptr,
-                 index_t* f_col_idx) {
-  KRYFLOW_DISPATCH(fsai, filter_fill, backend, g, g_values, diagonal, tolerance, f_row_ptr,
-                   f_col_idx);
+                 const double* other_values, const double* diagonal, double tolerance,
+                 const index_t* f_row_ptr, index_t* f_col_idx) {
+  KRYFLOW_DISPATCH(fsai, filter_fill, backend, g, g_values, other_values, diagonal, tolerance,
+                   f_row_ptr, f_col_idx);
 }
 
 }  // namespace kryflow::kernels::fsai

@@ -70,14 +70,17 @@ constexpr index_t kMaxRowEntries = 150;
   /** Post-filtration of G (Kolotilina, Yeremin 1993, sec. 5; Chow 2001): counts[i] = the       \
       entries of row i of g kept, those with |g_ij| sqrt(d_j) >= tolerance |g_ii| sqrt(d_i)     \
       (d = |diag(A)|, n entries: the test of the matrix scaled to a unit diagonal, where        \
-      G S^-1 is its factor), and the diagonal always. No wait. */                               \
-  void filter_count(const Backend& backend, const PatternView& g, const double* g_values,       \
-                    const double* diagonal, double tolerance, Span<index_t> counts);            \
+      G S^-1 is its factor), and the diagonal always. `other_values` (null, or a second factor  \
+      in g's pattern: the rows of Z^T of the nonsymmetric form) keeps an entry that passes the  \
+      same test on it too. Returns the longest kept row (one wait on a device). */              \
+  index_t filter_count(const Backend& backend, const PatternView& g, const double* g_values,    \
+                       const double* other_values, const double* diagonal, double tolerance,    \
+                       Span<index_t> counts);                                                   \
   /** The kept columns of each row (in order) into f_col_idx, for f_row_ptr from                \
       exclusive_scan of filter_count. No wait. */                                               \
   void filter_fill(const Backend& backend, const PatternView& g, const double* g_values,        \
-                   const double* diagonal, double tolerance, const index_t* f_row_ptr,          \
-                   index_t* f_col_idx);
+                   const double* other_values, const double* diagonal, double tolerance,        \
+                   const index_t* f_row_ptr, index_t* f_col_idx);
 
 /// Dispatch.
 KRYFLOW_FSAI_DECLARATIONS

@@ -84,25 +84,31 @@ index_t factor_values_nonsymmetric(const Backend& backend, const MatrixView& a,
                            });
 }
 
-void filter_count(const Backend& backend, const PatternView& g, const double* g_values,
-                  const double* diagonal, double tolerance, Span<index_t> counts) {
+index_t filter_count(const Backend& backend, const PatternView& g, const double* g_values,
+                     const double* other_values, const double* diagonal, double tolerance,
+                     Span<index_t> counts) {
   const size_type n = g.num_rows;
   const int threads = parallel::threads_for(backend, g.row_ptr[g.num_rows]);
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+  index_t longest = 0;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1) \
+    reduction(max                                                               \
+              : longest)
   for (size_type i = 0; i < n; ++i) {
-    counts[i] =
-        rows::filter_row(g, g_values, diagonal, tolerance, static_cast<index_t>(i), nullptr);
+    counts[i] = rows::filter_row(g, g_values, other_values, diagonal, tolerance,
+                                 static_cast<index_t>(i), nullptr);
+    longest = std::max(longest, counts[i]);
   }
+  return longest;
 }
 
 void filter_fill(const Backend& backend, const PatternView& g, const double* g_values,
-                 const double* diagonal, double tolerance, const index_t* f_row_ptr,
-                 index_t* f_col_idx) {
+                 const double* other_values, const double* diagonal, double tolerance,
+                 const index_t* f_row_ptr, index_t* f_col_idx) {
   const size_type n = g.num_rows;
   const int threads = parallel::threads_for(backend, g.row_ptr[g.num_rows]);
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (size_type i = 0; i < n; ++i) {
-    rows::filter_row(g, g_values, diagonal, tolerance, static_cast<index_t>(i),
+    rows::filter_row(g, g_values, other_values, diagonal, tolerance, static_cast<index_t>(i),
                      f_col_idx + f_row_ptr[i]);
   }
 }

@@ -41,6 +41,14 @@ Context& context_of(const Backend& backend) {
   return *backend.cuda_context();
 }
 
+/// *longest = max(*longest, the largest `local` of the warp).
+__device__ void warp_max_into(index_t local, int* longest) {
+  for (int offset = 16; offset > 0; offset /= 2) {
+    local = max(local, __shfl_xor_sync(kFullMask, local, offset));
+  }
+  if ((threadIdx.x & 31) == 0 && local > 0) atomicMax(longest, local);
+}
+
 __global__ void count_kernel(PatternView s, index_t max_row_entries, index_t* counts,
                              int* longest) {
   index_t local = 0;
@@ -50,10 +58,7 @@ __global__ void count_kernel(PatternView s, index_t max_row_entries, index_t* co
     counts[i] = c;
     local = max(local, c);
   }
-  for (int offset = 16; offset > 0; offset /= 2) {
-    local = max(local, __shfl_xor_sync(kFullMask, local, offset));
-  }
-  if ((threadIdx.x & 31) == 0 && local > 0) atomicMax(longest, local);
+  warp_max_into(local, longest);
 }
 
 __global__ void fill_kernel(PatternView s, const index_t* g_row_ptr, index_t* g_col_idx) {
@@ -64,20 +69,25 @@ __global__ void fill_kernel(PatternView s, const index_t* g_row_ptr, index_t* g_
   }
 }
 
-__global__ void filter_count_kernel(PatternView g, const double* g_values, const double* diagonal,
-                                    double tolerance, index_t* counts) {
+__global__ void filter_count_kernel(PatternView g, const double* g_values,
+                                    const double* other_values, const double* diagonal,
+                                    double tolerance, index_t* counts, int* longest) {
+  index_t local = 0;
   for (size_type i = blockIdx.x * size_type{kBlock} + threadIdx.x; i < g.num_rows;
        i += size_type{gridDim.x} * kBlock) {
-    counts[i] =
-        rows::filter_row(g, g_values, diagonal, tolerance, static_cast<index_t>(i), nullptr);
+    counts[i] = rows::filter_row(g, g_values, other_values, diagonal, tolerance,
+                                 static_cast<index_t>(i), nullptr);
+    local = max(local, counts[i]);
   }
+  warp_max_into(local, longest);
 }
 
-__global__ void filter_fill_kernel(PatternView g, const double* g_values, const double* diagonal,
+__global__ void filter_fill_kernel(PatternView g, const double* g_values,
+                                   const double* other_values, const double* diagonal,
                                    double tolerance, const index_t* f_row_ptr, index_t* f_col_idx) {
   for (size_type i = blockIdx.x * size_type{kBlock} + threadIdx.x; i < g.num_rows;
        i += size_type{gridDim.x} * kBlock) {
-    rows::filter_row(g, g_values, diagonal, tolerance, static_cast<index_t>(i),
+    rows::filter_row(g, g_values, other_values, diagonal, tolerance, static_cast<index_t>(i),
                      f_col_idx + f_row_ptr[i]);
   }
 }
@@ -149,32 +159,35 @@ __global__ void factor_nonsymmetric_kernel(MatrixView a, double* w_values, doubl
                                            PatternView g, index_t stride, int* first_failure) {
   factor_rows(g, stride, first_failure,
               [&](index_t, index_t begin, index_t m, const index_t* J, double* work, int lane) {
-                for (index_t r = lane; r < m; r += 32) rows::gather_full_row(a, J, m, r, work);
+                const index_t p = rows::full_pitch(m);
+                for (index_t r = lane; r < m; r += 32) {
+                  rows::gather_full_row(a, J, m, p, r, work);
+                }
                 __syncwarp();
                 for (index_t k = 0; k < m; ++k) {
-                  const double pivot = work[k * m + k];
+                  const double pivot = work[k * p + k];
                   if (!rows::lu_pivot_ok(pivot)) return false;  // the same in every lane
-                  for (index_t r = k + 1 + lane; r < m; r += 32) work[r * m + k] /= pivot;
+                  for (index_t r = k + 1 + lane; r < m; r += 32) work[r * p + k] /= pivot;
                   __syncwarp();
                   for (index_t r = k + 1 + lane; r < m; r += 32) {
-                    const double lrk = work[r * m + k];
-                    double* target = work + r * m;
-                    for (index_t c = k + 1; c < m; ++c) target[c] -= lrk * work[k * m + c];
+                    const double lrk = work[r * p + k];
+                    double* target = work + r * p;
+                    for (index_t c = k + 1; c < m; ++c) target[c] -= lrk * work[k * p + c];
                   }
                   __syncwarp();
                 }
-                double* y = work + m * m;  // Z's column
+                double* y = work + p * m;  // Z's column
                 double* v = y + m;         // W's row
                 for (index_t r = lane; r < m; r += 32) y[r] = v[r] = r == m - 1 ? 1.0 : 0.0;
                 __syncwarp();
                 for (index_t k = m - 1; k >= 0; --k) {
-                  const double zk = y[k] / work[k * m + k];
+                  const double zk = y[k] / work[k * p + k];
                   const double wk = v[k];
                   __syncwarp();
                   if (lane == 0) y[k] = zk;
                   for (index_t c = lane; c < k; c += 32) {
-                    y[c] -= work[c * m + k] * zk;
-                    v[c] -= work[k * m + c] * wk;
+                    y[c] -= work[c * p + k] * zk;
+                    v[c] -= work[k * p + c] * wk;
                   }
                   __syncwarp();
                 }
@@ -268,22 +281,30 @@ index_t factor_values_nonsymmetric(const Backend& backend, const MatrixView& a,
                      longest, rows::full_work_size(longest), a, w_values, z_values);
 }
 
-void filter_count(const Backend& backend, const PatternView& g, const double* g_values,
-                  const double* diagonal, double tolerance, Span<index_t> counts) {
-  if (g.num_rows == 0) return;
+index_t filter_count(const Backend& backend, const PatternView& g, const double* g_values,
+                     const double* other_values, const double* diagonal, double tolerance,
+                     Span<index_t> counts) {
+  if (g.num_rows == 0) return 0;
   Context& context = context_of(backend);
+  DeviceScratch longest(context, sizeof(long long));
+  KRYFLOW_CUDA_CHECK(
+      cudaMemsetAsync(longest.as<long long>(), 0, sizeof(long long), context.stream));
   filter_count_kernel<<<blocks_for(g.num_rows, kBlock, 4096), kBlock, 0, context.stream>>>(
-      g, g_values, diagonal, tolerance, counts.data());
+      g, g_values, other_values, diagonal, tolerance, counts.data(),
+      reinterpret_cast<int*>(longest.as<long long>()));
   check_launch("fsai::filter_count");
+  long long host = 0;
+  read_integers(context, longest.as<long long>(), 1, &host);
+  return static_cast<index_t>(host & 0xffffffffLL);
 }
 
 void filter_fill(const Backend& backend, const PatternView& g, const double* g_values,
-                 const double* diagonal, double tolerance, const index_t* f_row_ptr,
-                 index_t* f_col_idx) {
+                 const double* other_values, const double* diagonal, double tolerance,
+                 const index_t* f_row_ptr, index_t* f_col_idx) {
   if (g.num_rows == 0) return;
   Context& context = context_of(backend);
   filter_fill_kernel<<<blocks_for(g.num_rows, kBlock, 4096), kBlock, 0, context.stream>>>(
-      g, g_values, diagonal, tolerance, f_row_ptr, f_col_idx);
+      g, g_values, other_values, diagonal, tolerance, f_row_ptr, f_col_idx);
   check_launch("fsai::filter_fill");
 }
 

@@ -49,18 +49,22 @@ index_t factor_values_nonsymmetric(const Backend&, const MatrixView& a, const Pa
   return -1;
 }
 
-void filter_count(const Backend&, const PatternView& g, const double* g_values,
-                  const double* diagonal, double tolerance, Span<index_t> counts) {
+index_t filter_count(const Backend&, const PatternView& g, const double* g_values,
+                     const double* other_values, const double* diagonal, double tolerance,
+                     Span<index_t> counts) {
+  index_t longest = 0;
   for (index_t i = 0; i < g.num_rows; ++i) {
-    counts[i] = rows::filter_row(g, g_values, diagonal, tolerance, i, nullptr);
+    counts[i] = rows::filter_row(g, g_values, other_values, diagonal, tolerance, i, nullptr);
+    if (counts[i] > longest) longest = counts[i];
   }
+  return longest;
 }
 
 void filter_fill(const Backend&, const PatternView& g, const double* g_values,
-                 const double* diagonal, double tolerance, const index_t* f_row_ptr,
-                 index_t* f_col_idx) {
+                 const double* other_values, const double* diagonal, double tolerance,
+                 const index_t* f_row_ptr, index_t* f_col_idx) {
   for (index_t i = 0; i < g.num_rows; ++i) {
-    rows::filter_row(g, g_values, diagonal, tolerance, i, f_col_idx + f_row_ptr[i]);
+    rows::filter_row(g, g_values, other_values, diagonal, tolerance, i, f_col_idx + f_row_ptr[i]);
   }
 }
 

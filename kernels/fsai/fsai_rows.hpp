@@ -36,24 +36,32 @@ KRYFLOW_HOST_DEVICE inline void lower_fill(const PatternView& s, index_t i, inde
   for (index_t k = 0; k < count; ++k) g_col_idx[k] = s.col_idx[end - count + k];
 }
 
-/// Whether entry k of row i of g passes the post-filtration (filter_count): the diagonal always.
+/// Whether entry k of row i of the factor `values` (in g's pattern) passes the test of the
+/// post-filtration (filter_count).
+KRYFLOW_HOST_DEVICE inline bool passes(const PatternView& g, const double* values,
+                                       const double* diagonal, double tolerance, index_t i,
+                                       index_t k) {
+  const double vii = values[g.row_ptr[i + 1] - 1];  // the diagonal ends the row
+  return fabs(values[k]) * sqrt(fabs(diagonal[g.col_idx[k]])) >=
+         tolerance * fabs(vii) * sqrt(fabs(diagonal[i]));
+}
+
+/// Whether entry k of row i stays: the diagonal always, the others when they pass on g_values or
+/// on other_values (when not null).
 KRYFLOW_HOST_DEVICE inline bool kept(const PatternView& g, const double* g_values,
-                                     const double* diagonal, double tolerance, index_t i,
-                                     index_t k) {
-  const index_t j = g.col_idx[k];
-  if (j == i) return true;
-  const double gii = g_values[g.row_ptr[i + 1] - 1];  // the diagonal ends the row
-  return fabs(g_values[k]) * sqrt(fabs(diagonal[j])) >=
-         tolerance * fabs(gii) * sqrt(fabs(diagonal[i]));
+                                     const double* other_values, const double* diagonal,
+                                     double tolerance, index_t i, index_t k) {
+  return g.col_idx[k] == i || passes(g, g_values, diagonal, tolerance, i, k) ||
+         (other_values != nullptr && passes(g, other_values, diagonal, tolerance, i, k));
 }
 
 /// The kept entries of row i (filter_count); with f_col_idx, written there too.
 KRYFLOW_HOST_DEVICE inline index_t filter_row(const PatternView& g, const double* g_values,
-                                              const double* diagonal, double tolerance, index_t i,
-                                              index_t* f_col_idx) {
+                                              const double* other_values, const double* diagonal,
+                                              double tolerance, index_t i, index_t* f_col_idx) {
   index_t count = 0;
   for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
-    if (kept(g, g_values, diagonal, tolerance, i, k)) {
+    if (kept(g, g_values, other_values, diagonal, tolerance, i, k)) {
       if (f_col_idx != nullptr) f_col_idx[count] = g.col_idx[k];
       ++count;
     }
@@ -76,20 +84,26 @@ KRYFLOW_HOST_DEVICE inline void gather_row(const MatrixView& a, double sign, con
   }
 }
 
-/// Doubles of one row's work space for the nonsymmetric factorization: the m x m matrix and two
-/// vectors.
-KRYFLOW_HOST_DEVICE inline index_t full_work_size(index_t m) {
-  return m * m + 2 * m;
+/// The row pitch of the nonsymmetric factorization's m x m matrix: odd, so that the lanes of a
+/// warp walking a column hit distinct shared-memory banks (the host uses it too).
+KRYFLOW_HOST_DEVICE inline index_t full_pitch(index_t m) {
+  return m | 1;
 }
 
-/// Row r of A[J, J] (m columns, row-major): entries (J_r, J_c) from row J_r of a, 0 where a
-/// stores none.
+/// Doubles of one row's work space for the nonsymmetric factorization: the m x m matrix (row
+/// pitch full_pitch(m)) and two vectors.
+KRYFLOW_HOST_DEVICE inline index_t full_work_size(index_t m) {
+  return full_pitch(m) * m + 2 * m;
+}
+
+/// Row r of A[J, J] (m columns, row-major with pitch `pitch`): entries (J_r, J_c) from row J_r of
+/// a, 0 where a stores none.
 KRYFLOW_HOST_DEVICE inline void gather_full_row(const MatrixView& a, const index_t* J, index_t m,
-                                                index_t r, double* work) {
+                                                index_t pitch, index_t r, double* work) {
   const index_t jr = J[r];
   index_t p = a.pattern.row_ptr[jr];
   const index_t end = a.pattern.row_ptr[jr + 1];
-  double* row = work + r * m;
+  double* row = work + r * pitch;
   for (index_t c = 0; c < m; ++c) {
     const index_t jc = J[c];
     while (p < end && a.pattern.col_idx[p] < jc) ++p;
@@ -147,26 +161,27 @@ inline bool factor_row(const MatrixView& a, double sign, const index_t* J, index
 inline bool factor_row_nonsymmetric(const MatrixView& a, const index_t* J, index_t m, index_t i,
                                     double* work, double* w, double* z) {
   if (m == 0 || J[m - 1] != i) return false;
-  for (index_t r = 0; r < m; ++r) gather_full_row(a, J, m, r, work);
+  const index_t p = full_pitch(m);
+  for (index_t r = 0; r < m; ++r) gather_full_row(a, J, m, p, r, work);
   for (index_t k = 0; k < m; ++k) {
-    const double pivot = work[k * m + k];
+    const double pivot = work[k * p + k];
     if (!lu_pivot_ok(pivot)) return false;
-    for (index_t r = k + 1; r < m; ++r) work[r * m + k] /= pivot;
+    for (index_t r = k + 1; r < m; ++r) work[r * p + k] /= pivot;
     for (index_t r = k + 1; r < m; ++r) {
-      const double lrk = work[r * m + k];
-      for (index_t c = k + 1; c < m; ++c) work[r * m + c] -= lrk * work[k * m + c];
+      const double lrk = work[r * p + k];
+      for (index_t c = k + 1; c < m; ++c) work[r * p + c] -= lrk * work[k * p + c];
     }
   }
-  double* y = work + m * m;  // Z's column
+  double* y = work + p * m;  // Z's column
   double* v = y + m;         // W's row
   for (index_t r = 0; r < m; ++r) y[r] = v[r] = r == m - 1 ? 1.0 : 0.0;
   for (index_t k = m - 1; k >= 0; --k) {
-    const double zk = y[k] / work[k * m + k];
+    const double zk = y[k] / work[k * p + k];
     y[k] = zk;
     const double wk = v[k];
     for (index_t c = 0; c < k; ++c) {
-      y[c] -= work[c * m + k] * zk;  // U's column k
-      v[c] -= work[k * m + c] * wk;  // L's row k (L^T's column k)
+      y[c] -= work[c * p + k] * zk;  // U's column k
+      v[c] -= work[k * p + c] * wk;  // L's row k (L^T's column k)
     }
   }
   for (index_t r = 0; r < m; ++r) {

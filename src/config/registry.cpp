@@ -604,7 +604,8 @@ struct FsaiComponentParameters final : ComponentParameters {
     v.choice("symmetry", symmetry, {"symmetric", "nonsymmetric"},
              "`symmetric`: M = G^T G from Cholesky factors of the rows' submatrices (A symmetric "
              "definite, for pcg); `nonsymmetric`: M = Z W' from their LU factors without "
-             "pivoting (any A, for bicgstab and gmres)");
+             "pivoting (A with a nonzero diagonal whose submatrices factor without pivoting, for "
+             "bicgstab and gmres)");
   }
   FsaiPreconditioner::Parameters build() const {
     FsaiPreconditioner::Parameters p = values;

@@ -144,15 +144,17 @@ void FsaiPreconditioner::setup(const LinearOperator& A) {
   const bool symmetric = parameters_.symmetry == FsaiSymmetry::symmetric;
   if (parameters_.filter_tolerance > 0.0) {
     // Post-filtration: G on the whole pattern, its small entries dropped, G again on the rest.
-    const Vector values =
-        factor(csr, symmetric, definiteness.sign, g.pattern(), nnz, longest_).lower;
+    // The nonsymmetric form keeps an entry that is large in W' or in Z.
+    const FactorValues values =
+        factor(csr, symmetric, definiteness.sign, g.pattern(), nnz, longest_);
+    const double* other = symmetric ? nullptr : values.upper.span().data();
     CsrArrays f{n, n, Array<index_t>(backend, static_cast<std::size_t>(n) + 1), {}, {}};
-    kernels::fsai::filter_count(backend, g.pattern(), values.span().data(),
-                                definiteness.diagonal.span().data(), parameters_.filter_tolerance,
-                                counts.span());
+    longest_ = kernels::fsai::filter_count(backend, g.pattern(), values.lower.span().data(), other,
+                                           definiteness.diagonal.span().data(),
+                                           parameters_.filter_tolerance, counts.span());
     nnz = ss::exclusive_scan(backend, counts.span(), f.row_ptr.span());
     f.col_idx = Array<index_t>(backend, static_cast<std::size_t>(nnz));
-    kernels::fsai::filter_fill(backend, g.pattern(), values.span().data(),
+    kernels::fsai::filter_fill(backend, g.pattern(), values.lower.span().data(), other,
                                definiteness.diagonal.span().data(), parameters_.filter_tolerance,
                                f.row_ptr.span().data(), f.col_idx.span().data());
     g = std::move(f);

@@ -193,8 +193,6 @@ TEST(FsaiKernels, NonsymmetricFactorsMatchTheReference) {
     EXPECT_EQ(got_failed, -1);
     EXPECT_EQ(got.first, ref.first);
     EXPECT_EQ(got.second, ref.second);
-    // W' has a unit diagonal, and z_ii = 1 / u_mm.
-    for (index_t i = 0; i < a.n; ++i) EXPECT_EQ(ref.first[g.row_ptr[i + 1] - 1], 1.0);
   }
   // A zero pivot: rows 0 and 1 hold [[1, 1], [1, 1]], singular, so row 1's elimination fails.
   HostCsr singular;
@@ -228,42 +226,65 @@ TEST(FsaiKernels, FilterMatchesTheReference) {
       if (a.col_idx[k] == i) diagonal[i] = a.values[k];
     }
   }
+  // A second factor in G's pattern (as Z^T of the nonsymmetric form): G's values permuted.
+  std::vector<double> other(g.values.rbegin(), g.values.rend());
+  struct Filtered {
+    index_t longest;
+    std::vector<index_t> row_ptr, col_idx;
+    bool operator==(const Filtered&) const = default;
+  };
   // The filter on the reference's G on both backends (the same inputs, so the same bits).
-  const auto filtered = [&](const Backend& b, double tolerance) {
+  const auto filtered = [&](const Backend& b, double tolerance, bool with_other) {
     const Array<index_t> row_ptr = Array<index_t>::from_host(b, g.row_ptr);
     const Array<index_t> col_idx = Array<index_t>::from_host(b, g.col_idx);
     const Array<double> values = Array<double>::from_host(b, g.values);
+    const Array<double> second = Array<double>::from_host(b, other);
+    const double* o = with_other ? second.span().data() : nullptr;
     const Array<double> d = Array<double>::from_host(b, diagonal);
     const ss::PatternView pattern{a.n, a.n, row_ptr.span().data(), col_idx.span().data()};
     Array<index_t> counts(b, static_cast<std::size_t>(a.n));
-    kf::filter_count(b, pattern, values.span().data(), d.span().data(), tolerance, counts.span());
-    std::vector<index_t> f_row_ptr{0};
-    for (index_t c : counts.to_host()) f_row_ptr.push_back(f_row_ptr.back() + c);
-    const Array<index_t> f_ptr = Array<index_t>::from_host(b, f_row_ptr);
-    Array<index_t> f_col(b, static_cast<std::size_t>(f_row_ptr.back()));
-    kf::filter_fill(b, pattern, values.span().data(), d.span().data(), tolerance,
+    Filtered f;
+    f.longest = kf::filter_count(b, pattern, values.span().data(), o, d.span().data(), tolerance,
+                                 counts.span());
+    f.row_ptr.push_back(0);
+    for (index_t c : counts.to_host()) f.row_ptr.push_back(f.row_ptr.back() + c);
+    const Array<index_t> f_ptr = Array<index_t>::from_host(b, f.row_ptr);
+    Array<index_t> f_col(b, static_cast<std::size_t>(f.row_ptr.back()));
+    kf::filter_fill(b, pattern, values.span().data(), o, d.span().data(), tolerance,
                     f_ptr.span().data(), f_col.span().data());
-    return std::make_pair(f_row_ptr, f_col.to_host());
+    f.col_idx = f_col.to_host();
+    return f;
   };
-  for (const double tolerance : {0.0, 0.05, 0.3, 1e9}) {
-    SCOPED_TRACE("tolerance " + std::to_string(tolerance));
-    const auto ref = filtered(Backend::reference(), tolerance);
-    EXPECT_EQ(filtered(backend, tolerance), ref);
-    // The definition, on the host: the diagonal always, the others by the scaled test.
-    std::vector<index_t> expected;
-    for (index_t i = 0; i < a.n; ++i) {
-      const double gii = g.values[g.row_ptr[i + 1] - 1];
-      for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
-        const index_t j = g.col_idx[k];
-        if (j == i || std::abs(g.values[k]) * std::sqrt(diagonal[j]) >=
-                          tolerance * std::abs(gii) * std::sqrt(diagonal[i])) {
-          expected.push_back(j);
+  // The definition, on the host: the diagonal always, the others by the scaled test on G (or on
+  // the second factor).
+  const auto passes = [&](const std::vector<double>& v, index_t i, index_t k, double tolerance) {
+    const double vii = v[g.row_ptr[i + 1] - 1];
+    return std::abs(v[k]) * std::sqrt(diagonal[g.col_idx[k]]) >=
+           tolerance * std::abs(vii) * std::sqrt(diagonal[i]);
+  };
+  for (const bool with_other : {false, true}) {
+    for (const double tolerance : {0.0, 0.05, 0.3, 1e9}) {
+      SCOPED_TRACE("tolerance " + std::to_string(tolerance) + (with_other ? ", two factors" : ""));
+      const Filtered ref = filtered(Backend::reference(), tolerance, with_other);
+      EXPECT_EQ(filtered(backend, tolerance, with_other), ref);
+      std::vector<index_t> expected;
+      index_t longest = 0;
+      for (index_t i = 0; i < a.n; ++i) {
+        index_t count = 0;
+        for (index_t k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) {
+          if (g.col_idx[k] == i || passes(g.values, i, k, tolerance) ||
+              (with_other && passes(other, i, k, tolerance))) {
+            expected.push_back(g.col_idx[k]);
+            ++count;
+          }
         }
+        longest = std::max(longest, count);
       }
+      EXPECT_EQ(ref.col_idx, expected);
+      EXPECT_EQ(ref.longest, longest);
+      if (tolerance == 0.0) EXPECT_EQ(ref.col_idx, g.col_idx);
+      if (tolerance == 1e9) EXPECT_EQ(ref.col_idx.size(), static_cast<std::size_t>(a.n));
     }
-    EXPECT_EQ(ref.second, expected);
-    if (tolerance == 0.0) EXPECT_EQ(ref.second, g.col_idx);
-    if (tolerance == 1e9) EXPECT_EQ(ref.second.size(), static_cast<std::size_t>(a.n));
   }
 }
 

@@ -210,41 +210,58 @@ TEST(Fsai, UpdateValuesMatchesAFreshSetup) {
   const Backend backend = test::backend_under_test();
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  CooMatrix coo = random_spd(300, 4, seed);
-  CsrMatrix A = CsrMatrix::from_coo(backend, coo);
-  FsaiPreconditioner updated = make_fsai(2, Precision::float32, 128, 0.05);
-  updated.setup(A);
-  const index_t* pattern = updated.lower().col_idx().span().data();
-  // New values, the same pattern: off-diagonal entries grow by at most 1.5, the diagonal by 2,
-  // so the matrix stays diagonally dominant.
-  for (std::size_t k = 0; k < coo.values.size(); ++k) {
-    coo.values[k] *= coo.row_idx[k] == coo.col_idx[k] ? 2.0 : 1.0 + 0.5 * std::abs(std::sin(k));
-  }
-  const CsrMatrix B = CsrMatrix::from_coo(backend, coo);
-  A.update_values(B.values());
-  updated.update_values(A);
-  EXPECT_EQ(updated.lower().col_idx().span().data(), pattern);  // the value-only path
-  FsaiPreconditioner fresh = make_fsai(2, Precision::float32, 128, 0.05);
-  fresh.setup(B);
   const std::vector<double> r = test::random_vector(300, seed + 1);
-  Vector z1(backend, 300), z2(backend, 300);
-  updated.apply(Vector::from_host(backend, r), z1);
-  fresh.apply(Vector::from_host(backend, r), z2);
-  // The filtered pattern comes from the old values, so compare with a fresh setup's G only where
-  // the patterns agree; on one pattern the factors are the same bits.
-  if (updated.lower().nnz() == fresh.lower().nnz() &&
-      updated.lower().col_idx().to_host() == fresh.lower().col_idx().to_host()) {
-    EXPECT_EQ(z1.to_host(), z2.to_host());
+  for (const FsaiSymmetry symmetry : {FsaiSymmetry::symmetric, FsaiSymmetry::nonsymmetric}) {
+    SCOPED_TRACE(to_string(symmetry));
+    const bool nonsymmetric = symmetry == FsaiSymmetry::nonsymmetric;
+    CooMatrix coo = random_dominant(300, 4, seed, nonsymmetric);
+    for (const double filter : {0.0, 0.05}) {
+      SCOPED_TRACE("filter " + std::to_string(filter));
+      CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+      FsaiPreconditioner updated = make_fsai(2, Precision::float32, 128, filter, symmetry);
+      updated.setup(A);
+      const index_t* pattern = updated.lower().col_idx().span().data();
+      // New values on the same pattern. Unfiltered: off-diagonal entries grow by at most 1.5 and
+      // the diagonal by 2 (still dominant); filtered: every entry times 4 (the filter's test is
+      // invariant under that scaling, so the filtered pattern stays).
+      CooMatrix scaled = coo;
+      for (std::size_t k = 0; k < scaled.values.size(); ++k) {
+        scaled.values[k] *= filter > 0.0 ? 4.0
+                            : scaled.row_idx[k] == scaled.col_idx[k]
+                                ? 2.0
+                                : 1.0 + 0.5 * std::abs(std::sin(k));
+      }
+      const CsrMatrix B = CsrMatrix::from_coo(backend, scaled);
+      A.update_values(B.values());
+      updated.update_values(A);
+      EXPECT_EQ(updated.lower().col_idx().span().data(), pattern);  // the value-only path
+      FsaiPreconditioner fresh = make_fsai(2, Precision::float32, 128, filter, symmetry);
+      fresh.setup(B);
+      ASSERT_EQ(updated.lower().col_idx().to_host(), fresh.lower().col_idx().to_host());
+      Vector z1(backend, 300), z2(backend, 300);
+      updated.apply(Vector::from_host(backend, r), z1);
+      fresh.apply(Vector::from_host(backend, r), z2);
+      EXPECT_EQ(z1.to_host(), z2.to_host());  // one pattern, the same values: the same bits
+    }
   }
-  // Unfiltered, the pattern does not depend on the values: the same bits as a fresh setup.
-  FsaiPreconditioner plain = make_fsai(2, Precision::float32);
-  plain.setup(CsrMatrix::from_coo(backend, random_spd(300, 4, seed)));
-  plain.update_values(B);
-  FsaiPreconditioner plain_fresh = make_fsai(2, Precision::float32);
-  plain_fresh.setup(B);
-  plain.apply(Vector::from_host(backend, r), z1);
-  plain_fresh.apply(Vector::from_host(backend, r), z2);
-  EXPECT_EQ(z1.to_host(), z2.to_host());
+}
+
+TEST(Fsai, NonsymmetricGivesAUnitDiagonalOfWAZ) {
+  // (W' A Z)_ii = 1 on any pattern (the rows' LU factors), checked by dense products.
+  const Backend backend = test::backend_under_test();
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::size_t n = 80;
+  const CsrMatrix A = CsrMatrix::from_coo(backend, random_dominant(80, 3, seed, true));
+  for (const double filter : {0.0, 0.1}) {
+    FsaiPreconditioner M =
+        make_fsai(2, Precision::float64, 128, filter, FsaiSymmetry::nonsymmetric);
+    M.setup(A);
+    const std::vector<double> waz =
+        multiply(multiply(dense_of(M.lower().to_host_csr()), dense_of(A.to_host_csr()), n),
+                 dense_of(M.upper().to_host_csr()), n);
+    for (std::size_t i = 0; i < n; ++i) EXPECT_NEAR(waz[i * n + i], 1.0, 1e-10) << "row " << i;
+  }
 }
 
 TEST(Fsai, AnIndefiniteMatrixWithDefiniteBlocksStopsPcg) {

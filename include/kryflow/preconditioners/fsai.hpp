@@ -16,7 +16,7 @@ namespace kryflow {
 /// Which FSAI the preconditioner builds.
 enum class FsaiSymmetry {
   symmetric,     ///< M = G^T G from Cholesky factors (A symmetric definite; for pcg)
-  nonsymmetric,  ///< M = Z W' from LU factors without pivoting (any A; for bicgstab, gmres)
+  nonsymmetric,  ///< M = Z W' from LU factors without pivoting (for bicgstab, gmres)
 };
 /// "symmetric" or "nonsymmetric"; throws ConfigError naming `symmetry` otherwise.
 FsaiSymmetry parse_fsai_symmetry(const std::string& name);
@@ -47,8 +47,12 @@ const char* to_string(FsaiSymmetry symmetry);
 /// nonsymmetric A, on the same pattern J_i, the LU factorization without pivoting A[J_i, J_i] =
 /// L_i U_i gives row i of W' = L_i^-T e_m (lower triangular, unit diagonal) and column i of
 /// Z = U_i^-1 e_m (upper triangular), so that (W' A Z)_ii = 1 and M = Z W' ~ A^-1 (exact with
-/// full patterns); both triangles of A are read, and the filter looks at W' alone. Setup then
-/// fails naming the first row whose elimination meets a zero pivot.
+/// full patterns, no filter); both triangles of A are read. A's diagonal must be nonzero and the
+/// submatrices must factor without pivoting (setup fails naming the first row whose elimination
+/// meets a zero pivot; a tiny nonzero pivot can leave entries of Z that overflow, which the
+/// Krylov method then reports as nan_detected). The filter keeps an entry that passes its test
+/// in W' or in Z; the test is invariant under a symmetric diagonal scaling S A S, not under a row
+/// or a column scaling alone.
 ///
 /// Memory on the backend: nnz(G) (4 + 4 bytes in float32, 4 + 8 in float64) twice (G and G^T),
 /// two row pointer arrays, the transposition map of G (4 bytes per entry, for update_values) and
