@@ -118,6 +118,9 @@ AinvFactors ainv_factor(index_t n, const std::vector<index_t>& row_ptr,
 /// i needs its columns) within each part of AinvParameters::threads' domain decomposition; its
 /// cost is what the reuse of a preconditioner across systems amortizes.
 ///
+/// The same form of preconditioner with its setup on the backend, row by row in parallel:
+/// FsaiPreconditioner (kryflow/preconditioners/fsai.hpp).
+///
 /// Throws (setup): NotSupported unless A is a CsrMatrix; DimensionMismatch when A is not
 /// square; InvalidInput (ainv_factor).
 class AinvPreconditioner final : public Preconditioner {
