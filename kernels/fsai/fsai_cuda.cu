@@ -30,8 +30,11 @@ using size_type = long long;
 constexpr int kBlock = 256;
 constexpr unsigned kFullMask = 0xffffffffu;
 
-/// Shared memory a block of factor_values may take (of 227 KB per block on sm_90).
+/// Shared memory a block of the factorizations may take (of 227 KB per block on sm_90): one warp
+/// of the longest rows fits.
 constexpr std::size_t kSharedBudget = 200 * 1024;
+static_assert(sizeof(double) * rows::full_work_size(kMaxRowEntries) <= kSharedBudget &&
+              sizeof(double) * rows::work_size(kMaxRowEntries) <= kSharedBudget);
 /// Shared memory above which the occupancy of short rows would suffer: below it a block holds
 /// up to kMaxWarps warps.
 constexpr std::size_t kSharedPerBlock = 96 * 1024;
@@ -201,19 +204,32 @@ __global__ void factor_nonsymmetric_kernel(MatrixView a, double* w_values, doubl
 
 }  // namespace
 
-index_t pattern_count(const Backend& backend, const PatternView& s, index_t max_row_entries,
-                      Span<index_t> counts) {
-  if (s.num_rows == 0) return 0;
+namespace {
+
+/// Launches `kernel` (a thread per row, `num_rows` rows; the largest count raised into its last
+/// argument from 0) and reads that largest count back: one wait.
+template <class Kernel, class... Args>
+index_t launch_counting(const Backend& backend, const char* name, index_t num_rows, Kernel kernel,
+                        Args... args) {
+  if (num_rows == 0) return 0;
   Context& context = context_of(backend);
   DeviceScratch longest(context, sizeof(long long));
   KRYFLOW_CUDA_CHECK(
       cudaMemsetAsync(longest.as<long long>(), 0, sizeof(long long), context.stream));
-  count_kernel<<<blocks_for(s.num_rows, kBlock, 4096), kBlock, 0, context.stream>>>(
-      s, max_row_entries, counts.data(), reinterpret_cast<int*>(longest.as<long long>()));
-  check_launch("fsai::pattern_count");
+  kernel<<<blocks_for(num_rows, kBlock, 4096), kBlock, 0, context.stream>>>(
+      args..., reinterpret_cast<int*>(longest.as<long long>()));
+  check_launch(name);
   long long host = 0;
   read_integers(context, longest.as<long long>(), 1, &host);
   return static_cast<index_t>(host & 0xffffffffLL);
+}
+
+}  // namespace
+
+index_t pattern_count(const Backend& backend, const PatternView& s, index_t max_row_entries,
+                      Span<index_t> counts) {
+  return launch_counting(backend, "fsai::pattern_count", s.num_rows, count_kernel, s,
+                         max_row_entries, counts.data());
 }
 
 void pattern_fill(const Backend& backend, const PatternView& s, const index_t* g_row_ptr,
@@ -242,11 +258,7 @@ index_t launch_rows(const Backend& backend, const char* name, Kernel kernel, con
   const std::size_t per_warp = sizeof(double) * static_cast<std::size_t>(stride);
   const int warps = static_cast<int>(
       std::clamp<std::size_t>(kSharedPerBlock / per_warp, 1, static_cast<std::size_t>(kMaxWarps)));
-  const std::size_t shared = per_warp * static_cast<std::size_t>(warps);
-  if (shared > kSharedBudget) {
-    throw InvalidInput(std::string(name) + ": a row of " + std::to_string(longest) +
-                       " entries needs more shared memory than a block has");
-  }
+  const std::size_t shared = per_warp * static_cast<std::size_t>(warps);  // <= kSharedBudget
   if (shared > 48 * 1024) {
     KRYFLOW_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(shared)));
@@ -284,18 +296,8 @@ index_t factor_values_nonsymmetric(const Backend& backend, const MatrixView& a,
 index_t filter_count(const Backend& backend, const PatternView& g, const double* g_values,
                      const double* other_values, const double* diagonal, double tolerance,
                      Span<index_t> counts) {
-  if (g.num_rows == 0) return 0;
-  Context& context = context_of(backend);
-  DeviceScratch longest(context, sizeof(long long));
-  KRYFLOW_CUDA_CHECK(
-      cudaMemsetAsync(longest.as<long long>(), 0, sizeof(long long), context.stream));
-  filter_count_kernel<<<blocks_for(g.num_rows, kBlock, 4096), kBlock, 0, context.stream>>>(
-      g, g_values, other_values, diagonal, tolerance, counts.data(),
-      reinterpret_cast<int*>(longest.as<long long>()));
-  check_launch("fsai::filter_count");
-  long long host = 0;
-  read_integers(context, longest.as<long long>(), 1, &host);
-  return static_cast<index_t>(host & 0xffffffffLL);
+  return launch_counting(backend, "fsai::filter_count", g.num_rows, filter_count_kernel, g,
+                         g_values, other_values, diagonal, tolerance, counts.data());
 }
 
 void filter_fill(const Backend& backend, const PatternView& g, const double* g_values,

@@ -11,12 +11,12 @@
 namespace kryflow::kernels::fsai::rows {
 
 /// Position of (r, c), c <= r, in a packed lower triangle stored row by row.
-KRYFLOW_HOST_DEVICE inline index_t packed(index_t r, index_t c) {
+KRYFLOW_HOST_DEVICE constexpr index_t packed(index_t r, index_t c) {
   return r * (r + 1) / 2 + c;
 }
 
 /// Doubles of one row's dense work space: the packed triangle of an m x m matrix and m more.
-KRYFLOW_HOST_DEVICE inline index_t work_size(index_t m) {
+KRYFLOW_HOST_DEVICE constexpr index_t work_size(index_t m) {
   return m * (m + 1) / 2 + m;
 }
 
@@ -86,13 +86,13 @@ KRYFLOW_HOST_DEVICE inline void gather_row(const MatrixView& a, double sign, con
 
 /// The row pitch of the nonsymmetric factorization's m x m matrix: odd, so that the lanes of a
 /// warp walking a column hit distinct shared-memory banks (the host uses it too).
-KRYFLOW_HOST_DEVICE inline index_t full_pitch(index_t m) {
+KRYFLOW_HOST_DEVICE constexpr index_t full_pitch(index_t m) {
   return m | 1;
 }
 
 /// Doubles of one row's work space for the nonsymmetric factorization: the m x m matrix (row
 /// pitch full_pitch(m)) and two vectors.
-KRYFLOW_HOST_DEVICE inline index_t full_work_size(index_t m) {
+KRYFLOW_HOST_DEVICE constexpr index_t full_work_size(index_t m) {
   return full_pitch(m) * m + 2 * m;
 }
 

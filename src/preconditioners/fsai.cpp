@@ -19,10 +19,6 @@ namespace {
 
 namespace ss = kernels::sparse_setup;
 
-ss::PatternView pattern_of(const CsrMatrix& M) {
-  return detail::pattern_view(M);
-}
-
 /// diag(A), and the sign of A's definiteness: +1, or -1 when the diagonal sums below 0 (A is then
 /// factored as -A). Throws InvalidInput naming the first row whose diagonal entry is zero,
 /// missing or not finite.
@@ -47,8 +43,8 @@ Definiteness definiteness_of(const CsrMatrix& A) {
 }
 
 /// The factors' values in double on the pattern g of nnz entries (at most `longest` per row):
-/// `lower` the rows of G (symmetric: for sign A) or of W' (nonsymmetric), `upper` the rows of
-/// G (symmetric; negated when sign < 0) or of Z^T (nonsymmetric), both in g's pattern.
+/// `lower` the rows of G (symmetric: for sign A) or of W' (nonsymmetric); `upper` the rows of
+/// Z^T (nonsymmetric; in g's pattern), empty for the symmetric form (its upper factor is G^T).
 struct FactorValues {
   Vector lower, upper;
 };
@@ -81,11 +77,6 @@ FactorValues factor(const CsrMatrix& A, bool symmetric, double sign, const ss::P
         "submatrix A[J, J] of row " +
         std::to_string(failed + 1) +
         " (J: the row's pattern in W) meets a zero or non-finite pivot");
-  }
-  if (symmetric) {
-    f.upper = Vector(A.backend(), size);
-    copy(f.lower, f.upper);
-    if (sign < 0) axpby(0.0, f.upper, -1.0, f.upper);
   }
   return f;
 }
@@ -126,7 +117,7 @@ void FsaiPreconditioner::setup(const LinearOperator& A) {
   const index_t n = csr.num_rows();
   n_ = 0;  // nothing half-built is applied if a step throws
   // The pattern S of A^k (A's own for k = 1).
-  const ss::PatternView a = pattern_of(csr);
+  const ss::PatternView a = detail::pattern_view(csr);
   CsrArrays power;
   for (int k = 2; k <= parameters_.pattern_power; ++k) {
     power = amg_setup::spgemm_pattern(backend, k == 2 ? a : power.pattern(), a);
@@ -176,9 +167,9 @@ void FsaiPreconditioner::setup(const LinearOperator& A) {
   transpose_source_ = std::move(source);
   backend_ = backend;
   a_entries_ = csr.nnz();
-  const FactorValues values =
-      factor(csr, symmetric, definiteness.sign, pattern_of(lower_), lower_.nnz(), longest_);
-  install_values(values.lower, values.upper);
+  const FactorValues values = factor(csr, symmetric, definiteness.sign,
+                                     detail::pattern_view(lower_), lower_.nnz(), longest_);
+  install_values(values.lower, values.upper, definiteness.sign);
   if (parameters_.factor_precision != Precision::float64) {
     lower_.set_precision(parameters_.factor_precision);
     upper_.set_precision(parameters_.factor_precision);
@@ -188,10 +179,13 @@ void FsaiPreconditioner::setup(const LinearOperator& A) {
   setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void FsaiPreconditioner::install_values(const Vector& lower, const Vector& upper_rows) {
-  // The upper factor by columns: G^T (negated for a negative definite A) or Z.
-  Vector transposed(upper_rows.backend(), upper_rows.size());
-  gather(upper_rows, transpose_source_, transposed);
+void FsaiPreconditioner::install_values(const Vector& lower, const Vector& upper_rows,
+                                        double sign) {
+  // The upper factor by columns: Z, or G^T (negated for a negative definite A: M = -(G^T G)).
+  const bool symmetric = parameters_.symmetry == FsaiSymmetry::symmetric;
+  Vector transposed(lower.backend(), lower.size());
+  gather(symmetric ? lower : upper_rows, transpose_source_, transposed);
+  if (symmetric && sign < 0) axpby(0.0, transposed, -1.0, transposed);
   lower_.update_values(lower.values());
   upper_.update_values(transposed.values());
 }
@@ -208,9 +202,10 @@ void FsaiPreconditioner::update_values(const LinearOperator& A) {
   const index_t n = n_;
   n_ = 0;  // nothing half-updated is applied if factor throws
   const Definiteness definiteness = definiteness_of(*csr);
-  const FactorValues values = factor(*csr, parameters_.symmetry == FsaiSymmetry::symmetric,
-                                     definiteness.sign, pattern_of(lower_), lower_.nnz(), longest_);
-  install_values(values.lower, values.upper);
+  const FactorValues values =
+      factor(*csr, parameters_.symmetry == FsaiSymmetry::symmetric, definiteness.sign,
+             detail::pattern_view(lower_), lower_.nnz(), longest_);
+  install_values(values.lower, values.upper, definiteness.sign);
   n_ = n;
   setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

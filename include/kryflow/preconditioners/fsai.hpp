@@ -112,9 +112,10 @@ class FsaiPreconditioner final : public Preconditioner {
   double setup_seconds() const noexcept { return setup_seconds_; }
 
  private:
-  /// The lower factor's values (G or W', in G's pattern) into lower_, and the upper factor's
-  /// given by rows of its transpose (G, or -G for a negative definite A, or Z^T) into upper_.
-  void install_values(const Vector& lower, const Vector& upper_rows);
+  /// The lower factor's values (G or W', in G's pattern) into lower_, and the upper factor's into
+  /// upper_: Z from the rows of Z^T in `upper_rows` (nonsymmetric), or G^T from `lower`,
+  /// negated when sign < 0 (symmetric; upper_rows unused).
+  void install_values(const Vector& lower, const Vector& upper_rows, double sign);
 
   Parameters parameters_;
   CsrMatrix lower_, upper_;
