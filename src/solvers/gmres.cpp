@@ -281,6 +281,7 @@ class Gmres::Run {
   int iteration_ = 0;
   bool graphs_;
   std::vector<kernels::LaunchGraph> window_graphs_;  // by the window's first column
+  std::vector<char> window_seen_;  // the window was launched once (recorded at the next visit)
 };
 
 namespace {
@@ -309,7 +310,8 @@ Gmres::Run::Run(const Gmres& solver, const LinearOperator& A, const Precondition
       host_(slots_.residual(slots_.window)),
       goal_(solver.target(report)),
       graphs_(solver.use_graphs(A, M)),
-      window_graphs_(m_) {}
+      window_graphs_(m_),
+      window_seen_(m_, 0) {}
 
 void Gmres::Run::solve() {
   arnoldi_.residual();  // r0 = b - A x0 (and M^-1 r0 on the left)
@@ -364,8 +366,13 @@ bool Gmres::Run::cycle() {
   return restart(stop);
 }
 
-/// The Arnoldi steps of the window of columns [j, j + len): recorded once per first column and
-/// replayed in later cycles when use_graphs() says so.
+/// The Arnoldi steps of the window of columns [j, j + len): when use_graphs() says so, recorded
+/// at the second visit of its first column (the second cycle) and replayed from then on. A
+/// window's launches differ with its first column (j + 1 dots and updates per step), so a
+/// solve that converges within its first cycle never meets a window twice, and recording it
+/// there would only add the capture's cost: on the H200, FGMRES with the p-multigrid cycle
+/// (120 launches per step) on the Kershaw mesh took 96 ms with a capture per window against
+/// 61 ms launching every kernel (bench/results/h200_pmg/NOTES.md).
 void Gmres::Run::run_window(std::size_t j, std::size_t len) {
   Arnoldi& arnoldi = arnoldi_;
   auto enqueue = [&arnoldi, j, len] {
@@ -373,6 +380,11 @@ void Gmres::Run::run_window(std::size_t j, std::size_t len) {
   };
   if (graphs_ && len == std::min(slots_.window, m_ - j)) {
     kernels::LaunchGraph& graph = window_graphs_[j];
+    if (graph.empty() && !window_seen_[j]) {
+      window_seen_[j] = 1;
+      enqueue();
+      return;
+    }
     if (graph.empty()) {
       try {
         graph = kernels::LaunchGraph::record(backend(), enqueue);
