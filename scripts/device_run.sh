@@ -14,8 +14,8 @@
 # KRYFLOW_SEQUENCE_N, _EVERY, _SPEED: the sequence step's grid (64), rebuild interval (10), drift (0.02).
 # python: the Python package against the installed build, its tests (CuPy included) and CuPy
 # 3D Poisson against the CLI (KRYFLOW_PYTHON_N, default 200; not in the default steps).
-# KRYFLOW_PMG_PRESETS: the pmg step's presets (default "pcg_pmg fgmres_schwarz_pmg"); KRYFLOW_PMG_MESHES=quick:
-# Kershaw and the boxes up to 32^3 only.
+# KRYFLOW_PMG_PRESETS: the pmg step's presets (default "sem_pmg_cheby_jacobi sem_pmg_schwarz");
+# KRYFLOW_PMG_MESHES=quick: Kershaw and the boxes up to 32^3 only.
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
 # .deps/root and used when the system lacks them.
 set -uo pipefail
@@ -391,7 +391,7 @@ pmg_table=$results/pmg_table.txt
 if want pmg; then
 # KRYFLOW_PMG_PRESETS: the presets to compare (default: Chebyshev-Jacobi with PCG and
 # Chebyshev-RAS with FGMRES); KRYFLOW_PMG_MESHES=quick runs Kershaw and the boxes up to 32^3 only.
-pmg_presets=${KRYFLOW_PMG_PRESETS:-pcg_pmg fgmres_schwarz_pmg}
+pmg_presets=${KRYFLOW_PMG_PRESETS:-sem_pmg_cheby_jacobi sem_pmg_schwarz}
 say "== spectral-element Poisson with p-multigrid at p = 7: $pmg_presets"
 nek=$KRYFLOW_DATA_DIR/meshes/nek
 : >"$pmg_table"

@@ -47,7 +47,7 @@ struct SemOptions {
   std::string solver = "cg";
   std::string precond = "jacobi";  ///< jacobi or none
   /// --preset, -c and -p as for solve: a configuration (solver and preconditioner, e.g.
-  /// pcg_pmg) instead of --solver and --precond.
+  /// sem_pmg_cheby_jacobi) instead of --solver and --precond.
   std::string preset;
   std::string config_file;
   std::vector<std::string> overrides;

@@ -153,8 +153,9 @@ int main(int argc, char** argv) {
   sem_command->add_option("--precond", sem.precond, "jacobi (default) or none")
       ->check(CLI::IsMember({"jacobi", "none"}));
   sem_command->add_option("--preset", sem.preset,
-                          "shipped preset (e.g. pcg_pmg: PCG with p-multigrid) instead of "
-                          "--solver and --precond");
+                          "shipped preset instead of --solver and --precond: sem_jacobi (PCG "
+                          "with Jacobi), sem_pmg_cheby_jacobi (PCG with p-multigrid), "
+                          "sem_pmg_schwarz (FGMRES with Schwarz-smoothed p-multigrid)");
   sem_command->add_option("-c,--config", sem.config_file,
                           "JSON configuration file instead of --solver and --precond");
   sem_command->add_option("-p,--parameter", sem.overrides,

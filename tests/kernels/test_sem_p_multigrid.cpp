@@ -207,7 +207,7 @@ PmgSolve solve_with(const Backend& backend, const std::vector<double>& vertices,
 }
 
 nlohmann::json pmg_config() {
-  nlohmann::json config = config::load_preset("pcg_pmg");
+  nlohmann::json config = config::load_preset("sem_pmg_cheby_jacobi");
   config["solver"]["relative_tolerance"] = 1e-8;
   return config;
 }
@@ -235,7 +235,7 @@ TEST(PMultigrid, SchwarzSmoothersConvergeInFewerIterations) {
   const Backend backend = test::backend_under_test();
   nlohmann::json asm_config = pmg_config();
   asm_config["solver"]["preconditioner"]["smoother"] = "chebyshev_asm";
-  nlohmann::json ras_config = config::load_preset("fgmres_schwarz_pmg");
+  nlohmann::json ras_config = config::load_preset("sem_pmg_schwarz");
   ras_config["solver"]["relative_tolerance"] = 1e-8;
   EXPECT_EQ(ras_config["solver"]["preconditioner"]["smoother"], "chebyshev_ras");
   BoxOptions options;

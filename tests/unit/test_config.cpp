@@ -311,6 +311,25 @@ TEST(ConfigPresets, EveryPresetInTheFolderLoadsAndBuilds) {
     const SolverSetup setup = build_solver(load_preset(name));
     ++count;
 
+    // sem_<preconditioner>: the presets of `kryflow sem` name the spectral-element method and
+    // the preconditioner; the solver is the one that preconditioner needs (PCG for a symmetric
+    // cycle, FGMRES around restricted Schwarz smoothing).
+    if (name.starts_with("sem_")) {
+      const json& resolved = setup.resolved["solver"]["preconditioner"];
+      if (name == "sem_jacobi") {
+        EXPECT_EQ(setup.solver->name(), "pcg");
+        EXPECT_EQ(setup.preconditioner->name(), "jacobi");
+      } else if (name == "sem_pmg_cheby_jacobi" || name == "sem_pmg_schwarz") {
+        const bool schwarz = name == "sem_pmg_schwarz";
+        EXPECT_EQ(setup.solver->name(), schwarz ? "fgmres" : "pcg");
+        EXPECT_EQ(setup.preconditioner->name(), "p_multigrid");
+        EXPECT_EQ(resolved["smoother"], schwarz ? "chebyshev_ras" : "chebyshev_jacobi");
+      } else {
+        ADD_FAILURE() << "unknown spectral-element preset " << name;
+      }
+      continue;
+    }
+
     // The name states the composition: <solver>[_<variant>]_<preconditioner>, or <solver> alone
     // for identity (gmres_left_jacobi: left-preconditioned gmres with jacobi); `sa` is the amg
     // preconditioner with smoothed aggregation, `mcsgs` multicolor symmetric Gauss-Seidel (`mcgs`
@@ -459,8 +478,9 @@ TEST(ConfigPresets, TheAdvisedBudgetIsThePresetsOrMoreNeverLess) {
 TEST(ConfigPresets, ShippedPresetsAreListed) {
   const std::vector<std::string> names = preset_names();
 
-  for (const char* name : {"pcg_jacobi", "pipecg_jacobi", "bicgstab_jacobi", "gmres_jacobi",
-                           "fgmres_jacobi", "pcg", "pipecg"}) {
+  for (const char* name :
+       {"pcg_jacobi", "pipecg_jacobi", "bicgstab_jacobi", "gmres_jacobi", "fgmres_jacobi", "pcg",
+        "pipecg", "sem_jacobi", "sem_pmg_cheby_jacobi", "sem_pmg_schwarz"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }
