@@ -7,7 +7,8 @@
 // element, with D the GLL derivative matrix, u_r = D_r x_L, u_s = D_s x_L, u_t = D_t x_L (each
 // a sum over m in increasing order), w_a = G_a1 u_r + G_a2 u_s + G_a3 u_t (left to right),
 // y_L = D_r^T w_r + D_s^T w_s + D_t^T w_t (r, then s, then t, each sum in increasing m); then
-// y[g] = masked(g) ? x[g] : the sum of y_L over the locals of g in increasing local index.
+// y[g] = masked(g) ? x[g] : the sum of y_L over the locals of g in increasing local index
+// (with PoissonView::accumulate, y[g] = alpha * that + y[g]).
 // Without a mask (PoissonView::mask null) no point is masked. The cuda atomic assembly adds
 // the y_L of each element into y in no fixed order (results differ in the last bits).
 #pragma once
@@ -51,6 +52,10 @@ struct PoissonView {
   const index_t* shared_locals = nullptr;   // shared_offsets[num_shared]
   double* local_x = nullptr;                // scratch, num_elements x N^3 (host backends)
   double* local_y = nullptr;                // scratch, num_elements x N^3
+  // accumulate: y = alpha (A x) + y instead of y = A x (the bits of A x into a separate vector,
+  // then axpby(alpha, A x, 1, y); cuda atomic assembly: in no fixed order, as A x).
+  bool accumulate = false;
+  double alpha = 1.0;
   ElementKernel element_kernel = ElementKernel::layered;  // cuda only
   Assembly assembly = Assembly::sorted;                   // cuda only
 };

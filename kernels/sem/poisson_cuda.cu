@@ -80,9 +80,10 @@ __device__ __forceinline__ void store_point(const PoissonView& a, const double* 
                                             std::uint32_t code, bool masked, double value) {
   const std::uint32_t g = code & kGlobalBits;
   if ((code & kUniqueBit) != 0) {
-    y[g] = masked ? x[g] : value;
+    const double product = masked ? x[g] : value;
+    y[g] = a.accumulate ? __dadd_rn(__dmul_rn(a.alpha, product), y[g]) : product;
   } else if constexpr (Atomic) {
-    if (!masked) atomicAdd(y + g, value);
+    if (!masked) atomicAdd(y + g, a.accumulate ? a.alpha * value : value);
   } else {
     a.local_y[l] = value;
   }
@@ -393,25 +394,24 @@ __global__ void __launch_bounds__(kThreads)
   const index_t g = static_cast<index_t>(blockIdx.x) * kThreads + static_cast<index_t>(threadIdx.x);
   if (g >= num_shared) return;
   const index_t s = g;
-  if (use_mask && a.mask[g] != 0) {
-    y[g] = x[g];
-    return;
+  double sum = x[g];
+  if (!use_mask || a.mask[g] == 0) {
+    sum = 0.0;
+    const index_t end = __ldg(shared_offsets + s + 1);
+    for (index_t q = __ldg(shared_offsets + s); q < end; ++q) {
+      sum = sum + a.local_y[__ldg(shared_locals + q)];
+    }
   }
-  double sum = 0.0;
-  const index_t end = __ldg(shared_offsets + s + 1);
-  for (index_t q = __ldg(shared_offsets + s); q < end; ++q) {
-    sum = sum + a.local_y[__ldg(shared_locals + q)];
-  }
-  y[g] = sum;
+  y[g] = a.accumulate ? __dadd_rn(__dmul_rn(a.alpha, sum), y[g]) : sum;
 }
 
 __global__ void __launch_bounds__(kThreads)
-    dirichlet_kernel(const index_t* __restrict__ points, index_t count,
-                     const double* __restrict__ x, double* __restrict__ y) {
+    dirichlet_kernel(const index_t* __restrict__ points, index_t count, bool accumulate,
+                     double alpha, const double* __restrict__ x, double* __restrict__ y) {
   const index_t p = static_cast<index_t>(blockIdx.x) * kThreads + static_cast<index_t>(threadIdx.x);
   if (p >= count) return;
   const index_t g = __ldg(points + p);
-  y[g] = x[g];
+  y[g] = accumulate ? __dadd_rn(__dmul_rn(alpha, x[g]), y[g]) : x[g];
 }
 
 __global__ void __launch_bounds__(kThreads)
@@ -537,13 +537,16 @@ void poisson_apply(const Backend& backend, const PoissonView& a, Span<const doub
   const bool use_mask = a.mask != nullptr;
   if (a.assembly == Assembly::atomic) {
     // Only the shared points, 0 .. num_shared - 1, are added to; the others are written once.
-    KRYFLOW_CUDA_CHECK(cudaMemsetAsync(
-        y.data(), 0, static_cast<std::size_t>(a.num_shared) * sizeof(double), stream));
+    // Accumulating, they are added to y as it is.
+    if (!a.accumulate) {
+      KRYFLOW_CUDA_CHECK(cudaMemsetAsync(
+          y.data(), 0, static_cast<std::size_t>(a.num_shared) * sizeof(double), stream));
+    }
     launch_element_for<true>(a, use_mask, x.data(), y.data(), stream);
     kernels::cuda::check_launch("sem::poisson_apply (element, atomic)");
     if (use_mask && a.num_dirichlet > 0) {
       dirichlet_kernel<<<blocks_for(a.num_dirichlet), kThreads, 0, stream>>>(
-          a.dirichlet_points, a.num_dirichlet, x.data(), y.data());
+          a.dirichlet_points, a.num_dirichlet, a.accumulate, a.alpha, x.data(), y.data());
       kernels::cuda::check_launch("sem::poisson_apply (Dirichlet points)");
     }
     return;

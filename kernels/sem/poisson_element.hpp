@@ -69,15 +69,14 @@ inline void gather_point(const PoissonView& a, const double* x, std::int64_t l) 
 
 /// y of global point g.
 inline void assemble_point(const PoissonView& a, const double* x, double* y, std::int64_t g) {
-  if (a.mask != nullptr && a.mask[g] != 0) {
-    y[g] = x[g];
-    return;
+  double value = x[g];
+  if (a.mask == nullptr || a.mask[g] == 0) {
+    value = 0.0;
+    for (std::int64_t q = a.global_offsets[g]; q < a.global_offsets[g + 1]; ++q) {
+      value = value + a.local_y[a.global_locals[q]];
+    }
   }
-  double sum = 0.0;
-  for (std::int64_t q = a.global_offsets[g]; q < a.global_offsets[g + 1]; ++q) {
-    sum = sum + a.local_y[a.global_locals[q]];
-  }
-  y[g] = sum;
+  y[g] = a.accumulate ? a.alpha * value + y[g] : value;
 }
 
 /// y of global point g from a local diagonal.

@@ -516,6 +516,19 @@ void SemPoissonOperator::apply(const Vector& x, Vector& y) const {
   kernels::sem::poisson_apply(backend(), view(true), x.span(), y.span());
 }
 
+void SemPoissonOperator::apply(double alpha, const Vector& x, double beta, Vector& y) const {
+  if (beta != 1.0) {
+    LinearOperator::apply(alpha, x, beta, y);
+    return;
+  }
+  check_apply_shapes(x, y, "SemPoissonOperator::apply(alpha, x, 1, y)");
+  check_not_aliased(x, y, "SemPoissonOperator::apply(alpha, x, 1, y)");
+  kernels::sem::PoissonView v = view(true);
+  v.accumulate = true;
+  v.alpha = alpha;
+  kernels::sem::poisson_apply(backend(), v, x.span(), y.span());
+}
+
 void SemPoissonOperator::apply_unmasked(const Vector& x, Vector& y) const {
   check_apply_shapes(x, y, "SemPoissonOperator::apply_unmasked");
   check_not_aliased(x, y, "SemPoissonOperator::apply_unmasked");

@@ -112,7 +112,11 @@ class SemPoissonOperator : public LinearOperator {
   /// y = A x. Errors as LinearOperator::apply, and InvalidInput when x and y are the same
   /// vector. Not for concurrent calls (shared scratch).
   void apply(const Vector& x, Vector& y) const override;
-  using LinearOperator::apply;  // y = alpha A x + beta y
+  /// y = alpha A x + beta y. With beta == 1 the product is added into y by the assembly itself
+  /// (no separate vector or pass: the bits of A x into a vector, then axpby(alpha, A x, 1, y),
+  /// except with the cuda atomic assembly, whose sums are in no fixed order anyway); otherwise
+  /// LinearOperator's. Errors as apply.
+  void apply(double alpha, const Vector& x, double beta, Vector& y) const override;
   /// Its products only queue kernels: they may be recorded and replayed.
   bool supports_recording() const override { return true; }
   /// y = Q^T A_L Q x without the Dirichlet mask (the Neumann operator on every point): for
