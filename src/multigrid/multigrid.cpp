@@ -1,9 +1,13 @@
 // The multigrid cycle over a hierarchy of levels, and the operator-made level.
 #include "kryflow/multigrid/multigrid.hpp"
 
+#include <array>
+#include <cmath>
 #include <string>
 
+#include "kernels/backend/queue_clock.hpp"
 #include "kryflow/core/error.hpp"
+#include "kryflow/core/timing.hpp"
 
 namespace kryflow {
 
@@ -61,6 +65,63 @@ const char* to_string(CycleType cycle) {
   }
   return "v";
 }
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// The components of a smoothed level in cycle order (CycleComponentTime::component); the
+// coarsest level's coarse_solve follows the last level's.
+constexpr std::array<const char*, 5> kLevelComponents = {"pre_smoothing", "residual", "restriction",
+                                                         "prolongation", "post_smoothing"};
+enum class Component : std::size_t {
+  pre_smoothing,
+  residual,
+  restriction,
+  prolongation,
+  post_smoothing,
+  coarse_solve
+};
+
+}  // namespace
+
+/// The marks of profile_cycle: begin() before a component, end(level, component) after it, on
+/// the backend's queue; totals() the seconds of every slot (level, component) per cycle.
+class Multigrid::CycleTimer {
+ public:
+  CycleTimer(const Backend& backend, std::size_t levels) : clock_(backend), levels_(levels) {}
+  void start_cycle() { ++cycle_; }
+  void begin() { open_ = clock_.mark(); }
+  void end(std::size_t level, Component component) {
+    const std::size_t slot =
+        component == Component::coarse_solve
+            ? levels_ * kLevelComponents.size()
+            : level * kLevelComponents.size() + static_cast<std::size_t>(component);
+    intervals_.push_back({cycle_, slot, open_, clock_.mark()});
+  }
+  /// seconds[c][slot]: the time of slot in cycle c, its visits summed. Waits for the last mark.
+  std::vector<std::vector<double>> totals() {
+    std::vector<std::vector<double>> seconds(
+        static_cast<std::size_t>(cycle_ + 1),
+        std::vector<double>(levels_ * kLevelComponents.size() + 1, 0.0));
+    // The last interval first: its wait covers the others.
+    for (auto it = intervals_.rbegin(); it != intervals_.rend(); ++it) {
+      seconds[static_cast<std::size_t>(it->cycle)][it->slot] += clock_.seconds(it->begin, it->end);
+    }
+    return seconds;
+  }
+
+ private:
+  struct Interval {
+    int cycle;
+    std::size_t slot, begin, end;
+  };
+  kernels::QueueClock clock_;
+  std::size_t levels_;
+  int cycle_ = -1;
+  std::size_t open_ = 0;
+  std::vector<Interval> intervals_;
+};
 
 Multigrid::Multigrid(Parameters parameters) : parameters_(parameters) {
   if (parameters_.pre_sweeps < 0) throw ConfigError("pre_sweeps", "must be >= 0");
@@ -146,12 +207,47 @@ void Multigrid::check_vectors(const Vector& b, const Vector& x, const char* who)
 
 void Multigrid::apply(const Vector& r, Vector& z) const {
   check_vectors(r, z, "Multigrid::apply");
-  visit(0, r, z, true, parameters_.cycle);
+  visit(0, r, z, true, parameters_.cycle, nullptr);
 }
 
 void Multigrid::cycle(const Vector& b, Vector& x, bool x_is_zero) const {
   check_vectors(b, x, "Multigrid::cycle");
-  visit(0, b, x, x_is_zero, parameters_.cycle);
+  visit(0, b, x, x_is_zero, parameters_.cycle, nullptr);
+}
+
+std::vector<CycleComponentTime> Multigrid::profile_cycle(const Vector& b, int cycles) const {
+  if (coarse_solver_ == nullptr) {
+    throw InvalidInput("Multigrid::profile_cycle: setup(A) was not called");
+  }
+  if (cycles < 1) {
+    throw InvalidInput("Multigrid::profile_cycle: cycles is " + std::to_string(cycles) +
+                       ", expected >= 1");
+  }
+  Vector z(backend(), static_cast<std::size_t>(num_rows()));
+  check_vectors(b, z, "Multigrid::profile_cycle");
+  CycleTimer timer(backend(), levels_.size());
+  for (int c = 0; c < cycles; ++c) {
+    timer.start_cycle();
+    visit(0, b, z, true, parameters_.cycle, &timer);
+  }
+  const std::vector<std::vector<double>> per_cycle = timer.totals();
+
+  std::vector<CycleComponentTime> out;
+  out.reserve(levels_.size() * kLevelComponents.size() + 1);
+  for (std::size_t slot = 0; slot <= levels_.size() * kLevelComponents.size(); ++slot) {
+    std::vector<double> samples;
+    samples.reserve(per_cycle.size());
+    for (const std::vector<double>& cycle : per_cycle) samples.push_back(cycle[slot]);
+    const double seconds = median(std::move(samples));
+    CycleComponentTime entry;
+    entry.level = slot / kLevelComponents.size();
+    entry.component = entry.level == levels_.size()
+                          ? "coarse_solve"
+                          : kLevelComponents[slot % kLevelComponents.size()];
+    entry.seconds = std::isfinite(seconds) && seconds > 0.0 ? seconds : 0.0;
+    out.push_back(std::move(entry));
+  }
+  return out;
 }
 
 void Multigrid::coarse_solve(const Vector& b, Vector& x, bool x_is_zero) const {
@@ -166,38 +262,58 @@ void Multigrid::coarse_solve(const Vector& b, Vector& x, bool x_is_zero) const {
   axpby(1.0, w.z, 1.0, x);
 }
 
-void Multigrid::visit(std::size_t l, const Vector& b, Vector& x, bool x_is_zero,
-                      CycleType type) const {
+void Multigrid::visit(std::size_t l, const Vector& b, Vector& x, bool x_is_zero, CycleType type,
+                      CycleTimer* timer) const {
+  // With a timer (profile_cycle), a mark before and after each component; without, one test
+  // of a null pointer per component.
   if (l == levels_.size()) {
+    if (timer != nullptr) timer->begin();
     coarse_solve(b, x, x_is_zero);
+    if (timer != nullptr) timer->end(l, Component::coarse_solve);
     return;
   }
   const MultigridLevel& level = *levels_[l];
   Vector& r = work_[l].r;
   Vector& b_coarse = work_[l + 1].b;
   Vector& x_coarse = work_[l + 1].x;
+  if (timer != nullptr) timer->begin();
   for (int s = 0; s < parameters_.pre_sweeps; ++s) {
     level.pre_smoother().smooth(b, x, x_is_zero && s == 0);
   }
   if (x_is_zero && parameters_.pre_sweeps == 0) fill(x, 0.0);
+  if (timer != nullptr) {
+    timer->end(l, Component::pre_smoothing);
+    timer->begin();
+  }
   level.level_operator().residual(b, x, r);
+  if (timer != nullptr) {
+    timer->end(l, Component::residual);
+    timer->begin();
+  }
   level.restrict_residual(r, b_coarse);
+  if (timer != nullptr) timer->end(l, Component::restriction);
   const bool coarsest_next = l + 1 == levels_.size();
   switch (type) {
     case CycleType::v:
-      visit(l + 1, b_coarse, x_coarse, true, CycleType::v);
+      visit(l + 1, b_coarse, x_coarse, true, CycleType::v, timer);
       break;
     case CycleType::w:
-      visit(l + 1, b_coarse, x_coarse, true, CycleType::w);
-      if (!coarsest_next) visit(l + 1, b_coarse, x_coarse, false, CycleType::w);
+      visit(l + 1, b_coarse, x_coarse, true, CycleType::w, timer);
+      if (!coarsest_next) visit(l + 1, b_coarse, x_coarse, false, CycleType::w, timer);
       break;
     case CycleType::f:
-      visit(l + 1, b_coarse, x_coarse, true, CycleType::f);
-      if (!coarsest_next) visit(l + 1, b_coarse, x_coarse, false, CycleType::v);
+      visit(l + 1, b_coarse, x_coarse, true, CycleType::f, timer);
+      if (!coarsest_next) visit(l + 1, b_coarse, x_coarse, false, CycleType::v, timer);
       break;
   }
+  if (timer != nullptr) timer->begin();
   level.prolongate_add(x_coarse, x);
+  if (timer != nullptr) {
+    timer->end(l, Component::prolongation);
+    timer->begin();
+  }
   for (int s = 0; s < parameters_.post_sweeps; ++s) level.post_smoother().smooth(b, x, false);
+  if (timer != nullptr) timer->end(l, Component::post_smoothing);
 }
 
 }  // namespace kryflow

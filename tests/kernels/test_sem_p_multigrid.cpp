@@ -303,6 +303,46 @@ TEST(PMultigrid, ScheduleAndSummaryNameTheLevels) {
   EXPECT_EQ(M.num_levels(), 2u);
 }
 
+TEST(PMultigrid, ProfiledCyclesTimeEveryLevelAndLeaveTheCycleUnchanged) {
+  // Orders 5, 2, 1: the components of the two smoothed levels and the AMG coarse solve, on the
+  // backend's queue (timing events on cuda); apply gives the same bits after the profiled cycles
+  // on the host backends, the same values to rounding on cuda (whose atomic assembly sums in no
+  // fixed order).
+  const Backend backend = test::backend_under_test();
+  const SemPoissonOperator A(backend, 12, deformed_box(3, 2, 2, 0.2), 5);
+  PMultigrid M;
+  M.setup(A);
+  ASSERT_EQ(M.num_levels(), 2u);
+  const auto n = static_cast<std::size_t>(A.num_rows());
+  std::vector<double> b(n);
+  for (std::size_t g = 0; g < n; ++g) b[g] = A.dirichlet()[g] != 0 ? 0.0 : A.mass()[g];
+  const Vector bv = Vector::from_host(backend, b);
+  Vector z(backend, n);
+  M.apply(bv, z);
+  const std::vector<double> before = z.to_host();
+
+  const std::vector<CycleComponentTime> profile = M.profile_cycle(bv, 3);
+
+  ASSERT_EQ(profile.size(), 11u);
+  EXPECT_EQ(profile.front().level, 0u);
+  EXPECT_EQ(profile.front().component, "pre_smoothing");
+  EXPECT_EQ(profile[6].level, 1u);
+  EXPECT_EQ(profile[6].component, "residual");
+  EXPECT_EQ(profile.back().level, 2u);
+  EXPECT_EQ(profile.back().component, "coarse_solve");
+  for (const CycleComponentTime& entry : profile) {
+    EXPECT_TRUE(std::isfinite(entry.seconds) && entry.seconds >= 0.0)
+        << entry.level << " " << entry.component << " " << entry.seconds;
+  }
+  EXPECT_GT(profile.front().seconds, 0.0);
+  M.apply(bv, z);
+  const std::vector<double> after = z.to_host();
+  const double tolerance = backend.is_device() ? 1e-10 * max_abs(before) : 0.0;
+  for (std::size_t g = 0; g < n; ++g) {
+    ASSERT_LE(std::abs(after[g] - before[g]), tolerance) << "entry " << g;
+  }
+}
+
 TEST(PMultigrid, MisuseIsAClearError) {
   const Backend backend = test::backend_under_test();
   PMultigrid M;

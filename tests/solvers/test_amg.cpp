@@ -1168,6 +1168,55 @@ TEST(Multigrid, RepeatedCyclesFromAGuessSolveStandalone) {
   EXPECT_THROW(M.cycle(x, x, false), InvalidInput) << "b and x alias";
 }
 
+TEST(Multigrid, ProfiledCyclesTimeEveryComponentAndLeaveTheCycleUnchanged) {
+  // profile_cycle on V- and W-cycle hierarchies: five components per smoothed level in cycle
+  // order and the coarse solve, each time finite and non-negative, and apply gives the same bits
+  // before and after the profiled cycles.
+  const Backend backend = test::backend_under_test();
+  const CooMatrix coo = poisson3d(16);
+  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+  const std::vector<double> b = consistent_rhs(coo, 12);
+  const Vector bv = Vector::from_host(backend, b);
+  const char* const components[] = {"pre_smoothing", "residual", "restriction", "prolongation",
+                                    "post_smoothing"};
+  for (const CycleType cycle : {CycleType::v, CycleType::w}) {
+    SCOPED_TRACE(to_string(cycle));
+    Parameters p;
+    p.cycle.cycle = cycle;
+    p.smoother = AmgPreconditioner::SmootherKind::chebyshev;
+    AmgPreconditioner M(p);
+    M.setup(A);
+    ASSERT_GE(M.num_levels(), 2u);
+    Vector z(backend, b.size());
+    M.apply(bv, z);
+    const std::vector<double> before = z.to_host();
+
+    const std::vector<CycleComponentTime> profile = M.profile_cycle(bv, 5);
+
+    ASSERT_EQ(profile.size(), 5 * M.num_levels() + 1);
+    double total = 0.0;
+    for (std::size_t k = 0; k < profile.size(); ++k) {
+      const CycleComponentTime& entry = profile[k];
+      SCOPED_TRACE(entry.component);
+      EXPECT_EQ(entry.level, k / 5);
+      EXPECT_EQ(entry.component,
+                entry.level == M.num_levels() ? "coarse_solve" : components[k % 5]);
+      EXPECT_TRUE(std::isfinite(entry.seconds));
+      EXPECT_GE(entry.seconds, 0.0);
+      total += entry.seconds;
+    }
+    EXPECT_GT(total, 0.0);
+    M.apply(bv, z);
+    const std::vector<double> after = z.to_host();
+    for (std::size_t i = 0; i < before.size(); ++i) ASSERT_EQ(after[i], before[i]) << "entry " << i;
+  }
+  AmgPreconditioner fresh;
+  EXPECT_THROW(fresh.profile_cycle(bv, 5), InvalidInput) << "before setup";
+  fresh.setup(A);
+  EXPECT_THROW(fresh.profile_cycle(bv, 0), InvalidInput) << "no cycle";
+  EXPECT_THROW(fresh.profile_cycle(Vector::constant(backend, 10, 1.0), 5), DimensionMismatch);
+}
+
 TEST(Robustness, MisuseThrowsTypedErrors) {
   const Backend backend = test::backend_under_test();
   const CsrMatrix A = CsrMatrix::from_coo(backend, poisson2d(12));

@@ -1,6 +1,7 @@
 // The multigrid cycle (V, W, F) as a preconditioner, over any hierarchy of MultigridLevels.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,23 @@ enum class CycleType { v, w, f };
 /// "v", "w", "f"; throws ConfigError (path "cycle") otherwise.
 CycleType parse_cycle_type(const std::string& name);
 const char* to_string(CycleType cycle);
+
+/// Where a cycle spends its time: one component on one level (Multigrid::profile_cycle).
+struct CycleComponentTime {
+  /// 0 the finest level ... num_levels() - 1 for the smoothed levels; num_levels() the
+  /// coarsest, whose only component is coarse_solve.
+  std::size_t level = 0;
+  /// On a smoothed level, in cycle order: "pre_smoothing" (the pre_sweeps smoother
+  /// applications), "residual" (r = b - A_l x, one apply of the level operator), "restriction",
+  /// "prolongation" (with the addition to x), "post_smoothing"; on the coarsest,
+  /// "coarse_solve" (the coarse solver's apply, with the residual and the update of x when the
+  /// cycle visits the coarsest level from a nonzero guess).
+  std::string component;
+  /// Seconds per cycle, >= 0 and finite: the median over the profiled cycles of the time this
+  /// component took in each (summed over its visits when a W- or F-cycle visits the level more
+  /// than once).
+  double seconds = 0.0;
+};
 
 /// Multigrid as a preconditioner: apply(r, z) runs one cycle for A z = r from z = 0, which is a
 /// fixed linear operator (symmetric when the smoothers are adjoint and the restriction is the
@@ -49,6 +67,20 @@ class Multigrid : public Preconditioner {
   using Preconditioner::apply;
   /// One cycle improving x for A x = b (x not read when x_is_zero). Errors as apply.
   void cycle(const Vector& b, Vector& x, bool x_is_zero) const;
+  /// The time per component of apply's cycle: runs `cycles` cycles z = M^-1 b from z = 0 into
+  /// a vector of its own (n entries, allocated here), with a mark on the backend's queue
+  /// (kernels::QueueClock: the steady clock on the host backends, a timing event on cuda)
+  /// before and after every component on every level, and waits for the backend once at the
+  /// end. Returns 5 num_levels() + 1 entries, level by level from the finest, each level's
+  /// components in cycle order (CycleComponentTime). The cycles are launched, not replayed from
+  /// a recording, and the marks separate the components, so on a device they may take longer
+  /// than a cycle inside a solve that records it. The cycles write only work vectors (the
+  /// hierarchy's, the smoothers', the coarse solver's), which a cycle overwrites before it reads
+  /// them, so apply's results are the same before and after.
+  /// `cycles` >= 1 (5 is enough for a median); b has n entries on backend(). Throws InvalidInput
+  /// before setup or when cycles < 1, DimensionMismatch or InvalidInput for a wrong b, BackendError
+  /// when queued device work failed.
+  std::vector<CycleComponentTime> profile_cycle(const Vector& b, int cycles) const;
   /// True after setup when every level (MultigridLevel::supports_recording), the coarsest
   /// operator and the coarse solver support recording: a cycle is then a fixed sequence of
   /// kernels with no host logic, which a Krylov solver may record once and replay.
@@ -85,7 +117,10 @@ class Multigrid : public Preconditioner {
   struct Work {
     Vector b, x, r, z;  // right-hand side and solution (coarser levels), residual, coarse work
   };
-  void visit(std::size_t l, const Vector& b, Vector& x, bool x_is_zero, CycleType type) const;
+  class CycleTimer;  // the marks of profile_cycle (multigrid.cpp)
+  /// One visit of level l; `timer` (null outside profile_cycle) marks its components.
+  void visit(std::size_t l, const Vector& b, Vector& x, bool x_is_zero, CycleType type,
+             CycleTimer* timer) const;
   void coarse_solve(const Vector& b, Vector& x, bool x_is_zero) const;
   void check_vectors(const Vector& b, const Vector& x, const char* who) const;
 
