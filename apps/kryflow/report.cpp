@@ -195,6 +195,94 @@ double apply_gdofs(const SemSummary& s) {
   return s.apply_seconds > 0.0 ? static_cast<double>(s.dofs) / s.apply_seconds / 1e9 : 0.0;
 }
 
+/// The seconds per cycle of the components of the profiled cycle, summed.
+double cycle_seconds(const SemSummary& s) {
+  double total = 0.0;
+  for (const CycleComponentTime& c : s.cycle_components) total += c.seconds;
+  return total;
+}
+
+/// The share of the cycle of the components' kinds: smoothing (pre and post), the level
+/// operator (the residual), the transfers (restriction and prolongation) and the coarse solve.
+struct CycleKinds {
+  double smoothing = 0.0, level_operator = 0.0, transfer = 0.0, coarse_solve = 0.0;
+};
+
+CycleKinds cycle_kinds(const SemSummary& s) {
+  CycleKinds kinds;
+  for (const CycleComponentTime& c : s.cycle_components) {
+    if (c.component == "pre_smoothing" || c.component == "post_smoothing") {
+      kinds.smoothing += c.seconds;
+    } else if (c.component == "residual") {
+      kinds.level_operator += c.seconds;
+    } else if (c.component == "restriction" || c.component == "prolongation") {
+      kinds.transfer += c.seconds;
+    } else {
+      kinds.coarse_solve += c.seconds;
+    }
+  }
+  return kinds;
+}
+
+double share(double seconds, double total) {
+  return total > 0.0 ? seconds / total : 0.0;
+}
+
+const CycleLevel* cycle_level(const SemSummary& s, std::size_t level) {
+  return level < s.cycle_levels.size() ? &s.cycle_levels[level] : nullptr;
+}
+
+std::string cycle_components_text(const SemSummary& s) {
+  const double total = cycle_seconds(s);
+  const CycleKinds kinds = cycle_kinds(s);
+  std::string text =
+      line("cycle components",
+           format("median of %d cycles on b after the solve: %s per cycle; smoothing %.1f%%, "
+                  "operator %.1f%%, transfer %.1f%%, coarse solve %.1f%%",
+                  s.profiled_cycles, seconds_text(total).c_str(),
+                  100.0 * share(kinds.smoothing, total), 100.0 * share(kinds.level_operator, total),
+                  100.0 * share(kinds.transfer, total), 100.0 * share(kinds.coarse_solve, total)));
+  text += "    level  order  unknowns  component         ms per cycle   share\n";
+  for (const CycleComponentTime& c : s.cycle_components) {
+    const CycleLevel* level = cycle_level(s, c.level);
+    const std::string order =
+        level != nullptr && level->order > 0 ? std::to_string(level->order) : "-";
+    text += format("    %5zu  %5s  %8lld  %-16s  %12.4f  %5.1f%%\n", c.level, order.c_str(),
+                   static_cast<long long>(level != nullptr ? level->unknowns : 0),
+                   c.component.c_str(), c.seconds * 1e3, 100.0 * share(c.seconds, total));
+  }
+  return text;
+}
+
+nlohmann::json cycle_components_json(const SemSummary& s) {
+  const double total = cycle_seconds(s);
+  const CycleKinds kinds = cycle_kinds(s);
+  nlohmann::json levels = nlohmann::json::array();
+  for (std::size_t l = 0; l < s.cycle_levels.size(); ++l) {
+    const CycleLevel& level = s.cycle_levels[l];
+    levels.push_back(
+        {{"level", l},
+         {"unknowns", level.unknowns},
+         {"order", level.order > 0 ? nlohmann::json(level.order) : nlohmann::json(nullptr)}});
+  }
+  nlohmann::json components = nlohmann::json::array();
+  for (const CycleComponentTime& c : s.cycle_components) {
+    components.push_back({{"level", c.level},
+                          {"component", c.component},
+                          {"seconds", c.seconds},
+                          {"share", share(c.seconds, total)}});
+  }
+  return {{"cycles", s.profiled_cycles},
+          {"seconds_per_cycle", total},
+          {"share",
+           {{"smoothing", share(kinds.smoothing, total)},
+            {"operator", share(kinds.level_operator, total)},
+            {"transfer", share(kinds.transfer, total)},
+            {"coarse_solve", share(kinds.coarse_solve, total)}}},
+          {"levels", std::move(levels)},
+          {"components", std::move(components)}};
+}
+
 }  // namespace
 
 std::string sem_text(const SemSummary& s) {
@@ -248,6 +336,7 @@ std::string sem_text(const SemSummary& s) {
     op += "; copy bandwidth " + s.copy.note;
   }
   text += line("operator", op);
+  if (!s.cycle_components.empty()) text += cycle_components_text(s);
   return text;
 }
 
@@ -305,6 +394,7 @@ nlohmann::json sem_json(const SemSummary& s) {
                                ? nlohmann::json(bandwidth / *s.copy.bytes_per_second)
                                : nlohmann::json(nullptr)},
       {"copy_note", s.copy.note}};
+  if (!s.cycle_components.empty()) j["cycle_components"] = cycle_components_json(s);
   return j;
 }
 

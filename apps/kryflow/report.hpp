@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "kryflow/core/backend.hpp"
 #include "kryflow/linalg/format_advisor.hpp"
 #include "kryflow/linalg/matrix_analysis.hpp"
+#include "kryflow/multigrid/multigrid.hpp"
 #include "kryflow/solver.hpp"
 #include "kryflow/solvers/stop_criteria.hpp"
 
@@ -39,8 +41,14 @@ struct SolveSummary {
   CopyBandwidth copy;               ///< the backend's copy bandwidth, or why it is missing
 };
 
-/// Everything `kryflow sem` reports: the mesh, the discretization, the solve and the operator's
-/// own speed.
+/// A level of a multigrid preconditioner's cycle, as the component table names it.
+struct CycleLevel {
+  std::int64_t unknowns = 0;
+  int order = 0;  ///< a p-multigrid level's polynomial order; 0 for other hierarchies
+};
+
+/// Everything `kryflow sem` reports: the mesh, the discretization, the solve, the time per
+/// component of a multigrid cycle and the operator's own speed.
 struct SemSummary {
   std::string mesh_source;   ///< the file, or "box NXxNYxNZ on the unit cube"
   std::string mesh_version;  ///< the .re2 header's version tag; empty for a box
@@ -73,6 +81,12 @@ struct SemSummary {
   double apply_seconds = 0.0;           ///< median seconds per A.apply (bench::time_per_call)
   double apply_bytes = 0.0;             ///< SemPoissonOperator::apply_bytes()
   CopyBandwidth copy;
+  /// A multigrid preconditioner's time per level and component of its cycle
+  /// (Multigrid::profile_cycle on the solve's right-hand side, after the solve); empty when the
+  /// preconditioner is not a multigrid cycle.
+  std::vector<CycleComponentTime> cycle_components;
+  std::vector<CycleLevel> cycle_levels;  ///< the levels of cycle_components, the finest first
+  int profiled_cycles = 0;
 };
 
 std::string sem_text(const SemSummary& summary);

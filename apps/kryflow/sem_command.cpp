@@ -20,9 +20,11 @@
 #include "kryflow/core/error.hpp"
 #include "kryflow/core/timing.hpp"
 #include "kryflow/linalg/vector.hpp"
+#include "kryflow/multigrid/multigrid.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
 #include "kryflow/preconditioners/preconditioner.hpp"
 #include "kryflow/sem/hex_mesh.hpp"
+#include "kryflow/sem/p_multigrid.hpp"
 #include "kryflow/sem/poisson_operator.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
 #include "report.hpp"
@@ -278,6 +280,24 @@ int run_sem(const SemOptions& options) {
   }
   summary.true_relative_residual = rhs > 0.0 ? std::sqrt(residual / rhs) : std::sqrt(residual);
   summary.max_error = error;
+
+  // A multigrid preconditioner's time per level and component of its cycle: a few more cycles
+  // on b, with marks around each component.
+  if (const auto* multigrid = dynamic_cast<const Multigrid*>(M.get())) {
+    constexpr int kProfiledCycles = 5;
+    summary.cycle_components = multigrid->profile_cycle(b, kProfiledCycles);
+    summary.profiled_cycles = kProfiledCycles;
+    const auto* pmg = dynamic_cast<const sem::PMultigrid*>(multigrid);
+    const std::size_t levels = multigrid->num_levels();
+    for (std::size_t l = 0; l <= levels; ++l) {
+      CycleLevel level;
+      level.unknowns = l < levels   ? multigrid->level(l).level_operator().num_rows()
+                       : levels > 0 ? multigrid->level(l - 1).coarse_rows()
+                                    : multigrid->num_rows();
+      if (pmg != nullptr && l < pmg->orders().size()) level.order = pmg->orders()[l];
+      summary.cycle_levels.push_back(level);
+    }
+  }
 
   // The operator alone: median time per apply, against the backend's copy bandwidth.
   summary.apply_seconds = time_per_call(backend, [&] { A.apply(x, y); });
