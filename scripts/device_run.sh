@@ -14,6 +14,8 @@
 # KRYFLOW_SEQUENCE_N, _EVERY, _SPEED: the sequence step's grid (64), rebuild interval (10), drift (0.02).
 # python: the Python package against the installed build, its tests (CuPy included) and CuPy
 # 3D Poisson against the CLI (KRYFLOW_PYTHON_N, default 200; not in the default steps).
+# pmg_kershaw: the Kershaw mesh with the p-multigrid presets and Chebyshev degrees (not in the
+# default steps).
 # KRYFLOW_PMG_PRESETS: the pmg step's presets (default "sem_pmg_cheby_jacobi sem_pmg_schwarz");
 # KRYFLOW_PMG_MESHES=quick: Kershaw and the boxes up to 32^3 only.
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
@@ -433,6 +435,41 @@ for n in 8 16 32; do run_pmg box${n}_kershaw0.3 --box $n,$n,$n --kershaw 0.3; do
 cat "$pmg_table" | tee -a "$log"
 fi
 
+kershaw_table=$results/pmg_kershaw_table.txt
+if want pmg_kershaw; then
+# The Kershaw mesh (eps 0.3, p = 7) with each p-multigrid preset and the Schwarz smoother's
+# Chebyshev degrees 1-4, and the text report (with the cycle components) of the Schwarz preset.
+say "== Kershaw eps 0.3, p = 7: p-multigrid variants"
+kmesh=$KRYFLOW_DATA_DIR/meshes/nek/nekrs_kershaw/kershaw.re2.gz
+: >"$kershaw_table"
+run_kershaw() {  # label args...
+  local label=$1; shift
+  local json=$results/kershaw_${label}.json
+  "$kryflow" sem --backend cuda --mesh "$kmesh" --kershaw 0.3 --order 7 --copy-bytes 0 --report json "$@" \
+    >"$json" 2>>"$log"
+  python3 - "$label" "$json" >>"$kershaw_table" <<'PY'
+import json, sys
+label, path = sys.argv[1:3]
+try:
+    r = json.load(open(path))
+    print(f"| {label} | {r['iterations']} | {r['status']} | {r['true_relative_residual']:.1e} | "
+          f"{r['seconds_per_iteration']*1e3:.3f} | {r['solve_seconds']*1e3:.1f} | {r['ns_per_dof']['solve']:.1f} |")
+except Exception as e:
+    print(f"| {label} | (no JSON report: {e}) |")
+PY
+}
+run_kershaw cheby_jacobi --preset sem_pmg_cheby_jacobi
+for d in 1 2 3 4; do
+  run_kershaw schwarz_degree$d --preset sem_pmg_schwarz -p solver.preconditioner.chebyshev_degree=$d
+done
+run_kershaw schwarz_no_graphs --preset sem_pmg_schwarz -p solver.cuda_graphs=never
+"$kryflow" sem --backend cuda --mesh "$kmesh" --kershaw 0.3 --order 7 --preset sem_pmg_schwarz \
+  >"$results/kershaw_sem_pmg_schwarz.txt" 2>&1
+{ echo "| variant | iterations | status | true residual | ms/iteration | solve ms | ns/DoF solve |"
+  echo "|---|---|---|---|---|---|---|"; cat "$kershaw_table"; } >"$kershaw_table.tmp" && mv "$kershaw_table.tmp" "$kershaw_table"
+cat "$kershaw_table" | tee -a "$log"
+fi
+
 say ""
 if want python; then
 say "== Python package: built against the installed tree, pytest (cpu and CuPy), CuPy 3D Poisson against kryflow solve"
@@ -459,6 +496,7 @@ for t in "$results"/bench_*.txt "$results"/spmv_formats*.txt; do [[ -f $t ]] && 
 [[ -s $results/amg_corpus_warm.txt ]] && { echo "-- PCG-AMG against PCG-Jacobi on the SPD corpus (cuda, warm)"; grep -E "^(ex10hs|openfoam|  )" "$results/amg_corpus_warm.txt"; }
 [[ -s $sem_table ]] && { echo "-- PCG on the spectral-element meshes, p = 7 (cuda)"; cat "$sem_table"; }
 [[ -s $pmg_table ]] && { echo "-- p-multigrid presets, p = 7 (cuda)"; cat "$pmg_table"; }
+[[ -s $kershaw_table ]] && { echo "-- Kershaw eps 0.3, p = 7: p-multigrid variants (cuda)"; cat "$kershaw_table"; }
 [[ -s $results/relaxation_table.txt ]] && { echo "-- multicolor SGS sweeps (cuda)"; sed -n '/^multicolor SGS/,$p' "$results/relaxation_table.txt"; }
 [[ -s $results/relaxation_1g_table.txt ]] && { echo "-- multicolor SGS sweeps, about 1 GiB of values (cuda)"; sed -n '/^multicolor SGS/,$p' "$results/relaxation_1g_table.txt"; }
 [[ -s $results/ainv_table.txt ]] && { echo "-- PCG-AINV against PCG-Jacobi (cuda)"; cat "$results/ainv_table.txt"; }
