@@ -11,8 +11,9 @@ void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<con
 }
 
 void schwarz_assemble(const Backend& backend, const TransferSideView& out,
-                      Span<const double> y_local, Span<const double> r, Span<double> z) {
-  KRYFLOW_DISPATCH(sem, schwarz_assemble, backend, out, y_local, r, z);
+                      Span<const double> y_local, Span<const double> r, const SchwarzUpdate& update,
+                      Span<double> z) {
+  KRYFLOW_DISPATCH(sem, schwarz_assemble, backend, out, y_local, r, update, z);
 }
 
 }  // namespace kryflow::kernels::sem

@@ -29,7 +29,10 @@
 //
 // schwarz_assemble: z[g] = weight[g] * (sum of y_local over the patch points of g in increasing
 // index) where weight[g] != 0, and z[g] = r[g] where weight[g] == 0 (the Dirichlet points, where
-// the operator is the identity).
+// the operator is the identity). With a SchwarzUpdate u (a step of a preconditioned Chebyshev
+// smoother), z[g] is not stored but used at once: d[g] = u.alpha * z[g] + u.beta * d[g] (d not
+// read when beta == 0: d[g] = u.alpha * z[g]), then x[g] = d[g] + x[g] (x[g] = d[g] when
+// x_is_zero): the bits of z, then axpby(alpha, z, beta, d) and axpby(1, d, 1, x).
 //
 // With float32 patches (eigenvectors32 and eigenvalues32 set) the gathered r is rounded to float,
 // the contractions run in float and y is widened to double at the write. The cuda kernel fuses
@@ -55,14 +58,24 @@ struct SchwarzView {
   bool restricted = false;  // write the element's own points only
 };
 
+/// The vector updates schwarz_assemble may fuse: d = alpha z + beta d, x = d + x.
+struct SchwarzUpdate {
+  double alpha = 1.0;
+  double beta = 0.0;
+  double* x = nullptr;     // null: no update (z written)
+  bool x_is_zero = false;  // x = d (x not read)
+};
+
 #define KRYFLOW_SEM_SCHWARZ_DECLARATIONS                                                        \
   /** y_local = the local solves of r (num_global entries): num_elements x N^3 entries, or x    \
    * n^3 when restricted */                                                                     \
   void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<const double> r, \
                          Span<double> y_local);                                                 \
-  /** z = the weighted sums of y_local on out's lists; z = r where the weight is 0 */           \
+  /** z = the weighted sums of y_local on out's lists; z = r where the weight is 0; with        \
+   * update.x set, z is d and receives d = alpha z + beta d, then x = d + x */                  \
   void schwarz_assemble(const Backend& backend, const TransferSideView& out,                    \
-                        Span<const double> y_local, Span<const double> r, Span<double> z);
+                        Span<const double> y_local, Span<const double> r,                       \
+                        const SchwarzUpdate& update, Span<double> z);
 
 /// Dispatch.
 KRYFLOW_SEM_SCHWARZ_DECLARATIONS

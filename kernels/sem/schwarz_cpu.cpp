@@ -22,10 +22,11 @@ void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<con
 }
 
 void schwarz_assemble(const Backend& backend, const TransferSideView& out,
-                      Span<const double> y_local, Span<const double> r, Span<double> z) {
+                      Span<const double> y_local, Span<const double> r, const SchwarzUpdate& update,
+                      Span<double> z) {
   const std::int64_t locals = out.num_global > 0 ? out.global_offsets[out.num_global] : 0;
   parallel::for_each(backend, locals, out.num_global, [&](std::int64_t g) {
-    host::schwarz_assemble_point(out, y_local.data(), r.data(), z.data(), g);
+    host::schwarz_assemble_point(out, y_local.data(), r.data(), update, z.data(), g);
   });
 }
 

@@ -1,7 +1,37 @@
-// CUDA spectral-element Schwarz local solves: one block per element, its box, eigenvectors and
-// eigenvalues in shared memory, each contraction a loop of the block's threads over the box's
-// entries (every entry's sum in the reference's order, with fused multiply-adds), in double or
-// float.
+// CUDA spectral-element Schwarz local solves, register-tiled by lines. An element's two boxes,
+// its eigenvectors, their transposes and its eigenvalues are in shared memory. Each of its
+// threads owns two lines of the box in each contraction, t and t + N^2 / 2 (the element's
+// threads rounded up to whole warps, so that all threads of a warp are of one element; blocks
+// of 128 threads, several elements, where an element has 64 threads or fewer, else one
+// element). A thread loads the N entries of each line along the contraction's direction from
+// shared memory into registers, forms the line's N sums there (each from 0 in increasing index
+// with fused multiply-adds, the reference's order) and stores each sum once it is formed. The
+// matrix entries (rows of S_d^T in the forward contractions, of S_d in the backward ones) are
+// the same for the whole warp: read in order as broadcast 16-byte loads, each used for both
+// lines. Per line and contraction that is N shared loads, N shared stores and N^2 / 8 (float)
+// or N^2 / 4 (double) broadcast loads for N^2 multiply-adds, against 2 N^2 loads and N stores
+// with one thread per sum.
+//
+// The lines' (u, w) in the contraction's two other directions and the boxes' strides make the
+// line accesses free of bank conflicts: for the contraction that writes a box and the one that
+// reads it, line c = u + N w starts at word = c (mod 32) plus a constant (strides = 1 and = N
+// (mod 32) in u and w), so the threads of a warp touch 32 banks (restricted backward s and t,
+// below, nearly so). With
+// Q = N^2 + (N - N^2 mod 32) and Q1 = N^2 + (1 - N^2 mod 32), the stages (i, j, k the r, s, t
+// indices; a box's strides of i, j, k):
+//   gather      box point q = (k N + j) N + i       -> a (1, N, Q1)
+//   forward r   line (u, w) = (k, j), S_r^T: a -> b (N, Q, 1)
+//   forward s   line (k, i), S_s^T:          b -> a (N, 1, Q1)
+//   forward t   line (j, i), S_t^T:          a -> b (N, 1, Q), times 1 / (lambda sum)
+//   backward r  line (j, k), S_r:            b -> a (1, Q1, N)
+//   backward s  line (i, k), S_s:            a -> b (1, N, Q)
+//   backward t  line (i, j), S_t:            b -> y (consecutive threads: consecutive i)
+// Restricted, the backward contractions form only the sums that reach the element's own points
+// (rows 1 to n of S_d), backward s only on the lines of inner i and backward t only on those of
+// inner i and j (n^2 lines, written with consecutive threads at consecutive addresses; warps
+// without lines skip these stages). In float, 1 / (lambda sum) is the approximate reciprocal
+// and one Newton step (CUDA's division's fast path, the same bits) where that is exact, and a
+// division otherwise.
 #include <cuda_runtime.h>
 
 #include <string>
@@ -15,130 +45,360 @@
 namespace kryflow::kernels::sem::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+/// The distance of a thread's lines among Count lines, Lines a thread.
+template <int Lines, int Count>
+constexpr int kLineStep = (Count + Lines - 1) / Lines;
 
+/// Thread t's lines among a contraction's Count lines: line c = t + h kLineStep (h < Lines) at
+/// (u, w) = (U0 + c % Width, W0 + c / Width). Past the last line (a padding thread, or the last
+/// thread's last lines) the last line again: computed, not stored (own false).
+template <int Lines, int Count, int Width, int U0, int W0>
+__device__ __forceinline__ void line_set(int t, bool live, int (&u)[Lines], int (&w)[Lines],
+                                         bool (&own)[Lines]) {
+  constexpr int kStep = kLineStep<Lines, Count>;
+#pragma unroll
+  for (int h = 0; h < Lines; ++h) {
+    const int c = t + h * kStep;
+    own[h] = live && t < kStep && c < Count;
+    u[h] = U0 + (own[h] ? c : Count - 1) % Width;
+    w[h] = W0 + (own[h] ? c : Count - 1) / Width;
+  }
+}
+
+/// Whether thread t's warp has lines among Count lines.
+template <int Lines, int Count>
+__device__ __forceinline__ bool warp_has_lines(int t) {
+  return t / 32 * 32 < kLineStep<Lines, Count>;
+}
+
+/// The threads of an element, Lines lines of its box a thread: rounded up to whole warps.
+template <int N, int Lines>
+constexpr int kElementThreads = (kLineStep<Lines, N * N> + 31) / 32 * 32;
+
+/// How fdm_kernel<T, N> shares out the work: Lines lines of an element's box a thread, Elements
+/// elements a block.
+template <int N, int Lines, int Elements>
+struct FdmShape {
+  static constexpr int kLines = Lines;
+  static constexpr int kElementThreads = cuda::kElementThreads<N, Lines>;
+  static constexpr int kElements = Elements;
+  static constexpr int kThreads = Elements * kElementThreads;
+};
+
+/// The entries of T one 16-byte shared-memory load reads.
+template <typename T>
+struct alignas(16) Chunk {
+  static constexpr int kSize = 16 / static_cast<int>(sizeof(T));
+  T value[kSize];
+};
+
+/// The shared memory of one element of fdm_kernel<T, N>, in entries of T from a 16-byte
+/// boundary.
 template <typename T, int N>
-__global__ void __launch_bounds__(kThreads)
-    fdm_kernel(const SchwarzView v, const T* __restrict__ eigenvectors,
-               const T* __restrict__ eigenvalues, const double* __restrict__ r,
-               double* __restrict__ y_local) {
-  extern __shared__ double shared_storage[];
-  T* shared = reinterpret_cast<T*>(shared_storage);
-  constexpr int n = N - 2;
-  constexpr int N2 = N * N;
-  constexpr int N3 = N2 * N;
-  T* S = shared;           // 3 x N x N: S_r, S_s, S_t
-  T* lambda = S + 3 * N2;  // 3 x N
-  T* a = lambda + 3 * N;   // N^3
-  T* b = a + N3;           // N^3
-  const std::int64_t e = blockIdx.x;
-  for (int q = threadIdx.x; q < 3 * N2; q += kThreads) S[q] = __ldg(eigenvectors + e * 3 * N2 + q);
-  for (int q = threadIdx.x; q < 3 * N; q += kThreads)
-    lambda[q] = __ldg(eigenvalues + e * 3 * N + q);
-  const index_t* map = v.box_to_global + e * N3;
-  for (int q = threadIdx.x; q < N3; q += kThreads) {
-    const index_t g = __ldg(map + q);
-    a[q] = g >= 0 ? static_cast<T>(__ldg(r + g)) : T(0);
+struct FdmLayout {
+  static constexpr int kWidth = Chunk<T>::kSize;
+  static constexpr int kN2 = N * N;
+  // The boxes' plane strides: the least >= N^2 that are N and 1 (mod 32).
+  static constexpr int kQ = kN2 + ((N - kN2) % 32 + 32) % 32;
+  static constexpr int kQ1 = kN2 + ((1 - kN2) % 32 + 32) % 32;
+  // S_r, S_s, S_t (S_d[i N + m] at i N + m), their transposes (at m N + i) and lambda_r,
+  // lambda_s, lambda_t, each at a 16-byte boundary.
+  static constexpr int kMatrix = (kN2 + kWidth - 1) / kWidth * kWidth;
+  static constexpr int kLambda = (N + kWidth - 1) / kWidth * kWidth;
+  static constexpr int kTransposes = 3 * kMatrix;
+  static constexpr int kEigenvalues = 6 * kMatrix;
+  static constexpr int kA = kEigenvalues + 3 * kLambda;  // box a: N planes of kQ1
+  static constexpr int kB = kA + N * kQ1;                // box b: N planes of kQ
+  static constexpr int kEntries = (kB + N * kQ + kWidth - 1) / kWidth * kWidth;
+};
+
+/// x[h][m] = p[h][m Stride], m < N.
+template <typename T, int N, int Lines, int Stride>
+__device__ __forceinline__ void load_lines(T* const (&p)[Lines], T (&x)[Lines][N]) {
+#pragma unroll
+  for (int h = 0; h < Lines; ++h) {
+#pragma unroll
+    for (int m = 0; m < N; ++m) x[h][m] = p[h][m * Stride];
   }
-  __syncthreads();
-  const T* Sr = S;
-  const T* Ss = S + N2;
-  const T* St = S + 2 * N2;
-  // Forward, r: b[m, j, k] = sum_i S_r[i, m] a[i, j, k].
-  for (int q = threadIdx.x; q < N3; q += kThreads) {
-    const int m = q % N;
-    const int jk = q / N;
-    T sum = 0;
-    for (int i = 0; i < N; ++i) sum = fma(Sr[i * N + m], a[jk * N + i], sum);
-    b[q] = sum;
-  }
-  __syncthreads();
-  // s: a[m, l, k] = sum_j S_s[j, l] b[m, j, k].
-  for (int q = threadIdx.x; q < N3; q += kThreads) {
-    const int m = q % N;
-    const int l = (q / N) % N;
-    const int k = q / N2;
-    T sum = 0;
-    for (int j = 0; j < N; ++j) {
-      sum = fma(Ss[j * N + l], b[(k * N + j) * N + m], sum);
-    }
-    a[q] = sum;
-  }
-  __syncthreads();
-  // t and the eigenvalues: b[m, l, o] = (sum_k S_t[k, o] a[m, l, k]) / (lambda sum).
-  for (int q = threadIdx.x; q < N3; q += kThreads) {
-    const int ml = q % N2;
-    const int o = q / N2;
-    T sum = 0;
-    for (int k = 0; k < N; ++k) sum = fma(St[k * N + o], a[k * N2 + ml], sum);
-    const T total = lambda[ml % N] + lambda[N + ml / N] + lambda[2 * N + o];
-    b[q] = total > T(0) ? sum * (T(1) / total) : T(0);
-  }
-  __syncthreads();
-  // Backward, r: a[i, l, o] = sum_m S_r[i, m] b[m, l, o].
-  for (int q = threadIdx.x; q < N3; q += kThreads) {
-    const int i = q % N;
-    const int lo = q / N;
-    T sum = 0;
-    for (int m = 0; m < N; ++m) sum = fma(Sr[i * N + m], b[lo * N + m], sum);
-    a[q] = sum;
-  }
-  __syncthreads();
-  // s: b[i, j, o] = sum_l S_s[j, l] a[i, l, o].
-  for (int q = threadIdx.x; q < N3; q += kThreads) {
-    const int i = q % N;
-    const int j = (q / N) % N;
-    const int o = q / N2;
-    T sum = 0;
-    for (int l = 0; l < N; ++l) {
-      sum = fma(Ss[j * N + l], a[(o * N + l) * N + i], sum);
-    }
-    b[q] = sum;
-  }
-  __syncthreads();
-  // t and the write: y[i, j, k] = sum_o S_t[k, o] b[i, j, o].
-  if (v.restricted) {
-    const int n2 = n * n;
-    const int n3 = n2 * n;
-    double* y = y_local + e * n3;
-    for (int q = threadIdx.x; q < n3; q += kThreads) {
-      const int i = q % n + 1;
-      const int j = (q / n) % n + 1;
-      const int k = q / n2 + 1;
-      T sum = 0;
-      for (int o = 0; o < N; ++o) {
-        sum = fma(St[k * N + o], b[(o * N + j) * N + i], sum);
+}
+
+/// For each row i of the N x N matrix M with First <= i < Last: store(i, sums) with sums[h] =
+/// sum_m M[i N + m] x[h][m], from 0 in increasing m. M's rows are read in order, 16 bytes (the
+/// same for the whole warp) at a time, each entry used for all the lines.
+template <typename T, int N, int Lines, int First = 0, int Last = N, typename Store>
+__device__ __forceinline__ void contract_lines(const T* M, const T (&x)[Lines][N], Store&& store) {
+  using C = Chunk<T>;
+  constexpr int kBegin = First * N;
+  constexpr int kEnd = Last * N;
+  T sums[Lines];
+#pragma unroll
+  for (int c = kBegin / C::kSize; c < (kEnd + C::kSize - 1) / C::kSize; ++c) {
+    const C s = reinterpret_cast<const C*>(M)[c];
+#pragma unroll
+    for (int q = 0; q < C::kSize; ++q) {
+      const int f = c * C::kSize + q;
+      if (f >= kBegin && f < kEnd) {
+#pragma unroll
+        for (int h = 0; h < Lines; ++h) {
+          sums[h] = fma(s.value[q], x[h][f % N], f % N == 0 ? T(0) : sums[h]);
+        }
+        if (f % N == N - 1) store(f / N, sums);
       }
-      y[q] = static_cast<double>(sum);
-    }
-  } else {
-    double* y = y_local + e * N3;
-    for (int q = threadIdx.x; q < N3; q += kThreads) {
-      const int ij = q % N2;
-      const int k = q / N2;
-      T sum = 0;
-      for (int o = 0; o < N; ++o) sum = fma(St[k * N + o], b[o * N2 + ij], sum);
-      y[q] = static_cast<double>(sum);
     }
   }
 }
 
+/// For positive x: 1 / x rounded to nearest where the result is positive (it is for 2^-126 <= x
+/// < 2^126), else 0 or NaN. The approximate reciprocal and one Newton step with fused
+/// multiply-adds: the fast path of CUDA's own division, without its test.
+__device__ __forceinline__ float reciprocal_normal(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return fmaf(r, -fmaf(x, r, -1.0f), r);
+}
+
+/// The local solves of the block's elements, Lines lines a thread (see the file's comment).
+template <typename T, int N, int Lines, int Elements>
+__device__ __forceinline__ void fdm_block(const SchwarzView& v, const T* __restrict__ eigenvectors,
+                                          const T* __restrict__ eigenvalues,
+                                          const double* __restrict__ r,
+                                          double* __restrict__ y_local) {
+  using L = FdmLayout<T, N>;
+  constexpr int kThreads = FdmShape<N, Lines, Elements>::kElementThreads;
+  constexpr int n = N - 2;
+  constexpr int N2 = N * N;
+  constexpr int N3 = N2 * N;
+  constexpr int Q = L::kQ;
+  constexpr int Q1 = L::kQ1;
+  extern __shared__ float4 shared_storage[];
+  const int slot = threadIdx.x / kThreads;
+  const int t = threadIdx.x % kThreads;
+  const std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * Elements + slot;
+  const bool live = e < v.num_elements;
+  T* const shared = reinterpret_cast<T*>(shared_storage) + slot * L::kEntries;
+  T* const S = shared;
+  T* const ST = shared + L::kTransposes;
+  T* const lambda = shared + L::kEigenvalues;
+  T* const a = shared + L::kA;
+  T* const b = shared + L::kB;
+  if (live) {
+    // The gather into a[i, j, k] (strides 1, N, Q1) in batches of up to 16 rounds: a batch's
+    // indices, then its values. The first batch's indices are in flight while the eigenvectors
+    // and eigenvalues are copied.
+    constexpr int kRounds = (N3 + kThreads - 1) / kThreads;
+    constexpr int kBatch = kRounds < 16 ? kRounds : 16;
+    const index_t* map = v.box_to_global + e * N3 + t;
+    index_t g[kBatch];
+    auto indices = [&](int first) {
+#pragma unroll
+      for (int round = 0; round < kBatch; ++round) {
+        const int q = t + (first + round) * kThreads;
+        g[round] = first + round < kRounds && q < N3 ? __ldg(map + (first + round) * kThreads) : -1;
+      }
+    };
+    indices(0);
+    // Row i of S_d (and column i of its transpose) by thread d N + i.
+    for (int row = t; row < 3 * N; row += kThreads) {
+      const T* source = eigenvectors + e * 3 * N2 + row * N;
+      T* const rows = S + row / N * L::kMatrix + row % N * N;
+      T* const columns = ST + row / N * L::kMatrix + row % N;
+#pragma unroll
+      for (int m = 0; m < N; ++m) {
+        const T value = __ldg(source + m);
+        rows[m] = value;
+        columns[m * N] = value;
+      }
+    }
+    for (int q = t; q < 3 * N; q += kThreads) {
+      lambda[q / N * L::kLambda + q % N] = __ldg(eigenvalues + e * 3 * N + q);
+    }
+#pragma unroll
+    for (int first = 0; first < kRounds; first += kBatch) {
+      if (first > 0) indices(first);
+#pragma unroll
+      for (int round = 0; round < kBatch; ++round) {
+        const int q = t + (first + round) * kThreads;
+        if (first + round < kRounds && q < N3) {
+          a[q + q / N2 * (Q1 - N2)] = g[round] >= 0 ? static_cast<T>(__ldg(r + g[round])) : T(0);
+        }
+      }
+    }
+  }
+  __syncthreads();
+  // The forward contractions and backward r on all N^2 lines.
+  int u[Lines];
+  int w[Lines];
+  bool own[Lines];
+  line_set<Lines, N2, N, 0, 0>(t, live, u, w, own);
+  // The lines' starts su u + sw w in box.
+  auto starts = [&](T* box, int su, int sw) {
+    struct {
+      T* p[Lines];
+    } result;
+#pragma unroll
+    for (int h = 0; h < Lines; ++h) result.p[h] = box + su * u[h] + sw * w[h];
+    return result;
+  };
+  T x[Lines][N];
+  // Forward r, line (k, j) = (u, w): b[m, j, k] = sum_i S_r[i, m] a[i, j, k].
+  load_lines<T, N, Lines, 1>(starts(a, Q1, N).p, x);
+  {
+    const auto out = starts(b, 1, Q);
+    contract_lines<T, N, Lines>(ST, x, [&](int m, const T(&sums)[Lines]) {
+#pragma unroll
+      for (int h = 0; h < Lines; ++h) {
+        if (own[h]) out.p[h][N * m] = sums[h];
+      }
+    });
+  }
+  __syncthreads();
+  // s, line (k, m) = (u, w): a[m, l, k] = sum_j S_s[j, l] b[m, j, k].
+  load_lines<T, N, Lines, Q>(starts(b, 1, N).p, x);
+  {
+    const auto out = starts(a, Q1, N);
+    contract_lines<T, N, Lines>(ST + L::kMatrix, x, [&](int l, const T(&sums)[Lines]) {
+#pragma unroll
+      for (int h = 0; h < Lines; ++h) {
+        if (own[h]) out.p[h][l] = sums[h];
+      }
+    });
+  }
+  __syncthreads();
+  // t and the eigenvalues, line (l, m) = (u, w):
+  // b[m, l, o] = (sum_k S_t[k, o] a[m, l, k]) / (lambda_r[m] + lambda_s[l] + lambda_t[o]): in
+  // float by reciprocal_normal where that is exact (positive), else (again) by division.
+  load_lines<T, N, Lines, Q1>(starts(a, 1, N).p, x);
+  {
+    const auto out = starts(b, 1, N);
+    T partial[Lines];
+#pragma unroll
+    for (int h = 0; h < Lines; ++h) partial[h] = lambda[w[h]] + lambda[L::kLambda + u[h]];
+    bool exact = std::is_same_v<T, float>;
+    if constexpr (std::is_same_v<T, float>) {
+      contract_lines<T, N, Lines>(ST + 2 * L::kMatrix, x, [&](int o, const T(&sums)[Lines]) {
+        const T lambda_t = lambda[2 * L::kLambda + o];
+#pragma unroll
+        for (int h = 0; h < Lines; ++h) {
+          const T total = partial[h] + lambda_t;
+          const T inverse = reciprocal_normal(total);
+          exact = exact && (!(total > 0.0f) || inverse > 0.0f);
+          if (own[h]) out.p[h][Q * o] = total > 0.0f ? sums[h] * inverse : 0.0f;
+        }
+      });
+    }
+    if (!exact) {
+      contract_lines<T, N, Lines>(ST + 2 * L::kMatrix, x, [&](int o, const T(&sums)[Lines]) {
+        const T lambda_t = lambda[2 * L::kLambda + o];
+#pragma unroll
+        for (int h = 0; h < Lines; ++h) {
+          const T total = partial[h] + lambda_t;
+          if (own[h]) out.p[h][Q * o] = total > T(0) ? sums[h] * (T(1) / total) : T(0);
+        }
+      });
+    }
+  }
+  __syncthreads();
+  // Backward; restricted, only the sums and lines that reach the element's own points: s on the
+  // lines of inner i, t on those of inner i and j (warps without lines skip them).
+  auto backward = [&](auto restricted) {
+    constexpr bool Restricted = decltype(restricted)::value;
+    constexpr int First = Restricted ? 1 : 0;
+    constexpr int Last = Restricted ? N - 1 : N;
+    // r, line (j, k) = (u, w): a[i, l, o] = sum_m S_r[i, m] b[m, l, o].
+    load_lines<T, N, Lines, N>(starts(b, 1, Q).p, x);
+    {
+      const auto out = starts(a, Q1, N);
+      contract_lines<T, N, Lines, First, Last>(S, x, [&](int i, const T(&sums)[Lines]) {
+#pragma unroll
+        for (int h = 0; h < Lines; ++h) {
+          if (own[h]) out.p[h][i] = sums[h];
+        }
+      });
+    }
+    __syncthreads();
+    // s, line (i, o) = (u, w): b[i, j, o] = sum_l S_s[j, l] a[i, l, o].
+    constexpr int kSLines = Restricted ? n * N : N2;
+    if (warp_has_lines<Lines, kSLines>(t)) {
+      if constexpr (Restricted) line_set<Lines, n * N, n, 1, 0>(t, live, u, w, own);
+      load_lines<T, N, Lines, Q1>(starts(a, 1, N).p, x);
+      const auto out = starts(b, 1, Q);
+      contract_lines<T, N, Lines, First, Last>(S + L::kMatrix, x,
+                                               [&](int j, const T(&sums)[Lines]) {
+#pragma unroll
+                                                 for (int h = 0; h < Lines; ++h) {
+                                                   if (own[h]) out.p[h][N * j] = sums[h];
+                                                 }
+                                               });
+    }
+    __syncthreads();
+    // t and the write, line (i, j) = (u, w): y[i, j, k] = sum_o S_t[k, o] b[i, j, o].
+    constexpr int kTLines = Restricted ? n * n : N2;
+    if (warp_has_lines<Lines, kTLines>(t)) {
+      if constexpr (Restricted) line_set<Lines, n * n, n, 1, 1>(t, live, u, w, own);
+      load_lines<T, N, Lines, Q>(starts(b, 1, N).p, x);
+      double* out[Lines];
+#pragma unroll
+      for (int h = 0; h < Lines; ++h) {
+        out[h] = Restricted ? y_local + ((e * n - 1) * n + w[h] - 1) * n + u[h] - 1
+                            : y_local + e * N3 + N * w[h] + u[h];
+      }
+      contract_lines<T, N, Lines, First, Last>(
+          S + 2 * L::kMatrix, x, [&](int k, const T(&sums)[Lines]) {
+#pragma unroll
+            for (int h = 0; h < Lines; ++h) {
+              if (own[h]) out[h][k * (Restricted ? n * n : N2)] = static_cast<double>(sums[h]);
+            }
+          });
+    }
+  };
+  if (v.restricted) {
+    backward(std::true_type{});
+  } else {
+    backward(std::false_type{});
+  }
+}
+
+/// The shape of fdm_kernel<T, N>: two lines a thread, and blocks of 128 threads where an
+/// element's threads are 64 or fewer.
+template <int N>
+using FdmKernelShape =
+    FdmShape<N, 2, kElementThreads<N, 2> <= 64 ? 128 / kElementThreads<N, 2> : 1>;
+
+template <typename T, int N>
+__global__ void __launch_bounds__(FdmKernelShape<N>::kThreads)
+    fdm_kernel(const SchwarzView v, const T* __restrict__ eigenvectors,
+               const T* __restrict__ eigenvalues, const double* __restrict__ r,
+               double* __restrict__ y_local) {
+  using Shape = FdmKernelShape<N>;
+  fdm_block<T, N, Shape::kLines, Shape::kElements>(v, eigenvectors, eigenvalues, r, y_local);
+}
+
 __global__ void __launch_bounds__(256)
     assemble_kernel(const TransferSideView out, const double* __restrict__ y_local,
-                    const double* __restrict__ r, double* __restrict__ z) {
+                    const double* __restrict__ r, const SchwarzUpdate u, double* __restrict__ z) {
   const std::int64_t g = static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
   if (g >= out.num_global) return;
   const double w = __ldg(out.weight + g);
+  double value;
   if (w == 0.0) {
-    z[g] = __ldg(r + g);
+    value = __ldg(r + g);
+  } else {
+    double sum = 0.0;
+    const std::int64_t end = __ldg(out.global_offsets + g + 1);
+    for (std::int64_t q = __ldg(out.global_offsets + g); q < end; ++q) {
+      sum = __dadd_rn(sum, __ldg(y_local + __ldg(out.global_locals + q)));
+    }
+    value = __dmul_rn(w, sum);
+  }
+  if (u.x == nullptr) {
+    z[g] = value;
     return;
   }
-  double sum = 0.0;
-  const std::int64_t end = __ldg(out.global_offsets + g + 1);
-  for (std::int64_t q = __ldg(out.global_offsets + g); q < end; ++q) {
-    sum = __dadd_rn(sum, __ldg(y_local + __ldg(out.global_locals + q)));
-  }
-  z[g] = __dmul_rn(w, sum);
+  // The fused Chebyshev step: axpby(alpha, z, beta, d), then axpby(1, d, 1, x), rounded alike.
+  const double d = u.beta == 0.0 ? __dmul_rn(u.alpha, value)
+                                 : __dadd_rn(__dmul_rn(u.alpha, value), __dmul_rn(u.beta, z[g]));
+  z[g] = d;
+  u.x[g] = u.x_is_zero ? d : __dadd_rn(d, u.x[g]);
 }
 
 }  // namespace
@@ -149,26 +409,29 @@ void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<con
   if (view.num_elements > 0x7fffffffLL) {
     throw NotSupported("sem::schwarz_fdm_solve: more than 2^31 - 1 elements");
   }
-  const std::size_t N = static_cast<std::size_t>(view.n) + 2;
-  const std::size_t entries = 3 * N * N + 3 * N + 2 * N * N * N;
-  auto launch = [&](auto kernel, std::size_t bytes, const auto* eigenvectors,
-                    const auto* eigenvalues) {
+  auto launch = [&](auto kernel, int threads, int elements, std::size_t bytes,
+                    const auto* eigenvectors, const auto* eigenvalues) {
     if (bytes > 48 * 1024) {
       KRYFLOW_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(bytes)));
     }
-    kernel<<<static_cast<unsigned int>(view.num_elements), kThreads, bytes,
-             backend.cuda_context()->stream>>>(view, eigenvectors, eigenvalues, r.data(),
-                                               y_local.data());
+    const auto blocks = static_cast<unsigned int>((view.num_elements + elements - 1) / elements);
+    kernel<<<blocks, threads, bytes, backend.cuda_context()->stream>>>(
+        view, eigenvectors, eigenvalues, r.data(), y_local.data());
   };
   // The box size as a template argument: constant index arithmetic and unrolled sums.
   auto with_size = [&](auto size) {
     constexpr int M = decltype(size)::value;
     if (view.eigenvectors32 != nullptr) {
-      launch(fdm_kernel<float, M>, sizeof(float) * entries, view.eigenvectors32,
+      using Shape = FdmKernelShape<M>;
+      launch(fdm_kernel<float, M>, Shape::kThreads, Shape::kElements,
+             sizeof(float) * Shape::kElements * FdmLayout<float, M>::kEntries, view.eigenvectors32,
              view.eigenvalues32);
     } else {
-      launch(fdm_kernel<double, M>, sizeof(double) * entries, view.eigenvectors, view.eigenvalues);
+      using Shape = FdmKernelShape<M>;
+      launch(fdm_kernel<double, M>, Shape::kThreads, Shape::kElements,
+             sizeof(double) * Shape::kElements * FdmLayout<double, M>::kEntries, view.eigenvectors,
+             view.eigenvalues);
     }
   };
   switch (view.n + 2) {
@@ -224,11 +487,12 @@ void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<con
 }
 
 void schwarz_assemble(const Backend& backend, const TransferSideView& out,
-                      Span<const double> y_local, Span<const double> r, Span<double> z) {
+                      Span<const double> y_local, Span<const double> r, const SchwarzUpdate& update,
+                      Span<double> z) {
   if (out.num_global == 0) return;
   const auto blocks = static_cast<unsigned int>((out.num_global + 255) / 256);
   assemble_kernel<<<blocks, 256, 0, backend.cuda_context()->stream>>>(out, y_local.data(), r.data(),
-                                                                      z.data());
+                                                                      update, z.data());
   kernels::cuda::check_launch("sem::schwarz_assemble");
 }
 

@@ -102,16 +102,24 @@ inline void fdm_solve_element(const SchwarzView& v, const double* r, double* y_l
 
 /// Global point g of schwarz_assemble.
 inline void schwarz_assemble_point(const TransferSideView& out, const double* y_local,
-                                   const double* r, double* z, std::int64_t g) {
-  if (out.weight[g] == 0.0) {
-    z[g] = r[g];
+                                   const double* r, const SchwarzUpdate& update, double* z,
+                                   std::int64_t g) {
+  double value = r[g];
+  if (out.weight[g] != 0.0) {
+    double sum = 0.0;
+    for (std::int64_t q = out.global_offsets[g]; q < out.global_offsets[g + 1]; ++q) {
+      sum = sum + y_local[out.global_locals[q]];
+    }
+    value = out.weight[g] * sum;
+  }
+  if (update.x == nullptr) {
+    z[g] = value;
     return;
   }
-  double sum = 0.0;
-  for (std::int64_t q = out.global_offsets[g]; q < out.global_offsets[g + 1]; ++q) {
-    sum = sum + y_local[out.global_locals[q]];
-  }
-  z[g] = out.weight[g] * sum;
+  const double d =
+      update.beta == 0.0 ? update.alpha * value : update.alpha * value + update.beta * z[g];
+  z[g] = d;
+  update.x[g] = update.x_is_zero ? d : d + update.x[g];
 }
 
 }  // namespace kryflow::kernels::sem::host

@@ -14,9 +14,9 @@ void schwarz_fdm_solve(const Backend&, const SchwarzView& view, Span<const doubl
 }
 
 void schwarz_assemble(const Backend&, const TransferSideView& out, Span<const double> y_local,
-                      Span<const double> r, Span<double> z) {
+                      Span<const double> r, const SchwarzUpdate& update, Span<double> z) {
   for (std::int64_t g = 0; g < out.num_global; ++g) {
-    host::schwarz_assemble_point(out, y_local.data(), r.data(), z.data(), g);
+    host::schwarz_assemble_point(out, y_local.data(), r.data(), update, z.data(), g);
   }
 }
 

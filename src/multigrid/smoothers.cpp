@@ -462,26 +462,20 @@ void PreconditionedChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_
   // r_0 = b - A x_0, d_0 = M^-1 r_0 / theta; then x_{k+1} = x_k + d_k, r_{k+1} = r_k - A d_k,
   // rho_{k+1} = 1 / (2 sigma - rho_k), d_{k+1} = rho_{k+1} rho_k d_k + (2 rho_{k+1} / delta)
   // M^-1 r_{k+1} (Saad, Algorithm 12.1).
+  // Each update of d and x goes through Preconditioner::apply_update, which M may fuse into
+  // its last pass.
   if (x_is_zero) {
-    M_->apply(b, z_);
-    axpby(1.0 / theta, z_, 0.0, x);
-    if (parameters_.degree > 1) {
-      copy(x, d_);
-      copy(b, r_);
-    }
+    M_->apply_update(b, 1.0 / theta, 0.0, d_, x, true, z_);
+    if (parameters_.degree > 1) copy(b, r_);
   } else {
-    copy(b, r_);
-    A_->apply(-1.0, x, 1.0, r_);
-    M_->apply(r_, z_);
-    axpby(1.0 / theta, z_, 0.0, d_);
-    axpby(1.0, d_, 1.0, x);
+    A_->apply(x, r_);
+    axpby(1.0, b, -1.0, r_);  // r_0 = b - A x_0
+    M_->apply_update(r_, 1.0 / theta, 0.0, d_, x, false, z_);
   }
   for (int k = 1; k < parameters_.degree; ++k) {
-    A_->apply(-1.0, d_, 1.0, r_);
-    M_->apply(r_, z_);
+    A_->apply(-1.0, d_, 1.0, r_);  // r_{k+1} = r_k - A d_k
     const double rho_next = 1.0 / (2.0 * sigma - rho);
-    axpby(2.0 * rho_next / delta, z_, rho_next * rho, d_);
-    axpby(1.0, d_, 1.0, x);
+    M_->apply_update(r_, 2.0 * rho_next / delta, rho_next * rho, d_, x, false, z_);
     rho = rho_next;
   }
 }

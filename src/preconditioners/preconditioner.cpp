@@ -1,4 +1,4 @@
-// The identity preconditioner.
+// The identity preconditioner and the default fused step of Preconditioner.
 #include "kryflow/preconditioners/preconditioner.hpp"
 
 #include "kryflow/core/error.hpp"
@@ -12,6 +12,17 @@ std::unique_ptr<HostFactorization> Preconditioner::factor_on_host(const HostCsrM
 
 void Preconditioner::install(std::unique_ptr<HostFactorization>, const Backend&) {
   throw NotSupported("preconditioner " + name() + " has no host factorization");
+}
+
+void Preconditioner::apply_update(const Vector& r, double alpha, double beta, Vector& d, Vector& x,
+                                  bool x_is_zero, Vector& z) const {
+  apply(r, z);
+  axpby(alpha, z, beta, d);
+  if (x_is_zero) {
+    copy(d, x);
+  } else {
+    axpby(1.0, d, 1.0, x);
+  }
 }
 
 void IdentityPreconditioner::setup(const LinearOperator& A) {

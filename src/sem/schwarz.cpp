@@ -303,6 +303,24 @@ std::string SchwarzPreconditioner::name() const {
 void SchwarzPreconditioner::apply(const Vector& r, Vector& z) const {
   if (A_ == nullptr) throw InvalidInput("SchwarzPreconditioner: apply before setup");
   check_apply_shapes(r, z, "SchwarzPreconditioner::apply");
+  run(r, kernels::sem::SchwarzUpdate{}, z);
+}
+
+void SchwarzPreconditioner::apply_update(const Vector& r, double alpha, double beta, Vector& d,
+                                         Vector& x, bool x_is_zero, Vector&) const {
+  if (A_ == nullptr) throw InvalidInput("SchwarzPreconditioner: apply before setup");
+  check_apply_shapes(r, d, "SchwarzPreconditioner::apply_update");
+  check_apply_shapes(r, x, "SchwarzPreconditioner::apply_update");
+  kernels::sem::SchwarzUpdate update;
+  update.alpha = alpha;
+  update.beta = beta;
+  update.x = x.span().data();
+  update.x_is_zero = x_is_zero;
+  run(r, update, d);
+}
+
+void SchwarzPreconditioner::run(const Vector& r, const kernels::sem::SchwarzUpdate& update,
+                                Vector& z) const {
   const Backend& backend = A_->backend();
   kernels::sem::SchwarzView view;
   view.num_elements = num_elements_;
@@ -328,7 +346,7 @@ void SchwarzPreconditioner::apply(const Vector& r, Vector& z) const {
     out.global_offsets = A_->global_offsets().data();
     out.global_locals = A_->global_locals().data();
   }
-  kernels::sem::schwarz_assemble(backend, out, local_.span(), r.span(), z.span());
+  kernels::sem::schwarz_assemble(backend, out, local_.span(), r.span(), update, z.span());
 }
 
 }  // namespace kryflow::sem

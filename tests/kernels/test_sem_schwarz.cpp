@@ -308,6 +308,42 @@ TEST(SemSchwarz, OneLevelAdditiveSchwarzPreconditionsCg) {
   EXPECT_LT(iterations[1] * 3, iterations[0] * 2);
 }
 
+/// The fused Chebyshev step (the updates of d and x in the sums of the local solves) has the
+/// bits of apply followed by the two axpbys of Preconditioner::apply_update's default, on the
+/// backend under test, for both methods and precisions, from x = 0 and from a nonzero x.
+TEST(SemSchwarz, FusedUpdateHasTheBitsOfApplyAndTwoAxpbys) {
+  const Backend backend = test::backend_under_test();
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const SemPoissonOperator A(backend, 12, test::unit_cube_box(3, 2, 2, 0.2), 5);
+  const std::vector<double> r = random_free(A, seed);
+  const std::vector<double> d0 = random_free(A, seed + 1);
+  const std::vector<double> x0 = random_free(A, seed + 2);
+  for (auto method :
+       {SchwarzPreconditioner::Method::additive, SchwarzPreconditioner::Method::restricted}) {
+    for (Precision precision : {Precision::float64, Precision::float32}) {
+      SchwarzPreconditioner M(method, precision);
+      M.setup(A);
+      for (const bool x_is_zero : {true, false}) {
+        for (const double beta : {0.0, -0.37}) {
+          SCOPED_TRACE(M.name() + (x_is_zero ? ", x = 0" : ", x given") + ", beta " +
+                       std::to_string(beta));
+          const Vector rv = Vector::from_host(backend, r);
+          Vector d = Vector::from_host(backend, d0), x = Vector::from_host(backend, x0);
+          Vector d_expected = Vector::from_host(backend, d0);
+          Vector x_expected = Vector::from_host(backend, x0);
+          Vector z(backend, r.size());
+          M.apply_update(rv, 1.7, beta, d, x, x_is_zero, z);
+          M.Preconditioner::apply_update(rv, 1.7, beta, d_expected, x_expected, x_is_zero, z);
+          EXPECT_TRUE(d.to_host() == d_expected.to_host());
+          EXPECT_TRUE(x.to_host() == x_expected.to_host());
+          EXPECT_GT(max_abs(d.to_host()), 0.0);
+        }
+      }
+    }
+  }
+}
+
 /// The backend's Schwarz applications agree with the reference's on a deformed box, in double
 /// and in float.
 TEST(SemSchwarz, BackendAgreesWithTheReference) {

@@ -33,6 +33,15 @@ class Preconditioner : public LinearOperator {
   /// For point-Jacobi-like preconditioners: the vector d with M^-1 = diag(d), which lets PCG fuse
   /// the preconditioner into its vector updates. Null otherwise.
   virtual const Vector* inverse_diagonal() const { return nullptr; }
+  /// One step of a preconditioned polynomial smoother (Saad, Iterative Methods, 2nd ed.,
+  /// Algorithm 12.1 with M): d = alpha M^-1 r + beta d (d not read when beta == 0), then
+  /// x = d + x (x = d when x_is_zero: x not read). r, d, x and the work vector z (overwritten,
+  /// or left untouched by a fused override) have the preconditioner's rows, on its backend.
+  /// Default: apply(r, z), axpby(alpha, z, beta, d), then axpby(1, d, 1, x) (or copy(d, x));
+  /// an override fuses the updates into its last pass with the same bits
+  /// (SchwarzPreconditioner). Throws as apply.
+  virtual void apply_update(const Vector& r, double alpha, double beta, Vector& d, Vector& x,
+                            bool x_is_zero, Vector& z) const;
   /// What setup built, as text for reports (multigrid: levels, complexities, setup phases);
   /// empty for preconditioners with nothing to tell. `kryflow solve` prints it.
   virtual std::string summary() const { return {}; }

@@ -10,6 +10,10 @@
 #include "kryflow/preconditioners/preconditioner.hpp"
 #include "kryflow/sem/poisson_operator.hpp"
 
+namespace kryflow::kernels::sem {
+struct SchwarzUpdate;
+}
+
 namespace kryflow::sem {
 
 /// Additive (ASM) or restricted additive (RAS) overlapping Schwarz on element patches for the
@@ -56,6 +60,10 @@ class SchwarzPreconditioner final : public Preconditioner {
   /// DimensionMismatch for other sizes, InvalidInput before setup. Only queues kernels.
   void apply(const Vector& r, Vector& z) const override;
   using Preconditioner::apply;
+  /// Preconditioner::apply_update with the updates of d and x fused into the sums of the local
+  /// solves (z not written); the same bits as the default.
+  void apply_update(const Vector& r, double alpha, double beta, Vector& d, Vector& x,
+                    bool x_is_zero, Vector& z) const override;
   index_t num_rows() const override { return rows_; }
   index_t num_cols() const override { return rows_; }
   const Backend& backend() const override;
@@ -92,6 +100,8 @@ class SchwarzPreconditioner final : public Preconditioner {
   Array<index_t> locals_;
   Array<double> weight_;  // per global point
   mutable Array<double> local_;
+  /// The local solves of r and the sums into z (with `update`: into d and x).
+  void run(const Vector& r, const kernels::sem::SchwarzUpdate& update, Vector& z) const;
 };
 
 }  // namespace kryflow::sem
