@@ -1,18 +1,38 @@
 // Dispatch of the spectral-element Schwarz local solves to the backend that owns the data.
 #include "kernels/sem/schwarz.hpp"
 
+#include <cstdint>
+#include <string>
+
 #include "kernels/backend/dispatch.hpp"
+#include "kryflow/core/error.hpp"
 
 namespace kryflow::kernels::sem {
+namespace {
+
+/// At most one of the locals' arrays set, and one where there are elements.
+void check_locals(const SchwarzLocals& y_local, std::int64_t num_elements, const char* who) {
+  const bool set = y_local.values != nullptr, set32 = y_local.values32 != nullptr;
+  if ((set && set32) || (num_elements > 0 && !set && !set32)) {
+    throw InvalidInput(std::string(who) + ": y_local needs exactly one of values and values32");
+  }
+}
+
+}  // namespace
 
 void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<const double> r,
-                       Span<double> y_local) {
+                       const SchwarzLocals& y_local) {
+  check_locals(y_local, view.num_elements, "sem::schwarz_fdm_solve");
+  if (y_local.values32 != nullptr && view.eigenvectors32 == nullptr) {
+    throw InvalidInput("sem::schwarz_fdm_solve: float locals need float32 patches");
+  }
   KRYFLOW_DISPATCH(sem, schwarz_fdm_solve, backend, view, r, y_local);
 }
 
 void schwarz_assemble(const Backend& backend, const TransferSideView& out,
-                      Span<const double> y_local, Span<const double> r, const SchwarzUpdate& update,
-                      Span<double> z) {
+                      const SchwarzLocals& y_local, Span<const double> r,
+                      const SchwarzUpdate& update, Span<double> z) {
+  check_locals(y_local, out.num_elements, "sem::schwarz_assemble");
   KRYFLOW_DISPATCH(sem, schwarz_assemble, backend, out, y_local, r, update, z);
 }
 

@@ -28,15 +28,19 @@
 // method, summed with the operator's own assembly lists).
 //
 // schwarz_assemble: z[g] = weight[g] * (sum of y_local over the patch points of g in increasing
-// index) where weight[g] != 0, and z[g] = r[g] where weight[g] == 0 (the Dirichlet points, where
-// the operator is the identity). With a SchwarzUpdate u (a step of a preconditioned Chebyshev
-// smoother), z[g] is not stored but used at once: d[g] = u.alpha * z[g] + u.beta * d[g] (d not
-// read when beta == 0: d[g] = u.alpha * z[g]), then x[g] = d[g] + x[g] (x[g] = d[g] when
+// index, in double) where weight[g] != 0, and z[g] = r[g] where weight[g] == 0 (the Dirichlet
+// points, where the operator is the identity). With a SchwarzUpdate u (a step of a preconditioned
+// Chebyshev smoother), z[g] is not stored but used at once: d[g] = u.alpha * z[g] + u.beta * d[g]
+// (d not read when beta == 0: d[g] = u.alpha * z[g]), then x[g] = d[g] + x[g] (x[g] = d[g] when
 // x_is_zero): the bits of z, then axpby(alpha, z, beta, d) and axpby(1, d, 1, x).
 //
-// With float32 patches (eigenvectors32 and eigenvalues32 set) the gathered r is rounded to float,
-// the contractions run in float and y is widened to double at the write. The cuda kernel fuses
-// each multiply-add (fma): it agrees with the host backends to rounding, not bit for bit.
+// With float32 patches (eigenvectors32 and eigenvalues32 set) the gathered r is rounded to float
+// and the contractions run in float, so every y is a float: stored as such in float locals
+// (SchwarzLocals::values32, half the bytes), or widened to double in double locals. The sums of
+// schwarz_assemble are in double either way (each local value widened to double as it is added),
+// so float and double locals of the same local solves give the same z, bit for bit. float64
+// patches take double locals. The cuda kernel fuses each multiply-add (fma): it agrees with the
+// host backends to rounding, not bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -58,6 +62,15 @@ struct SchwarzView {
   bool restricted = false;  // write the element's own points only
 };
 
+/// The local solves' results y_local, written by schwarz_fdm_solve and read by schwarz_assemble
+/// (on the patches' backend): num_elements x N^3 entries, or x n^3 when restricted. Exactly one
+/// of values and values32 is set (both may be null without elements); values32 (float) only with
+/// float32 patches. The dispatch throws InvalidInput otherwise.
+struct SchwarzLocals {
+  double* values = nullptr;
+  float* values32 = nullptr;
+};
+
 /// The vector updates schwarz_assemble may fuse: d = alpha z + beta d, x = d + x.
 struct SchwarzUpdate {
   double alpha = 1.0;
@@ -67,14 +80,13 @@ struct SchwarzUpdate {
 };
 
 #define KRYFLOW_SEM_SCHWARZ_DECLARATIONS                                                        \
-  /** y_local = the local solves of r (num_global entries): num_elements x N^3 entries, or x    \
-   * n^3 when restricted */                                                                     \
+  /** y_local = the local solves of r (num_global entries), in y_local's type */                \
   void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<const double> r, \
-                         Span<double> y_local);                                                 \
-  /** z = the weighted sums of y_local on out's lists; z = r where the weight is 0; with        \
-   * update.x set, z is d and receives d = alpha z + beta d, then x = d + x */                  \
+                         const SchwarzLocals& y_local);                                         \
+  /** z = the weighted sums (in double) of y_local on out's lists; z = r where the weight is 0; \
+   * with update.x set, z is d and receives d = alpha z + beta d, then x = d + x */             \
   void schwarz_assemble(const Backend& backend, const TransferSideView& out,                    \
-                        Span<const double> y_local, Span<const double> r,                       \
+                        const SchwarzLocals& y_local, Span<const double> r,                     \
                         const SchwarzUpdate& update, Span<double> z);
 
 /// Dispatch.

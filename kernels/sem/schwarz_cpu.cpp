@@ -8,7 +8,7 @@
 namespace kryflow::kernels::sem::cpu {
 
 void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<const double> r,
-                       Span<double> y_local) {
+                       const SchwarzLocals& y_local) {
   const std::int64_t scratch_size = host::fdm_scratch(view.n);
   const std::int64_t N = view.n + 2;
   parallel::for_each(backend, view.num_elements * N * N * N * N * 6, view.num_elements,
@@ -17,17 +17,24 @@ void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<con
                        if (static_cast<std::int64_t>(scratch.size()) < scratch_size) {
                          scratch.resize(static_cast<std::size_t>(scratch_size));
                        }
-                       host::fdm_solve_element(view, r.data(), y_local.data(), e, scratch.data());
+                       host::fdm_solve_element(view, r.data(), y_local, e, scratch.data());
                      });
 }
 
 void schwarz_assemble(const Backend& backend, const TransferSideView& out,
-                      Span<const double> y_local, Span<const double> r, const SchwarzUpdate& update,
-                      Span<double> z) {
-  const std::int64_t locals = out.num_global > 0 ? out.global_offsets[out.num_global] : 0;
-  parallel::for_each(backend, locals, out.num_global, [&](std::int64_t g) {
-    host::schwarz_assemble_point(out, y_local.data(), r.data(), update, z.data(), g);
-  });
+                      const SchwarzLocals& y_local, Span<const double> r,
+                      const SchwarzUpdate& update, Span<double> z) {
+  const std::int64_t work = out.num_global > 0 ? out.global_offsets[out.num_global] : 0;
+  auto assemble = [&](const auto* locals) {
+    parallel::for_each(backend, work, out.num_global, [&](std::int64_t g) {
+      host::schwarz_assemble_point(out, locals, r.data(), update, z.data(), g);
+    });
+  };
+  if (y_local.values32 != nullptr) {
+    assemble(y_local.values32);
+  } else {
+    assemble(y_local.values);
+  }
 }
 
 }  // namespace kryflow::kernels::sem::cpu

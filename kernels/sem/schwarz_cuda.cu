@@ -25,7 +25,8 @@
 //   forward t   line (j, i), S_t^T:          a -> b (N, 1, Q), times 1 / (lambda sum)
 //   backward r  line (j, k), S_r:            b -> a (1, Q1, N)
 //   backward s  line (i, k), S_s:            a -> b (1, N, Q)
-//   backward t  line (i, j), S_t:            b -> y (consecutive threads: consecutive i)
+//   backward t  line (i, j), S_t:            b -> y (consecutive threads: consecutive i; y in
+//                                            the locals' type: float or double)
 // Restricted, the backward contractions form only the sums that reach the element's own points
 // (rows 1 to n of S_d), backward s only on the lines of inner i and backward t only on those of
 // inner i and j (n^2 lines, written with consecutive threads at consecutive addresses; warps
@@ -157,12 +158,12 @@ __device__ __forceinline__ float reciprocal_normal(float x) {
   return fmaf(r, -fmaf(x, r, -1.0f), r);
 }
 
-/// The local solves of the block's elements, Lines lines a thread (see the file's comment).
-template <typename T, int N, int Lines, int Elements>
+/// The local solves of the block's elements, Lines lines a thread (see the file's comment),
+/// written to locals of Y.
+template <typename T, int N, int Lines, int Elements, typename Y>
 __device__ __forceinline__ void fdm_block(const SchwarzView& v, const T* __restrict__ eigenvectors,
                                           const T* __restrict__ eigenvalues,
-                                          const double* __restrict__ r,
-                                          double* __restrict__ y_local) {
+                                          const double* __restrict__ r, Y* __restrict__ y_local) {
   using L = FdmLayout<T, N>;
   constexpr int kThreads = FdmShape<N, Lines, Elements>::kElementThreads;
   constexpr int n = N - 2;
@@ -336,7 +337,7 @@ __device__ __forceinline__ void fdm_block(const SchwarzView& v, const T* __restr
     if (warp_has_lines<Lines, kTLines>(t)) {
       if constexpr (Restricted) line_set<Lines, n * n, n, 1, 1>(t, live, u, w, own);
       load_lines<T, N, Lines, Q>(starts(b, 1, N).p, x);
-      double* out[Lines];
+      Y* out[Lines];
 #pragma unroll
       for (int h = 0; h < Lines; ++h) {
         out[h] = Restricted ? y_local + ((e * n - 1) * n + w[h] - 1) * n + u[h] - 1
@@ -346,7 +347,7 @@ __device__ __forceinline__ void fdm_block(const SchwarzView& v, const T* __restr
           S + 2 * L::kMatrix, x, [&](int k, const T(&sums)[Lines]) {
 #pragma unroll
             for (int h = 0; h < Lines; ++h) {
-              if (own[h]) out[h][k * (Restricted ? n * n : N2)] = static_cast<double>(sums[h]);
+              if (own[h]) out[h][k * (Restricted ? n * n : N2)] = static_cast<Y>(sums[h]);
             }
           });
     }
@@ -364,17 +365,20 @@ template <int N>
 using FdmKernelShape =
     FdmShape<N, 2, kElementThreads<N, 2> <= 64 ? 128 / kElementThreads<N, 2> : 1>;
 
-template <typename T, int N>
+/// The local solves in T written to locals of Y (T, or double for float patches).
+template <typename T, int N, typename Y>
 __global__ void __launch_bounds__(FdmKernelShape<N>::kThreads)
     fdm_kernel(const SchwarzView v, const T* __restrict__ eigenvectors,
                const T* __restrict__ eigenvalues, const double* __restrict__ r,
-               double* __restrict__ y_local) {
+               Y* __restrict__ y_local) {
   using Shape = FdmKernelShape<N>;
   fdm_block<T, N, Shape::kLines, Shape::kElements>(v, eigenvectors, eigenvalues, r, y_local);
 }
 
+/// The sums of locals of Y, in double.
+template <typename Y>
 __global__ void __launch_bounds__(256)
-    assemble_kernel(const TransferSideView out, const double* __restrict__ y_local,
+    assemble_kernel(const TransferSideView out, const Y* __restrict__ y_local,
                     const double* __restrict__ r, const SchwarzUpdate u, double* __restrict__ z) {
   const std::int64_t g = static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
   if (g >= out.num_global) return;
@@ -386,7 +390,7 @@ __global__ void __launch_bounds__(256)
     double sum = 0.0;
     const std::int64_t end = __ldg(out.global_offsets + g + 1);
     for (std::int64_t q = __ldg(out.global_offsets + g); q < end; ++q) {
-      sum = __dadd_rn(sum, __ldg(y_local + __ldg(out.global_locals + q)));
+      sum = __dadd_rn(sum, static_cast<double>(__ldg(y_local + __ldg(out.global_locals + q))));
     }
     value = __dmul_rn(w, sum);
   }
@@ -404,34 +408,37 @@ __global__ void __launch_bounds__(256)
 }  // namespace
 
 void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<const double> r,
-                       Span<double> y_local) {
+                       const SchwarzLocals& y_local) {
   if (view.num_elements == 0) return;
   if (view.num_elements > 0x7fffffffLL) {
     throw NotSupported("sem::schwarz_fdm_solve: more than 2^31 - 1 elements");
   }
   auto launch = [&](auto kernel, int threads, int elements, std::size_t bytes,
-                    const auto* eigenvectors, const auto* eigenvalues) {
+                    const auto* eigenvectors, const auto* eigenvalues, auto* locals) {
     if (bytes > 48 * 1024) {
       KRYFLOW_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(bytes)));
     }
     const auto blocks = static_cast<unsigned int>((view.num_elements + elements - 1) / elements);
     kernel<<<blocks, threads, bytes, backend.cuda_context()->stream>>>(
-        view, eigenvectors, eigenvalues, r.data(), y_local.data());
+        view, eigenvectors, eigenvalues, r.data(), locals);
   };
   // The box size as a template argument: constant index arithmetic and unrolled sums.
   auto with_size = [&](auto size) {
     constexpr int M = decltype(size)::value;
-    if (view.eigenvectors32 != nullptr) {
-      using Shape = FdmKernelShape<M>;
-      launch(fdm_kernel<float, M>, Shape::kThreads, Shape::kElements,
-             sizeof(float) * Shape::kElements * FdmLayout<float, M>::kEntries, view.eigenvectors32,
-             view.eigenvalues32);
-    } else {
-      using Shape = FdmKernelShape<M>;
-      launch(fdm_kernel<double, M>, Shape::kThreads, Shape::kElements,
+    using Shape = FdmKernelShape<M>;
+    constexpr std::size_t kBytes32 =
+        sizeof(float) * Shape::kElements * FdmLayout<float, M>::kEntries;
+    if (view.eigenvectors32 == nullptr) {
+      launch(fdm_kernel<double, M, double>, Shape::kThreads, Shape::kElements,
              sizeof(double) * Shape::kElements * FdmLayout<double, M>::kEntries, view.eigenvectors,
-             view.eigenvalues);
+             view.eigenvalues, y_local.values);
+    } else if (y_local.values32 != nullptr) {
+      launch(fdm_kernel<float, M, float>, Shape::kThreads, Shape::kElements, kBytes32,
+             view.eigenvectors32, view.eigenvalues32, y_local.values32);
+    } else {
+      launch(fdm_kernel<float, M, double>, Shape::kThreads, Shape::kElements, kBytes32,
+             view.eigenvectors32, view.eigenvalues32, y_local.values);
     }
   };
   switch (view.n + 2) {
@@ -487,12 +494,16 @@ void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<con
 }
 
 void schwarz_assemble(const Backend& backend, const TransferSideView& out,
-                      Span<const double> y_local, Span<const double> r, const SchwarzUpdate& update,
-                      Span<double> z) {
+                      const SchwarzLocals& y_local, Span<const double> r,
+                      const SchwarzUpdate& update, Span<double> z) {
   if (out.num_global == 0) return;
   const auto blocks = static_cast<unsigned int>((out.num_global + 255) / 256);
-  assemble_kernel<<<blocks, 256, 0, backend.cuda_context()->stream>>>(out, y_local.data(), r.data(),
-                                                                      update, z.data());
+  cudaStream_t stream = backend.cuda_context()->stream;
+  if (y_local.values32 != nullptr) {
+    assemble_kernel<<<blocks, 256, 0, stream>>>(out, y_local.values32, r.data(), update, z.data());
+  } else {
+    assemble_kernel<<<blocks, 256, 0, stream>>>(out, y_local.values, r.data(), update, z.data());
+  }
   kernels::cuda::check_launch("sem::schwarz_assemble");
 }
 

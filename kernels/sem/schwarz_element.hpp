@@ -14,10 +14,11 @@ inline std::int64_t fdm_scratch(int n) {
   return 2 * N * N * N;
 }
 
-/// Element e of schwarz_fdm_solve in T (double, or float for float32 patches).
-template <typename T>
+/// Element e of schwarz_fdm_solve in T (double, or float for float32 patches), written to locals
+/// of Y (T, or double for float ones).
+template <typename T, typename Y>
 inline void fdm_solve_element_in(const SchwarzView& v, const T* eigenvectors, const T* eigenvalues,
-                                 const double* r, double* y_local, std::int64_t e, T* scratch) {
+                                 const double* r, Y* y_local, std::int64_t e, T* scratch) {
   const int n = v.n;
   const int N = n + 2;
   const std::int64_t N3 = static_cast<std::int64_t>(N) * N * N;
@@ -79,36 +80,41 @@ inline void fdm_solve_element_in(const SchwarzView& v, const T* eigenvectors, co
       }
   if (v.restricted) {
     const std::int64_t n3 = static_cast<std::int64_t>(n) * n * n;
-    double* y = y_local + e * n3;
+    Y* y = y_local + e * n3;
     for (int k = 0; k < n; ++k)
       for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) y[(k * n + j) * n + i] = a[at(i + 1, j + 1, k + 1)];
+        for (int i = 0; i < n; ++i)
+          y[(k * n + j) * n + i] = static_cast<Y>(a[at(i + 1, j + 1, k + 1)]);
   } else {
-    double* y = y_local + e * N3;
-    for (std::int64_t q = 0; q < N3; ++q) y[q] = a[q];
+    Y* y = y_local + e * N3;
+    for (std::int64_t q = 0; q < N3; ++q) y[q] = static_cast<Y>(a[q]);
   }
 }
 
-/// Element e of schwarz_fdm_solve; scratch: fdm_scratch(v.n) doubles.
-inline void fdm_solve_element(const SchwarzView& v, const double* r, double* y_local,
+/// Element e of schwarz_fdm_solve (the locals' type checked by the dispatch); scratch:
+/// fdm_scratch(v.n) doubles.
+inline void fdm_solve_element(const SchwarzView& v, const double* r, const SchwarzLocals& y_local,
                               std::int64_t e, double* scratch) {
-  if (v.eigenvectors32 != nullptr) {
-    fdm_solve_element_in<float>(v, v.eigenvectors32, v.eigenvalues32, r, y_local, e,
+  if (v.eigenvectors32 == nullptr) {
+    fdm_solve_element_in<double>(v, v.eigenvectors, v.eigenvalues, r, y_local.values, e, scratch);
+  } else if (y_local.values32 != nullptr) {
+    fdm_solve_element_in<float>(v, v.eigenvectors32, v.eigenvalues32, r, y_local.values32, e,
                                 reinterpret_cast<float*>(scratch));
   } else {
-    fdm_solve_element_in<double>(v, v.eigenvectors, v.eigenvalues, r, y_local, e, scratch);
+    fdm_solve_element_in<float>(v, v.eigenvectors32, v.eigenvalues32, r, y_local.values, e,
+                                reinterpret_cast<float*>(scratch));
   }
 }
 
-/// Global point g of schwarz_assemble.
-inline void schwarz_assemble_point(const TransferSideView& out, const double* y_local,
-                                   const double* r, const SchwarzUpdate& update, double* z,
-                                   std::int64_t g) {
+/// Global point g of schwarz_assemble, the locals in Y (double or float): summed in double.
+template <typename Y>
+inline void schwarz_assemble_point(const TransferSideView& out, const Y* y_local, const double* r,
+                                   const SchwarzUpdate& update, double* z, std::int64_t g) {
   double value = r[g];
   if (out.weight[g] != 0.0) {
     double sum = 0.0;
     for (std::int64_t q = out.global_offsets[g]; q < out.global_offsets[g + 1]; ++q) {
-      sum = sum + y_local[out.global_locals[q]];
+      sum = sum + static_cast<double>(y_local[out.global_locals[q]]);
     }
     value = out.weight[g] * sum;
   }

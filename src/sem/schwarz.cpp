@@ -259,14 +259,23 @@ void SchwarzPreconditioner::setup(const LinearOperator& A) {
     for (std::int64_t g = 0; g < G; ++g) weight[g] = op->dirichlet()[g] != 0 ? 0.0 : 1.0;
     offsets_ = Array<std::int64_t>::from_host(backend, offsets);
     locals_ = Array<index_t>::from_host(backend, locals);
-    local_ = Array<double>(backend, static_cast<std::size_t>(numbering.num_elements * N3));
   } else {
     for (std::int64_t g = 0; g < G; ++g) {
       weight[g] = op->dirichlet()[g] != 0 ? 0.0 : 1.0 / numbering.multiplicity[g];
     }
     offsets_ = Array<std::int64_t>();
     locals_ = Array<index_t>();
-    local_ = Array<double>(backend, static_cast<std::size_t>(numbering.num_elements * n3));
+  }
+  // The local solves' results: the box's points (ASM) or the element's own (RAS), in the
+  // precision of the local solves (float32: the results are floats, summed in double).
+  const auto locals_size =
+      static_cast<std::size_t>(numbering.num_elements * (method_ == Method::additive ? N3 : n3));
+  local_ = Array<double>();
+  local32_ = Array<float>();
+  if (precision_ == Precision::float32) {
+    local32_ = Array<float>(backend, locals_size);
+  } else {
+    local_ = Array<double>(backend, locals_size);
   }
   box_to_global_ = Array<index_t>::from_host(backend, patches.box_to_global);
   if (precision_ == Precision::float32) {
@@ -333,7 +342,13 @@ void SchwarzPreconditioner::run(const Vector& r, const kernels::sem::SchwarzUpda
     view.eigenvalues32 = eigenvalues32_.data();
   }
   view.restricted = method_ == Method::restricted;
-  kernels::sem::schwarz_fdm_solve(backend, view, r.span(), local_.span());
+  kernels::sem::SchwarzLocals locals;
+  if (precision_ == Precision::float32) {
+    locals.values32 = local32_.data();
+  } else {
+    locals.values = local_.data();
+  }
+  kernels::sem::schwarz_fdm_solve(backend, view, r.span(), locals);
   kernels::sem::TransferSideView out;
   out.num_elements = num_elements_;
   out.n = n_;
@@ -346,7 +361,7 @@ void SchwarzPreconditioner::run(const Vector& r, const kernels::sem::SchwarzUpda
     out.global_offsets = A_->global_offsets().data();
     out.global_locals = A_->global_locals().data();
   }
-  kernels::sem::schwarz_assemble(backend, out, local_.span(), r.span(), update, z.span());
+  kernels::sem::schwarz_assemble(backend, out, locals, r.span(), update, z.span());
 }
 
 }  // namespace kryflow::sem

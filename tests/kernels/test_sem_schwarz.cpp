@@ -1,8 +1,9 @@
 // Overlapping Schwarz on element patches with fast-diagonalization local solves: exact on one
 // affine element, the local solve against a dense solve of the separable patch problem built
-// independently, the backend against the reference, additive Schwarz symmetric, and the
-// Chebyshev-accelerated Schwarz smoothers in p-multigrid (iterations bounded as the mesh is
-// refined, every solve checked by its true residual).
+// independently, the backend against the reference, float32 patches' float locals with the bits
+// of double ones, additive Schwarz symmetric, and the Chebyshev-accelerated Schwarz smoothers in
+// p-multigrid (iterations bounded as the mesh is refined, every solve checked by its true
+// residual).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -187,7 +188,9 @@ TEST(SemSchwarz, LocalSolveIsTheDenseSolveOfTheSeparableProblem) {
   view.eigenvectors = patches.eigenvectors.data();
   view.eigenvalues = patches.eigenvalues.data();
   std::vector<double> local(static_cast<std::size_t>(27 * N * N * N));
-  kernels::sem::schwarz_fdm_solve(backend, view, r, local);
+  kernels::sem::SchwarzLocals locals;
+  locals.values = local.data();
+  kernels::sem::schwarz_fdm_solve(backend, view, r, locals);
 
   const GllRule rule = gll_rule(order);
   const std::vector<double> D = derivative_matrix(rule);
@@ -386,6 +389,120 @@ TEST(SemSchwarz, BackendAgreesWithTheReference) {
           EXPECT_GT(difference, 0.0);
         }
       }
+    }
+  }
+}
+
+/// With float32 patches the local solves' results are floats: stored as floats they are, widened,
+/// the bits of the double locals, and the sums of either in double give the same z, bit for bit,
+/// on the backend under test; the float32 preconditioner's z is that z. float locals need float32
+/// patches.
+TEST(SemSchwarz, FloatLocalsHaveTheBitsOfDoubleLocals) {
+  const Backend backend = test::backend_under_test();
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<double> vertices = test::unit_cube_box(3, 2, 2, 0.2);
+  for (int order : {3, 7}) {
+    const SemPoissonOperator A(backend, 12, vertices, order);
+    const GlobalNumbering& numbering = A.numbering();
+    const std::int64_t E = numbering.num_elements, G = numbering.num_global;
+    const int n = order + 1, N = n + 2;
+    const std::int64_t N3 = static_cast<std::int64_t>(N) * N * N;
+    std::vector<double> r = random_free(A, seed + order);
+    for (std::size_t g = 0; g < r.size(); ++g)
+      if (A.dirichlet()[g]) r[g] = 0.5;
+    const Vector rv = Vector::from_host(backend, r);
+    const SchwarzPreconditioner::Patches patches = SchwarzPreconditioner::build_patches(A);
+    const Array<index_t> box_to_global = Array<index_t>::from_host(backend, patches.box_to_global);
+    const Array<float> S = Array<float>::from_host(
+        backend, std::vector<float>(patches.eigenvectors.begin(), patches.eigenvectors.end()));
+    const Array<float> lambda = Array<float>::from_host(
+        backend, std::vector<float>(patches.eigenvalues.begin(), patches.eigenvalues.end()));
+    const Array<double> S64 = Array<double>::from_host(backend, patches.eigenvectors);
+    for (auto method :
+         {SchwarzPreconditioner::Method::additive, SchwarzPreconditioner::Method::restricted}) {
+      const bool restricted = method == SchwarzPreconditioner::Method::restricted;
+      SCOPED_TRACE(std::string(restricted ? "restricted" : "additive") +
+                   ", p = " + std::to_string(order));
+      kernels::sem::SchwarzView view;
+      view.num_elements = E;
+      view.n = n;
+      view.box_to_global = box_to_global.data();
+      view.eigenvectors32 = S.data();
+      view.eigenvalues32 = lambda.data();
+      view.restricted = restricted;
+      const auto size = static_cast<std::size_t>(E * (restricted ? n * n * n : N3));
+      Array<double> y64(backend, size);
+      Array<float> y32(backend, size);
+      kernels::sem::SchwarzLocals locals64, locals32;
+      locals64.values = y64.data();
+      locals32.values32 = y32.data();
+      kernels::sem::schwarz_fdm_solve(backend, view, rv.span(), locals64);
+      kernels::sem::schwarz_fdm_solve(backend, view, rv.span(), locals32);
+      const std::vector<double> h64 = y64.to_host();
+      const std::vector<float> h32 = y32.to_host();
+      EXPECT_TRUE(std::vector<double>(h32.begin(), h32.end()) == h64);
+      EXPECT_GT(max_abs(h64), 0.0);
+
+      // The sums on the preconditioner's lists: additive, every global point's box points in
+      // increasing box index, weight 1; restricted, the operator's own lists, weight
+      // 1 / multiplicity; weight 0 at the Dirichlet points.
+      std::vector<double> weight(static_cast<std::size_t>(G));
+      for (std::int64_t g = 0; g < G; ++g) {
+        weight[g] = A.dirichlet()[g] ? 0.0 : restricted ? 1.0 / numbering.multiplicity[g] : 1.0;
+      }
+      std::vector<std::int64_t> offsets(static_cast<std::size_t>(G + 1), 0);
+      std::vector<index_t> box_locals;
+      if (!restricted) {
+        for (index_t g : patches.box_to_global)
+          if (g >= 0) ++offsets[g + 1];
+        for (std::int64_t g = 0; g < G; ++g) offsets[g + 1] += offsets[g];
+        box_locals.resize(static_cast<std::size_t>(offsets[G]));
+        std::vector<std::int64_t> next(offsets.begin(), offsets.end() - 1);
+        for (std::size_t q = 0; q < patches.box_to_global.size(); ++q) {
+          const index_t g = patches.box_to_global[q];
+          if (g >= 0) box_locals[next[g]++] = static_cast<index_t>(q);
+        }
+      }
+      const Array<double> weight_array = Array<double>::from_host(backend, weight);
+      const Array<std::int64_t> offsets_array = Array<std::int64_t>::from_host(backend, offsets);
+      const Array<index_t> locals_array = Array<index_t>::from_host(backend, box_locals);
+      kernels::sem::TransferSideView out;
+      out.num_elements = E;
+      out.n = n;
+      out.num_global = G;
+      out.weight = weight_array.data();
+      out.global_offsets = restricted ? A.global_offsets().data() : offsets_array.data();
+      out.global_locals = restricted ? A.global_locals().data() : locals_array.data();
+      Vector z64(backend, r.size()), z32(backend, r.size());
+      kernels::sem::schwarz_assemble(backend, out, locals64, rv.span(), {}, z64.span());
+      kernels::sem::schwarz_assemble(backend, out, locals32, rv.span(), {}, z32.span());
+      const std::vector<double> zh64 = z64.to_host();
+      EXPECT_TRUE(z32.to_host() == zh64);
+      double free_size = 0.0;
+      for (std::int64_t g = 0; g < G; ++g)
+        if (!A.dirichlet()[g]) free_size = std::max(free_size, std::abs(zh64[g]));
+      EXPECT_GT(free_size, 0.0);
+
+      SchwarzPreconditioner M(method, Precision::float32);
+      M.setup(A);
+      EXPECT_TRUE(apply(M, backend, r) == zh64) << M.name();
+
+      // float locals need float32 patches, and one type of locals at a time.
+      kernels::sem::SchwarzView view64 = view;
+      view64.eigenvectors32 = nullptr;
+      view64.eigenvalues32 = nullptr;
+      view64.eigenvectors = S64.data();
+      EXPECT_THROW(kernels::sem::schwarz_fdm_solve(backend, view64, rv.span(), locals32),
+                   InvalidInput);
+      kernels::sem::SchwarzLocals both = locals64;
+      both.values32 = y32.data();
+      EXPECT_THROW(kernels::sem::schwarz_fdm_solve(backend, view, rv.span(), both), InvalidInput);
+      EXPECT_THROW(kernels::sem::schwarz_assemble(backend, out, both, rv.span(), {}, z64.span()),
+                   InvalidInput);
+      EXPECT_THROW(kernels::sem::schwarz_assemble(backend, out, kernels::sem::SchwarzLocals{},
+                                                  rv.span(), {}, z64.span()),
+                   InvalidInput);
     }
   }
 }

@@ -42,14 +42,15 @@ namespace kryflow::sem {
 /// eigenproblem of size at most p + 3 per direction and element, LAPACK dsyev) and copies them
 /// to the operator's backend; apply is one kernel for the local solves and one for the sums.
 /// Memory per element: (p + 3)^3 4-byte indices, 3 (p + 3)^2 + 3 (p + 3) values, and
-/// (p + 3)^3 (ASM) or (p + 1)^3 (RAS) doubles of scratch; ASM adds its assembly lists (an 8-byte
-/// offset per global point and a 4-byte index per patch point).
+/// (p + 3)^3 (ASM) or (p + 1)^3 (RAS) values of scratch for the local solves' results (values:
+/// doubles with float64 patches, floats with float32 ones); ASM adds its assembly lists (an
+/// 8-byte offset per global point and a 4-byte index per patch point).
 class SchwarzPreconditioner final : public Preconditioner {
  public:
   enum class Method { additive, restricted };
-  /// precision: of the patches' eigenvectors and eigenvalues and of the local solves' arithmetic
-  /// (float32: r rounded to float per patch, the sums of z in double; half the memory and about
-  /// twice the speed of float64 on a GPU, enough for a smoother).
+  /// precision: of the patches' eigenvectors and eigenvalues, of the local solves' arithmetic and
+  /// of their stored results (float32: r rounded to float per patch, the sums of z in double;
+  /// half the memory and about twice the speed of float64 on a GPU, enough for a smoother).
   explicit SchwarzPreconditioner(Method method = Method::additive,
                                  Precision precision = Precision::float64)
       : method_(method), precision_(precision) {}
@@ -98,8 +99,9 @@ class SchwarzPreconditioner final : public Preconditioner {
   Array<float> eigenvectors32_, eigenvalues32_;  // float32
   Array<std::int64_t> offsets_;                  // ASM: the assembly lists of the box points
   Array<index_t> locals_;
-  Array<double> weight_;  // per global point
-  mutable Array<double> local_;
+  Array<double> weight_;          // per global point
+  mutable Array<double> local_;   // the local solves' results: float64
+  mutable Array<float> local32_;  // float32
   /// The local solves of r and the sums into z (with `update`: into d and x).
   void run(const Vector& r, const kernels::sem::SchwarzUpdate& update, Vector& z) const;
 };
