@@ -459,6 +459,14 @@ const std::vector<SolverEntry>& solver_entries() {
           "for symmetric A and M, both positive or both negative definite. With `jacobi` the "
           "preconditioner is fused into the vector updates.",
           [](const KrylovParameters& p) { return with_options<Cg>(p, p.criteria); }),
+      entry<SolverEntry, KrylovParameters>(
+          "fcg",
+          "Flexible conjugate gradients (Notay 2000, FCG(1)): pcg with the Polak-Ribiere beta = "
+          "-(z·Ap)/(p·Ap), for symmetric definite A with a preconditioner that is not "
+          "symmetric or varies between iterations (a multigrid cycle with restricted additive "
+          "Schwarz smoothing); one more inner product than pcg, in the same pass, no more "
+          "memory.",
+          [](const KrylovParameters& p) { return with_options<Cg>(p, p.criteria, true); }),
       entry<SolverEntry, PipelinedCgParameters>(
           "pipecg",
           "Pipelined preconditioned conjugate gradients (Ghysels and Vanroose 2014) for the same "

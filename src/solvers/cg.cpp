@@ -9,7 +9,8 @@
 // pass of its own before q = A p. The host reads the scalars of a window of check_every iterations
 // at once (the only wait for the device), tests them in order and stops at the first iteration that
 // converged or failed; on cuda the window's launches are recorded once as a CUDA graph and replayed
-// (use_graphs).
+// (use_graphs). Flexible CG (fcg) differs only in beta, computed with r·z in one pass:
+// beta = -(z·q) / (p·q) (the class comment).
 //
 // Memory traffic per iteration with Jacobi (n rows), fused: the product (matrix; d, r and p
 // gathered, q written), the update (reads p q d x r, writes p x r): 12 vector sweeps besides
@@ -95,7 +96,11 @@ void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector&
                                 fused);
     if (z != nullptr) {
       M.apply(r, *z);  // z = M^-1 r
-      kernels::krylov::cg::residual_dot(backend, r.span(), z->span(), scalars, at(slots.rz(j)));
+      // Flexible: beta = -(z·q) / (p·q) from the same pass as r·z.
+      kernels::krylov::cg::residual_dot(
+          backend, r.span(), z->span(),
+          flexible_ ? Span<const double>(q.span()) : Span<const double>(), at(slots.pq(j)), scalars,
+          at(slots.rz(j)));
     }
   };
   WindowLoop loop(backend, ws, options(), criteria().max_iterations, use_graphs(A, M), enqueue);

@@ -151,8 +151,20 @@ TEST_F(CgKernelTest, ResidualDotDirectionAndStartMatchReference) {
     SCOPED_TRACE("n " + std::to_string(n));
     const State st = random_state(n);
     compare(st, [&](const Backend& b, OnBackend& v) {
-      kc::residual_dot(b, v.r.span(), v.z.span(), v.scalars(), v.at(7));
+      kc::residual_dot(b, v.r.span(), v.z.span(), {}, nullptr, v.scalars(), v.at(7));
     });
+    // Flexible: r·z and z·q in one pass, beta = -(z·q) / p·q (p·q in slot 5); z = d r, so
+    // that r·z > 0.
+    State flexible = st;
+    for (std::size_t i = 0; i < n; ++i) flexible.z[i] = st.d[i] * st.r[i];
+    const std::vector<double> f = compare(flexible, [&](const Backend& b, OnBackend& v) {
+      kc::residual_dot(b, v.r.span(), v.z.span(), v.q.span(), v.at(5), v.scalars(), v.at(7));
+    });
+    double zq = 0.0;
+    for (std::size_t i = 0; i < n; ++i) zq += flexible.z[i] * st.q[i];
+    EXPECT_EQ(f[3], 0.0) << "stop set on valid input";
+    EXPECT_NEAR(f[4], -zq / st.scalars[5], 1e-10 * (std::abs(zq / st.scalars[5]) + 1.0))
+        << "flexible beta";
     for (bool jacobi : {true, false}) {
       compare(st, [&](const Backend& b, OnBackend& v) {
         kc::direction(b, jacobi ? v.d.span() : Span<const double>(), v.r.span(), v.z.span(),
@@ -209,7 +221,7 @@ TEST_F(CgKernelTest, InvalidCoefficientSetsStopAndWritesNothing) {
 
   // Once stopped, every kernel does nothing.
   kc::direction(backend, v.d.span(), v.r.span(), v.z.span(), v.p.span(), v.scalars());
-  kc::residual_dot(backend, v.r.span(), v.z.span(), v.scalars(), v.at(7));
+  kc::residual_dot(backend, v.r.span(), v.z.span(), {}, nullptr, v.scalars(), v.at(7));
   expect_identical(v.p.to_host(), st.p, "p after stop");
   EXPECT_EQ(v.read()[7], -1.0) << "r·z written after stop";
 
@@ -217,7 +229,7 @@ TEST_F(CgKernelTest, InvalidCoefficientSetsStopAndWritesNothing) {
   State neg = random_state(n);
   neg.z.assign(n, 0.0);
   OnBackend w(backend, neg);
-  kc::residual_dot(backend, w.r.span(), w.z.span(), w.scalars(), w.at(7));
+  kc::residual_dot(backend, w.r.span(), w.z.span(), {}, nullptr, w.scalars(), w.at(7));
   const std::vector<double> s = w.read();
   EXPECT_EQ(s[3], 1.0) << "stop not set for r·z = 0";
   EXPECT_EQ(s[4], neg.scalars[4]) << "beta written for an invalid r·z";

@@ -6,11 +6,13 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kryflow/core/error.hpp"
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/generators.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
+#include "kryflow/preconditioners/preconditioner.hpp"
 #include "kryflow/solvers/krylov_solver.hpp"
 #include "kryflow/solvers/solve_hint.hpp"
 #include "test_support.hpp"
@@ -173,6 +175,89 @@ TEST(Cg, IterationCountOnPoisson2dIsInTheExpectedBand) {
   EXPECT_EQ(out.report.status, SolveStatus::converged);
   EXPECT_GE(out.report.iterations, 50);
   EXPECT_LE(out.report.iterations, 120);
+}
+
+/// Point Jacobi as a general preconditioner (no inverse_diagonal, so CG does not fuse it),
+/// optionally scaled at every application by a fresh pseudo-random factor in [0.3, 1.7] per
+/// row: a symmetric positive definite preconditioner that changes between iterations.
+class VaryingJacobi final : public Preconditioner {
+ public:
+  explicit VaryingJacobi(bool varying) : varying_(varying) {}
+  void setup(const LinearOperator& A) override {
+    jacobi_.setup(A);
+    A_ = &A;
+  }
+  std::string name() const override { return varying_ ? "varying_jacobi" : "jacobi_unfused"; }
+  index_t num_rows() const override { return A_->num_rows(); }
+  index_t num_cols() const override { return A_->num_cols(); }
+  const Backend& backend() const override { return A_->backend(); }
+  void apply(const Vector& r, Vector& z) const override {
+    jacobi_.apply(r, z);
+    if (!varying_) return;
+    std::vector<double> factor = test::random_vector(r.size(), ++calls_);
+    for (double& f : factor) f = 1.0 + 0.7 * f;  // random_vector is in [-1, 1]
+    Vector scaled(backend(), r.size());
+    pointwise_multiply(Vector::from_host(backend(), factor), z, scaled);
+    copy(scaled, z);
+  }
+  using Preconditioner::apply;
+
+ private:
+  bool varying_;
+  JacobiPreconditioner jacobi_;
+  const LinearOperator* A_ = nullptr;
+  mutable std::uint64_t calls_ = 0;
+};
+
+TEST(Cg, FlexibleTakesPcgIterationsWithAFixedPreconditionerAndConvergesWithAVaryingOne) {
+  // Arrange: 3D Poisson 14^3 with a jittered diagonal (so that Jacobi matters), random b.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  CooMatrix coo = poisson3d(14);
+  const std::vector<double> jitter =
+      test::random_vector(static_cast<std::size_t>(coo.num_rows), seed);
+  for (std::size_t k = 0; k < coo.values.size(); ++k) {
+    if (coo.row_idx[k] == coo.col_idx[k])
+      coo.values[k] *= 2.0 + jitter[static_cast<std::size_t>(coo.row_idx[k])];
+  }
+  const std::vector<double> b =
+      test::random_vector(static_cast<std::size_t>(coo.num_rows), seed + 1);
+  const Backend backend = test::backend_under_test();
+  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+  StopCriteria criteria;
+  criteria.relative_tolerance = 1e-10;
+  criteria.max_iterations = 2000;
+  auto solve = [&](bool flexible, bool varying) {
+    VaryingJacobi M(varying);
+    M.setup(A);
+    Vector x = Vector::constant(backend, b.size(), 0.0);
+    Outcome out;
+    out.report = Cg(criteria, flexible).solve(A, M, Vector::from_host(backend, b), x);
+    out.x = x.to_host();
+    return out;
+  };
+
+  // Act
+  const Outcome pcg_fixed = solve(false, false);
+  const Outcome fcg_fixed = solve(true, false);
+  const Outcome pcg_varying = solve(false, true);
+  const Outcome fcg_varying = solve(true, true);
+
+  // Assert: the same iterations (to rounding) with a fixed symmetric M; with a varying M,
+  // flexible CG converges by the true residual in fewer iterations than PCG, whose
+  // directions lose their A-orthogonality.
+  EXPECT_EQ(Cg(criteria, true).name(), "fcg");
+  ASSERT_EQ(pcg_fixed.report.status, SolveStatus::converged) << pcg_fixed.report.reason;
+  ASSERT_EQ(fcg_fixed.report.status, SolveStatus::converged) << fcg_fixed.report.reason;
+  EXPECT_LE(std::abs(fcg_fixed.report.iterations - pcg_fixed.report.iterations), 1);
+  ASSERT_EQ(fcg_varying.report.status, SolveStatus::converged) << fcg_varying.report.reason;
+  EXPECT_LE(test::true_relative_residual(coo, fcg_varying.x, b), 1e-10 * (1 + 1e-6));
+  EXPECT_LE(test::true_relative_residual(coo, fcg_fixed.x, b), 1e-10 * (1 + 1e-6));
+  const int pcg_iterations = pcg_varying.report.status == SolveStatus::converged
+                                 ? pcg_varying.report.iterations
+                                 : criteria.max_iterations;
+  EXPECT_LT(fcg_varying.report.iterations, pcg_iterations)
+      << "pcg " << pcg_varying.report.iterations << " (" << pcg_varying.report.reason << ")";
 }
 
 TEST(Cg, ReportsBreakdownOnIndefiniteMatrix) {

@@ -218,7 +218,7 @@ TEST(ConfigErrors, UnknownSolverTypeListsTheChoices) {
 
   EXPECT_EQ(e.path(), "solver.type");
   EXPECT_TRUE(contains(e.what(), "'cgs'")) << e.what();
-  EXPECT_TRUE(contains(e.what(), "pcg, pipecg, bicgstab, gmres, fgmres")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "pcg, fcg, pipecg, bicgstab, gmres, fgmres")) << e.what();
 }
 
 TEST(ConfigErrors, UnknownPreconditionerTypeListsTheChoices) {
@@ -252,7 +252,7 @@ INSTANTIATE_TEST_SUITE_P(
     WrongTypes, ConfigBadValues,
     testing::Values(BadValue{R"([1, 2])", "(top level)", "expected a JSON object"},
                     BadValue{R"({"solver": 3})", "solver",
-                             "valid types: pcg, pipecg, bicgstab, gmres, fgmres"},
+                             "valid types: pcg, fcg, pipecg, bicgstab, gmres, fgmres"},
                     BadValue{R"({"solver": {"type": 5}})", "solver.type", "expected a string"},
                     BadValue{R"({"solver": {"max_iterations": "100"}})", "solver.max_iterations",
                              "expected an integer, got string"},

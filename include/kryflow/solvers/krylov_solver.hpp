@@ -147,14 +147,29 @@ class KrylovSolver {
 /// preconditioner other than Jacobi). One iteration = one application of A and of M.
 /// Status: breakdown when p·Ap or r·z has the wrong sign or vanishes (an indefinite A or M);
 /// nan_detected when one of them (or the residual) is not finite.
+///
+/// Flexible (fcg): beta_k = -(z_{k+1}·A p_k) / (p_k·A p_k) instead of r_{k+1}·z_{k+1} /
+/// r_k·z_k, the Polak-Ribiere form that keeps each direction A-orthogonal to the previous one
+/// when M is not symmetric or changes from one iteration to the next (a multigrid cycle with
+/// restricted additive Schwarz smoothing, a cycle in lower precision): Notay, "Flexible
+/// conjugate gradients", SIAM J. Sci. Comput. 22 (2000), FCG(1); Golub and Ye, SIAM J. Sci.
+/// Comput. 21 (1999). It costs one more inner product, computed in the pass that computes r·z
+/// (z·q), and no more memory; with a fixed symmetric M it takes PCG's iterations up to
+/// rounding. With Jacobi (fused) it is PCG. A still symmetric and definite; r·z must keep the
+/// sign of r0·z0 (breakdown otherwise).
 class Cg final : public KrylovSolver {
  public:
-  using KrylovSolver::KrylovSolver;
-  std::string name() const override { return "pcg"; }
+  explicit Cg(StopCriteria criteria = {}, bool flexible = false)
+      : KrylovSolver(criteria), flexible_(flexible) {}
+  std::string name() const override { return flexible_ ? "fcg" : "pcg"; }
+  bool flexible() const noexcept { return flexible_; }
 
  protected:
   void iterate(const LinearOperator& A, const Preconditioner& M, const Vector& b, Vector& x,
                SolveReport& report) const override;
+
+ private:
+  bool flexible_;
 };
 
 /// Pipelined preconditioned conjugate gradients (Ghysels and Vanroose, Parallel Computing 40,

@@ -19,8 +19,8 @@ void update(const Backend& backend, Span<double> p, Span<const double> q, Span<c
 }
 
 void residual_dot(const Backend& backend, Span<const double> r, Span<const double> z,
-                  const Scalars& s, double* rz_out) {
-  KRYFLOW_KRYLOV_DISPATCH(residual_dot, backend, r, z, s, rz_out);
+                  Span<const double> q, const double* pq, const Scalars& s, double* rz_out) {
+  KRYFLOW_KRYLOV_DISPATCH(residual_dot, backend, r, z, q, pq, s, rz_out);
 }
 
 void direction(const Backend& backend, Span<const double> dinv, Span<const double> r,

@@ -57,9 +57,11 @@ struct Scalars {
               const Scalars& s, const DeviceSum& pq, double* pq_out, double* rr_out,             \
               double* rz_out, bool with_direction);                                              \
   /** General preconditioner, z = M^-1 r given: rz_previous = rz, rz = *rz_out = r·z, then      \
-      beta = rz / rz_previous or stop when rz is invalid. Does nothing when stop is set. */      \
+      beta = rz / rz_previous or stop when rz is invalid. Flexible (q non-empty, q = A p of the  \
+      update just made, pq its p·q): also z·q in the same pass, and beta = -(z·q) / pq. Does  \
+      nothing when stop is set. */                                                               \
   void residual_dot(const Backend& backend, Span<const double> r, Span<const double> z,          \
-                    const Scalars& s, double* rz_out);                                           \
+                    Span<const double> q, const double* pq, const Scalars& s, double* rz_out);   \
   /** p = dinv r + beta p (dinv non-empty) or p = z + beta p, beta from the scalars. Does        \
       nothing when stop is set. */                                                               \
   void direction(const Backend& backend, Span<const double> dinv, Span<const double> r,          \
@@ -100,6 +102,23 @@ KRYFLOW_CG_HD inline void new_residual_dot(const Scalars& s, double value) {
   *s.rz = value;
   if (definite(value, *s.rz0)) {
     *s.beta = value / previous;
+  } else {
+    *s.stop = 1.0;
+  }
+}
+
+/// The same for flexible CG: beta = -(z·q) / (p·q), the Polak-Ribiere form
+/// z_{k+1}·(r_{k+1} - r_k) / (r_k·z_k) with r_{k+1} - r_k = -alpha_k q_k (Notay, "Flexible
+/// conjugate gradients", SIAM J. Sci. Comput. 22, 2000, FCG with one stored direction; Golub
+/// and Ye, SIAM J. Sci. Comput. 21, 1999). It keeps the new direction A-orthogonal to the last
+/// one when the preconditioner changes between iterations or is not symmetric.
+KRYFLOW_CG_HD inline void new_flexible_residual_dot(const Scalars& s, double rz, double zq,
+                                                    double pq) {
+  const double previous = *s.rz;
+  *s.rz_previous = previous;
+  *s.rz = rz;
+  if (definite(rz, *s.rz0) && zq - zq == 0.0) {
+    *s.beta = -zq / pq;
   } else {
     *s.stop = 1.0;
   }

@@ -71,8 +71,16 @@ void update(const Backend& backend, Span<double> p, Span<const double> q, Span<c
 }
 
 void residual_dot(const Backend& backend, Span<const double> r, Span<const double> z,
-                  const Scalars& s, double* rz_out) {
+                  Span<const double> q, const double* pq, const Scalars& s, double* rz_out) {
   if (*s.stop != 0.0) return;
+  if (!q.empty()) {
+    const auto sums = ordered_sum<2>(backend, ssize(r), [&](size_type i) {
+      return std::array<double, 2>{r[i] * z[i], z[i] * q[i]};
+    });
+    new_flexible_residual_dot(s, sums[0], sums[1], *pq);
+    *rz_out = sums[0];
+    return;
+  }
   const auto sums = ordered_sum<1>(backend, ssize(r),
                                    [&](size_type i) { return std::array<double, 1>{r[i] * z[i]}; });
   new_residual_dot(s, sums[0]);

@@ -171,6 +171,36 @@ struct ResidualDot {
   bool aligned() const { return aligned16(r) && aligned16(z); }
 };
 
+/// Flexible: rz = r·z and z·q in one pass, then beta = -(z·q) / pq (or stop).
+struct FlexibleResidualDot {
+  const double* r;
+  const double* z;
+  const double* q;
+  const double* pq;
+  Scalars s;
+  double* rz_out;
+  __device__ bool prepare(bool) { return *s.stop == 0.0; }
+  template <bool kAligned>
+  __device__ void pair(size_type k, double (&sum)[2]) const {
+    const Pair rk = load_input<kAligned>(r, k);
+    const Pair zk = load_input<kAligned>(z, k);
+    const Pair qk = load_input<kAligned>(q, k);
+    sum[0] += rk.a * zk.a;
+    sum[1] += zk.a * qk.a;
+    sum[0] += rk.b * zk.b;
+    sum[1] += zk.b * qk.b;
+  }
+  __device__ void single(size_type i, double (&sum)[2]) const {
+    sum[0] += r[i] * z[i];
+    sum[1] += z[i] * q[i];
+  }
+  __device__ void finish(const double (&total)[2]) const {
+    new_flexible_residual_dot(s, total[0], total[1], *pq);
+    *rz_out = total[0];
+  }
+  bool aligned() const { return aligned16(r) && aligned16(z) && aligned16(q); }
+};
+
 /// p = dinv r + beta p (or z + beta p), beta from the device.
 struct Direction {
   const double* dinv;  // null: p = z + beta p
@@ -241,7 +271,13 @@ void update(const Backend& backend, Span<double> p, Span<const double> q, Span<c
 }
 
 void residual_dot(const Backend& backend, Span<const double> r, Span<const double> z,
-                  const Scalars& s, double* rz_out) {
+                  Span<const double> q, const double* pq, const Scalars& s, double* rz_out) {
+  if (!q.empty()) {
+    krylov::cuda::launch_reduce<2>(context_of(backend), r.size(),
+                                   FlexibleResidualDot{r.data(), z.data(), q.data(), pq, s, rz_out},
+                                   "krylov::cg::residual_dot (flexible)");
+    return;
+  }
   krylov::cuda::launch_reduce<1>(context_of(backend), r.size(),
                                  ResidualDot{r.data(), z.data(), s, rz_out},
                                  "krylov::cg::residual_dot");

@@ -51,12 +51,20 @@ void update(const Backend&, Span<double> p, Span<const double> q, Span<const dou
   *rr_out = rr;
 }
 
-void residual_dot(const Backend&, Span<const double> r, Span<const double> z, const Scalars& s,
-                  double* rz_out) {
+void residual_dot(const Backend&, Span<const double> r, Span<const double> z, Span<const double> q,
+                  const double* pq, const Scalars& s, double* rz_out) {
   if (*s.stop != 0.0) return;
   double rz = 0.0;
-  for (std::size_t i = 0; i < r.size(); ++i) rz += r[i] * z[i];
-  new_residual_dot(s, rz);
+  double zq = 0.0;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    rz += r[i] * z[i];
+    if (!q.empty()) zq += z[i] * q[i];
+  }
+  if (q.empty()) {
+    new_residual_dot(s, rz);
+  } else {
+    new_flexible_residual_dot(s, rz, zq, *pq);
+  }
   *rz_out = rz;
 }
 
