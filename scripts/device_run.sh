@@ -438,7 +438,8 @@ fi
 kershaw_table=$results/pmg_kershaw_table.txt
 if want pmg_kershaw; then
 # The Kershaw mesh (eps 0.3, p = 7) with each p-multigrid preset and the Schwarz smoother's
-# Chebyshev degrees 1-4, and the text report (with the cycle components) of the Schwarz preset.
+# Chebyshev degrees 1-4, flexible CG instead of FGMRES, and the text report (with the cycle
+# components) of the Schwarz preset.
 say "== Kershaw eps 0.3, p = 7: p-multigrid variants"
 kmesh=$KRYFLOW_DATA_DIR/meshes/nek/nekrs_kershaw/kershaw.re2.gz
 : >"$kershaw_table"
@@ -463,6 +464,10 @@ for d in 1 2 3 4; do
   run_kershaw schwarz_degree$d --preset sem_pmg_schwarz -p solver.preconditioner.chebyshev_degree=$d
 done
 run_kershaw schwarz_no_graphs --preset sem_pmg_schwarz -p solver.cuda_graphs=never
+for d in 2 3; do
+  run_kershaw schwarz_fcg_degree$d --preset sem_pmg_schwarz -p solver.type=fcg \
+    -p solver.preconditioner.chebyshev_degree=$d
+done
 "$kryflow" sem --backend cuda --mesh "$kmesh" --kershaw 0.3 --order 7 --preset sem_pmg_schwarz \
   >"$results/kershaw_sem_pmg_schwarz.txt" 2>&1
 { echo "| variant | iterations | status | true residual | ms/iteration | solve ms | ns/DoF solve |"
