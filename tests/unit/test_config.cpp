@@ -313,7 +313,7 @@ TEST(ConfigPresets, EveryPresetInTheFolderLoadsAndBuilds) {
 
     // sem_<preconditioner>: the presets of `kryflow sem` name the spectral-element method and
     // the preconditioner; the solver is the one that preconditioner needs (PCG for a symmetric
-    // cycle, FGMRES around restricted Schwarz smoothing).
+    // cycle, flexible CG around restricted Schwarz smoothing).
     if (name.starts_with("sem_")) {
       const json& resolved = setup.resolved["solver"]["preconditioner"];
       if (name == "sem_jacobi") {
@@ -321,7 +321,7 @@ TEST(ConfigPresets, EveryPresetInTheFolderLoadsAndBuilds) {
         EXPECT_EQ(setup.preconditioner->name(), "jacobi");
       } else if (name == "sem_pmg_cheby_jacobi" || name == "sem_pmg_schwarz") {
         const bool schwarz = name == "sem_pmg_schwarz";
-        EXPECT_EQ(setup.solver->name(), schwarz ? "fgmres" : "pcg");
+        EXPECT_EQ(setup.solver->name(), schwarz ? "fcg" : "pcg");
         EXPECT_EQ(setup.preconditioner->name(), "p_multigrid");
         EXPECT_EQ(resolved["smoother"], schwarz ? "chebyshev_ras" : "chebyshev_jacobi");
       } else {

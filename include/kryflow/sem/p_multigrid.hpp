@@ -93,7 +93,7 @@ class PMultigrid final : public Multigrid {
   /// The smoothing of the levels above the coarsest: Chebyshev acceleration of Jacobi (the
   /// operator's assembled diagonal), of additive Schwarz or of restricted additive Schwarz on
   /// element patches (SchwarzPreconditioner; restricted makes the cycle nonsymmetric: use
-  /// FGMRES outside).
+  /// a flexible method outside: fcg or fgmres).
   enum class SmootherKind { chebyshev_jacobi, chebyshev_asm, chebyshev_ras };
   struct Parameters {
     SmootherKind smoother = SmootherKind::chebyshev_jacobi;

@@ -33,7 +33,7 @@ namespace kryflow::sem {
 ///   ASM: z = sum_e R_e^T A_e^-1 R_e r, R_e the restriction to patch e (symmetric: for PCG).
 ///   RAS: z = sum_e R_e^T W_e A_e^-1 R_e r with W_e keeping the element's own points and
 ///        weighting them by 1 / multiplicity (cheaper and usually a better smoother, but not
-///        symmetric: use a flexible Krylov method outside, FGMRES).
+///        symmetric: use a flexible Krylov method outside, fcg or fgmres).
 /// At the Dirichlet points, where the operator is the identity, z = r.
 ///
 /// Used alone it is a one-level preconditioner whose iterations grow with the element count;
