@@ -392,7 +392,7 @@ fi
 pmg_table=$results/pmg_table.txt
 if want pmg; then
 # KRYFLOW_PMG_PRESETS: the presets to compare (default: Chebyshev-Jacobi with PCG and
-# Chebyshev-RAS with FGMRES); KRYFLOW_PMG_MESHES=quick runs Kershaw and the boxes up to 32^3 only.
+# Chebyshev-RAS with flexible CG); KRYFLOW_PMG_MESHES=quick runs Kershaw and the boxes up to 32^3 only.
 pmg_presets=${KRYFLOW_PMG_PRESETS:-sem_pmg_cheby_jacobi sem_pmg_schwarz}
 say "== spectral-element Poisson with p-multigrid at p = 7: $pmg_presets"
 nek=$KRYFLOW_DATA_DIR/meshes/nek
@@ -438,7 +438,7 @@ fi
 kershaw_table=$results/pmg_kershaw_table.txt
 if want pmg_kershaw; then
 # The Kershaw mesh (eps 0.3, p = 7) with each p-multigrid preset and the Schwarz smoother's
-# Chebyshev degrees 1-4, flexible CG instead of FGMRES, and the text report (with the cycle
+# Chebyshev degrees 1-4, FGMRES instead of flexible CG, and the text report (with the cycle
 # components) of the Schwarz preset.
 say "== Kershaw eps 0.3, p = 7: p-multigrid variants"
 kmesh=$KRYFLOW_DATA_DIR/meshes/nek/nekrs_kershaw/kershaw.re2.gz
@@ -461,11 +461,11 @@ PY
 }
 run_kershaw cheby_jacobi --preset sem_pmg_cheby_jacobi
 for d in 1 2 3 4; do
-  run_kershaw schwarz_degree$d --preset sem_pmg_schwarz -p solver.preconditioner.chebyshev_degree=$d
+  run_kershaw schwarz_fcg_degree$d --preset sem_pmg_schwarz -p solver.preconditioner.chebyshev_degree=$d
 done
-run_kershaw schwarz_no_graphs --preset sem_pmg_schwarz -p solver.cuda_graphs=never
+run_kershaw schwarz_fcg_no_graphs --preset sem_pmg_schwarz -p solver.cuda_graphs=never
 for d in 2 3; do
-  run_kershaw schwarz_fcg_degree$d --preset sem_pmg_schwarz -p solver.type=fcg \
+  run_kershaw schwarz_fgmres_degree$d --preset sem_pmg_schwarz -p solver.type=fgmres \
     -p solver.preconditioner.chebyshev_degree=$d
 done
 "$kryflow" sem --backend cuda --mesh "$kmesh" --kershaw 0.3 --order 7 --preset sem_pmg_schwarz \

@@ -123,7 +123,7 @@ struct GmresParameters final : KrylovParameters {
     declare_iteration_options(v, options, graphs);
     v.integer("restart", restart, Range::at_least(1),
               "Krylov basis size m before a restart; memory grows as (m + 3) vectors "
-              "(2m + 2 for fgmres)");
+              "(2m + 2 for fgmres; 2 more with a recorded multigrid cycle on the right)");
     v.choice("side", side, {"right", "left"},
              "where the preconditioner is applied, as PETSc's -ksp_pc_side: `right` solves "
              "A M^-1 u = b; `left` solves M^-1 A x = M^-1 b, minimizing the preconditioned "
@@ -391,11 +391,12 @@ struct PMultigridParameters final : ComponentParameters {
     v.choice("schedule", schedule, {"halving", "two_level"},
              "the orders of the levels below the operator's order p: `halving`, the next order "
              "is 1 when p <= 3 and p / 2 otherwise (7, 3, 1; 9, 4, 2, 1); `two_level`, p then 1");
-    v.choice("smoother", smoother, {"chebyshev_jacobi", "chebyshev_asm", "chebyshev_ras"},
-             "smoothing of the levels above the coarsest: Chebyshev acceleration of Jacobi, of "
-             "additive Schwarz (`chebyshev_asm`, symmetric) or of restricted additive Schwarz "
-             "(`chebyshev_ras`, nonsymmetric: use fgmres) on element patches extended by one "
-             "layer of points, with fast-diagonalization local solves");
+    v.choice(
+        "smoother", smoother, {"chebyshev_jacobi", "chebyshev_asm", "chebyshev_ras"},
+        "smoothing of the levels above the coarsest: Chebyshev acceleration of Jacobi, of "
+        "additive Schwarz (`chebyshev_asm`, symmetric) or of restricted additive Schwarz "
+        "(`chebyshev_ras`, nonsymmetric: use fcg or fgmres) on element patches extended by one "
+        "layer of points, with fast-diagonalization local solves");
     v.choice("schwarz_precision", schwarz_precision, {"float32", "float64"},
              "arithmetic and storage of the Schwarz smoothers' local solves (float32: half the "
              "memory, about twice the speed on a GPU)");
@@ -731,7 +732,7 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
           "transpose) and Chebyshev-accelerated Jacobi or Schwarz smoothing; the order-1 level "
           "assembled into a CSR "
           "matrix and solved by coarse_solver (one AMG cycle by default). Symmetric, so pcg "
-          "may use it, except with the chebyshev_ras smoother (fgmres). A must be a "
+          "may use it, except with the chebyshev_ras smoother (fcg or fgmres). A must be a "
           "spectral-element operator.",
           [](const PMultigridParameters& p) {
             sem::PMultigrid::Parameters values = p.values;

@@ -320,6 +320,14 @@ void SchwarzPreconditioner::apply_update(const Vector& r, double alpha, double b
   if (A_ == nullptr) throw InvalidInput("SchwarzPreconditioner: apply before setup");
   check_apply_shapes(r, d, "SchwarzPreconditioner::apply_update");
   check_apply_shapes(r, x, "SchwarzPreconditioner::apply_update");
+  const double* vectors[] = {r.span().data(), d.span().data(), x.span().data()};
+  for (int a = 0; a < 3; ++a) {
+    for (int b = a + 1; b < 3; ++b) {
+      if (vectors[a] == vectors[b] && r.size() > 0) {
+        throw InvalidInput("SchwarzPreconditioner::apply_update: r, d and x must be distinct");
+      }
+    }
+  }
   kernels::sem::SchwarzUpdate update;
   update.alpha = alpha;
   update.beta = beta;

@@ -10,7 +10,9 @@
 // taking the next dot); the Givens step (one thread); v_{j+1} = w / h_{j+1,j}. None of them
 // waits for the host: the host reads the residual estimates of a window of check_every
 // iterations at once (options()), tests them in order, and the launches of each window are
-// recorded once as a CUDA graph and replayed in the next cycles (use_graphs). Whatever ends a
+// recorded as a CUDA graph at its second visit and replayed in the later cycles (use_graphs);
+// in the first cycle a preconditioner that prefers recording (a multigrid cycle) runs as one
+// recorded product M^-1 then A (records_product). Whatever ends a
 // cycle (convergence, the iteration limit, breakdown, NaN), x is first updated with the
 // least-squares solution over the columns accepted so far: R y = g is solved on the device and
 // x += Z y, x += M^-1 V y or x += V y (left).
@@ -135,12 +137,12 @@ class Arnoldi {
     kg::normalize(backend(), v(0).span(), scalars_.beta, v(0).span(), scalars_);
   }
 
-  /// Right preconditioning: record z = M^-1 v, w = A z once on two vectors of its own and
-  /// replay it in every step whose window is not itself recorded (record_product_).
-  void use_recorded_product() {
+  /// Right preconditioning: record z = M^-1 v, w = A z once on the workspace's vectors
+  /// `in` and `out` and replay it in every step whose window is not itself recorded.
+  void use_recorded_product(std::size_t in, std::size_t out) {
     if (left_) return;
-    product_in_ = Vector(backend(), v(0).size());
-    product_out_ = Vector(backend(), v(0).size());
+    product_in_ = &ws_.vector(in);
+    product_out_ = &ws_.vector(out);
     record_product_ = true;
   }
   /// A window is being recorded: its steps launch M and A themselves (no replay inside).
@@ -157,7 +159,7 @@ class Arnoldi {
         M_.apply(v(j), z);
         A_.apply(z, w());
       } else if (flexible_) {
-        copy(product_out_, z);  // Z y updates x at the end of the cycle
+        copy(*product_out_, z);  // Z y updates x at the end of the cycle
       }
     }
     double* column = scalars_.hessenberg + j * (slots_.m + 1);
@@ -214,15 +216,15 @@ class Arnoldi {
     if (product_.empty()) {
       try {
         product_ = kernels::LaunchGraph::record(backend(), [this] {
-          M_.apply(product_in_, product_out_);
-          A_.apply(product_out_, w());
+          M_.apply(*product_in_, *product_out_);
+          A_.apply(*product_out_, w());
         });
       } catch (const BackendError&) {
         record_product_ = false;
         return false;
       }
     }
-    copy(v_j, product_in_);
+    copy(v_j, *product_in_);
     product_.replay();
     return true;
   }
@@ -244,7 +246,8 @@ class Arnoldi {
   std::vector<const double*> z_;  // and of z_0 .. z_{m-1} (flexible)
   bool record_product_ = false;
   bool capturing_ = false;
-  Vector product_in_, product_out_;
+  Vector* product_in_ = nullptr;  // workspace vectors of the recorded product
+  Vector* product_out_ = nullptr;
   kernels::LaunchGraph product_;
 };
 
@@ -310,6 +313,7 @@ class Gmres::Run {
   std::size_t m_;
   GmresSlots slots_;
   bool left_;
+  bool records_product_;
   Arnoldi arnoldi_;
   std::vector<double> host_;  // the fixed scalars and the window's residual estimates
   double goal_;
@@ -322,6 +326,14 @@ class Gmres::Run {
 };
 
 namespace {
+
+/// Whether the first cycle's steps replay one recorded product M^-1 then A: the windows of the
+/// first cycle are each met once (run_window), so they are not recorded; a multigrid cycle (or
+/// an operator) that prefers recording is a fixed sequence of many launches whose gaps a replay
+/// removes, worth copying v_j in and z_j out. Right preconditioning only.
+bool records_product(const KrylovSolver& solver, const LinearOperator& A, const Preconditioner& M) {
+  return solver.use_graphs(A, M) && (M.prefers_recording() || A.prefers_recording());
+}
 
 /// The Krylov space of an n x n operator is invariant after at most n steps: a larger basis is
 /// never used, and restart may be anything up to INT_MAX.
@@ -339,8 +351,10 @@ Gmres::Run::Run(const Gmres& solver, const LinearOperator& A, const Precondition
       m_(basis_size(solver.restart_, b.size())),
       slots_{m_, static_cast<std::size_t>(solver.options().check_every)},
       left_(solver.side_ == Side::left),
+      records_product_(!left_ && records_product(solver, A, M)),
       arnoldi_(A, M, b, x,
-               solver.workspace(A.backend(), b.size(), m_ + 2 + (solver.flexible_ ? m_ : 1),
+               solver.workspace(A.backend(), b.size(),
+                                m_ + 2 + (solver.flexible_ ? m_ : 1) + (records_product_ ? 2 : 0),
                                 slots_.count()),
                slots_, solver.flexible_, left_,
                solver.orthogonalization_ == Orthogonalization::cgs2),
@@ -349,10 +363,10 @@ Gmres::Run::Run(const Gmres& solver, const LinearOperator& A, const Precondition
       graphs_(solver.use_graphs(A, M)),
       window_graphs_(m_),
       window_seen_(m_, 0) {
-  // The windows of the first cycle are each met once (run_window), so the product of each step
-  // is recorded and replayed there instead, at the cost of copying v_j in and z_j out: a
-  // multigrid cycle is a fixed sequence of about a hundred launches whose gaps a replay removes.
-  if (graphs_) arnoldi_.use_recorded_product();
+  if (records_product_) {
+    const std::size_t first = m_ + 2 + (solver.flexible_ ? m_ : 1);
+    arnoldi_.use_recorded_product(first, first + 1);
+  }
 }
 
 void Gmres::Run::solve() {

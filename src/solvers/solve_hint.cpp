@@ -68,7 +68,7 @@ std::string solve_hint(std::string_view solver, SolveStatus status, bool drifted
     hint =
         "the attainable accuracy is about the true residual: try a looser -p "
         "solver.relative_tolerance";
-  } else if (solver == "pcg") {
+  } else if (solver == "pcg" || solver == "fcg") {
     hint = cg_hint(status);
   } else if (solver == "bicgstab") {
     hint = bicgstab_hint(status);

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -204,6 +205,22 @@ TEST_F(CgKernelTest, UpdateAddsPartialSumsOfPqInTheFixedOrder) {
     expect_identical(a.r.to_host(), e.r.to_host(), "r");
     expect_identical(a.read(), e.read(), "scalars (p·q recorded)");
   }
+}
+
+TEST_F(CgKernelTest, FlexibleResidualDotRecordsNanWhenZqIsNotFinite) {
+  // A non-finite z·q stops the iteration, and the recorded r·z is NaN so that the host, which
+  // tests the recorded r·z, reports the iteration where the device stopped.
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::size_t n = 1000;
+  State st = random_state(n);
+  for (std::size_t i = 0; i < n; ++i) st.z[i] = st.d[i] * st.r[i];  // r·z > 0
+  st.q[n / 2] = std::numeric_limits<double>::infinity();
+  OnBackend v(backend, st);
+  kc::residual_dot(backend, v.r.span(), v.z.span(), v.q.span(), v.at(5), v.scalars(), v.at(7));
+  const std::vector<double> s = v.read();
+  EXPECT_EQ(s[3], 1.0) << "stop not set";
+  EXPECT_TRUE(std::isnan(s[7])) << "recorded r·z " << s[7];
+  EXPECT_EQ(s[4], st.scalars[4]) << "beta written";
 }
 
 TEST_F(CgKernelTest, InvalidCoefficientSetsStopAndWritesNothing) {

@@ -182,7 +182,8 @@ TEST(SemPoisson, AccumulatingApplicationEqualsProductThenAxpby) {
   const bool device = test::backend_under_test().is_device();
   for (int p : {3, 7}) {
     for (SemElementKernel kernel :
-         {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::vertex}) {
+         {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::staged,
+          SemElementKernel::pipelined, SemElementKernel::vertex}) {
       if (!device && kernel != SemElementKernel::layered) continue;
       for (SemAssembly assembly : {SemAssembly::sorted, SemAssembly::atomic}) {
         if (!device && assembly != SemAssembly::sorted) continue;
@@ -212,6 +213,7 @@ TEST(SemPoisson, AccumulatingApplicationEqualsProductThenAxpby) {
         for (std::size_t g = 0; g < n; ++g) {
           if (A.dirichlet()[g]) ASSERT_EQ(got[g], -0.75 * x[g] + y0[g]) << "point " << g;
         }
+        EXPECT_THROW(A.apply(-0.75, y, 1.0, y), InvalidInput);
       }
     }
   }

@@ -36,7 +36,8 @@ class Preconditioner : public LinearOperator {
   /// One step of a preconditioned polynomial smoother (Saad, Iterative Methods, 2nd ed.,
   /// Algorithm 12.1 with M): d = alpha M^-1 r + beta d (d not read when beta == 0), then
   /// x = d + x (x = d when x_is_zero: x not read). r, d, x and the work vector z (overwritten,
-  /// or left untouched by a fused override) have the preconditioner's rows, on its backend.
+  /// or left untouched by a fused override) have the preconditioner's rows, on its backend, and
+  /// are four distinct vectors (InvalidInput from the fused override otherwise).
   /// Default: apply(r, z), axpby(alpha, z, beta, d), then axpby(1, d, 1, x) (or copy(d, x));
   /// an override fuses the updates into its last pass with the same bits
   /// (SchwarzPreconditioner). Throws as apply.

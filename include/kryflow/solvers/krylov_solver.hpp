@@ -256,7 +256,8 @@ class Bicgstab final : public KrylovSolver {
 /// `stagnated`. residual_norm and residual_history hold the estimates (the true residual at
 /// iteration 0 and at each restart).
 ///
-/// Basis size: m = min(restart, n). Memory: m + 3 n-vectors (2m + 2 for FGMRES) and about
+/// Basis size: m = min(restart, n). Memory: m + 3 n-vectors (2m + 2 for FGMRES; 2 more on the
+/// right when a preconditioner that prefers recording, a multigrid cycle, is replayed) and about
 /// (m + 1) (m + 5) device scalars (the Hessenberg matrix, rotations, g and y).
 /// Happy breakdown: h_{j+1,j} <= 10 (j + 1) eps ||A z_j|| (relative to the vector before
 /// Gram-Schmidt): the Krylov space is invariant and the cycle ends with the exact least-squares

@@ -112,16 +112,21 @@ KRYFLOW_CG_HD inline void new_residual_dot(const Scalars& s, double value) {
 /// conjugate gradients", SIAM J. Sci. Comput. 22, 2000, FCG with one stored direction; Golub
 /// and Ye, SIAM J. Sci. Comput. 21, 1999). It keeps the new direction A-orthogonal to the last
 /// one when the preconditioner changes between iterations or is not symmetric.
-KRYFLOW_CG_HD inline void new_flexible_residual_dot(const Scalars& s, double rz, double zq,
-                                                    double pq) {
+/// Returns the r·z to record for the host: rz, or NaN when z·q or beta is not finite, so that
+/// the host's test of the recorded r·z reports the iteration where the device stopped.
+KRYFLOW_CG_HD inline double new_flexible_residual_dot(const Scalars& s, double rz, double zq,
+                                                      double pq) {
   const double previous = *s.rz;
   *s.rz_previous = previous;
-  *s.rz = rz;
-  if (definite(rz, *s.rz0) && zq - zq == 0.0) {
-    *s.beta = -zq / pq;
+  const double beta = -zq / pq;
+  const double recorded = beta - beta == 0.0 ? rz : beta - beta;  // NaN when not finite
+  *s.rz = recorded;
+  if (definite(recorded, *s.rz0)) {
+    *s.beta = beta;
   } else {
     *s.stop = 1.0;
   }
+  return recorded;
 }
 
 }  // namespace kryflow::kernels::krylov::cg

@@ -77,8 +77,7 @@ void residual_dot(const Backend& backend, Span<const double> r, Span<const doubl
     const auto sums = ordered_sum<2>(backend, ssize(r), [&](size_type i) {
       return std::array<double, 2>{r[i] * z[i], z[i] * q[i]};
     });
-    new_flexible_residual_dot(s, sums[0], sums[1], *pq);
-    *rz_out = sums[0];
+    *rz_out = new_flexible_residual_dot(s, sums[0], sums[1], *pq);
     return;
   }
   const auto sums = ordered_sum<1>(backend, ssize(r),

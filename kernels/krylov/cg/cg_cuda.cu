@@ -195,8 +195,7 @@ struct FlexibleResidualDot {
     sum[1] += z[i] * q[i];
   }
   __device__ void finish(const double (&total)[2]) const {
-    new_flexible_residual_dot(s, total[0], total[1], *pq);
-    *rz_out = total[0];
+    *rz_out = new_flexible_residual_dot(s, total[0], total[1], *pq);
   }
   bool aligned() const { return aligned16(r) && aligned16(z) && aligned16(q); }
 };

@@ -62,10 +62,10 @@ void residual_dot(const Backend&, Span<const double> r, Span<const double> z, Sp
   }
   if (q.empty()) {
     new_residual_dot(s, rz);
+    *rz_out = rz;
   } else {
-    new_flexible_residual_dot(s, rz, zq, *pq);
+    *rz_out = new_flexible_residual_dot(s, rz, zq, *pq);
   }
-  *rz_out = rz;
 }
 
 void direction(const Backend&, Span<const double> dinv, Span<const double> r, Span<const double> z,
