@@ -188,14 +188,26 @@ struct PmgSolve {
 
 /// PCG with `config`'s preconditioner on the order-p operator of `vertices`, b = B f (f = 1 in
 /// the interior, 0 on the Dirichlet points), x0 = 0; the true residual from a separate apply.
+/// The solver and preconditioner of `config`, the preconditioner set up for A.
+config::SolverSetup setup_for(const SemPoissonOperator& A, const nlohmann::json& config) {
+  config::SolverSetup setup = config::build_solver(config);
+  setup.preconditioner->setup(A);
+  return setup;
+}
+
+/// b = B f with f = 1 in the interior and 0 on the Dirichlet points.
+std::vector<double> mass_rhs(const SemPoissonOperator& A) {
+  std::vector<double> b(static_cast<std::size_t>(A.num_rows()));
+  for (std::size_t g = 0; g < b.size(); ++g) b[g] = A.dirichlet()[g] != 0 ? 0.0 : A.mass()[g];
+  return b;
+}
+
 PmgSolve solve_with(const Backend& backend, const std::vector<double>& vertices,
                     std::int64_t elements, int p, const nlohmann::json& config) {
   const SemPoissonOperator A(backend, elements, vertices, p);
-  config::SolverSetup setup = config::build_solver(config);
-  setup.preconditioner->setup(A);
+  config::SolverSetup setup = setup_for(A, config);
   const auto n = static_cast<std::size_t>(A.num_rows());
-  std::vector<double> b(n);
-  for (std::size_t g = 0; g < n; ++g) b[g] = A.dirichlet()[g] != 0 ? 0.0 : A.mass()[g];
+  const std::vector<double> b = mass_rhs(A);
   const Vector bv = Vector::from_host(backend, b);
   Vector x = Vector::constant(backend, n, 0.0);
   const SolveReport report = setup.solver->solve(A, *setup.preconditioner, bv, x);
@@ -291,8 +303,7 @@ TEST(PMultigrid, CycleIsSymmetricWithSymmetricSmoothersAndNotWithRestrictedSchwa
     config["solver"]["preconditioner"]["coarsest"] = "chebyshev";
     // Float local solves are symmetric only to float rounding.
     config["solver"]["preconditioner"]["schwarz_precision"] = "float64";
-    config::SolverSetup setup = config::build_solver(config);
-    setup.preconditioner->setup(A);
+    config::SolverSetup setup = setup_for(A, config);
     auto apply = [&](const std::vector<double>& v) {
       const Vector vv = Vector::from_host(backend, v);
       Vector z(backend, n);
@@ -323,12 +334,9 @@ TEST(PMultigrid, VCycleAndTwoLevelConvergenceFactorsDoNotGrowWithTheElementCount
       const SemPoissonOperator A(backend, std::int64_t{e} * e * e, deformed_box(e, e, e, 0.2), 5);
       nlohmann::json config = pmg_config();
       config["solver"]["preconditioner"]["schedule"] = schedule;
-      config::SolverSetup setup = config::build_solver(config);
-      setup.preconditioner->setup(A);
+      config::SolverSetup setup = setup_for(A, config);
       const auto n = static_cast<std::size_t>(A.num_rows());
-      std::vector<double> b(n);
-      for (std::size_t g = 0; g < n; ++g) b[g] = A.dirichlet()[g] != 0 ? 0.0 : A.mass()[g];
-      const Vector bv = Vector::from_host(backend, b);
+      const Vector bv = Vector::from_host(backend, mass_rhs(A));
       Vector x = Vector::constant(backend, n, 0.0), r(backend, n), z(backend, n);
       std::vector<double> norms;
       for (int k = 0; k <= 8; ++k) {
@@ -393,9 +401,7 @@ TEST(PMultigrid, ProfiledCyclesTimeEveryLevelAndLeaveTheCycleUnchanged) {
   M.setup(A);
   ASSERT_EQ(M.num_levels(), 2u);
   const auto n = static_cast<std::size_t>(A.num_rows());
-  std::vector<double> b(n);
-  for (std::size_t g = 0; g < n; ++g) b[g] = A.dirichlet()[g] != 0 ? 0.0 : A.mass()[g];
-  const Vector bv = Vector::from_host(backend, b);
+  const Vector bv = Vector::from_host(backend, mass_rhs(A));
   Vector z(backend, n);
   M.apply(bv, z);
   const std::vector<double> before = z.to_host();
