@@ -6,11 +6,19 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <exception>
 #include <string>
 #include <utility>
 
+#include "kernels/backend/parallel.hpp"
 #include "kernels/sem/schwarz.hpp"
 #include "kryflow/core/error.hpp"
+
+#ifdef _OPENMP
+#define KRYFLOW_SCHWARZ_OMP(directive) _Pragma(directive)
+#else
+#define KRYFLOW_SCHWARZ_OMP(directive)
+#endif
 
 extern "C" void dsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda,
                        double* w, double* work, const int* lwork, int* info);
@@ -141,9 +149,11 @@ SchwarzPreconditioner::Patches SchwarzPreconditioner::build_patches(const SemPoi
     return dirichlet[g] != 0 ? -1 : static_cast<index_t>(g);
   };
 
-  std::vector<double> A1(static_cast<std::size_t>(N * N)), B1(static_cast<std::size_t>(N));
-  std::vector<char> active(static_cast<std::size_t>(N));
-  for (std::int64_t e = 0; e < E; ++e) {
+  // Every element's patch is independent of the others: the elements are split among the
+  // host's threads (the 1D eigenproblems dominate), each with its own scratch; an error of any
+  // element is rethrown after the loop (the first by element index).
+  auto build_element = [&](std::int64_t e, std::vector<double>& A1, std::vector<double>& B1,
+                           std::vector<char>& active) {
     index_t* map = patches.box_to_global.data() + e * N3;
     for (int k = 0; k < n; ++k)
       for (int j = 0; j < n; ++j)
@@ -224,6 +234,25 @@ SchwarzPreconditioner::Patches SchwarzPreconditioner::build_patches(const SemPoi
       generalized_eigen(N, A1, B1, active, patches.eigenvectors.data() + (e * 3 + d) * N * N,
                         patches.eigenvalues.data() + (e * 3 + d) * N);
     }
+  };
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(E));
+#ifdef KRYFLOW_WITH_OPENMP
+  kernels::parallel::wait_passively();
+#endif
+  KRYFLOW_SCHWARZ_OMP("omp parallel") {
+    std::vector<double> A1(static_cast<std::size_t>(N * N)), B1(static_cast<std::size_t>(N));
+    std::vector<char> active(static_cast<std::size_t>(N));
+    KRYFLOW_SCHWARZ_OMP("omp for schedule(dynamic, 64)")
+    for (std::int64_t e = 0; e < E; ++e) {
+      try {
+        build_element(e, A1, B1, active);
+      } catch (...) {
+        errors[static_cast<std::size_t>(e)] = std::current_exception();
+      }
+    }
+  }
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
   }
   return patches;
 }
