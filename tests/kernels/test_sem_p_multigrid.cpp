@@ -359,11 +359,9 @@ TEST(PMultigrid, VCycleAndTwoLevelConvergenceFactorsDoNotGrowWithTheElementCount
 /// boundary faces, b = B f: converged, checked by the true residual.
 TEST(PMultigrid, BothPresetsConvergeOnEveryCorpusMesh) {
   const Backend backend = test::backend_under_test();
-  for (const char* name : {"nek_bp5/bp5", "nek_tgv/tgv", "nek_turbPipe/turbPipe",
-                           "nekrs_ethier/ethier", "nekrs_hemi/hemi", "nekrs_kershaw/kershaw",
-                           "nekrs_rbc/rbc", "nekrs_turbChannel/turbChannel"}) {
+  for (const std::string& name : test::nek_corpus_meshes()) {
     SCOPED_TRACE(name);
-    const auto path = test::data_file(std::string("meshes/nek/") + name + ".re2.gz");
+    const auto path = test::nek_mesh_file(name);
     ASSERT_FALSE(path.empty());
     const HexMesh mesh = read_re2(path);
     for (const char* preset : {"sem_pmg_cheby_jacobi", "sem_pmg_schwarz"}) {

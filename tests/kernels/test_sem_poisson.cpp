@@ -472,11 +472,9 @@ TEST(SemPoisson, JacobiPreconditionedCgConvergesFaster) {
 TEST(SemPoisson, JacobiPcgConvergesOnEveryCorpusMeshAtOrder2) {
   // Every Nek mesh of the corpus, read, numbered (conforming), Dirichlet on its boundary faces.
   const Backend backend = test::backend_under_test();
-  for (const char* name : {"nek_bp5/bp5", "nek_tgv/tgv", "nek_turbPipe/turbPipe",
-                           "nekrs_ethier/ethier", "nekrs_hemi/hemi", "nekrs_kershaw/kershaw",
-                           "nekrs_rbc/rbc", "nekrs_turbChannel/turbChannel"}) {
+  for (const std::string& name : test::nek_corpus_meshes()) {
     SCOPED_TRACE(name);
-    const auto path = test::data_file(std::string("meshes/nek/") + name + ".re2.gz");
+    const auto path = test::nek_mesh_file(name);
     ASSERT_FALSE(path.empty());
     const HexMesh mesh = read_re2(path);
     const SemPoissonOperator A(backend, mesh.num_elements, mesh.vertices, 2);

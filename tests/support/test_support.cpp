@@ -46,6 +46,19 @@ std::filesystem::path data_file(const std::string& relative) {
   return file;
 }
 
+const std::vector<std::string>& nek_corpus_meshes() {
+  static const std::vector<std::string> names = {
+      "nek_bp5/bp5",           "nek_tgv/tgv",
+      "nek_turbPipe/turbPipe", "nekrs_ethier/ethier",
+      "nekrs_hemi/hemi",       "nekrs_kershaw/kershaw",
+      "nekrs_rbc/rbc",         "nekrs_turbChannel/turbChannel"};
+  return names;
+}
+
+std::filesystem::path nek_mesh_file(const std::string& name) {
+  return data_file("meshes/nek/" + name + ".re2.gz");
+}
+
 std::uint64_t fresh_seed() {
   // KRYFLOW_TEST_SEED replays a seed that a failing test named.
   if (const char* replay = std::getenv("KRYFLOW_TEST_SEED"); replay != nullptr && *replay != 0) {

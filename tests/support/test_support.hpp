@@ -23,6 +23,11 @@ Backend backend_under_test();
 std::filesystem::path data_dir();
 /// data_dir() / relative; fails the test when the file is missing.
 std::filesystem::path data_file(const std::string& relative);
+/// The Nek meshes of the corpus, relative to data_dir()/meshes/nek without ".re2.gz"
+/// ("nek_bp5/bp5", ...).
+const std::vector<std::string>& nek_corpus_meshes();
+/// The corpus mesh `name` (an entry of nek_corpus_meshes()): data_file of its .re2.gz.
+std::filesystem::path nek_mesh_file(const std::string& name);
 
 /// Uniform random doubles in [-1, -0.1] u [0.1, 1] (never zero), from a fresh seed per call
 /// unless `seed` is given.
