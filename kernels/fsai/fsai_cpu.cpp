@@ -36,21 +36,29 @@ index_t first_failing_row(const Backend& backend, const PatternView& g, index_t 
   return first == g.num_rows ? -1 : first;
 }
 
-}  // namespace
-
-index_t pattern_count(const Backend& backend, const PatternView& s, index_t max_row_entries,
-                      Span<index_t> counts) {
-  const size_type n = s.num_rows;
-  const int threads = parallel::threads_for(backend, s.row_ptr[s.num_rows]);
+/// counts[i] = count(i) for the rows of a matrix with `entries` stored entries, in parallel;
+/// returns the largest count (0 for no rows).
+template <class Count>
+index_t count_rows(const Backend& backend, size_type n, std::int64_t entries, Span<index_t> counts,
+                   Count count) {
+  const int threads = parallel::threads_for(backend, entries);
   index_t longest = 0;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1) \
     reduction(max                                                               \
               : longest)
   for (size_type i = 0; i < n; ++i) {
-    counts[i] = rows::lower_count(s, static_cast<index_t>(i), max_row_entries);
+    counts[i] = count(static_cast<index_t>(i));
     longest = std::max(longest, counts[i]);
   }
   return longest;
+}
+
+}  // namespace
+
+index_t pattern_count(const Backend& backend, const PatternView& s, index_t max_row_entries,
+                      Span<index_t> counts) {
+  return count_rows(backend, s.num_rows, s.row_ptr[s.num_rows], counts,
+                    [&](index_t i) { return rows::lower_count(s, i, max_row_entries); });
 }
 
 void pattern_fill(const Backend& backend, const PatternView& s, const index_t* g_row_ptr,
@@ -87,18 +95,9 @@ index_t factor_values_nonsymmetric(const Backend& backend, const MatrixView& a,
 index_t filter_count(const Backend& backend, const PatternView& g, const double* g_values,
                      const double* other_values, const double* diagonal, double tolerance,
                      Span<index_t> counts) {
-  const size_type n = g.num_rows;
-  const int threads = parallel::threads_for(backend, g.row_ptr[g.num_rows]);
-  index_t longest = 0;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1) \
-    reduction(max                                                               \
-              : longest)
-  for (size_type i = 0; i < n; ++i) {
-    counts[i] = rows::filter_row(g, g_values, other_values, diagonal, tolerance,
-                                 static_cast<index_t>(i), nullptr);
-    longest = std::max(longest, counts[i]);
-  }
-  return longest;
+  return count_rows(backend, g.num_rows, g.row_ptr[g.num_rows], counts, [&](index_t i) {
+    return rows::filter_row(g, g_values, other_values, diagonal, tolerance, i, nullptr);
+  });
 }
 
 void filter_fill(const Backend& backend, const PatternView& g, const double* g_values,

@@ -90,6 +90,13 @@ enum class Component : std::size_t {
 class Multigrid::CycleTimer {
  public:
   CycleTimer(const Backend& backend, std::size_t levels) : clock_(backend), levels_(levels) {}
+  /// Runs `work`, marked as `component` of level l when `timer` is not null.
+  template <class Work>
+  static void time(CycleTimer* timer, std::size_t l, Component component, Work&& work) {
+    if (timer != nullptr) timer->begin();
+    work();
+    if (timer != nullptr) timer->end(l, component);
+  }
   void start_cycle() { ++cycle_; }
   void begin() { open_ = clock_.mark(); }
   void end(std::size_t level, Component component) {
@@ -267,31 +274,22 @@ void Multigrid::visit(std::size_t l, const Vector& b, Vector& x, bool x_is_zero,
   // With a timer (profile_cycle), a mark before and after each component; without, one test
   // of a null pointer per component.
   if (l == levels_.size()) {
-    if (timer != nullptr) timer->begin();
-    coarse_solve(b, x, x_is_zero);
-    if (timer != nullptr) timer->end(l, Component::coarse_solve);
+    CycleTimer::time(timer, l, Component::coarse_solve, [&] { coarse_solve(b, x, x_is_zero); });
     return;
   }
   const MultigridLevel& level = *levels_[l];
   Vector& r = work_[l].r;
   Vector& b_coarse = work_[l + 1].b;
   Vector& x_coarse = work_[l + 1].x;
-  if (timer != nullptr) timer->begin();
-  for (int s = 0; s < parameters_.pre_sweeps; ++s) {
-    level.pre_smoother().smooth(b, x, x_is_zero && s == 0);
-  }
-  if (x_is_zero && parameters_.pre_sweeps == 0) fill(x, 0.0);
-  if (timer != nullptr) {
-    timer->end(l, Component::pre_smoothing);
-    timer->begin();
-  }
-  level.level_operator().residual(b, x, r);
-  if (timer != nullptr) {
-    timer->end(l, Component::residual);
-    timer->begin();
-  }
-  level.restrict_residual(r, b_coarse);
-  if (timer != nullptr) timer->end(l, Component::restriction);
+  CycleTimer::time(timer, l, Component::pre_smoothing, [&] {
+    for (int s = 0; s < parameters_.pre_sweeps; ++s) {
+      level.pre_smoother().smooth(b, x, x_is_zero && s == 0);
+    }
+    if (x_is_zero && parameters_.pre_sweeps == 0) fill(x, 0.0);
+  });
+  CycleTimer::time(timer, l, Component::residual,
+                   [&] { level.level_operator().residual(b, x, r); });
+  CycleTimer::time(timer, l, Component::restriction, [&] { level.restrict_residual(r, b_coarse); });
   const bool coarsest_next = l + 1 == levels_.size();
   switch (type) {
     case CycleType::v:
@@ -306,14 +304,10 @@ void Multigrid::visit(std::size_t l, const Vector& b, Vector& x, bool x_is_zero,
       if (!coarsest_next) visit(l + 1, b_coarse, x_coarse, false, CycleType::v, timer);
       break;
   }
-  if (timer != nullptr) timer->begin();
-  level.prolongate_add(x_coarse, x);
-  if (timer != nullptr) {
-    timer->end(l, Component::prolongation);
-    timer->begin();
-  }
-  for (int s = 0; s < parameters_.post_sweeps; ++s) level.post_smoother().smooth(b, x, false);
-  if (timer != nullptr) timer->end(l, Component::post_smoothing);
+  CycleTimer::time(timer, l, Component::prolongation, [&] { level.prolongate_add(x_coarse, x); });
+  CycleTimer::time(timer, l, Component::post_smoothing, [&] {
+    for (int s = 0; s < parameters_.post_sweeps; ++s) level.post_smoother().smooth(b, x, false);
+  });
 }
 
 }  // namespace kryflow

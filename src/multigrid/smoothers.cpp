@@ -468,8 +468,7 @@ void PreconditionedChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_
     M_->apply_update(b, 1.0 / theta, 0.0, d_, x, true, z_);
     if (parameters_.degree > 1) copy(b, r_);
   } else {
-    A_->apply(x, r_);
-    axpby(1.0, b, -1.0, r_);  // r_0 = b - A x_0
+    A_->residual(b, x, r_);  // r_0 = b - A x_0
     M_->apply_update(r_, 1.0 / theta, 0.0, d_, x, false, z_);
   }
   for (int k = 1; k < parameters_.degree; ++k) {
