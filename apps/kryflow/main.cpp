@@ -155,7 +155,9 @@ int main(int argc, char** argv) {
   sem_command->add_option("--preset", sem.preset,
                           "shipped preset instead of --solver and --precond: sem_jacobi (PCG "
                           "with Jacobi), sem_pmg_cheby_jacobi (PCG with p-multigrid), "
-                          "sem_pmg_schwarz (flexible CG with Schwarz-smoothed p-multigrid)");
+                          "sem_pmg_schwarz (flexible CG with Schwarz-smoothed p-multigrid), "
+                          "sem_pmg_vertex_patch (flexible CG with p-multigrid smoothed by "
+                          "multiplicative vertex-patch Schwarz; structured meshes)");
   sem_command->add_option("-c,--config", sem.config_file,
                           "JSON configuration file instead of --solver and --precond");
   sem_command->add_option("-p,--parameter", sem.overrides,

@@ -36,4 +36,20 @@ void schwarz_assemble(const Backend& backend, const TransferSideView& out,
   KRYFLOW_DISPATCH(sem, schwarz_assemble, backend, out, y_local, r, update, z);
 }
 
+void schwarz_scatter_add(const Backend& backend, const SchwarzView& view,
+                         const SchwarzLocals& y_local, double omega, const double* patch_scale,
+                         Span<double> x) {
+  check_locals(y_local, view.num_elements, "sem::schwarz_scatter_add");
+  KRYFLOW_DISPATCH(sem, schwarz_scatter_add, backend, view, y_local, omega, patch_scale, x);
+}
+
+void schwarz_patch_norms(const Backend& backend, const SchwarzView& view, Span<const double> v,
+                         Span<double> norms) {
+  if (norms.size() < static_cast<std::size_t>(view.num_elements)) {
+    throw DimensionMismatch("sem::schwarz_patch_norms: " + std::to_string(norms.size()) +
+                            " norms for " + std::to_string(view.num_elements) + " patches");
+  }
+  KRYFLOW_DISPATCH(sem, schwarz_patch_norms, backend, view, v, norms);
+}
+
 }  // namespace kryflow::kernels::sem

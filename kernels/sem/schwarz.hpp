@@ -34,6 +34,16 @@
 // (d not read when beta == 0: d[g] = u.alpha * z[g]), then x[g] = d[g] + x[g] (x[g] = d[g] when
 // x_is_zero): the bits of z, then axpby(alpha, z, beta, d) and axpby(1, d, 1, x).
 //
+// schwarz_scatter_add (the multiplicative Schwarz methods, whose patches of one color share no
+// point): x[g] = x[g] + w * y for every box point of patch e with a global point g, w = omega *
+// patch_scale[e] (omega alone when patch_scale is null; y widened to double first; a rounded
+// product and sum, so every backend gives the same bits). The caller guarantees that no global
+// point appears at two box points of the view (else the cpu and cuda sums race).
+//
+// schwarz_patch_norms: norms[e] = sum over the box points of patch e with a global point g of
+// v[g]^2 (double; in increasing box index on the host backends, in a fixed order of warp
+// partial sums on cuda, which agrees to rounding).
+//
 // With float32 patches (eigenvectors32 and eigenvalues32 set) the gathered r is rounded to float
 // and the contractions run in float, so every y is a float: stored as such in float locals
 // (SchwarzLocals::values32, half the bytes), or widened to double in double locals. The sums of
@@ -79,15 +89,23 @@ struct SchwarzUpdate {
   bool x_is_zero = false;  // x = d (x not read)
 };
 
-#define KRYFLOW_SEM_SCHWARZ_DECLARATIONS                                                        \
-  /** y_local = the local solves of r (num_global entries), in y_local's type */                \
-  void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<const double> r, \
-                         const SchwarzLocals& y_local);                                         \
-  /** z = the weighted sums (in double) of y_local on out's lists; z = r where the weight is 0; \
-   * with update.x set, z is d and receives d = alpha z + beta d, then x = d + x */             \
-  void schwarz_assemble(const Backend& backend, const TransferSideView& out,                    \
-                        const SchwarzLocals& y_local, Span<const double> r,                     \
-                        const SchwarzUpdate& update, Span<double> z);
+#define KRYFLOW_SEM_SCHWARZ_DECLARATIONS                                                          \
+  /** y_local = the local solves of r (num_global entries), in y_local's type */                  \
+  void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<const double> r,   \
+                         const SchwarzLocals& y_local);                                           \
+  /** z = the weighted sums (in double) of y_local on out's lists; z = r where the weight is 0;   \
+   * with update.x set, z is d and receives d = alpha z + beta d, then x = d + x */               \
+  void schwarz_assemble(const Backend& backend, const TransferSideView& out,                      \
+                        const SchwarzLocals& y_local, Span<const double> r,                       \
+                        const SchwarzUpdate& update, Span<double> z);                             \
+  /** x[g] += omega patch_scale[e] y_local at every box point (whole boxes, not restricted) of    \
+   * global point g; no point twice; patch_scale null: 1 */                                       \
+  void schwarz_scatter_add(const Backend& backend, const SchwarzView& view,                       \
+                           const SchwarzLocals& y_local, double omega, const double* patch_scale, \
+                           Span<double> x);                                                       \
+  /** norms[e] = sum of v[g]^2 over patch e's box points with a global point (num_elements) */    \
+  void schwarz_patch_norms(const Backend& backend, const SchwarzView& view, Span<const double> v, \
+                           Span<double> norms);
 
 /// Dispatch.
 KRYFLOW_SEM_SCHWARZ_DECLARATIONS

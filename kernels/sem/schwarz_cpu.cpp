@@ -37,4 +37,27 @@ void schwarz_assemble(const Backend& backend, const TransferSideView& out,
   }
 }
 
+void schwarz_scatter_add(const Backend& backend, const SchwarzView& view,
+                         const SchwarzLocals& y_local, double omega, const double* patch_scale,
+                         Span<double> x) {
+  const std::int64_t N = view.n + 2;
+  parallel::for_each(
+      backend, view.num_elements * N * N * N, view.num_elements, [&](std::int64_t e) {
+        if (y_local.values32 != nullptr) {
+          host::scatter_add_patch(view, y_local.values32, omega, patch_scale, x.data(), e);
+        } else {
+          host::scatter_add_patch(view, y_local.values, omega, patch_scale, x.data(), e);
+        }
+      });
+}
+
+void schwarz_patch_norms(const Backend& backend, const SchwarzView& view, Span<const double> v,
+                         Span<double> norms) {
+  const std::int64_t N = view.n + 2;
+  parallel::for_each(backend, view.num_elements * N * N * N, view.num_elements,
+                     [&](std::int64_t e) {
+                       norms[static_cast<std::size_t>(e)] = host::patch_norm(view, v.data(), e);
+                     });
+}
+
 }  // namespace kryflow::kernels::sem::cpu

@@ -405,6 +405,44 @@ __global__ void __launch_bounds__(256)
   u.x[g] = u.x_is_zero ? d : __dadd_rn(d, u.x[g]);
 }
 
+/// x[g] += omega patch_scale[e] y at every box point with a global point g (no point twice).
+template <typename Y>
+__global__ void __launch_bounds__(256)
+    scatter_add_kernel(const index_t* __restrict__ box_to_global, const Y* __restrict__ y_local,
+                       std::int64_t count, std::int64_t box_points, double omega,
+                       const double* __restrict__ patch_scale, double* __restrict__ x) {
+  const std::int64_t q = static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
+  if (q >= count) return;
+  const index_t g = __ldg(box_to_global + q);
+  if (g < 0) return;
+  const double w =
+      patch_scale != nullptr ? __dmul_rn(omega, __ldg(patch_scale + q / box_points)) : omega;
+  x[g] = __dadd_rn(x[g], __dmul_rn(w, static_cast<double>(__ldg(y_local + q))));
+}
+
+/// norms[e] = sum of v[g]^2 over patch e's box points, in increasing box index: one warp a
+/// patch, each lane a strided partial sum, then the lanes' sums in a fixed tree, so the bits
+/// differ from the host's (which sum in order) only by rounding.
+__global__ void __launch_bounds__(256)
+    patch_norms_kernel(const index_t* __restrict__ box_to_global, std::int64_t patches,
+                       std::int64_t box_points, const double* __restrict__ v,
+                       double* __restrict__ norms) {
+  const std::int64_t e = (static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (e >= patches) return;
+  const index_t* map = box_to_global + e * box_points;
+  double sum = 0.0;
+  for (std::int64_t q = lane; q < box_points; q += 32) {
+    const index_t g = __ldg(map + q);
+    if (g >= 0) {
+      const double value = __ldg(v + g);
+      sum = __fma_rn(value, value, sum);
+    }
+  }
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if (lane == 0) norms[e] = sum;
+}
+
 }  // namespace
 
 void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<const double> r,
@@ -505,6 +543,34 @@ void schwarz_assemble(const Backend& backend, const TransferSideView& out,
     assemble_kernel<<<blocks, 256, 0, stream>>>(out, y_local.values, r.data(), update, z.data());
   }
   kernels::cuda::check_launch("sem::schwarz_assemble");
+}
+
+void schwarz_scatter_add(const Backend& backend, const SchwarzView& view,
+                         const SchwarzLocals& y_local, double omega, const double* patch_scale,
+                         Span<double> x) {
+  const std::int64_t N = view.n + 2;
+  const std::int64_t count = view.num_elements * N * N * N;
+  if (count == 0) return;
+  const auto blocks = static_cast<unsigned int>((count + 255) / 256);
+  cudaStream_t stream = backend.cuda_context()->stream;
+  if (y_local.values32 != nullptr) {
+    scatter_add_kernel<<<blocks, 256, 0, stream>>>(view.box_to_global, y_local.values32, count,
+                                                   N * N * N, omega, patch_scale, x.data());
+  } else {
+    scatter_add_kernel<<<blocks, 256, 0, stream>>>(view.box_to_global, y_local.values, count,
+                                                   N * N * N, omega, patch_scale, x.data());
+  }
+  kernels::cuda::check_launch("sem::schwarz_scatter_add");
+}
+
+void schwarz_patch_norms(const Backend& backend, const SchwarzView& view, Span<const double> v,
+                         Span<double> norms) {
+  if (view.num_elements == 0) return;
+  const std::int64_t N = view.n + 2;
+  const auto blocks = static_cast<unsigned int>((view.num_elements * 32 + 255) / 256);
+  patch_norms_kernel<<<blocks, 256, 0, backend.cuda_context()->stream>>>(
+      view.box_to_global, view.num_elements, N * N * N, v.data(), norms.data());
+  kernels::cuda::check_launch("sem::schwarz_patch_norms");
 }
 
 }  // namespace kryflow::kernels::sem::cuda

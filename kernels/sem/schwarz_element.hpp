@@ -128,4 +128,30 @@ inline void schwarz_assemble_point(const TransferSideView& out, const Y* y_local
   update.x[g] = update.x_is_zero ? d : d + update.x[g];
 }
 
+/// Patch e of schwarz_scatter_add.
+template <typename Y>
+inline void scatter_add_patch(const SchwarzView& v, const Y* y_local, double omega,
+                              const double* patch_scale, double* x, std::int64_t e) {
+  const std::int64_t N = v.n + 2;
+  const std::int64_t N3 = N * N * N;
+  const index_t* map = v.box_to_global + e * N3;
+  const Y* y = y_local + e * N3;
+  const double w = patch_scale != nullptr ? omega * patch_scale[e] : omega;
+  for (std::int64_t q = 0; q < N3; ++q) {
+    if (map[q] >= 0) x[map[q]] = x[map[q]] + w * static_cast<double>(y[q]);
+  }
+}
+
+/// Patch e of schwarz_patch_norms.
+inline double patch_norm(const SchwarzView& v, const double* values, std::int64_t e) {
+  const std::int64_t N = v.n + 2;
+  const std::int64_t N3 = N * N * N;
+  const index_t* map = v.box_to_global + e * N3;
+  double sum = 0.0;
+  for (std::int64_t q = 0; q < N3; ++q) {
+    if (map[q] >= 0) sum = sum + values[map[q]] * values[map[q]];
+  }
+  return sum;
+}
+
 }  // namespace kryflow::kernels::sem::host

@@ -27,4 +27,22 @@ void schwarz_assemble(const Backend&, const TransferSideView& out, const Schwarz
   }
 }
 
+void schwarz_scatter_add(const Backend&, const SchwarzView& view, const SchwarzLocals& y_local,
+                         double omega, const double* patch_scale, Span<double> x) {
+  for (std::int64_t e = 0; e < view.num_elements; ++e) {
+    if (y_local.values32 != nullptr) {
+      host::scatter_add_patch(view, y_local.values32, omega, patch_scale, x.data(), e);
+    } else {
+      host::scatter_add_patch(view, y_local.values, omega, patch_scale, x.data(), e);
+    }
+  }
+}
+
+void schwarz_patch_norms(const Backend&, const SchwarzView& view, Span<const double> v,
+                         Span<double> norms) {
+  for (std::int64_t e = 0; e < view.num_elements; ++e) {
+    norms[static_cast<std::size_t>(e)] = host::patch_norm(view, v.data(), e);
+  }
+}
+
 }  // namespace kryflow::kernels::sem::reference

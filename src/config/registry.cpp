@@ -392,14 +392,29 @@ struct PMultigridParameters final : ComponentParameters {
              "the orders of the levels below the operator's order p: `halving`, the next order "
              "is 1 when p <= 3 and p / 2 otherwise (7, 3, 1; 9, 4, 2, 1); `two_level`, p then 1");
     v.choice(
-        "smoother", smoother, {"chebyshev_jacobi", "chebyshev_asm", "chebyshev_ras"},
+        "smoother", smoother,
+        {"chebyshev_jacobi", "chebyshev_asm", "chebyshev_ras", "vertex_patch"},
         "smoothing of the levels above the coarsest: Chebyshev acceleration of Jacobi, of "
         "additive Schwarz (`chebyshev_asm`, symmetric) or of restricted additive Schwarz "
         "(`chebyshev_ras`, nonsymmetric: use fcg or fgmres) on element patches extended by one "
-        "layer of points, with fast-diagonalization local solves");
+        "layer of points, with fast-diagonalization local solves; or `vertex_patch`, "
+        "multiplicative Schwarz on the 2 x 2 x 2 elements around each interior vertex, colored, "
+        "with fast-diagonalization local solves (forward sweep before, backward after the "
+        "correction; one operator application per color; structured meshes with Dirichlet "
+        "boundaries)");
     v.choice("schwarz_precision", schwarz_precision, {"float32", "float64"},
              "arithmetic and storage of the Schwarz smoothers' local solves (float32: half the "
              "memory, about twice the speed on a GPU)");
+    v.real("vertex_patch_relaxation", values.vertex_patch_relaxation, Range::greater_than(0.0),
+           "scaling of every correction of the `vertex_patch` smoother (1: the "
+           "multiplicative method)");
+    v.integer("vertex_patch_eigen_iterations", values.vertex_patch_eigen_iterations,
+              Range::at_least(0),
+              "power steps estimating each vertex patch's lambda_P = lambda_max(A~_P^-1 A_P), "
+              "the overshoot of its separable local solve; 0: no per-patch damping");
+    v.real("vertex_patch_damping_bound", values.vertex_patch_damping_bound,
+           Range{0.0, false, 2.0, false},
+           "patch P's correction is scaled by min(1, vertex_patch_damping_bound / lambda_P)");
     v.integer("chebyshev_degree", values.chebyshev_degree, Range::at_least(1),
               "degree of the Chebyshev smoother of each spectral-element level (operator "
               "applications per smoothing step)");
@@ -741,6 +756,7 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
             using Kind = sem::PMultigrid::SmootherKind;
             values.smoother = p.smoother == "chebyshev_asm"   ? Kind::chebyshev_asm
                               : p.smoother == "chebyshev_ras" ? Kind::chebyshev_ras
+                              : p.smoother == "vertex_patch"  ? Kind::vertex_patch
                                                               : Kind::chebyshev_jacobi;
             values.schwarz_precision = precision_from_string(p.schwarz_precision);
             values.coarsest = p.coarsest == "chebyshev" ? sem::PMultigrid::Coarsest::chebyshev

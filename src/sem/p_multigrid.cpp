@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -23,12 +24,13 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 /// transfers to the next lower order.
 class SemLevel final : public MultigridLevel {
  public:
+  /// `post` null: `smoother` smooths after the correction too.
   SemLevel(const SemPoissonOperator& A, std::unique_ptr<Smoother> smoother,
-           const SemTransfer& transfer)
-      : A_(&A), smoother_(std::move(smoother)), transfer_(&transfer) {}
+           std::unique_ptr<Smoother> post, const SemTransfer& transfer)
+      : A_(&A), smoother_(std::move(smoother)), post_(std::move(post)), transfer_(&transfer) {}
   const LinearOperator& level_operator() const override { return *A_; }
   const Smoother& pre_smoother() const override { return *smoother_; }
-  const Smoother& post_smoother() const override { return *smoother_; }
+  const Smoother& post_smoother() const override { return post_ ? *post_ : *smoother_; }
   index_t coarse_rows() const override { return transfer_->coarse_rows(); }
   void restrict_residual(const Vector& r, Vector& b_coarse) const override {
     transfer_->restrict_residual(r, b_coarse);
@@ -37,12 +39,14 @@ class SemLevel final : public MultigridLevel {
     transfer_->prolongate(e_coarse, x, true);
   }
   bool supports_recording() const override {
-    return A_->supports_recording() && smoother_->supports_recording();
+    return A_->supports_recording() && smoother_->supports_recording() &&
+           (post_ == nullptr || post_->supports_recording());
   }
 
  private:
   const SemPoissonOperator* A_;
   std::unique_ptr<Smoother> smoother_;
+  std::unique_ptr<Smoother> post_;
   const SemTransfer* transfer_;
 };
 
@@ -88,6 +92,11 @@ std::unique_ptr<Smoother> chebyshev(const PMultigrid::Parameters& p) {
 std::unique_ptr<Smoother> level_smoother(const PMultigrid::Parameters& p) {
   using Kind = PMultigrid::SmootherKind;
   if (p.smoother == Kind::chebyshev_jacobi) return chebyshev(p);
+  if (p.smoother == Kind::vertex_patch) {
+    return std::make_unique<VertexPatchSmoother>(VertexPatchSmoother::Parameters{
+        p.schwarz_precision, p.vertex_patch_relaxation, p.vertex_patch_eigen_iterations,
+        p.vertex_patch_damping_bound});
+  }
   return std::make_unique<PreconditionedChebyshevSmoother>(
       chebyshev_parameters(p),
       std::make_unique<SchwarzPreconditioner>(p.smoother == Kind::chebyshev_asm
@@ -100,6 +109,9 @@ const char* smoother_text(PMultigrid::SmootherKind kind) {
   switch (kind) {
     case PMultigrid::SmootherKind::chebyshev_asm:
       return "Chebyshev-accelerated additive Schwarz (element patches, FDM)";
+    case PMultigrid::SmootherKind::vertex_patch:
+      return "multiplicative Schwarz on vertex patches (FDM), forward before and backward after "
+             "the correction";
     case PMultigrid::SmootherKind::chebyshev_ras:
       return "Chebyshev-accelerated restricted additive Schwarz (element patches, FDM)";
     default:
@@ -240,6 +252,17 @@ PMultigrid::PMultigrid(Parameters parameters, std::unique_ptr<Preconditioner> co
   if (parameters_.chebyshev_degree < 1) {
     throw ConfigError("chebyshev_degree", "must be at least 1");
   }
+  if (!(parameters_.vertex_patch_relaxation > 0.0) ||
+      !std::isfinite(parameters_.vertex_patch_relaxation)) {
+    throw ConfigError("vertex_patch_relaxation", "must be positive and finite");
+  }
+  if (parameters_.vertex_patch_eigen_iterations < 0) {
+    throw ConfigError("vertex_patch_eigen_iterations", "must not be negative");
+  }
+  if (!(parameters_.vertex_patch_damping_bound > 0.0 &&
+        parameters_.vertex_patch_damping_bound < 2.0)) {
+    throw ConfigError("vertex_patch_damping_bound", "must be in (0, 2)");
+  }
   if (!(parameters_.chebyshev_alpha > 1.0)) {
     throw ConfigError("chebyshev_alpha", "must be above 1");
   }
@@ -308,6 +331,16 @@ void PMultigrid::setup(const LinearOperator& A) {
       smoothers.back()->begin_setup(*chain[l]);
     }
     for (auto& s : smoothers) s->finish_setup();
+    // Vertex patches: the post-smoother is the adjoint sweep on the same patches.
+    std::vector<std::unique_ptr<Smoother>> post_smoothers(smoothers.size());
+    std::string patch_text;
+    for (std::size_t l = 0; l < smoothers.size(); ++l) {
+      if (const auto* v = dynamic_cast<const VertexPatchSmoother*>(smoothers[l].get())) {
+        post_smoothers[l] = v->adjoint();
+        patch_text += (l == 0 ? "" : ", ") + std::to_string(v->num_patches()) + " patches in " +
+                      std::to_string(v->num_colors()) + " colors";
+      }
+    }
     const double smoother_seconds = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
@@ -342,8 +375,8 @@ void PMultigrid::setup(const LinearOperator& A) {
 
     std::vector<std::unique_ptr<MultigridLevel>> levels;
     for (std::size_t l = 0; l + 1 < chain.size(); ++l) {
-      levels.push_back(
-          std::make_unique<SemLevel>(*chain[l], std::move(smoothers[l]), *transfers_[l]));
+      levels.push_back(std::make_unique<SemLevel>(*chain[l], std::move(smoothers[l]),
+                                                  std::move(post_smoothers[l]), *transfers_[l]));
     }
     set_hierarchy(std::move(levels), *coarse_operator, std::move(coarse));
 
@@ -352,13 +385,16 @@ void PMultigrid::setup(const LinearOperator& A) {
       text += (l == 0 ? " " : ", ") + std::to_string(level_orders_[l]) + " (" +
               std::to_string(chain[l]->num_rows()) + " unknowns)";
     }
+    const bool patches = parameters_.smoother == SmootherKind::vertex_patch;
     text += std::string("\n  smoother: ") + smoother_text(parameters_.smoother) +
             (parameters_.smoother == SmootherKind::chebyshev_jacobi
                  ? ""
                  : std::string(", local solves in ") +
                        std::string(to_string(parameters_.schwarz_precision))) +
-            ", degree " + std::to_string(parameters_.chebyshev_degree) + ", alpha " +
-            std::to_string(parameters_.chebyshev_alpha).substr(0, 5) +
+            (patches ? " (" + patch_text + "), relaxation " +
+                           std::to_string(parameters_.vertex_patch_relaxation).substr(0, 5)
+                     : ", degree " + std::to_string(parameters_.chebyshev_degree) + ", alpha " +
+                           std::to_string(parameters_.chebyshev_alpha).substr(0, 5)) +
             "\n  coarsest: " + coarse_text;
     if (coarse_matrix_) {
       text += "; " + std::to_string(coarse_matrix_->nnz()) + " entries";

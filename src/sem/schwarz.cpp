@@ -13,6 +13,7 @@
 #include "kernels/backend/parallel.hpp"
 #include "kernels/sem/schwarz.hpp"
 #include "kryflow/core/error.hpp"
+#include "src/sem/fdm_patches.hpp"
 
 #ifdef _OPENMP
 #define KRYFLOW_SCHWARZ_OMP(directive) _Pragma(directive)
@@ -20,16 +21,8 @@
 #define KRYFLOW_SCHWARZ_OMP(directive)
 #endif
 
-extern "C" void dsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda,
-                       double* w, double* work, const int* lwork, int* info);
-
 namespace kryflow::sem {
 namespace {
-
-/// Local index of the point with coordinates c[0..2] (each in 0..n-1) of element e.
-std::int64_t local_index(std::int64_t e, int n, const std::array<int, 3>& c) {
-  return ((e * n + c[2]) * n + c[1]) * n + c[0];
-}
 
 /// The point with face coordinates (u, v) of face f (direction f / 2: r, s, t; side f % 2: index
 /// 0 or p): u and v run along the two other directions in order.
@@ -40,44 +33,6 @@ std::array<int, 3> face_point(int f, int n, int u, int v) {
   c[d == 0 ? 1 : 0] = u;
   c[d == 2 ? 1 : 2] = v;
   return c;
-}
-
-/// The generalized eigenproblem A s = lambda B s (B diagonal, positive) on the `active`
-/// indices of an N x N problem: S (N x N, S[i N + m], rows of inactive indices and columns of
-/// missing modes zero) with S^T A S = Lambda, S^T B S = I, and lambda (0 for missing modes).
-void generalized_eigen(int N, const std::vector<double>& A, const std::vector<double>& B,
-                       const std::vector<char>& active, double* S, double* lambda) {
-  std::vector<int> index;
-  for (int i = 0; i < N; ++i)
-    if (active[i]) index.push_back(i);
-  const int m = static_cast<int>(index.size());
-  std::fill(S, S + N * N, 0.0);
-  std::fill(lambda, lambda + N, 0.0);
-  if (m == 0) return;
-  std::vector<double> C(static_cast<std::size_t>(m * m));
-  for (int a = 0; a < m; ++a) {
-    for (int b = 0; b < m; ++b) {
-      C[a * m + b] = A[index[a] * N + index[b]] / std::sqrt(B[index[a]] * B[index[b]]);
-    }
-  }
-  std::vector<double> w(static_cast<std::size_t>(m));
-  int lwork = -1, info = 0;
-  double query = 0.0;
-  dsyev_("V", "U", &m, C.data(), &m, w.data(), &query, &lwork, &info);
-  lwork = static_cast<int>(query);
-  std::vector<double> work(static_cast<std::size_t>(std::max(lwork, 1)));
-  dsyev_("V", "U", &m, C.data(), &m, w.data(), work.data(), &lwork, &info);
-  if (info != 0) {
-    throw InvalidInput("SchwarzPreconditioner: the 1D eigenproblem failed (dsyev info " +
-                       std::to_string(info) + ")");
-  }
-  // Column b of C (column-major for LAPACK) is eigenvector b of the symmetric problem.
-  for (int b = 0; b < m; ++b) {
-    lambda[b] = std::max(w[b], 0.0);
-    for (int a = 0; a < m; ++a) {
-      S[index[a] * N + b] = C[b * m + a] / std::sqrt(B[index[a]]);
-    }
-  }
 }
 
 }  // namespace
@@ -95,7 +50,6 @@ SchwarzPreconditioner::Patches SchwarzPreconditioner::build_patches(const SemPoi
   }
   const auto& l2g = numbering.local_to_global;
   const std::vector<char>& dirichlet = A.dirichlet();
-  const std::vector<double>& x = A.coordinates();
 
   // The face adjacency of the numbering: neighbour[e * 6 + f] = {e', f'}, or {-1, -1}.
   std::vector<std::pair<std::int64_t, int>> neighbour(static_cast<std::size_t>(E * 6), {-1, -1});
@@ -104,40 +58,9 @@ SchwarzPreconditioner::Patches SchwarzPreconditioner::build_patches(const SemPoi
     if (other >= 0) neighbour[q] = {other / 6, static_cast<int>(other % 6)};
   }
 
-  // Lengths: the mean of the element's four edges along each direction.
-  std::vector<double> length(static_cast<std::size_t>(E * 3));
-  for (std::int64_t e = 0; e < E; ++e) {
-    for (int d = 0; d < 3; ++d) {
-      double sum = 0.0;
-      for (int v = 0; v < 2; ++v) {
-        for (int u = 0; u < 2; ++u) {
-          std::array<int, 3> a{}, b{};
-          a[d] = 0;
-          b[d] = p;
-          a[d == 0 ? 1 : 0] = b[d == 0 ? 1 : 0] = u * p;
-          a[d == 2 ? 1 : 2] = b[d == 2 ? 1 : 2] = v * p;
-          const std::int64_t ga = l2g[local_index(e, n, a)];
-          const std::int64_t gb = l2g[local_index(e, n, b)];
-          double s = 0.0;
-          for (int c = 0; c < 3; ++c) {
-            const double dx = x[3 * gb + c] - x[3 * ga + c];
-            s += dx * dx;
-          }
-          sum += std::sqrt(s);
-        }
-      }
-      length[e * 3 + d] = sum / 4.0;
-    }
-  }
-
-  // The reference 1D stiffness (N_ij = sum_q w_q D_qi D_qj) and mass (w) of one element.
+  const std::vector<double> length = detail::element_lengths(A);
   const GllRule& rule = A.rule();
-  const std::vector<double> D = derivative_matrix(rule);
-  std::vector<double> stiffness(static_cast<std::size_t>(n * n), 0.0);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j)
-      for (int q = 0; q < n; ++q)
-        stiffness[i * n + j] += rule.weights[q] * D[q * n + i] * D[q * n + j];
+  const std::vector<double> stiffness = detail::reference_stiffness(rule);
 
   Patches patches;
   patches.n = n;
@@ -158,7 +81,7 @@ SchwarzPreconditioner::Patches SchwarzPreconditioner::build_patches(const SemPoi
     for (int k = 0; k < n; ++k)
       for (int j = 0; j < n; ++j)
         for (int i = 0; i < n; ++i)
-          map[box(i + 1, j + 1, k + 1)] = free_point(l2g[local_index(e, n, {i, j, k})]);
+          map[box(i + 1, j + 1, k + 1)] = free_point(l2g[detail::local_index(e, n, {i, j, k})]);
     for (int f = 0; f < 6; ++f) {
       const auto [e2, f2] = neighbour[e * 6 + f];
       if (e2 < 0) continue;
@@ -167,9 +90,9 @@ SchwarzPreconditioner::Patches SchwarzPreconditioner::build_patches(const SemPoi
       for (int v = 0; v < n; ++v) {
         for (int u = 0; u < n; ++u) {
           std::array<int, 3> c = face_point(f2, n, u, v);
-          const std::int64_t g = l2g[local_index(e2, n, c)];
+          const std::int64_t g = l2g[detail::local_index(e2, n, c)];
           c[f2 / 2] += f2 % 2 == 0 ? 1 : -1;
-          theirs.push_back({g, l2g[local_index(e2, n, c)]});
+          theirs.push_back({g, l2g[detail::local_index(e2, n, c)]});
         }
       }
       std::sort(theirs.begin(), theirs.end());
@@ -177,7 +100,7 @@ SchwarzPreconditioner::Patches SchwarzPreconditioner::build_patches(const SemPoi
       for (int v = 0; v < n; ++v) {
         for (int u = 0; u < n; ++u) {
           const std::array<int, 3> c = face_point(f, n, u, v);
-          const std::int64_t g = l2g[local_index(e, n, c)];
+          const std::int64_t g = l2g[detail::local_index(e, n, c)];
           const auto it = std::lower_bound(theirs.begin(), theirs.end(),
                                            std::pair<std::int64_t, std::int64_t>{g, -1});
           if (it == theirs.end() || it->first != g) {
@@ -227,12 +150,14 @@ SchwarzPreconditioner::Patches SchwarzPreconditioner::build_patches(const SemPoi
           bool all_dirichlet = true;
           for (int v = 0; v < n && all_dirichlet; ++v)
             for (int u = 0; u < n && all_dirichlet; ++u)
-              all_dirichlet = dirichlet[l2g[local_index(e, n, face_point(f, n, u, v))]] != 0;
+              all_dirichlet =
+                  dirichlet[l2g[detail::local_index(e, n, face_point(f, n, u, v))]] != 0;
           if (all_dirichlet) active[face] = 0;
         }
       }
-      generalized_eigen(N, A1, B1, active, patches.eigenvectors.data() + (e * 3 + d) * N * N,
-                        patches.eigenvalues.data() + (e * 3 + d) * N);
+      detail::generalized_eigen(N, A1, B1, active,
+                                patches.eigenvectors.data() + (e * 3 + d) * N * N,
+                                patches.eigenvalues.data() + (e * 3 + d) * N);
     }
   };
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(E));

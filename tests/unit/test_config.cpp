@@ -319,11 +319,14 @@ TEST(ConfigPresets, EveryPresetInTheFolderLoadsAndBuilds) {
       if (name == "sem_jacobi") {
         EXPECT_EQ(setup.solver->name(), "pcg");
         EXPECT_EQ(setup.preconditioner->name(), "jacobi");
-      } else if (name == "sem_pmg_cheby_jacobi" || name == "sem_pmg_schwarz") {
-        const bool schwarz = name == "sem_pmg_schwarz";
-        EXPECT_EQ(setup.solver->name(), schwarz ? "fcg" : "pcg");
+      } else if (name == "sem_pmg_cheby_jacobi" || name == "sem_pmg_schwarz" ||
+                 name == "sem_pmg_vertex_patch") {
+        const bool jacobi = name == "sem_pmg_cheby_jacobi";
+        EXPECT_EQ(setup.solver->name(), jacobi ? "pcg" : "fcg");
         EXPECT_EQ(setup.preconditioner->name(), "p_multigrid");
-        EXPECT_EQ(resolved["smoother"], schwarz ? "chebyshev_ras" : "chebyshev_jacobi");
+        EXPECT_EQ(resolved["smoother"], jacobi                      ? "chebyshev_jacobi"
+                                        : name == "sem_pmg_schwarz" ? "chebyshev_ras"
+                                                                    : "vertex_patch");
       } else {
         ADD_FAILURE() << "unknown spectral-element preset " << name;
       }
@@ -478,9 +481,9 @@ TEST(ConfigPresets, TheAdvisedBudgetIsThePresetsOrMoreNeverLess) {
 TEST(ConfigPresets, ShippedPresetsAreListed) {
   const std::vector<std::string> names = preset_names();
 
-  for (const char* name :
-       {"pcg_jacobi", "pipecg_jacobi", "bicgstab_jacobi", "gmres_jacobi", "fgmres_jacobi", "pcg",
-        "pipecg", "sem_jacobi", "sem_pmg_cheby_jacobi", "sem_pmg_schwarz"}) {
+  for (const char* name : {"pcg_jacobi", "pipecg_jacobi", "bicgstab_jacobi", "gmres_jacobi",
+                           "fgmres_jacobi", "pcg", "pipecg", "sem_jacobi", "sem_pmg_cheby_jacobi",
+                           "sem_pmg_schwarz", "sem_pmg_vertex_patch"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }

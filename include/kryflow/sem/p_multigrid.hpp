@@ -93,12 +93,21 @@ class PMultigrid final : public Multigrid {
   /// The smoothing of the levels above the coarsest: Chebyshev acceleration of Jacobi (the
   /// operator's assembled diagonal), of additive Schwarz or of restricted additive Schwarz on
   /// element patches (SchwarzPreconditioner; restricted makes the cycle nonsymmetric: use
-  /// a flexible method outside: fcg or fgmres).
-  enum class SmootherKind { chebyshev_jacobi, chebyshev_asm, chebyshev_ras };
+  /// a flexible method outside: fcg or fgmres), or multiplicative Schwarz on vertex patches
+  /// (VertexPatchSmoother: a forward sweep over the colors before the coarse-grid correction
+  /// and the backward sweep after it, so the cycle is symmetric up to the float rounding of the
+  /// local solves; structured hexahedral meshes with Dirichlet boundaries only).
+  enum class SmootherKind { chebyshev_jacobi, chebyshev_asm, chebyshev_ras, vertex_patch };
   struct Parameters {
     SmootherKind smoother = SmootherKind::chebyshev_jacobi;
-    /// The Schwarz smoothers' local solves (SchwarzPreconditioner's precision).
+    /// The Schwarz smoothers' local solves (SchwarzPreconditioner's and VertexPatchSmoother's
+    /// precision).
     Precision schwarz_precision = Precision::float32;
+    /// VertexPatchSmoother's relaxation (> 0), eigen_iterations (>= 0) and damping_bound
+    /// (in (0, 2)).
+    double vertex_patch_relaxation = 1.0;
+    int vertex_patch_eigen_iterations = 10;
+    double vertex_patch_damping_bound = 1.5;
     /// The orders below the operator's, decreasing, ending in 1; empty: the schedule above.
     std::vector<int> orders;
     int chebyshev_degree = 3;  ///< >= 1, per smoothing step

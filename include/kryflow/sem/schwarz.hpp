@@ -2,17 +2,21 @@
 // patches, with fast-diagonalization local solves.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kryflow/core/array.hpp"
 #include "kryflow/core/precision.hpp"
+#include "kryflow/multigrid/smoother.hpp"
 #include "kryflow/preconditioners/preconditioner.hpp"
 #include "kryflow/sem/poisson_operator.hpp"
 
 namespace kryflow::kernels::sem {
 struct SchwarzUpdate;
-}
+struct SchwarzView;
+struct SchwarzLocals;
+}  // namespace kryflow::kernels::sem
 
 namespace kryflow::sem {
 
@@ -104,6 +108,107 @@ class SchwarzPreconditioner final : public Preconditioner {
   mutable Array<float> local32_;  // float32
   /// The local solves of r and the sums into z (with `update`: into d and x).
   void run(const Vector& r, const kernels::sem::SchwarzUpdate& update, Vector& z) const;
+};
+
+/// Multiplicative Schwarz smoothing on vertex patches for the SemPoissonOperator (the vertex-
+/// patch smoother of Cui and Kanschat, "Multigrid methods for the Stokes problem on GPU
+/// systems", sec. 3.1 and Algorithm 2, and of Cui, Grosse-Bley, Kanschat and Strzodka 2024 for
+/// the Laplacian; Witte 2022 for the tensor-product local solvers). The patch of an interior mesh
+/// vertex v is the 2 x 2 x 2 elements around it; its unknowns are the GLL points strictly inside
+/// the patch, a box of (2p - 1)^3 points (functions that vanish on the patch boundary), and its
+/// local problem is the separable approximation of the operator on that box: per patch
+/// direction the 1D GLL stiffness and mass matrices of the two intervals on either side of v,
+/// of the averaged lengths of the four elements on each side (exact on affine boxes), solved
+/// by fast diagonalization (kernels/sem/schwarz.hpp, as SchwarzPreconditioner's patches).
+/// Patches are colored so that patches of one color share no element (so no unknown): the 8
+/// parities of a structured mesh's vertex lattice where the elements are arranged as one
+/// (propagated through the face adjacency), else a greedy coloring. One smoothing step runs the
+/// colors in turn (forward 0, 1, ..., backward in the reverse order, the adjoint sweep, so a
+/// forward pre- and a backward post-smoothing step give a symmetric V-cycle); per color:
+///   r = b - A x,  x = x + omega sum_{patches P of the color} R_P^T A_P^-1 R_P r,
+/// and at the first color x = x + r at the Dirichlet points (where A is the identity); with
+/// Parameters::eigen_iterations, each patch's share of the sum is scaled by min(1,
+/// damping_bound / lambda_P) (against its estimated local overshoot; a damped block
+/// Gauss-Seidel where the separable model is poor).
+/// Each color costs one operator application (the residual), one local-solve kernel and one
+/// scatter kernel: a step costs about as many operator applications as there are colors.
+///
+/// Requirements: every interior vertex whose 8 elements form a 2 x 2 x 2 box gets a patch;
+/// vertices with another number of elements (irregular or boundary vertices) get none. setup
+/// throws NotSupported when some unknown lies inside no patch (an unstructured mesh, or a
+/// Neumann boundary: boundary vertices have no patch), or when A is not a SemPoissonOperator.
+/// Memory per patch: (2p + 1)^3 4-byte indices, 3 (2p + 1)^2 + 3 (2p + 1) values (floats with
+/// float32 local solves), plus (2p + 1)^3 values of scratch for the largest color and two
+/// vectors of A's rows.
+class VertexPatchSmoother final : public Smoother {
+ public:
+  enum class Direction { forward, backward };
+  struct Parameters {
+    /// The local solves' arithmetic and their stored eigenvectors and results (float32: half
+    /// the memory; the residuals and x stay double).
+    Precision precision = Precision::float32;
+    /// omega > 0: the scaling of every correction (1: the multiplicative method).
+    double relaxation = 1.0;
+    /// >= 0 power steps per patch estimating lambda_P, the largest eigenvalue of
+    /// A~_P^-1 A_P (the separable local problem against the true one: 1 on affine boxes, above
+    /// 1 where deformed elements are stiffer than their separable model); patch P's correction
+    /// is then scaled by omega min(1, damping_bound / lambda_P), so that no local correction
+    /// overshoots (a local step of the multiplicative method expands the error in the energy
+    /// norm where its scaled lambda_P exceeds 2). 0: no scaling.
+    int eigen_iterations = 10;
+    /// In (0, 2): the largest scaled local eigenvalue allowed (see eigen_iterations).
+    double damping_bound = 1.5;
+  };
+  /// Throws ConfigError (relaxation, eigen_iterations, damping_bound) when relaxation is not
+  /// positive and finite, eigen_iterations is negative or damping_bound is not in (0, 2).
+  explicit VertexPatchSmoother(Parameters parameters, Direction direction = Direction::forward);
+  VertexPatchSmoother() : VertexPatchSmoother(Parameters{}) {}
+  /// Builds the patches (host: placement of each vertex's elements, one symmetric eigenproblem
+  /// of size 2p - 1 per patch and direction, LAPACK dsyev; threads over patches), copies them
+  /// to A's backend and runs the power steps there (per color and step one operator
+  /// application, one local solve and a per-patch norm; the host reads the norms once per
+  /// color). Throws as the class comment says; OutOfMemory when they do not fit.
+  void setup(const LinearOperator& A) override;
+  /// One step as above (b, x: A's rows on A's backend). Throws InvalidInput before setup,
+  /// DimensionMismatch for vectors of another size.
+  void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
+  /// "vertex_patch_schwarz(forward, float32)".
+  std::string name() const override;
+  bool supports_recording() const override { return true; }
+  /// The same smoother sweeping the colors in the reverse order, sharing this one's patches
+  /// and scratch (the two must not smooth at the same time). Throws InvalidInput before setup.
+  std::unique_ptr<VertexPatchSmoother> adjoint() const;
+  /// After setup: the patches and the colors.
+  std::int64_t num_patches() const;
+  int num_colors() const;
+  /// After setup: the estimated lambda_P of each patch (in color order; empty without
+  /// eigen_iterations).
+  const std::vector<double>& patch_eigenvalues() const;
+
+  /// The host data of the patches (for tests): the box of each patch has M = 2p + 1 points per
+  /// direction, patch P's box point (I, J, K) at P M^3 + (K M + J) M + I; -1 where there is no
+  /// unknown (the box's boundary layer and Dirichlet points). Patches are grouped by color:
+  /// color c holds patches color_offsets[c] .. color_offsets[c + 1] - 1.
+  struct Patches {
+    int box = 0;  ///< M = 2p + 1
+    std::vector<index_t> box_to_global;
+    std::vector<double> eigenvectors;  ///< per patch S_1, S_2, S_3 (M x M, S[i M + m])
+    std::vector<double> eigenvalues;   ///< per patch M per direction
+    std::vector<std::int64_t> color_offsets;
+    std::vector<std::int64_t> vertex;  ///< the global point of each patch's vertex
+    bool lattice_colors = false;       ///< 8 parity colors (else greedy)
+  };
+  /// The setup's host phase. Throws as setup.
+  static Patches build_patches(const SemPoissonOperator& A);
+
+ private:
+  struct Data;
+  kernels::sem::SchwarzView color_view(const Data& d, int color) const;
+  kernels::sem::SchwarzLocals locals(const Data& d) const;
+  void estimate_patch_eigenvalues(Data& d) const;
+  Parameters parameters_;
+  Direction direction_;
+  std::shared_ptr<Data> data_;
 };
 
 }  // namespace kryflow::sem
