@@ -15,8 +15,9 @@
 # python: the Python package against the installed build, its tests (CuPy included) and CuPy
 # 3D Poisson against the CLI (KRYFLOW_PYTHON_N, default 200; not in the default steps).
 # pmg_kershaw: the Kershaw mesh with the p-multigrid presets and Chebyshev degrees (not in the
-# default steps).
-# KRYFLOW_PMG_PRESETS: the pmg step's presets (default "sem_pmg_cheby_jacobi sem_pmg_schwarz");
+# default steps; KRYFLOW_KERSHAW_VARIANTS=quick: the presets and the vertex patches' variants).
+# KRYFLOW_PMG_PRESETS: the pmg step's presets (default "sem_pmg_cheby_jacobi sem_pmg_schwarz
+# sem_pmg_vertex_patch");
 # KRYFLOW_PMG_MESHES=quick: Kershaw and the boxes up to 32^3 only.
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
 # .deps/root and used when the system lacks them.
@@ -393,7 +394,7 @@ pmg_table=$results/pmg_table.txt
 if want pmg; then
 # KRYFLOW_PMG_PRESETS: the presets to compare (default: Chebyshev-Jacobi with PCG and
 # Chebyshev-RAS with flexible CG); KRYFLOW_PMG_MESHES=quick runs Kershaw and the boxes up to 32^3 only.
-pmg_presets=${KRYFLOW_PMG_PRESETS:-sem_pmg_cheby_jacobi sem_pmg_schwarz}
+pmg_presets=${KRYFLOW_PMG_PRESETS:-sem_pmg_cheby_jacobi sem_pmg_schwarz sem_pmg_vertex_patch}
 say "== spectral-element Poisson with p-multigrid at p = 7: $pmg_presets"
 nek=$KRYFLOW_DATA_DIR/meshes/nek
 : >"$pmg_table"
@@ -459,8 +460,17 @@ except Exception as e:
     print(f"| {label} | (no JSON report: {e}) |")
 PY
 }
+# KRYFLOW_KERSHAW_VARIANTS=quick: the presets only, with the vertex patches' damping bound and
+# precision varied.
 run_kershaw cheby_jacobi --preset sem_pmg_cheby_jacobi
-for d in 1 2 3 4; do
+run_kershaw schwarz_fcg_degree3 --preset sem_pmg_schwarz
+run_kershaw vertex_patch --preset sem_pmg_vertex_patch
+run_kershaw vertex_patch_bound1.9 --preset sem_pmg_vertex_patch \
+  -p solver.preconditioner.vertex_patch_damping_bound=1.9
+run_kershaw vertex_patch_float64 --preset sem_pmg_vertex_patch \
+  -p solver.preconditioner.schwarz_precision=float64
+if [[ ${KRYFLOW_KERSHAW_VARIANTS:-all} != quick ]]; then
+for d in 1 2 4; do
   run_kershaw schwarz_fcg_degree$d --preset sem_pmg_schwarz -p solver.preconditioner.chebyshev_degree=$d
 done
 run_kershaw schwarz_fcg_no_graphs --preset sem_pmg_schwarz -p solver.cuda_graphs=never
@@ -468,8 +478,11 @@ for d in 2 3; do
   run_kershaw schwarz_fgmres_degree$d --preset sem_pmg_schwarz -p solver.type=fgmres \
     -p solver.preconditioner.chebyshev_degree=$d
 done
-"$kryflow" sem --backend cuda --mesh "$kmesh" --kershaw 0.3 --order 7 --preset sem_pmg_schwarz \
-  >"$results/kershaw_sem_pmg_schwarz.txt" 2>&1
+fi
+for preset in sem_pmg_schwarz sem_pmg_vertex_patch; do
+  "$kryflow" sem --backend cuda --mesh "$kmesh" --kershaw 0.3 --order 7 --preset $preset \
+    >"$results/kershaw_$preset.txt" 2>&1
+done
 { echo "| variant | iterations | status | true residual | ms/iteration | solve ms | ns/DoF solve |"
   echo "|---|---|---|---|---|---|---|"; cat "$kershaw_table"; } >"$kershaw_table.tmp" && mv "$kershaw_table.tmp" "$kershaw_table"
 cat "$kershaw_table" | tee -a "$log"
