@@ -9,35 +9,41 @@
 
 namespace kryflow::kernels::sem::detail {
 
-/// y_L = A_e x_L for element e (order of operations as in poisson.hpp); `work` holds 6 N^3.
-inline void element_laplacian(const PoissonView& a, std::int64_t e, double* work) {
+/// y_L = A_e x_L for element e (order of operations as in poisson.hpp) in the arithmetic of
+/// Real (double, or float with PoissonView::float_arithmetic: x_L, D and G rounded to float
+/// when read, y_L widened to double when stored); `work` holds 3 N^3 values of Real.
+template <class Real>
+inline void element_laplacian(const PoissonView& a, std::int64_t e, Real* work) {
   const int N = a.n;
   const std::int64_t n3 = static_cast<std::int64_t>(N) * N * N;
   const double* D = a.derivative;
   const double* x = a.local_x + e * n3;
   double* y = a.local_y + e * n3;
   const double* G = a.g + e * 6 * n3;
-  double* ur = work;
-  double* us = work + n3;
-  double* ut = work + 2 * n3;
+  Real* ur = work;
+  Real* us = work + n3;
+  Real* ut = work + 2 * n3;
+  // D[i N + m] and x rounded to Real (no-ops for double).
+  auto d = [&](int i, int m) { return static_cast<Real>(D[i * N + m]); };
+  auto u = [&](std::int64_t q) { return static_cast<Real>(x[q]); };
   for (int k = 0; k < N; ++k) {
     for (int j = 0; j < N; ++j) {
       for (int i = 0; i < N; ++i) {
-        double r = 0.0;
-        double s = 0.0;
-        double t = 0.0;
+        Real r = 0;
+        Real s = 0;
+        Real t = 0;
         for (int m = 0; m < N; ++m) {
-          r = r + D[i * N + m] * x[(k * N + j) * N + m];
-          s = s + D[j * N + m] * x[(k * N + m) * N + i];
-          t = t + D[k * N + m] * x[(m * N + j) * N + i];
+          r = r + d(i, m) * u((k * N + j) * N + m);
+          s = s + d(j, m) * u((k * N + m) * N + i);
+          t = t + d(k, m) * u((m * N + j) * N + i);
         }
         const std::int64_t q = (static_cast<std::int64_t>(k) * N + j) * N + i;
-        const double g11 = G[q];
-        const double g12 = G[n3 + q];
-        const double g13 = G[2 * n3 + q];
-        const double g22 = G[3 * n3 + q];
-        const double g23 = G[4 * n3 + q];
-        const double g33 = G[5 * n3 + q];
+        const auto g11 = static_cast<Real>(G[q]);
+        const auto g12 = static_cast<Real>(G[n3 + q]);
+        const auto g13 = static_cast<Real>(G[2 * n3 + q]);
+        const auto g22 = static_cast<Real>(G[3 * n3 + q]);
+        const auto g23 = static_cast<Real>(G[4 * n3 + q]);
+        const auto g33 = static_cast<Real>(G[5 * n3 + q]);
         ur[q] = g11 * r + g12 * s + g13 * t;
         us[q] = g12 * r + g22 * s + g23 * t;
         ut[q] = g13 * r + g23 * s + g33 * t;
@@ -47,15 +53,15 @@ inline void element_laplacian(const PoissonView& a, std::int64_t e, double* work
   for (int k = 0; k < N; ++k) {
     for (int j = 0; j < N; ++j) {
       for (int i = 0; i < N; ++i) {
-        double r = 0.0;
-        double s = 0.0;
-        double t = 0.0;
+        Real r = 0;
+        Real s = 0;
+        Real t = 0;
         for (int m = 0; m < N; ++m) {
-          r = r + D[m * N + i] * ur[(k * N + j) * N + m];
-          s = s + D[m * N + j] * us[(k * N + m) * N + i];
-          t = t + D[m * N + k] * ut[(m * N + j) * N + i];
+          r = r + d(m, i) * ur[(k * N + j) * N + m];
+          s = s + d(m, j) * us[(k * N + m) * N + i];
+          t = t + d(m, k) * ut[(m * N + j) * N + i];
         }
-        y[(k * N + j) * N + i] = r + s + t;
+        y[(k * N + j) * N + i] = static_cast<double>(r + s + t);
       }
     }
   }
