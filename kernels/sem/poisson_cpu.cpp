@@ -19,7 +19,8 @@ void poisson_apply(const Backend& backend, const PoissonView& a, Span<const doub
 #pragma omp for schedule(dynamic, parallel::chunk_for(num_local, t))
     for (std::int64_t l = 0; l < num_local; ++l) detail::gather_point(a, x.data(), l);
     std::vector<double> work(a.float_arithmetic ? 0 : static_cast<std::size_t>(3 * n3));
-    std::vector<float> work_float(a.float_arithmetic ? static_cast<std::size_t>(3 * n3) : 0);
+    std::vector<float> work_float(
+        a.float_arithmetic ? static_cast<std::size_t>(detail::element_work_size<float>(a.n)) : 0);
 #pragma omp for schedule(dynamic, parallel::chunk_for(a.num_elements, t))
     for (std::int64_t e = 0; e < a.num_elements; ++e) {
       if (a.float_arithmetic) {
