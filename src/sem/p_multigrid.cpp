@@ -366,10 +366,10 @@ void PMultigrid::setup(const LinearOperator& A) {
                  : std::string(", local solves in ") +
                        std::string(to_string(parameters_.schwarz_precision))) +
             ", degree " + std::to_string(parameters_.chebyshev_degree) + ", alpha " +
-            std::to_string(parameters_.chebyshev_alpha).substr(0, 5) + "\n  cycle arithmetic " +
-            std::string(to_string(parameters_.cycle_precision)) +
+            std::to_string(parameters_.chebyshev_alpha).substr(0, 5) +
             (parameters_.cycle_precision == Precision::float32
-                 ? " (element Laplacians in float, vectors, transfers and coarse matrix in double)"
+                 ? "\n  cycle arithmetic float32 (element Laplacians in float; vectors, "
+                   "transfers and the coarse matrix in double)"
                  : "") +
             "\n  coarsest: " + coarse_text;
     if (coarse_matrix_) {

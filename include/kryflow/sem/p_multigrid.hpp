@@ -144,7 +144,8 @@ class PMultigrid final : public Multigrid {
   /// solver throw. On an error the preconditioner is left without a hierarchy.
   void setup(const LinearOperator& A) override;
   std::string name() const override { return "p_multigrid"; }
-  /// Orders, unknowns per level, the coarse matrix and its solver, setup time per phase.
+  /// Orders, unknowns per level, the smoother, "cycle arithmetic float32" with a float cycle,
+  /// the coarse matrix and its solver, setup time per phase.
   std::string summary() const override { return summary_; }
   /// The orders of the levels, the operator's first.
   const std::vector<int>& orders() const noexcept { return level_orders_; }
