@@ -115,6 +115,11 @@ class SemPoissonOperator : public LinearOperator {
   /// of the mesh carries any of the types; otherwise as above.
   SemPoissonOperator(const Backend& backend, const HexMesh& mesh, int order,
                      const SemPoissonOptions& options = {});
+  /// Not copyable (a copy would share the scratch unnoticed: with_arithmetic says so); movable.
+  SemPoissonOperator(const SemPoissonOperator&) = delete;
+  SemPoissonOperator& operator=(const SemPoissonOperator&) = delete;
+  SemPoissonOperator(SemPoissonOperator&&) = default;
+  SemPoissonOperator& operator=(SemPoissonOperator&&) = default;
 
   index_t num_rows() const override { return static_cast<index_t>(data_->numbering.num_global); }
   index_t num_cols() const override { return num_rows(); }
