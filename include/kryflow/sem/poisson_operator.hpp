@@ -151,13 +151,14 @@ class SemPoissonOperator : public LinearOperator {
   /// arithmetic), on the same backend, with the element and diagonal kernels chosen
   /// automatically for `order` (the levels of p-multigrid). Throws as the constructor.
   std::unique_ptr<SemPoissonOperator> at_order(int order) const;
-  /// The same operator (order, mesh, Dirichlet points, kernels) applied in the arithmetic
-  /// `arithmetic` (SemPoissonOptions::arithmetic; float32 for the levels of a mixed-precision
-  /// multigrid cycle). Cheap: it shares this operator's numbering, geometry, assembly lists and
-  /// scratch (no copy, no setup), and stays valid after this operator is destroyed. Because of
-  /// the shared scratch, it and this operator must not apply concurrently (they may alternate
-  /// on one backend queue). The element kernel is this operator's resolved one (on cuda,
-  /// staged and pipelined become layered in float32). Throws nothing but std::bad_alloc.
+  /// The same operator (order, mesh, Dirichlet points, kernels; num_rows() x num_rows() on the
+  /// same backend) applied in the arithmetic `arithmetic` (SemPoissonOptions::arithmetic, which
+  /// gives the accuracy of float32; for the levels of a mixed-precision multigrid cycle). Cheap: it
+  /// shares this operator's numbering, geometry, assembly lists and scratch (no copy, no setup),
+  /// and stays valid after this operator is destroyed. Because of the shared scratch, it and this
+  /// operator must not apply concurrently (they may alternate on one backend queue). The element
+  /// kernel is this operator's resolved one (on cuda, staged and pipelined become layered in
+  /// float32). Throws nothing but std::bad_alloc.
   std::unique_ptr<SemPoissonOperator> with_arithmetic(Precision arithmetic) const;
   /// The arithmetic of the element Laplacians (SemPoissonOptions::arithmetic).
   Precision arithmetic() const noexcept { return options_.arithmetic; }
