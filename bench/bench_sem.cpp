@@ -7,13 +7,18 @@
 // once per global point) over the copy bandwidth measured in the same run (bytes read plus
 // written). GDoF/s counts global points (DoFs) per second. The sorted assembly also stores and
 // re-reads the y_L of shared points; the atomic one zeroes y first: neither is in the count.
+// --arithmetic float64,float32 measures the float element arithmetic too (SemPoissonOptions::
+// arithmetic; its kernels: layered, vertex and shared, staged and pipelined running as layered),
+// with the same bytes (vectors and metric terms stay double).
 //
 //   kryflow_bench_sem [--backend cuda|cpu] [--orders 3,4,...,11] [--points 32000000]
-//                     [--deform 0.05] [--kershaw-orders 3,...,11] [--json out.json]
+//                     [--deform 0.05] [--kershaw-orders 3,...,11] [--arithmetic float64]
+//                     [--json out.json]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +27,7 @@
 #include "bench/timing.hpp"
 #include "kernels/blas/blas.hpp"
 #include "kryflow/core/error.hpp"
+#include "kryflow/core/precision.hpp"
 #include "kryflow/linalg/vector.hpp"
 #include "kryflow/sem/hex_mesh.hpp"
 #include "kryflow/sem/poisson_operator.hpp"
@@ -37,6 +43,7 @@ struct Options {
   double points = 3.2e7;  // local points of the box per order
   double deform = 0.05;
   std::vector<int> kershaw_orders = {3, 4, 5, 6, 7, 8, 9, 10, 11};
+  std::vector<Precision> arithmetics = {Precision::float64};
   std::string json_path;
 };
 
@@ -48,15 +55,17 @@ struct Record {
   long long local_points = 0;
   std::string element_kernel;
   std::string assembly;
+  std::string arithmetic;
   double seconds = 0.0;
   double bytes = 0.0;
   double difference = 0.0;  // max relative difference to the first variant
 };
 
 void measure(const Backend& backend, const std::string& name, const HexMesh& mesh, int order,
-             double bandwidth, std::vector<Record>& records) {
-  SemPoissonOperator A(backend, mesh, order);
-  const auto n = static_cast<std::size_t>(A.num_rows());
+             const std::vector<Precision>& arithmetics, double bandwidth,
+             std::vector<Record>& records) {
+  const SemPoissonOperator built(backend, mesh, order);
+  const auto n = static_cast<std::size_t>(built.num_rows());
   std::vector<double> xh(n);
   for (std::size_t g = 0; g < n; ++g) xh[g] = std::sin(0.37 * static_cast<double>(g)) + 1.5;
   const Vector x = Vector::from_host(backend, xh);
@@ -69,29 +78,40 @@ void measure(const Backend& backend, const std::string& name, const HexMesh& mes
   if (backend.is_device() && order <= 9) kernels.push_back(SemElementKernel::shared);
   std::vector<SemAssembly> assemblies = {SemAssembly::sorted};
   if (backend.is_device()) assemblies.push_back(SemAssembly::atomic);
-  for (SemElementKernel kernel : kernels) {
-    for (SemAssembly assembly : assemblies) {
-      A.select_kernels(kernel, assembly);
-      Record r;
-      r.mesh = name;
-      r.order = order;
-      r.elements = mesh.num_elements;
-      r.dofs = A.num_rows();
-      r.local_points = static_cast<long long>(A.numbering().local_to_global.size());
-      r.element_kernel = to_string(kernel);
-      r.assembly = to_string(assembly);
-      r.bytes = A.apply_bytes();
-      r.seconds = bench::time_per_call(backend, [&] { A.apply(x, y); });
-      A.apply(x, y);
-      const std::vector<double> result = y.to_host();
-      if (first.empty()) first = result;
-      r.difference = bench::max_relative_difference(result, first);
-      records.push_back(r);
-      std::printf("| %s | %d | %lld | %lld | %s | %s | %.1f | %.2f | %.0f | %.2f | %.1e |\n",
-                  r.mesh.c_str(), r.order, r.elements, r.dofs, r.element_kernel.c_str(),
-                  r.assembly.c_str(), r.seconds * 1e6, r.dofs / r.seconds / 1e9,
-                  r.bytes / r.seconds / 1e9, r.bytes / r.seconds / bandwidth, r.difference);
-      std::fflush(stdout);
+  for (Precision arithmetic : arithmetics) {
+    const std::unique_ptr<SemPoissonOperator> copy = built.with_arithmetic(arithmetic);
+    SemPoissonOperator& A = *copy;
+    for (SemElementKernel kernel : kernels) {
+      // In float staged and pipelined run as layered.
+      if (arithmetic == Precision::float32 &&
+          (kernel == SemElementKernel::staged || kernel == SemElementKernel::pipelined)) {
+        continue;
+      }
+      for (SemAssembly assembly : assemblies) {
+        A.select_kernels(kernel, assembly);
+        Record r;
+        r.mesh = name;
+        r.order = order;
+        r.elements = mesh.num_elements;
+        r.dofs = A.num_rows();
+        r.local_points = static_cast<long long>(A.numbering().local_to_global.size());
+        r.element_kernel = to_string(kernel);
+        r.assembly = to_string(assembly);
+        r.arithmetic = std::string(to_string(arithmetic));
+        r.bytes = A.apply_bytes();
+        r.seconds = bench::time_per_call(backend, [&] { A.apply(x, y); });
+        A.apply(x, y);
+        const std::vector<double> result = y.to_host();
+        if (first.empty()) first = result;
+        r.difference = bench::max_relative_difference(result, first);
+        records.push_back(r);
+        std::printf("| %s | %d | %lld | %lld | %s | %s | %s | %.1f | %.2f | %.0f | %.2f | %.1e |\n",
+                    r.mesh.c_str(), r.order, r.elements, r.dofs, r.element_kernel.c_str(),
+                    r.assembly.c_str(), r.arithmetic.c_str(), r.seconds * 1e6,
+                    r.dofs / r.seconds / 1e9, r.bytes / r.seconds / 1e9,
+                    r.bytes / r.seconds / bandwidth, r.difference);
+        std::fflush(stdout);
+      }
     }
   }
 }
@@ -99,7 +119,7 @@ void measure(const Backend& backend, const std::string& name, const HexMesh& mes
 void usage(const char* program) {
   std::fprintf(stderr,
                "usage: %s [--backend cuda|cpu] [--orders 3,...,11] [--points N] [--deform A] "
-               "[--kershaw-orders 7] [--json out.json]\n",
+               "[--kershaw-orders 7] [--arithmetic float64,float32] [--json out.json]\n",
                program);
 }
 
@@ -121,6 +141,14 @@ int main(int argc, char** argv) {
         options.deform = std::stod(argv[++i]);
       } else if (arg == "--kershaw-orders" && has_value) {
         options.kershaw_orders = bench::parse_ints(argv[++i]);
+      } else if (arg == "--arithmetic" && has_value) {
+        options.arithmetics.clear();
+        std::string list = argv[++i];
+        for (std::size_t start = 0; start <= list.size();) {
+          const std::size_t comma = std::min(list.find(',', start), list.size());
+          options.arithmetics.push_back(precision_from_string(list.substr(start, comma - start)));
+          start = comma + 1;
+        }
       } else if (arg == "--json" && has_value) {
         options.json_path = argv[++i];
       } else {
@@ -133,8 +161,8 @@ int main(int argc, char** argv) {
     std::printf("SEM Poisson operator, %s, copy bandwidth %.1f GB/s (read + write)\n",
                 backend.name().c_str(), bandwidth / 1e9);
     std::printf(
-        "| mesh | p | elements | DoFs | element kernel | assembly | us | GDoF/s | GB/s | of "
-        "roofline | diff |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+        "| mesh | p | elements | DoFs | element kernel | assembly | arithmetic | us | GDoF/s | "
+        "GB/s | of roofline | diff |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::vector<Record> records;
     for (int p : options.orders) {
       const double n3 = std::pow(p + 1, 3);
@@ -142,13 +170,15 @@ int main(int argc, char** argv) {
       BoxOptions box;
       box.smooth_deformation = options.deform;
       const HexMesh mesh = box_mesh(n, n, n, box);
-      measure(backend, "box " + std::to_string(n) + "^3", mesh, p, bandwidth, records);
+      measure(backend, "box " + std::to_string(n) + "^3", mesh, p, options.arithmetics, bandwidth,
+              records);
     }
     for (int p : options.kershaw_orders) {
       BoxOptions box;
       box.upper = {6.0, 6.0, 6.0};
       box.kershaw_epsilon = 0.3;
-      measure(backend, "kershaw 20^3", box_mesh(20, 20, 20, box), p, bandwidth, records);
+      measure(backend, "kershaw 20^3", box_mesh(20, 20, 20, box), p, options.arithmetics, bandwidth,
+              records);
     }
     // Best variant per mesh and order.
     std::printf("\nbest per mesh and order (fraction of the roofline):\n");
@@ -161,9 +191,9 @@ int main(int argc, char** argv) {
         ++j;
       }
       const Record& r = records[best];
-      std::printf("best %s p=%d: %s/%s %.2f GDoF/s, %.2f of roofline\n", r.mesh.c_str(), r.order,
-                  r.element_kernel.c_str(), r.assembly.c_str(), r.dofs / r.seconds / 1e9,
-                  r.bytes / r.seconds / bandwidth);
+      std::printf("best %s p=%d: %s/%s/%s %.2f GDoF/s, %.2f of roofline\n", r.mesh.c_str(), r.order,
+                  r.element_kernel.c_str(), r.assembly.c_str(), r.arithmetic.c_str(),
+                  r.dofs / r.seconds / 1e9, r.bytes / r.seconds / bandwidth);
       i = j;
     }
     if (!options.json_path.empty()) {
@@ -182,6 +212,7 @@ int main(int argc, char** argv) {
                                   {"local_points", r.local_points},
                                   {"element_kernel", r.element_kernel},
                                   {"assembly", r.assembly},
+                                  {"arithmetic", r.arithmetic},
                                   {"seconds", r.seconds},
                                   {"bytes", r.bytes},
                                   {"gdof_per_s", r.dofs / r.seconds / 1e9},

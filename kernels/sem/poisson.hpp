@@ -9,6 +9,11 @@
 // y_L = D_r^T w_r + D_s^T w_s + D_t^T w_t (r, then s, then t, each sum in increasing m); then
 // y[g] = masked(g) ? x[g] : the sum of y_L over the locals of g in increasing local index
 // (with PoissonView::accumulate, y[g] = alpha * that + y[g]).
+// With PoissonView::float_arithmetic the element operations above are done in float (the
+// mixed-precision operator of Kronbichler and Ljungkvist, "Multigrid for matrix-free high-order
+// finite element computations on graphics processors", ACM TOPC 6(1), 2019): x_L, D and G are
+// rounded to float when read, the sums and products are float ones in the same order, and each
+// y_L is widened to double; the gather, the mask and the assembly sums stay in double.
 // Without a mask (PoissonView::mask null) no point is masked. The cuda atomic assembly adds
 // the y_L of each element into y in no fixed order (results differ in the last bits).
 #pragma once
@@ -56,6 +61,8 @@ struct PoissonView {
   // then axpby(alpha, A x, 1, y); cuda atomic assembly: in no fixed order, as A x).
   bool accumulate = false;
   double alpha = 1.0;
+  // Element arithmetic in float (see the contract above); vectors and assembly stay double.
+  bool float_arithmetic = false;
   ElementKernel element_kernel = ElementKernel::layered;  // cuda only
   Assembly assembly = Assembly::sorted;                   // cuda only
 };

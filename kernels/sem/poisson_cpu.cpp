@@ -18,9 +18,17 @@ void poisson_apply(const Backend& backend, const PoissonView& a, Span<const doub
   {
 #pragma omp for schedule(dynamic, parallel::chunk_for(num_local, t))
     for (std::int64_t l = 0; l < num_local; ++l) detail::gather_point(a, x.data(), l);
-    std::vector<double> work(static_cast<std::size_t>(3 * n3));
+    std::vector<double> work(a.float_arithmetic ? 0 : static_cast<std::size_t>(3 * n3));
+    std::vector<float> work_float(
+        a.float_arithmetic ? static_cast<std::size_t>(detail::element_work_size<float>(a.n)) : 0);
 #pragma omp for schedule(dynamic, parallel::chunk_for(a.num_elements, t))
-    for (std::int64_t e = 0; e < a.num_elements; ++e) detail::element_laplacian(a, e, work.data());
+    for (std::int64_t e = 0; e < a.num_elements; ++e) {
+      if (a.float_arithmetic) {
+        detail::element_laplacian(a, e, work_float.data());
+      } else {
+        detail::element_laplacian(a, e, work.data());
+      }
+    }
 #pragma omp for schedule(dynamic, parallel::chunk_for(a.num_global, t))
     for (std::int64_t g = 0; g < a.num_global; ++g) {
       detail::assemble_point(a, x.data(), y.data(), g);

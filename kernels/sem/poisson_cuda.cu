@@ -26,6 +26,14 @@
 // (kernels/sem/poisson.hpp; rounded products and sums, no fused multiply-adds), so an element's
 // y_L has the reference's bits; with atomic assembly, whose sums are in no fixed order anyway,
 // they use fused multiply-adds (fewer instructions).
+// Float arithmetic (PoissonView::float_arithmetic): the element kernels are instantiated with
+// float shared arrays, registers and sums (Real = float); x, D and the stored metric terms are
+// rounded to float when read, y_L is widened to double before it is stored or added. Half the
+// shared-memory bytes and registers of the double kernels, and float's instruction throughput.
+// shared, layered and vertex have float instantiations; staged and pipelined run as the float
+// layered kernel (the same operations in the same order). The vertex kernel forms its line
+// coefficients (sums of corners) in double and rounds them, then J, G and the fluxes in float.
+// With sorted assembly the float shared and layered kernels give the reference's float bits.
 //
 // Assembly: each local point carries a 32-bit code, its global index g (bits 0-29), whether
 // it is the only local point of g (bit 31) and whether g is a Dirichlet point (bit 30). A
@@ -39,6 +47,7 @@
 #include <cuda_runtime.h>
 
 #include <string>
+#include <type_traits>
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/sem/poisson.hpp"
@@ -55,22 +64,39 @@ constexpr std::uint32_t kGlobalBits = kMaskedBit - 1;
 template <int N>
 constexpr int kPitch = N % 2 == 0 ? N + 1 : N;
 
+/// a b rounded, in the arithmetic of Real (double, or float: PoissonView::float_arithmetic).
+template <class Real>
+__device__ __forceinline__ Real mul_rn(Real a, Real b) {
+  if constexpr (std::is_same_v<Real, double>) {
+    return __dmul_rn(a, b);
+  } else {
+    return __fmul_rn(a, b);
+  }
+}
+
 /// acc + a b: one fused multiply-add in the atomic kernels (their sums are not the reference's
 /// anyway), a rounded product and sum in the sorted ones (the reference's bits).
-template <bool Fused>
-__device__ __forceinline__ double madd(double acc, double a, double b) {
-  if constexpr (Fused) {
-    return __fma_rn(a, b, acc);
+template <bool Fused, class Real>
+__device__ __forceinline__ Real madd(Real acc, Real a, Real b) {
+  if constexpr (std::is_same_v<Real, double>) {
+    if constexpr (Fused) {
+      return __fma_rn(a, b, acc);
+    } else {
+      return __dadd_rn(acc, __dmul_rn(a, b));
+    }
   } else {
-    return __dadd_rn(acc, __dmul_rn(a, b));
+    if constexpr (Fused) {
+      return __fmaf_rn(a, b, acc);
+    } else {
+      return __fadd_rn(acc, __fmul_rn(a, b));
+    }
   }
 }
 
 /// g1 r + g2 s + g3 t, left to right.
-template <bool Fused>
-__device__ __forceinline__ double flux(double g1, double g2, double g3, double r, double s,
-                                       double t) {
-  return madd<Fused>(madd<Fused>(__dmul_rn(g1, r), g2, s), g3, t);
+template <bool Fused, class Real>
+__device__ __forceinline__ Real flux(Real g1, Real g2, Real g3, Real r, Real s, Real t) {
+  return madd<Fused>(madd<Fused>(mul_rn(g1, r), g2, s), g3, t);
 }
 
 /// What the element kernels do with y_L of one point.
@@ -89,17 +115,17 @@ __device__ __forceinline__ void store_point(const PoissonView& a, const double* 
   }
 }
 
-template <int N, bool Atomic>
+template <int N, bool Atomic, class Real>
 __global__ void __launch_bounds__(N* N* N)
     shared_element_kernel(const PoissonView a, const std::uint32_t* __restrict__ code,
                           bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
   constexpr int n3 = N * N * N;
   constexpr int P = kPitch<N>;
-  __shared__ double s_d[N * P];
-  __shared__ double s_x[N * N * P];
-  __shared__ double s_wr[N * N * P];
-  __shared__ double s_ws[N * N * P];
-  __shared__ double s_wt[N * N * P];
+  __shared__ Real s_d[N * P];
+  __shared__ Real s_x[N * N * P];
+  __shared__ Real s_wr[N * N * P];
+  __shared__ Real s_ws[N * N * P];
+  __shared__ Real s_wt[N * N * P];
   const int i = threadIdx.x;
   const int j = threadIdx.y;
   const int k = threadIdx.z;
@@ -107,22 +133,22 @@ __global__ void __launch_bounds__(N* N* N)
   const int qp = (k * N + j) * P + i;  // the point in the padded shared arrays
   const std::int64_t e = blockIdx.x;
   const std::int64_t l = e * n3 + q;
-  if (q < N * N) s_d[(q / N) * P + q % N] = a.derivative[q];
+  if (q < N * N) s_d[(q / N) * P + q % N] = static_cast<Real>(a.derivative[q]);
   const std::uint32_t c = __ldg(code + l);
   // The metric terms are loaded before the first barrier, so their loads overlap the gather.
   const double* G = a.g + e * 6 * n3 + q;
-  const double g11 = __ldg(G);
-  const double g12 = __ldg(G + n3);
-  const double g13 = __ldg(G + 2 * n3);
-  const double g22 = __ldg(G + 3 * n3);
-  const double g23 = __ldg(G + 4 * n3);
-  const double g33 = __ldg(G + 5 * n3);
+  const auto g11 = static_cast<Real>(__ldg(G));
+  const auto g12 = static_cast<Real>(__ldg(G + n3));
+  const auto g13 = static_cast<Real>(__ldg(G + 2 * n3));
+  const auto g22 = static_cast<Real>(__ldg(G + 3 * n3));
+  const auto g23 = static_cast<Real>(__ldg(G + 4 * n3));
+  const auto g33 = static_cast<Real>(__ldg(G + 5 * n3));
   const bool masked = use_mask && (c & kMaskedBit) != 0;
-  s_x[qp] = masked ? 0.0 : __ldg(x + (c & kGlobalBits));
+  s_x[qp] = masked ? Real(0) : static_cast<Real>(__ldg(x + (c & kGlobalBits)));
   __syncthreads();
-  double r = 0.0;
-  double s = 0.0;
-  double t = 0.0;
+  Real r = 0;
+  Real s = 0;
+  Real t = 0;
 #pragma unroll
   for (int m = 0; m < N; ++m) {
     r = madd<Atomic>(r, s_d[i * P + m], s_x[(k * N + j) * P + m]);
@@ -133,16 +159,16 @@ __global__ void __launch_bounds__(N* N* N)
   s_ws[qp] = flux<Atomic>(g12, g22, g23, r, s, t);
   s_wt[qp] = flux<Atomic>(g13, g23, g33, r, s, t);
   __syncthreads();
-  r = 0.0;
-  s = 0.0;
-  t = 0.0;
+  r = 0;
+  s = 0;
+  t = 0;
 #pragma unroll
   for (int m = 0; m < N; ++m) {
     r = madd<Atomic>(r, s_d[m * P + i], s_wr[(k * N + j) * P + m]);
     s = madd<Atomic>(s, s_d[m * P + j], s_ws[(k * N + m) * P + i]);
     t = madd<Atomic>(t, s_d[m * P + k], s_wt[(m * N + j) * P + i]);
   }
-  store_point<Atomic>(a, x, y, l, c, masked, r + s + t);
+  store_point<Atomic>(a, x, y, l, c, masked, static_cast<double>(r + s + t));
 }
 
 /// How the layered kernel obtains the metric terms of a layer.
@@ -156,60 +182,80 @@ enum class MetricSource {
 /// The metric terms of the vertex kernel along the t-line of one thread (r, s fixed): the
 /// Jacobian J[c][d] = dx_c / dr_d of the trilinear map x = sum_v N_v(r) X_v at (r, s, t) is
 /// Jr[c] = (1 - t)/2 a0[c] + (1 + t)/2 a1[c] (likewise Js with b0, b1) and Jt[c] = const.
+/// Real is the arithmetic of metric (float: PoissonView::float_arithmetic); the coefficients are
+/// always summed in double from the double corners and then rounded, so nearby corners of an
+/// element far from the origin do not lose their difference to float rounding.
+template <class Real>
 struct TrilinearLine {
-  double a0[3], a1[3], b0[3], b1[3], jt[3];
-  double wrs;  ///< w_r w_s
+  Real a0[3], a1[3], b0[3], b1[3], jt[3];
+  Real wrs;  ///< w_r w_s
 
   /// From the corners X (8 x 3) and the thread's reference point (r, s).
   __device__ void setup(const double* X, double r, double s, double w_r_s) {
-    wrs = w_r_s;
-    for (int c = 0; c < 3; ++c) {
-      a0[c] = a1[c] = b0[c] = b1[c] = jt[c] = 0.0;
-    }
+    if constexpr (std::is_same_v<Real, double>) {
+      wrs = w_r_s;
+      for (int c = 0; c < 3; ++c) {
+        a0[c] = a1[c] = b0[c] = b1[c] = jt[c] = 0.0;
+      }
 #pragma unroll
-    for (int v = 0; v < 8; ++v) {
-      const double sr = (v & 1) != 0 ? 1.0 : -1.0;
-      const double ss = (v & 2) != 0 ? 1.0 : -1.0;
-      const bool upper = (v & 4) != 0;
-      const double hr = 0.5 * (1.0 + sr * r);
-      const double hs = 0.5 * (1.0 + ss * s);
-      // dN_v/dr = (sr / 2) hs ht, dN_v/ds = hr (ss / 2) ht, dN_v/dt = hr hs (+-1/2), with
-      // ht = (1 -+ t) / 2 split off into the two affine parts.
-      const double dr = 0.5 * sr * hs;
-      const double ds = 0.5 * ss * hr;
-      const double dt = (upper ? 0.5 : -0.5) * hr * hs;
+      for (int v = 0; v < 8; ++v) {
+        const double sr = (v & 1) != 0 ? 1.0 : -1.0;
+        const double ss = (v & 2) != 0 ? 1.0 : -1.0;
+        const bool upper = (v & 4) != 0;
+        const double hr = 0.5 * (1.0 + sr * r);
+        const double hs = 0.5 * (1.0 + ss * s);
+        // dN_v/dr = (sr / 2) hs ht, dN_v/ds = hr (ss / 2) ht, dN_v/dt = hr hs (+-1/2), with
+        // ht = (1 -+ t) / 2 split off into the two affine parts.
+        const double dr = 0.5 * sr * hs;
+        const double ds = 0.5 * ss * hr;
+        const double dt = (upper ? 0.5 : -0.5) * hr * hs;
+#pragma unroll
+        for (int c = 0; c < 3; ++c) {
+          const double x = X[v * 3 + c];
+          if (upper) {
+            a1[c] += dr * x;
+            b1[c] += ds * x;
+          } else {
+            a0[c] += dr * x;
+            b0[c] += ds * x;
+          }
+          jt[c] += dt * x;
+        }
+      }
+    } else {
+      TrilinearLine<double> line;
+      line.setup(X, r, s, w_r_s);
+      wrs = static_cast<Real>(line.wrs);
 #pragma unroll
       for (int c = 0; c < 3; ++c) {
-        const double x = X[v * 3 + c];
-        if (upper) {
-          a1[c] += dr * x;
-          b1[c] += ds * x;
-        } else {
-          a0[c] += dr * x;
-          b0[c] += ds * x;
-        }
-        jt[c] += dt * x;
+        a0[c] = static_cast<Real>(line.a0[c]);
+        a1[c] = static_cast<Real>(line.a1[c]);
+        b0[c] = static_cast<Real>(line.b0[c]);
+        b1[c] = static_cast<Real>(line.b1[c]);
+        jt[c] = static_cast<Real>(line.jt[c]);
       }
     }
   }
 
   /// G11, G12, G13, G22, G23, G33 at t with weight w_t, as geometric_factors: cofactors, the
   /// determinant, inv = cof^T / det, G_ab = (w |J|) sum_c inv[a][c] inv[b][c].
-  __device__ void metric(double t, double w_t, double g[6]) const {
-    const double h0 = 0.5 * (1.0 - t);
-    const double h1 = 0.5 * (1.0 + t);
-    double J[3][3];
+  __device__ void metric(Real t, Real w_t, Real g[6]) const {
+    const Real half = 0.5;
+    const Real one = 1;
+    const Real h0 = half * (one - t);
+    const Real h1 = half * (one + t);
+    Real J[3][3];
 #pragma unroll
     for (int c = 0; c < 3; ++c) {
       J[c][0] = h0 * a0[c] + h1 * a1[c];
       J[c][1] = h0 * b0[c] + h1 * b1[c];
       J[c][2] = jt[c];
     }
-    const double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
-                       J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
-                       J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-    const double rdet = 1.0 / det;
-    double inv[3][3];
+    const Real det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
+                     J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                     J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    const Real rdet = one / det;
+    Real inv[3][3];
     inv[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) * rdet;
     inv[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * rdet;
     inv[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * rdet;
@@ -219,7 +265,7 @@ struct TrilinearLine {
     inv[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) * rdet;
     inv[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * rdet;
     inv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * rdet;
-    const double w = wrs * w_t * det;
+    const Real w = wrs * w_t * det;
     constexpr int pairs[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
 #pragma unroll
     for (int c = 0; c < 6; ++c) {
@@ -232,17 +278,17 @@ struct TrilinearLine {
 /// Layers in flight in the pipelined kernel.
 constexpr int kRingLayers = 4;
 
-template <int N, bool Atomic, MetricSource Source>
+template <int N, bool Atomic, MetricSource Source, class Real>
 __global__ void __launch_bounds__(N* N)
     layered_element_kernel(const PoissonView a, const std::uint32_t* __restrict__ code,
                            bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
   constexpr int n2 = N * N;
   constexpr int n3 = N * N * N;
   constexpr int P = kPitch<N>;
-  __shared__ double s_d[N * P];
-  __shared__ double s_u[N * P];
-  __shared__ double s_wr[N * P];
-  __shared__ double s_ws[N * P];
+  __shared__ Real s_d[N * P];
+  __shared__ Real s_u[N * P];
+  __shared__ Real s_wr[N * P];
+  __shared__ Real s_ws[N * P];
   // staged: the element's 6 N^3 metric terms; pipelined: kRingLayers x 6 N^2.
   extern __shared__ double2 s_staged[];
   const int i = threadIdx.x;
@@ -272,8 +318,8 @@ __global__ void __launch_bounds__(N* N)
     __pipeline_commit();
   }
   const int ijp = j * P + i;  // (i, j) in the padded shared arrays
-  s_d[ijp] = a.derivative[ij];
-  TrilinearLine line;
+  s_d[ijp] = static_cast<Real>(a.derivative[ij]);
+  TrilinearLine<Real> line;
   if constexpr (Source == MetricSource::vertex) {
     // The element's 24 corner coordinates through shared memory.
     __shared__ double s_corners[24];
@@ -283,52 +329,54 @@ __global__ void __launch_bounds__(N* N)
                __ldg(a.weights + i) * __ldg(a.weights + j));
   }
   // The t-line of x_L in registers; codes kept for the stores.
-  double u[N];
+  Real u[N];
   std::uint32_t c[N];
 #pragma unroll
   for (int k = 0; k < N; ++k) {
     c[k] = __ldg(code + e * n3 + k * n2 + ij);
     const bool masked = use_mask && (c[k] & kMaskedBit) != 0;
-    u[k] = masked ? 0.0 : __ldg(x + (c[k] & kGlobalBits));
+    u[k] = masked ? Real(0) : static_cast<Real>(__ldg(x + (c[k] & kGlobalBits)));
   }
-  double rs[N];  // r + s parts of y_L per layer
-  double tt[N];  // t sums, accumulated over the layers m in increasing order
+  Real rs[N];  // r + s parts of y_L per layer
+  Real tt[N];  // t sums, accumulated over the layers m in increasing order
 #pragma unroll
-  for (int k = 0; k < N; ++k) tt[k] = 0.0;
+  for (int k = 0; k < N; ++k) tt[k] = 0;
   // prefetch: the metric terms of layer k + 1 are loaded while layer k is computed.
-  double gn[6];
+  Real gn[6];
   if constexpr (Source == MetricSource::staged) {
     __pipeline_wait_prior(0);  // this thread's copies; the barrier below publishes them all
   } else if constexpr (Source == MetricSource::prefetch) {
 #pragma unroll
-    for (int c6 = 0; c6 < 6; ++c6) gn[c6] = __ldg(G + c6 * n3);
+    for (int c6 = 0; c6 < 6; ++c6) gn[c6] = static_cast<Real>(__ldg(G + c6 * n3));
   }
   const double* s_g = reinterpret_cast<const double*>(s_staged) + ij;
 #pragma unroll
   for (int k = 0; k < N; ++k) {
     s_u[ijp] = u[k];
     __syncthreads();
-    double g11, g12, g13, g22, g23, g33;
+    Real g11, g12, g13, g22, g23, g33;
     if constexpr (Source == MetricSource::vertex) {
-      line.metric(__ldg(a.nodes + k), __ldg(a.weights + k), gn);  // read as prefetch's below
+      // Read as prefetch's below.
+      line.metric(static_cast<Real>(__ldg(a.nodes + k)), static_cast<Real>(__ldg(a.weights + k)),
+                  gn);
     }
     if constexpr (Source == MetricSource::pipelined) {
       // Batches committed after layer k's: ring - 1 (one per layer, empty ones at the end).
       __pipeline_wait_prior(ring - 1);
       double* slot = s_ring + (k % ring) * 6 * n2;
-      g11 = slot[0];
-      g12 = slot[n2];
-      g13 = slot[2 * n2];
-      g22 = slot[3 * n2];
-      g23 = slot[4 * n2];
-      g33 = slot[5 * n2];
+      g11 = static_cast<Real>(slot[0]);
+      g12 = static_cast<Real>(slot[n2]);
+      g13 = static_cast<Real>(slot[2 * n2]);
+      g22 = static_cast<Real>(slot[3 * n2]);
+      g23 = static_cast<Real>(slot[4 * n2]);
+      g33 = static_cast<Real>(slot[5 * n2]);
     } else if constexpr (Source == MetricSource::staged) {
-      g11 = s_g[k * n2];
-      g12 = s_g[n3 + k * n2];
-      g13 = s_g[2 * n3 + k * n2];
-      g22 = s_g[3 * n3 + k * n2];
-      g23 = s_g[4 * n3 + k * n2];
-      g33 = s_g[5 * n3 + k * n2];
+      g11 = static_cast<Real>(s_g[k * n2]);
+      g12 = static_cast<Real>(s_g[n3 + k * n2]);
+      g13 = static_cast<Real>(s_g[2 * n3 + k * n2]);
+      g22 = static_cast<Real>(s_g[3 * n3 + k * n2]);
+      g23 = static_cast<Real>(s_g[4 * n3 + k * n2]);
+      g33 = static_cast<Real>(s_g[5 * n3 + k * n2]);
     } else {
       g11 = gn[0];
       g12 = gn[1];
@@ -338,12 +386,14 @@ __global__ void __launch_bounds__(N* N)
       g33 = gn[5];
       if (Source == MetricSource::prefetch && k + 1 < N) {
 #pragma unroll
-        for (int c6 = 0; c6 < 6; ++c6) gn[c6] = __ldg(G + c6 * n3 + (k + 1) * n2);
+        for (int c6 = 0; c6 < 6; ++c6) {
+          gn[c6] = static_cast<Real>(__ldg(G + c6 * n3 + (k + 1) * n2));
+        }
       }
     }
-    double r = 0.0;
-    double s = 0.0;
-    double t = 0.0;
+    Real r = 0;
+    Real s = 0;
+    Real t = 0;
 #pragma unroll
     for (int m = 0; m < N; ++m) {
       r = madd<Atomic>(r, s_d[i * P + m], s_u[j * P + m]);
@@ -352,7 +402,7 @@ __global__ void __launch_bounds__(N* N)
     }
     s_wr[ijp] = flux<Atomic>(g11, g12, g13, r, s, t);
     s_ws[ijp] = flux<Atomic>(g12, g22, g23, r, s, t);
-    const double wt = flux<Atomic>(g13, g23, g33, r, s, t);
+    const Real wt = flux<Atomic>(g13, g23, g33, r, s, t);
     if constexpr (Source == MetricSource::pipelined) {
       // The slot's terms are consumed (wt depends on them): refill it with layer k + ring.
       double* slot = s_ring + (k % ring) * 6 * n2;
@@ -365,8 +415,8 @@ __global__ void __launch_bounds__(N* N)
       __pipeline_commit();
     }
     __syncthreads();
-    r = 0.0;
-    s = 0.0;
+    r = 0;
+    s = 0;
 #pragma unroll
     for (int m = 0; m < N; ++m) {
       r = madd<Atomic>(r, s_d[m * P + i], s_wr[j * P + m]);
@@ -380,7 +430,8 @@ __global__ void __launch_bounds__(N* N)
 #pragma unroll
   for (int k = 0; k < N; ++k) {
     const bool masked = use_mask && (c[k] & kMaskedBit) != 0;
-    store_point<Atomic>(a, x, y, e * n3 + k * n2 + ij, c[k], masked, rs[k] + tt[k]);
+    store_point<Atomic>(a, x, y, e * n3 + k * n2 + ij, c[k], masked,
+                        static_cast<double>(rs[k] + tt[k]));
   }
 }
 
@@ -450,31 +501,22 @@ void launch_with_dynamic_shared(unsigned int blocks, dim3 threads, std::size_t b
   Kernel<<<blocks, threads, bytes, stream>>>(a, a.local_code, use_mask, x, y);
 }
 
+/// The float-arithmetic element kernels (PoissonView::float_arithmetic): vertex, shared and
+/// layered have their own instantiations; staged and pipelined, whose point is the double
+/// metric terms' bytes in flight, run as the float layered kernel (the same operations in the
+/// same order, so the same results).
 template <int N, bool Atomic>
-void launch_element(const PoissonView& a, bool use_mask, const double* x, double* y,
-                    cudaStream_t stream) {
+void launch_float_element(const PoissonView& a, bool use_mask, const double* x, double* y,
+                          cudaStream_t stream) {
   const auto blocks = static_cast<unsigned int>(a.num_elements);
-  if (a.element_kernel == ElementKernel::pipelined) {
-    constexpr int ring = kRingLayers < N ? kRingLayers : N;
-    constexpr std::size_t bytes = std::size_t{6} * ring * N * N * sizeof(double);
-    launch_with_dynamic_shared<layered_element_kernel<N, Atomic, MetricSource::pipelined>>(
-        blocks, dim3(N, N), bytes, stream, a, use_mask, x, y);
-    return;
-  }
   if (a.element_kernel == ElementKernel::vertex) {
-    layered_element_kernel<N, Atomic, MetricSource::vertex>
+    layered_element_kernel<N, Atomic, MetricSource::vertex, float>
         <<<blocks, dim3(N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
-    return;
-  }
-  if (a.element_kernel == ElementKernel::staged) {
-    constexpr std::size_t bytes = std::size_t{6} * N * N * N * sizeof(double);
-    launch_with_dynamic_shared<layered_element_kernel<N, Atomic, MetricSource::staged>>(
-        blocks, dim3(N, N), bytes, stream, a, use_mask, x, y);
     return;
   }
   if constexpr (N <= 10) {
     if (a.element_kernel == ElementKernel::shared) {
-      shared_element_kernel<N, Atomic>
+      shared_element_kernel<N, Atomic, float>
           <<<blocks, dim3(N, N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
       return;
     }
@@ -484,7 +526,49 @@ void launch_element(const PoissonView& a, bool use_mask, const double* x, double
                          std::to_string(N));
     }
   }
-  layered_element_kernel<N, Atomic, MetricSource::prefetch>
+  layered_element_kernel<N, Atomic, MetricSource::prefetch, float>
+      <<<blocks, dim3(N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
+}
+
+template <int N, bool Atomic>
+void launch_element(const PoissonView& a, bool use_mask, const double* x, double* y,
+                    cudaStream_t stream) {
+  if (a.float_arithmetic) {
+    launch_float_element<N, Atomic>(a, use_mask, x, y, stream);
+    return;
+  }
+  const auto blocks = static_cast<unsigned int>(a.num_elements);
+  if (a.element_kernel == ElementKernel::pipelined) {
+    constexpr int ring = kRingLayers < N ? kRingLayers : N;
+    constexpr std::size_t bytes = std::size_t{6} * ring * N * N * sizeof(double);
+    launch_with_dynamic_shared<layered_element_kernel<N, Atomic, MetricSource::pipelined, double>>(
+        blocks, dim3(N, N), bytes, stream, a, use_mask, x, y);
+    return;
+  }
+  if (a.element_kernel == ElementKernel::vertex) {
+    layered_element_kernel<N, Atomic, MetricSource::vertex, double>
+        <<<blocks, dim3(N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
+    return;
+  }
+  if (a.element_kernel == ElementKernel::staged) {
+    constexpr std::size_t bytes = std::size_t{6} * N * N * N * sizeof(double);
+    launch_with_dynamic_shared<layered_element_kernel<N, Atomic, MetricSource::staged, double>>(
+        blocks, dim3(N, N), bytes, stream, a, use_mask, x, y);
+    return;
+  }
+  if constexpr (N <= 10) {
+    if (a.element_kernel == ElementKernel::shared) {
+      shared_element_kernel<N, Atomic, double>
+          <<<blocks, dim3(N, N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
+      return;
+    }
+  } else {
+    if (a.element_kernel == ElementKernel::shared) {
+      throw NotSupported("sem::poisson_apply: the shared element kernel needs N <= 10, got N = " +
+                         std::to_string(N));
+    }
+  }
+  layered_element_kernel<N, Atomic, MetricSource::prefetch, double>
       <<<blocks, dim3(N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
 }
 

@@ -3,41 +3,64 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/sem/poisson.hpp"
 
 namespace kryflow::kernels::sem::detail {
 
-/// y_L = A_e x_L for element e (order of operations as in poisson.hpp); `work` holds 6 N^3.
-inline void element_laplacian(const PoissonView& a, std::int64_t e, double* work) {
+/// Scratch values of Real that element_laplacian needs for N points per direction: the three
+/// fluxes (3 N^3), and in float x_L and D rounded to float (N^3 + N^2).
+template <class Real>
+constexpr std::int64_t element_work_size(int N) {
+  const std::int64_t n3 = static_cast<std::int64_t>(N) * N * N;
+  return std::is_same_v<Real, double> ? 3 * n3 : 4 * n3 + static_cast<std::int64_t>(N) * N;
+}
+
+/// y_L = A_e x_L for element e (order of operations as in poisson.hpp) in the arithmetic of
+/// Real (double, or float with PoissonView::float_arithmetic: x_L, D and G rounded to float
+/// when read, y_L widened to double when stored); `work` holds element_work_size<Real>(N).
+template <class Real>
+inline void element_laplacian(const PoissonView& a, std::int64_t e, Real* work) {
   const int N = a.n;
   const std::int64_t n3 = static_cast<std::int64_t>(N) * N * N;
-  const double* D = a.derivative;
-  const double* x = a.local_x + e * n3;
+  const Real* D = nullptr;
+  const Real* x = nullptr;
+  if constexpr (std::is_same_v<Real, double>) {
+    D = a.derivative;
+    x = a.local_x + e * n3;
+  } else {
+    Real* x_rounded = work + 3 * n3;
+    Real* D_rounded = work + 4 * n3;
+    for (std::int64_t q = 0; q < n3; ++q) x_rounded[q] = static_cast<Real>(a.local_x[e * n3 + q]);
+    for (int q = 0; q < N * N; ++q) D_rounded[q] = static_cast<Real>(a.derivative[q]);
+    D = D_rounded;
+    x = x_rounded;
+  }
   double* y = a.local_y + e * n3;
   const double* G = a.g + e * 6 * n3;
-  double* ur = work;
-  double* us = work + n3;
-  double* ut = work + 2 * n3;
+  Real* ur = work;
+  Real* us = work + n3;
+  Real* ut = work + 2 * n3;
   for (int k = 0; k < N; ++k) {
     for (int j = 0; j < N; ++j) {
       for (int i = 0; i < N; ++i) {
-        double r = 0.0;
-        double s = 0.0;
-        double t = 0.0;
+        Real r = 0;
+        Real s = 0;
+        Real t = 0;
         for (int m = 0; m < N; ++m) {
           r = r + D[i * N + m] * x[(k * N + j) * N + m];
           s = s + D[j * N + m] * x[(k * N + m) * N + i];
           t = t + D[k * N + m] * x[(m * N + j) * N + i];
         }
         const std::int64_t q = (static_cast<std::int64_t>(k) * N + j) * N + i;
-        const double g11 = G[q];
-        const double g12 = G[n3 + q];
-        const double g13 = G[2 * n3 + q];
-        const double g22 = G[3 * n3 + q];
-        const double g23 = G[4 * n3 + q];
-        const double g33 = G[5 * n3 + q];
+        const auto g11 = static_cast<Real>(G[q]);
+        const auto g12 = static_cast<Real>(G[n3 + q]);
+        const auto g13 = static_cast<Real>(G[2 * n3 + q]);
+        const auto g22 = static_cast<Real>(G[3 * n3 + q]);
+        const auto g23 = static_cast<Real>(G[4 * n3 + q]);
+        const auto g33 = static_cast<Real>(G[5 * n3 + q]);
         ur[q] = g11 * r + g12 * s + g13 * t;
         us[q] = g12 * r + g22 * s + g23 * t;
         ut[q] = g13 * r + g23 * s + g33 * t;
@@ -47,15 +70,15 @@ inline void element_laplacian(const PoissonView& a, std::int64_t e, double* work
   for (int k = 0; k < N; ++k) {
     for (int j = 0; j < N; ++j) {
       for (int i = 0; i < N; ++i) {
-        double r = 0.0;
-        double s = 0.0;
-        double t = 0.0;
+        Real r = 0;
+        Real s = 0;
+        Real t = 0;
         for (int m = 0; m < N; ++m) {
           r = r + D[m * N + i] * ur[(k * N + j) * N + m];
           s = s + D[m * N + j] * us[(k * N + m) * N + i];
           t = t + D[m * N + k] * ut[(m * N + j) * N + i];
         }
-        y[(k * N + j) * N + i] = r + s + t;
+        y[(k * N + j) * N + i] = static_cast<double>(r + s + t);
       }
     }
   }

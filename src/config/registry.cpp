@@ -373,6 +373,7 @@ struct PMultigridParameters final : ComponentParameters {
   std::string schedule = "halving";
   std::string smoother = "chebyshev_jacobi";
   std::string schwarz_precision = "float32";
+  std::string cycle_precision = "float64";
   std::string coarsest = "assembled";
   std::string cycle = to_string(CycleType::v);
   ComponentSlot coarse_solver{preconditioner_family()};
@@ -415,6 +416,11 @@ struct PMultigridParameters final : ComponentParameters {
     v.real("vertex_patch_damping_bound", values.vertex_patch_damping_bound,
            Range{0.0, false, 2.0, false},
            "patch P's correction is scaled by min(1, vertex_patch_damping_bound / lambda_P)");
+    v.choice("cycle_precision", cycle_precision, {"float64", "float32"},
+             "element arithmetic of the matrix-free operators inside the cycle, the finest "
+             "level's too (float32: the element Laplacians in float on double vectors, "
+             "transfers and the assembled coarse matrix in double; the outer solver keeps the "
+             "double operator; symmetric only to float rounding: use fcg or fgmres)");
     v.integer("chebyshev_degree", values.chebyshev_degree, Range::at_least(1),
               "degree of the Chebyshev smoother of each spectral-element level (operator "
               "applications per smoothing step)");
@@ -759,6 +765,7 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
                               : p.smoother == "vertex_patch"  ? Kind::vertex_patch
                                                               : Kind::chebyshev_jacobi;
             values.schwarz_precision = precision_from_string(p.schwarz_precision);
+            values.cycle_precision = precision_from_string(p.cycle_precision);
             values.coarsest = p.coarsest == "chebyshev" ? sem::PMultigrid::Coarsest::chebyshev
                                                         : sem::PMultigrid::Coarsest::assembled;
             values.cycle.cycle = parse_cycle_type(p.cycle);

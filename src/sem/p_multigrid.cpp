@@ -286,6 +286,7 @@ void PMultigrid::release() {
   }
   transfers_.clear();
   operators_.clear();
+  cycle_fine_.reset();
   coarse_matrix_.reset();
   level_orders_.clear();
   summary_.clear();
@@ -312,12 +313,19 @@ void PMultigrid::setup(const LinearOperator& A) {
     level_orders_.push_back(order);
     for (int p : orders) level_orders_.push_back(p);
 
+    // The operators of the cycle: A itself, or A in the cycle's arithmetic (its data shared),
+    // and their lower orders (at_order keeps the arithmetic).
     auto start = std::chrono::steady_clock::now();
-    for (int p : orders) operators_.push_back(fine->at_order(p));
+    const SemPoissonOperator* top = fine;
+    if (fine->arithmetic() != parameters_.cycle_precision) {
+      cycle_fine_ = fine->with_arithmetic(parameters_.cycle_precision);
+      top = cycle_fine_.get();
+    }
+    for (int p : orders) operators_.push_back(top->at_order(p));
     const double operator_seconds = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
-    std::vector<const SemPoissonOperator*> chain = {fine};
+    std::vector<const SemPoissonOperator*> chain = {top};
     for (const auto& op : operators_) chain.push_back(op.get());
     for (std::size_t l = 0; l + 1 < chain.size(); ++l) {
       transfers_.push_back(std::make_unique<SemTransfer>(*chain[l], *chain[l + 1]));
@@ -395,6 +403,10 @@ void PMultigrid::setup(const LinearOperator& A) {
                            std::to_string(parameters_.vertex_patch_relaxation).substr(0, 5)
                      : ", degree " + std::to_string(parameters_.chebyshev_degree) + ", alpha " +
                            std::to_string(parameters_.chebyshev_alpha).substr(0, 5)) +
+            (parameters_.cycle_precision == Precision::float32
+                 ? "\n  cycle arithmetic float32 (element Laplacians in float; vectors, "
+                   "transfers and the coarse matrix in double)"
+                 : "") +
             "\n  coarsest: " + coarse_text;
     if (coarse_matrix_) {
       text += "; " + std::to_string(coarse_matrix_->nnz()) + " entries";

@@ -193,8 +193,9 @@ SemPoissonOperator::SemPoissonOperator(const Backend& backend, std::int64_t num_
 SemPoissonOperator::SemPoissonOperator(const Backend& backend, std::int64_t num_elements,
                                        std::span<const double> vertices, int order,
                                        const SemPoissonOptions& options)
-    : numbering_(shared_points_first(number_gll_points(num_elements, vertices, order))),
-      rule_(gll_rule(order)) {
+    : data_(std::make_shared<Data>()) {
+  data_->numbering = shared_points_first(number_gll_points(num_elements, vertices, order));
+  data_->rule = gll_rule(order);
   if (!options.dirichlet_types.empty()) {
     throw InvalidInput(
         "SemPoissonOperator: Dirichlet boundary-condition types need a mesh with boundary faces");
@@ -204,12 +205,14 @@ SemPoissonOperator::SemPoissonOperator(const Backend& backend, std::int64_t num_
 
 SemPoissonOperator::SemPoissonOperator(const Backend& backend, const HexMesh& mesh, int order,
                                        const SemPoissonOptions& options)
-    : numbering_(shared_points_first(number_gll_points(mesh.num_elements, mesh.vertices, order))),
-      rule_(gll_rule(order)) {
+    : data_(std::make_shared<Data>()) {
+  data_->numbering =
+      shared_points_first(number_gll_points(mesh.num_elements, mesh.vertices, order));
+  data_->rule = gll_rule(order);
   std::vector<char> mask;
   if (options.dirichlet_boundary && !options.dirichlet_types.empty()) {
-    dirichlet_faces_ = faces_of_types(mesh, options.dirichlet_types);
-    mask = dirichlet_of_faces(numbering_, dirichlet_faces_);
+    data_->dirichlet_faces = faces_of_types(mesh, options.dirichlet_types);
+    mask = dirichlet_of_faces(data_->numbering, data_->dirichlet_faces);
   }
   build(backend, mesh.num_elements, mesh.vertices, mask.empty() ? nullptr : &mask, options);
 }
@@ -218,12 +221,13 @@ SemPoissonOperator::SemPoissonOperator(const Backend& backend, std::int64_t num_
                                        std::span<const double> vertices, int order,
                                        const SemPoissonOptions& options,
                                        const std::vector<std::int64_t>* faces)
-    : numbering_(shared_points_first(number_gll_points(num_elements, vertices, order))),
-      rule_(gll_rule(order)) {
+    : data_(std::make_shared<Data>()) {
+  data_->numbering = shared_points_first(number_gll_points(num_elements, vertices, order));
+  data_->rule = gll_rule(order);
   std::vector<char> mask;
   if (faces != nullptr) {
-    dirichlet_faces_ = *faces;
-    mask = dirichlet_of_faces(numbering_, dirichlet_faces_);
+    data_->dirichlet_faces = *faces;
+    mask = dirichlet_of_faces(data_->numbering, data_->dirichlet_faces);
   }
   build(backend, num_elements, vertices, faces != nullptr ? &mask : nullptr, options);
 }
@@ -232,35 +236,48 @@ std::unique_ptr<SemPoissonOperator> SemPoissonOperator::at_order(int order) cons
   SemPoissonOptions options = options_;
   options.element_kernel = SemElementKernel::automatic;
   options.diagonal_kernel = SemDiagonalKernel::automatic;
-  return std::unique_ptr<SemPoissonOperator>(
-      new SemPoissonOperator(backend(), numbering_.num_elements, vertices_host_, order, options,
-                             dirichlet_faces_.empty() ? nullptr : &dirichlet_faces_));
+  return std::unique_ptr<SemPoissonOperator>(new SemPoissonOperator(
+      backend(), data_->numbering.num_elements, data_->vertices_host, order, options,
+      data_->dirichlet_faces.empty() ? nullptr : &data_->dirichlet_faces));
+}
+
+SemPoissonOperator::SemPoissonOperator(const SemPoissonOperator& other, Precision arithmetic)
+    : options_(other.options_), data_(other.data_) {
+  options_.arithmetic = arithmetic;
+  select_kernels(other.element_kernel_, other.assembly_);
+  diagonal_kernel_ = other.diagonal_kernel_;
+}
+
+std::unique_ptr<SemPoissonOperator> SemPoissonOperator::with_arithmetic(
+    Precision arithmetic) const {
+  return std::unique_ptr<SemPoissonOperator>(new SemPoissonOperator(*this, arithmetic));
 }
 
 CooMatrix SemPoissonOperator::assembled_matrix() const {
-  const int N = numbering_.order + 1;
-  if (numbering_.order > 3) {
+  const int N = data_->numbering.order + 1;
+  if (data_->numbering.order > 3) {
     throw NotSupported("SemPoissonOperator::assembled_matrix: order " +
-                       std::to_string(numbering_.order) +
+                       std::to_string(data_->numbering.order) +
                        " (N^7 operations per element); at most order 3");
   }
   const int n3 = N * N * N;
-  const std::int64_t num_elements = numbering_.num_elements;
-  const GeometricFactors factors = geometric_factors(num_elements, vertices_host_, rule_);
-  const std::vector<double> D = derivative_matrix(rule_);
+  const std::int64_t num_elements = data_->numbering.num_elements;
+  const GeometricFactors factors =
+      geometric_factors(num_elements, data_->vertices_host, data_->rule);
+  const std::vector<double> D = derivative_matrix(data_->rule);
   CooMatrix coo;
-  coo.num_rows = coo.num_cols = static_cast<index_t>(numbering_.num_global);
+  coo.num_rows = coo.num_cols = static_cast<index_t>(data_->numbering.num_global);
   coo.reserve(static_cast<std::size_t>(num_elements) * static_cast<std::size_t>(n3) * n3 +
-              static_cast<std::size_t>(numbering_.num_global));
+              static_cast<std::size_t>(data_->numbering.num_global));
   std::vector<double> u(static_cast<std::size_t>(n3)), y(static_cast<std::size_t>(n3));
   std::vector<double> w(static_cast<std::size_t>(3 * n3));
   const auto at = [N](int i, int j, int k) { return (k * N + j) * N + i; };
   for (std::int64_t e = 0; e < num_elements; ++e) {
     const double* G = factors.g.data() + e * 6 * n3;
-    const std::int64_t* l2g = numbering_.local_to_global.data() + e * n3;
+    const std::int64_t* l2g = data_->numbering.local_to_global.data() + e * n3;
     for (int column = 0; column < n3; ++column) {
       const auto gc = static_cast<std::size_t>(l2g[column]);
-      if (mask_host_[gc] != 0) continue;
+      if (data_->mask_host[gc] != 0) continue;
       std::fill(u.begin(), u.end(), 0.0);
       u[static_cast<std::size_t>(column)] = 1.0;
       // w_a = G_a1 u_r + G_a2 u_s + G_a3 u_t at every point, then y = D^T w (r, s, t).
@@ -303,14 +320,14 @@ CooMatrix SemPoissonOperator::assembled_matrix() const {
       }
       for (int row = 0; row < n3; ++row) {
         const auto gr = static_cast<std::size_t>(l2g[row]);
-        if (mask_host_[gr] != 0 || y[static_cast<std::size_t>(row)] == 0.0) continue;
+        if (data_->mask_host[gr] != 0 || y[static_cast<std::size_t>(row)] == 0.0) continue;
         coo.push_back(static_cast<index_t>(gr), static_cast<index_t>(gc),
                       y[static_cast<std::size_t>(row)]);
       }
     }
   }
-  for (std::int64_t g = 0; g < numbering_.num_global; ++g) {
-    if (mask_host_[static_cast<std::size_t>(g)] != 0) {
+  for (std::int64_t g = 0; g < data_->numbering.num_global; ++g) {
+    if (data_->mask_host[static_cast<std::size_t>(g)] != 0) {
       coo.push_back(static_cast<index_t>(g), static_cast<index_t>(g), 1.0);
     }
   }
@@ -320,23 +337,24 @@ CooMatrix SemPoissonOperator::assembled_matrix() const {
 void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements,
                                std::span<const double> vertices, const std::vector<char>* dirichlet,
                                const SemPoissonOptions& options) {
-  const int N = numbering_.order + 1;
+  const int N = data_->numbering.order + 1;
   const std::int64_t n3 = static_cast<std::int64_t>(N) * N * N;
   const std::int64_t num_local = num_elements * n3;
   if (num_local > std::numeric_limits<index_t>::max() ||
-      numbering_.num_global > std::numeric_limits<index_t>::max()) {
+      data_->numbering.num_global > std::numeric_limits<index_t>::max()) {
     throw NotSupported("SemPoissonOperator: " + std::to_string(num_local) +
                        " local points exceed the 32-bit index range");
   }
-  const GeometricFactors factors = geometric_factors(num_elements, vertices, rule_);
-  const std::int64_t num_global = numbering_.num_global;
+  const GeometricFactors factors = geometric_factors(num_elements, vertices, data_->rule);
+  const std::int64_t num_global = data_->numbering.num_global;
   options_ = options;
   options_.dirichlet_types.clear();
-  vertices_host_.assign(vertices.begin(), vertices.end());
+  data_->vertices_host.assign(vertices.begin(), vertices.end());
 
   // Assembly lists: the locals of each global point in increasing local index.
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(num_global + 1), 0);
-  for (std::int64_t g : numbering_.local_to_global) ++offsets[static_cast<std::size_t>(g + 1)];
+  for (std::int64_t g : data_->numbering.local_to_global)
+    ++offsets[static_cast<std::size_t>(g + 1)];
   for (std::int64_t g = 0; g < num_global; ++g) {
     offsets[static_cast<std::size_t>(g + 1)] += offsets[static_cast<std::size_t>(g)];
   }
@@ -344,57 +362,57 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
   std::vector<index_t> locals(static_cast<std::size_t>(num_local));
   for (std::int64_t l = 0; l < num_local; ++l) {
     const auto g =
-        static_cast<std::size_t>(numbering_.local_to_global[static_cast<std::size_t>(l)]);
+        static_cast<std::size_t>(data_->numbering.local_to_global[static_cast<std::size_t>(l)]);
     locals[static_cast<std::size_t>(next[g]++)] = static_cast<index_t>(l);
   }
 
   // Mass, coordinates and mask on the host.
-  mass_.assign(static_cast<std::size_t>(num_global), 0.0);
-  coordinates_.assign(static_cast<std::size_t>(3 * num_global), 0.0);
+  data_->mass.assign(static_cast<std::size_t>(num_global), 0.0);
+  data_->coordinates.assign(static_cast<std::size_t>(3 * num_global), 0.0);
   for (std::int64_t e = 0; e < num_elements; ++e) {
     for (int k = 0; k < N; ++k) {
       for (int j = 0; j < N; ++j) {
         for (int i = 0; i < N; ++i) {
           const std::int64_t q = (static_cast<std::int64_t>(k) * N + j) * N + i;
           const auto g = static_cast<std::size_t>(
-              numbering_.local_to_global[static_cast<std::size_t>(e * n3 + q)]);
-          mass_[g] += factors.mass[static_cast<std::size_t>(e * n3 + q)];
-          const double r[3] = {rule_.nodes[i], rule_.nodes[j], rule_.nodes[k]};
+              data_->numbering.local_to_global[static_cast<std::size_t>(e * n3 + q)]);
+          data_->mass[g] += factors.mass[static_cast<std::size_t>(e * n3 + q)];
+          const double r[3] = {data_->rule.nodes[i], data_->rule.nodes[j], data_->rule.nodes[k]};
           double J[3][3];
-          trilinear_map(vertices.data() + e * 24, r, coordinates_.data() + 3 * g, J);
+          trilinear_map(vertices.data() + e * 24, r, data_->coordinates.data() + 3 * g, J);
         }
       }
     }
   }
-  mask_host_.assign(static_cast<std::size_t>(num_global), 0);
+  data_->mask_host.assign(static_cast<std::size_t>(num_global), 0);
   if (options.dirichlet_boundary)
-    mask_host_ = dirichlet != nullptr ? *dirichlet : numbering_.on_boundary;
+    data_->mask_host = dirichlet != nullptr ? *dirichlet : data_->numbering.on_boundary;
 
-  derivative_ = Array<double>::from_host(backend, derivative_matrix(rule_));
-  g_ = Array<double>::from_host(backend, factors.g);
-  vertices_ =
+  data_->derivative = Array<double>::from_host(backend, derivative_matrix(data_->rule));
+  data_->g = Array<double>::from_host(backend, factors.g);
+  data_->vertices =
       Array<double>::from_host(backend, std::vector<double>(vertices.begin(), vertices.end()));
-  nodes_ = Array<double>::from_host(backend, rule_.nodes);
-  weights_ = Array<double>::from_host(backend, rule_.weights);
+  data_->nodes = Array<double>::from_host(backend, data_->rule.nodes);
+  data_->weights = Array<double>::from_host(backend, data_->rule.weights);
   if (backend.is_device()) {
     // The cuda kernels gather through the local codes built below and fix up the shared
     // Dirichlet points from their list; the host loops read the numbering itself.
     std::vector<index_t> dirichlet_points;
     for (std::int64_t g = 0; g < num_global; ++g) {
-      if (mask_host_[static_cast<std::size_t>(g)] != 0 &&
-          numbering_.multiplicity[static_cast<std::size_t>(g)] > 1) {
+      if (data_->mask_host[static_cast<std::size_t>(g)] != 0 &&
+          data_->numbering.multiplicity[static_cast<std::size_t>(g)] > 1) {
         dirichlet_points.push_back(static_cast<index_t>(g));
       }
     }
-    dirichlet_points_ = Array<index_t>::from_host(backend, dirichlet_points);
+    data_->dirichlet_points = Array<index_t>::from_host(backend, dirichlet_points);
   } else {
-    local_to_global_ = Array<index_t>::from_host(
-        backend,
-        std::vector<index_t>(numbering_.local_to_global.begin(), numbering_.local_to_global.end()));
+    data_->local_to_global = Array<index_t>::from_host(
+        backend, std::vector<index_t>(data_->numbering.local_to_global.begin(),
+                                      data_->numbering.local_to_global.end()));
   }
-  global_offsets_ = Array<std::int64_t>::from_host(backend, offsets);
-  global_locals_ = Array<index_t>::from_host(backend, locals);
-  mask_ = Array<char>::from_host(backend, mask_host_);
+  data_->global_offsets = Array<std::int64_t>::from_host(backend, offsets);
+  data_->global_locals = Array<index_t>::from_host(backend, locals);
+  data_->mask = Array<char>::from_host(backend, data_->mask_host);
   if (backend.is_device()) {
     if (num_global >= (std::int64_t{1} << 30)) {
       throw NotSupported("SemPoissonOperator: the cuda kernels address at most 2^30 global points");
@@ -403,10 +421,11 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
     std::vector<std::uint32_t> code(static_cast<std::size_t>(num_local));
     for (std::int64_t l = 0; l < num_local; ++l) {
       const auto g =
-          static_cast<std::size_t>(numbering_.local_to_global[static_cast<std::size_t>(l)]);
-      code[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(g) |
-                                          (numbering_.multiplicity[g] == 1 ? (1u << 31) : 0u) |
-                                          (mask_host_[g] != 0 ? (1u << 30) : 0u);
+          static_cast<std::size_t>(data_->numbering.local_to_global[static_cast<std::size_t>(l)]);
+      code[static_cast<std::size_t>(l)] =
+          static_cast<std::uint32_t>(g) |
+          (data_->numbering.multiplicity[g] == 1 ? (1u << 31) : 0u) |
+          (data_->mask_host[g] != 0 ? (1u << 30) : 0u);
     }
     // Shared points are 0 .. num_shared - 1 (shared_points_first).
     std::vector<index_t> shared_offsets = {0};
@@ -419,12 +438,13 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
         shared_locals.push_back(locals[static_cast<std::size_t>(q)]);
       shared_offsets.push_back(static_cast<index_t>(shared_locals.size()));
     }
-    local_code_ = Array<std::uint32_t>::from_host(backend, code);
-    shared_offsets_ = Array<index_t>::from_host(backend, shared_offsets);
-    shared_locals_ = Array<index_t>::from_host(backend, shared_locals);
+    data_->local_code = Array<std::uint32_t>::from_host(backend, code);
+    data_->shared_offsets = Array<index_t>::from_host(backend, shared_offsets);
+    data_->shared_locals = Array<index_t>::from_host(backend, shared_locals);
   }
-  if (!backend.is_device()) local_x_ = Array<double>(backend, static_cast<std::size_t>(num_local));
-  local_y_ = Array<double>(backend, static_cast<std::size_t>(num_local));
+  if (!backend.is_device())
+    data_->local_x = Array<double>(backend, static_cast<std::size_t>(num_local));
+  data_->local_y = Array<double>(backend, static_cast<std::size_t>(num_local));
 
   select_kernels(options.element_kernel, options.assembly);
   diagonal_kernel_ = options.diagonal_kernel;
@@ -452,41 +472,48 @@ void SemPoissonOperator::select_kernels(SemElementKernel element_kernel, SemAsse
   // at every order. p = 1 and 2 (not measured on the H200) keep the H100's shared. Every
   // kryflow mesh is trilinear (8 corners per element), which is what the vertex kernel needs.
   if (element_kernel == SemElementKernel::automatic) {
-    const int p = numbering_.order;
+    const int p = data_->numbering.order;
     element_kernel = p <= 3 || p == 5 ? SemElementKernel::shared : SemElementKernel::vertex;
   }
-  if (element_kernel == SemElementKernel::shared && numbering_.order + 1 > 10) {
+  if (element_kernel == SemElementKernel::shared && data_->numbering.order + 1 > 10) {
     throw NotSupported(
         "SemPoissonOperator: the shared element kernel needs N^3 <= 1024 threads "
         "(order <= 9); use layered");
   }
   if (assembly == SemAssembly::automatic) assembly = SemAssembly::atomic;
+  // The float kernels (kernels/sem/poisson_cuda.cu): staged and pipelined run as layered.
+  if (options_.arithmetic == Precision::float32 &&
+      (element_kernel == SemElementKernel::staged ||
+       element_kernel == SemElementKernel::pipelined)) {
+    element_kernel = SemElementKernel::layered;
+  }
   element_kernel_ = element_kernel;
   assembly_ = assembly;
 }
 
 kernels::sem::PoissonView SemPoissonOperator::view(bool masked) const {
   kernels::sem::PoissonView view;
-  view.num_elements = numbering_.num_elements;
-  view.n = numbering_.order + 1;
-  view.derivative = derivative_.data();
-  view.g = g_.data();
-  view.vertices = vertices_.data();
-  view.nodes = nodes_.data();
-  view.weights = weights_.data();
-  view.num_global = numbering_.num_global;
-  view.local_to_global = local_to_global_.data();
-  view.global_offsets = global_offsets_.data();
-  view.global_locals = global_locals_.data();
-  view.mask = masked ? mask_.data() : nullptr;
-  view.num_dirichlet = masked ? static_cast<index_t>(dirichlet_points_.size()) : 0;
-  view.dirichlet_points = dirichlet_points_.data();
-  view.local_code = local_code_.data();
-  view.num_shared = static_cast<index_t>(shared_offsets_.size()) - 1;
-  view.shared_offsets = shared_offsets_.data();
-  view.shared_locals = shared_locals_.data();
-  view.local_x = local_x_.data();
-  view.local_y = local_y_.data();
+  view.num_elements = data_->numbering.num_elements;
+  view.n = data_->numbering.order + 1;
+  view.derivative = data_->derivative.data();
+  view.g = data_->g.data();
+  view.vertices = data_->vertices.data();
+  view.nodes = data_->nodes.data();
+  view.weights = data_->weights.data();
+  view.num_global = data_->numbering.num_global;
+  view.local_to_global = data_->local_to_global.data();
+  view.global_offsets = data_->global_offsets.data();
+  view.global_locals = data_->global_locals.data();
+  view.mask = masked ? data_->mask.data() : nullptr;
+  view.num_dirichlet = masked ? static_cast<index_t>(data_->dirichlet_points.size()) : 0;
+  view.dirichlet_points = data_->dirichlet_points.data();
+  view.local_code = data_->local_code.data();
+  view.num_shared = static_cast<index_t>(data_->shared_offsets.size()) - 1;
+  view.shared_offsets = data_->shared_offsets.data();
+  view.shared_locals = data_->shared_locals.data();
+  view.local_x = data_->local_x.data();
+  view.local_y = data_->local_y.data();
+  view.float_arithmetic = options_.arithmetic == Precision::float32;
   view.element_kernel = kernels::sem::ElementKernel::layered;
   switch (element_kernel_) {
     case SemElementKernel::shared:
@@ -536,9 +563,9 @@ void SemPoissonOperator::apply_unmasked(const Vector& x, Vector& y) const {
 }
 
 void SemPoissonOperator::diagonal(Vector& d) const {
-  if (d.size() != static_cast<std::size_t>(numbering_.num_global)) {
+  if (d.size() != static_cast<std::size_t>(data_->numbering.num_global)) {
     throw DimensionMismatch("SemPoissonOperator::diagonal: expected " +
-                            std::to_string(numbering_.num_global) + " entries, got " +
+                            std::to_string(data_->numbering.num_global) + " entries, got " +
                             std::to_string(d.size()));
   }
   if (!(d.backend() == backend())) {
@@ -562,23 +589,27 @@ void SemPoissonOperator::diagonal(Vector& d) const {
     case SemDiagonalKernel::extended:
       break;
   }
-  kernels::sem::poisson_local_diagonal(backend(), v, variant, local_y_.span());
-  kernels::sem::poisson_assemble_diagonal(backend(), v, local_y_.span(), 1.0, d.span());
+  kernels::sem::poisson_local_diagonal(backend(), v, variant, data_->local_y.span());
+  kernels::sem::poisson_assemble_diagonal(backend(), v, data_->local_y.span(), 1.0, d.span());
 }
 
 double SemPoissonOperator::apply_bytes() const noexcept {
-  const double num_local = static_cast<double>(numbering_.local_to_global.size());
+  const double num_local = static_cast<double>(data_->numbering.local_to_global.size());
   // The vertex kernel reads the 8 corners of each element instead of the metric terms.
   const double metric = backend().is_device() && element_kernel_ == SemElementKernel::vertex
-                            ? 24.0 * 8.0 * static_cast<double>(numbering_.num_elements)
+                            ? 24.0 * 8.0 * static_cast<double>(data_->numbering.num_elements)
                             : 6.0 * 8.0 * num_local;
-  return metric + 4.0 * num_local + 16.0 * static_cast<double>(numbering_.num_global);
+  return metric + 4.0 * num_local + 16.0 * static_cast<double>(data_->numbering.num_global);
 }
 
 std::string SemPoissonOperator::kernel_description() const {
-  if (!backend().is_device()) return std::string(to_string(backend().kind())) + " loops";
+  const std::string arithmetic =
+      options_.arithmetic == Precision::float32 ? ", float32 element arithmetic" : "";
+  if (!backend().is_device()) {
+    return std::string(to_string(backend().kind())) + " loops" + arithmetic;
+  }
   return std::string(to_string(element_kernel_)) + " element kernel, " + to_string(assembly_) +
-         " assembly, " + to_string(diagonal_kernel_) + " diagonal kernel";
+         " assembly, " + to_string(diagonal_kernel_) + " diagonal kernel" + arithmetic;
 }
 
 void add_neumann_load(

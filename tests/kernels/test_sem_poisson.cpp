@@ -3,15 +3,18 @@
 // convergence of CG to a manufactured solution on a deformed box.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <numbers>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "kryflow/core/error.hpp"
+#include "kryflow/core/precision.hpp"
 #include "kryflow/linalg/vector.hpp"
 #include "kryflow/preconditioners/jacobi.hpp"
 #include "kryflow/preconditioners/preconditioner.hpp"
@@ -216,6 +219,198 @@ TEST(SemPoisson, AccumulatingApplicationEqualsProductThenAxpby) {
         EXPECT_THROW(A.apply(-0.75, y, 1.0, y), InvalidInput);
       }
     }
+  }
+}
+
+/// max_g |a_g - b_g| / max_g |b_g|.
+double relative_inf_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double difference = 0.0;
+  double scale = 0.0;
+  for (std::size_t g = 0; g < a.size(); ++g) {
+    difference = std::max(difference, std::abs(a[g] - b[g]));
+    scale = std::max(scale, std::abs(b[g]));
+  }
+  return difference / scale;
+}
+
+/// The products a float-arithmetic operator gives on x: masked, unmasked, and accumulated
+/// (y0 - 0.75 A x through apply with beta = 1).
+struct Products {
+  std::vector<double> masked, unmasked, accumulated;
+};
+
+Products products(const SemPoissonOperator& A, const std::vector<double>& x,
+                  const std::vector<double>& y0) {
+  const Vector xv = Vector::from_host(A.backend(), x);
+  Vector yv(A.backend(), x.size());
+  Products result;
+  A.apply(xv, yv);
+  result.masked = yv.to_host();
+  A.apply_unmasked(xv, yv);
+  result.unmasked = yv.to_host();
+  Vector accumulated = Vector::from_host(A.backend(), y0);
+  A.apply(-0.75, xv, 1.0, accumulated);
+  result.accumulated = accumulated.to_host();
+  return result;
+}
+
+/// Float element arithmetic (SemPoissonOptions::arithmetic float32) against the double
+/// reference on a deformed mesh, p = 1..7 and 11, masked, unmasked and accumulated, on every
+/// cuda element kernel and assembly (the host backends have one loop each): within
+/// 1e-5 ||A x||_inf. The bound: each entry of A x sums about 6 N + 9 rounded float products
+/// (two contractions of N terms, the 3-term fluxes) of x, D and G rounded to float, so its error
+/// is at most about (6 N + 12) u sum |terms| with u = 6e-8: 4e-6 sum |terms| at N = 8, and for
+/// a random x sum |terms| is a few ||A x||_inf. Measured on the host: 2e-8 (p = 1) to 3e-7
+/// (p = 11); the cuda vertex kernel adds the float rounding of its recomputed metric terms, a
+/// few u each. The products are not the double ones (the arithmetic is float), and Dirichlet
+/// rows are the identity exactly.
+TEST(SemPoisson, FloatArithmeticAgreesWithDoubleToFloatRounding) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  const std::vector<double> vertices = test::hex_box_vertices(3, 2, 2);
+  const bool device = test::backend_under_test().is_device();
+  for (int p : {1, 2, 3, 4, 5, 6, 7, 11}) {
+    SCOPED_TRACE("p = " + std::to_string(p));
+    const SemPoissonOperator reference(Backend::reference(), 12, vertices, p);
+    const auto n = static_cast<std::size_t>(reference.num_rows());
+    const std::vector<double> x = test::random_vector(n, seed + static_cast<std::uint64_t>(p));
+    const std::vector<double> y0 =
+        test::random_vector(n, seed + 100 + static_cast<std::uint64_t>(p));
+    const Products expected = products(reference, x, y0);
+    for (const Backend& backend : backends_with_reference()) {
+      for (SemElementKernel kernel :
+           {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::staged,
+            SemElementKernel::pipelined, SemElementKernel::vertex}) {
+        if (kernel == SemElementKernel::shared && p > 9) continue;
+        if (!device && kernel != SemElementKernel::layered) continue;
+        for (SemAssembly assembly : {SemAssembly::sorted, SemAssembly::atomic}) {
+          if (!device && assembly != SemAssembly::sorted) continue;
+          SCOPED_TRACE(backend.name() + ", " + to_string(kernel) + ", " + to_string(assembly));
+          SemPoissonOptions options;
+          options.element_kernel = kernel;
+          options.assembly = assembly;
+          options.arithmetic = Precision::float32;
+          const SemPoissonOperator A(backend, 12, vertices, p, options);
+          const Products got = products(A, x, y0);
+          const double masked = relative_inf_difference(got.masked, expected.masked);
+          const double unmasked = relative_inf_difference(got.unmasked, expected.unmasked);
+          const double accumulated = relative_inf_difference(got.accumulated, expected.accumulated);
+          EXPECT_LT(masked, 1e-5);
+          EXPECT_LT(unmasked, 1e-5);
+          EXPECT_LT(accumulated, 1e-5);
+          EXPECT_GT(masked, 1e-12);  // float arithmetic, not double's
+          for (std::size_t g = 0; g < n; ++g) {
+            if (A.dirichlet()[g] == 0) continue;
+            ASSERT_EQ(got.masked[g], x[g]) << "point " << g;
+            ASSERT_EQ(got.accumulated[g], -0.75 * x[g] + y0[g]) << "point " << g;
+          }
+        }
+      }
+    }
+  }
+}
+
+/// The float arithmetic is the same method on every backend: the cpu loops and, with sorted
+/// assembly, the cuda shared and layered kernels (and staged and pipelined, which run as
+/// layered) give the reference's float-arithmetic bits; the atomic assembly (sums in no fixed
+/// order, fused multiply-adds) and the vertex kernel (metric terms recomputed in float) agree
+/// with them to float rounding. Accumulating (beta = 1) equals the product then axpby.
+TEST(SemPoisson, FloatArithmeticMatchesTheReferencesFloatArithmetic) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  const std::vector<double> vertices = test::unit_cube_box(3, 2, 2, 0.15);
+  const bool device = test::backend_under_test().is_device();
+  SemPoissonOptions float_options;
+  float_options.arithmetic = Precision::float32;
+  for (int p : {2, 3, 7}) {
+    SCOPED_TRACE("p = " + std::to_string(p));
+    const SemPoissonOperator reference(Backend::reference(), 12, vertices, p, float_options);
+    const auto n = static_cast<std::size_t>(reference.num_rows());
+    const std::vector<double> x = test::random_vector(n, seed + static_cast<std::uint64_t>(p));
+    const std::vector<double> y0 =
+        test::random_vector(n, seed + 50 + static_cast<std::uint64_t>(p));
+    const Products expected = products(reference, x, y0);
+    for (SemElementKernel kernel :
+         {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::staged,
+          SemElementKernel::pipelined, SemElementKernel::vertex}) {
+      if (!device && kernel != SemElementKernel::layered) continue;
+      for (SemAssembly assembly : {SemAssembly::sorted, SemAssembly::atomic}) {
+        if (!device && assembly != SemAssembly::sorted) continue;
+        SCOPED_TRACE(std::string(to_string(kernel)) + ", " + to_string(assembly));
+        SemPoissonOptions options = float_options;
+        options.element_kernel = kernel;
+        options.assembly = assembly;
+        const SemPoissonOperator A(test::backend_under_test(), 12, vertices, p, options);
+        const Products got = products(A, x, y0);
+        const auto xv = Vector::from_host(A.backend(), x);
+        Vector product(A.backend(), n);
+        A.apply(xv, product);
+        Vector then_axpby = Vector::from_host(A.backend(), y0);
+        axpby(-0.75, product, 1.0, then_axpby);
+        const bool exact =
+            !device || (assembly == SemAssembly::sorted && kernel != SemElementKernel::vertex);
+        if (exact) {
+          EXPECT_EQ(got.masked, expected.masked);
+          EXPECT_EQ(got.unmasked, expected.unmasked);
+          EXPECT_EQ(got.accumulated, expected.accumulated);
+          EXPECT_EQ(got.accumulated, then_axpby.to_host());
+        } else {
+          EXPECT_LT(relative_inf_difference(got.masked, expected.masked), 1e-5);
+          EXPECT_LT(relative_inf_difference(got.unmasked, expected.unmasked), 1e-5);
+          EXPECT_LT(relative_inf_difference(got.accumulated, expected.accumulated), 1e-5);
+          EXPECT_LT(relative_inf_difference(got.accumulated, then_axpby.to_host()), 1e-13);
+        }
+      }
+    }
+  }
+}
+
+/// with_arithmetic: the same operator in the other arithmetic, sharing the data: its products
+/// are those of an operator built with that arithmetic (bit for bit, sorted assembly), a
+/// double copy of a float operator gives the double bits back, the copy outlives the original,
+/// at_order keeps the arithmetic, and kernel_description names it.
+TEST(SemPoisson, WithArithmeticSharesTheOperatorInTheOtherArithmetic) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  const Backend backend = test::backend_under_test();
+  const std::vector<double> vertices = test::hex_box_vertices(2, 2, 3);
+  SemPoissonOptions options;
+  options.assembly = SemAssembly::sorted;
+  options.element_kernel = SemElementKernel::layered;
+  const int p = 5;
+  auto A = std::make_unique<SemPoissonOperator>(backend, 12, vertices, p, options);
+  options.arithmetic = Precision::float32;
+  const SemPoissonOperator built(backend, 12, vertices, p, options);
+  const std::unique_ptr<SemPoissonOperator> F = A->with_arithmetic(Precision::float32);
+  const std::unique_ptr<SemPoissonOperator> D = F->with_arithmetic(Precision::float64);
+  EXPECT_EQ(A->arithmetic(), Precision::float64);
+  EXPECT_EQ(F->arithmetic(), Precision::float32);
+  EXPECT_EQ(D->arithmetic(), Precision::float64);
+  EXPECT_EQ(F->element_kernel(), A->element_kernel());
+  EXPECT_EQ(F->assembly(), A->assembly());
+  EXPECT_EQ(&F->numbering(), &A->numbering());  // shared, not copied
+  EXPECT_NE(F->kernel_description().find("float32 element arithmetic"), std::string::npos)
+      << F->kernel_description();
+  EXPECT_EQ(A->kernel_description().find("float32"), std::string::npos);
+  const auto n = static_cast<std::size_t>(A->num_rows());
+  const std::vector<double> x = test::random_vector(n, seed);
+  const std::vector<double> double_product = apply_host(*A, x);
+  A.reset();  // the copies keep the shared data
+  EXPECT_EQ(apply_host(*F, x), apply_host(built, x));
+  EXPECT_EQ(apply_host(*D, x), double_product);
+  EXPECT_NE(apply_host(*F, x), double_product);
+  Vector d_float(backend, n), d_double(backend, n);
+  F->diagonal(d_float);  // the diagonal stays double
+  D->diagonal(d_double);
+  EXPECT_EQ(d_float.to_host(), d_double.to_host());
+  const std::unique_ptr<SemPoissonOperator> lower = F->at_order(2);
+  EXPECT_EQ(lower->arithmetic(), Precision::float32);
+  if (backend.is_device()) {
+    // In float the staged and pipelined kernels run as layered.
+    F->select_kernels(SemElementKernel::staged, SemAssembly::atomic);
+    EXPECT_EQ(F->element_kernel(), SemElementKernel::layered);
+    D->select_kernels(SemElementKernel::staged, SemAssembly::atomic);
+    EXPECT_EQ(D->element_kernel(), SemElementKernel::staged);
   }
 }
 

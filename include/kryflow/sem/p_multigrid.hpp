@@ -81,7 +81,8 @@ class SemTransfer {
 /// with default_amg()), or, with coarsest = chebyshev, by chebyshev_coarse_sweeps Chebyshev-
 /// Jacobi smoothing steps on the matrix-free order-1 operator (nothing assembled). The cycle is
 /// Multigrid's (V by default); with adjoint smoothing and R = P^T it is symmetric, so PCG may
-/// use it.
+/// use it. With Parameters::cycle_precision float32 the operators inside the cycle compute in
+/// float (a flexible method outside then).
 ///
 /// Schedule (orders empty): from p, the next order is 1 when p <= 3 and p / 2 otherwise:
 /// 7, 3, 1; 9, 4, 2, 1; 15, 7, 3, 1; 5, 2, 1.
@@ -108,6 +109,16 @@ class PMultigrid final : public Multigrid {
     double vertex_patch_relaxation = 1.0;
     int vertex_patch_eigen_iterations = 10;
     double vertex_patch_damping_bound = 1.5;
+    /// The element arithmetic of the matrix-free operators inside the cycle
+    /// (SemPoissonOptions::arithmetic): with float32 every level's operator, the finest one
+    /// too (a with_arithmetic copy of A owned by the preconditioner), computes its element
+    /// Laplacians in float, so the residuals, the smoothers' products and their lambda_max
+    /// estimates use float arithmetic on double vectors (the mixed-precision cycle of
+    /// Kronbichler and Ljungkvist, ACM TOPC 6(1), 2019). The transfers, the diagonals and the
+    /// assembled order-1 matrix stay double, and the outer Krylov method keeps A itself. The
+    /// cycle is then symmetric only to float rounding: use a flexible method outside (fcg or
+    /// fgmres).
+    Precision cycle_precision = Precision::float64;
     /// The orders below the operator's, decreasing, ending in 1; empty: the schedule above.
     std::vector<int> orders;
     int chebyshev_degree = 3;  ///< >= 1, per smoothing step
@@ -133,13 +144,17 @@ class PMultigrid final : public Multigrid {
   PMultigrid() : PMultigrid(Parameters{}) {}
   ~PMultigrid() override;
 
-  /// Builds the levels for A. Throws NotSupported when A is not a SemPoissonOperator;
+  /// Builds the levels for A (with cycle_precision float32, for A.with_arithmetic(float32):
+  /// A's data must outlive the preconditioner's applications, as for float64, and A and the
+  /// preconditioner must not apply concurrently: they share A's scratch). Throws
+  /// NotSupported when A is not a SemPoissonOperator;
   /// ConfigError (path "orders") when an order is not below A's; what SemPoissonOperator,
   /// the smoothers (a lambda_max estimate that is not positive: A not definite) and the coarse
   /// solver throw. On an error the preconditioner is left without a hierarchy.
   void setup(const LinearOperator& A) override;
   std::string name() const override { return "p_multigrid"; }
-  /// Orders, unknowns per level, the coarse matrix and its solver, setup time per phase.
+  /// Orders, unknowns per level, the smoother, "cycle arithmetic float32" with a float cycle,
+  /// the coarse matrix and its solver, setup time per phase.
   std::string summary() const override { return summary_; }
   /// The orders of the levels, the operator's first.
   const std::vector<int>& orders() const noexcept { return level_orders_; }
@@ -150,6 +165,7 @@ class PMultigrid final : public Multigrid {
   Parameters parameters_;
   std::unique_ptr<Preconditioner> coarse_solver_;  // between setups
   std::vector<int> level_orders_;
+  std::unique_ptr<SemPoissonOperator> cycle_fine_;  // A in float arithmetic (cycle_precision)
   std::vector<std::unique_ptr<SemPoissonOperator>> operators_;  // the coarser orders
   std::vector<std::unique_ptr<SemTransfer>> transfers_;
   std::unique_ptr<CsrMatrix> coarse_matrix_;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kryflow/core/array.hpp"
+#include "kryflow/core/precision.hpp"
 #include "kryflow/linalg/coo_matrix.hpp"
 #include "kryflow/linalg/linear_operator.hpp"
 #include "kryflow/sem/geometry.hpp"
@@ -75,6 +76,15 @@ struct SemPoissonOptions {
   SemElementKernel element_kernel = SemElementKernel::automatic;
   SemAssembly assembly = SemAssembly::automatic;
   SemDiagonalKernel diagonal_kernel = SemDiagonalKernel::automatic;
+  /// The arithmetic of the element Laplacians (apply, apply_unmasked). float32: x, D and the
+  /// metric terms rounded to float, the sum-factorization contractions and the fluxes in float,
+  /// each element's result widened to double before the assembly; vectors, the mask, the
+  /// assembly sums, diagonal() and assembled_matrix() stay in double. The mixed-precision
+  /// operator of Kronbichler and Ljungkvist (ACM TOPC 6(1), 2019) for multigrid levels: the
+  /// results differ from double's by about 1e-6 ||A|| ||x|| (float's unit roundoff 6e-8 times
+  /// the O(N) terms of each sum), and A is symmetric only to that accuracy. On cuda the shared,
+  /// layered and vertex kernels run in float; staged and pipelined are replaced by layered.
+  Precision arithmetic = Precision::float64;
 };
 
 /// A = Q^T A_L Q, the stiffness matrix of -Laplace(u) on GLL points of order p, applied without
@@ -105,10 +115,15 @@ class SemPoissonOperator : public LinearOperator {
   /// of the mesh carries any of the types; otherwise as above.
   SemPoissonOperator(const Backend& backend, const HexMesh& mesh, int order,
                      const SemPoissonOptions& options = {});
+  /// Not copyable (a copy would share the scratch unnoticed: with_arithmetic says so); movable.
+  SemPoissonOperator(const SemPoissonOperator&) = delete;
+  SemPoissonOperator& operator=(const SemPoissonOperator&) = delete;
+  SemPoissonOperator(SemPoissonOperator&&) = default;
+  SemPoissonOperator& operator=(SemPoissonOperator&&) = default;
 
-  index_t num_rows() const override { return static_cast<index_t>(numbering_.num_global); }
+  index_t num_rows() const override { return static_cast<index_t>(data_->numbering.num_global); }
   index_t num_cols() const override { return num_rows(); }
-  const Backend& backend() const override { return g_.backend(); }
+  const Backend& backend() const override { return data_->g.backend(); }
   /// y = A x. Errors as LinearOperator::apply, and InvalidInput when x and y are the same
   /// vector. Not for concurrent calls (shared scratch).
   void apply(const Vector& x, Vector& y) const override;
@@ -132,10 +147,21 @@ class SemPoissonOperator : public LinearOperator {
   void diagonal(Vector& d) const override;
 
   /// The same operator at another order: the same mesh, Dirichlet faces (all boundary faces,
-  /// those of the types given, or none) and assembly, on the same backend, with the element and
-  /// diagonal kernels chosen automatically for `order` (the levels of p-multigrid). Throws as
-  /// the constructor.
+  /// those of the types given, or none), assembly and arithmetic (SemPoissonOptions::
+  /// arithmetic), on the same backend, with the element and diagonal kernels chosen
+  /// automatically for `order` (the levels of p-multigrid). Throws as the constructor.
   std::unique_ptr<SemPoissonOperator> at_order(int order) const;
+  /// The same operator (order, mesh, Dirichlet points, kernels; num_rows() x num_rows() on the
+  /// same backend) applied in the arithmetic `arithmetic` (SemPoissonOptions::arithmetic, which
+  /// gives the accuracy of float32; for the levels of a mixed-precision multigrid cycle). Cheap: it
+  /// shares this operator's numbering, geometry, assembly lists and scratch (no copy, no setup),
+  /// and stays valid after this operator is destroyed. Because of the shared scratch, it and this
+  /// operator must not apply concurrently (they may alternate on one backend queue). The element
+  /// kernel is this operator's resolved one (on cuda, staged and pipelined become layered in
+  /// float32). Throws nothing but std::bad_alloc.
+  std::unique_ptr<SemPoissonOperator> with_arithmetic(Precision arithmetic) const;
+  /// The arithmetic of the element Laplacians (SemPoissonOptions::arithmetic).
+  Precision arithmetic() const noexcept { return options_.arithmetic; }
 
   /// A as host triplets (one per pair of local points of an element, duplicates summed by
   /// CsrMatrix::from_coo): the element matrices D^T G^e D formed from the same metric terms
@@ -151,31 +177,33 @@ class SemPoissonOperator : public LinearOperator {
   /// increasing local index (local point (i, j, k) of element e is ((e N + k) N + j) N + i).
   /// num_global() + 1 offsets and num_elements N^3 local indices: for kernels that sum element-
   /// local vectors into global ones (the p-multigrid transfers, SemTransfer).
-  const Array<std::int64_t>& global_offsets() const noexcept { return global_offsets_; }
-  const Array<index_t>& global_locals() const noexcept { return global_locals_; }
+  const Array<std::int64_t>& global_offsets() const noexcept { return data_->global_offsets; }
+  const Array<index_t>& global_locals() const noexcept { return data_->global_locals; }
 
   /// The numbering of number_gll_points with its shared points (multiplicity > 1) renumbered
   /// first: global points 0 .. S-1 are shared, S .. num_global-1 belong to one element each.
-  const GlobalNumbering& numbering() const noexcept { return numbering_; }
-  const GllRule& rule() const noexcept { return rule_; }
+  const GlobalNumbering& numbering() const noexcept { return data_->numbering; }
+  const GllRule& rule() const noexcept { return data_->rule; }
   /// The assembled diagonal of the GLL mass matrix B = Q^T diag(w |J|) (host, num_global),
   /// for right-hand sides b = B f.
-  const std::vector<double>& mass() const noexcept { return mass_; }
+  const std::vector<double>& mass() const noexcept { return data_->mass; }
   /// Whether each global point is a Dirichlet point (host, num_global).
-  const std::vector<char>& dirichlet() const noexcept { return mask_host_; }
+  const std::vector<char>& dirichlet() const noexcept { return data_->mask_host; }
   /// Physical coordinates of each global point (host, 3 x num_global, x y z interleaved).
-  const std::vector<double>& coordinates() const noexcept { return coordinates_; }
+  const std::vector<double>& coordinates() const noexcept { return data_->coordinates; }
   /// Bytes one application must move at least: metric terms (6 doubles per local point; with
   /// the cuda vertex kernel the 8 x 3 corner coordinates per element instead), the numbering
   /// (a 4-byte index per local point), x and y once each per global point: the numerator of
   /// the operator's bandwidth roofline.
   double apply_bytes() const noexcept;
   /// The kernels this operator runs ("cpu loops", or e.g. "staged element kernel, atomic
-  /// assembly, shared diagonal kernel" on cuda): the choices of options resolved.
+  /// assembly, shared diagonal kernel" on cuda): the choices of options resolved, followed by
+  /// ", float32 element arithmetic" when SemPoissonOptions::arithmetic is float32.
   std::string kernel_description() const;
   /// Changes the cuda element kernel and assembly of later applications (automatic: the
-  /// defaults); for benchmarks, which compare them on one operator. Throws NotSupported as the
-  /// constructor does. Host backends ignore the choice.
+  /// defaults; in float32 arithmetic staged and pipelined become layered); for benchmarks,
+  /// which compare them on one operator. Throws NotSupported as the constructor does. Host
+  /// backends ignore the choice.
   void select_kernels(SemElementKernel element_kernel, SemAssembly assembly);
   /// The resolved choices (automatic replaced by what runs; host backends report them too).
   SemElementKernel element_kernel() const noexcept { return element_kernel_; }
@@ -191,33 +219,41 @@ class SemPoissonOperator : public LinearOperator {
   SemPoissonOperator(const Backend& backend, std::int64_t num_elements,
                      std::span<const double> vertices, int order, const SemPoissonOptions& options,
                      const std::vector<std::int64_t>* faces);
+  /// with_arithmetic's: `other`'s data shared, its kernels kept.
+  SemPoissonOperator(const SemPoissonOperator& other, Precision arithmetic);
+
+  /// What an operator shares with its copies of another arithmetic (with_arithmetic): the
+  /// numbering, geometry and assembly lists, and the scratch of the applications.
+  struct Data {
+    GlobalNumbering numbering;
+    GllRule rule;
+    std::vector<double> vertices_host;          // 8 x 3 corners per element
+    std::vector<std::int64_t> dirichlet_faces;  // element * 6 + face; empty: options' default
+    std::vector<double> mass;
+    std::vector<char> mask_host;
+    std::vector<double> coordinates;
+    Array<double> derivative;
+    Array<double> g;
+    Array<double> vertices;  // 8 x 3 corners per element (the vertex kernel)
+    Array<double> nodes;     // GLL nodes and weights (the vertex kernel)
+    Array<double> weights;
+    Array<index_t> local_to_global;   // host backends
+    Array<index_t> dirichlet_points;  // cuda: the shared Dirichlet points
+    Array<std::uint32_t> local_code;  // cuda
+    Array<index_t> shared_offsets;    // cuda
+    Array<index_t> shared_locals;     // cuda
+    Array<std::int64_t> global_offsets;
+    Array<index_t> global_locals;
+    Array<char> mask;
+    Array<double> local_x;  // scratch
+    Array<double> local_y;  // scratch
+  };
 
   SemElementKernel element_kernel_ = SemElementKernel::layered;
   SemAssembly assembly_ = SemAssembly::sorted;
   SemDiagonalKernel diagonal_kernel_ = SemDiagonalKernel::extended;
-  GlobalNumbering numbering_;
-  GllRule rule_;
-  SemPoissonOptions options_;                  // as given (dirichlet_types cleared)
-  std::vector<double> vertices_host_;          // 8 x 3 corners per element
-  std::vector<std::int64_t> dirichlet_faces_;  // element * 6 + face; empty: options' default
-  std::vector<double> mass_;
-  std::vector<char> mask_host_;
-  std::vector<double> coordinates_;
-  Array<double> derivative_;
-  Array<double> g_;
-  Array<double> vertices_;  // 8 x 3 corners per element (the vertex kernel)
-  Array<double> nodes_;     // GLL nodes and weights (the vertex kernel)
-  Array<double> weights_;
-  Array<index_t> local_to_global_;   // host backends
-  Array<index_t> dirichlet_points_;  // cuda: the shared Dirichlet points
-  Array<std::uint32_t> local_code_;  // cuda
-  Array<index_t> shared_offsets_;    // cuda
-  Array<index_t> shared_locals_;     // cuda
-  Array<std::int64_t> global_offsets_;
-  Array<index_t> global_locals_;
-  Array<char> mask_;
-  mutable Array<double> local_x_;
-  mutable Array<double> local_y_;
+  SemPoissonOptions options_;  // as given (dirichlet_types cleared)
+  std::shared_ptr<Data> data_;
 };
 
 /// Adds the load of the natural (Neumann) boundary faces to a right-hand side b of A:
