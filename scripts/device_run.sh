@@ -14,6 +14,8 @@
 # KRYFLOW_SEQUENCE_N, _EVERY, _SPEED: the sequence step's grid (64), rebuild interval (10), drift (0.02).
 # python: the Python package against the installed build, its tests (CuPy included) and CuPy
 # 3D Poisson against the CLI (KRYFLOW_PYTHON_N, default 200; not in the default steps).
+# sem_float: the operator's float against double element arithmetic (kryflow_bench_sem), not in
+# the default steps.
 # pmg_kershaw: the Kershaw mesh with the p-multigrid presets and Chebyshev degrees (not in the
 # default steps; KRYFLOW_KERSHAW_VARIANTS=quick: the presets and the vertex patches' variants).
 # KRYFLOW_PMG_PRESETS: the pmg step's presets (default "sem_pmg_cheby_jacobi sem_pmg_schwarz
@@ -346,6 +348,15 @@ echo "(exit $?)" >>"$results/spmv_formats_cpu.txt"
 fi
 
 sem_table=$results/sem_table.txt
+if want sem_float; then
+# The element arithmetic of the operator (float64 against float32) for every element kernel at
+# p = 3..11 on boxes and on the Kershaw mesh at p = 7.
+say "== SEM operator: float against double element arithmetic"
+"$build/bench/kryflow_bench_sem" --orders 3,5,7,9,11 --kershaw-orders 7 --arithmetic float64,float32 \
+  --json "$results/bench_sem_float.json" >"$results/bench_sem_float.txt" 2>&1
+tail -40 "$results/bench_sem_float.txt" | tee -a "$log"
+fi
+
 if want sem; then
 say "== spectral-element Poisson: operator and diagonal kernels, PCG on every corpus mesh at p = 7"
 "$build/bench/kryflow_bench_sem" --json "$results/bench_sem.json" >"$results/bench_sem.txt" 2>&1
@@ -469,6 +480,14 @@ run_kershaw vertex_patch_bound1.9 --preset sem_pmg_vertex_patch \
   -p solver.preconditioner.vertex_patch_damping_bound=1.9
 run_kershaw vertex_patch_float64 --preset sem_pmg_vertex_patch \
   -p solver.preconditioner.schwarz_precision=float64
+run_kershaw cheby_jacobi_fcg_float_cycle --preset sem_pmg_cheby_jacobi -p solver.type=fcg \
+  -p solver.preconditioner.cycle_precision=float32
+run_kershaw schwarz_fcg_degree3_float_cycle --preset sem_pmg_schwarz \
+  -p solver.preconditioner.cycle_precision=float32
+run_kershaw schwarz_fcg_degree2_float_cycle --preset sem_pmg_schwarz \
+  -p solver.preconditioner.cycle_precision=float32 -p solver.preconditioner.chebyshev_degree=2
+run_kershaw vertex_patch_float_cycle --preset sem_pmg_vertex_patch \
+  -p solver.preconditioner.cycle_precision=float32
 if [[ ${KRYFLOW_KERSHAW_VARIANTS:-all} != quick ]]; then
 for d in 1 2 4; do
   run_kershaw schwarz_fcg_degree$d --preset sem_pmg_schwarz -p solver.preconditioner.chebyshev_degree=$d
