@@ -374,6 +374,7 @@ struct PMultigridParameters final : ComponentParameters {
   std::string smoother = "chebyshev_jacobi";
   std::string schwarz_precision = "float32";
   std::string cycle_precision = "float64";
+  std::string chebyshev_kind = "first";
   std::string coarsest = "assembled";
   std::string cycle = to_string(CycleType::v);
   ComponentSlot coarse_solver{preconditioner_family()};
@@ -427,6 +428,11 @@ struct PMultigridParameters final : ComponentParameters {
     v.real("chebyshev_alpha", values.chebyshev_alpha, Range::greater_than(1.0),
            "the smoother damps the eigenvalues of M^-1 A (M: Jacobi or Schwarz) in "
            "[lambda_max / chebyshev_alpha, 1.1 lambda_max]");
+    v.choice("chebyshev_kind", chebyshev_kind, {"first", "fourth"},
+             "the Schwarz smoothers' Chebyshev polynomial: `first` on [lambda_max / "
+             "chebyshev_alpha, 1.1 lambda_max], or Lottes's `fourth` kind on [0, 1.1 "
+             "lambda_max] (no lower bound; chebyshev_alpha unused); Chebyshev-Jacobi is of the "
+             "first kind");
     v.integer("chebyshev_eigen_iterations", values.chebyshev_eigen_iterations, Range::at_least(1),
               "CG-Lanczos (Jacobi) or Arnoldi (Schwarz) steps of each level's lambda_max "
               "estimate");
@@ -765,6 +771,9 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
                               : p.smoother == "vertex_patch"  ? Kind::vertex_patch
                                                               : Kind::chebyshev_jacobi;
             values.schwarz_precision = precision_from_string(p.schwarz_precision);
+            values.chebyshev_kind = p.chebyshev_kind == "fourth"
+                                        ? ChebyshevSmoother::Kind::fourth
+                                        : ChebyshevSmoother::Kind::first;
             values.cycle_precision = precision_from_string(p.cycle_precision);
             values.coarsest = p.coarsest == "chebyshev" ? sem::PMultigrid::Coarsest::chebyshev
                                                         : sem::PMultigrid::Coarsest::assembled;

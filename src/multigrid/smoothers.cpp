@@ -259,6 +259,11 @@ ChebyshevSmoother::ChebyshevSmoother(Parameters parameters) : parameters_(parame
   if (parameters_.eigen_iterations < 1) {
     throw ConfigError("chebyshev_eigen_iterations", "must be >= 1");
   }
+  if (parameters_.kind != Kind::first) {
+    throw ConfigError("chebyshev_kind",
+                      "the Jacobi Chebyshev smoother has the first kind only (fourth: the "
+                      "preconditioned smoother)");
+  }
 }
 
 void ChebyshevSmoother::setup(const LinearOperator& A) {
@@ -378,7 +383,9 @@ void ChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const
 PreconditionedChebyshevSmoother::PreconditionedChebyshevSmoother(Parameters parameters,
                                                                  std::unique_ptr<Preconditioner> M)
     : parameters_(parameters), M_(std::move(M)) {
-  ChebyshevSmoother check(parameters_);  // the same ranges, the same ConfigErrors
+  Parameters first = parameters_;
+  first.kind = ChebyshevSmoother::Kind::first;
+  ChebyshevSmoother check(first);  // the same ranges, the same ConfigErrors
   (void)check;
   if (M_ == nullptr) throw InvalidInput("PreconditionedChebyshevSmoother: no preconditioner");
 }
@@ -456,6 +463,23 @@ void PreconditionedChebyshevSmoother::setup(const LinearOperator& A) {
 
 void PreconditionedChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const {
   check_vectors(A_, b, x, "PreconditionedChebyshevSmoother::smooth");
+  if (parameters_.kind == ChebyshevSmoother::Kind::fourth) {
+    // Lottes 2023, sec. 4: the same fused steps with the fourth kind's coefficients.
+    const double rho = parameters_.beta * lambda_max_;
+    if (x_is_zero) {
+      M_->apply_update(b, 4.0 / (3.0 * rho), 0.0, d_, x, true, z_);
+      if (parameters_.degree > 1) copy(b, r_);
+    } else {
+      A_->residual(b, x, r_);
+      M_->apply_update(r_, 4.0 / (3.0 * rho), 0.0, d_, x, false, z_);
+    }
+    for (int i = 1; i < parameters_.degree; ++i) {
+      A_->apply(-1.0, d_, 1.0, r_);  // r_i = r_{i-1} - A d_{i-1}
+      M_->apply_update(r_, (8.0 * i + 4.0) / ((2.0 * i + 3.0) * rho),
+                       (2.0 * i - 1.0) / (2.0 * i + 3.0), d_, x, false, z_);
+    }
+    return;
+  }
   const ChebyshevInterval interval(parameters_, lambda_max_);
   const double theta = interval.theta, delta = interval.delta, sigma = interval.sigma;
   double rho = 1.0 / sigma;

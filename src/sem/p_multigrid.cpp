@@ -76,16 +76,20 @@ class SmoothingSolver final : public Preconditioner {
   const LinearOperator* A_ = nullptr;
 };
 
-ChebyshevSmoother::Parameters chebyshev_parameters(const PMultigrid::Parameters& p) {
+/// The Chebyshev parameters of a smoother: the first kind with Jacobi (`preconditioned`
+/// false), chebyshev_kind with a Schwarz preconditioner.
+ChebyshevSmoother::Parameters chebyshev_parameters(const PMultigrid::Parameters& p,
+                                                   bool preconditioned) {
   ChebyshevSmoother::Parameters c;
   c.degree = p.chebyshev_degree;
   c.alpha = p.chebyshev_alpha;
   c.eigen_iterations = p.chebyshev_eigen_iterations;
+  if (preconditioned) c.kind = p.chebyshev_kind;
   return c;
 }
 
 std::unique_ptr<Smoother> chebyshev(const PMultigrid::Parameters& p) {
-  return std::make_unique<ChebyshevSmoother>(chebyshev_parameters(p));
+  return std::make_unique<ChebyshevSmoother>(chebyshev_parameters(p, false));
 }
 
 /// The smoother of a level above the coarsest.
@@ -98,7 +102,7 @@ std::unique_ptr<Smoother> level_smoother(const PMultigrid::Parameters& p) {
         p.vertex_patch_damping_bound});
   }
   return std::make_unique<PreconditionedChebyshevSmoother>(
-      chebyshev_parameters(p),
+      chebyshev_parameters(p, true),
       std::make_unique<SchwarzPreconditioner>(p.smoother == Kind::chebyshev_asm
                                                   ? SchwarzPreconditioner::Method::additive
                                                   : SchwarzPreconditioner::Method::restricted,

@@ -75,11 +75,21 @@ class L1JacobiSmoother final : public Smoother {
 /// nonzero x). Memory: three n-vectors (D^-1, the direction, the second iterate).
 class ChebyshevSmoother final : public Smoother {
  public:
+  /// The polynomial: `first`, the first-kind Chebyshev polynomial on [lambda_max / alpha,
+  /// beta lambda_max] (Saad, Algorithm 12.1); `fourth`, the fourth-kind Chebyshev smoother of
+  /// Lottes ("Optimal polynomial smoothers for multigrid V-cycles", Numer. Linear Algebra Appl.
+  /// 30(6), e2518, 2023, sec. 4), which minimizes the V-cycle's error bound over
+  /// [0, beta lambda_max] with no lower bound to choose (alpha unused): d_0 = 4 / (3 rho) M^-1
+  /// r_0, d_i = (2i - 1) / (2i + 3) d_{i-1} + (8i + 4) / ((2i + 3) rho) M^-1 r_i, x_i = x_{i-1} +
+  /// d_{i-1}, rho = beta lambda_max. The preconditioned smoother only; ChebyshevSmoother
+  /// throws ConfigError for fourth.
+  enum class Kind { first, fourth };
   struct Parameters {
     int degree = 2;             ///< k >= 1
     double alpha = 30.0;        ///< > 1: the damped range starts at lambda_max / alpha
     double beta = 1.1;          ///< >= 1: safety factor on the estimated lambda_max
     int eigen_iterations = 10;  ///< >= 1 CG-Lanczos steps
+    Kind kind = Kind::first;
   };
   /// Throws ConfigError naming the field that is out of range.
   explicit ChebyshevSmoother(Parameters parameters);

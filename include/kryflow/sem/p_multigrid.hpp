@@ -122,6 +122,9 @@ class PMultigrid final : public Multigrid {
     /// The orders below the operator's, decreasing, ending in 1; empty: the schedule above.
     std::vector<int> orders;
     int chebyshev_degree = 3;  ///< >= 1, per smoothing step
+    /// The Schwarz smoothers' Chebyshev polynomial (ChebyshevSmoother::Kind; Chebyshev-Jacobi
+    /// has the first kind only).
+    ChebyshevSmoother::Kind chebyshev_kind = ChebyshevSmoother::Kind::first;
     /// > 1: damps [lambda_max / alpha, 1.1 lambda_max]. 30 against 10 on the H200 (degree 3,
     /// p = 7): Kershaw eps 0.3 56 iterations against 66, the same on deformed boxes
     /// (bench/results/h200_pmg).
