@@ -771,9 +771,8 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
                               : p.smoother == "vertex_patch"  ? Kind::vertex_patch
                                                               : Kind::chebyshev_jacobi;
             values.schwarz_precision = precision_from_string(p.schwarz_precision);
-            values.chebyshev_kind = p.chebyshev_kind == "fourth"
-                                        ? ChebyshevSmoother::Kind::fourth
-                                        : ChebyshevSmoother::Kind::first;
+            values.chebyshev_kind = p.chebyshev_kind == "fourth" ? ChebyshevSmoother::Kind::fourth
+                                                                 : ChebyshevSmoother::Kind::first;
             values.cycle_precision = precision_from_string(p.cycle_precision);
             values.coarsest = p.coarsest == "chebyshev" ? sem::PMultigrid::Coarsest::chebyshev
                                                         : sem::PMultigrid::Coarsest::assembled;
