@@ -488,6 +488,13 @@ run_kershaw schwarz_fcg_degree2_float_cycle --preset sem_pmg_schwarz \
   -p solver.preconditioner.cycle_precision=float32 -p solver.preconditioner.chebyshev_degree=2
 run_kershaw vertex_patch_float_cycle --preset sem_pmg_vertex_patch \
   -p solver.preconditioner.cycle_precision=float32
+run_kershaw schwarz_double_cycle --preset sem_pmg_schwarz -p solver.preconditioner.cycle_precision=float64
+for d in 3 4; do
+  run_kershaw schwarz_fourth_kind_degree$d --preset sem_pmg_schwarz \
+    -p solver.preconditioner.chebyshev_kind=fourth -p solver.preconditioner.chebyshev_degree=$d
+done
+run_kershaw schwarz_post_only_degree6 --preset sem_pmg_schwarz -p solver.preconditioner.pre_sweeps=0 \
+  -p solver.preconditioner.chebyshev_degree=6
 if [[ ${KRYFLOW_KERSHAW_VARIANTS:-all} != quick ]]; then
 for d in 1 2 4; do
   run_kershaw schwarz_fcg_degree$d --preset sem_pmg_schwarz -p solver.preconditioner.chebyshev_degree=$d
