@@ -63,7 +63,7 @@ namespace kryflow::kernels::sem {
 /// The patches of one order (all arrays on one backend).
 struct SchwarzView {
   std::int64_t num_elements = 0;
-  int n = 0;                               // GLL points per direction of an element (p + 1)
+  int n = 0;  // inner points per box direction (box N = n + 2): p + 1 for element patches
   const index_t* box_to_global = nullptr;  // num_elements x N^3, -1: no global point
   const double* eigenvectors = nullptr;    // num_elements x 3 x N x N: S_d[i N + m]
   const double* eigenvalues = nullptr;     // num_elements x 3 x N: lambda_d[m]

@@ -420,9 +420,9 @@ __global__ void __launch_bounds__(256)
   x[g] = __dadd_rn(x[g], __dmul_rn(w, static_cast<double>(__ldg(y_local + q))));
 }
 
-/// norms[e] = sum of v[g]^2 over patch e's box points, in increasing box index: one warp a
-/// patch, each lane a strided partial sum, then the lanes' sums in a fixed tree, so the bits
-/// differ from the host's (which sum in order) only by rounding.
+/// norms[e] = sum of v[g]^2 over patch e's box points: one warp a patch, each lane a strided
+/// partial sum (fused multiply-adds), then the lanes' sums in a fixed tree, so the bits differ
+/// from the host's (which sum in increasing box index) only by rounding.
 __global__ void __launch_bounds__(256)
     patch_norms_kernel(const index_t* __restrict__ box_to_global, std::int64_t patches,
                        std::int64_t box_points, const double* __restrict__ v,
@@ -526,7 +526,9 @@ void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<con
       with_size(std::integral_constant<int, 17>{});
       break;
     default:
-      throw NotSupported("sem::schwarz_fdm_solve: order " + std::to_string(view.n - 1));
+      throw NotSupported("sem::schwarz_fdm_solve: boxes of " + std::to_string(view.n + 2) +
+                         " points per direction (supported: 3 to 17; element patches up to "
+                         "p = 14, vertex patches up to p = 8)");
   }
   kernels::cuda::check_launch("sem::schwarz_fdm_solve");
 }

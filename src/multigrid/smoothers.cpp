@@ -391,7 +391,9 @@ PreconditionedChebyshevSmoother::PreconditionedChebyshevSmoother(Parameters para
 }
 
 std::string PreconditionedChebyshevSmoother::name() const {
-  return "chebyshev(" + M_->name() + ")";
+  return std::string(parameters_.kind == ChebyshevSmoother::Kind::fourth ? "chebyshev4("
+                                                                         : "chebyshev(") +
+         M_->name() + ")";
 }
 
 void PreconditionedChebyshevSmoother::setup(const LinearOperator& A) {
@@ -463,43 +465,40 @@ void PreconditionedChebyshevSmoother::setup(const LinearOperator& A) {
 
 void PreconditionedChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) const {
   check_vectors(A_, b, x, "PreconditionedChebyshevSmoother::smooth");
-  if (parameters_.kind == ChebyshevSmoother::Kind::fourth) {
-    // Lottes 2023, sec. 4: the same fused steps with the fourth kind's coefficients.
-    const double rho = parameters_.beta * lambda_max_;
-    if (x_is_zero) {
-      M_->apply_update(b, 4.0 / (3.0 * rho), 0.0, d_, x, true, z_);
-      if (parameters_.degree > 1) copy(b, r_);
-    } else {
-      A_->residual(b, x, r_);
-      M_->apply_update(r_, 4.0 / (3.0 * rho), 0.0, d_, x, false, z_);
-    }
-    for (int i = 1; i < parameters_.degree; ++i) {
-      A_->apply(-1.0, d_, 1.0, r_);  // r_i = r_{i-1} - A d_{i-1}
-      M_->apply_update(r_, (8.0 * i + 4.0) / ((2.0 * i + 3.0) * rho),
-                       (2.0 * i - 1.0) / (2.0 * i + 3.0), d_, x, false, z_);
-    }
-    return;
-  }
-  const ChebyshevInterval interval(parameters_, lambda_max_);
-  const double theta = interval.theta, delta = interval.delta, sigma = interval.sigma;
-  double rho = 1.0 / sigma;
-  // r_0 = b - A x_0, d_0 = M^-1 r_0 / theta; then x_{k+1} = x_k + d_k, r_{k+1} = r_k - A d_k,
-  // rho_{k+1} = 1 / (2 sigma - rho_k), d_{k+1} = rho_{k+1} rho_k d_k + (2 rho_{k+1} / delta)
-  // M^-1 r_{k+1} (Saad, Algorithm 12.1).
+  // Step k: d_k = a_k M^-1 r_k + c_k d_{k-1}, x += d_k, r_{k+1} = r_k - A d_k, from
+  // r_0 = b - A x_0. First kind (Saad, Algorithm 12.1): a_0 = 1 / theta, then
+  // rho_k = 1 / (2 sigma - rho_{k-1}) (rho_0 = 1 / sigma), a_k = 2 rho_k / delta,
+  // c_k = rho_k rho_{k-1}. Fourth kind (Lottes 2023, sec. 4; rho = beta lambda_max):
+  // a_0 = 4 / (3 rho), a_k = (8k + 4) / ((2k + 3) rho), c_k = (2k - 1) / (2k + 3).
   // Each update of d and x goes through Preconditioner::apply_update, which M may fuse into
   // its last pass.
+  const ChebyshevInterval interval(parameters_, lambda_max_);
+  const bool fourth = parameters_.kind == ChebyshevSmoother::Kind::fourth;
+  const double upper = parameters_.beta * lambda_max_;
+  double rho = 1.0 / interval.sigma;
+  auto coefficients = [&](int k) -> std::pair<double, double> {
+    if (fourth) {
+      if (k == 0) return {4.0 / (3.0 * upper), 0.0};
+      return {(8.0 * k + 4.0) / ((2.0 * k + 3.0) * upper), (2.0 * k - 1.0) / (2.0 * k + 3.0)};
+    }
+    if (k == 0) return {1.0 / interval.theta, 0.0};
+    const double next = 1.0 / (2.0 * interval.sigma - rho);
+    const std::pair<double, double> step{2.0 * next / interval.delta, next * rho};
+    rho = next;
+    return step;
+  };
+  const auto [a0, c0] = coefficients(0);
   if (x_is_zero) {
-    M_->apply_update(b, 1.0 / theta, 0.0, d_, x, true, z_);
+    M_->apply_update(b, a0, c0, d_, x, true, z_);
     if (parameters_.degree > 1) copy(b, r_);
   } else {
     A_->residual(b, x, r_);  // r_0 = b - A x_0
-    M_->apply_update(r_, 1.0 / theta, 0.0, d_, x, false, z_);
+    M_->apply_update(r_, a0, c0, d_, x, false, z_);
   }
   for (int k = 1; k < parameters_.degree; ++k) {
-    A_->apply(-1.0, d_, 1.0, r_);  // r_{k+1} = r_k - A d_k
-    const double rho_next = 1.0 / (2.0 * sigma - rho);
-    M_->apply_update(r_, 2.0 * rho_next / delta, rho_next * rho, d_, x, false, z_);
-    rho = rho_next;
+    A_->apply(-1.0, d_, 1.0, r_);  // r_k = r_{k-1} - A d_{k-1}
+    const auto [a, c] = coefficients(k);
+    M_->apply_update(r_, a, c, d_, x, false, z_);
   }
 }
 

@@ -133,7 +133,7 @@ void generalized_eigen(int N, const std::vector<double>& A, const std::vector<do
   std::vector<double> work(static_cast<std::size_t>(std::max(lwork, 1)));
   dsyev_("V", "U", &m, C.data(), &m, w.data(), work.data(), &lwork, &info);
   if (info != 0) {
-    throw InvalidInput("SchwarzPreconditioner: the 1D eigenproblem failed (dsyev info " +
+    throw InvalidInput("Schwarz patches: the 1D eigenproblem failed (dsyev info " +
                        std::to_string(info) + ")");
   }
   // Column b of C (column-major for LAPACK) is eigenvector b of the symmetric problem.

@@ -267,6 +267,11 @@ PMultigrid::PMultigrid(Parameters parameters, std::unique_ptr<Preconditioner> co
         parameters_.vertex_patch_damping_bound < 2.0)) {
     throw ConfigError("vertex_patch_damping_bound", "must be in (0, 2)");
   }
+  if (parameters_.chebyshev_kind != ChebyshevSmoother::Kind::first &&
+      parameters_.smoother == SmootherKind::chebyshev_jacobi) {
+    throw ConfigError("chebyshev_kind",
+                      "the fourth kind needs a Schwarz smoother (chebyshev_asm or chebyshev_ras)");
+  }
   if (!(parameters_.chebyshev_alpha > 1.0)) {
     throw ConfigError("chebyshev_alpha", "must be above 1");
   }
@@ -398,20 +403,24 @@ void PMultigrid::setup(const LinearOperator& A) {
               std::to_string(chain[l]->num_rows()) + " unknowns)";
     }
     const bool patches = parameters_.smoother == SmootherKind::vertex_patch;
-    text += std::string("\n  smoother: ") + smoother_text(parameters_.smoother) +
-            (parameters_.smoother == SmootherKind::chebyshev_jacobi
-                 ? ""
-                 : std::string(", local solves in ") +
-                       std::string(to_string(parameters_.schwarz_precision))) +
-            (patches ? " (" + patch_text + "), relaxation " +
-                           std::to_string(parameters_.vertex_patch_relaxation).substr(0, 5)
-                     : ", degree " + std::to_string(parameters_.chebyshev_degree) + ", alpha " +
-                           std::to_string(parameters_.chebyshev_alpha).substr(0, 5)) +
-            (parameters_.cycle_precision == Precision::float32
-                 ? "\n  cycle arithmetic float32 (element Laplacians in float; vectors, "
-                   "transfers and the coarse matrix in double)"
-                 : "") +
-            "\n  coarsest: " + coarse_text;
+    text +=
+        std::string("\n  smoother: ") + smoother_text(parameters_.smoother) +
+        (parameters_.smoother == SmootherKind::chebyshev_jacobi
+             ? ""
+             : std::string(", local solves in ") +
+                   std::string(to_string(parameters_.schwarz_precision))) +
+        (patches
+             ? " (" + patch_text + "), relaxation " +
+                   std::to_string(parameters_.vertex_patch_relaxation).substr(0, 5)
+             : ", degree " + std::to_string(parameters_.chebyshev_degree) +
+                   (parameters_.chebyshev_kind == ChebyshevSmoother::Kind::fourth
+                        ? std::string(", fourth kind")
+                        : ", alpha " + std::to_string(parameters_.chebyshev_alpha).substr(0, 5))) +
+        (parameters_.cycle_precision == Precision::float32
+             ? "\n  cycle arithmetic float32 (element Laplacians in float; vectors, "
+               "transfers and the coarse matrix in double)"
+             : "") +
+        "\n  coarsest: " + coarse_text;
     if (coarse_matrix_) {
       text += "; " + std::to_string(coarse_matrix_->nnz()) + " entries";
     }

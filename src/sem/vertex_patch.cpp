@@ -38,7 +38,8 @@ struct VertexPatchSmoother::Data {
   mutable Vector residual, scratch;
   mutable Array<double> local;   // the largest color's local results: float64
   mutable Array<float> local32;  // float32
-  Array<double> scale;           // per patch 1 / max(1, lambda_P); empty: 1
+  std::int64_t largest = 0;      // patches of the largest color
+  Array<double> scale;           // per patch min(1, damping_bound / lambda_P); empty: 1
   std::vector<double> lambda;    // host copy of lambda_P
 };
 
@@ -444,7 +445,7 @@ void VertexPatchSmoother::setup(const LinearOperator& A) {
   data->color_offsets = patches.color_offsets;
   data->vertex = patches.vertex;
   const std::int64_t M3 = static_cast<std::int64_t>(patches.box) * patches.box * patches.box;
-  std::int64_t largest = 0;
+  std::int64_t& largest = data->largest;
   for (std::size_t c = 0; c + 1 < patches.color_offsets.size(); ++c) {
     largest = std::max(largest, patches.color_offsets[c + 1] - patches.color_offsets[c]);
   }
@@ -508,12 +509,8 @@ void VertexPatchSmoother::estimate_patch_eigenvalues(Data& d) const {
   const auto rows = static_cast<std::size_t>(d.A->num_rows());
   const std::int64_t patches = d.color_offsets.back();
   Vector v(backend, rows), y(backend, rows);
-  std::int64_t largest = 0;
-  for (std::size_t c = 0; c + 1 < d.color_offsets.size(); ++c) {
-    largest = std::max(largest, d.color_offsets[c + 1] - d.color_offsets[c]);
-  }
-  Array<double> norms(backend, static_cast<std::size_t>(largest));
-  Array<double> inverse(backend, static_cast<std::size_t>(largest));
+  Array<double> norms(backend, static_cast<std::size_t>(d.largest));
+  Array<double> inverse(backend, static_cast<std::size_t>(d.largest));
   const kernels::sem::SchwarzLocals y_local = locals(d);
   d.lambda.assign(static_cast<std::size_t>(patches), 1.0);
   std::vector<double> scale(static_cast<std::size_t>(patches), 1.0);
@@ -571,17 +568,21 @@ void VertexPatchSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) con
   if (x_is_zero) fill(x, 0.0);
   const kernels::sem::SchwarzLocals y_local = locals(d);
   const double* scale = d.scale.size() > 0 ? d.scale.data() : nullptr;
+  // The first residual, and x = x + r at the Dirichlet points (where A is the identity).
+  const Vector* r = &b;
+  if (!x_is_zero) {
+    d.A->residual(b, x, d.residual);
+    r = &d.residual;
+  }
+  if (d.has_dirichlet) {
+    pointwise_multiply(d.dirichlet, *r, d.scratch);
+    axpby(1.0, d.scratch, 1.0, x);
+  }
   for (int step = 0; step < colors; ++step) {
     const int c = direction_ == Direction::forward ? step : colors - 1 - step;
-    const Vector* r = &b;
-    if (step > 0 || !x_is_zero) {
+    if (step > 0) {
       d.A->residual(b, x, d.residual);
       r = &d.residual;
-    }
-    if (step == 0 && d.has_dirichlet) {
-      // The identity rows: x = x + r there.
-      pointwise_multiply(d.dirichlet, *r, d.scratch);
-      axpby(1.0, d.scratch, 1.0, x);
     }
     const kernels::sem::SchwarzView view = color_view(d, c);
     kernels::sem::schwarz_fdm_solve(backend, view, r->span(), y_local);

@@ -619,6 +619,15 @@ TEST(SemSchwarz, FourthKindChebyshevFollowsLottesRecurrence) {
     double error = 0.0;
     for (int i = 0; i < n; ++i) error = std::max(error, std::abs(got[i] - x[i]));
     EXPECT_LT(error, 1e-12 * max_abs(x));
+    // From x = 0: x_is_zero gives the step of an explicit zero x.
+    Vector zero_given = Vector::constant(backend, n, 0.0), zero_taken(backend, n);
+    S.smooth(Vector::from_host(backend, b), zero_given, false);
+    S.smooth(Vector::from_host(backend, b), zero_taken, true);
+    const std::vector<double> given = zero_given.to_host(), taken = zero_taken.to_host();
+    double gap = 0.0;
+    for (int i = 0; i < n; ++i) gap = std::max(gap, std::abs(given[i] - taken[i]));
+    EXPECT_LT(gap, 1e-13 * max_abs(given));
+    EXPECT_EQ(S.name(), "chebyshev4(jacobi)");
     // b = 0: the error contracts (|1 - lambda p(lambda)| < 1 on (0, rho]).
     Vector e = Vector::from_host(backend, x0);
     const Vector zero = Vector::constant(backend, n, 0.0);

@@ -227,6 +227,9 @@ TEST(VertexPatch, BackendAgreesWithTheReference) {
         ASSERT_EQ(S.num_patches(), SR.num_patches());
         const std::vector<double>& lambda = S.patch_eigenvalues();
         const std::vector<double>& lambda_r = SR.patch_eigenvalues();
+        ASSERT_EQ(lambda.size(), lambda_r.size());
+        ASSERT_EQ(static_cast<std::int64_t>(lambda.size()), S.num_patches());
+        ASSERT_FALSE(lambda.empty());
         for (std::size_t q = 0; q < lambda.size(); ++q) {
           EXPECT_NEAR(lambda[q], lambda_r[q],
                       (precision == Precision::float32 ? 1e-3 : 1e-9) * lambda_r[q]);
@@ -243,8 +246,8 @@ TEST(VertexPatch, BackendAgreesWithTheReference) {
 }
 
 /// On a Kershaw box the separable local problems are poor (estimated lambda_P up to about 10 at
-/// p = 5): the damped steps still reduce the residual at every symmetric pair of steps, where
-/// the undamped ones (eigen_iterations 0) diverge.
+/// p = 5): the damped steps reduce the residual at every symmetric pair of steps, where the
+/// undamped ones (eigen_iterations 0) diverge (the residual grows past its start, or overflows).
 TEST(VertexPatch, DampingKeepsTheStepsConvergentOnKershawMeshes) {
   const Backend backend = test::backend_under_test();
   const std::uint64_t seed = test::fresh_seed();
@@ -278,7 +281,11 @@ TEST(VertexPatch, DampingKeepsTheStepsConvergentOnKershawMeshes) {
       decreasing = decreasing && now < last;
       last = now;
     }
-    EXPECT_EQ(decreasing, iterations > 0);
+    if (iterations > 0) {
+      EXPECT_TRUE(decreasing);
+    } else {
+      EXPECT_FALSE(last <= 10.0 * norm2(b)) << last;  // grown, or overflowed to Inf or NaN
+    }
   }
 }
 
@@ -288,6 +295,11 @@ TEST(VertexPatch, MisuseIsAClearError) {
   const SemPoissonOperator neumann(backend, 27, test::unit_cube_box(3, 3, 3, 0.0), 2,
                                    /*dirichlet_boundary=*/false);
   VertexPatchSmoother S;
+  {
+    Vector b(backend, static_cast<std::size_t>(neumann.num_rows()));
+    Vector x(backend, b.size());
+    EXPECT_THROW(S.smooth(b, x, true), InvalidInput);  // before setup
+  }
   EXPECT_THROW(S.setup(neumann), NotSupported);
   EXPECT_THROW((void)S.adjoint(), InvalidInput);
   const CsrMatrix csr = CsrMatrix::from_host(backend, 1, 1, {0, 1}, {0}, {2.0});

@@ -130,14 +130,15 @@ class ChebyshevSmoother final : public Smoother {
 /// on M^-1 A (Saad, Iterative Methods, 2nd ed., Algorithm 12.1 with the preconditioned
 /// residual; the Chebyshev-accelerated Schwarz smoothers of nekRS, Phillips and Fischer,
 /// "Optimal Chebyshev smoothers and one-sided V-cycles", arXiv 2210.03179, 2022): damps the
-/// eigencomponents of M^-1 A in [lambda_max / alpha, beta lambda_max]. lambda_max is estimated
-/// at setup as the largest real part of the Ritz values of `eigen_iterations` Arnoldi steps on
-/// M^-1 A from a fixed pseudo-random vector (LAPACK dhseqr on the Hessenberg matrix; Arnoldi
-/// rather than Lanczos because M may be nonsymmetric, restricted additive Schwarz). With
-/// M = D^-1 this is ChebyshevSmoother (which is faster: fused steps, no host reads at setup).
-/// One smooth = k products with A (k - 1 from x = 0) and k applications of M, all on the
-/// backend. Symmetric when M is; a nonsymmetric M gives a nonsymmetric V-cycle (use a flexible
-/// Krylov method). Memory: three n-vectors, and eigen_iterations + 1 during setup.
+/// eigencomponents of M^-1 A in [lambda_max / alpha, beta lambda_max] (first kind), or on
+/// [0, beta lambda_max] with Lottes's fourth-kind polynomial (Parameters::kind). lambda_max is
+/// estimated at setup as the largest real part of the Ritz values of `eigen_iterations` Arnoldi
+/// steps on M^-1 A from a fixed pseudo-random vector (LAPACK dhseqr on the Hessenberg matrix;
+/// Arnoldi rather than Lanczos because M may be nonsymmetric, restricted additive Schwarz). With M
+/// = D^-1 this is ChebyshevSmoother (which is faster: fused steps, no host reads at setup). One
+/// smooth = k products with A (k - 1 from x = 0) and k applications of M, all on the backend.
+/// Symmetric when M is; a nonsymmetric M gives a nonsymmetric V-cycle (use a flexible Krylov
+/// method). Memory: three n-vectors, and eigen_iterations + 1 during setup.
 class PreconditionedChebyshevSmoother final : public Smoother {
  public:
   using Parameters = ChebyshevSmoother::Parameters;
@@ -148,7 +149,7 @@ class PreconditionedChebyshevSmoother final : public Smoother {
   /// the estimate is not positive and finite (A or M indefinite).
   void setup(const LinearOperator& A) override;
   void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
-  /// "chebyshev(<M's name>)".
+  /// "chebyshev(<M's name>)", or "chebyshev4(<M's name>)" for the fourth kind.
   std::string name() const override;
   bool supports_recording() const override {
     return A_ != nullptr && A_->supports_recording() && M_->supports_recording();

@@ -136,10 +136,13 @@ class SchwarzPreconditioner final : public Preconditioner {
 /// Requirements: every interior vertex whose 8 elements form a 2 x 2 x 2 box gets a patch;
 /// vertices with another number of elements (irregular or boundary vertices) get none. setup
 /// throws NotSupported when some unknown lies inside no patch (an unstructured mesh, or a
-/// Neumann boundary: boundary vertices have no patch), or when A is not a SemPoissonOperator.
+/// Neumann boundary: boundary vertices have no patch), when A is not a SemPoissonOperator, when
+/// the patch points exceed 2^31 - 1, or when the backend's local-solve kernel lacks the box
+/// size (cuda: boxes of at most 17 points, p <= 8); InvalidInput when elements share corners
+/// but not the points between them, when an eigenvalue estimate is not finite or LAPACK fails.
 /// Memory per patch: (2p + 1)^3 4-byte indices, 3 (2p + 1)^2 + 3 (2p + 1) values (floats with
-/// float32 local solves), plus (2p + 1)^3 values of scratch for the largest color and two
-/// vectors of A's rows.
+/// float32 local solves) and one double (its damping), plus (2p + 1)^3 values of scratch for
+/// the largest color and three vectors of A's rows (the Dirichlet mask, a residual, scratch).
 class VertexPatchSmoother final : public Smoother {
  public:
   enum class Direction { forward, backward };
@@ -166,8 +169,8 @@ class VertexPatchSmoother final : public Smoother {
   /// Builds the patches (host: placement of each vertex's elements, one symmetric eigenproblem
   /// of size 2p - 1 per patch and direction, LAPACK dsyev; threads over patches), copies them
   /// to A's backend and runs the power steps there (per color and step one operator
-  /// application, one local solve and a per-patch norm; the host reads the norms once per
-  /// color). Throws as the class comment says; OutOfMemory when they do not fit.
+  /// application, one local solve and a per-patch norm, which the host reads to normalize the
+  /// next step). Throws as the class comment says; OutOfMemory when they do not fit.
   void setup(const LinearOperator& A) override;
   /// One step as above (b, x: A's rows on A's backend). Throws InvalidInput before setup,
   /// DimensionMismatch for vectors of another size.
@@ -176,7 +179,9 @@ class VertexPatchSmoother final : public Smoother {
   std::string name() const override;
   bool supports_recording() const override { return true; }
   /// The same smoother sweeping the colors in the reverse order, sharing this one's patches
-  /// and scratch (the two must not smooth at the same time). Throws InvalidInput before setup.
+  /// and scratch (the two must not smooth at the same time). It keeps the patches of this
+  /// setup: a later setup of this smoother leaves it on the old operator, which must outlive
+  /// it. Throws InvalidInput before setup.
   std::unique_ptr<VertexPatchSmoother> adjoint() const;
   /// After setup: the patches and the colors.
   std::int64_t num_patches() const;
