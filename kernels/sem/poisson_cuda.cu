@@ -501,22 +501,15 @@ void launch_with_dynamic_shared(unsigned int blocks, dim3 threads, std::size_t b
   Kernel<<<blocks, threads, bytes, stream>>>(a, a.local_code, use_mask, x, y);
 }
 
-/// The float-arithmetic element kernels (PoissonView::float_arithmetic): vertex, shared and
-/// layered have their own instantiations; staged and pipelined, whose point is the double
-/// metric terms' bytes in flight, run as the float layered kernel (the same operations in the
-/// same order, so the same results).
-template <int N, bool Atomic>
-void launch_float_element(const PoissonView& a, bool use_mask, const double* x, double* y,
-                          cudaStream_t stream) {
+/// The shared kernel (N <= 10) or, for every other choice that reaches it, the layered kernel
+/// that reads the stored metric terms, in Real arithmetic.
+template <int N, bool Atomic, typename Real>
+void launch_shared_or_prefetch(const PoissonView& a, bool use_mask, const double* x, double* y,
+                               cudaStream_t stream) {
   const auto blocks = static_cast<unsigned int>(a.num_elements);
-  if (a.element_kernel == ElementKernel::vertex) {
-    layered_element_kernel<N, Atomic, MetricSource::vertex, float>
-        <<<blocks, dim3(N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
-    return;
-  }
   if constexpr (N <= 10) {
     if (a.element_kernel == ElementKernel::shared) {
-      shared_element_kernel<N, Atomic, float>
+      shared_element_kernel<N, Atomic, Real>
           <<<blocks, dim3(N, N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
       return;
     }
@@ -526,8 +519,24 @@ void launch_float_element(const PoissonView& a, bool use_mask, const double* x, 
                          std::to_string(N));
     }
   }
-  layered_element_kernel<N, Atomic, MetricSource::prefetch, float>
+  layered_element_kernel<N, Atomic, MetricSource::prefetch, Real>
       <<<blocks, dim3(N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
+}
+
+/// The float-arithmetic element kernels (PoissonView::float_arithmetic): vertex, shared and
+/// layered have their own instantiations; staged and pipelined, whose point is the double
+/// metric terms' bytes in flight, run as the float layered kernel (the same operations in the
+/// same order, so the same results).
+template <int N, bool Atomic>
+void launch_float_element(const PoissonView& a, bool use_mask, const double* x, double* y,
+                          cudaStream_t stream) {
+  if (a.element_kernel == ElementKernel::vertex) {
+    layered_element_kernel<N, Atomic, MetricSource::vertex, float>
+        <<<static_cast<unsigned int>(a.num_elements), dim3(N, N), 0, stream>>>(a, a.local_code,
+                                                                               use_mask, x, y);
+    return;
+  }
+  launch_shared_or_prefetch<N, Atomic, float>(a, use_mask, x, y, stream);
 }
 
 template <int N, bool Atomic>
@@ -556,20 +565,7 @@ void launch_element(const PoissonView& a, bool use_mask, const double* x, double
         blocks, dim3(N, N), bytes, stream, a, use_mask, x, y);
     return;
   }
-  if constexpr (N <= 10) {
-    if (a.element_kernel == ElementKernel::shared) {
-      shared_element_kernel<N, Atomic, double>
-          <<<blocks, dim3(N, N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
-      return;
-    }
-  } else {
-    if (a.element_kernel == ElementKernel::shared) {
-      throw NotSupported("sem::poisson_apply: the shared element kernel needs N <= 10, got N = " +
-                         std::to_string(N));
-    }
-  }
-  layered_element_kernel<N, Atomic, MetricSource::prefetch, double>
-      <<<blocks, dim3(N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
+  launch_shared_or_prefetch<N, Atomic, double>(a, use_mask, x, y, stream);
 }
 
 template <bool Atomic>
