@@ -143,6 +143,52 @@ TEST(VertexPatch, PatchesAreTheElementsAroundInteriorVerticesInEveryOrientation)
   }
 }
 
+/// Two 3 x 3 x 3 blocks of elements that touch along one edge only: the lattice parities cannot
+/// be carried from one block to the other through faces, so the patches are colored greedily;
+/// patches of one color still share no point, every unknown lies in a patch, and a forward and
+/// a backward step reduce the residual.
+TEST(VertexPatch, GreedyColorsWhereNoVertexLatticeSpansTheMesh) {
+  const Backend backend = test::backend_under_test();
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<double> planes{0.0, 1.0 / 3, 2.0 / 3, 1.0};
+  const std::vector<double> shifted{1.0, 4.0 / 3, 5.0 / 3, 2.0};
+  std::vector<double> vertices = graded_box(planes, planes, planes);
+  const std::vector<double> second = graded_box(shifted, shifted, planes);
+  vertices.insert(vertices.end(), second.begin(), second.end());
+  const int order = 2, M = 2 * order + 1;
+  const SemPoissonOperator A(backend, 54, vertices, order);
+  const VertexPatchSmoother::Patches patches = VertexPatchSmoother::build_patches(A);
+  EXPECT_FALSE(patches.lattice_colors);
+  EXPECT_EQ(patches.color_offsets.back(), 2 * 8);  // the interior vertices of both blocks
+  const std::int64_t M3 = std::int64_t{M} * M * M;
+  std::vector<int> covered(static_cast<std::size_t>(A.num_rows()), 0);
+  for (std::size_t c = 0; c + 1 < patches.color_offsets.size(); ++c) {
+    std::set<index_t> color_points;
+    for (std::int64_t q = patches.color_offsets[c]; q < patches.color_offsets[c + 1]; ++q) {
+      for (std::int64_t b = 0; b < M3; ++b) {
+        const index_t g = patches.box_to_global[q * M3 + b];
+        if (g < 0) continue;
+        EXPECT_TRUE(color_points.insert(g).second) << "point in two patches of color " << c;
+        ++covered[g];
+      }
+    }
+  }
+  for (std::int64_t g = 0; g < A.num_rows(); ++g) {
+    if (A.dirichlet()[g] == 0) EXPECT_GE(covered[g], 1) << "global point " << g;
+  }
+  VertexPatchSmoother forward;
+  forward.setup(A);
+  const auto backward = forward.adjoint();
+  const auto n = static_cast<std::size_t>(A.num_rows());
+  const Vector b = Vector::from_host(backend, test::random_vector(n, seed));
+  Vector x(backend, n), r(backend, n);
+  forward.smooth(b, x, true);
+  backward->smooth(b, x, false);
+  A.residual(b, x, r);
+  EXPECT_LT(norm2(r), 0.5 * norm2(b));
+}
+
 /// 2 x 2 x 2 affine elements of unequal sizes, with Dirichlet faces: one patch holds every
 /// unknown and its separable problem is the operator, so one step from x = 0 solves A x = b.
 TEST(VertexPatch, OneStepIsExactOnOneAffinePatch) {
