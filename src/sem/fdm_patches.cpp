@@ -12,29 +12,38 @@ extern "C" void dsyev_(const char* jobz, const char* uplo, const int* n, double*
 
 namespace kryflow::sem::detail {
 
-std::vector<double> element_lengths(const SemPoissonOperator& A) {
-  const GlobalNumbering& numbering = A.numbering();
-  const int n = numbering.order + 1;
-  const int p = n - 1;
-  const std::int64_t E = numbering.num_elements;
-  const auto& l2g = numbering.local_to_global;
+namespace {
+
+/// The coordinates of element e's 8 corners (8 x 3, corner c at c * 3).
+void element_corners(const SemPoissonOperator& A, std::int64_t e, double corners[24]) {
   const std::vector<double>& x = A.coordinates();
+  for (int c = 0; c < 8; ++c) {
+    const std::int64_t g = corner_point(A.numbering(), e, c);
+    for (int d = 0; d < 3; ++d) corners[c * 3 + d] = x[3 * g + d];
+  }
+}
+
+}  // namespace
+
+std::vector<double> element_lengths(const SemPoissonOperator& A) {
+  const std::int64_t E = A.numbering().num_elements;
   std::vector<double> length(static_cast<std::size_t>(E * 3));
   for (std::int64_t e = 0; e < E; ++e) {
+    double corners[24];
+    element_corners(A, e, corners);
     for (int d = 0; d < 3; ++d) {
+      // The four edges along d start at the corners with bit d clear; u and v are the bits of
+      // the other two directions d1 < d2.
+      const int d1 = d == 0 ? 1 : 0;
+      const int d2 = d == 2 ? 1 : 2;
       double sum = 0.0;
       for (int v = 0; v < 2; ++v) {
         for (int u = 0; u < 2; ++u) {
-          std::array<int, 3> a{}, b{};
-          a[d] = 0;
-          b[d] = p;
-          a[d == 0 ? 1 : 0] = b[d == 0 ? 1 : 0] = u * p;
-          a[d == 2 ? 1 : 2] = b[d == 2 ? 1 : 2] = v * p;
-          const std::int64_t ga = l2g[local_index(e, n, a)];
-          const std::int64_t gb = l2g[local_index(e, n, b)];
+          const int a = (u << d1) | (v << d2);
+          const int b = a | (1 << d);
           double s = 0.0;
           for (int c = 0; c < 3; ++c) {
-            const double dx = x[3 * gb + c] - x[3 * ga + c];
+            const double dx = corners[b * 3 + c] - corners[a * 3 + c];
             s += dx * dx;
           }
           sum += std::sqrt(s);
@@ -43,26 +52,17 @@ std::vector<double> element_lengths(const SemPoissonOperator& A) {
       length[e * 3 + d] = sum / 4.0;
     }
   }
-
   return length;
 }
 
 std::vector<double> element_metric_lengths(const SemPoissonOperator& A) {
-  const GlobalNumbering& numbering = A.numbering();
-  const int n = numbering.order + 1;
-  const int p = n - 1;
-  const std::int64_t E = numbering.num_elements;
-  const auto& l2g = numbering.local_to_global;
-  const std::vector<double>& x = A.coordinates();
+  const int n = A.numbering().order + 1;
+  const std::int64_t E = A.numbering().num_elements;
   const GllRule& rule = A.rule();
   std::vector<double> length(static_cast<std::size_t>(E * 3));
   for (std::int64_t e = 0; e < E; ++e) {
     double corners[24];
-    for (int v = 0; v < 8; ++v) {
-      const std::int64_t g =
-          l2g[local_index(e, n, {(v & 1) * p, ((v >> 1) & 1) * p, ((v >> 2) & 1) * p})];
-      for (int c = 0; c < 3; ++c) corners[v * 3 + c] = x[3 * g + c];
-    }
+    element_corners(A, e, corners);
     double sum[3] = {0.0, 0.0, 0.0};
     double weight = 0.0;
     for (int k = 0; k < n; ++k) {

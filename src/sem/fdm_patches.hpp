@@ -18,6 +18,15 @@ inline std::int64_t local_index(std::int64_t e, int n, const std::array<int, 3>&
   return ((e * n + c[2]) * n + c[1]) * n + c[0];
 }
 
+/// The global point of corner c (c = i + 2 j + 4 k, i, j, k in {0, 1}: the lexicographic
+/// corners) of element e.
+inline std::int64_t corner_point(const GlobalNumbering& numbering, std::int64_t e, int c) {
+  const int n = numbering.order + 1;
+  const int p = n - 1;
+  return numbering
+      .local_to_global[local_index(e, n, {(c & 1) * p, ((c >> 1) & 1) * p, ((c >> 2) & 1) * p})];
+}
+
 /// Per element and reference direction d (num_elements x 3, e * 3 + d): the mean length of the
 /// element's four edges along d (exact for boxes, the separable approximation of a deformed
 /// element; Lottes and Fischer 2005, sec. 3).

@@ -91,14 +91,6 @@ const std::vector<std::pair<std::array<int, 3>, std::array<int, 3>>>& orientatio
   return all;
 }
 
-/// The global point of corner c of element e.
-std::int64_t corner_point(const GlobalNumbering& numbering, std::int64_t e, int c) {
-  const int n = numbering.order + 1;
-  const int p = n - 1;
-  return numbering.local_to_global[detail::local_index(
-      e, n, {corner_bit(c, 0) * p, corner_bit(c, 1) * p, corner_bit(c, 2) * p})];
-}
-
 /// Places the 8 (element, corner) pairs around one vertex in a 2 x 2 x 2 box: the first as it
 /// is, each other one by the orientation under which at least 4 of its corners (a face) fall on
 /// box lattice points already taken by the same global points and none on points of others.
@@ -123,7 +115,7 @@ bool place_patch(const GlobalNumbering& numbering,
     done[k] = true;
     octant_used[P.octant(p)] = true;
     for (int c = 0; c < 8; ++c)
-      lattice[lattice_index(P, c)] = corner_point(numbering, around[k].first, c);
+      lattice[lattice_index(P, c)] = detail::corner_point(numbering, around[k].first, c);
   };
   take(0, placement({0, 1, 2}, {1, 1, 1}, around[0].second, p));
   for (int pass = 0; pass < 8; ++pass) {
@@ -132,7 +124,7 @@ bool place_patch(const GlobalNumbering& numbering,
       if (done[k]) continue;
       const auto [e, corner] = around[k];
       std::array<std::int64_t, 8> corners{};
-      for (int c = 0; c < 8; ++c) corners[c] = corner_point(numbering, e, c);
+      for (int c = 0; c < 8; ++c) corners[c] = detail::corner_point(numbering, e, c);
       for (const auto& [perm, sign] : orientations()) {
         const Placement P = placement(perm, sign, corner, p);
         if (octant_used[P.octant(p)]) continue;
@@ -175,7 +167,7 @@ std::vector<signed char> lattice_colors(const GlobalNumbering& numbering) {
     for (std::size_t head = 0; head < queue.size(); ++head) {
       const std::int64_t e = queue[head];
       std::array<std::int64_t, 8> g{};
-      for (int c = 0; c < 8; ++c) g[c] = corner_point(numbering, e, c);
+      for (int c = 0; c < 8; ++c) g[c] = detail::corner_point(numbering, e, c);
       // beta[l]: the color bit that flips along local axis l; from pairs of known corners.
       std::array<int, 3> beta{-1, -1, -1};
       int known = -1;
@@ -242,7 +234,8 @@ VertexPatchSmoother::Patches VertexPatchSmoother::build_patches(const SemPoisson
   std::vector<std::pair<std::int64_t, std::int64_t>> corners;
   corners.reserve(static_cast<std::size_t>(E * 8));
   for (std::int64_t e = 0; e < E; ++e) {
-    for (int c = 0; c < 8; ++c) corners.push_back({corner_point(numbering, e, c), e * 8 + c});
+    for (int c = 0; c < 8; ++c)
+      corners.push_back({detail::corner_point(numbering, e, c), e * 8 + c});
   }
   std::sort(corners.begin(), corners.end());
   std::vector<std::int64_t> candidates;  // start in corners of the vertices with 8 elements
@@ -292,7 +285,7 @@ VertexPatchSmoother::Patches VertexPatchSmoother::build_patches(const SemPoisson
       for (int k = 0; k < 8; ++k) {
         const std::int64_t e = corners[candidates[patch_vertex[q]] + k].second / 8;
         for (int c = 0; c < 8; ++c) {
-          const int other = vertex_color[corner_point(numbering, e, c)];
+          const int other = vertex_color[detail::corner_point(numbering, e, c)];
           if (other >= 0) {
             if (static_cast<int>(used.size()) <= other) used.resize(other + 1, 0);
             used[other] = 1;
@@ -519,7 +512,7 @@ void VertexPatchSmoother::estimate_patch_eigenvalues(Data& d) const {
     const auto count = static_cast<std::size_t>(view.num_elements);
     if (count == 0) continue;
     fill_pseudo_random(y, 0x7e57a11ce + static_cast<std::uint64_t>(c));
-    std::vector<double> n(count, 1.0);
+    std::vector<double> n;
     for (int k = 0; k <= parameters_.eigen_iterations; ++k) {
       if (k > 0) d.A->apply(v, y);
       kernels::sem::schwarz_fdm_solve(backend, view, y.span(), y_local);
@@ -528,10 +521,11 @@ void VertexPatchSmoother::estimate_patch_eigenvalues(Data& d) const {
                                         k > 0 ? inverse.data() : nullptr, v.span());
       kernels::sem::schwarz_patch_norms(backend, view, v.span(), norms.span());
       n = norms.to_host();
-      n.resize(count);
-      std::vector<double> s(count);
+      if (k == parameters_.eigen_iterations) break;
+      // The next step's scale: 1 / ||v_P|| (0 past this color's patches).
+      std::vector<double> s(n.size(), 0.0);
       for (std::size_t q = 0; q < count; ++q) s[q] = n[q] > 0.0 ? 1.0 / std::sqrt(n[q]) : 0.0;
-      inverse = Array<double>::from_host(backend, s);
+      inverse.assign_from_host(Span<const double>(s.data(), s.size()));
     }
     for (std::size_t q = 0; q < count; ++q) {
       const auto P = static_cast<std::size_t>(d.color_offsets[c]) + q;
