@@ -21,6 +21,8 @@
 # KRYFLOW_PMG_PRESETS: the pmg step's presets (default "sem_pmg_cheby_jacobi sem_pmg_schwarz
 # sem_pmg_vertex_patch");
 # KRYFLOW_PMG_MESHES=quick: Kershaw and the boxes up to 32^3 only.
+# profile_sem: the kernels' time in one Kershaw solve with sem_pmg_schwarz (nsys, kernel
+# summary) and the p = 7 vertex kernel's warp states (ncu); not in the default steps.
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
 # .deps/root and used when the system lacks them.
 set -uo pipefail
@@ -512,6 +514,24 @@ done
 { echo "| variant | iterations | status | true residual | ms/iteration | solve ms | ns/DoF solve |"
   echo "|---|---|---|---|---|---|---|"; cat "$kershaw_table"; } >"$kershaw_table.tmp" && mv "$kershaw_table.tmp" "$kershaw_table"
 cat "$kershaw_table" | tee -a "$log"
+fi
+
+if want profile_sem; then
+# Where a Kershaw solve spends its time, kernel by kernel, and why the operator waits.
+say "== profile: Kershaw eps 0.3, p = 7, sem_pmg_schwarz (nsys kernel summary; ncu of the vertex kernel)"
+kmesh=$KRYFLOW_DATA_DIR/meshes/nek/nekrs_kershaw/kershaw.re2.gz
+timeout 300 nsys profile -o "$build/kershaw_profile" --force-overwrite true --stats=false --cuda-graph-trace=node \
+  "$kryflow" sem --backend cuda --mesh "$kmesh" --kershaw 0.3 --order 7 --preset sem_pmg_schwarz \
+  --copy-bytes 0 >>"$log" 2>&1 &&
+  timeout 300 nsys stats --report cuda_gpu_kern_sum --format csv "$build/kershaw_profile.nsys-rep" \
+    >"$results/profile_kershaw_kernels.csv" 2>>"$log"
+head -25 "$results/profile_kershaw_kernels.csv" | cut -c1-220 | tee -a "$log"
+timeout 300 ncu --kernel-name-base demangled \
+  --kernel-name "regex:layered_element_kernel<\(int\)8, \(bool\)1, .*\)3, double" --launch-count 1 \
+  --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
+  --section ComputeWorkloadAnalysis --section InstructionStats \
+  "$build/bench/kryflow_bench_sem" --orders 7 --kershaw-orders 7 >"$results/profile_vertex_ncu.txt" 2>&1
+grep -E "Duration|Stall|Issued|Occupancy|Throughput|Registers" "$results/profile_vertex_ncu.txt" | head -40 | tee -a "$log"
 fi
 
 say ""

@@ -19,9 +19,11 @@
 //            read (24 doubles per element instead of 6 per point; Kronbichler and Kormann's
 //            and arXiv 2504.07042's trade of flops for bytes): along a thread's t-line the
 //            Jacobian of the trilinear map is affine in t for dx/dr and dx/ds and constant for
-//            dx/dt, so each layer costs 12 multiply-adds for J, then the cofactors, |J| and
-//            G = w |J| J^-1 J^-T as geometric_factors forms them (not its bits: the sorted
-//            assembly then agrees with the reference to rounding, not bit for bit).
+//            dx/dt, so each layer costs 6 fused multiply-adds for J, then the cofactors, |J|
+//            and G = w |J| J^-1 J^-T = (w / |J|) cof^T cof in fused multiply-adds (not
+//            geometric_factors' bits: the sorted assembly then agrees with the reference to
+//            rounding, not bit for bit). The atomic kernels keep no r + s array and read the
+//            point codes again for the stores (fewer registers, more blocks per SM).
 // With sorted assembly they perform the reference's operations in its order
 // (kernels/sem/poisson.hpp; rounded products and sums, no fused multiply-adds), so an element's
 // y_L has the reference's bits; with atomic assembly, whose sums are in no fixed order anyway,
@@ -179,24 +181,45 @@ enum class MetricSource {
   vertex,     ///< computed from the element's corners (PoissonView::vertices)
 };
 
+/// 1 / x, correctly rounded, in the arithmetic of Real.
+template <class Real>
+__device__ __forceinline__ Real reciprocal(Real x) {
+  if constexpr (std::is_same_v<Real, double>) {
+    return __drcp_rn(x);
+  } else {
+    return __frcp_rn(x);
+  }
+}
+
+/// a b - c d with one rounded product and one fused multiply-add.
+template <class Real>
+__device__ __forceinline__ Real difference_of_products(Real a, Real b, Real c, Real d) {
+  return madd<true>(-(c * d), a, b);
+}
+
 /// The metric terms of the vertex kernel along the t-line of one thread (r, s fixed): the
 /// Jacobian J[c][d] = dx_c / dr_d of the trilinear map x = sum_v N_v(r) X_v at (r, s, t) is
-/// Jr[c] = (1 - t)/2 a0[c] + (1 + t)/2 a1[c] (likewise Js with b0, b1) and Jt[c] = const.
+/// affine in t in its first two columns, J[c][0] = jr0[c] + t jr1[c] and J[c][1] = js0[c] +
+/// t js1[c], and constant in its third, J[c][2] = jt[c].
 /// Real is the arithmetic of metric (float: PoissonView::float_arithmetic); the coefficients are
 /// always summed in double from the double corners and then rounded, so nearby corners of an
 /// element far from the origin do not lose their difference to float rounding.
 template <class Real>
 struct TrilinearLine {
-  Real a0[3], a1[3], b0[3], b1[3], jt[3];
+  Real jr0[3], jr1[3], js0[3], js1[3], jt[3];
   Real wrs;  ///< w_r w_s
 
   /// From the corners X (8 x 3) and the thread's reference point (r, s).
   __device__ void setup(const double* X, double r, double s, double w_r_s) {
     if constexpr (std::is_same_v<Real, double>) {
       wrs = w_r_s;
-      for (int c = 0; c < 3; ++c) {
-        a0[c] = a1[c] = b0[c] = b1[c] = jt[c] = 0.0;
-      }
+      // dN_v/dr = (sr / 2) hs ht and dN_v/ds = hr (ss / 2) ht with ht = (1 -+ t) / 2: the parts
+      // of the lower (t = -1) and upper (t = +1) corners, a0, a1 and b0, b1.
+      double a0[3] = {0.0, 0.0, 0.0};
+      double a1[3] = {0.0, 0.0, 0.0};
+      double b0[3] = {0.0, 0.0, 0.0};
+      double b1[3] = {0.0, 0.0, 0.0};
+      for (int c = 0; c < 3; ++c) jt[c] = 0.0;
 #pragma unroll
       for (int v = 0; v < 8; ++v) {
         const double sr = (v & 1) != 0 ? 1.0 : -1.0;
@@ -204,11 +227,9 @@ struct TrilinearLine {
         const bool upper = (v & 4) != 0;
         const double hr = 0.5 * (1.0 + sr * r);
         const double hs = 0.5 * (1.0 + ss * s);
-        // dN_v/dr = (sr / 2) hs ht, dN_v/ds = hr (ss / 2) ht, dN_v/dt = hr hs (+-1/2), with
-        // ht = (1 -+ t) / 2 split off into the two affine parts.
         const double dr = 0.5 * sr * hs;
         const double ds = 0.5 * ss * hr;
-        const double dt = (upper ? 0.5 : -0.5) * hr * hs;
+        const double dt = (upper ? 0.5 : -0.5) * hr * hs;  // dN_v/dt = hr hs (+-1/2)
 #pragma unroll
         for (int c = 0; c < 3; ++c) {
           const double x = X[v * 3 + c];
@@ -222,64 +243,69 @@ struct TrilinearLine {
           jt[c] += dt * x;
         }
       }
+      // (1 - t)/2 a0 + (1 + t)/2 a1 = (a0 + a1)/2 + t (a1 - a0)/2.
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        jr0[c] = 0.5 * (a0[c] + a1[c]);
+        jr1[c] = 0.5 * (a1[c] - a0[c]);
+        js0[c] = 0.5 * (b0[c] + b1[c]);
+        js1[c] = 0.5 * (b1[c] - b0[c]);
+      }
     } else {
       TrilinearLine<double> line;
       line.setup(X, r, s, w_r_s);
       wrs = static_cast<Real>(line.wrs);
 #pragma unroll
       for (int c = 0; c < 3; ++c) {
-        a0[c] = static_cast<Real>(line.a0[c]);
-        a1[c] = static_cast<Real>(line.a1[c]);
-        b0[c] = static_cast<Real>(line.b0[c]);
-        b1[c] = static_cast<Real>(line.b1[c]);
+        jr0[c] = static_cast<Real>(line.jr0[c]);
+        jr1[c] = static_cast<Real>(line.jr1[c]);
+        js0[c] = static_cast<Real>(line.js0[c]);
+        js1[c] = static_cast<Real>(line.js1[c]);
         jt[c] = static_cast<Real>(line.jt[c]);
       }
     }
   }
 
-  /// G11, G12, G13, G22, G23, G33 at t with weight w_t, as geometric_factors: cofactors, the
-  /// determinant, inv = cof^T / det, G_ab = (w |J|) sum_c inv[a][c] inv[b][c].
+  /// G11, G12, G13, G22, G23, G33 at t with weight w_t: G = w |J| J^-1 J^-T, and with J^-1 =
+  /// cof^T / |J| (cof the cofactor matrix), G_ab = (w / |J|) sum_c cof[c][a] cof[c][b]. Fused
+  /// multiply-adds throughout (about 60 operations a point, against 90 with the inverse formed
+  /// and every product rounded).
   __device__ void metric(Real t, Real w_t, Real g[6]) const {
-    const Real half = 0.5;
-    const Real one = 1;
-    const Real h0 = half * (one - t);
-    const Real h1 = half * (one + t);
     Real J[3][3];
 #pragma unroll
     for (int c = 0; c < 3; ++c) {
-      J[c][0] = h0 * a0[c] + h1 * a1[c];
-      J[c][1] = h0 * b0[c] + h1 * b1[c];
+      J[c][0] = madd<true>(jr0[c], t, jr1[c]);
+      J[c][1] = madd<true>(js0[c], t, js1[c]);
       J[c][2] = jt[c];
     }
-    const Real det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
-                     J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
-                     J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-    const Real rdet = one / det;
-    Real inv[3][3];
-    inv[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) * rdet;
-    inv[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * rdet;
-    inv[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * rdet;
-    inv[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) * rdet;
-    inv[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * rdet;
-    inv[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * rdet;
-    inv[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) * rdet;
-    inv[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * rdet;
-    inv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * rdet;
-    const Real w = wrs * w_t * det;
+    Real cof[3][3];
+    cof[0][0] = difference_of_products(J[1][1], J[2][2], J[1][2], J[2][1]);
+    cof[1][0] = difference_of_products(J[0][2], J[2][1], J[0][1], J[2][2]);
+    cof[2][0] = difference_of_products(J[0][1], J[1][2], J[0][2], J[1][1]);
+    cof[0][1] = difference_of_products(J[1][2], J[2][0], J[1][0], J[2][2]);
+    cof[1][1] = difference_of_products(J[0][0], J[2][2], J[0][2], J[2][0]);
+    cof[2][1] = difference_of_products(J[0][2], J[1][0], J[0][0], J[1][2]);
+    cof[0][2] = difference_of_products(J[1][0], J[2][1], J[1][1], J[2][0]);
+    cof[1][2] = difference_of_products(J[0][1], J[2][0], J[0][0], J[2][1]);
+    cof[2][2] = difference_of_products(J[0][0], J[1][1], J[0][1], J[1][0]);
+    const Real det =
+        madd<true>(madd<true>(J[0][2] * cof[0][2], J[0][1], cof[0][1]), J[0][0], cof[0][0]);
+    const Real w = (wrs * w_t) * reciprocal(det);
     constexpr int pairs[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
 #pragma unroll
     for (int c = 0; c < 6; ++c) {
       const int p = pairs[c][0];
       const int q = pairs[c][1];
-      g[c] = w * (inv[p][0] * inv[q][0] + inv[p][1] * inv[q][1] + inv[p][2] * inv[q][2]);
+      g[c] = w * madd<true>(madd<true>(cof[2][p] * cof[2][q], cof[1][p], cof[1][q]), cof[0][p],
+                            cof[0][q]);
     }
   }
 };
 /// Layers in flight in the pipelined kernel.
 constexpr int kRingLayers = 4;
 
-template <int N, bool Atomic, MetricSource Source, class Real>
-__global__ void __launch_bounds__(N* N)
+template <int N, bool Atomic, MetricSource Source, class Real, int MinBlocks = 1>
+__global__ void __launch_bounds__(N* N, MinBlocks)
     layered_element_kernel(const PoissonView a, const std::uint32_t* __restrict__ code,
                            bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
   constexpr int n2 = N * N;
@@ -328,7 +354,8 @@ __global__ void __launch_bounds__(N* N)
     line.setup(s_corners, __ldg(a.nodes + i), __ldg(a.nodes + j),
                __ldg(a.weights + i) * __ldg(a.weights + j));
   }
-  // The t-line of x_L in registers; codes kept for the stores.
+  // The t-line of x_L in registers; codes kept for the stores in the sorted kernels (the atomic
+  // ones read them again at the end: 8 registers fewer, the codes are still in cache).
   Real u[N];
   std::uint32_t c[N];
 #pragma unroll
@@ -422,16 +449,22 @@ __global__ void __launch_bounds__(N* N)
       r = madd<Atomic>(r, s_d[m * P + i], s_wr[j * P + m]);
       s = madd<Atomic>(s, s_d[m * P + j], s_ws[m * P + i]);
     }
-    rs[k] = r + s;
+    if constexpr (Atomic) {
+      tt[k] += r + s;  // y_L = r + s + t in no fixed order: no array of r + s parts kept
+    } else {
+      rs[k] = r + s;
+    }
     // Layer k is the m = k term of every t-sum of this line.
 #pragma unroll
     for (int kk = 0; kk < N; ++kk) tt[kk] = madd<Atomic>(tt[kk], s_d[k * P + kk], wt);
   }
 #pragma unroll
   for (int k = 0; k < N; ++k) {
-    const bool masked = use_mask && (c[k] & kMaskedBit) != 0;
-    store_point<Atomic>(a, x, y, e * n3 + k * n2 + ij, c[k], masked,
-                        static_cast<double>(rs[k] + tt[k]));
+    const std::int64_t l = e * n3 + k * n2 + ij;
+    const std::uint32_t ck = Atomic ? __ldg(code + l) : c[k];
+    const bool masked = use_mask && (ck & kMaskedBit) != 0;
+    store_point<Atomic>(a, x, y, l, ck, masked,
+                        static_cast<double>(Atomic ? tt[k] : rs[k] + tt[k]));
   }
 }
 
@@ -523,6 +556,23 @@ void launch_shared_or_prefetch(const PoissonView& a, bool use_mask, const double
       <<<blocks, dim3(N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
 }
 
+/// The blocks per SM the atomic vertex kernel is compiled for (the second argument of its
+/// __launch_bounds__, which caps its registers). Measured on the H200 at p = 7 (40^3 box and
+/// Kershaw mesh): 8 blocks (126 registers, no spills) in double, 662 against 682 us on the
+/// box; 12 blocks (80 registers, no spills) in float, 491 against 527 us. 10 and 12 blocks in
+/// double spill and are slower. The sorted kernels keep their r + s and code arrays and the
+/// other orders are not measured: they keep the compiler's choice (1).
+template <int N, bool Atomic, class Real>
+constexpr int kVertexMinBlocks = (N == 8 && Atomic) ? (std::is_same_v<Real, double> ? 8 : 12) : 1;
+
+template <int N, bool Atomic, class Real>
+void launch_vertex(const PoissonView& a, bool use_mask, const double* x, double* y,
+                   cudaStream_t stream) {
+  layered_element_kernel<N, Atomic, MetricSource::vertex, Real, kVertexMinBlocks<N, Atomic, Real>>
+      <<<static_cast<unsigned int>(a.num_elements), dim3(N, N), 0, stream>>>(a, a.local_code,
+                                                                             use_mask, x, y);
+}
+
 /// The float-arithmetic element kernels (PoissonView::float_arithmetic): vertex, shared and
 /// layered have their own instantiations; staged and pipelined, whose point is the double
 /// metric terms' bytes in flight, run as the float layered kernel (the same operations in the
@@ -531,9 +581,7 @@ template <int N, bool Atomic>
 void launch_float_element(const PoissonView& a, bool use_mask, const double* x, double* y,
                           cudaStream_t stream) {
   if (a.element_kernel == ElementKernel::vertex) {
-    layered_element_kernel<N, Atomic, MetricSource::vertex, float>
-        <<<static_cast<unsigned int>(a.num_elements), dim3(N, N), 0, stream>>>(a, a.local_code,
-                                                                               use_mask, x, y);
+    launch_vertex<N, Atomic, float>(a, use_mask, x, y, stream);
     return;
   }
   launch_shared_or_prefetch<N, Atomic, float>(a, use_mask, x, y, stream);
@@ -555,8 +603,7 @@ void launch_element(const PoissonView& a, bool use_mask, const double* x, double
     return;
   }
   if (a.element_kernel == ElementKernel::vertex) {
-    layered_element_kernel<N, Atomic, MetricSource::vertex, double>
-        <<<blocks, dim3(N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
+    launch_vertex<N, Atomic, double>(a, use_mask, x, y, stream);
     return;
   }
   if (a.element_kernel == ElementKernel::staged) {
