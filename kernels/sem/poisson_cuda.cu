@@ -304,7 +304,7 @@ struct TrilinearLine {
 /// Layers in flight in the pipelined kernel.
 constexpr int kRingLayers = 4;
 
-template <int N, bool Atomic, MetricSource Source, class Real, int MinBlocks = 1>
+template <int N, bool Atomic, MetricSource Source, class Real, int MinBlocks = 0>
 __global__ void __launch_bounds__(N* N, MinBlocks)
     layered_element_kernel(const PoissonView a, const std::uint32_t* __restrict__ code,
                            bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
@@ -561,9 +561,11 @@ void launch_shared_or_prefetch(const PoissonView& a, bool use_mask, const double
 /// Kershaw mesh): 8 blocks (126 registers, no spills) in double, 662 against 682 us on the
 /// box; 12 blocks (80 registers, no spills) in float, 491 against 527 us. 10 and 12 blocks in
 /// double spill and are slower. The sorted kernels keep their r + s and code arrays and the
-/// other orders are not measured: they keep the compiler's choice (1).
+/// other orders are not measured: they keep the compiler's choice (0, no second argument; an
+/// explicit 1 lets ptxas take up to 255 registers, and the p = 3..11 kernels were then 5-50 %
+/// slower).
 template <int N, bool Atomic, class Real>
-constexpr int kVertexMinBlocks = (N == 8 && Atomic) ? (std::is_same_v<Real, double> ? 8 : 12) : 1;
+constexpr int kVertexMinBlocks = (N == 8 && Atomic) ? (std::is_same_v<Real, double> ? 8 : 12) : 0;
 
 template <int N, bool Atomic, class Real>
 void launch_vertex(const PoissonView& a, bool use_mask, const double* x, double* y,
