@@ -23,7 +23,8 @@
 //            and G = w |J| J^-1 J^-T = (w / |J|) cof^T cof in fused multiply-adds (not
 //            geometric_factors' bits: the sorted assembly then agrees with the reference to
 //            rounding, not bit for bit). The atomic kernels keep no r + s array and read the
-//            point codes again for the stores (fewer registers, more blocks per SM).
+//            point codes again for the stores (fewer registers, more blocks per SM); the double
+//            atomic one at p = 7 reads the warp-uniform entries of D from constant memory.
 // With sorted assembly they perform the reference's operations in its order
 // (kernels/sem/poisson.hpp; rounded products and sums, no fused multiply-adds), so an element's
 // y_L has the reference's bits; with atomic assembly, whose sums are in no fixed order anyway,
@@ -48,8 +49,10 @@
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
+#include <mutex>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/sem/poisson.hpp"
@@ -301,10 +304,26 @@ struct TrilinearLine {
     }
   }
 };
+/// Offset of the N x N derivative matrix in c_derivative: the matrices of N = 2, 3, ... in turn.
+constexpr int derivative_offset(int n) {
+  int offset = 0;
+  for (int q = 2; q < n; ++q) offset += q * q;
+  return offset;
+}
+template <int N>
+constexpr int kDerivativeOffset = derivative_offset(N);
+
+/// Every N's derivative matrix D (row-major, D[i * N + m]) in constant memory, for the vertex
+/// kernel's warp-uniform reads D[k][m] (k the layer, m the sum index: both fixed at compile time
+/// in the unrolled loops, so they become constant-bank operands of the multiply-adds and leave
+/// the shared-memory pipe). Filled by upload_constant_derivative before the first launch per N.
+__constant__ double c_derivative[kDerivativeOffset<17>];
+
 /// Layers in flight in the pipelined kernel.
 constexpr int kRingLayers = 4;
 
-template <int N, bool Atomic, MetricSource Source, class Real, int MinBlocks = 0>
+template <int N, bool Atomic, MetricSource Source, class Real, int MinBlocks = 0,
+          bool ConstantD = false>
 __global__ void __launch_bounds__(N* N, MinBlocks)
     layered_element_kernel(const PoissonView a, const std::uint32_t* __restrict__ code,
                            bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
@@ -345,6 +364,9 @@ __global__ void __launch_bounds__(N* N, MinBlocks)
   }
   const int ijp = j * P + i;  // (i, j) in the padded shared arrays
   s_d[ijp] = static_cast<Real>(a.derivative[ij]);
+  // ConstantD: the warp-uniform D[k][m] and D[k][kk] from c_derivative, the rest from s_d.
+  static_assert(!ConstantD || std::is_same_v<Real, double>, "c_derivative is double");
+  constexpr int d0 = kDerivativeOffset<N>;
   TrilinearLine<Real> line;
   if constexpr (Source == MetricSource::vertex) {
     // The element's 24 corner coordinates through shared memory.
@@ -423,9 +445,15 @@ __global__ void __launch_bounds__(N* N, MinBlocks)
     Real t = 0;
 #pragma unroll
     for (int m = 0; m < N; ++m) {
+      Real dkm;
+      if constexpr (ConstantD) {
+        dkm = c_derivative[d0 + k * N + m];
+      } else {
+        dkm = s_d[k * P + m];
+      }
       r = madd<Atomic>(r, s_d[i * P + m], s_u[j * P + m]);
       s = madd<Atomic>(s, s_d[j * P + m], s_u[m * P + i]);
-      t = madd<Atomic>(t, s_d[k * P + m], u[m]);
+      t = madd<Atomic>(t, dkm, u[m]);
     }
     s_wr[ijp] = flux<Atomic>(g11, g12, g13, r, s, t);
     s_ws[ijp] = flux<Atomic>(g12, g22, g23, r, s, t);
@@ -456,7 +484,13 @@ __global__ void __launch_bounds__(N* N, MinBlocks)
     }
     // Layer k is the m = k term of every t-sum of this line.
 #pragma unroll
-    for (int kk = 0; kk < N; ++kk) tt[kk] = madd<Atomic>(tt[kk], s_d[k * P + kk], wt);
+    for (int kk = 0; kk < N; ++kk) {
+      if constexpr (ConstantD) {
+        tt[kk] = madd<Atomic>(tt[kk], static_cast<Real>(c_derivative[d0 + k * N + kk]), wt);
+      } else {
+        tt[kk] = madd<Atomic>(tt[kk], s_d[k * P + kk], wt);
+      }
+    }
   }
 #pragma unroll
   for (int k = 0; k < N; ++k) {
@@ -567,10 +601,45 @@ void launch_shared_or_prefetch(const PoissonView& a, bool use_mask, const double
 template <int N, bool Atomic, class Real>
 constexpr int kVertexMinBlocks = (N == 8 && Atomic) ? (std::is_same_v<Real, double> ? 8 : 12) : 0;
 
+/// Copies the derivative matrix of N points (PoissonView::derivative, the GLL D, which depends on
+/// N alone) into c_derivative: once per device, synchronously, outside stream capture. Captured
+/// before any eager launch, the copy becomes a node of the graph, and the next launch outside a
+/// capture copies again and marks the device.
+template <int N>
+void upload_constant_derivative(const PoissonView& a, cudaStream_t stream) {
+  static std::mutex mutex;
+  static std::vector<char> uploaded;  // per device
+  int device = 0;
+  KRYFLOW_CUDA_CHECK(cudaGetDevice(&device));
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  KRYFLOW_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
+  const bool capturing = status != cudaStreamCaptureStatusNone;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (static_cast<std::size_t>(device) < uploaded.size() && uploaded[device] != 0) return;
+  KRYFLOW_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_derivative, a.derivative, N * N * sizeof(double),
+                                             kDerivativeOffset<N> * sizeof(double),
+                                             cudaMemcpyDeviceToDevice, stream));
+  if (!capturing) {
+    KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (uploaded.size() <= static_cast<std::size_t>(device)) uploaded.resize(device + 1, 0);
+    uploaded[device] = 1;
+  }
+}
+
+/// Whether the vertex kernel reads the warp-uniform entries of D from constant memory: measured
+/// on the H200 for the double atomic kernel at p = 7, where shared-memory loads bound it (box
+/// 40^3: 614 against 665 us, Kershaw 89 against 96; keeping D's row and column of the thread in
+/// registers as well gained nothing more). Other orders and float are not measured.
+template <int N, bool Atomic, class Real>
+constexpr bool kVertexConstantD = N == 8 && Atomic&& std::is_same_v<Real, double>;
+
 template <int N, bool Atomic, class Real>
 void launch_vertex(const PoissonView& a, bool use_mask, const double* x, double* y,
                    cudaStream_t stream) {
-  layered_element_kernel<N, Atomic, MetricSource::vertex, Real, kVertexMinBlocks<N, Atomic, Real>>
+  constexpr bool constant_d = kVertexConstantD<N, Atomic, Real>;
+  if constexpr (constant_d) upload_constant_derivative<N>(a, stream);
+  layered_element_kernel<N, Atomic, MetricSource::vertex, Real, kVertexMinBlocks<N, Atomic, Real>,
+                         constant_d>
       <<<static_cast<unsigned int>(a.num_elements), dim3(N, N), 0, stream>>>(a, a.local_code,
                                                                              use_mask, x, y);
 }
