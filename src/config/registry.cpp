@@ -402,8 +402,8 @@ struct PMultigridParameters final : ComponentParameters {
         "layer of points, with fast-diagonalization local solves; or `vertex_patch`, "
         "multiplicative Schwarz on the 2 x 2 x 2 elements around each interior vertex, colored, "
         "with fast-diagonalization local solves (forward sweep before, backward after the "
-        "correction; one operator application per color; structured meshes with Dirichlet "
-        "boundaries)");
+        "correction; one operator application per color; unknowns inside no patch by "
+        "damped Jacobi)");
     v.choice("schwarz_precision", schwarz_precision, {"float32", "float64"},
              "arithmetic and storage of the Schwarz smoothers' local solves (float32: half the "
              "memory, about twice the speed on a GPU)");
@@ -417,6 +417,10 @@ struct PMultigridParameters final : ComponentParameters {
     v.real("vertex_patch_damping_bound", values.vertex_patch_damping_bound,
            Range{0.0, false, 2.0, false},
            "patch P's correction is scaled by min(1, vertex_patch_damping_bound / lambda_P)");
+    v.real("vertex_patch_uncovered_weight", values.vertex_patch_uncovered_weight,
+           Range{0.0, true, 1.0, true},
+           "damped-Jacobi weight of the unknowns inside no vertex patch (near irregular "
+           "vertices, on Neumann boundaries), relaxed after the colors; 0: setup fails on them");
     v.choice("cycle_precision", cycle_precision, {"float64", "float32"},
              "element arithmetic of the matrix-free operators inside the cycle, the finest "
              "level's too (float32: the element Laplacians in float on double vectors, "

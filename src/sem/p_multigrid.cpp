@@ -99,7 +99,7 @@ std::unique_ptr<Smoother> level_smoother(const PMultigrid::Parameters& p) {
   if (p.smoother == Kind::vertex_patch) {
     return std::make_unique<VertexPatchSmoother>(VertexPatchSmoother::Parameters{
         p.schwarz_precision, p.vertex_patch_relaxation, p.vertex_patch_eigen_iterations,
-        p.vertex_patch_damping_bound});
+        p.vertex_patch_damping_bound, p.vertex_patch_uncovered_weight});
   }
   return std::make_unique<PreconditionedChebyshevSmoother>(
       chebyshev_parameters(p, true),
@@ -267,6 +267,10 @@ PMultigrid::PMultigrid(Parameters parameters, std::unique_ptr<Preconditioner> co
         parameters_.vertex_patch_damping_bound < 2.0)) {
     throw ConfigError("vertex_patch_damping_bound", "must be in (0, 2)");
   }
+  if (!(parameters_.vertex_patch_uncovered_weight >= 0.0 &&
+        parameters_.vertex_patch_uncovered_weight <= 1.0)) {
+    throw ConfigError("vertex_patch_uncovered_weight", "must be in [0, 1]");
+  }
   if (parameters_.chebyshev_kind != ChebyshevSmoother::Kind::first &&
       parameters_.smoother == SmootherKind::chebyshev_jacobi) {
     throw ConfigError("chebyshev_kind",
@@ -356,6 +360,9 @@ void PMultigrid::setup(const LinearOperator& A) {
         post_smoothers[l] = v->adjoint();
         patch_text += (l == 0 ? "" : ", ") + std::to_string(v->num_patches()) + " patches in " +
                       std::to_string(v->num_colors()) + " colors";
+        if (v->num_uncovered() > 0) {
+          patch_text += " and " + std::to_string(v->num_uncovered()) + " points by Jacobi";
+        }
       }
     }
     const double smoother_seconds = seconds_since(start);

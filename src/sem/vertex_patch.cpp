@@ -41,6 +41,8 @@ struct VertexPatchSmoother::Data {
   std::int64_t largest = 0;      // patches of the largest color
   Array<double> scale;           // per patch min(1, damping_bound / lambda_P); empty: 1
   std::vector<double> lambda;    // host copy of lambda_P
+  std::int64_t uncovered = 0;    // unknowns inside no patch
+  Vector jacobi;                 // w / A_gg at those unknowns, 0 elsewhere
 };
 
 namespace {
@@ -392,20 +394,12 @@ VertexPatchSmoother::Patches VertexPatchSmoother::build_patches(const SemPoisson
     if (error) std::rethrow_exception(error);
   }
 
-  // Every unknown must lie inside some patch.
+  // The unknowns inside no patch.
   std::vector<char> covered(static_cast<std::size_t>(numbering.num_global), 0);
   for (index_t g : patches.box_to_global)
     if (g >= 0) covered[g] = 1;
   for (std::int64_t g = 0; g < numbering.num_global; ++g) {
-    if (dirichlet[g] == 0 && covered[g] == 0) {
-      const std::vector<double>& x = A.coordinates();
-      throw NotSupported(
-          "VertexPatchSmoother: global point " + std::to_string(g) + " at (" +
-          std::to_string(x[3 * g]) + ", " + std::to_string(x[3 * g + 1]) + ", " +
-          std::to_string(x[3 * g + 2]) +
-          ") lies inside no vertex patch (patches need interior vertices with 8 elements in a "
-          "2 x 2 x 2 box: a structured hexahedral mesh with Dirichlet boundaries)");
-    }
+    if (dirichlet[g] == 0 && covered[g] == 0) patches.uncovered.push_back(static_cast<index_t>(g));
   }
   return patches;
 }
@@ -421,6 +415,9 @@ VertexPatchSmoother::VertexPatchSmoother(Parameters parameters, Direction direct
   if (!(parameters_.damping_bound > 0.0 && parameters_.damping_bound < 2.0)) {
     throw ConfigError("damping_bound", "must be in (0, 2)");
   }
+  if (!(parameters_.uncovered_weight >= 0.0 && parameters_.uncovered_weight <= 1.0)) {
+    throw ConfigError("uncovered_weight", "must be in [0, 1]");
+  }
 }
 
 void VertexPatchSmoother::setup(const LinearOperator& A) {
@@ -431,6 +428,16 @@ void VertexPatchSmoother::setup(const LinearOperator& A) {
   }
   data_.reset();
   Patches patches = build_patches(*op);
+  if (!patches.uncovered.empty() && parameters_.uncovered_weight == 0.0) {
+    const std::int64_t g = patches.uncovered.front();
+    const std::vector<double>& x = op->coordinates();
+    throw NotSupported("VertexPatchSmoother: global point " + std::to_string(g) + " at (" +
+                       std::to_string(x[3 * g]) + ", " + std::to_string(x[3 * g + 1]) + ", " +
+                       std::to_string(x[3 * g + 2]) + ") lies inside no vertex patch, one of " +
+                       std::to_string(patches.uncovered.size()) +
+                       " (patches need interior vertices with 8 elements in a 2 x 2 x 2 box), and "
+                       "uncovered_weight is 0");
+  }
   const Backend& backend = op->backend();
   auto data = std::make_shared<Data>();
   data->A = op;
@@ -459,6 +466,23 @@ void VertexPatchSmoother::setup(const LinearOperator& A) {
   data->dirichlet = Vector::from_host(backend, mask);
   data->residual = Vector(backend, static_cast<std::size_t>(op->num_rows()));
   data->scratch = Vector(backend, static_cast<std::size_t>(op->num_rows()));
+  data->uncovered = static_cast<std::int64_t>(patches.uncovered.size());
+  if (data->uncovered > 0) {
+    // w / A_gg at the unknowns inside no patch (A_gg > 0 for the SEM Laplacian's unknowns).
+    Vector diagonal(backend, static_cast<std::size_t>(op->num_rows()));
+    op->diagonal(diagonal);
+    const std::vector<double> diag = diagonal.to_host();
+    std::vector<double> jacobi(diag.size(), 0.0);
+    for (index_t g : patches.uncovered) {
+      if (!(diag[g] > 0.0) || !std::isfinite(diag[g])) {
+        throw InvalidInput("VertexPatchSmoother: the diagonal at global point " +
+                           std::to_string(g) + " (inside no patch) is " + std::to_string(diag[g]) +
+                           ", not positive");
+      }
+      jacobi[g] = parameters_.uncovered_weight / diag[g];
+    }
+    data->jacobi = Vector::from_host(backend, jacobi);
+  }
   if (parameters_.eigen_iterations > 0) estimate_patch_eigenvalues(*data);
   data_ = std::move(data);
 }
@@ -572,9 +596,24 @@ void VertexPatchSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) con
     pointwise_multiply(d.dirichlet, *r, d.scratch);
     axpby(1.0, d.scratch, 1.0, x);
   }
+  // The unknowns inside no patch: x = x + w D^-1 r there (r of the current x).
+  bool fresh = true;  // r is the residual of the current x
+  const auto relax_uncovered = [&] {
+    if (d.uncovered == 0) return;
+    if (!fresh) {
+      d.A->residual(b, x, d.residual);
+      r = &d.residual;
+    }
+    pointwise_multiply(d.jacobi, *r, d.scratch);
+    axpby(1.0, d.scratch, 1.0, x);
+    fresh = false;
+  };
+  // The Dirichlet update above changed x only where A is the identity and r is then 0: r is
+  // still the residual of x at every other point, which is all the steps below read.
+  if (direction_ == Direction::backward) relax_uncovered();
   for (int step = 0; step < colors; ++step) {
     const int c = direction_ == Direction::forward ? step : colors - 1 - step;
-    if (step > 0) {
+    if (!fresh) {
       d.A->residual(b, x, d.residual);
       r = &d.residual;
     }
@@ -583,13 +622,19 @@ void VertexPatchSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) con
     kernels::sem::schwarz_scatter_add(backend, view, y_local, parameters_.relaxation,
                                       scale != nullptr ? scale + d.color_offsets[c] : nullptr,
                                       x.span());
+    fresh = false;
   }
+  if (direction_ == Direction::forward) relax_uncovered();
 }
 
 std::string VertexPatchSmoother::name() const {
+  std::string uncovered;
+  if (data_ != nullptr && data_->uncovered > 0) {
+    uncovered = ", " + std::to_string(data_->uncovered) + " points by Jacobi";
+  }
   return std::string("vertex_patch_schwarz(") +
          (direction_ == Direction::forward ? "forward" : "backward") + ", " +
-         std::string(to_string(parameters_.precision)) + ")";
+         std::string(to_string(parameters_.precision)) + uncovered + ")";
 }
 
 std::unique_ptr<VertexPatchSmoother> VertexPatchSmoother::adjoint() const {
@@ -602,6 +647,10 @@ std::unique_ptr<VertexPatchSmoother> VertexPatchSmoother::adjoint() const {
 
 std::int64_t VertexPatchSmoother::num_patches() const {
   return data_ == nullptr ? 0 : data_->color_offsets.back();
+}
+
+std::int64_t VertexPatchSmoother::num_uncovered() const {
+  return data_ == nullptr ? 0 : data_->uncovered;
 }
 
 int VertexPatchSmoother::num_colors() const {

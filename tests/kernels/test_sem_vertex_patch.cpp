@@ -346,7 +346,18 @@ TEST(VertexPatch, MisuseIsAClearError) {
     Vector x(backend, b.size());
     EXPECT_THROW(S.smooth(b, x, true), InvalidInput);  // before setup
   }
-  EXPECT_THROW(S.setup(neumann), NotSupported);
+  // The boundary points lie inside no patch: with uncovered_weight 0 that is an error naming
+  // the first of them.
+  VertexPatchSmoother::Parameters strict;
+  strict.uncovered_weight = 0.0;
+  VertexPatchSmoother S0(strict);
+  try {
+    S0.setup(neumann);
+    ADD_FAILURE() << "no NotSupported";
+  } catch (const NotSupported& e) {
+    EXPECT_NE(std::string(e.what()).find("lies inside no vertex patch"), std::string::npos)
+        << e.what();
+  }
   EXPECT_THROW((void)S.adjoint(), InvalidInput);
   const CsrMatrix csr = CsrMatrix::from_host(backend, 1, 1, {0, 1}, {0}, {2.0});
   EXPECT_THROW(S.setup(csr), NotSupported);
@@ -359,11 +370,86 @@ TEST(VertexPatch, MisuseIsAClearError) {
   p = {};
   p.eigen_iterations = -1;
   EXPECT_THROW(VertexPatchSmoother{p}, ConfigError);
+  for (double w : {-0.1, 1.5}) {
+    p = {};
+    p.uncovered_weight = w;
+    EXPECT_THROW(VertexPatchSmoother{p}, ConfigError);
+  }
   const SemPoissonOperator A(backend, 27, test::unit_cube_box(3, 3, 3, 0.1), 2);
   S.setup(A);
   Vector b(backend, static_cast<std::size_t>(A.num_rows()));
   Vector shorter(backend, b.size() - 1);
   EXPECT_THROW(S.smooth(b, shorter, true), DimensionMismatch);
+}
+
+/// Unknowns inside no patch (irregular vertices, Neumann boundaries) are relaxed by damped
+/// Jacobi. One element with Dirichlet boundaries has no interior vertex, so no patch: one forward
+/// step from x = 0 is x = w D^-1 b at the unknowns and x = b at the Dirichlet points, D from
+/// A.diagonal(); then from that x, x + w D^-1 (b - A x).
+TEST(VertexPatch, UnknownsInsideNoPatchAreRelaxedByJacobi) {
+  const Backend backend = test::backend_under_test();
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const SemPoissonOperator A(backend, 1, test::unit_cube_box(1, 1, 1, 0.1), 4);
+  VertexPatchSmoother::Parameters parameters = in(Precision::float64);
+  parameters.uncovered_weight = 0.6;
+  VertexPatchSmoother S(parameters);
+  S.setup(A);
+  const auto n = static_cast<std::size_t>(A.num_rows());
+  EXPECT_EQ(S.num_patches(), 0);
+  EXPECT_EQ(S.num_uncovered(), 27);  // the 3^3 interior points of one element at p = 4
+  EXPECT_EQ(S.name(), "vertex_patch_schwarz(forward, float64, 27 points by Jacobi)");
+  Vector dv(backend, n);
+  A.diagonal(dv);
+  const std::vector<double> d = dv.to_host();
+  const std::vector<double> b = test::random_vector(n, seed);
+  const std::vector<double> x1 = smooth(S, backend, b, nullptr);
+  const std::vector<double> dirichlet(A.dirichlet().begin(), A.dirichlet().end());
+  std::vector<double> expected(n);
+  for (std::size_t g = 0; g < n; ++g) expected[g] = dirichlet[g] != 0.0 ? b[g] : 0.6 * b[g] / d[g];
+  for (std::size_t g = 0; g < n; ++g) EXPECT_NEAR(x1[g], expected[g], 1e-14 * max_abs(expected));
+  // A second step from x1: the Jacobi update of the residual of x1.
+  const std::vector<double> x2 = smooth(S, backend, b, &x1);
+  Vector Ax(backend, n);
+  A.apply(Vector::from_host(backend, x1), Ax);
+  const std::vector<double> ax = Ax.to_host();
+  for (std::size_t g = 0; g < n; ++g) {
+    const double r = b[g] - ax[g];
+    expected[g] = x1[g] + (dirichlet[g] != 0.0 ? r : 0.6 * r / d[g]);
+  }
+  for (std::size_t g = 0; g < n; ++g) EXPECT_NEAR(x2[g], expected[g], 1e-12 * max_abs(expected));
+}
+
+/// On a mesh with irregular vertices (the Ethier-Steinman mesh of the corpus) and on a box with
+/// Neumann faces, the Jacobi points are relaxed after the colors in the forward sweep and before
+/// them in the backward one: backward after forward stays symmetric (x'My = y'Mx in float64).
+TEST(VertexPatch, BackwardStepStaysTheAdjointWithJacobiPoints) {
+  const Backend backend = test::backend_under_test();
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto path = test::nek_mesh_file("nekrs_ethier/ethier");
+  ASSERT_FALSE(path.empty());
+  const HexMesh mesh = read_re2(path);
+  const SemPoissonOperator ethier(backend, mesh.num_elements, mesh.vertices, 3);
+  // Every face Neumann: the boundary points lie in no patch (A is singular; M stays symmetric).
+  const SemPoissonOperator neumann(backend, 27, test::unit_cube_box(3, 3, 3, 0.15), 3,
+                                   /*dirichlet_boundary=*/false);
+  for (const SemPoissonOperator* A : {&ethier, &neumann}) {
+    VertexPatchSmoother forward(in(Precision::float64));
+    forward.setup(*A);
+    EXPECT_GT(forward.num_uncovered(), 0);
+    EXPECT_GT(forward.num_patches(), 0);
+    const auto backward = forward.adjoint();
+    const auto n = static_cast<std::size_t>(A->num_rows());
+    std::vector<double> x = test::random_vector(n, seed), y = test::random_vector(n, seed + 1);
+    auto M = [&](const std::vector<double>& b) {
+      const std::vector<double> half = smooth(forward, backend, b, nullptr);
+      return smooth(*backward, backend, b, &half);
+    };
+    const std::vector<double> Mx = M(x), My = M(y);
+    const double asymmetry = std::abs(dot(x, My) - dot(y, Mx)) / std::sqrt(dot(x, x) * dot(My, My));
+    EXPECT_LT(asymmetry, 1e-11);
+  }
 }
 
 }  // namespace

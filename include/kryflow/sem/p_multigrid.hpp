@@ -97,18 +97,20 @@ class PMultigrid final : public Multigrid {
   /// a flexible method outside: fcg or fgmres), or multiplicative Schwarz on vertex patches
   /// (VertexPatchSmoother: a forward sweep over the colors before the coarse-grid correction
   /// and the backward sweep after it, so the cycle is symmetric up to the float rounding of the
-  /// local solves; structured hexahedral meshes with Dirichlet boundaries only).
+  /// local solves; the unknowns inside no patch, near the irregular vertices of unstructured
+  /// meshes and on Neumann boundaries, by damped Jacobi).
   enum class SmootherKind { chebyshev_jacobi, chebyshev_asm, chebyshev_ras, vertex_patch };
   struct Parameters {
     SmootherKind smoother = SmootherKind::chebyshev_jacobi;
     /// The Schwarz smoothers' local solves (SchwarzPreconditioner's and VertexPatchSmoother's
     /// precision).
     Precision schwarz_precision = Precision::float32;
-    /// VertexPatchSmoother's relaxation (> 0), eigen_iterations (>= 0) and damping_bound
-    /// (in (0, 2)).
+    /// VertexPatchSmoother's relaxation (> 0), eigen_iterations (>= 0), damping_bound
+    /// (in (0, 2)) and uncovered_weight (in [0, 1]).
     double vertex_patch_relaxation = 1.0;
     int vertex_patch_eigen_iterations = 10;
     double vertex_patch_damping_bound = 1.5;
+    double vertex_patch_uncovered_weight = 2.0 / 3.0;
     /// The element arithmetic of the matrix-free operators inside the cycle
     /// (SemPoissonOptions::arithmetic): with float32 every level's operator, the finest one
     /// too (a with_arithmetic copy of A owned by the preconditioner), computes its element

@@ -133,10 +133,15 @@ class SchwarzPreconditioner final : public Preconditioner {
 /// Each color costs one operator application (the residual), one local-solve kernel and one
 /// scatter kernel: a step costs about as many operator applications as there are colors.
 ///
-/// Requirements: every interior vertex whose 8 elements form a 2 x 2 x 2 box gets a patch;
-/// vertices with another number of elements (irregular or boundary vertices) get none. setup
-/// throws NotSupported when some unknown lies inside no patch (an unstructured mesh, or a
-/// Neumann boundary: boundary vertices have no patch), when A is not a SemPoissonOperator, when
+/// Unknowns inside no patch: every interior vertex whose 8 elements form a 2 x 2 x 2 box gets a
+/// patch; vertices with another number of elements (the irregular vertices of an unstructured
+/// mesh, the vertices of a Neumann boundary) get none, and the points around them that lie in no
+/// other patch are relaxed by damped Jacobi, x = x + w D^-1 (b - A x) on those points alone
+/// (Parameters::uncovered_weight), after the colors in a forward sweep and before them in a
+/// backward one (so the two stay adjoint): one more operator application per step.
+///
+/// Requirements: setup throws NotSupported when some unknown lies inside no patch and
+/// uncovered_weight is 0, when A is not a SemPoissonOperator, when
 /// the patch points exceed 2^31 - 1, or when the backend's local-solve kernel lacks the box
 /// size (cuda: boxes of at most 17 points, p <= 8); InvalidInput when elements share corners
 /// but not the points between them, when an eigenvalue estimate is not finite or LAPACK fails.
@@ -161,9 +166,13 @@ class VertexPatchSmoother final : public Smoother {
     int eigen_iterations = 10;
     /// In (0, 2): the largest scaled local eigenvalue allowed (see eigen_iterations).
     double damping_bound = 1.5;
+    /// In [0, 1]: the damped-Jacobi weight w of the unknowns inside no patch (see the class
+    /// comment); 0: setup throws NotSupported naming the first such unknown instead.
+    double uncovered_weight = 2.0 / 3.0;
   };
-  /// Throws ConfigError (relaxation, eigen_iterations, damping_bound) when relaxation is not
-  /// positive and finite, eigen_iterations is negative or damping_bound is not in (0, 2).
+  /// Throws ConfigError (relaxation, eigen_iterations, damping_bound, uncovered_weight) when
+  /// relaxation is not positive and finite, eigen_iterations is negative, damping_bound is not
+  /// in (0, 2) or uncovered_weight not in [0, 1].
   explicit VertexPatchSmoother(Parameters parameters, Direction direction = Direction::forward);
   VertexPatchSmoother() : VertexPatchSmoother(Parameters{}) {}
   /// Builds the patches (host: placement of each vertex's elements, one symmetric eigenproblem
@@ -175,7 +184,8 @@ class VertexPatchSmoother final : public Smoother {
   /// One step as above (b, x: A's rows on A's backend). Throws InvalidInput before setup,
   /// DimensionMismatch for vectors of another size.
   void smooth(const Vector& b, Vector& x, bool x_is_zero) const override;
-  /// "vertex_patch_schwarz(forward, float32)".
+  /// "vertex_patch_schwarz(forward, float32)"; with unknowns inside no patch,
+  /// "vertex_patch_schwarz(forward, float32, 12 points by Jacobi)".
   std::string name() const override;
   bool supports_recording() const override { return true; }
   /// The same smoother sweeping the colors in the reverse order, sharing this one's patches
@@ -183,9 +193,10 @@ class VertexPatchSmoother final : public Smoother {
   /// setup: a later setup of this smoother leaves it on the old operator, which must outlive
   /// it. Throws InvalidInput before setup.
   std::unique_ptr<VertexPatchSmoother> adjoint() const;
-  /// After setup: the patches and the colors.
+  /// After setup: the patches, the colors and the unknowns inside no patch.
   std::int64_t num_patches() const;
   int num_colors() const;
+  std::int64_t num_uncovered() const;
   /// After setup: the estimated lambda_P of each patch (in color order; empty without
   /// eigen_iterations).
   const std::vector<double>& patch_eigenvalues() const;
@@ -202,8 +213,10 @@ class VertexPatchSmoother final : public Smoother {
     std::vector<std::int64_t> color_offsets;
     std::vector<std::int64_t> vertex;  ///< the global point of each patch's vertex
     bool lattice_colors = false;       ///< 8 parity colors (else greedy)
+    std::vector<index_t> uncovered;    ///< the unknowns inside no patch, increasing
   };
-  /// The setup's host phase. Throws as setup.
+  /// The setup's host phase (it reports the unknowns inside no patch; it does not throw for
+  /// them). Throws as setup otherwise.
   static Patches build_patches(const SemPoissonOperator& A);
 
  private:
