@@ -5,6 +5,21 @@
 
 namespace kryflow::kernels::sem {
 
+void poisson_prepare(const Backend& backend, const PoissonView& a) {
+  switch (backend.kind()) {
+    case BackendKind::reference:
+      return reference::poisson_prepare(backend, a);
+    case BackendKind::cpu:
+      return cpu::poisson_prepare(backend, a);
+    case BackendKind::cuda:
+#ifdef KRYFLOW_WITH_CUDA
+      return cuda::poisson_prepare(backend, a);
+#else
+      throw NotCompiled("sem::poisson_prepare: cuda backend not compiled");
+#endif
+  }
+}
+
 void poisson_apply(const Backend& backend, const PoissonView& a, Span<const double> x,
                    Span<double> y) {
   switch (backend.kind()) {

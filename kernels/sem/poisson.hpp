@@ -32,9 +32,12 @@ enum class Assembly { sorted, atomic };
 /// The operator's data as the kernels see them (all on one backend).
 struct PoissonView {
   std::int64_t num_elements = 0;
-  int n = 0;                           // N = p + 1 points per direction
-  const double* derivative = nullptr;  // N x N, D[i * N + m] = l_m'(x_i)
-  const double* g = nullptr;           // num_elements x 6 x N^3 metric terms
+  int n = 0;  // N = p + 1 points per direction
+  // N x N, D[i * N + m] = l_m'(x_i) of the N GLL points (cuda: the kernels that read D from
+  // constant memory read the copy poisson_prepare made of it, which is the same for every view
+  // of N points).
+  const double* derivative = nullptr;
+  const double* g = nullptr;  // num_elements x 6 x N^3 metric terms
   // The trilinear elements' corners (num_elements x 8 x 3, lexicographic corners) and the GLL
   // nodes and weights (N each): the cuda vertex kernel computes the metric terms from them.
   const double* vertices = nullptr;
@@ -68,6 +71,9 @@ struct PoissonView {
 };
 
 #define KRYFLOW_SEM_POISSON_DECLARATIONS                                                  \
+  /** once per operator at setup, before poisson_apply (cuda: D into constant memory on   \
+   * the backend's device; host backends: nothing) */                                     \
+  void poisson_prepare(const Backend& backend, const PoissonView& a);                     \
   /** y = A x on global vectors (num_global entries each) */                              \
   void poisson_apply(const Backend& backend, const PoissonView& a, Span<const double> x,  \
                      Span<double> y);                                                     \

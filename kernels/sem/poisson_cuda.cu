@@ -22,9 +22,10 @@
 //            dx/dt, so each layer costs 6 fused multiply-adds for J, then the cofactors, |J|
 //            and G = w |J| J^-1 J^-T = (w / |J|) cof^T cof in fused multiply-adds (not
 //            geometric_factors' bits: the sorted assembly then agrees with the reference to
-//            rounding, not bit for bit). The atomic kernels keep no r + s array and read the
-//            point codes again for the stores (fewer registers, more blocks per SM); the double
-//            atomic one at p = 7 reads the warp-uniform entries of D from constant memory.
+//            rounding, not bit for bit). The double atomic vertex kernel at p = 7 reads the
+//            warp-uniform entries of D from constant memory.
+// The atomic layered kernels (vertex among them) keep no r + s array and read the point codes
+// again for the stores (N registers fewer each, more blocks per SM).
 // With sorted assembly they perform the reference's operations in its order
 // (kernels/sem/poisson.hpp; rounded products and sums, no fused multiply-adds), so an element's
 // y_L has the reference's bits; with atomic assembly, whose sums are in no fixed order anyway,
@@ -49,10 +50,8 @@
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
-#include <mutex>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/sem/poisson.hpp"
@@ -313,10 +312,11 @@ constexpr int derivative_offset(int n) {
 template <int N>
 constexpr int kDerivativeOffset = derivative_offset(N);
 
-/// Every N's derivative matrix D (row-major, D[i * N + m]) in constant memory, for the vertex
-/// kernel's warp-uniform reads D[k][m] (k the layer, m the sum index: both fixed at compile time
-/// in the unrolled loops, so they become constant-bank operands of the multiply-adds and leave
-/// the shared-memory pipe). Filled by upload_constant_derivative before the first launch per N.
+/// Room for the derivative matrix D of every N = 2..16 (row-major, D[i * N + m]) in constant
+/// memory, for the vertex kernel's warp-uniform reads D[k][m] (k the layer, m the sum index:
+/// both fixed at compile time in the unrolled loops, so they become constant-bank operands of
+/// the multiply-adds and leave the shared-memory pipe). poisson_prepare fills the N that read
+/// it (kVertexConstantD: N = 8) at each operator's setup.
 __constant__ double c_derivative[kDerivativeOffset<17>];
 
 /// Layers in flight in the pipelined kernel.
@@ -367,6 +367,7 @@ __global__ void __launch_bounds__(N* N, MinBlocks)
   // ConstantD: the warp-uniform D[k][m] and D[k][kk] from c_derivative, the rest from s_d.
   static_assert(!ConstantD || std::is_same_v<Real, double>, "c_derivative is double");
   constexpr int d0 = kDerivativeOffset<N>;
+  static_assert(N <= 16, "c_derivative holds N = 2..16");
   TrilinearLine<Real> line;
   if constexpr (Source == MetricSource::vertex) {
     // The element's 24 corner coordinates through shared memory.
@@ -377,7 +378,7 @@ __global__ void __launch_bounds__(N* N, MinBlocks)
                __ldg(a.weights + i) * __ldg(a.weights + j));
   }
   // The t-line of x_L in registers; codes kept for the stores in the sorted kernels (the atomic
-  // ones read them again at the end: 8 registers fewer, the codes are still in cache).
+  // ones read them again at the end: N registers fewer, the codes are still in cache).
   Real u[N];
   std::uint32_t c[N];
 #pragma unroll
@@ -386,7 +387,7 @@ __global__ void __launch_bounds__(N* N, MinBlocks)
     const bool masked = use_mask && (c[k] & kMaskedBit) != 0;
     u[k] = masked ? Real(0) : static_cast<Real>(__ldg(x + (c[k] & kGlobalBits)));
   }
-  Real rs[N];  // r + s parts of y_L per layer
+  Real rs[N];  // r + s parts of y_L per layer (sorted kernels only)
   Real tt[N];  // t sums, accumulated over the layers m in increasing order
 #pragma unroll
   for (int k = 0; k < N; ++k) tt[k] = 0;
@@ -592,39 +593,14 @@ void launch_shared_or_prefetch(const PoissonView& a, bool use_mask, const double
 
 /// The blocks per SM the atomic vertex kernel is compiled for (the second argument of its
 /// __launch_bounds__, which caps its registers). Measured on the H200 at p = 7 (40^3 box and
-/// Kershaw mesh): 8 blocks (126 registers, no spills) in double, 662 against 682 us on the
-/// box; 12 blocks (80 registers, no spills) in float, 491 against 527 us. 10 and 12 blocks in
-/// double spill and are slower. The sorted kernels keep their r + s and code arrays and the
-/// other orders are not measured: they keep the compiler's choice (0, no second argument; an
-/// explicit 1 lets ptxas take up to 255 registers, and the p = 3..11 kernels were then 5-50 %
-/// slower).
+/// Kershaw mesh, before D came from constant memory): 8 blocks (126 registers, no spills) in
+/// double, 662 against 682 us on the box; 12 blocks (80 registers, no spills) in float, 491 against
+/// 527 us. 10 and 12 blocks in double spill and are slower. The sorted kernels keep their r + s and
+/// code arrays and the other orders are not measured: they keep the compiler's choice (0, no second
+/// argument; an explicit 1 lets ptxas take up to 255 registers, and the p = 3..11 kernels were then
+/// 5-50 % slower).
 template <int N, bool Atomic, class Real>
 constexpr int kVertexMinBlocks = (N == 8 && Atomic) ? (std::is_same_v<Real, double> ? 8 : 12) : 0;
-
-/// Copies the derivative matrix of N points (PoissonView::derivative, the GLL D, which depends on
-/// N alone) into c_derivative: once per device, synchronously, outside stream capture. Captured
-/// before any eager launch, the copy becomes a node of the graph, and the next launch outside a
-/// capture copies again and marks the device.
-template <int N>
-void upload_constant_derivative(const PoissonView& a, cudaStream_t stream) {
-  static std::mutex mutex;
-  static std::vector<char> uploaded;  // per device
-  int device = 0;
-  KRYFLOW_CUDA_CHECK(cudaGetDevice(&device));
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  KRYFLOW_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
-  const bool capturing = status != cudaStreamCaptureStatusNone;
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (static_cast<std::size_t>(device) < uploaded.size() && uploaded[device] != 0) return;
-  KRYFLOW_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_derivative, a.derivative, N * N * sizeof(double),
-                                             kDerivativeOffset<N> * sizeof(double),
-                                             cudaMemcpyDeviceToDevice, stream));
-  if (!capturing) {
-    KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(stream));
-    if (uploaded.size() <= static_cast<std::size_t>(device)) uploaded.resize(device + 1, 0);
-    uploaded[device] = 1;
-  }
-}
 
 /// Whether the vertex kernel reads the warp-uniform entries of D from constant memory: measured
 /// on the H200 for the double atomic kernel at p = 7, where shared-memory loads bound it (box
@@ -637,7 +613,6 @@ template <int N, bool Atomic, class Real>
 void launch_vertex(const PoissonView& a, bool use_mask, const double* x, double* y,
                    cudaStream_t stream) {
   constexpr bool constant_d = kVertexConstantD<N, Atomic, Real>;
-  if constexpr (constant_d) upload_constant_derivative<N>(a, stream);
   layered_element_kernel<N, Atomic, MetricSource::vertex, Real, kVertexMinBlocks<N, Atomic, Real>,
                          constant_d>
       <<<static_cast<unsigned int>(a.num_elements), dim3(N, N), 0, stream>>>(a, a.local_code,
@@ -727,6 +702,19 @@ void launch_element_for(const PoissonView& a, bool use_mask, const double* x, do
 }
 
 }  // namespace
+
+void poisson_prepare(const Backend& backend, const PoissonView& a) {
+  // D of N points into c_derivative on the backend's device, for the kernels that read it from
+  // there (kVertexConstantD: N = 8); every operator of N points has the same D.
+  if (a.n != 8 || a.derivative == nullptr) return;
+  const auto* context = backend.cuda_context();
+  KRYFLOW_CUDA_CHECK(cudaSetDevice(context->device));
+  KRYFLOW_CUDA_CHECK(cudaMemcpyToSymbolAsync(
+      c_derivative, a.derivative, static_cast<std::size_t>(a.n) * a.n * sizeof(double),
+      static_cast<std::size_t>(derivative_offset(a.n)) * sizeof(double), cudaMemcpyDeviceToDevice,
+      context->stream));
+  KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(context->stream));
+}
 
 void poisson_apply(const Backend& backend, const PoissonView& a, Span<const double> x,
                    Span<double> y) {

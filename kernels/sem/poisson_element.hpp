@@ -21,24 +21,25 @@ constexpr std::int64_t element_work_size(int N) {
 /// y_L = A_e x_L for element e (order of operations as in poisson.hpp) in the arithmetic of
 /// Real (double, or float with PoissonView::float_arithmetic: x_L, D and G rounded to float
 /// when read, y_L widened to double when stored); `work` holds element_work_size<Real>(N).
+/// The same on an element's x_L and y_L given apart from a's local arrays (N^3 each).
 template <class Real>
-inline void element_laplacian(const PoissonView& a, std::int64_t e, Real* work) {
+inline void element_laplacian_of(const PoissonView& a, std::int64_t e, const double* x_L, double* y,
+                                 Real* work) {
   const int N = a.n;
   const std::int64_t n3 = static_cast<std::int64_t>(N) * N * N;
   const Real* D = nullptr;
   const Real* x = nullptr;
   if constexpr (std::is_same_v<Real, double>) {
     D = a.derivative;
-    x = a.local_x + e * n3;
+    x = x_L;
   } else {
     Real* x_rounded = work + 3 * n3;
     Real* D_rounded = work + 4 * n3;
-    for (std::int64_t q = 0; q < n3; ++q) x_rounded[q] = static_cast<Real>(a.local_x[e * n3 + q]);
+    for (std::int64_t q = 0; q < n3; ++q) x_rounded[q] = static_cast<Real>(x_L[q]);
     for (int q = 0; q < N * N; ++q) D_rounded[q] = static_cast<Real>(a.derivative[q]);
     D = D_rounded;
     x = x_rounded;
   }
-  double* y = a.local_y + e * n3;
   const double* G = a.g + e * 6 * n3;
   Real* ur = work;
   Real* us = work + n3;
@@ -82,6 +83,12 @@ inline void element_laplacian(const PoissonView& a, std::int64_t e, Real* work) 
       }
     }
   }
+}
+
+template <class Real>
+inline void element_laplacian(const PoissonView& a, std::int64_t e, Real* work) {
+  const std::int64_t n3 = static_cast<std::int64_t>(a.n) * a.n * a.n;
+  element_laplacian_of<Real>(a, e, a.local_x + e * n3, a.local_y + e * n3, work);
 }
 
 /// x_L of local point l.

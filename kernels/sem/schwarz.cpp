@@ -52,4 +52,24 @@ void schwarz_patch_norms(const Backend& backend, const SchwarzView& view, Span<c
   KRYFLOW_DISPATCH(sem, schwarz_patch_norms, backend, view, v, norms);
 }
 
+void vertex_patch_fused_step(const Backend& backend, const SchwarzView& view,
+                             const FusedPatchView& fused, const PoissonView& a,
+                             Span<const double> b, double omega, const double* patch_scale,
+                             Span<double> x) {
+  if (view.num_elements == 0) return;
+  if (fused.box_full == nullptr || fused.elements == nullptr || fused.placements == nullptr) {
+    throw InvalidInput("sem::vertex_patch_fused_step: the fused patch data are not set");
+  }
+  if (view.n + 2 != 2 * a.n - 1) {
+    throw DimensionMismatch("sem::vertex_patch_fused_step: boxes of " + std::to_string(view.n + 2) +
+                            " points for elements of " + std::to_string(a.n) + " (need 2 N - 1)");
+  }
+  if (b.size() < static_cast<std::size_t>(a.num_global) ||
+      x.size() < static_cast<std::size_t>(a.num_global)) {
+    throw DimensionMismatch("sem::vertex_patch_fused_step: b and x need " +
+                            std::to_string(a.num_global) + " entries");
+  }
+  KRYFLOW_DISPATCH(sem, vertex_patch_fused_step, backend, view, fused, a, b, omega, patch_scale, x);
+}
+
 }  // namespace kryflow::kernels::sem

@@ -44,6 +44,16 @@
 // v[g]^2 (double; in increasing box index on the host backends, in a fixed order of warp
 // partial sums on cuda, which agrees to rounding).
 //
+// vertex_patch_fused_step (the seed's fused multiplicative step on vertex patches of one color,
+// Cui and Kanschat, Alg. 2 with the residual computed on the fly): per patch P, x_B = x at every
+// point of P's box (0 at the Dirichlet points, as the operator's element kernels see them); the
+// 8 elements' Laplacians A_e x_e (the operator's element arithmetic, a.float_arithmetic) summed
+// into the box in element order; r_P = b - (sum) at P's unknowns (the box points with a global
+// point in view.box_to_global), 0 elsewhere; then schwarz_fdm_solve's local solve of r_P and
+// schwarz_scatter_add's update of x. At P's unknowns the sum is (A x)_P, since every element
+// holding such a point is one of P's, so the step equals schwarz_fdm_solve of b - A x followed
+// by schwarz_scatter_add to rounding; patches of one color read and write no common unknown.
+//
 // With float32 patches (eigenvectors32 and eigenvalues32 set) the gathered r is rounded to float
 // and the contractions run in float, so every y is a float: stored as such in float locals
 // (SchwarzLocals::values32, half the bytes), or widened to double in double locals. The sums of
@@ -55,6 +65,7 @@
 
 #include <cstdint>
 
+#include "kernels/sem/poisson.hpp"
 #include "kernels/sem/transfer.hpp"
 #include "kryflow/core/array.hpp"
 
@@ -81,6 +92,17 @@ struct SchwarzLocals {
   float* values32 = nullptr;
 };
 
+/// What vertex_patch_fused_step needs besides a SchwarzView of the same patches (box of M = 2p + 1
+/// points per direction): per patch the global point of every box point (num_patches x M^3, no
+/// -1), its 8 elements (num_patches x 8) and where each lies in the box (num_patches x 8 x 9:
+/// perm[3], sign[3], base[3]; element point (i_0, i_1, i_2) is box point I_a = base[a] +
+/// sign[a] i_{perm[a]}).
+struct FusedPatchView {
+  const index_t* box_full = nullptr;
+  const std::int64_t* elements = nullptr;
+  const std::int32_t* placements = nullptr;
+};
+
 /// The vector updates schwarz_assemble may fuse: d = alpha z + beta d, x = d + x.
 struct SchwarzUpdate {
   double alpha = 1.0;
@@ -105,7 +127,12 @@ struct SchwarzUpdate {
                            Span<double> x);                                                       \
   /** norms[e] = sum of v[g]^2 over patch e's box points with a global point (num_elements) */    \
   void schwarz_patch_norms(const Backend& backend, const SchwarzView& view, Span<const double> v, \
-                           Span<double> norms);
+                           Span<double> norms);                                                   \
+  /** one fused multiplicative step on view's patches: x += omega scale A_P^-1 (b - A x)_P */     \
+  void vertex_patch_fused_step(const Backend& backend, const SchwarzView& view,                   \
+                               const FusedPatchView& fused, const PoissonView& a,                 \
+                               Span<const double> b, double omega, const double* patch_scale,     \
+                               Span<double> x);
 
 /// Dispatch.
 KRYFLOW_SEM_SCHWARZ_DECLARATIONS

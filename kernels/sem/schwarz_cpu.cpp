@@ -60,4 +60,23 @@ void schwarz_patch_norms(const Backend& backend, const SchwarzView& view, Span<c
                      });
 }
 
+void vertex_patch_fused_step(const Backend& backend, const SchwarzView& view,
+                             const FusedPatchView& fused, const PoissonView& a,
+                             Span<const double> b, double omega, const double* patch_scale,
+                             Span<double> x) {
+  // Patches of one color read and write no common unknown: any split among threads gives the
+  // reference's bits.
+  const std::int64_t scratch_size = host::fused_scratch(view.n, a.n);
+  const std::int64_t n3 = static_cast<std::int64_t>(a.n) * a.n * a.n;
+  parallel::for_each(backend, view.num_elements * 8 * n3 * a.n * 12, view.num_elements,
+                     [&](std::int64_t P) {
+                       thread_local std::vector<double> scratch;
+                       if (static_cast<std::int64_t>(scratch.size()) < scratch_size) {
+                         scratch.resize(static_cast<std::size_t>(scratch_size));
+                       }
+                       host::fused_patch_step(view, fused, a, b.data(), omega, patch_scale,
+                                              x.data(), P, scratch.data());
+                     });
+}
+
 }  // namespace kryflow::kernels::sem::cpu

@@ -575,4 +575,12 @@ void schwarz_patch_norms(const Backend& backend, const SchwarzView& view, Span<c
   kernels::cuda::check_launch("sem::schwarz_patch_norms");
 }
 
+void vertex_patch_fused_step(const Backend&, const SchwarzView&, const FusedPatchView&,
+                             const PoissonView&, Span<const double>, double, const double*,
+                             Span<double>) {
+  throw NotSupported(
+      "sem::vertex_patch_fused_step: no cuda kernel yet (vertex_patch_fused false runs the "
+      "unfused step)");
+}
+
 }  // namespace kryflow::kernels::sem::cuda

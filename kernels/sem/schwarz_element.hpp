@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "kernels/sem/poisson_element.hpp"
 #include "kernels/sem/schwarz.hpp"
 
 namespace kryflow::kernels::sem::host {
@@ -14,22 +15,15 @@ inline std::int64_t fdm_scratch(int n) {
   return 2 * N * N * N;
 }
 
-/// Element e of schwarz_fdm_solve in T (double, or float for float32 patches), written to locals
-/// of Y (T, or double for float ones).
-template <typename T, typename Y>
-inline void fdm_solve_element_in(const SchwarzView& v, const T* eigenvectors, const T* eigenvalues,
-                                 const double* r, Y* y_local, std::int64_t e, T* scratch) {
-  const int n = v.n;
-  const int N = n + 2;
-  const std::int64_t N3 = static_cast<std::int64_t>(N) * N * N;
-  T* a = scratch;
-  T* b = scratch + N3;
-  const index_t* map = v.box_to_global + e * N3;
-  for (std::int64_t q = 0; q < N3; ++q) a[q] = map[q] >= 0 ? static_cast<T>(r[map[q]]) : T(0);
-  const T* Sr = eigenvectors + e * 3 * N * N;
+/// The local solve of one box of N^3 points (N = n + 2) in T: a holds the box's right-hand side
+/// (0 at the points outside the patch) and receives the solution; b is N^3 of scratch;
+/// eigenvectors and eigenvalues are the box's (3 N^2 and 3 N).
+template <typename T>
+inline void fdm_solve_box(int N, const T* eigenvectors, const T* eigenvalues, T* a, T* b) {
+  const T* Sr = eigenvectors;
   const T* Ss = Sr + N * N;
   const T* St = Ss + N * N;
-  const T* lr = eigenvalues + e * 3 * N;
+  const T* lr = eigenvalues;
   const T* ls = lr + N;
   const T* lt = ls + N;
   auto at = [N](int i, int j, int k) { return (static_cast<std::int64_t>(k) * N + j) * N + i; };
@@ -78,6 +72,22 @@ inline void fdm_solve_element_in(const SchwarzView& v, const T* eigenvectors, co
         for (int o = 0; o < N; ++o) sum = sum + St[k * N + o] * b[at(i, j, o)];
         a[at(i, j, k)] = sum;
       }
+}
+
+/// Element e of schwarz_fdm_solve in T (double, or float for float32 patches), written to locals
+/// of Y (T, or double for float ones).
+template <typename T, typename Y>
+inline void fdm_solve_element_in(const SchwarzView& v, const T* eigenvectors, const T* eigenvalues,
+                                 const double* r, Y* y_local, std::int64_t e, T* scratch) {
+  const int n = v.n;
+  const int N = n + 2;
+  const std::int64_t N3 = static_cast<std::int64_t>(N) * N * N;
+  T* a = scratch;
+  T* b = scratch + N3;
+  const index_t* map = v.box_to_global + e * N3;
+  for (std::int64_t q = 0; q < N3; ++q) a[q] = map[q] >= 0 ? static_cast<T>(r[map[q]]) : T(0);
+  fdm_solve_box<T>(N, eigenvectors + e * 3 * N * N, eigenvalues + e * 3 * N, a, b);
+  auto at = [N](int i, int j, int k) { return (static_cast<std::int64_t>(k) * N + j) * N + i; };
   if (v.restricted) {
     const std::int64_t n3 = static_cast<std::int64_t>(n) * n * n;
     Y* y = y_local + e * n3;
@@ -152,6 +162,93 @@ inline double patch_norm(const SchwarzView& v, const double* values, std::int64_
     if (map[q] >= 0) sum = sum + values[map[q]] * values[map[q]];
   }
   return sum;
+}
+
+/// Doubles of scratch fused_patch_step needs: the box's x, A x and local solve (3 M^3, M = n + 2)
+/// and the FDM scratch, an element's x_e and y_e (2 N^3) and element_laplacian's work (at most
+/// 4 N^3 + N^2 floats or 3 N^3 doubles: 4 N^3 + N^2 doubles).
+inline std::int64_t fused_scratch(int n, int N) {
+  const std::int64_t M = n + 2;
+  const std::int64_t n3 = static_cast<std::int64_t>(N) * N * N;
+  return 3 * M * M * M + fdm_scratch(n) + 2 * n3 + 4 * n3 + static_cast<std::int64_t>(N) * N;
+}
+
+/// Patch P of vertex_patch_fused_step: element arithmetic Real (the operator's), local solves
+/// in T (the patches').
+template <class Real, typename T>
+inline void fused_patch_step_in(const SchwarzView& v, const T* eigenvectors, const T* eigenvalues,
+                                const FusedPatchView& f, const PoissonView& a, const double* b,
+                                double omega, const double* patch_scale, double* x, std::int64_t P,
+                                double* scratch) {
+  const int M = v.n + 2;
+  const std::int64_t M3 = static_cast<std::int64_t>(M) * M * M;
+  const int N = a.n;
+  const std::int64_t n3 = static_cast<std::int64_t>(N) * N * N;
+  double* xb = scratch;
+  double* axb = xb + M3;
+  T* box = reinterpret_cast<T*>(axb + M3);  // the local solve's right-hand side and result
+  T* fdm = reinterpret_cast<T*>(axb + 2 * M3);
+  double* xe = axb + 2 * M3 + fdm_scratch(v.n);
+  double* ye = xe + n3;
+  Real* work = reinterpret_cast<Real*>(ye + n3);
+  const index_t* full = f.box_full + P * M3;
+  for (std::int64_t q = 0; q < M3; ++q) {
+    const index_t g = full[q];
+    xb[q] = a.mask != nullptr && a.mask[g] != 0 ? 0.0 : x[g];
+    axb[q] = 0.0;
+  }
+  // The box point of each of an element's points, in the element's local order.
+  auto for_each_point = [&](const std::int32_t* placement, auto&& visit) {
+    const std::int32_t* perm = placement;
+    const std::int32_t* sign = placement + 3;
+    const std::int32_t* base = placement + 6;
+    for (int k = 0; k < N; ++k)
+      for (int j = 0; j < N; ++j)
+        for (int i = 0; i < N; ++i) {
+          const int local[3] = {i, j, k};
+          const std::int64_t I = base[0] + sign[0] * local[perm[0]];
+          const std::int64_t J = base[1] + sign[1] * local[perm[1]];
+          const std::int64_t K = base[2] + sign[2] * local[perm[2]];
+          visit((static_cast<std::int64_t>(k) * N + j) * N + i, (K * M + J) * M + I);
+        }
+  };
+  for (int slot = 0; slot < 8; ++slot) {
+    const std::int64_t e = f.elements[P * 8 + slot];
+    const std::int32_t* placement = f.placements + (P * 8 + slot) * 9;
+    for_each_point(placement, [&](std::int64_t l, std::int64_t q) { xe[l] = xb[q]; });
+    detail::element_laplacian_of<Real>(a, e, xe, ye, work);
+    for_each_point(placement, [&](std::int64_t l, std::int64_t q) { axb[q] = axb[q] + ye[l]; });
+  }
+  const index_t* map = v.box_to_global + P * M3;
+  for (std::int64_t q = 0; q < M3; ++q) {
+    box[q] = map[q] >= 0 ? static_cast<T>(b[map[q]] - axb[q]) : T(0);
+  }
+  fdm_solve_box<T>(M, eigenvectors + P * 3 * M * M, eigenvalues + P * 3 * M, box, fdm);
+  const double w = patch_scale != nullptr ? omega * patch_scale[P] : omega;
+  for (std::int64_t q = 0; q < M3; ++q) {
+    if (map[q] >= 0) x[map[q]] = x[map[q]] + w * static_cast<double>(box[q]);
+  }
+}
+
+/// Patch P of vertex_patch_fused_step; scratch: fused_scratch(v.n, a.n) doubles.
+inline void fused_patch_step(const SchwarzView& v, const FusedPatchView& f, const PoissonView& a,
+                             const double* b, double omega, const double* patch_scale, double* x,
+                             std::int64_t P, double* scratch) {
+  auto run = [&](auto real) {
+    using Real = decltype(real);
+    if (v.eigenvectors32 != nullptr) {
+      fused_patch_step_in<Real, float>(v, v.eigenvectors32, v.eigenvalues32, f, a, b, omega,
+                                       patch_scale, x, P, scratch);
+    } else {
+      fused_patch_step_in<Real, double>(v, v.eigenvectors, v.eigenvalues, f, a, b, omega,
+                                        patch_scale, x, P, scratch);
+    }
+  };
+  if (a.float_arithmetic) {
+    run(float{});
+  } else {
+    run(double{});
+  }
 }
 
 }  // namespace kryflow::kernels::sem::host

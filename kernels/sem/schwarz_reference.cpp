@@ -45,4 +45,14 @@ void schwarz_patch_norms(const Backend&, const SchwarzView& view, Span<const dou
   }
 }
 
+void vertex_patch_fused_step(const Backend&, const SchwarzView& view, const FusedPatchView& fused,
+                             const PoissonView& a, Span<const double> b, double omega,
+                             const double* patch_scale, Span<double> x) {
+  std::vector<double> scratch(static_cast<std::size_t>(host::fused_scratch(view.n, a.n)));
+  for (std::int64_t P = 0; P < view.num_elements; ++P) {
+    host::fused_patch_step(view, fused, a, b.data(), omega, patch_scale, x.data(), P,
+                           scratch.data());
+  }
+}
+
 }  // namespace kryflow::kernels::sem::reference

@@ -374,6 +374,7 @@ struct PMultigridParameters final : ComponentParameters {
   std::string smoother = "chebyshev_jacobi";
   std::string schwarz_precision = "float32";
   std::string cycle_precision = "float64";
+  std::string vertex_patch_step = "separate";
   std::string chebyshev_kind = "first";
   std::string coarsest = "assembled";
   std::string cycle = to_string(CycleType::v);
@@ -421,6 +422,11 @@ struct PMultigridParameters final : ComponentParameters {
            Range{0.0, true, 1.0, true},
            "damped-Jacobi weight of the unknowns inside no vertex patch (near irregular "
            "vertices, on Neumann boundaries), relaxed after the colors; 0: setup fails on them");
+    v.choice("vertex_patch_step", vertex_patch_step, {"separate", "fused"},
+             "the `vertex_patch` smoother's step per color: `separate` (one operator application "
+             "for the residual, then the local solves) or `fused` (each patch computes its "
+             "residual from its 8 elements' Laplacians; the same step to rounding; host backends "
+             "only for now)");
     v.choice("cycle_precision", cycle_precision, {"float64", "float32"},
              "element arithmetic of the matrix-free operators inside the cycle, the finest "
              "level's too (float32: the element Laplacians in float on double vectors, "
@@ -778,6 +784,7 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
             values.chebyshev_kind = p.chebyshev_kind == "fourth" ? ChebyshevSmoother::Kind::fourth
                                                                  : ChebyshevSmoother::Kind::first;
             values.cycle_precision = precision_from_string(p.cycle_precision);
+            values.vertex_patch_fused = p.vertex_patch_step == "fused";
             values.coarsest = p.coarsest == "chebyshev" ? sem::PMultigrid::Coarsest::chebyshev
                                                         : sem::PMultigrid::Coarsest::assembled;
             values.cycle.cycle = parse_cycle_type(p.cycle);

@@ -99,7 +99,7 @@ std::unique_ptr<Smoother> level_smoother(const PMultigrid::Parameters& p) {
   if (p.smoother == Kind::vertex_patch) {
     return std::make_unique<VertexPatchSmoother>(VertexPatchSmoother::Parameters{
         p.schwarz_precision, p.vertex_patch_relaxation, p.vertex_patch_eigen_iterations,
-        p.vertex_patch_damping_bound, p.vertex_patch_uncovered_weight});
+        p.vertex_patch_damping_bound, p.vertex_patch_uncovered_weight, p.vertex_patch_fused});
   }
   return std::make_unique<PreconditionedChebyshevSmoother>(
       chebyshev_parameters(p, true),
@@ -417,7 +417,8 @@ void PMultigrid::setup(const LinearOperator& A) {
              : std::string(", local solves in ") +
                    std::string(to_string(parameters_.schwarz_precision))) +
         (patches
-             ? " (" + patch_text + "), relaxation " +
+             ? " (" + patch_text + (parameters_.vertex_patch_fused ? ", fused steps" : "") +
+                   "), relaxation " +
                    std::to_string(parameters_.vertex_patch_relaxation).substr(0, 5)
              : ", degree " + std::to_string(parameters_.chebyshev_degree) +
                    (parameters_.chebyshev_kind == ChebyshevSmoother::Kind::fourth

@@ -461,6 +461,7 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
     throw NotSupported(std::string("SemPoissonOperator: the ") + to_string(diagonal_kernel_) +
                        " diagonal kernel needs N^3 <= 1024 threads (order <= 9); use extended");
   }
+  kernels::sem::poisson_prepare(backend, view(true));
 }
 
 void SemPoissonOperator::select_kernels(SemElementKernel element_kernel, SemAssembly assembly) {

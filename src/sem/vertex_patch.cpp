@@ -43,6 +43,10 @@ struct VertexPatchSmoother::Data {
   std::vector<double> lambda;    // host copy of lambda_P
   std::int64_t uncovered = 0;    // unknowns inside no patch
   Vector jacobi;                 // w / A_gg at those unknowns, 0 elsewhere
+  // Parameters::fused: every box point's global point, the elements and their placements.
+  Array<index_t> box_full;
+  Array<std::int64_t> elements;
+  Array<std::int32_t> placements;
 };
 
 namespace {
@@ -314,6 +318,9 @@ VertexPatchSmoother::Patches VertexPatchSmoother::build_patches(const SemPoisson
   const std::vector<double> stiffness = detail::reference_stiffness(A.rule());
   const std::vector<double>& w = A.rule().weights;
   patches.box_to_global.assign(static_cast<std::size_t>(P * M3), -1);
+  patches.box_full.assign(static_cast<std::size_t>(P * M3), -1);
+  patches.elements.assign(static_cast<std::size_t>(P * 8), -1);
+  patches.placements.assign(static_cast<std::size_t>(P * 8 * 9), 0);
   patches.eigenvectors.assign(static_cast<std::size_t>(P * 3 * M * M), 0.0);
   patches.eigenvalues.assign(static_cast<std::size_t>(P * 3 * M), 0.0);
   patches.vertex.resize(static_cast<std::size_t>(P));
@@ -332,6 +339,13 @@ VertexPatchSmoother::Patches VertexPatchSmoother::build_patches(const SemPoisson
         for (int k = 0; k < 8; ++k) {
           const std::int64_t e = corners[candidates[v] + k].second / 8;
           const Placement& pl = placed[k];
+          patches.elements[q * 8 + k] = e;
+          std::int32_t* code = patches.placements.data() + (q * 8 + k) * 9;
+          for (int a = 0; a < 3; ++a) {
+            code[a] = pl.perm[a];
+            code[3 + a] = pl.sign[a];
+            code[6 + a] = pl.base[a];
+          }
           for (int kk = 0; kk < n; ++kk) {
             for (int j = 0; j < n; ++j) {
               for (int i = 0; i < n; ++i) {
@@ -350,6 +364,8 @@ VertexPatchSmoother::Patches VertexPatchSmoother::build_patches(const SemPoisson
             }
           }
         }
+        index_t* full = patches.box_full.data() + q * M3;
+        for (std::int64_t box = 0; box < M3; ++box) full[box] = static_cast<index_t>(map[box]);
         index_t* out = patches.box_to_global.data() + q * M3;
         for (int K = 1; K < M - 1; ++K) {
           for (int J = 1; J < M - 1; ++J) {
@@ -450,6 +466,11 @@ void VertexPatchSmoother::setup(const LinearOperator& A) {
     largest = std::max(largest, patches.color_offsets[c + 1] - patches.color_offsets[c]);
   }
   data->box_to_global = Array<index_t>::from_host(backend, patches.box_to_global);
+  if (parameters_.fused) {
+    data->box_full = Array<index_t>::from_host(backend, patches.box_full);
+    data->elements = Array<std::int64_t>::from_host(backend, patches.elements);
+    data->placements = Array<std::int32_t>::from_host(backend, patches.placements);
+  }
   if (parameters_.precision == Precision::float32) {
     data->eigenvectors32 = Array<float>::from_host(
         backend, std::vector<float>(patches.eigenvectors.begin(), patches.eigenvectors.end()));
@@ -586,10 +607,18 @@ void VertexPatchSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) con
   if (x_is_zero) fill(x, 0.0);
   const kernels::sem::SchwarzLocals y_local = locals(d);
   const double* scale = d.scale.size() > 0 ? d.scale.data() : nullptr;
-  // The first residual, and x = x + r at the Dirichlet points (where A is the identity).
+  // The first residual, and x = x + r at the Dirichlet points (where A is the identity). The
+  // fused steps compute their residuals themselves: r = b - x is then enough at those points.
   const Vector* r = &b;
+  bool fresh = true;  // r is the residual of the current x
   if (!x_is_zero) {
-    d.A->residual(b, x, d.residual);
+    if (parameters_.fused) {
+      copy(b, d.residual);
+      axpby(-1.0, x, 1.0, d.residual);
+      fresh = false;
+    } else {
+      d.A->residual(b, x, d.residual);
+    }
     r = &d.residual;
   }
   if (d.has_dirichlet) {
@@ -597,7 +626,6 @@ void VertexPatchSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) con
     axpby(1.0, d.scratch, 1.0, x);
   }
   // The unknowns inside no patch: x = x + w D^-1 r there (r of the current x).
-  bool fresh = true;  // r is the residual of the current x
   const auto relax_uncovered = [&] {
     if (d.uncovered == 0) return;
     if (!fresh) {
@@ -613,6 +641,19 @@ void VertexPatchSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) con
   if (direction_ == Direction::backward) relax_uncovered();
   for (int step = 0; step < colors; ++step) {
     const int c = direction_ == Direction::forward ? step : colors - 1 - step;
+    if (parameters_.fused) {
+      const std::int64_t first = d.color_offsets[c];
+      const std::int64_t M3 = static_cast<std::int64_t>(d.box) * d.box * d.box;
+      kernels::sem::FusedPatchView fused;
+      fused.box_full = d.box_full.data() + first * M3;
+      fused.elements = d.elements.data() + first * 8;
+      fused.placements = d.placements.data() + first * 8 * 9;
+      kernels::sem::vertex_patch_fused_step(backend, color_view(d, c), fused, d.A->view(true),
+                                            b.span(), parameters_.relaxation,
+                                            scale != nullptr ? scale + first : nullptr, x.span());
+      fresh = false;
+      continue;
+    }
     if (!fresh) {
       d.A->residual(b, x, d.residual);
       r = &d.residual;

@@ -106,11 +106,13 @@ class PMultigrid final : public Multigrid {
     /// precision).
     Precision schwarz_precision = Precision::float32;
     /// VertexPatchSmoother's relaxation (> 0), eigen_iterations (>= 0), damping_bound
-    /// (in (0, 2)) and uncovered_weight (in [0, 1]).
+    /// (in (0, 2)), uncovered_weight (in [0, 1]) and fused.
     double vertex_patch_relaxation = 1.0;
     int vertex_patch_eigen_iterations = 10;
     double vertex_patch_damping_bound = 1.5;
     double vertex_patch_uncovered_weight = 2.0 / 3.0;
+    /// VertexPatchSmoother's fused step (host backends only for now).
+    bool vertex_patch_fused = false;
     /// The element arithmetic of the matrix-free operators inside the cycle
     /// (SemPoissonOptions::arithmetic): with float32 every level's operator, the finest one
     /// too (a with_arithmetic copy of A owned by the preconditioner), computes its element

@@ -211,6 +211,7 @@ class SemPoissonOperator : public LinearOperator {
   SemDiagonalKernel diagonal_kernel() const noexcept { return diagonal_kernel_; }
 
  private:
+  friend class VertexPatchSmoother;  // its fused step runs the element Laplacians on patches
   kernels::sem::PoissonView view(bool masked) const;
   void build(const Backend& backend, std::int64_t num_elements, std::span<const double> vertices,
              const std::vector<char>* dirichlet, const SemPoissonOptions& options);

@@ -169,6 +169,11 @@ class VertexPatchSmoother final : public Smoother {
     /// In [0, 1]: the damped-Jacobi weight w of the unknowns inside no patch (see the class
     /// comment); 0: setup throws NotSupported naming the first such unknown instead.
     double uncovered_weight = 2.0 / 3.0;
+    /// The seed's fused step: each patch computes its residual itself from the 8 elements'
+    /// Laplacians on its box (kernels/sem/schwarz.hpp, vertex_patch_fused_step) instead of one
+    /// operator application per color; the same step to rounding. Host backends only for now:
+    /// on cuda smooth throws NotSupported. Memory: (2p + 1)^3 more indices per patch.
+    bool fused = false;
   };
   /// Throws ConfigError (relaxation, eigen_iterations, damping_bound, uncovered_weight) when
   /// relaxation is not positive and finite, eigen_iterations is negative, damping_bound is not
@@ -214,6 +219,11 @@ class VertexPatchSmoother final : public Smoother {
     std::vector<std::int64_t> vertex;  ///< the global point of each patch's vertex
     bool lattice_colors = false;       ///< 8 parity colors (else greedy)
     std::vector<index_t> uncovered;    ///< the unknowns inside no patch, increasing
+    /// The fused step's data: every box point's global point (no -1), each patch's 8 elements
+    /// and their placements (perm[3], sign[3], base[3]; kernels::sem::FusedPatchView).
+    std::vector<index_t> box_full;
+    std::vector<std::int64_t> elements;
+    std::vector<std::int32_t> placements;
   };
   /// The setup's host phase (it reports the unknowns inside no patch; it does not throw for
   /// them). Throws as setup otherwise.
