@@ -478,6 +478,8 @@ PY
 run_kershaw cheby_jacobi --preset sem_pmg_cheby_jacobi
 run_kershaw schwarz_fcg_degree3 --preset sem_pmg_schwarz
 run_kershaw vertex_patch --preset sem_pmg_vertex_patch
+run_kershaw vertex_patch_fused --preset sem_pmg_vertex_patch \
+  -p solver.preconditioner.vertex_patch_step=fused
 run_kershaw vertex_patch_bound1.9 --preset sem_pmg_vertex_patch \
   -p solver.preconditioner.vertex_patch_damping_bound=1.9
 run_kershaw vertex_patch_float64 --preset sem_pmg_vertex_patch \

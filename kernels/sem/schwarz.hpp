@@ -53,6 +53,7 @@
 // schwarz_scatter_add's update of x. At P's unknowns the sum is (A x)_P, since every element
 // holding such a point is one of P's, so the step equals schwarz_fdm_solve of b - A x followed
 // by schwarz_scatter_add to rounding; patches of one color read and write no common unknown.
+// cuda: one block per patch (boxes of at most 17 points, p <= 8), fused multiply-adds.
 //
 // With float32 patches (eigenvectors32 and eigenvalues32 set) the gathered r is rounded to float
 // and the contractions run in float, so every y is a float: stored as such in float locals

@@ -443,6 +443,158 @@ __global__ void __launch_bounds__(256)
   if (lane == 0) norms[e] = sum;
 }
 
+/// The fused vertex-patch step (kernels/sem/schwarz.hpp, vertex_patch_fused_step): one block per
+/// patch, its box's x and A x in shared memory; the 8 elements' Laplacians one after the other
+/// (a thread per element point, as the host's element_laplacian in Real, with fused
+/// multiply-adds); the residual and the six FDM contractions in T over the box (loops over the
+/// box's points, the eigenvectors read from global memory), then x += w y at the patch's
+/// unknowns. Patches of one color share no unknown and no patch reads another's unknowns, so
+/// the blocks of a launch do not race.
+constexpr int kFusedThreads = 256;
+constexpr int kFusedMaxBox = 17;  // p <= 8, as the other Schwarz kernels
+
+/// Dynamic shared memory of the fused kernel: the box's x and A x (2 M^3 doubles), and per
+/// element x_e, three fluxes (4 N^3) and D (N^2), counted in doubles.
+std::size_t fused_shared_bytes(int M, int N) {
+  const std::size_t M3 = static_cast<std::size_t>(M) * M * M;
+  const std::size_t n3 = static_cast<std::size_t>(N) * N * N;
+  return (2 * M3 + 4 * n3 + static_cast<std::size_t>(N) * N) * sizeof(double);
+}
+
+template <class Real, class T>
+__global__ void __launch_bounds__(kFusedThreads)
+    fused_patch_kernel(const SchwarzView v, const FusedPatchView f, const PoissonView a,
+                       const T* __restrict__ eigenvectors, const T* __restrict__ eigenvalues,
+                       const double* __restrict__ b, double omega,
+                       const double* __restrict__ patch_scale, double* __restrict__ x) {
+  extern __shared__ double fused_shared[];
+  const int M = v.n + 2;
+  const int M3 = M * M * M;
+  const int N = a.n;
+  const int n3 = N * N * N;
+  const int tid = threadIdx.x;
+  const std::int64_t P = blockIdx.x;
+  double* xb = fused_shared;
+  double* axb = xb + M3;
+  Real* u = reinterpret_cast<Real*>(axb + M3);  // each Real array given n3 doubles of room
+  Real* fr = reinterpret_cast<Real*>(axb + M3 + n3);
+  Real* fs = reinterpret_cast<Real*>(axb + M3 + 2 * n3);
+  Real* ft = reinterpret_cast<Real*>(axb + M3 + 3 * n3);
+  Real* D = reinterpret_cast<Real*>(axb + M3 + 4 * n3);
+  const index_t* full = f.box_full + P * M3;
+  for (int q = tid; q < M3; q += kFusedThreads) {
+    const index_t g = full[q];
+    xb[q] = a.mask != nullptr && a.mask[g] != 0 ? 0.0 : x[g];
+    axb[q] = 0.0;
+  }
+  for (int q = tid; q < N * N; q += kFusedThreads) D[q] = static_cast<Real>(a.derivative[q]);
+  __syncthreads();
+  for (int slot = 0; slot < 8; ++slot) {
+    const std::int64_t e = f.elements[P * 8 + slot];
+    const std::int32_t* pl = f.placements + (P * 8 + slot) * 9;
+    const int perm0 = pl[0], perm1 = pl[1], perm2 = pl[2];
+    const int sign0 = pl[3], sign1 = pl[4], sign2 = pl[5];
+    const int base0 = pl[6], base1 = pl[7], base2 = pl[8];
+    auto box_of = [&](int l) {
+      const int i = l % N;
+      const int j = (l / N) % N;
+      const int k = l / (N * N);
+      const int local[3] = {i, j, k};
+      const int I = base0 + sign0 * local[perm0];
+      const int J = base1 + sign1 * local[perm1];
+      const int K = base2 + sign2 * local[perm2];
+      return (K * M + J) * M + I;
+    };
+    for (int l = tid; l < n3; l += kFusedThreads) u[l] = static_cast<Real>(xb[box_of(l)]);
+    __syncthreads();
+    const double* G = a.g + e * 6 * n3;
+    for (int l = tid; l < n3; l += kFusedThreads) {
+      const int i = l % N;
+      const int j = (l / N) % N;
+      const int k = l / (N * N);
+      Real r = 0;
+      Real s = 0;
+      Real t = 0;
+      for (int m = 0; m < N; ++m) {
+        r = fma(D[i * N + m], u[(k * N + j) * N + m], r);
+        s = fma(D[j * N + m], u[(k * N + m) * N + i], s);
+        t = fma(D[k * N + m], u[(m * N + j) * N + i], t);
+      }
+      const auto g11 = static_cast<Real>(G[l]);
+      const auto g12 = static_cast<Real>(G[n3 + l]);
+      const auto g13 = static_cast<Real>(G[2 * n3 + l]);
+      const auto g22 = static_cast<Real>(G[3 * n3 + l]);
+      const auto g23 = static_cast<Real>(G[4 * n3 + l]);
+      const auto g33 = static_cast<Real>(G[5 * n3 + l]);
+      fr[l] = fma(g13, t, fma(g12, s, g11 * r));
+      fs[l] = fma(g23, t, fma(g22, s, g12 * r));
+      ft[l] = fma(g33, t, fma(g23, s, g13 * r));
+    }
+    __syncthreads();
+    for (int l = tid; l < n3; l += kFusedThreads) {
+      const int i = l % N;
+      const int j = (l / N) % N;
+      const int k = l / (N * N);
+      Real r = 0;
+      Real s = 0;
+      Real t = 0;
+      for (int m = 0; m < N; ++m) {
+        r = fma(D[m * N + i], fr[(k * N + j) * N + m], r);
+        s = fma(D[m * N + j], fs[(k * N + m) * N + i], s);
+        t = fma(D[m * N + k], ft[(m * N + j) * N + i], t);
+      }
+      // One element's points fall on distinct box points: no two threads add to one.
+      const int q = box_of(l);
+      axb[q] = axb[q] + static_cast<double>(r + s + t);
+    }
+    __syncthreads();
+  }
+  // r_P at the patch's unknowns (in T, over the box's x, which is no longer needed); then the
+  // FDM contractions alternate between that array and the A x array.
+  const index_t* map = v.box_to_global + P * M3;
+  T* ta = reinterpret_cast<T*>(xb);
+  for (int q = tid; q < M3; q += kFusedThreads) {
+    ta[q] = map[q] >= 0 ? static_cast<T>(b[map[q]] - axb[q]) : T(0);
+  }
+  __syncthreads();
+  T* tb = reinterpret_cast<T*>(axb);
+  const T* Sr = eigenvectors + P * 3 * M * M;
+  const T* Ss = Sr + M * M;
+  const T* St = Ss + M * M;
+  const T* lr = eigenvalues + P * 3 * M;
+  const T* ls = lr + M;
+  const T* lt = ls + M;
+  // pass 0..5: out[point] = sum over the pass's axis of S (transposed in 0..2) times in[...].
+  for (int pass = 0; pass < 6; ++pass) {
+    const T* in = pass % 2 == 0 ? ta : tb;
+    T* out = pass % 2 == 0 ? tb : ta;
+    const int axis = pass % 3;
+    const T* S = axis == 0 ? Sr : axis == 1 ? Ss : St;
+    const bool transposed = pass < 3;
+    for (int q = tid; q < M3; q += kFusedThreads) {
+      const int c[3] = {q % M, (q / M) % M, q / (M * M)};
+      const int stride = axis == 0 ? 1 : axis == 1 ? M : M * M;
+      const int start = q - c[axis] * stride;
+      T sum = 0;
+      for (int m = 0; m < M; ++m) {
+        const T s_value = transposed ? S[m * M + c[axis]] : S[c[axis] * M + m];
+        sum = fma(s_value, in[start + m * stride], sum);
+      }
+      if (pass == 2) {
+        const T lambda = lr[c[0]] + ls[c[1]] + lt[c[2]];
+        sum = lambda > T(0) ? sum * (T(1) / lambda) : T(0);
+      }
+      out[q] = sum;
+    }
+    __syncthreads();
+  }
+  // After six passes the result is back in ta.
+  const double w = patch_scale != nullptr ? omega * patch_scale[P] : omega;
+  for (int q = tid; q < M3; q += kFusedThreads) {
+    if (map[q] >= 0) x[map[q]] = x[map[q]] + w * static_cast<double>(ta[q]);
+  }
+}
+
 }  // namespace
 
 void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<const double> r,
@@ -575,12 +727,57 @@ void schwarz_patch_norms(const Backend& backend, const SchwarzView& view, Span<c
   kernels::cuda::check_launch("sem::schwarz_patch_norms");
 }
 
-void vertex_patch_fused_step(const Backend&, const SchwarzView&, const FusedPatchView&,
-                             const PoissonView&, Span<const double>, double, const double*,
-                             Span<double>) {
-  throw NotSupported(
-      "sem::vertex_patch_fused_step: no cuda kernel yet (vertex_patch_fused false runs the "
-      "unfused step)");
+void vertex_patch_fused_step(const Backend& backend, const SchwarzView& view,
+                             const FusedPatchView& fused, const PoissonView& a,
+                             Span<const double> b, double omega, const double* patch_scale,
+                             Span<double> x) {
+  if (view.num_elements == 0) return;
+  const int M = view.n + 2;
+  if (M > kFusedMaxBox) {
+    throw NotSupported("sem::vertex_patch_fused_step: boxes of " + std::to_string(M) +
+                       " points per direction (supported: up to " + std::to_string(kFusedMaxBox) +
+                       ", p <= 8)");
+  }
+  if (view.num_elements > 0x7fffffffLL) {
+    throw NotSupported("sem::vertex_patch_fused_step: more than 2^31 - 1 patches");
+  }
+  const std::size_t bytes = fused_shared_bytes(M, a.n);
+  const auto blocks = static_cast<unsigned int>(view.num_elements);
+  cudaStream_t stream = backend.cuda_context()->stream;
+  // The four instantiations may take more than the default 48 KB of dynamic shared memory.
+  static const bool configured = [] {
+    const int most = static_cast<int>(fused_shared_bytes(kFusedMaxBox, 9));
+    const char* what = "cudaFuncSetAttribute (fused vertex-patch step)";
+    const auto attribute = cudaFuncAttributeMaxDynamicSharedMemorySize;
+    kernels::cuda::check(cudaFuncSetAttribute(fused_patch_kernel<float, float>, attribute, most),
+                         what);
+    kernels::cuda::check(cudaFuncSetAttribute(fused_patch_kernel<double, float>, attribute, most),
+                         what);
+    kernels::cuda::check(cudaFuncSetAttribute(fused_patch_kernel<float, double>, attribute, most),
+                         what);
+    kernels::cuda::check(cudaFuncSetAttribute(fused_patch_kernel<double, double>, attribute, most),
+                         what);
+    return true;
+  }();
+  (void)configured;
+  auto launch = [&](auto kernel, const auto* eigenvectors, const auto* eigenvalues) {
+    kernel<<<blocks, kFusedThreads, bytes, stream>>>(view, fused, a, eigenvectors, eigenvalues,
+                                                     b.data(), omega, patch_scale, x.data());
+  };
+  if (view.eigenvectors32 != nullptr) {
+    if (a.float_arithmetic) {
+      launch(fused_patch_kernel<float, float>, view.eigenvectors32, view.eigenvalues32);
+    } else {
+      launch(fused_patch_kernel<double, float>, view.eigenvectors32, view.eigenvalues32);
+    }
+  } else {
+    if (a.float_arithmetic) {
+      launch(fused_patch_kernel<float, double>, view.eigenvectors, view.eigenvalues);
+    } else {
+      launch(fused_patch_kernel<double, double>, view.eigenvectors, view.eigenvalues);
+    }
+  }
+  kernels::cuda::check_launch("sem::vertex_patch_fused_step");
 }
 
 }  // namespace kryflow::kernels::sem::cuda

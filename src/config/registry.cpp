@@ -425,8 +425,7 @@ struct PMultigridParameters final : ComponentParameters {
     v.choice("vertex_patch_step", vertex_patch_step, {"separate", "fused"},
              "the `vertex_patch` smoother's step per color: `separate` (one operator application "
              "for the residual, then the local solves) or `fused` (each patch computes its "
-             "residual from its 8 elements' Laplacians; the same step to rounding; host backends "
-             "only for now)");
+             "residual from its 8 elements' Laplacians; the same step to rounding; experimental)");
     v.choice("cycle_precision", cycle_precision, {"float64", "float32"},
              "element arithmetic of the matrix-free operators inside the cycle, the finest "
              "level's too (float32: the element Laplacians in float on double vectors, "

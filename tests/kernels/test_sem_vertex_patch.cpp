@@ -457,7 +457,6 @@ TEST(VertexPatch, BackwardStepStaysTheAdjointWithJacobiPoints) {
 /// one (one operator application per color), forward and backward, from a random x: the same
 /// x to rounding, on a deformed box, a Kershaw box and the Ethier mesh (irregular vertices,
 /// Jacobi points), in float64 and float32 local solves and with the float-arithmetic operator.
-/// On cuda the fused step has no kernel yet: smooth throws NotSupported.
 TEST(VertexPatch, FusedStepEqualsTheSeparateStep) {
   const Backend backend = test::backend_under_test();
   const std::uint64_t seed = test::fresh_seed();
@@ -493,10 +492,6 @@ TEST(VertexPatch, FusedStepEqualsTheSeparateStep) {
         const auto n = static_cast<std::size_t>(A->num_rows());
         const std::vector<double> b = test::random_vector(n, seed);
         const std::vector<double> x0 = test::random_vector(n, seed + 1);
-        if (backend.kind() == BackendKind::cuda) {
-          EXPECT_THROW((void)smooth(F, backend, b, &x0), NotSupported);
-          continue;
-        }
         const auto Sb = S.adjoint();
         const auto Fb = F.adjoint();
         const double tolerance = precision == Precision::float32 ? 1e-5 : 1e-11;

@@ -111,7 +111,7 @@ class PMultigrid final : public Multigrid {
     int vertex_patch_eigen_iterations = 10;
     double vertex_patch_damping_bound = 1.5;
     double vertex_patch_uncovered_weight = 2.0 / 3.0;
-    /// VertexPatchSmoother's fused step (host backends only for now).
+    /// VertexPatchSmoother's fused step (experimental).
     bool vertex_patch_fused = false;
     /// The element arithmetic of the matrix-free operators inside the cycle
     /// (SemPoissonOptions::arithmetic): with float32 every level's operator, the finest one

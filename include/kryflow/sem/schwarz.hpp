@@ -171,8 +171,8 @@ class VertexPatchSmoother final : public Smoother {
     double uncovered_weight = 2.0 / 3.0;
     /// The seed's fused step: each patch computes its residual itself from the 8 elements'
     /// Laplacians on its box (kernels/sem/schwarz.hpp, vertex_patch_fused_step) instead of one
-    /// operator application per color; the same step to rounding. Host backends only for now:
-    /// on cuda smooth throws NotSupported. Memory: (2p + 1)^3 more indices per patch.
+    /// operator application per color; the same step to rounding. Experimental (not the
+    /// presets' choice); cuda: p <= 8. Memory: (2p + 1)^3 more indices per patch.
     bool fused = false;
   };
   /// Throws ConfigError (relaxation, eigen_iterations, damping_bound, uncovered_weight) when
