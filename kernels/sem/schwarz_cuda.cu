@@ -461,6 +461,25 @@ std::size_t fused_shared_bytes(int M, int N) {
   return (2 * M3 + 4 * n3 + static_cast<std::size_t>(N) * N) * sizeof(double);
 }
 
+/// At element point l = (i, j, k): r = sum_m D'[i, m] a[m, j, k], s = sum_m D'[j, m] b[i, m, k],
+/// t = sum_m D'[k, m] c[i, j, m] with D' = D (the gradient) or D^T (Transposed: its transpose).
+template <bool Transposed, class Real>
+__device__ __forceinline__ void element_sums(const Real* D, const Real* a, const Real* b,
+                                             const Real* c, int N, int l, Real& r, Real& s,
+                                             Real& t) {
+  const int i = l % N;
+  const int j = (l / N) % N;
+  const int k = l / (N * N);
+  r = 0;
+  s = 0;
+  t = 0;
+  for (int m = 0; m < N; ++m) {
+    r = fma(Transposed ? D[m * N + i] : D[i * N + m], a[(k * N + j) * N + m], r);
+    s = fma(Transposed ? D[m * N + j] : D[j * N + m], b[(k * N + m) * N + i], s);
+    t = fma(Transposed ? D[m * N + k] : D[k * N + m], c[(m * N + j) * N + i], t);
+  }
+}
+
 template <class Real, class T>
 __global__ void __launch_bounds__(kFusedThreads)
     fused_patch_kernel(const SchwarzView v, const FusedPatchView f, const PoissonView a,
@@ -509,17 +528,8 @@ __global__ void __launch_bounds__(kFusedThreads)
     __syncthreads();
     const double* G = a.g + e * 6 * n3;
     for (int l = tid; l < n3; l += kFusedThreads) {
-      const int i = l % N;
-      const int j = (l / N) % N;
-      const int k = l / (N * N);
-      Real r = 0;
-      Real s = 0;
-      Real t = 0;
-      for (int m = 0; m < N; ++m) {
-        r = fma(D[i * N + m], u[(k * N + j) * N + m], r);
-        s = fma(D[j * N + m], u[(k * N + m) * N + i], s);
-        t = fma(D[k * N + m], u[(m * N + j) * N + i], t);
-      }
+      Real r, s, t;
+      element_sums<false>(D, u, u, u, N, l, r, s, t);
       const auto g11 = static_cast<Real>(G[l]);
       const auto g12 = static_cast<Real>(G[n3 + l]);
       const auto g13 = static_cast<Real>(G[2 * n3 + l]);
@@ -532,17 +542,8 @@ __global__ void __launch_bounds__(kFusedThreads)
     }
     __syncthreads();
     for (int l = tid; l < n3; l += kFusedThreads) {
-      const int i = l % N;
-      const int j = (l / N) % N;
-      const int k = l / (N * N);
-      Real r = 0;
-      Real s = 0;
-      Real t = 0;
-      for (int m = 0; m < N; ++m) {
-        r = fma(D[m * N + i], fr[(k * N + j) * N + m], r);
-        s = fma(D[m * N + j], fs[(k * N + m) * N + i], s);
-        t = fma(D[m * N + k], ft[(m * N + j) * N + i], t);
-      }
+      Real r, s, t;
+      element_sums<true>(D, fr, fs, ft, N, l, r, s, t);
       // One element's points fall on distinct box points: no two threads add to one.
       const int q = box_of(l);
       axb[q] = axb[q] + static_cast<double>(r + s + t);
@@ -744,23 +745,14 @@ void vertex_patch_fused_step(const Backend& backend, const SchwarzView& view,
   const std::size_t bytes = fused_shared_bytes(M, a.n);
   const auto blocks = static_cast<unsigned int>(view.num_elements);
   cudaStream_t stream = backend.cuda_context()->stream;
-  // The four instantiations may take more than the default 48 KB of dynamic shared memory.
-  static const bool configured = [] {
-    const int most = static_cast<int>(fused_shared_bytes(kFusedMaxBox, 9));
-    const char* what = "cudaFuncSetAttribute (fused vertex-patch step)";
-    const auto attribute = cudaFuncAttributeMaxDynamicSharedMemorySize;
-    kernels::cuda::check(cudaFuncSetAttribute(fused_patch_kernel<float, float>, attribute, most),
-                         what);
-    kernels::cuda::check(cudaFuncSetAttribute(fused_patch_kernel<double, float>, attribute, most),
-                         what);
-    kernels::cuda::check(cudaFuncSetAttribute(fused_patch_kernel<float, double>, attribute, most),
-                         what);
-    kernels::cuda::check(cudaFuncSetAttribute(fused_patch_kernel<double, double>, attribute, most),
-                         what);
-    return true;
-  }();
-  (void)configured;
   auto launch = [&](auto kernel, const auto* eigenvectors, const auto* eigenvalues) {
+    // More than the default 48 KB of dynamic shared memory from p = 6 on: raised per launch, on
+    // the current device, to what this launch takes.
+    if (bytes > 48 * 1024) {
+      kernels::cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                static_cast<int>(bytes)),
+                           "cudaFuncSetAttribute (fused vertex-patch step)");
+    }
     kernel<<<blocks, kFusedThreads, bytes, stream>>>(view, fused, a, eigenvectors, eigenvalues,
                                                      b.data(), omega, patch_scale, x.data());
   };

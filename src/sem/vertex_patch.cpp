@@ -613,8 +613,10 @@ void VertexPatchSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) con
   bool fresh = true;  // r is the residual of the current x
   if (!x_is_zero) {
     if (parameters_.fused) {
-      copy(b, d.residual);
-      axpby(-1.0, x, 1.0, d.residual);
+      if (d.has_dirichlet) {
+        copy(b, d.residual);
+        axpby(-1.0, x, 1.0, d.residual);
+      }
       fresh = false;
     } else {
       d.A->residual(b, x, d.residual);

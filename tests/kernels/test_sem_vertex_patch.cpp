@@ -474,6 +474,7 @@ TEST(VertexPatch, FusedStepEqualsTheSeparateStep) {
     int order;
   };
   const std::vector<Case> cases = {{"deformed", 36, test::unit_cube_box(4, 3, 3, 0.2), 5},
+                                   {"deformed, p = 7", 18, test::unit_cube_box(3, 3, 2, 0.2), 7},
                                    {"kershaw", box.num_elements, box.vertices, 4},
                                    {"ethier", ethier.num_elements, ethier.vertices, 3}};
   for (const Case& c : cases) {
@@ -494,7 +495,10 @@ TEST(VertexPatch, FusedStepEqualsTheSeparateStep) {
         const std::vector<double> x0 = test::random_vector(n, seed + 1);
         const auto Sb = S.adjoint();
         const auto Fb = F.adjoint();
-        const double tolerance = precision == Precision::float32 ? 1e-5 : 1e-11;
+        // float local solves, or a float operator (on cuda the separate step's vertex kernel
+        // forms the metric in float from the corners, the fused one rounds the stored terms).
+        const double tolerance =
+            precision == Precision::float32 || arithmetic == Precision::float32 ? 1e-5 : 1e-11;
         for (const bool from_zero : {false, true}) {
           const std::vector<double>* start = from_zero ? nullptr : &x0;
           const std::vector<double> hs = smooth(S, backend, b, start);
