@@ -67,6 +67,19 @@ std::vector<double> smooth(const Smoother& S, const Backend& backend, const std:
   return x.to_host();
 }
 
+/// |x'My - y'Mx| / (|x| |My|) for M = `second` after `first`, each one step (the first from 0),
+/// on random x and y of A's rows.
+double asymmetry(const Smoother& first, const Smoother& second, const Backend& backend,
+                 std::size_t n, std::uint64_t seed) {
+  const std::vector<double> x = test::random_vector(n, seed), y = test::random_vector(n, seed + 1);
+  auto M = [&](const std::vector<double>& b) {
+    const std::vector<double> half = smooth(first, backend, b, nullptr);
+    return smooth(second, backend, b, &half);
+  };
+  const std::vector<double> Mx = M(x), My = M(y);
+  return std::abs(dot(x, My) - dot(y, Mx)) / std::sqrt(dot(x, x) * dot(My, My));
+}
+
 /// On an affine box whose elements have every orientation, the patches are the interior
 /// vertices' 2 x 2 x 2 elements: the box center is the vertex, each box axis runs along one
 /// fixed direction through the whole patch, the box's inner (2p - 1)^3 points are distinct
@@ -230,21 +243,9 @@ TEST(VertexPatch, BackwardStepIsTheAdjointOfTheForwardStep) {
   const auto backward = forward.adjoint();
   EXPECT_EQ(backward->name(), "vertex_patch_schwarz(backward, float64)");
   const auto n = static_cast<std::size_t>(A.num_rows());
-  std::vector<double> x = test::random_vector(n, seed), y = test::random_vector(n, seed + 1);
-  auto M = [&](const std::vector<double>& b) {
-    const std::vector<double> half = smooth(forward, backend, b, nullptr);
-    return smooth(*backward, backend, b, &half);
-  };
-  const std::vector<double> Mx = M(x), My = M(y);
-  const double asymmetry = std::abs(dot(x, My) - dot(y, Mx)) / std::sqrt(dot(x, x) * dot(My, My));
-  EXPECT_LT(asymmetry, 1e-11);
+  EXPECT_LT(asymmetry(forward, *backward, backend, n, seed), 1e-11);
   // Not symmetric with the forward step twice.
-  auto F = [&](const std::vector<double>& b) {
-    const std::vector<double> half = smooth(forward, backend, b, nullptr);
-    return smooth(forward, backend, b, &half);
-  };
-  const std::vector<double> Fx = F(x), Fy = F(y);
-  EXPECT_GT(std::abs(dot(x, Fy) - dot(y, Fx)) / std::sqrt(dot(x, x) * dot(Fy, Fy)), 1e-8);
+  EXPECT_GT(asymmetry(forward, forward, backend, n, seed), 1e-8);
 }
 
 /// A step from a random x on the backend under test against the reference, on a deformed and
@@ -442,14 +443,7 @@ TEST(VertexPatch, BackwardStepStaysTheAdjointWithJacobiPoints) {
     EXPECT_GT(forward.num_patches(), 0);
     const auto backward = forward.adjoint();
     const auto n = static_cast<std::size_t>(A->num_rows());
-    std::vector<double> x = test::random_vector(n, seed), y = test::random_vector(n, seed + 1);
-    auto M = [&](const std::vector<double>& b) {
-      const std::vector<double> half = smooth(forward, backend, b, nullptr);
-      return smooth(*backward, backend, b, &half);
-    };
-    const std::vector<double> Mx = M(x), My = M(y);
-    const double asymmetry = std::abs(dot(x, My) - dot(y, Mx)) / std::sqrt(dot(x, x) * dot(My, My));
-    EXPECT_LT(asymmetry, 1e-11);
+    EXPECT_LT(asymmetry(forward, *backward, backend, n, seed), 1e-11);
   }
 }
 
