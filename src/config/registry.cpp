@@ -408,17 +408,17 @@ struct PMultigridParameters final : ComponentParameters {
     v.choice("schwarz_precision", schwarz_precision, {"float32", "float64"},
              "arithmetic and storage of the Schwarz smoothers' local solves (float32: half the "
              "memory, about twice the speed on a GPU)");
-    v.real("vertex_patch_relaxation", values.vertex_patch_relaxation, Range::greater_than(0.0),
+    v.real("vertex_patch_relaxation", values.vertex_patch.relaxation, Range::greater_than(0.0),
            "scaling of every correction of the `vertex_patch` smoother (1: the "
            "multiplicative method)");
-    v.integer("vertex_patch_eigen_iterations", values.vertex_patch_eigen_iterations,
+    v.integer("vertex_patch_eigen_iterations", values.vertex_patch.eigen_iterations,
               Range::at_least(0),
               "power steps estimating each vertex patch's lambda_P = lambda_max(A~_P^-1 A_P), "
               "the overshoot of its separable local solve; 0: no per-patch damping");
-    v.real("vertex_patch_damping_bound", values.vertex_patch_damping_bound,
+    v.real("vertex_patch_damping_bound", values.vertex_patch.damping_bound,
            Range{0.0, false, 2.0, false},
            "patch P's correction is scaled by min(1, vertex_patch_damping_bound / lambda_P)");
-    v.real("vertex_patch_uncovered_weight", values.vertex_patch_uncovered_weight,
+    v.real("vertex_patch_uncovered_weight", values.vertex_patch.uncovered_weight,
            Range{0.0, true, 1.0, true},
            "damped-Jacobi weight of the unknowns inside no vertex patch (near irregular "
            "vertices, on Neumann boundaries), relaxed after the colors; 0: setup fails on them");
@@ -783,7 +783,7 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
             values.chebyshev_kind = p.chebyshev_kind == "fourth" ? ChebyshevSmoother::Kind::fourth
                                                                  : ChebyshevSmoother::Kind::first;
             values.cycle_precision = precision_from_string(p.cycle_precision);
-            values.vertex_patch_fused = p.vertex_patch_step == "fused";
+            values.vertex_patch.fused = p.vertex_patch_step == "fused";
             values.coarsest = p.coarsest == "chebyshev" ? sem::PMultigrid::Coarsest::chebyshev
                                                         : sem::PMultigrid::Coarsest::assembled;
             values.cycle.cycle = parse_cycle_type(p.cycle);

@@ -97,9 +97,9 @@ std::unique_ptr<Smoother> level_smoother(const PMultigrid::Parameters& p) {
   using Kind = PMultigrid::SmootherKind;
   if (p.smoother == Kind::chebyshev_jacobi) return chebyshev(p);
   if (p.smoother == Kind::vertex_patch) {
-    return std::make_unique<VertexPatchSmoother>(VertexPatchSmoother::Parameters{
-        p.schwarz_precision, p.vertex_patch_relaxation, p.vertex_patch_eigen_iterations,
-        p.vertex_patch_damping_bound, p.vertex_patch_uncovered_weight, p.vertex_patch_fused});
+    VertexPatchSmoother::Parameters vertex_patch = p.vertex_patch;
+    vertex_patch.precision = p.schwarz_precision;
+    return std::make_unique<VertexPatchSmoother>(vertex_patch);
   }
   return std::make_unique<PreconditionedChebyshevSmoother>(
       chebyshev_parameters(p, true),
@@ -256,20 +256,13 @@ PMultigrid::PMultigrid(Parameters parameters, std::unique_ptr<Preconditioner> co
   if (parameters_.chebyshev_degree < 1) {
     throw ConfigError("chebyshev_degree", "must be at least 1");
   }
-  if (!(parameters_.vertex_patch_relaxation > 0.0) ||
-      !std::isfinite(parameters_.vertex_patch_relaxation)) {
-    throw ConfigError("vertex_patch_relaxation", "must be positive and finite");
-  }
-  if (parameters_.vertex_patch_eigen_iterations < 0) {
-    throw ConfigError("vertex_patch_eigen_iterations", "must not be negative");
-  }
-  if (!(parameters_.vertex_patch_damping_bound > 0.0 &&
-        parameters_.vertex_patch_damping_bound < 2.0)) {
-    throw ConfigError("vertex_patch_damping_bound", "must be in (0, 2)");
-  }
-  if (!(parameters_.vertex_patch_uncovered_weight >= 0.0 &&
-        parameters_.vertex_patch_uncovered_weight <= 1.0)) {
-    throw ConfigError("vertex_patch_uncovered_weight", "must be in [0, 1]");
+  try {
+    (void)VertexPatchSmoother(parameters_.vertex_patch);  // its ranges, checked where they live
+  } catch (const ConfigError& e) {
+    const std::string prefix = e.path() + ": ";
+    const std::string what = e.what();
+    throw ConfigError("vertex_patch_" + e.path(),
+                      what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what);
   }
   if (parameters_.chebyshev_kind != ChebyshevSmoother::Kind::first &&
       parameters_.smoother == SmootherKind::chebyshev_jacobi) {
@@ -417,9 +410,9 @@ void PMultigrid::setup(const LinearOperator& A) {
              : std::string(", local solves in ") +
                    std::string(to_string(parameters_.schwarz_precision))) +
         (patches
-             ? " (" + patch_text + (parameters_.vertex_patch_fused ? ", fused steps" : "") +
+             ? " (" + patch_text + (parameters_.vertex_patch.fused ? ", fused steps" : "") +
                    "), relaxation " +
-                   std::to_string(parameters_.vertex_patch_relaxation).substr(0, 5)
+                   std::to_string(parameters_.vertex_patch.relaxation).substr(0, 5)
              : ", degree " + std::to_string(parameters_.chebyshev_degree) +
                    (parameters_.chebyshev_kind == ChebyshevSmoother::Kind::fourth
                         ? std::string(", fourth kind")

@@ -226,7 +226,8 @@ std::vector<signed char> lattice_colors(const GlobalNumbering& numbering) {
 
 }  // namespace
 
-VertexPatchSmoother::Patches VertexPatchSmoother::build_patches(const SemPoissonOperator& A) {
+VertexPatchSmoother::Patches VertexPatchSmoother::build_patches(const SemPoissonOperator& A,
+                                                                bool fused_data) {
   const GlobalNumbering& numbering = A.numbering();
   const int p = numbering.order;
   const int n = p + 1;
@@ -318,9 +319,11 @@ VertexPatchSmoother::Patches VertexPatchSmoother::build_patches(const SemPoisson
   const std::vector<double> stiffness = detail::reference_stiffness(A.rule());
   const std::vector<double>& w = A.rule().weights;
   patches.box_to_global.assign(static_cast<std::size_t>(P * M3), -1);
-  patches.box_full.assign(static_cast<std::size_t>(P * M3), -1);
-  patches.elements.assign(static_cast<std::size_t>(P * 8), -1);
-  patches.placements.assign(static_cast<std::size_t>(P * 8 * 9), 0);
+  if (fused_data) {
+    patches.box_full.assign(static_cast<std::size_t>(P * M3), -1);
+    patches.elements.assign(static_cast<std::size_t>(P * 8), -1);
+    patches.placements.assign(static_cast<std::size_t>(P * 8 * 9), 0);
+  }
   patches.eigenvectors.assign(static_cast<std::size_t>(P * 3 * M * M), 0.0);
   patches.eigenvalues.assign(static_cast<std::size_t>(P * 3 * M), 0.0);
   patches.vertex.resize(static_cast<std::size_t>(P));
@@ -339,12 +342,14 @@ VertexPatchSmoother::Patches VertexPatchSmoother::build_patches(const SemPoisson
         for (int k = 0; k < 8; ++k) {
           const std::int64_t e = corners[candidates[v] + k].second / 8;
           const Placement& pl = placed[k];
-          patches.elements[q * 8 + k] = e;
-          std::int32_t* code = patches.placements.data() + (q * 8 + k) * 9;
-          for (int a = 0; a < 3; ++a) {
-            code[a] = pl.perm[a];
-            code[3 + a] = pl.sign[a];
-            code[6 + a] = pl.base[a];
+          if (fused_data) {
+            patches.elements[q * 8 + k] = e;
+            std::int32_t* code = patches.placements.data() + (q * 8 + k) * 9;
+            for (int a = 0; a < 3; ++a) {
+              code[a] = pl.perm[a];
+              code[3 + a] = pl.sign[a];
+              code[6 + a] = pl.base[a];
+            }
           }
           for (int kk = 0; kk < n; ++kk) {
             for (int j = 0; j < n; ++j) {
@@ -364,8 +369,10 @@ VertexPatchSmoother::Patches VertexPatchSmoother::build_patches(const SemPoisson
             }
           }
         }
-        index_t* full = patches.box_full.data() + q * M3;
-        for (std::int64_t box = 0; box < M3; ++box) full[box] = static_cast<index_t>(map[box]);
+        if (fused_data) {
+          index_t* full = patches.box_full.data() + q * M3;
+          for (std::int64_t box = 0; box < M3; ++box) full[box] = static_cast<index_t>(map[box]);
+        }
         index_t* out = patches.box_to_global.data() + q * M3;
         for (int K = 1; K < M - 1; ++K) {
           for (int J = 1; J < M - 1; ++J) {
@@ -443,7 +450,7 @@ void VertexPatchSmoother::setup(const LinearOperator& A) {
         "VertexPatchSmoother: A must be a spectral-element Poisson operator (kryflow sem)");
   }
   data_.reset();
-  Patches patches = build_patches(*op);
+  Patches patches = build_patches(*op, parameters_.fused);
   if (!patches.uncovered.empty() && parameters_.uncovered_weight == 0.0) {
     const std::int64_t g = patches.uncovered.front();
     const std::vector<double>& x = op->coordinates();
@@ -641,6 +648,8 @@ void VertexPatchSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) con
   // The Dirichlet update above changed x only where A is the identity and r is then 0: r is
   // still the residual of x at every other point, which is all the steps below read.
   if (direction_ == Direction::backward) relax_uncovered();
+  const kernels::sem::PoissonView operator_view =
+      parameters_.fused ? d.A->view(true) : kernels::sem::PoissonView{};
   for (int step = 0; step < colors; ++step) {
     const int c = direction_ == Direction::forward ? step : colors - 1 - step;
     if (parameters_.fused) {
@@ -650,7 +659,7 @@ void VertexPatchSmoother::smooth(const Vector& b, Vector& x, bool x_is_zero) con
       fused.box_full = d.box_full.data() + first * M3;
       fused.elements = d.elements.data() + first * 8;
       fused.placements = d.placements.data() + first * 8 * 9;
-      kernels::sem::vertex_patch_fused_step(backend, color_view(d, c), fused, d.A->view(true),
+      kernels::sem::vertex_patch_fused_step(backend, color_view(d, c), fused, operator_view,
                                             b.span(), parameters_.relaxation,
                                             scale != nullptr ? scale + first : nullptr, x.span());
       fresh = false;

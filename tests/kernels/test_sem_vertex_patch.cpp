@@ -67,6 +67,13 @@ std::vector<double> smooth(const Smoother& S, const Backend& backend, const std:
   return x.to_host();
 }
 
+/// A box of nx x ny x nz elements under the Kershaw map with eps = 0.3.
+HexMesh kershaw_box(int nx, int ny, int nz) {
+  BoxOptions kershaw;
+  kershaw.kershaw_epsilon = 0.3;
+  return box_mesh(nx, ny, nz, kershaw);
+}
+
 /// |x'My - y'Mx| / (|x| |My|) for M = `second` after `first`, each one step (the first from 0),
 /// on random x and y of A's rows.
 double asymmetry(const Smoother& first, const Smoother& second, const Backend& backend,
@@ -254,9 +261,7 @@ TEST(VertexPatch, BackendAgreesWithTheReference) {
   const Backend backend = test::backend_under_test();
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  BoxOptions kershaw;
-  kershaw.kershaw_epsilon = 0.3;
-  const HexMesh mesh = box_mesh(6, 4, 4, kershaw);
+  const HexMesh mesh = kershaw_box(6, 4, 4);
   for (int order : {3, 7}) {
     for (const bool deformed : {true, false}) {
       SCOPED_TRACE(std::to_string(order) + (deformed ? " deformed" : " kershaw"));
@@ -300,9 +305,7 @@ TEST(VertexPatch, DampingKeepsTheStepsConvergentOnKershawMeshes) {
   const Backend backend = test::backend_under_test();
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  BoxOptions kershaw;
-  kershaw.kershaw_epsilon = 0.3;
-  const HexMesh mesh = box_mesh(6, 4, 4, kershaw);
+  const HexMesh mesh = kershaw_box(6, 4, 4);
   const SemPoissonOperator A(backend, mesh.num_elements, mesh.vertices, 5);
   const auto n = static_cast<std::size_t>(A.num_rows());
   const Vector b = Vector::from_host(backend, test::random_vector(n, seed));
@@ -455,9 +458,7 @@ TEST(VertexPatch, FusedStepEqualsTheSeparateStep) {
   const Backend backend = test::backend_under_test();
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  BoxOptions kershaw;
-  kershaw.kershaw_epsilon = 0.3;
-  const HexMesh box = box_mesh(4, 4, 3, kershaw);
+  const HexMesh box = kershaw_box(4, 4, 3);
   const auto path = test::nek_mesh_file("nekrs_ethier/ethier");
   ASSERT_FALSE(path.empty());
   const HexMesh ethier = read_re2(path);

@@ -105,14 +105,9 @@ class PMultigrid final : public Multigrid {
     /// The Schwarz smoothers' local solves (SchwarzPreconditioner's and VertexPatchSmoother's
     /// precision).
     Precision schwarz_precision = Precision::float32;
-    /// VertexPatchSmoother's relaxation (> 0), eigen_iterations (>= 0), damping_bound
-    /// (in (0, 2)), uncovered_weight (in [0, 1]) and fused.
-    double vertex_patch_relaxation = 1.0;
-    int vertex_patch_eigen_iterations = 10;
-    double vertex_patch_damping_bound = 1.5;
-    double vertex_patch_uncovered_weight = 2.0 / 3.0;
-    /// VertexPatchSmoother's fused step (experimental).
-    bool vertex_patch_fused = false;
+    /// The vertex-patch smoother's parameters (its precision is replaced by schwarz_precision;
+    /// ranges and errors as VertexPatchSmoother's, named vertex_patch_<field>).
+    VertexPatchSmoother::Parameters vertex_patch;
     /// The element arithmetic of the matrix-free operators inside the cycle
     /// (SemPoissonOptions::arithmetic): with float32 every level's operator, the finest one
     /// too (a with_arithmetic copy of A owned by the preconditioner), computes its element
@@ -146,7 +141,7 @@ class PMultigrid final : public Multigrid {
   /// `coarse_solver` (null: AmgPreconditioner(default_amg())) is set up by setup on the
   /// assembled order-1 matrix; unused with coarsest chebyshev. Throws ConfigError naming the
   /// parameter out of range (orders not decreasing, not ending in 1 or not positive; a degree,
-  /// alpha or count out of range).
+  /// alpha or count out of range; a vertex-patch parameter as vertex_patch_relaxation, ...).
   explicit PMultigrid(Parameters parameters, std::unique_ptr<Preconditioner> coarse_solver = {});
   PMultigrid() : PMultigrid(Parameters{}) {}
   ~PMultigrid() override;

@@ -219,15 +219,17 @@ class VertexPatchSmoother final : public Smoother {
     std::vector<std::int64_t> vertex;  ///< the global point of each patch's vertex
     bool lattice_colors = false;       ///< 8 parity colors (else greedy)
     std::vector<index_t> uncovered;    ///< the unknowns inside no patch, increasing
-    /// The fused step's data: every box point's global point (no -1), each patch's 8 elements
-    /// and their placements (perm[3], sign[3], base[3]; kernels::sem::FusedPatchView).
+    /// The fused step's data (build_patches with fused_data; empty otherwise): every box
+    /// point's global point (no -1), each patch's 8 elements and their placements (perm[3],
+    /// sign[3], base[3]; kernels::sem::FusedPatchView).
     std::vector<index_t> box_full;
     std::vector<std::int64_t> elements;
     std::vector<std::int32_t> placements;
   };
   /// The setup's host phase (it reports the unknowns inside no patch; it does not throw for
-  /// them). Throws as setup otherwise.
-  static Patches build_patches(const SemPoissonOperator& A);
+  /// them); the fused step's data (box_full, elements, placements) only with fused_data, as
+  /// box_full is as large as box_to_global. Throws as setup otherwise.
+  static Patches build_patches(const SemPoissonOperator& A, bool fused_data = false);
 
  private:
   struct Data;
