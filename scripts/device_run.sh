@@ -529,6 +529,27 @@ command -v nsys >/dev/null && timeout 300 nsys profile -o "$build/kershaw_profil
   timeout 300 nsys stats --report cuda_gpu_kern_sum --format csv "$build/kershaw_profile.nsys-rep" \
     >"$results/profile_kershaw_kernels.csv" 2>>"$log"
 head -25 "$results/profile_kershaw_kernels.csv" | cut -c1-220 | tee -a "$log"
+# Without nsys: every kernel of the whole solve (setup included) timed by ncu, summed by name.
+if ! command -v nsys >/dev/null; then
+  timeout 400 ncu --metrics gpu__time_duration.sum --csv --graph-profiling node \
+    "$kryflow" sem --backend cuda --mesh "$kmesh" --kershaw 0.3 --order 7 --preset sem_pmg_schwarz \
+    --copy-bytes 0 ${KRYFLOW_PROFILE_ARGS:-} >"$results/ncu_kershaw_solve.csv" 2>>"$log"
+  python3 - "$results/ncu_kershaw_solve.csv" <<'PY' | tee "$results/ncu_kershaw_kernels.txt" | tee -a "$log"
+import csv, sys, collections
+rows = [l for l in open(sys.argv[1]) if l.startswith('"')]
+total = collections.defaultdict(float); count = collections.Counter()
+for r in csv.DictReader(rows):
+    if r.get("Metric Name") != "gpu__time_duration.sum": continue
+    name = r["Kernel Name"].split("(")[0][:90]
+    scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}.get(r["Metric Unit"], 1.0)
+    total[name] += float(r["Metric Value"].replace(",", "")) * scale; count[name] += 1
+grand = sum(total.values())
+print(f"{'kernel':90s} {'calls':>6s} {'total us':>10s} {'us/call':>9s} share")
+for name, t in sorted(total.items(), key=lambda kv: -kv[1])[:40]:
+    print(f"{name:90s} {count[name]:6d} {t:10.1f} {t/count[name]:9.2f} {100*t/grand:5.1f}%")
+print(f"all kernels: {sum(count.values())} launches, {grand:.1f} us")
+PY
+fi
 timeout 300 ncu --kernel-name-base demangled \
   --kernel-name "regex:layered_element_kernel<\(int\)8, \(bool\)1, .*\)3, double" --launch-count 1 \
   --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \

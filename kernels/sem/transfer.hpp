@@ -5,12 +5,20 @@
 // summed into assembled (global) vectors with a weight per global point.
 //
 // transfer_interpolate, the same order of operations on every backend: per element, the input
-// u[(k n + j) n + i] = weight[g] * x[g] for its local points (g the point's global index; the
-// weight folds in the Dirichlet mask, 0, and the averaging 1 / multiplicity); then the three
-// contractions, r first: t1[a, j, k] = sum_i J[a, i] u[i, j, k], t2[a, b, k] = sum_j J[b, j]
-// t1[a, j, k], y[a, b, c] = sum_k J[c, k] t2[a, b, k], each sum started at 0 and added in
-// increasing index; y is written to the element's out-side local points (element e's point
-// (a, b, c) at (e n_out + c) n_out + b) n_out + a).
+// u[(k n + j) n + i] for its local points (g the point's global index): weight[g] * x[g], or,
+// where the side has owners, x[g] at the local point that owns g (owner 1) and 0 at the others
+// (each global point counted once; 0 at Dirichlet points); then the three contractions, r
+// first: t1[a, j, k] = sum_i J[a, i] u[i, j, k], t2[a, b, k] = sum_j J[b, j] t1[a, j, k],
+// y[a, b, c] = sum_k J[c, k] t2[a, b, k], each sum started at 0 and added in increasing index;
+// y is written to the element's out-side local points (element e's point (a, b, c) at
+// (e n_out + c) n_out + b) n_out + a).
+//
+// transfer_prolongate: the same interpolation, written straight to the out side's global
+// points: y[g] = beta y[g] + y_e[q] at the local point q that owns g (owner 1), y[g] = beta y[g]
+// where that local point's owner is 2 (a Dirichlet point). On a conforming mesh the
+// interpolants of neighbouring elements agree on their shared points (a face's values depend
+// on the face's coarse points only), so this is the weighted average of the copies without
+// forming them.
 //
 // transfer_assemble: y[g] = beta y[g] + weight[g] * (sum of y_local over the locals of g in
 // increasing local index), beta = 0 not reading y.
@@ -35,6 +43,10 @@ struct TransferSideView {
   const std::int64_t* global_offsets = nullptr;  // num_global + 1
   const index_t* global_locals = nullptr;        // num_elements x n^3, grouped by global point
   const double* weight = nullptr;                // num_global
+  /// num_elements x n^3, or null: 1 at the first local point (in increasing local index) of
+  /// every global point that is not a Dirichlet point, 2 at the first of every Dirichlet point,
+  /// 0 elsewhere.
+  const std::uint8_t* owner = nullptr;
 };
 
 #define KRYFLOW_SEM_TRANSFER_DECLARATIONS                                                      \
@@ -42,6 +54,11 @@ struct TransferSideView {
    * (in.num_global entries); matrix: n_out x in.n, row-major */                               \
   void transfer_interpolate(const Backend& backend, const TransferSideView& in, int n_out,     \
                             const double* matrix, Span<const double> x, Span<double> y_local); \
+  /** y = beta y + the interpolation of x, written by the owners of out's points (out.owner \
+   * and out.local_to_global set); matrix: out.n x in.n, row-major */                          \
+  void transfer_prolongate(const Backend& backend, const TransferSideView& in,                 \
+                           const TransferSideView& out, const double* matrix,                  \
+                           Span<const double> x, double beta, Span<double> y);                 \
   /** y = beta y + weight * Q^T y_local on out's numbering */                                  \
   void transfer_assemble(const Backend& backend, const TransferSideView& out,                  \
                          Span<const double> y_local, double beta, Span<double> y);

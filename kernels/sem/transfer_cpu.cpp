@@ -20,6 +20,21 @@ void transfer_interpolate(const Backend& backend, const TransferSideView& in, in
   });
 }
 
+void transfer_prolongate(const Backend& backend, const TransferSideView& in,
+                         const TransferSideView& out, const double* matrix, Span<const double> x,
+                         double beta, Span<double> y) {
+  const std::int64_t scratch_size =
+      host::interpolate_scratch(in.n, out.n) + std::int64_t{out.n} * out.n * out.n;
+  const std::int64_t work = in.num_elements * scratch_size;
+  parallel::for_each(backend, work, in.num_elements, [&](std::int64_t e) {
+    thread_local std::vector<double> scratch;
+    if (static_cast<std::int64_t>(scratch.size()) < scratch_size) {
+      scratch.resize(static_cast<std::size_t>(scratch_size));
+    }
+    host::prolongate_element(in, out, matrix, x.data(), beta, y.data(), e, scratch.data());
+  });
+}
+
 void transfer_assemble(const Backend& backend, const TransferSideView& out,
                        Span<const double> y_local, double beta, Span<double> y) {
   const std::int64_t locals = out.num_global > 0 ? out.global_offsets[out.num_global] : 0;

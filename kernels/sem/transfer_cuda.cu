@@ -1,7 +1,11 @@
-// CUDA spectral-element transfers: one block per element for the interpolation (the weighted
-// gather, then the three contractions through shared memory, each output entry's sum in the
-// reference's order), one thread per global point for the assembly.
+// CUDA spectral-element transfers: one block per element for the interpolation (the weighted or
+// owner-masked gather, then the three contractions through shared memory, each output entry's
+// sum in the reference's order; the prolongation writes the owned points of the global vector
+// directly), one thread per global point for the assembly.
 #include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/cuda_runtime.hpp"
@@ -13,9 +17,13 @@ namespace {
 
 constexpr int kThreads = 128;
 
+/// The interpolation of element blockIdx.x; Prolongate: written to out's global points through
+/// their owners (y = beta y + value), else to the element's out-side locals y_local.
+template <bool Prolongate>
 __global__ void __launch_bounds__(kThreads)
-    interpolate_kernel(const TransferSideView in, int no, const double* __restrict__ J,
-                       const double* __restrict__ x, double* __restrict__ y_local) {
+    interpolate_kernel(const TransferSideView in, const TransferSideView out, int no,
+                       const double* __restrict__ J, const double* __restrict__ x, double beta,
+                       double* __restrict__ y) {
   extern __shared__ double shared[];
   const int ni = in.n;
   const int ni3 = ni * ni * ni;
@@ -26,8 +34,13 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t e = blockIdx.x;
   for (int q = threadIdx.x; q < no * ni; q += kThreads) j_s[q] = J[q];
   for (int q = threadIdx.x; q < ni3; q += kThreads) {
-    const index_t g = __ldg(in.local_to_global + e * ni3 + q);
-    u[q] = __dmul_rn(__ldg(in.weight + g), __ldg(x + g));
+    const std::int64_t l = e * ni3 + q;
+    if (in.owner != nullptr) {
+      u[q] = __ldg(in.owner + l) == 1 ? __ldg(x + __ldg(in.local_to_global + l)) : 0.0;
+    } else {
+      const index_t g = __ldg(in.local_to_global + l);
+      u[q] = __dmul_rn(__ldg(in.weight + g), __ldg(x + g));
+    }
   }
   __syncthreads();
   for (int q = threadIdx.x; q < ni * ni * no; q += kThreads) {
@@ -50,16 +63,50 @@ __global__ void __launch_bounds__(kThreads)
   }
   __syncthreads();
   const int no3 = no * no * no;
-  double* y = y_local + e * no3;
   for (int q = threadIdx.x; q < no3; q += kThreads) {
+    const std::int64_t l = e * no3 + q;
+    std::uint8_t owner = 1;
+    if constexpr (Prolongate) {
+      owner = __ldg(out.owner + l);
+      if (owner == 0) continue;
+    }
     const int ab = q % (no * no);  // b * no + a
     const int c = q / (no * no);
     double sum = 0.0;
     for (int k = 0; k < ni; ++k) {
       sum = __dadd_rn(sum, __dmul_rn(j_s[c * ni + k], t2[k * no * no + ab]));
     }
-    y[q] = sum;
+    if constexpr (Prolongate) {
+      const index_t g = __ldg(out.local_to_global + l);
+      const double value = owner == 1 ? sum : 0.0;
+      y[g] = beta == 0.0 ? value : __dadd_rn(__dmul_rn(beta, y[g]), value);
+    } else {
+      y[l] = sum;
+    }
   }
+}
+
+/// Launches interpolate_kernel<Prolongate> for in's elements, n_out points per direction out.
+template <bool Prolongate>
+void launch_interpolate(const Backend& backend, const TransferSideView& in,
+                        const TransferSideView& out, int n_out, const double* matrix,
+                        const double* x, double beta, double* y, const char* who) {
+  const int ni = in.n;
+  const std::size_t bytes =
+      sizeof(double) *
+      static_cast<std::size_t>(n_out * ni + ni * ni * ni + ni * ni * n_out + ni * n_out * n_out);
+  if (bytes > 48 * 1024) {
+    KRYFLOW_CUDA_CHECK(cudaFuncSetAttribute(interpolate_kernel<Prolongate>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(bytes)));
+  }
+  if (in.num_elements > 0x7fffffffLL) {
+    throw NotSupported(std::string(who) + ": more than 2^31 - 1 elements");
+  }
+  interpolate_kernel<Prolongate><<<static_cast<unsigned int>(in.num_elements), kThreads, bytes,
+                                   backend.cuda_context()->stream>>>(in, out, n_out, matrix, x,
+                                                                     beta, y);
+  kernels::cuda::check_launch(who);
 }
 
 __global__ void __launch_bounds__(256)
@@ -81,21 +128,16 @@ __global__ void __launch_bounds__(256)
 void transfer_interpolate(const Backend& backend, const TransferSideView& in, int n_out,
                           const double* matrix, Span<const double> x, Span<double> y_local) {
   if (in.num_elements == 0) return;
-  const int ni = in.n;
-  const std::size_t bytes =
-      sizeof(double) *
-      static_cast<std::size_t>(n_out * ni + ni * ni * ni + ni * ni * n_out + ni * n_out * n_out);
-  if (bytes > 48 * 1024) {
-    KRYFLOW_CUDA_CHECK(cudaFuncSetAttribute(
-        interpolate_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  }
-  if (in.num_elements > 0x7fffffffLL) {
-    throw NotSupported("sem::transfer_interpolate: more than 2^31 - 1 elements");
-  }
-  interpolate_kernel<<<static_cast<unsigned int>(in.num_elements), kThreads, bytes,
-                       backend.cuda_context()->stream>>>(in, n_out, matrix, x.data(),
-                                                         y_local.data());
-  kernels::cuda::check_launch("sem::transfer_interpolate");
+  launch_interpolate<false>(backend, in, TransferSideView{}, n_out, matrix, x.data(), 0.0,
+                            y_local.data(), "sem::transfer_interpolate");
+}
+
+void transfer_prolongate(const Backend& backend, const TransferSideView& in,
+                         const TransferSideView& out, const double* matrix, Span<const double> x,
+                         double beta, Span<double> y) {
+  if (in.num_elements == 0) return;
+  launch_interpolate<true>(backend, in, out, out.n, matrix, x.data(), beta, y.data(),
+                           "sem::transfer_prolongate");
 }
 
 void transfer_assemble(const Backend& backend, const TransferSideView& out,

@@ -135,18 +135,28 @@ void check_size(const Vector& v, index_t n, const char* what) {
 // ---------------------------------------------------------------------------------------------
 // SemTransfer
 
-SemTransfer::Side SemTransfer::make_side(const SemPoissonOperator& A, bool average) {
+SemTransfer::Side SemTransfer::make_side(const SemPoissonOperator& A, bool owners) {
   const GlobalNumbering& numbering = A.numbering();
   const std::vector<index_t> l2g(numbering.local_to_global.begin(),
                                  numbering.local_to_global.end());
-  std::vector<double> weight(static_cast<std::size_t>(numbering.num_global));
-  for (std::size_t g = 0; g < weight.size(); ++g) {
-    weight[g] = A.dirichlet()[g] != 0 ? 0.0
-                : average             ? 1.0 / static_cast<double>(numbering.multiplicity[g])
-                                      : 1.0;
+  Side side{&A, Array<index_t>::from_host(A.backend(), l2g), {}, {}};
+  if (owners) {
+    // The first local point of each global point owns it (2 at Dirichlet points).
+    std::vector<std::uint8_t> owner(l2g.size(), 0);
+    std::vector<char> seen(static_cast<std::size_t>(numbering.num_global), 0);
+    for (std::size_t l = 0; l < l2g.size(); ++l) {
+      const auto g = static_cast<std::size_t>(l2g[l]);
+      if (seen[g] != 0) continue;
+      seen[g] = 1;
+      owner[l] = A.dirichlet()[g] != 0 ? 2 : 1;
+    }
+    side.owner = Array<std::uint8_t>::from_host(A.backend(), owner);
+  } else {
+    std::vector<double> weight(static_cast<std::size_t>(numbering.num_global));
+    for (std::size_t g = 0; g < weight.size(); ++g) weight[g] = A.dirichlet()[g] != 0 ? 0.0 : 1.0;
+    side.weight = Array<double>::from_host(A.backend(), weight);
   }
-  return {&A, Array<index_t>::from_host(A.backend(), l2g),
-          Array<double>::from_host(A.backend(), weight)};
+  return side;
 }
 
 kernels::sem::TransferSideView SemTransfer::view(const Side& side) {
@@ -159,6 +169,7 @@ kernels::sem::TransferSideView SemTransfer::view(const Side& side) {
   v.global_offsets = side.A->global_offsets().data();
   v.global_locals = side.A->global_locals().data();
   v.weight = side.weight.data();
+  v.owner = side.owner.data();
   return v;
 }
 
@@ -188,17 +199,15 @@ SemTransfer::SemTransfer(const SemPoissonOperator& fine, const SemPoissonOperato
   }
   interpolation_ = Array<double>::from_host(fine.backend(), J);
   transpose_ = Array<double>::from_host(fine.backend(), Jt);
-  local_ = Array<double>(fine.backend(), fine.numbering().local_to_global.size());
+  local_ = Array<double>(coarse.backend(), coarse.numbering().local_to_global.size());
 }
 
 void SemTransfer::prolongate(const Vector& coarse, Vector& fine, bool add) const {
   check_size(coarse, coarse_rows(), "the coarse vector");
   check_size(fine, fine_rows(), "the fine vector");
-  const Backend& backend = fine_.A->backend();
-  const kernels::sem::TransferSideView out = view(fine_);
-  kernels::sem::transfer_interpolate(backend, view(coarse_), out.n, interpolation_.data(),
-                                     coarse.span(), local_.span());
-  kernels::sem::transfer_assemble(backend, out, local_.span(), add ? 1.0 : 0.0, fine.span());
+  kernels::sem::transfer_prolongate(fine_.A->backend(), view(coarse_), view(fine_),
+                                    interpolation_.data(), coarse.span(), add ? 1.0 : 0.0,
+                                    fine.span());
 }
 
 void SemTransfer::restrict_residual(const Vector& fine, Vector& coarse) const {

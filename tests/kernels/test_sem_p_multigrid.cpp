@@ -107,6 +107,58 @@ TEST(SemTransfer, RestrictionIsTheTransposeOfProlongationAndMasksDirichletPoints
   }
 }
 
+TEST(SemTransfer, ProlongationEqualsTheAverageOfTheElementInterpolants) {
+  // P takes each fine point from one element; computed here independently: every element's
+  // interpolant (J x J x J by plain loops) averaged over the elements sharing the point.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  const Backend backend = test::backend_under_test();
+  for (const auto& [pf, pc] : {std::pair{7, 3}, std::pair{5, 2}, std::pair{3, 1}}) {
+    SCOPED_TRACE(std::to_string(pf) + " -> " + std::to_string(pc));
+    const SemPoissonOperator fine(backend, 18, deformed_box(3, 2, 3, 0.3), pf);
+    const auto coarse = fine.at_order(pc);
+    const SemTransfer transfer(fine, *coarse);
+    const std::vector<double> c =
+        test::random_vector(static_cast<std::size_t>(coarse->num_rows()), seed + pf);
+    const std::vector<double> Pc = prolongate(transfer, backend, c);
+
+    const std::vector<double> J = lagrange_interpolation_matrix(coarse->rule(), fine.rule().nodes);
+    const int nf = pf + 1;
+    const int nc = pc + 1;
+    const auto& lf = fine.numbering().local_to_global;
+    const auto& lc = coarse->numbering().local_to_global;
+    std::vector<double> sum(Pc.size(), 0.0);
+    std::vector<int> copies(Pc.size(), 0);
+    for (std::int64_t e = 0; e < fine.numbering().num_elements; ++e) {
+      for (int k = 0; k < nf; ++k) {
+        for (int j = 0; j < nf; ++j) {
+          for (int i = 0; i < nf; ++i) {
+            double value = 0.0;
+            for (int kc = 0; kc < nc; ++kc) {
+              for (int jc = 0; jc < nc; ++jc) {
+                for (int ic = 0; ic < nc; ++ic) {
+                  const auto g = static_cast<std::size_t>(lc[((e * nc + kc) * nc + jc) * nc + ic]);
+                  const double u = coarse->dirichlet()[g] != 0 ? 0.0 : c[g];
+                  value += J[i * nc + ic] * J[j * nc + jc] * J[k * nc + kc] * u;
+                }
+              }
+            }
+            const auto g = static_cast<std::size_t>(lf[((e * nf + k) * nf + j) * nf + i]);
+            sum[g] += value;
+            ++copies[g];
+          }
+        }
+      }
+    }
+    double worst = 0.0;
+    for (std::size_t g = 0; g < Pc.size(); ++g) {
+      const double expected = fine.dirichlet()[g] != 0 ? 0.0 : sum[g] / copies[g];
+      worst = std::max(worst, std::abs(Pc[g] - expected));
+    }
+    EXPECT_LT(worst, 1e-13 * (max_abs(Pc) + 1.0));
+  }
+}
+
 TEST(SemTransfer, BackendMatchesReference) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(seed);

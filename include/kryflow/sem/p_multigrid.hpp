@@ -24,19 +24,24 @@ namespace kryflow::sem {
 /// The transfers between the spectral-element spaces of two orders p_f > p_c on one mesh
 /// (Rønquist and Patera, "Spectral element multigrid I", J. Sci. Comput. 2, 1987; the
 /// transfers of nekRS's p-multigrid): the prolongation
-///   P = W_f Q_f^T (J (x) J (x) J) Q_c M_c,
+///   P = Q_f^T W_f (J (x) J (x) J) Q_c M_c,
 /// element by element the tensor product of the 1D Lagrange interpolation matrix J (N_f x N_c,
 /// lagrange_interpolation_matrix from the order-p_c GLL nodes to the order-p_f ones), with
 /// Q the gather to element-local points, M_c zeroing the coarse Dirichlet points and W_f
-/// averaging over the elements that share a fine point (1 / multiplicity, 0 at fine Dirichlet
-/// points). Coarse functions are continuous, so every element gives a shared point the same
-/// value and the average is exact: P e interpolates e. The restriction is its transpose,
-///   R = P^T = M_c Q_c^T (J^T (x) J^T (x) J^T) Q_f W_f,
+/// (diagonal on the fine local points) taking each fine point from one of the elements that
+/// share it (1 at its owner, the first of its local points; 0 at the other copies and at fine
+/// Dirichlet points). Coarse functions are continuous and a face's
+/// interpolated values depend on the face's coarse points only, so every element gives a shared
+/// point the same value: W_f equals the average over the copies (1 / multiplicity), without
+/// forming them, and P e interpolates e. The restriction is its transpose,
+///   R = P^T = M_c Q_c^T (J^T (x) J^T (x) J^T) W_f Q_f,
 /// so a V-cycle with symmetric smoothing stays symmetric. Both run on the operators' backend
-/// (kernels/sem/transfer.hpp), two kernels each, and may be recorded. The sums into global
-/// vectors use the operators' own assembly lists (SemPoissonOperator::global_offsets and
-/// global_locals). Memory: a 4-byte global index per local point of either order, a weight per
-/// global point of either order, and num_elements N_f^3 doubles of scratch.
+/// (kernels/sem/transfer.hpp): the prolongation one kernel that writes the owned fine points,
+/// the restriction two (the element contractions, then the sums over the coarse copies); both
+/// may be recorded. The coarse sums use the coarse operator's assembly lists
+/// (SemPoissonOperator::global_offsets and global_locals). Memory: a 4-byte global index per
+/// local point of either order, an owner byte per fine local point, a weight per coarse global
+/// point, and num_elements N_c^3 doubles of scratch.
 class SemTransfer {
  public:
   /// Throws InvalidInput when the two operators are not on one backend and mesh (element
@@ -53,19 +58,21 @@ class SemTransfer {
 
  private:
   /// One order: its operator (for its numbering and assembly lists), the global index of each
-  /// local point on the backend, and the weight of each global point (0 at Dirichlet points,
-  /// else 1 / multiplicity on the fine side and 1 on the coarse side).
+  /// local point on the backend; on the coarse side the weight of each global point (0 at
+  /// Dirichlet points, else 1), on the fine side the owner of each (kernels/sem/transfer.hpp:
+  /// the first local point of each global point, which alone writes and reads it).
   struct Side {
     const SemPoissonOperator* A = nullptr;
     Array<index_t> local_to_global;
     Array<double> weight;
+    Array<std::uint8_t> owner;
   };
-  static Side make_side(const SemPoissonOperator& A, bool average);
+  static Side make_side(const SemPoissonOperator& A, bool owners);
   static kernels::sem::TransferSideView view(const Side& side);
   Side fine_, coarse_;
   Array<double> interpolation_;  // N_f x N_c
   Array<double> transpose_;      // N_c x N_f
-  mutable Array<double> local_;  // num_elements x N_f^3
+  mutable Array<double> local_;  // num_elements x N_c^3: the restriction's element values
 };
 
 /// p-multigrid as a preconditioner of the SemPoissonOperator (Rønquist and Patera 1987; Fischer
