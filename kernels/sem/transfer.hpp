@@ -54,7 +54,7 @@ struct TransferSideView {
    * (in.num_global entries); matrix: n_out x in.n, row-major */                               \
   void transfer_interpolate(const Backend& backend, const TransferSideView& in, int n_out,     \
                             const double* matrix, Span<const double> x, Span<double> y_local); \
-  /** y = beta y + the interpolation of x, written by the owners of out's points (out.owner \
+  /** y = beta y + the interpolation of x, written by the owners of out's points (out.owner    \
    * and out.local_to_global set); matrix: out.n x in.n, row-major */                          \
   void transfer_prolongate(const Backend& backend, const TransferSideView& in,                 \
                            const TransferSideView& out, const double* matrix,                  \

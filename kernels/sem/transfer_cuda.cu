@@ -103,9 +103,9 @@ void launch_interpolate(const Backend& backend, const TransferSideView& in,
   if (in.num_elements > 0x7fffffffLL) {
     throw NotSupported(std::string(who) + ": more than 2^31 - 1 elements");
   }
-  interpolate_kernel<Prolongate><<<static_cast<unsigned int>(in.num_elements), kThreads, bytes,
-                                   backend.cuda_context()->stream>>>(in, out, n_out, matrix, x,
-                                                                     beta, y);
+  interpolate_kernel<Prolongate>
+      <<<static_cast<unsigned int>(in.num_elements), kThreads, bytes,
+         backend.cuda_context()->stream>>>(in, out, n_out, matrix, x, beta, y);
   kernels::cuda::check_launch(who);
 }
 
