@@ -8,7 +8,7 @@
 // a sum over m in increasing order), w_a = G_a1 u_r + G_a2 u_s + G_a3 u_t (left to right),
 // y_L = D_r^T w_r + D_s^T w_s + D_t^T w_t (r, then s, then t, each sum in increasing m); then
 // y[g] = masked(g) ? x[g] : the sum of y_L over the locals of g in increasing local index
-// (with PoissonView::accumulate, y[g] = alpha * that + y[g]).
+// (with PoissonView::accumulate, y[g] = alpha * that + y[g], or + base[g] with a base).
 // With PoissonView::float_arithmetic the element operations above are done in float (the
 // mixed-precision operator of Kronbichler and Ljungkvist, "Multigrid for matrix-free high-order
 // finite element computations on graphics processors", ACM TOPC 6(1), 2019): x_L, D and G are
@@ -64,6 +64,9 @@ struct PoissonView {
   // then axpby(alpha, A x, 1, y); cuda atomic assembly: in no fixed order, as A x).
   bool accumulate = false;
   double alpha = 1.0;
+  // With accumulate, base (num_global entries; may be y itself) instead of y's old values:
+  // y = alpha (A x) + base, so y = b - A x needs no copy of b. Null: y.
+  const double* base = nullptr;
   // Element arithmetic in float (see the contract above); vectors and assembly stay double.
   bool float_arithmetic = false;
   ElementKernel element_kernel = ElementKernel::layered;  // cuda only

@@ -111,7 +111,9 @@ __device__ __forceinline__ void store_point(const PoissonView& a, const double* 
   const std::uint32_t g = code & kGlobalBits;
   if ((code & kUniqueBit) != 0) {
     const double product = masked ? x[g] : value;
-    y[g] = a.accumulate ? __dadd_rn(__dmul_rn(a.alpha, product), y[g]) : product;
+    y[g] = a.accumulate
+               ? __dadd_rn(__dmul_rn(a.alpha, product), a.base != nullptr ? a.base[g] : y[g])
+               : product;
   } else if constexpr (Atomic) {
     if (!masked) atomicAdd(y + g, a.accumulate ? a.alpha * value : value);
   } else {
@@ -521,7 +523,8 @@ __global__ void __launch_bounds__(kThreads)
       sum = sum + a.local_y[__ldg(shared_locals + q)];
     }
   }
-  y[g] = a.accumulate ? __dadd_rn(__dmul_rn(a.alpha, sum), y[g]) : sum;
+  y[g] =
+      a.accumulate ? __dadd_rn(__dmul_rn(a.alpha, sum), a.base != nullptr ? a.base[g] : y[g]) : sum;
 }
 
 __global__ void __launch_bounds__(kThreads)
@@ -727,6 +730,11 @@ void poisson_apply(const Backend& backend, const PoissonView& a, Span<const doub
     if (!a.accumulate) {
       KRYFLOW_CUDA_CHECK(cudaMemsetAsync(
           y.data(), 0, static_cast<std::size_t>(a.num_shared) * sizeof(double), stream));
+    } else if (a.base != nullptr && a.base != y.data()) {
+      // The shared points start from the base (the unique ones read it as they are written).
+      KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(y.data(), a.base,
+                                         static_cast<std::size_t>(a.num_shared) * sizeof(double),
+                                         cudaMemcpyDeviceToDevice, stream));
     }
     launch_element_for<true>(a, use_mask, x.data(), y.data(), stream);
     kernels::cuda::check_launch("sem::poisson_apply (element, atomic)");

@@ -106,7 +106,7 @@ inline void assemble_point(const PoissonView& a, const double* x, double* y, std
       value = value + a.local_y[a.global_locals[q]];
     }
   }
-  y[g] = a.accumulate ? a.alpha * value + y[g] : value;
+  y[g] = a.accumulate ? a.alpha * value + (a.base != nullptr ? a.base[g] : y[g]) : value;
 }
 
 /// y of global point g from a local diagonal.

@@ -16,6 +16,8 @@ namespace kryflow::kernels::sem::cuda {
 namespace {
 
 constexpr int kThreads = 128;
+/// Points a thread gathers (or writes) per batch in the interpolation kernel.
+constexpr int kBatch = 4;
 
 /// The interpolation of element blockIdx.x; Prolongate: written to out's global points through
 /// their owners (y = beta y + value), else to the element's out-side locals y_local.
@@ -33,13 +35,27 @@ __global__ void __launch_bounds__(kThreads)
   double* t2 = t1 + ni * ni * no;  // ni x no x no
   const std::int64_t e = blockIdx.x;
   for (int q = threadIdx.x; q < no * ni; q += kThreads) j_s[q] = J[q];
-  for (int q = threadIdx.x; q < ni3; q += kThreads) {
-    const std::int64_t l = e * ni3 + q;
-    if (in.owner != nullptr) {
-      u[q] = __ldg(in.owner + l) == 1 ? __ldg(x + __ldg(in.local_to_global + l)) : 0.0;
-    } else {
-      const index_t g = __ldg(in.local_to_global + l);
-      u[q] = __dmul_rn(__ldg(in.weight + g), __ldg(x + g));
+  // The gather in batches of kBatch points a thread: a batch's indices (and owners) first, then
+  // its values, so a thread waits for two loads in a row per batch, not per point.
+  for (int first = 0; first < ni3; first += kBatch * kThreads) {
+    index_t g[kBatch];
+    bool take[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int q = first + b * kThreads + static_cast<int>(threadIdx.x);
+      const std::int64_t l = e * ni3 + q;
+      g[b] = q < ni3 ? __ldg(in.local_to_global + l) : 0;
+      take[b] = q < ni3 && (in.owner == nullptr || __ldg(in.owner + l) == 1);
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int q = first + b * kThreads + static_cast<int>(threadIdx.x);
+      if (q >= ni3) continue;
+      if (in.owner != nullptr) {
+        u[q] = take[b] ? __ldg(x + g[b]) : 0.0;
+      } else {
+        u[q] = __dmul_rn(__ldg(in.weight + g[b]), __ldg(x + g[b]));
+      }
     }
   }
   __syncthreads();
@@ -63,25 +79,40 @@ __global__ void __launch_bounds__(kThreads)
   }
   __syncthreads();
   const int no3 = no * no * no;
-  for (int q = threadIdx.x; q < no3; q += kThreads) {
-    const std::int64_t l = e * no3 + q;
-    std::uint8_t owner = 1;
-    if constexpr (Prolongate) {
-      owner = __ldg(out.owner + l);
-      if (owner == 0) continue;
-    }
+  auto output = [&](int q) {
     const int ab = q % (no * no);  // b * no + a
     const int c = q / (no * no);
     double sum = 0.0;
     for (int k = 0; k < ni; ++k) {
       sum = __dadd_rn(sum, __dmul_rn(j_s[c * ni + k], t2[k * no * no + ab]));
     }
-    if constexpr (Prolongate) {
-      const index_t g = __ldg(out.local_to_global + l);
-      const double value = owner == 1 ? sum : 0.0;
-      y[g] = beta == 0.0 ? value : __dadd_rn(__dmul_rn(beta, y[g]), value);
-    } else {
-      y[l] = sum;
+    return sum;
+  };
+  if constexpr (!Prolongate) {
+    for (int q = threadIdx.x; q < no3; q += kThreads) y[e * no3 + q] = output(q);
+  } else {
+    // In batches as the gather: a batch's owners and indices, then the old y (adding), then the
+    // stores.
+    for (int first = 0; first < no3; first += kBatch * kThreads) {
+      index_t g[kBatch];
+      std::uint8_t owner[kBatch];
+      double old[kBatch];
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        const int q = first + b * kThreads + static_cast<int>(threadIdx.x);
+        const std::int64_t l = e * no3 + q;
+        owner[b] = q < no3 ? __ldg(out.owner + l) : std::uint8_t{0};
+        g[b] = q < no3 ? __ldg(out.local_to_global + l) : 0;
+      }
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) old[b] = owner[b] != 0 && beta != 0.0 ? y[g[b]] : 0.0;
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        const int q = first + b * kThreads + static_cast<int>(threadIdx.x);
+        if (owner[b] == 0) continue;
+        const double value = owner[b] == 1 ? output(q) : 0.0;
+        y[g[b]] = beta == 0.0 ? value : __dadd_rn(__dmul_rn(beta, old[b]), value);
+      }
     }
   }
 }
@@ -114,13 +145,18 @@ __global__ void __launch_bounds__(256)
                     double* __restrict__ y) {
   const std::int64_t g = static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
   if (g >= out.num_global) return;
-  double sum = 0.0;
+  // The independent loads first (as the Schwarz sums).
+  const std::int64_t begin = __ldg(out.global_offsets + g);
   const std::int64_t end = __ldg(out.global_offsets + g + 1);
-  for (std::int64_t q = __ldg(out.global_offsets + g); q < end; ++q) {
+  const double w = __ldg(out.weight + g);
+  const double old = beta != 0.0 ? y[g] : 0.0;
+  double sum = 0.0;
+#pragma unroll 2
+  for (std::int64_t q = begin; q < end; ++q) {
     sum = __dadd_rn(sum, __ldg(y_local + __ldg(out.global_locals + q)));
   }
-  const double value = __dmul_rn(__ldg(out.weight + g), sum);
-  y[g] = beta == 0.0 ? value : __dadd_rn(__dmul_rn(beta, y[g]), value);
+  const double value = __dmul_rn(w, sum);
+  y[g] = beta == 0.0 ? value : __dadd_rn(__dmul_rn(beta, old), value);
 }
 
 }  // namespace

@@ -490,13 +490,17 @@ void PreconditionedChebyshevSmoother::smooth(const Vector& b, Vector& x, bool x_
   const auto [a0, c0] = coefficients(0);
   if (x_is_zero) {
     M_->apply_update(b, a0, c0, d_, x, true, z_);
-    if (parameters_.degree > 1) copy(b, r_);
   } else {
     A_->residual(b, x, r_);  // r_0 = b - A x_0
     M_->apply_update(r_, a0, c0, d_, x, false, z_);
   }
   for (int k = 1; k < parameters_.degree; ++k) {
-    A_->apply(-1.0, d_, 1.0, r_);  // r_k = r_{k-1} - A d_{k-1}
+    // r_k = r_{k-1} - A d_{k-1}; from a zero start r_1 = b - A d_0 (no copy of b).
+    if (k == 1 && x_is_zero) {
+      A_->residual(b, d_, r_);
+    } else {
+      A_->apply(-1.0, d_, 1.0, r_);
+    }
     const auto [a, c] = coefficients(k);
     M_->apply_update(r_, a, c, d_, x, false, z_);
   }

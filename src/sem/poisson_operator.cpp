@@ -557,6 +557,17 @@ void SemPoissonOperator::apply(double alpha, const Vector& x, double beta, Vecto
   kernels::sem::poisson_apply(backend(), v, x.span(), y.span());
 }
 
+void SemPoissonOperator::residual(const Vector& b, const Vector& x, Vector& r) const {
+  check_apply_shapes(x, r, "SemPoissonOperator::residual");
+  check_apply_shapes(b, r, "SemPoissonOperator::residual");
+  check_not_aliased(x, r, "SemPoissonOperator::residual");
+  kernels::sem::PoissonView v = view(true);
+  v.accumulate = true;
+  v.alpha = -1.0;
+  v.base = b.span().data();
+  kernels::sem::poisson_apply(backend(), v, x.span(), r.span());
+}
+
 void SemPoissonOperator::apply_unmasked(const Vector& x, Vector& y) const {
   check_apply_shapes(x, y, "SemPoissonOperator::apply_unmasked");
   check_not_aliased(x, y, "SemPoissonOperator::apply_unmasked");
