@@ -5,7 +5,7 @@
 #   scripts/device_run.sh [results-dir]
 #
 # Environment: KRYFLOW_DATA_DIR (matrix corpus; default .data if present, else ../shared/data);
-# KRYFLOW_STEPS, the steps to run (default "tests krylov amg ainv sequence relaxation cli session bench
+# KRYFLOW_BUILD_TARGETS, the targets to build (default all); KRYFLOW_STEPS, the steps to run (default "tests krylov amg ainv sequence relaxation cli session bench
 # formats sem pmg"; amg_corpus: the SPD corpus part of amg alone; relaxation is sweeps,
 # block_presets and ilu, which can be picked alone; KRYFLOW_SWEEP_BLOCK_SIZES limits the sweeps'
 # block sizes, default 1,...,8);
@@ -62,7 +62,9 @@ say "commit $commit, $(date -u +%Y-%m-%dT%H:%M:%SZ), nvcc $(nvcc --version | tai
 
 say "== build"
 cmake -S "$root" -B "$build" "${generator[@]}" "${cmake_args[@]}" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
-cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1 || { grep -E "error|Error" "$log" | head -40; exit 1; }
+# KRYFLOW_BUILD_TARGETS: build only these targets (e.g. "test_kernels_cuda kryflow_cli").
+cmake --build "$build" -j "$(nproc)" ${KRYFLOW_BUILD_TARGETS:+--target $KRYFLOW_BUILD_TARGETS} >>"$log" 2>&1 ||
+  { grep -E "error|Error" "$log" | head -40; exit 1; }
 
 steps=" ${KRYFLOW_STEPS:-tests krylov amg ainv sequence relaxation cli session bench formats sem pmg} "
 want() { [[ $steps == *" $1 "* ]]; }
