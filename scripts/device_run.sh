@@ -530,7 +530,8 @@ command -v nsys >/dev/null && timeout 300 nsys profile -o "$build/kershaw_profil
   --copy-bytes 0 >>"$log" 2>&1 &&
   timeout 300 nsys stats --report cuda_gpu_kern_sum --format csv "$build/kershaw_profile.nsys-rep" \
     >"$results/profile_kershaw_kernels.csv" 2>>"$log"
-head -25 "$results/profile_kershaw_kernels.csv" | cut -c1-220 | tee -a "$log"
+[[ -f $results/profile_kershaw_kernels.csv ]] &&
+  head -25 "$results/profile_kershaw_kernels.csv" | cut -c1-220 | tee -a "$log"
 # Without nsys: every kernel of the whole solve (setup included) timed by ncu, summed by name.
 if ! command -v nsys >/dev/null; then
   timeout 400 ncu --metrics gpu__time_duration.sum --csv --graph-profiling node \
@@ -543,7 +544,8 @@ total = collections.defaultdict(float); count = collections.Counter()
 for r in csv.DictReader(rows):
     if r.get("Metric Name") != "gpu__time_duration.sum": continue
     name = r["Kernel Name"].split("(")[0][:90]
-    scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}.get(r["Metric Unit"], 1.0)
+    scale = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3,
+             "msecond": 1e3}.get(r["Metric Unit"].strip(), 1.0)
     total[name] += float(r["Metric Value"].replace(",", "")) * scale; count[name] += 1
 grand = sum(total.values())
 print(f"{'kernel':90s} {'calls':>6s} {'total us':>10s} {'us/call':>9s} share")
