@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <numbers>
 #include <string>
@@ -174,6 +175,44 @@ TEST(SemPoisson, EveryKernelAndAssemblyMatchesReference) {
   }
 }
 
+/// Calls check(A, p, ordered) for the operator on a deformed 3 x 2 x 2 box at p = 3 and 7 with
+/// each of `kernels`, both assemblies and each of `arithmetics` (the host backends: layered and
+/// sorted only); `ordered` when its assembly sums in a fixed order (bit-for-bit comparisons).
+template <class Check>
+void for_each_operator_variant(std::initializer_list<SemElementKernel> kernels,
+                               std::initializer_list<Precision> arithmetics, Check&& check) {
+  const std::vector<double> vertices = test::unit_cube_box(3, 2, 2, 0.15);
+  const bool device = test::backend_under_test().is_device();
+  for (int p : {3, 7}) {
+    for (SemElementKernel kernel : kernels) {
+      if (!device && kernel != SemElementKernel::layered) continue;
+      for (SemAssembly assembly : {SemAssembly::sorted, SemAssembly::atomic}) {
+        if (!device && assembly != SemAssembly::sorted) continue;
+        for (Precision arithmetic : arithmetics) {
+          SCOPED_TRACE("p = " + std::to_string(p) + ", " + to_string(kernel) + ", " +
+                       to_string(assembly) + ", " + std::string(to_string(arithmetic)));
+          SemPoissonOptions options;
+          options.element_kernel = kernel;
+          options.assembly = assembly;
+          options.arithmetic = arithmetic;
+          const SemPoissonOperator A(test::backend_under_test(), 12, vertices, p, options);
+          check(A, p, assembly == SemAssembly::sorted || !device);
+        }
+      }
+    }
+  }
+}
+
+/// got equals want bit for bit where the assembly sums in a fixed order, else to rounding.
+void expect_assembled_equal(const std::vector<double>& got, const std::vector<double>& want,
+                            bool ordered) {
+  if (ordered) {
+    EXPECT_EQ(got, want);
+  } else {
+    EXPECT_LT(test::relative_max_difference(got, want), 1e-13);
+  }
+}
+
 /// y = alpha A x + y added by the assembly itself (apply with beta = 1) equals A x into a
 /// separate vector followed by axpby: bit for bit with sorted assembly and on the host
 /// backends, to rounding with the cuda atomic assembly; y + alpha x exactly at Dirichlet
@@ -181,21 +220,10 @@ TEST(SemPoisson, EveryKernelAndAssemblyMatchesReference) {
 TEST(SemPoisson, AccumulatingApplicationEqualsProductThenAxpby) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(seed);
-  const std::vector<double> vertices = test::unit_cube_box(3, 2, 2, 0.15);
-  const bool device = test::backend_under_test().is_device();
-  for (int p : {3, 7}) {
-    for (SemElementKernel kernel :
-         {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::staged,
-          SemElementKernel::pipelined, SemElementKernel::vertex}) {
-      if (!device && kernel != SemElementKernel::layered) continue;
-      for (SemAssembly assembly : {SemAssembly::sorted, SemAssembly::atomic}) {
-        if (!device && assembly != SemAssembly::sorted) continue;
-        SCOPED_TRACE("p = " + std::to_string(p) + ", " + to_string(kernel) + ", " +
-                     to_string(assembly));
-        SemPoissonOptions options;
-        options.element_kernel = kernel;
-        options.assembly = assembly;
-        const SemPoissonOperator A(test::backend_under_test(), 12, vertices, p, options);
+  for_each_operator_variant(
+      {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::staged,
+       SemElementKernel::pipelined, SemElementKernel::vertex},
+      {Precision::float64}, [&](const SemPoissonOperator& A, int p, bool ordered) {
         const auto n = static_cast<std::size_t>(A.num_rows());
         const std::vector<double> x = test::random_vector(n, seed + 10 * p);
         const std::vector<double> y0 = test::random_vector(n, seed + 10 * p + 1);
@@ -207,19 +235,12 @@ TEST(SemPoisson, AccumulatingApplicationEqualsProductThenAxpby) {
         Vector expected = Vector::from_host(A.backend(), y0);
         axpby(-0.75, product, 1.0, expected);
         const std::vector<double> got = y.to_host();
-        const std::vector<double> want = expected.to_host();
-        if (assembly == SemAssembly::sorted || !device) {
-          EXPECT_EQ(got, want);
-        } else {
-          EXPECT_LT(test::relative_max_difference(got, want), 1e-13);
-        }
+        expect_assembled_equal(got, expected.to_host(), ordered);
         for (std::size_t g = 0; g < n; ++g) {
           if (A.dirichlet()[g]) ASSERT_EQ(got[g], -0.75 * x[g] + y0[g]) << "point " << g;
         }
         EXPECT_THROW(A.apply(-0.75, y, 1.0, y), InvalidInput);
-      }
-    }
-  }
+      });
 }
 
 /// r = b - A x in one assembly pass (SemPoissonOperator::residual, b read where r is written)
@@ -229,50 +250,31 @@ TEST(SemPoisson, AccumulatingApplicationEqualsProductThenAxpby) {
 TEST(SemPoisson, ResidualEqualsProductThenAxpby) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(seed);
-  const std::vector<double> vertices = test::unit_cube_box(3, 2, 2, 0.15);
-  const bool device = test::backend_under_test().is_device();
-  for (int p : {3, 7}) {
-    for (SemElementKernel kernel :
-         {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::vertex}) {
-      if (!device && kernel != SemElementKernel::layered) continue;
-      for (SemAssembly assembly : {SemAssembly::sorted, SemAssembly::atomic}) {
-        if (!device && assembly != SemAssembly::sorted) continue;
-        for (Precision arithmetic : {Precision::float64, Precision::float32}) {
-          SCOPED_TRACE("p = " + std::to_string(p) + ", " + to_string(kernel) + ", " +
-                       to_string(assembly) + ", " + std::string(to_string(arithmetic)));
-          SemPoissonOptions options;
-          options.element_kernel = kernel;
-          options.assembly = assembly;
-          options.arithmetic = arithmetic;
-          const SemPoissonOperator A(test::backend_under_test(), 12, vertices, p, options);
-          const auto n = static_cast<std::size_t>(A.num_rows());
-          const std::vector<double> x = test::random_vector(n, seed + 10 * p);
-          const std::vector<double> b = test::random_vector(n, seed + 10 * p + 1);
-          const Vector xv = Vector::from_host(A.backend(), x);
-          const Vector bv = Vector::from_host(A.backend(), b);
-          Vector r = Vector::from_host(A.backend(), std::vector<double>(n, std::nan("")));
-          A.residual(bv, xv, r);
-          Vector in_place = Vector::from_host(A.backend(), b);
-          A.residual(in_place, xv, in_place);
-          Vector expected(A.backend(), n);
-          A.apply(xv, expected);
-          axpby(1.0, bv, -1.0, expected);
-          const std::vector<double> want = expected.to_host();
-          for (const std::vector<double>& got : {r.to_host(), in_place.to_host()}) {
-            if (assembly == SemAssembly::sorted || !device) {
-              EXPECT_EQ(got, want);
-            } else {
-              EXPECT_LT(test::relative_max_difference(got, want), 1e-13);
-            }
-            for (std::size_t g = 0; g < n; ++g) {
-              if (A.dirichlet()[g]) ASSERT_EQ(got[g], b[g] - x[g]) << "point " << g;
-            }
+  for_each_operator_variant(
+      {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::vertex},
+      {Precision::float64, Precision::float32},
+      [&](const SemPoissonOperator& A, int p, bool ordered) {
+        const auto n = static_cast<std::size_t>(A.num_rows());
+        const std::vector<double> x = test::random_vector(n, seed + 10 * p);
+        const std::vector<double> b = test::random_vector(n, seed + 10 * p + 1);
+        const Vector xv = Vector::from_host(A.backend(), x);
+        const Vector bv = Vector::from_host(A.backend(), b);
+        Vector r = Vector::from_host(A.backend(), std::vector<double>(n, std::nan("")));
+        A.residual(bv, xv, r);
+        Vector in_place = Vector::from_host(A.backend(), b);
+        A.residual(in_place, xv, in_place);
+        Vector expected(A.backend(), n);
+        A.apply(xv, expected);
+        axpby(1.0, bv, -1.0, expected);
+        const std::vector<double> want = expected.to_host();
+        for (const std::vector<double>& got : {r.to_host(), in_place.to_host()}) {
+          expect_assembled_equal(got, want, ordered);
+          for (std::size_t g = 0; g < n; ++g) {
+            if (A.dirichlet()[g]) ASSERT_EQ(got[g], b[g] - x[g]) << "point " << g;
           }
-          EXPECT_THROW(A.residual(bv, r, r), InvalidInput);
         }
-      }
-    }
-  }
+        EXPECT_THROW(A.residual(bv, r, r), InvalidInput);
+      });
 }
 
 /// max_g |a_g - b_g| / max_g |b_g|.
