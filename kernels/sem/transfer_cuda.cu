@@ -1,11 +1,12 @@
 // CUDA spectral-element transfers: one block per element for the interpolation (the weighted or
-// owner-masked gather, then the three contractions through shared memory, each output entry's
-// sum in the reference's order; the prolongation writes the owned points of the global vector
-// directly), one thread per global point for the assembly.
+// owner-masked gather, then the three contractions through shared memory, a line per thread,
+// each output entry's sum in the reference's order; the prolongation writes the owned points of
+// the global vector directly), one thread per global point for the assembly.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/cuda_runtime.hpp"
@@ -19,22 +20,48 @@ constexpr int kThreads = 128;
 /// Points a thread gathers (or writes) per batch in the interpolation kernel.
 constexpr int kBatch = 4;
 
+/// The odd stride >= n between the lines of a shared array: threads reading entry i of
+/// consecutive lines touch distinct banks (doubles: two 4-byte banks each).
+__host__ __device__ constexpr int line_stride(int n) {
+  return n % 2 == 0 ? n + 1 : n;
+}
+
+/// sums[a] = sum_i M[a n + i] v[i] (i < n, from 0 in increasing i, products and sums rounded
+/// as the reference's) for a < rows, stored by store(a, sum). M's entries are the same for the
+/// whole warp (broadcast loads); v is in registers.
+template <int NI, typename Store>
+__device__ __forceinline__ void contract_line(const double* M, const double (&v)[NI], int rows,
+                                              Store&& store) {
+  for (int a = 0; a < rows; ++a) {
+    double sum = 0.0;
+#pragma unroll
+    for (int i = 0; i < NI; ++i) sum = __dadd_rn(sum, __dmul_rn(M[a * NI + i], v[i]));
+    store(a, sum);
+  }
+}
+
 /// The interpolation of element blockIdx.x; Prolongate: written to out's global points through
-/// their owners (y = beta y + value), else to the element's out-side locals y_local.
-template <bool Prolongate>
+/// their owners (y = beta y + value), else to the element's out-side locals y_local. Each
+/// contraction is done a line per thread: the line's n_in entries are read once into registers
+/// and give all n_out sums of the line (one shared load per entry instead of one per product);
+/// the lines of each stage are laid out at an odd stride so that the threads of a warp read
+/// distinct banks.
+template <int NI, bool Prolongate>
 __global__ void __launch_bounds__(kThreads)
     interpolate_kernel(const TransferSideView in, const TransferSideView out, int no,
                        const double* __restrict__ J, const double* __restrict__ x, double beta,
                        double* __restrict__ y) {
   extern __shared__ double shared[];
-  const int ni = in.n;
-  const int ni3 = ni * ni * ni;
-  double* j_s = shared;            // no x ni
-  double* u = j_s + no * ni;       // ni^3
-  double* t1 = u + ni3;            // ni x ni x no
-  double* t2 = t1 + ni * ni * no;  // ni x no x no
+  constexpr int ni = NI;
+  constexpr int ni3 = ni * ni * ni;
+  constexpr int S = line_stride(ni);
+  double* j_s = shared;           // no x ni
+  double* u = j_s + no * ni;      // line (j, k) at (k ni + j) S, entry i
+  double* t1 = u + ni * ni * S;   // line (a, k) at (k no + a) S, entry j
+  double* t2 = t1 + ni * no * S;  // line (a, b) at (b no + a) S, entry k
   const std::int64_t e = blockIdx.x;
-  for (int q = threadIdx.x; q < no * ni; q += kThreads) j_s[q] = J[q];
+  const int t = static_cast<int>(threadIdx.x);
+  for (int q = t; q < no * ni; q += kThreads) j_s[q] = J[q];
   // The gather in batches of kBatch points a thread: a batch's indices (and owners) first, then
   // its values, so a thread waits for two loads in a row per batch, not per point.
   for (int first = 0; first < ni3; first += kBatch * kThreads) {
@@ -42,76 +69,78 @@ __global__ void __launch_bounds__(kThreads)
     bool take[kBatch];
 #pragma unroll
     for (int b = 0; b < kBatch; ++b) {
-      const int q = first + b * kThreads + static_cast<int>(threadIdx.x);
+      const int q = first + b * kThreads + t;
       const std::int64_t l = e * ni3 + q;
       g[b] = q < ni3 ? __ldg(in.local_to_global + l) : 0;
       take[b] = q < ni3 && (in.owner == nullptr || __ldg(in.owner + l) == 1);
     }
 #pragma unroll
     for (int b = 0; b < kBatch; ++b) {
-      const int q = first + b * kThreads + static_cast<int>(threadIdx.x);
+      const int q = first + b * kThreads + t;
       if (q >= ni3) continue;
+      double value;
       if (in.owner != nullptr) {
-        u[q] = take[b] ? __ldg(x + g[b]) : 0.0;
+        value = take[b] ? __ldg(x + g[b]) : 0.0;
       } else {
-        u[q] = __dmul_rn(__ldg(in.weight + g[b]), __ldg(x + g[b]));
+        value = __dmul_rn(__ldg(in.weight + g[b]), __ldg(x + g[b]));
       }
+      u[q / ni * S + q % ni] = value;
     }
   }
   __syncthreads();
-  for (int q = threadIdx.x; q < ni * ni * no; q += kThreads) {
-    const int a = q % no;
-    const int jk = q / no;  // k * ni + j
-    double sum = 0.0;
-    for (int i = 0; i < ni; ++i) sum = __dadd_rn(sum, __dmul_rn(j_s[a * ni + i], u[jk * ni + i]));
-    t1[q] = sum;
+  double v[NI];
+  // r: line (j, k): t1[a, j, k] = sum_i J[a, i] u[i, j, k].
+  for (int line = t; line < ni * ni; line += kThreads) {
+#pragma unroll
+    for (int i = 0; i < NI; ++i) v[i] = u[line * S + i];
+    const int j = line % ni;
+    const int k = line / ni;
+    contract_line(j_s, v, no, [&](int a, double sum) { t1[(k * no + a) * S + j] = sum; });
   }
   __syncthreads();
-  for (int q = threadIdx.x; q < ni * no * no; q += kThreads) {
-    const int a = q % no;
-    const int b = (q / no) % no;
-    const int k = q / (no * no);
-    double sum = 0.0;
-    for (int j = 0; j < ni; ++j) {
-      sum = __dadd_rn(sum, __dmul_rn(j_s[b * ni + j], t1[(k * ni + j) * no + a]));
-    }
-    t2[q] = sum;
+  // s: line (a, k): t2[a, b, k] = sum_j J[b, j] t1[a, j, k].
+  for (int line = t; line < no * ni; line += kThreads) {
+#pragma unroll
+    for (int j = 0; j < NI; ++j) v[j] = t1[line * S + j];
+    const int a = line % no;
+    const int k = line / no;
+    contract_line(j_s, v, no, [&](int b, double sum) { t2[(b * no + a) * S + k] = sum; });
   }
   __syncthreads();
-  const int no3 = no * no * no;
-  auto output = [&](int q) {
-    const int ab = q % (no * no);  // b * no + a
-    const int c = q / (no * no);
-    double sum = 0.0;
-    for (int k = 0; k < ni; ++k) {
-      sum = __dadd_rn(sum, __dmul_rn(j_s[c * ni + k], t2[k * no * no + ab]));
-    }
-    return sum;
-  };
-  if constexpr (!Prolongate) {
-    for (int q = threadIdx.x; q < no3; q += kThreads) y[e * no3 + q] = output(q);
-  } else {
-    // In batches as the gather: a batch's owners and indices, then the old y (adding), then the
-    // stores.
-    for (int first = 0; first < no3; first += kBatch * kThreads) {
-      index_t g[kBatch];
-      std::uint8_t owner[kBatch];
-      double old[kBatch];
+  // t: line (a, b): y[a, b, c] = sum_k J[c, k] t2[a, b, k], output q = c no^2 + (b no + a).
+  const int no2 = no * no;
+  const int no3 = no2 * no;
+  for (int line = t; line < no2; line += kThreads) {
 #pragma unroll
-      for (int b = 0; b < kBatch; ++b) {
-        const int q = first + b * kThreads + static_cast<int>(threadIdx.x);
-        const std::int64_t l = e * no3 + q;
-        owner[b] = q < no3 ? __ldg(out.owner + l) : std::uint8_t{0};
-        g[b] = q < no3 ? __ldg(out.local_to_global + l) : 0;
-      }
+    for (int k = 0; k < NI; ++k) v[k] = t2[line * S + k];
+    if constexpr (!Prolongate) {
+      contract_line(j_s, v, no, [&](int c, double sum) { y[e * no3 + c * no2 + line] = sum; });
+    } else {
+      // In batches of kBatch outputs: their owners and indices, then the old y (adding), then
+      // the sums and the stores.
+      for (int c0 = 0; c0 < no; c0 += kBatch) {
+        index_t g[kBatch];
+        std::uint8_t owner[kBatch];
+        double old[kBatch];
 #pragma unroll
-      for (int b = 0; b < kBatch; ++b) old[b] = owner[b] != 0 && beta != 0.0 ? y[g[b]] : 0.0;
+        for (int b = 0; b < kBatch; ++b) {
+          const std::int64_t l = e * no3 + (c0 + b) * no2 + line;
+          owner[b] = c0 + b < no ? __ldg(out.owner + l) : std::uint8_t{0};
+          g[b] = c0 + b < no ? __ldg(out.local_to_global + l) : 0;
+        }
 #pragma unroll
-      for (int b = 0; b < kBatch; ++b) {
-        const int q = first + b * kThreads + static_cast<int>(threadIdx.x);
-        if (owner[b] == 0) continue;
-        const double value = owner[b] == 1 ? output(q) : 0.0;
-        y[g[b]] = beta == 0.0 ? value : __dadd_rn(__dmul_rn(beta, old[b]), value);
+        for (int b = 0; b < kBatch; ++b) old[b] = owner[b] != 0 && beta != 0.0 ? y[g[b]] : 0.0;
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+          if (owner[b] == 0) continue;
+          double value = 0.0;
+          if (owner[b] == 1) {
+            const int c = c0 + b;
+#pragma unroll
+            for (int k = 0; k < NI; ++k) value = __dadd_rn(value, __dmul_rn(j_s[c * ni + k], v[k]));
+          }
+          y[g[b]] = beta == 0.0 ? value : __dadd_rn(__dmul_rn(beta, old[b]), value);
+        }
       }
     }
   }
@@ -123,20 +152,77 @@ void launch_interpolate(const Backend& backend, const TransferSideView& in,
                         const TransferSideView& out, int n_out, const double* matrix,
                         const double* x, double beta, double* y, const char* who) {
   const int ni = in.n;
+  const int S = line_stride(ni);
   const std::size_t bytes =
       sizeof(double) *
-      static_cast<std::size_t>(n_out * ni + ni * ni * ni + ni * ni * n_out + ni * n_out * n_out);
-  if (bytes > 48 * 1024) {
-    KRYFLOW_CUDA_CHECK(cudaFuncSetAttribute(interpolate_kernel<Prolongate>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(bytes)));
-  }
+      static_cast<std::size_t>(n_out * ni + ni * ni * S + ni * n_out * S + n_out * n_out * S);
   if (in.num_elements > 0x7fffffffLL) {
     throw NotSupported(std::string(who) + ": more than 2^31 - 1 elements");
   }
-  interpolate_kernel<Prolongate>
-      <<<static_cast<unsigned int>(in.num_elements), kThreads, bytes,
-         backend.cuda_context()->stream>>>(in, out, n_out, matrix, x, beta, y);
+  // The input's points per direction as a template argument (registers and unrolled sums).
+  auto launch = [&](auto points) {
+    constexpr int NI = decltype(points)::value;
+    auto* kernel = interpolate_kernel<NI, Prolongate>;
+    if (bytes > 48 * 1024) {
+      KRYFLOW_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(bytes)));
+    }
+    kernel<<<static_cast<unsigned int>(in.num_elements), kThreads, bytes,
+             backend.cuda_context()->stream>>>(in, out, n_out, matrix, x, beta, y);
+  };
+  switch (ni) {
+    case 2:
+      launch(std::integral_constant<int, 2>{});
+      break;
+    case 3:
+      launch(std::integral_constant<int, 3>{});
+      break;
+    case 4:
+      launch(std::integral_constant<int, 4>{});
+      break;
+    case 5:
+      launch(std::integral_constant<int, 5>{});
+      break;
+    case 6:
+      launch(std::integral_constant<int, 6>{});
+      break;
+    case 7:
+      launch(std::integral_constant<int, 7>{});
+      break;
+    case 8:
+      launch(std::integral_constant<int, 8>{});
+      break;
+    case 9:
+      launch(std::integral_constant<int, 9>{});
+      break;
+    case 10:
+      launch(std::integral_constant<int, 10>{});
+      break;
+    case 11:
+      launch(std::integral_constant<int, 11>{});
+      break;
+    case 12:
+      launch(std::integral_constant<int, 12>{});
+      break;
+    case 13:
+      launch(std::integral_constant<int, 13>{});
+      break;
+    case 14:
+      launch(std::integral_constant<int, 14>{});
+      break;
+    case 15:
+      launch(std::integral_constant<int, 15>{});
+      break;
+    case 16:
+      launch(std::integral_constant<int, 16>{});
+      break;
+    case 17:
+      launch(std::integral_constant<int, 17>{});
+      break;
+    default:
+      throw NotSupported(std::string(who) + ": " + std::to_string(ni) +
+                         " points per direction (2 to 17 supported)");
+  }
   kernels::cuda::check_launch(who);
 }
 
