@@ -52,6 +52,7 @@
 
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/sem/poisson.hpp"
@@ -320,6 +321,18 @@ constexpr int kDerivativeOffset = derivative_offset(N);
 /// the multiply-adds and leave the shared-memory pipe). poisson_prepare fills the N that read
 /// it (kVertexConstantD: N = 8) at each operator's setup.
 __constant__ double c_derivative[kDerivativeOffset<17>];
+/// The same matrices rounded to float, for the float-arithmetic kernels.
+__constant__ float c_derivative32[kDerivativeOffset<17>];
+
+/// Entry q of D of N points from constant memory, in Real.
+template <class Real>
+__device__ __forceinline__ Real constant_derivative(int q) {
+  if constexpr (std::is_same_v<Real, float>) {
+    return c_derivative32[q];
+  } else {
+    return c_derivative[q];
+  }
+}
 
 /// Layers in flight in the pipelined kernel.
 constexpr int kRingLayers = 4;
@@ -367,7 +380,6 @@ __global__ void __launch_bounds__(N* N, MinBlocks)
   const int ijp = j * P + i;  // (i, j) in the padded shared arrays
   s_d[ijp] = static_cast<Real>(a.derivative[ij]);
   // ConstantD: the warp-uniform D[k][m] and D[k][kk] from c_derivative, the rest from s_d.
-  static_assert(!ConstantD || std::is_same_v<Real, double>, "c_derivative is double");
   constexpr int d0 = kDerivativeOffset<N>;
   static_assert(N <= 16, "c_derivative holds N = 2..16");
   TrilinearLine<Real> line;
@@ -450,7 +462,7 @@ __global__ void __launch_bounds__(N* N, MinBlocks)
     for (int m = 0; m < N; ++m) {
       Real dkm;
       if constexpr (ConstantD) {
-        dkm = c_derivative[d0 + k * N + m];
+        dkm = constant_derivative<Real>(d0 + k * N + m);
       } else {
         dkm = s_d[k * P + m];
       }
@@ -489,7 +501,7 @@ __global__ void __launch_bounds__(N* N, MinBlocks)
 #pragma unroll
     for (int kk = 0; kk < N; ++kk) {
       if constexpr (ConstantD) {
-        tt[kk] = madd<Atomic>(tt[kk], static_cast<Real>(c_derivative[d0 + k * N + kk]), wt);
+        tt[kk] = madd<Atomic>(tt[kk], constant_derivative<Real>(d0 + k * N + kk), wt);
       } else {
         tt[kk] = madd<Atomic>(tt[kk], s_d[k * P + kk], wt);
       }
@@ -608,9 +620,11 @@ constexpr int kVertexMinBlocks = (N == 8 && Atomic) ? (std::is_same_v<Real, doub
 /// Whether the vertex kernel reads the warp-uniform entries of D from constant memory: measured
 /// on the H200 for the double atomic kernel at p = 7, where shared-memory loads bound it (box
 /// 40^3: 614 against 665 us, Kershaw 89 against 96; keeping D's row and column of the thread in
-/// registers as well gained nothing more). Other orders and float are not measured.
+/// registers as well gained nothing more). The float atomic kernel at p = 7 (86 % L1/TEX
+/// throughput on Kershaw) reads them from the float copy c_derivative32 (not yet
+/// measured). Other orders are not measured.
 template <int N, bool Atomic, class Real>
-constexpr bool kVertexConstantD = N == 8 && Atomic&& std::is_same_v<Real, double>;
+constexpr bool kVertexConstantD = N == 8 && Atomic;
 
 template <int N, bool Atomic, class Real>
 void launch_vertex(const PoissonView& a, bool use_mask, const double* x, double* y,
@@ -712,11 +726,19 @@ void poisson_prepare(const Backend& backend, const PoissonView& a) {
   if (a.n != 8 || a.derivative == nullptr) return;
   const auto* context = backend.cuda_context();
   KRYFLOW_CUDA_CHECK(cudaSetDevice(context->device));
-  KRYFLOW_CUDA_CHECK(cudaMemcpyToSymbolAsync(
-      c_derivative, a.derivative, static_cast<std::size_t>(a.n) * a.n * sizeof(double),
-      static_cast<std::size_t>(derivative_offset(a.n)) * sizeof(double), cudaMemcpyDeviceToDevice,
-      context->stream));
+  const auto count = static_cast<std::size_t>(a.n) * a.n;
+  const auto offset = static_cast<std::size_t>(derivative_offset(a.n));
+  KRYFLOW_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_derivative, a.derivative, count * sizeof(double),
+                                             offset * sizeof(double), cudaMemcpyDeviceToDevice,
+                                             context->stream));
+  // The float copy rounded on the host (N^2 entries once per operator).
+  std::vector<double> d(count);
+  KRYFLOW_CUDA_CHECK(cudaMemcpyAsync(d.data(), a.derivative, count * sizeof(double),
+                                     cudaMemcpyDeviceToHost, context->stream));
   KRYFLOW_CUDA_CHECK(cudaStreamSynchronize(context->stream));
+  const std::vector<float> d32(d.begin(), d.end());
+  KRYFLOW_CUDA_CHECK(cudaMemcpyToSymbol(c_derivative32, d32.data(), count * sizeof(float),
+                                        offset * sizeof(float), cudaMemcpyHostToDevice));
 }
 
 void poisson_apply(const Backend& backend, const PoissonView& a, Span<const double> x,
