@@ -65,7 +65,8 @@ struct PoissonView {
   bool accumulate = false;
   double alpha = 1.0;
   // With accumulate, base (num_global entries; may be y itself) instead of y's old values:
-  // y = alpha (A x) + base, so y = b - A x needs no copy of b. Null: y.
+  // y = alpha (A x) + base, so y = b - A x needs no separate pass over b (the cuda atomic
+  // assembly copies base's shared points into y first). Null: y.
   const double* base = nullptr;
   // Element arithmetic in float (see the contract above); vectors and assembly stay double.
   bool float_arithmetic = false;

@@ -2,7 +2,8 @@
 // same mesh (p-multigrid, Rønquist and Patera 1987; the transfers of nekRS's p-multigrid):
 // element by element, the tensor product J (x) J (x) J of the 1D Lagrange interpolation matrix
 // J (n_out x n_in, between the two GLL rules) applied to the element's values, read from and
-// summed into assembled (global) vectors with a weight per global point.
+// written to assembled (global) vectors: with a weight per global point, or through the owner
+// of each point (one local point per global point).
 //
 // transfer_interpolate, the same order of operations on every backend: per element, the input
 // u[(k n + j) n + i] for its local points (g the point's global index): weight[g] * x[g], or,

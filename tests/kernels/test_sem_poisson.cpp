@@ -245,8 +245,8 @@ TEST(SemPoisson, AccumulatingApplicationEqualsProductThenAxpby) {
 
 /// r = b - A x in one assembly pass (SemPoissonOperator::residual, b read where r is written)
 /// equals the product then axpby: bit for bit where the assembly has a fixed order, to rounding
-/// with the cuda atomic assembly; b - x exactly at Dirichlet points; b may be r itself; r's old
-/// values are never read.
+/// with the cuda atomic assembly; b - x exactly at Dirichlet points; b may be r or x itself; r's
+/// old values are never read.
 TEST(SemPoisson, ResidualEqualsProductThenAxpby) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(seed);
@@ -274,6 +274,13 @@ TEST(SemPoisson, ResidualEqualsProductThenAxpby) {
           }
         }
         EXPECT_THROW(A.residual(bv, r, r), InvalidInput);
+        // b may be x itself: x - A x.
+        Vector same(A.backend(), n);
+        A.residual(xv, xv, same);
+        Vector x_minus_ax(A.backend(), n);
+        A.apply(xv, x_minus_ax);
+        axpby(1.0, xv, -1.0, x_minus_ax);
+        expect_assembled_equal(same.to_host(), x_minus_ax.to_host(), ordered);
       });
 }
 

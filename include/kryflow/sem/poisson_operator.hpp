@@ -132,8 +132,9 @@ class SemPoissonOperator : public LinearOperator {
   /// except with the cuda atomic assembly, whose sums are in no fixed order anyway); otherwise
   /// LinearOperator's. Errors as apply.
   void apply(double alpha, const Vector& x, double beta, Vector& y) const override;
-  /// r = b - A x in one pass of the assembly (b read where r is written; no copy of b and no
-  /// separate vector pass). b may be r itself; x must not be. Errors as apply.
+  /// r = b - A x in the assembly of the product (b read where r is written; with the cuda
+  /// atomic assembly and b distinct from r, b's shared points are copied into r first); no
+  /// separate vector pass. b may be r itself; x must not be. Errors as apply.
   void residual(const Vector& b, const Vector& x, Vector& r) const override;
   /// Its products only queue kernels: they may be recorded and replayed.
   bool supports_recording() const override { return true; }
