@@ -48,10 +48,9 @@ struct PoissonView {
   const std::int64_t* global_offsets = nullptr;  // num_global + 1
   const index_t* global_locals = nullptr;        // num_elements x N^3, grouped by global point
   const char* mask = nullptr;  // num_global: 1 = Dirichlet point; null: no point is masked
-  index_t num_dirichlet = 0;   // the masked shared points as a list (cuda atomic assembly)
-  const index_t* dirichlet_points = nullptr;
-  // cuda: per local point its global index (bits 0-29), "only local point of its global
-  // point" (bit 31) and "Dirichlet point" (bit 30); and the shared global points (multiplicity
+  // cuda: per local point its global index (bits 0-29), "writes its global point once" (bit
+  // 31: the only local point of its global point, or the first of a shared Dirichlet point)
+  // and "Dirichlet point" (bit 30); and the shared global points (multiplicity
   // > 1), which are global points 0 .. num_shared - 1, with their locals in increasing local
   // index.
   const std::uint32_t* local_code = nullptr;  // num_elements x N^3

@@ -104,13 +104,16 @@ __device__ __forceinline__ Real flux(Real g1, Real g2, Real g3, Real r, Real s, 
   return madd<Fused>(madd<Fused>(mul_rn(g1, r), g2, s), g3, t);
 }
 
-/// What the element kernels do with y_L of one point.
+/// What the element kernels do with y_L of one point. A point with the unique bit is written
+/// once: a point of one element (g >= num_shared), or, with the atomic assembly and the mask
+/// applied, the first local point of a shared Dirichlet point, which writes its identity row
+/// (the other copies of that point skip it), so no fix-up pass is needed.
 template <bool Atomic>
 __device__ __forceinline__ void store_point(const PoissonView& a, const double* __restrict__ x,
                                             double* __restrict__ y, std::int64_t l,
                                             std::uint32_t code, bool masked, double value) {
   const std::uint32_t g = code & kGlobalBits;
-  if ((code & kUniqueBit) != 0) {
+  if ((code & kUniqueBit) != 0 && (static_cast<index_t>(g) >= a.num_shared || (Atomic && masked))) {
     const double product = masked ? x[g] : value;
     y[g] = a.accumulate
                ? __dadd_rn(__dmul_rn(a.alpha, product), a.base != nullptr ? a.base[g] : y[g])
@@ -540,15 +543,6 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 __global__ void __launch_bounds__(kThreads)
-    dirichlet_kernel(const index_t* __restrict__ points, index_t count, bool accumulate,
-                     double alpha, const double* __restrict__ x, double* __restrict__ y) {
-  const index_t p = static_cast<index_t>(blockIdx.x) * kThreads + static_cast<index_t>(threadIdx.x);
-  if (p >= count) return;
-  const index_t g = __ldg(points + p);
-  y[g] = accumulate ? __dadd_rn(__dmul_rn(alpha, x[g]), y[g]) : x[g];
-}
-
-__global__ void __launch_bounds__(kThreads)
     assemble_diagonal_kernel(const PoissonView a, const double* __restrict__ d_local,
                              double masked_value, double* __restrict__ y) {
   const std::int64_t g = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
@@ -758,13 +752,9 @@ void poisson_apply(const Backend& backend, const PoissonView& a, Span<const doub
                                          static_cast<std::size_t>(a.num_shared) * sizeof(double),
                                          cudaMemcpyDeviceToDevice, stream));
     }
+    // The shared Dirichlet points are written by their first local point (store_point).
     launch_element_for<true>(a, use_mask, x.data(), y.data(), stream);
     kernels::cuda::check_launch("sem::poisson_apply (element, atomic)");
-    if (use_mask && a.num_dirichlet > 0) {
-      dirichlet_kernel<<<blocks_for(a.num_dirichlet), kThreads, 0, stream>>>(
-          a.dirichlet_points, a.num_dirichlet, a.accumulate, a.alpha, x.data(), y.data());
-      kernels::cuda::check_launch("sem::poisson_apply (Dirichlet points)");
-    }
     return;
   }
   launch_element_for<false>(a, use_mask, x.data(), y.data(), stream);

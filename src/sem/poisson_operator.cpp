@@ -394,18 +394,9 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
       Array<double>::from_host(backend, std::vector<double>(vertices.begin(), vertices.end()));
   data_->nodes = Array<double>::from_host(backend, data_->rule.nodes);
   data_->weights = Array<double>::from_host(backend, data_->rule.weights);
-  if (backend.is_device()) {
-    // The cuda kernels gather through the local codes built below and fix up the shared
-    // Dirichlet points from their list; the host loops read the numbering itself.
-    std::vector<index_t> dirichlet_points;
-    for (std::int64_t g = 0; g < num_global; ++g) {
-      if (data_->mask_host[static_cast<std::size_t>(g)] != 0 &&
-          data_->numbering.multiplicity[static_cast<std::size_t>(g)] > 1) {
-        dirichlet_points.push_back(static_cast<index_t>(g));
-      }
-    }
-    data_->dirichlet_points = Array<index_t>::from_host(backend, dirichlet_points);
-  } else {
+  if (!backend.is_device()) {
+    // The cuda kernels gather through the local codes built below; the host loops read the
+    // numbering itself.
     data_->local_to_global = Array<index_t>::from_host(
         backend, std::vector<index_t>(data_->numbering.local_to_global.begin(),
                                       data_->numbering.local_to_global.end()));
@@ -418,14 +409,21 @@ void SemPoissonOperator::build(const Backend& backend, std::int64_t num_elements
       throw NotSupported("SemPoissonOperator: the cuda kernels address at most 2^30 global points");
     }
     // Codes of the local points and the shared points' lists (kernels/sem/poisson.hpp).
+    // Bit 31 (unique): a point of one element, or the first local point of a shared Dirichlet
+    // point, which writes that point's identity row in the atomic assembly (kernels/sem/
+    // poisson_cuda.cu, store_point). Bit 30: a Dirichlet point.
     std::vector<std::uint32_t> code(static_cast<std::size_t>(num_local));
+    std::vector<char> seen(static_cast<std::size_t>(num_global), 0);
     for (std::int64_t l = 0; l < num_local; ++l) {
       const auto g =
           static_cast<std::size_t>(data_->numbering.local_to_global[static_cast<std::size_t>(l)]);
+      const bool dirichlet = data_->mask_host[g] != 0;
+      const bool first = seen[g] == 0;
+      seen[g] = 1;
       code[static_cast<std::size_t>(l)] =
           static_cast<std::uint32_t>(g) |
-          (data_->numbering.multiplicity[g] == 1 ? (1u << 31) : 0u) |
-          (data_->mask_host[g] != 0 ? (1u << 30) : 0u);
+          (data_->numbering.multiplicity[g] == 1 || (dirichlet && first) ? (1u << 31) : 0u) |
+          (dirichlet ? (1u << 30) : 0u);
     }
     // Shared points are 0 .. num_shared - 1 (shared_points_first).
     std::vector<index_t> shared_offsets = {0};
@@ -506,8 +504,6 @@ kernels::sem::PoissonView SemPoissonOperator::view(bool masked) const {
   view.global_offsets = data_->global_offsets.data();
   view.global_locals = data_->global_locals.data();
   view.mask = masked ? data_->mask.data() : nullptr;
-  view.num_dirichlet = masked ? static_cast<index_t>(data_->dirichlet_points.size()) : 0;
-  view.dirichlet_points = data_->dirichlet_points.data();
   view.local_code = data_->local_code.data();
   view.num_shared = static_cast<index_t>(data_->shared_offsets.size()) - 1;
   view.shared_offsets = data_->shared_offsets.data();

@@ -243,7 +243,6 @@ class SemPoissonOperator : public LinearOperator {
     Array<double> nodes;     // GLL nodes and weights (the vertex kernel)
     Array<double> weights;
     Array<index_t> local_to_global;   // host backends
-    Array<index_t> dirichlet_points;  // cuda: the shared Dirichlet points
     Array<std::uint32_t> local_code;  // cuda
     Array<index_t> shared_offsets;    // cuda
     Array<index_t> shared_locals;     // cuda
