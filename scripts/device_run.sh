@@ -501,6 +501,12 @@ for d in 3 4; do
 done
 run_kershaw schwarz_post_only_degree6 --preset sem_pmg_schwarz -p solver.preconditioner.pre_sweeps=0 \
   -p solver.preconditioner.chebyshev_degree=6
+# The host's wait per iteration (check windows of 2 and 4) and a smaller AMG coarse hierarchy.
+for w in 2 4; do
+  run_kershaw schwarz_check_every$w --preset sem_pmg_schwarz -p solver.check_every=$w
+done
+run_kershaw schwarz_coarse_size2000 --preset sem_pmg_schwarz \
+  -p solver.preconditioner.coarse_solver.coarse_size=2000
 if [[ ${KRYFLOW_KERSHAW_VARIANTS:-all} != quick ]]; then
 for d in 1 2 4; do
   run_kershaw schwarz_fcg_degree$d --preset sem_pmg_schwarz -p solver.preconditioner.chebyshev_degree=$d
