@@ -391,9 +391,11 @@ struct PMultigridParameters final : ComponentParameters {
     amg.values.chebyshev_alpha = 10.0;
   }
   void declare(ParameterVisitor& v) override {
-    v.choice("schedule", schedule, {"halving", "two_level"},
+    v.choice("schedule", schedule, {"halving", "halving_then_unit", "minus_two", "two_level"},
              "the orders of the levels below the operator's order p: `halving`, the next order "
-             "is 1 when p <= 3 and p / 2 otherwise (7, 3, 1; 9, 4, 2, 1); `two_level`, p then 1");
+             "is 1 when p <= 3 and p / 2 otherwise (7, 3, 1; 9, 4, 2, 1); `halving_then_unit`, "
+             "halving while above 3, then every order down to 1 (7, 3, 2, 1); `minus_two`, p - 2 "
+             "each step, then 1 (7, 5, 3, 1); `two_level`, p then 1");
     v.choice(
         "smoother", smoother,
         {"chebyshev_jacobi", "chebyshev_asm", "chebyshev_ras", "vertex_patch"},
@@ -773,7 +775,11 @@ const std::vector<PreconditionerEntry>& preconditioner_entries() {
           [](const PMultigridParameters& p) {
             sem::PMultigrid::Parameters values = p.values;
             values.orders.clear();
-            if (p.schedule == "two_level") values.orders = {1};
+            using Schedule = sem::PMultigrid::Schedule;
+            values.schedule = p.schedule == "two_level"           ? Schedule::two_level
+                              : p.schedule == "halving_then_unit" ? Schedule::halving_then_unit
+                              : p.schedule == "minus_two"         ? Schedule::minus_two
+                                                                  : Schedule::halving;
             using Kind = sem::PMultigrid::SmootherKind;
             values.smoother = p.smoother == "chebyshev_asm"   ? Kind::chebyshev_asm
                               : p.smoother == "chebyshev_ras" ? Kind::chebyshev_ras

@@ -239,11 +239,24 @@ AmgPreconditioner::Parameters PMultigrid::default_amg() {
   return p;
 }
 
-std::vector<int> PMultigrid::default_orders(int order) {
+std::vector<int> PMultigrid::default_orders(int order, Schedule schedule) {
   std::vector<int> orders;
   int p = order;
   while (p > 1) {
-    p = p <= 3 ? 1 : p / 2;
+    switch (schedule) {
+      case Schedule::halving:
+        p = p <= 3 ? 1 : p / 2;
+        break;
+      case Schedule::halving_then_unit:
+        p = p <= 3 ? p - 1 : p / 2;
+        break;
+      case Schedule::minus_two:
+        p = std::max(p - 2, 1);
+        break;
+      case Schedule::two_level:
+        p = 1;
+        break;
+    }
     orders.push_back(p);
   }
   return orders;
@@ -318,8 +331,9 @@ void PMultigrid::setup(const LinearOperator& A) {
   std::unique_ptr<Preconditioner> coarse;
   try {
     const int order = fine->rule().order;
-    std::vector<int> orders =
-        parameters_.orders.empty() ? default_orders(order) : parameters_.orders;
+    std::vector<int> orders = parameters_.orders.empty()
+                                  ? default_orders(order, parameters_.schedule)
+                                  : parameters_.orders;
     if (!orders.empty() && orders.front() >= order) {
       throw ConfigError("orders", "the first coarse order " + std::to_string(orders.front()) +
                                       " is not below the operator's order " +

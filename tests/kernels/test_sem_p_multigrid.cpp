@@ -600,6 +600,17 @@ TEST(PMultigrid, ScheduleAndSummaryNameTheLevels) {
   EXPECT_EQ(PMultigrid::default_orders(9), (std::vector<int>{4, 2, 1}));
   EXPECT_EQ(PMultigrid::default_orders(15), (std::vector<int>{7, 3, 1}));
   EXPECT_EQ(PMultigrid::default_orders(1), (std::vector<int>{}));
+  using Schedule = PMultigrid::Schedule;
+  EXPECT_EQ(PMultigrid::default_orders(7, Schedule::halving_then_unit),
+            (std::vector<int>{3, 2, 1}));
+  EXPECT_EQ(PMultigrid::default_orders(9, Schedule::halving_then_unit),
+            (std::vector<int>{4, 2, 1}));
+  EXPECT_EQ(PMultigrid::default_orders(15, Schedule::halving_then_unit),
+            (std::vector<int>{7, 3, 2, 1}));
+  EXPECT_EQ(PMultigrid::default_orders(7, Schedule::minus_two), (std::vector<int>{5, 3, 1}));
+  EXPECT_EQ(PMultigrid::default_orders(8, Schedule::minus_two), (std::vector<int>{6, 4, 2, 1}));
+  EXPECT_EQ(PMultigrid::default_orders(7, Schedule::two_level), (std::vector<int>{1}));
+  EXPECT_EQ(PMultigrid::default_orders(1, Schedule::minus_two), (std::vector<int>{}));
   const Backend backend = test::backend_under_test();
   const SemPoissonOperator A(backend, 8, deformed_box(2, 2, 2, 0.0), 7);
   PMultigrid M;
@@ -611,6 +622,33 @@ TEST(PMultigrid, ScheduleAndSummaryNameTheLevels) {
   // A second setup (same operator) rebuilds the levels with the same coarse solver.
   M.setup(A);
   EXPECT_EQ(M.num_levels(), 2u);
+}
+
+/// Every schedule of orders builds its levels and converges (true residual) with the Schwarz
+/// preset on a Kershaw-mapped box at p = 7.
+TEST(PMultigrid, EveryScheduleConverges) {
+  const Backend backend = test::backend_under_test();
+  BoxOptions options;
+  options.kershaw_epsilon = 0.3;
+  const HexMesh kershaw = box_mesh(3, 3, 3, options);
+  const SemPoissonOperator A(backend, kershaw.num_elements, kershaw.vertices, 7);
+  const std::vector<std::pair<std::string, std::vector<int>>> schedules = {
+      {"halving", {7, 3, 1}},
+      {"halving_then_unit", {7, 3, 2, 1}},
+      {"minus_two", {7, 5, 3, 1}},
+      {"two_level", {7, 1}}};
+  for (const auto& [schedule, orders] : schedules) {
+    SCOPED_TRACE(schedule);
+    nlohmann::json config = config::load_preset("sem_pmg_schwarz");
+    config["solver"]["preconditioner"]["schedule"] = schedule;
+    config::SolverSetup setup = setup_for(A, config);
+    const auto* pmg = dynamic_cast<const PMultigrid*>(setup.preconditioner.get());
+    ASSERT_NE(pmg, nullptr);
+    EXPECT_EQ(pmg->orders(), orders);
+    const PmgSolve s = solve_with(backend, kershaw.vertices, kershaw.num_elements, 7, config);
+    EXPECT_LT(s.true_residual, 1e-8 * (1 + 1e-6));
+    EXPECT_LE(s.iterations, 30);
+  }
 }
 
 TEST(PMultigrid, ProfiledCyclesTimeEveryLevelAndLeaveTheCycleUnchanged) {

@@ -91,10 +91,18 @@ class SemTransfer {
 /// use it. With Parameters::cycle_precision float32 the operators inside the cycle compute in
 /// float (a flexible method outside then).
 ///
-/// Schedule (orders empty): from p, the next order is 1 when p <= 3 and p / 2 otherwise:
-/// 7, 3, 1; 9, 4, 2, 1; 15, 7, 3, 1; 5, 2, 1.
+/// Schedules (Parameters::orders empty), from the operator's order p:
+///  - halving (the default): the next order is 1 when p <= 3 and p / 2 otherwise: 7, 3, 1;
+///    9, 4, 2, 1; 15, 7, 3, 1; 5, 2, 1;
+///  - halving_then_unit: halving while above 3, then every order down to 1: 7, 3, 2, 1;
+///    9, 4, 2, 1; 15, 7, 3, 2, 1 (one more level, cheaper than the next one up; on the Kershaw
+///    mesh at p = 7 with the Schwarz smoother 17 iterations against halving's 19);
+///  - minus_two: p - 2 each step, then 1: 7, 5, 3, 1; 8, 6, 4, 2, 1;
+///  - two_level: p, then 1.
 class PMultigrid final : public Multigrid {
  public:
+  /// The orders of the levels below the operator's when Parameters::orders is empty.
+  enum class Schedule { halving, halving_then_unit, minus_two, two_level };
   /// How the order-1 level is solved: assembled (the coarse solver on the CsrMatrix) or
   /// chebyshev (smoothing steps on the matrix-free operator).
   enum class Coarsest { assembled, chebyshev };
@@ -125,8 +133,9 @@ class PMultigrid final : public Multigrid {
     /// cycle is then symmetric only to float rounding: use a flexible method outside (fcg or
     /// fgmres).
     Precision cycle_precision = Precision::float64;
-    /// The orders below the operator's, decreasing, ending in 1; empty: the schedule above.
+    /// The orders below the operator's, decreasing, ending in 1; empty: `schedule`'s.
     std::vector<int> orders;
+    Schedule schedule = Schedule::halving;
     int chebyshev_degree = 3;  ///< >= 1, per smoothing step
     /// The Schwarz smoothers' Chebyshev polynomial (ChebyshevSmoother::Kind; Chebyshev-Jacobi
     /// has the first kind only).
@@ -144,7 +153,7 @@ class PMultigrid final : public Multigrid {
   /// elements per row, Chebyshev degree 2 with alpha 10, float32 hierarchy.
   static AmgPreconditioner::Parameters default_amg();
   /// The schedule of orders below `order` (order >= 1; empty for order 1).
-  static std::vector<int> default_orders(int order);
+  static std::vector<int> default_orders(int order, Schedule schedule = Schedule::halving);
   /// `coarse_solver` (null: AmgPreconditioner(default_amg())) is set up by setup on the
   /// assembled order-1 matrix; unused with coarsest chebyshev. Throws ConfigError naming the
   /// parameter out of range (orders not decreasing, not ending in 1 or not positive; a degree,
