@@ -510,6 +510,7 @@ run_kershaw schwarz_coarse_size2000 --preset sem_pmg_schwarz \
 for schedule in halving_then_unit minus_two; do
   run_kershaw schwarz_$schedule --preset sem_pmg_schwarz -p solver.preconditioner.schedule=$schedule
 done
+run_kershaw schwarz_cycle_w --preset sem_pmg_schwarz -p solver.preconditioner.cycle=w
 if [[ ${KRYFLOW_KERSHAW_VARIANTS:-all} != quick ]]; then
 for d in 1 2 4; do
   run_kershaw schwarz_fcg_degree$d --preset sem_pmg_schwarz -p solver.preconditioner.chebyshev_degree=$d
