@@ -152,7 +152,8 @@ class PMultigrid final : public Multigrid {
   /// The pcg_amg preset's AMG: PMIS, one aggressive level, matrix-product extended+i with 4
   /// elements per row, Chebyshev degree 2 with alpha 10, float32 hierarchy.
   static AmgPreconditioner::Parameters default_amg();
-  /// The schedule of orders below `order` (order >= 1; empty for order 1).
+  /// The orders below `order` by `schedule` (the class comment), decreasing and ending in 1;
+  /// order >= 1 (empty for order 1). Throws nothing.
   static std::vector<int> default_orders(int order, Schedule schedule = Schedule::halving);
   /// `coarse_solver` (null: AmgPreconditioner(default_amg())) is set up by setup on the
   /// assembled order-1 matrix; unused with coarsest chebyshev. Throws ConfigError naming the
