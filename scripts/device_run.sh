@@ -511,6 +511,15 @@ for schedule in halving_then_unit minus_two; do
   run_kershaw schwarz_$schedule --preset sem_pmg_schwarz -p solver.preconditioner.schedule=$schedule
 done
 run_kershaw schwarz_cycle_w --preset sem_pmg_schwarz -p solver.preconditioner.cycle=w
+# Stronger coarse-grid correction: a higher Chebyshev degree below the finest level.
+for d in 6 8; do
+  run_kershaw schwarz_coarse_degree$d --preset sem_pmg_schwarz \
+    -p solver.preconditioner.coarse_levels_chebyshev_degree=$d
+  run_kershaw schwarz_cycle_w_coarse_degree$d --preset sem_pmg_schwarz -p solver.preconditioner.cycle=w \
+    -p solver.preconditioner.coarse_levels_chebyshev_degree=$d
+done
+run_kershaw schwarz_halving_then_unit_coarse_degree6 --preset sem_pmg_schwarz \
+  -p solver.preconditioner.schedule=halving_then_unit -p solver.preconditioner.coarse_levels_chebyshev_degree=6
 if [[ ${KRYFLOW_KERSHAW_VARIANTS:-all} != quick ]]; then
 for d in 1 2 4; do
   run_kershaw schwarz_fcg_degree$d --preset sem_pmg_schwarz -p solver.preconditioner.chebyshev_degree=$d

@@ -79,30 +79,31 @@ class SmoothingSolver final : public Preconditioner {
 /// The Chebyshev parameters of a smoother: the first kind with Jacobi (`preconditioned`
 /// false), chebyshev_kind with a Schwarz preconditioner.
 ChebyshevSmoother::Parameters chebyshev_parameters(const PMultigrid::Parameters& p,
-                                                   bool preconditioned) {
+                                                   bool preconditioned, bool finest = true) {
   ChebyshevSmoother::Parameters c;
-  c.degree = p.chebyshev_degree;
+  c.degree = finest || p.coarse_levels_chebyshev_degree == 0 ? p.chebyshev_degree
+                                                             : p.coarse_levels_chebyshev_degree;
   c.alpha = p.chebyshev_alpha;
   c.eigen_iterations = p.chebyshev_eigen_iterations;
   if (preconditioned) c.kind = p.chebyshev_kind;
   return c;
 }
 
-std::unique_ptr<Smoother> chebyshev(const PMultigrid::Parameters& p) {
-  return std::make_unique<ChebyshevSmoother>(chebyshev_parameters(p, false));
+std::unique_ptr<Smoother> chebyshev(const PMultigrid::Parameters& p, bool finest = true) {
+  return std::make_unique<ChebyshevSmoother>(chebyshev_parameters(p, false, finest));
 }
 
-/// The smoother of a level above the coarsest.
-std::unique_ptr<Smoother> level_smoother(const PMultigrid::Parameters& p) {
+/// The smoother of a level above the coarsest (`finest`: the operator's own level).
+std::unique_ptr<Smoother> level_smoother(const PMultigrid::Parameters& p, bool finest) {
   using Kind = PMultigrid::SmootherKind;
-  if (p.smoother == Kind::chebyshev_jacobi) return chebyshev(p);
+  if (p.smoother == Kind::chebyshev_jacobi) return chebyshev(p, finest);
   if (p.smoother == Kind::vertex_patch) {
     VertexPatchSmoother::Parameters vertex_patch = p.vertex_patch;
     vertex_patch.precision = p.schwarz_precision;
     return std::make_unique<VertexPatchSmoother>(vertex_patch);
   }
   return std::make_unique<PreconditionedChebyshevSmoother>(
-      chebyshev_parameters(p, true),
+      chebyshev_parameters(p, true, finest),
       std::make_unique<SchwarzPreconditioner>(p.smoother == Kind::chebyshev_asm
                                                   ? SchwarzPreconditioner::Method::additive
                                                   : SchwarzPreconditioner::Method::restricted,
@@ -278,6 +279,9 @@ PMultigrid::PMultigrid(Parameters parameters, std::unique_ptr<Preconditioner> co
   if (parameters_.chebyshev_degree < 1) {
     throw ConfigError("chebyshev_degree", "must be at least 1");
   }
+  if (parameters_.coarse_levels_chebyshev_degree < 0) {
+    throw ConfigError("coarse_levels_chebyshev_degree", "must be at least 0");
+  }
   try {
     (void)VertexPatchSmoother(parameters_.vertex_patch);  // its ranges, checked where they live
   } catch (const ConfigError& e) {
@@ -364,7 +368,7 @@ void PMultigrid::setup(const LinearOperator& A) {
     start = std::chrono::steady_clock::now();
     std::vector<std::unique_ptr<Smoother>> smoothers;
     for (std::size_t l = 0; l + 1 < chain.size(); ++l) {
-      smoothers.push_back(level_smoother(parameters_));
+      smoothers.push_back(level_smoother(parameters_, l == 0));
       smoothers.back()->begin_setup(*chain[l]);
     }
     for (auto& s : smoothers) s->finish_setup();
@@ -388,7 +392,7 @@ void PMultigrid::setup(const LinearOperator& A) {
     const LinearOperator* coarse_operator = &lowest;
     std::string coarse_text;
     if (parameters_.coarsest == Coarsest::chebyshev) {
-      coarse = std::make_unique<SmoothingSolver>(chebyshev(parameters_),
+      coarse = std::make_unique<SmoothingSolver>(chebyshev(parameters_, false),
                                                  parameters_.chebyshev_coarse_sweeps);
       coarse->setup(lowest);
       coarse_text = std::to_string(parameters_.chebyshev_coarse_sweeps) +
@@ -437,6 +441,11 @@ void PMultigrid::setup(const LinearOperator& A) {
                    "), relaxation " +
                    std::to_string(parameters_.vertex_patch.relaxation).substr(0, 5)
              : ", degree " + std::to_string(parameters_.chebyshev_degree) +
+                   (parameters_.coarse_levels_chebyshev_degree > 0 &&
+                            level_orders_.size() > 2
+                        ? " (coarser levels " +
+                              std::to_string(parameters_.coarse_levels_chebyshev_degree) + ")"
+                        : std::string()) +
                    (parameters_.chebyshev_kind == ChebyshevSmoother::Kind::fourth
                         ? std::string(", fourth kind")
                         : ", alpha " + std::to_string(parameters_.chebyshev_alpha).substr(0, 5))) +

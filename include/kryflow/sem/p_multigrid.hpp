@@ -137,6 +137,10 @@ class PMultigrid final : public Multigrid {
     std::vector<int> orders;
     Schedule schedule = Schedule::halving;
     int chebyshev_degree = 3;  ///< >= 1, per smoothing step
+    /// >= 0: the Chebyshev degree of every level below the finest (0: chebyshev_degree). Their
+    /// operators cost about (q / p)^3 of the finest one's, so a higher degree there buys a
+    /// stronger coarse-grid correction cheaply.
+    int coarse_levels_chebyshev_degree = 0;
     /// The Schwarz smoothers' Chebyshev polynomial (ChebyshevSmoother::Kind; Chebyshev-Jacobi
     /// has the first kind only).
     ChebyshevSmoother::Kind chebyshev_kind = ChebyshevSmoother::Kind::first;
