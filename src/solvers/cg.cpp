@@ -104,6 +104,7 @@ void Cg::iterate(const LinearOperator& A, const Preconditioner& M, const Vector&
     }
   };
   WindowLoop loop(backend, ws, options(), criteria().max_iterations, use_graphs(A, M), enqueue);
+  loop.likely_done = [&](int queued) { return likely_converged_by(queued, report); };
   loop.inspect = [&](int done, std::size_t window, const double* values) {
     for (std::size_t j = 0; j < window; ++j) {
       if (definite_fails(values[slots.pq(j)], sign, "p·Ap", kOperatorNotDefinite, report))

@@ -155,6 +155,17 @@ SolveReport KrylovSolver::solve(const LinearOperator& A, const Preconditioner& M
   return report;
 }
 
+bool KrylovSolver::likely_converged_by(int iteration, const SolveReport& report) const {
+  const std::vector<double>& h = report.residual_history;
+  if (h.size() < 2 || iteration <= report.iterations) return false;
+  const std::size_t span = std::min<std::size_t>(3, h.size() - 1);
+  const double last = h.back();
+  const double before = h[h.size() - 1 - span];
+  if (!(last > 0.0) || !(before > last) || !std::isfinite(before)) return false;
+  const double rate = std::pow(last / before, 1.0 / static_cast<double>(span));
+  return last * std::pow(rate, iteration - report.iterations) <= target(report);
+}
+
 double KrylovSolver::target(const SolveReport& report) const {
   return std::max(criteria_.relative_tolerance * report.rhs_norm, criteria_.absolute_tolerance);
 }

@@ -109,6 +109,7 @@ void PipelinedCg::iterate(const LinearOperator& A, const Preconditioner& M, cons
       }
     };
   }
+  loop.likely_done = [&](int queued) { return likely_converged_by(queued, report); };
   loop.inspect = [&](int done, std::size_t window, const double* values) {
     for (std::size_t j = 0; j < window; ++j) {
       if (definite_fails(values[slots.denominator(j)], sign, "p·Ap", kOperatorNotDefinite,

@@ -59,7 +59,9 @@ void run_windows(const WindowLoop& loop) {
   };
   queue_next();
   while (!pending.empty()) {
-    queue_next();  // the device works on the next window while the host checks this one
+    // The device works on the next window while the host checks this one, unless the queued
+    // iterations will probably end the method.
+    if (!(loop.likely_done && loop.likely_done(queued))) queue_next();
     const Queued current = pending.front();
     pending.pop_front();
     const double* host = loop.workspace->mirror(current.mirror).wait();
@@ -67,6 +69,7 @@ void run_windows(const WindowLoop& loop) {
       backend.synchronize();  // the window queued ahead finishes (it does nothing after a stop)
       return;
     }
+    if (pending.empty()) queue_next();  // held back by likely_done, which guessed wrong
   }
 }
 

@@ -33,13 +33,19 @@ struct WindowLoop {
   std::function<int(int done)> limit;
   /// Optional: queued after the window that brings the queued iterations to `done`.
   std::function<void(int done)> between;
+  /// Optional: true when the iterations queued so far (`queued`) will probably end the method
+  /// (KrylovSolver::likely_converged_by). The next window is then queued after the host's check
+  /// of the last one instead of ahead of it, so a converging solve does not run a window past
+  /// its end (a wrong guess costs one wait for the host, not an iteration).
+  std::function<bool(int queued)> likely_done;
   /// Tests the window of `window` iterations after `done` completed ones from the host copy of
   /// all scalars, in order; returns true when the iteration must end.
   std::function<bool(int done, std::size_t window, const double* host)> inspect;
 };
 
-/// Runs windows until `inspect` returns true (the device then finishes the window queued ahead:
-/// x may hold up to check_every iterations more than the report's) or max_iterations are done.
+/// Runs windows until `inspect` returns true (the device then finishes the window queued ahead,
+/// if any: x may hold up to check_every iterations more than the report's) or max_iterations
+/// are done.
 void run_windows(const WindowLoop& loop);
 
 }  // namespace kryflow

@@ -207,6 +207,28 @@ TEST(CheckEvery, BicgstabEndsAtTheConvergedIterateOverManyRightHandSides) {
   RecordProperty("restarted", restarted);
 }
 
+TEST(CheckEvery, NoWindowRunsPastTheConvergedIterationWhenItWasForeseen) {
+  // With one iteration a window, the window after the one that converges is not queued when
+  // the residual's rate foresees the convergence: x is then exactly the iterate the report
+  // names, the same bits as a solve stopped there by its iteration limit (without the
+  // foresight, x would hold one more iteration). BiCGStab's device stops by itself
+  // (BicgstabEndsAtTheConvergedIterateOverManyRightHandSides).
+  const Backend backend = test::backend_under_test();
+  const CooMatrix coo = poisson3d(16);
+  for (Method method : {Method::cg, Method::pipecg}) {
+    SCOPED_TRACE(static_cast<int>(method));
+    const std::vector<double> b = test::random_vector(static_cast<std::size_t>(coo.num_rows));
+    auto converging = make(method, tolerance(1e-8));
+    const Solved a = solve(backend, coo, b, *converging);
+    ASSERT_EQ(a.report.status, SolveStatus::converged) << a.report.reason;
+    auto limited = make(method, tolerance(1e-300, a.report.iterations));
+    const Solved l = solve(backend, coo, b, *limited);
+    EXPECT_EQ(l.report.status, SolveStatus::max_iterations) << l.report.reason;
+    EXPECT_EQ(l.report.iterations, a.report.iterations);
+    EXPECT_TRUE(l.x == a.x);
+  }
+}
+
 TEST(CheckEvery, IterationLimitIsExactWithAWindowThatDoesNotDivideIt) {
   const CooMatrix coo = poisson3d(16);
   const std::vector<double> b = test::random_vector(static_cast<std::size_t>(coo.num_rows));

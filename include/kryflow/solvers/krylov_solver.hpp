@@ -113,6 +113,12 @@ class KrylovSolver {
   static void nan_detected(SolveReport& report, const std::string& reason);
   /// The convergence target max(relative_tolerance * ||b||, absolute_tolerance).
   double target(const SolveReport& report) const;
+  /// Whether the residual estimates checked so far predict convergence by iteration
+  /// `iteration` (> report.iterations): the last estimate times the mean rate of the last (up
+  /// to 3) checked iterations, per iteration still unchecked, is at most target(report). False
+  /// before two estimates or when they do not fall. The windowed iteration queues no window
+  /// ahead of the host's check when this holds (WindowLoop::likely_done).
+  bool likely_converged_by(int iteration, const SolveReport& report) const;
   /// `value` in %.3e, for reasons.
   static std::string number(double value);
   /// The test of a conjugate-gradient scalar that must be finite and of `sign` (A and M both
