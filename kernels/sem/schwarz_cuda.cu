@@ -19,17 +19,20 @@
 // below, nearly so). With
 // Q = N^2 + (N - N^2 mod 32) and Q1 = N^2 + (1 - N^2 mod 32), the stages (i, j, k the r, s, t
 // indices; a box's strides of i, j, k):
-//   gather      box point q = (k N + j) N + i       -> a (1, N, Q1)
-//   forward r   line (u, w) = (k, j), S_r^T: a -> b (N, Q, 1)
-//   forward s   line (k, i), S_s^T:          b -> a (N, 1, Q1)
-//   forward t   line (j, i), S_t^T:          a -> b (N, 1, Q), times 1 / (lambda sum)
-//   backward r  line (j, k), S_r:            b -> a (1, Q1, N)
-//   backward s  line (i, k), S_s:            a -> b (1, N, Q)
-//   backward t  line (i, j), S_t:            b -> y (consecutive threads: consecutive i; y in
-//                                            the locals' type: float or double)
-// Restricted, the backward contractions form only the sums that reach the element's own points
-// (rows 1 to n of S_d), backward s only on the lines of inner i and backward t only on those of
-// inner i and j (n^2 lines, written with consecutive threads at consecutive addresses; warps
+//   gather, forward t  line (u, w) = (i, j), straight from r into registers (consecutive
+//                      threads: consecutive i), S_t^T:  -> a (1, Q, N)
+//   forward s          line (i, k), S_s^T:            a -> b (Q1, 1, N)
+//   r                  line (j, k), S_r^T, times 1 / (lambda sum), then S_r, in registers:
+//                                                     b -> a (1, Q1, N)
+//   backward s         line (i, k), S_s:              a -> b (1, N, Q)
+//   backward t         line (i, j), S_t:              b -> y (consecutive threads: consecutive i;
+//                                                     y in the locals' type: float or double)
+// Two of the six contractions thus keep their lines in registers on one side (the gather and
+// the write) and the r contractions on both, so the boxes see 4 line stores and 4 line loads
+// per point instead of 6 and 6, with 4 barriers.
+// Restricted, backward r forms only the sums that reach the element's own points (rows 1 to n
+// of S_r), backward s only on the lines of inner i (rows 1 to n) and backward t only on those
+// of inner i and j (n^2 lines, written with consecutive threads at consecutive addresses; warps
 // without lines skip these stages). In float, 1 / (lambda sum) is the approximate reciprocal
 // and one Newton step (CUDA's division's fast path, the same bits) where that is exact, and a
 // division otherwise.
@@ -108,9 +111,11 @@ struct FdmLayout {
   static constexpr int kLambda = (N + kWidth - 1) / kWidth * kWidth;
   static constexpr int kTransposes = 3 * kMatrix;
   static constexpr int kEigenvalues = 6 * kMatrix;
-  static constexpr int kA = kEigenvalues + 3 * kLambda;  // box a: N planes of kQ1
-  static constexpr int kB = kA + N * kQ1;                // box b: N planes of kQ
-  static constexpr int kEntries = (kB + N * kQ + kWidth - 1) / kWidth * kWidth;
+  // Each box holds N planes of the larger plane stride (the stages use both strides in both).
+  static constexpr int kBox = N * (kQ > kQ1 ? kQ : kQ1);
+  static constexpr int kA = kEigenvalues + 3 * kLambda;  // box a
+  static constexpr int kB = kA + kBox;                   // box b
+  static constexpr int kEntries = (kB + kBox + kWidth - 1) / kWidth * kWidth;
 };
 
 /// x[h][m] = p[h][m Stride], m < N.
@@ -158,6 +163,18 @@ __device__ __forceinline__ float reciprocal_normal(float x) {
   return fmaf(r, -fmaf(x, r, -1.0f), r);
 }
 
+/// 1 / total for total > 0 (in float the approximate reciprocal and a Newton step where that
+/// is exact, the same bits as a division).
+template <typename T>
+__device__ __forceinline__ T positive_inverse(T total) {
+  if constexpr (std::is_same_v<T, float>) {
+    const float inverse = reciprocal_normal(total);
+    return inverse > 0.0f ? inverse : 1.0f / total;
+  } else {
+    return T(1) / total;
+  }
+}
+
 /// The local solves of the block's elements, Lines lines a thread (see the file's comment),
 /// written to locals of Y.
 template <typename T, int N, int Lines, int Elements, typename Y>
@@ -182,22 +199,37 @@ __device__ __forceinline__ void fdm_block(const SchwarzView& v, const T* __restr
   T* const lambda = shared + L::kEigenvalues;
   T* const a = shared + L::kA;
   T* const b = shared + L::kB;
-  if (live) {
-    // The gather into a[i, j, k] (strides 1, N, Q1) in batches of up to 16 rounds: a batch's
-    // indices, then its values. The first batch's indices are in flight while the eigenvectors
-    // and eigenvalues are copied.
-    constexpr int kRounds = (N3 + kThreads - 1) / kThreads;
-    constexpr int kBatch = kRounds < 16 ? kRounds : 16;
-    const index_t* map = v.box_to_global + e * N3 + t;
-    index_t g[kBatch];
-    auto indices = [&](int first) {
+  int u[Lines];
+  int w[Lines];
+  bool own[Lines];
+  // The lines' starts su u + sw w in box.
+  auto starts = [&](T* box, int su, int sw) {
+    struct {
+      T* p[Lines];
+    } result;
 #pragma unroll
-      for (int round = 0; round < kBatch; ++round) {
-        const int q = t + (first + round) * kThreads;
-        g[round] = first + round < kRounds && q < N3 ? __ldg(map + (first + round) * kThreads) : -1;
-      }
-    };
-    indices(0);
+    for (int h = 0; h < Lines; ++h) result.p[h] = box + su * u[h] + sw * w[h];
+    return result;
+  };
+  T x[Lines][N];
+  // The gather, straight into registers: line (i, j) = (u, w) along k (consecutive threads at
+  // consecutive i), the lines' indices first, then their values, which are in flight while the
+  // eigenvectors and eigenvalues are copied.
+  line_set<Lines, N2, N, 0, 0>(t, live, u, w, own);
+  if (live) {
+    const index_t* map = v.box_to_global + e * N3;
+    index_t g[Lines][N];
+#pragma unroll
+    for (int h = 0; h < Lines; ++h) {
+#pragma unroll
+      for (int k = 0; k < N; ++k) g[h][k] = __ldg(map + k * N2 + w[h] * N + u[h]);
+    }
+#pragma unroll
+    for (int h = 0; h < Lines; ++h) {
+#pragma unroll
+      for (int k = 0; k < N; ++k)
+        x[h][k] = g[h][k] >= 0 ? static_cast<T>(__ldg(r + g[h][k])) : T(0);
+    }
     // Row i of S_d (and column i of its transpose) by thread d N + i.
     for (int row = t; row < 3 * N; row += kThreads) {
       const T* source = eigenvectors + e * 3 * N2 + row * N;
@@ -213,50 +245,29 @@ __device__ __forceinline__ void fdm_block(const SchwarzView& v, const T* __restr
     for (int q = t; q < 3 * N; q += kThreads) {
       lambda[q / N * L::kLambda + q % N] = __ldg(eigenvalues + e * 3 * N + q);
     }
+  } else {
 #pragma unroll
-    for (int first = 0; first < kRounds; first += kBatch) {
-      if (first > 0) indices(first);
+    for (int h = 0; h < Lines; ++h) {
 #pragma unroll
-      for (int round = 0; round < kBatch; ++round) {
-        const int q = t + (first + round) * kThreads;
-        if (first + round < kRounds && q < N3) {
-          a[q + q / N2 * (Q1 - N2)] = g[round] >= 0 ? static_cast<T>(__ldg(r + g[round])) : T(0);
-        }
-      }
+      for (int k = 0; k < N; ++k) x[h][k] = T(0);
     }
   }
   __syncthreads();
-  // The forward contractions and backward r on all N^2 lines.
-  int u[Lines];
-  int w[Lines];
-  bool own[Lines];
-  line_set<Lines, N2, N, 0, 0>(t, live, u, w, own);
-  // The lines' starts su u + sw w in box.
-  auto starts = [&](T* box, int su, int sw) {
-    struct {
-      T* p[Lines];
-    } result;
-#pragma unroll
-    for (int h = 0; h < Lines; ++h) result.p[h] = box + su * u[h] + sw * w[h];
-    return result;
-  };
-  T x[Lines][N];
-  // Forward r, line (k, j) = (u, w): b[m, j, k] = sum_i S_r[i, m] a[i, j, k].
-  load_lines<T, N, Lines, 1>(starts(a, Q1, N).p, x);
+  // Forward t in registers, line (i, j): a[i, j, o] = sum_k S_t[k, o] x[k] at (1, Q, N).
   {
-    const auto out = starts(b, 1, Q);
-    contract_lines<T, N, Lines>(ST, x, [&](int m, const T(&sums)[Lines]) {
+    const auto out = starts(a, 1, Q);
+    contract_lines<T, N, Lines>(ST + 2 * L::kMatrix, x, [&](int o, const T(&sums)[Lines]) {
 #pragma unroll
       for (int h = 0; h < Lines; ++h) {
-        if (own[h]) out.p[h][N * m] = sums[h];
+        if (own[h]) out.p[h][N * o] = sums[h];
       }
     });
   }
   __syncthreads();
-  // s, line (k, m) = (u, w): a[m, l, k] = sum_j S_s[j, l] b[m, j, k].
-  load_lines<T, N, Lines, Q>(starts(b, 1, N).p, x);
+  // Forward s, line (i, o): b[i, l, o] = sum_j S_s[j, l] a[i, j, o] at (Q1, 1, N).
+  load_lines<T, N, Lines, Q>(starts(a, 1, N).p, x);
   {
-    const auto out = starts(a, Q1, N);
+    const auto out = starts(b, Q1, N);
     contract_lines<T, N, Lines>(ST + L::kMatrix, x, [&](int l, const T(&sums)[Lines]) {
 #pragma unroll
       for (int h = 0; h < Lines; ++h) {
@@ -265,77 +276,68 @@ __device__ __forceinline__ void fdm_block(const SchwarzView& v, const T* __restr
     });
   }
   __syncthreads();
-  // t and the eigenvalues, line (l, m) = (u, w):
-  // b[m, l, o] = (sum_k S_t[k, o] a[m, l, k]) / (lambda_r[m] + lambda_s[l] + lambda_t[o]): in
-  // float by reciprocal_normal where that is exact (positive), else (again) by division.
-  load_lines<T, N, Lines, Q1>(starts(a, 1, N).p, x);
+  // r in registers, line (l, o): forward f[m] = sum_i S_r[i, m] b[i, l, o], f[m] / (lambda_r[m]
+  // + lambda_s[l] + lambda_t[o]), backward a[i, l, o] = sum_m S_r[i, m] f[m] at (1, Q1, N);
+  // restricted, only inner i.
+  constexpr int First = 1;
+  constexpr int Last = N - 1;
+  load_lines<T, N, Lines, Q1>(starts(b, 1, N).p, x);
   {
-    const auto out = starts(b, 1, N);
+    T f[Lines][N];
     T partial[Lines];
 #pragma unroll
-    for (int h = 0; h < Lines; ++h) partial[h] = lambda[w[h]] + lambda[L::kLambda + u[h]];
-    bool exact = std::is_same_v<T, float>;
-    if constexpr (std::is_same_v<T, float>) {
-      contract_lines<T, N, Lines>(ST + 2 * L::kMatrix, x, [&](int o, const T(&sums)[Lines]) {
-        const T lambda_t = lambda[2 * L::kLambda + o];
+    for (int h = 0; h < Lines; ++h)
+      partial[h] = lambda[L::kLambda + u[h]] + lambda[2 * L::kLambda + w[h]];
+    contract_lines<T, N, Lines>(ST, x, [&](int m, const T(&sums)[Lines]) {
+      const T lambda_r = lambda[m];
 #pragma unroll
-        for (int h = 0; h < Lines; ++h) {
-          const T total = partial[h] + lambda_t;
-          const T inverse = reciprocal_normal(total);
-          exact = exact && (!(total > 0.0f) || inverse > 0.0f);
-          if (own[h]) out.p[h][Q * o] = total > 0.0f ? sums[h] * inverse : 0.0f;
-        }
-      });
-    }
-    if (!exact) {
-      contract_lines<T, N, Lines>(ST + 2 * L::kMatrix, x, [&](int o, const T(&sums)[Lines]) {
-        const T lambda_t = lambda[2 * L::kLambda + o];
+      for (int h = 0; h < Lines; ++h) {
+        const T total = partial[h] + lambda_r;
+        f[h][m] = total > T(0) ? sums[h] * positive_inverse(total) : T(0);
+      }
+    });
+    const auto out = starts(a, Q1, N);
+    auto store = [&](int i, const T(&sums)[Lines]) {
 #pragma unroll
-        for (int h = 0; h < Lines; ++h) {
-          const T total = partial[h] + lambda_t;
-          if (own[h]) out.p[h][Q * o] = total > T(0) ? sums[h] * (T(1) / total) : T(0);
-        }
-      });
+      for (int h = 0; h < Lines; ++h) {
+        if (own[h]) out.p[h][i] = sums[h];
+      }
+    };
+    if (v.restricted) {
+      contract_lines<T, N, Lines, First, Last>(S, f, store);
+    } else {
+      contract_lines<T, N, Lines>(S, f, store);
     }
   }
   __syncthreads();
-  // Backward; restricted, only the sums and lines that reach the element's own points: s on the
-  // lines of inner i, t on those of inner i and j (warps without lines skip them).
+  // Backward s and t; restricted, only the sums and lines that reach the element's own points:
+  // s on the lines of inner i, t on those of inner i and j (warps without lines skip them).
   auto backward = [&](auto restricted) {
     constexpr bool Restricted = decltype(restricted)::value;
-    constexpr int First = Restricted ? 1 : 0;
-    constexpr int Last = Restricted ? N - 1 : N;
-    // r, line (j, k) = (u, w): a[i, l, o] = sum_m S_r[i, m] b[m, l, o].
-    load_lines<T, N, Lines, N>(starts(b, 1, Q).p, x);
-    {
-      const auto out = starts(a, Q1, N);
-      contract_lines<T, N, Lines, First, Last>(S, x, [&](int i, const T(&sums)[Lines]) {
-#pragma unroll
-        for (int h = 0; h < Lines; ++h) {
-          if (own[h]) out.p[h][i] = sums[h];
-        }
-      });
-    }
-    __syncthreads();
-    // s, line (i, o) = (u, w): b[i, j, o] = sum_l S_s[j, l] a[i, l, o].
+    constexpr int F = Restricted ? First : 0;
+    constexpr int G = Restricted ? Last : N;
+    // s, line (i, o): b[i, j, o] = sum_l S_s[j, l] a[i, l, o] at (1, N, Q).
     constexpr int kSLines = Restricted ? n * N : N2;
     if (warp_has_lines<Lines, kSLines>(t)) {
       if constexpr (Restricted) line_set<Lines, n * N, n, 1, 0>(t, live, u, w, own);
       load_lines<T, N, Lines, Q1>(starts(a, 1, N).p, x);
       const auto out = starts(b, 1, Q);
-      contract_lines<T, N, Lines, First, Last>(S + L::kMatrix, x,
-                                               [&](int j, const T(&sums)[Lines]) {
+      contract_lines<T, N, Lines, F, G>(S + L::kMatrix, x, [&](int j, const T(&sums)[Lines]) {
 #pragma unroll
-                                                 for (int h = 0; h < Lines; ++h) {
-                                                   if (own[h]) out.p[h][N * j] = sums[h];
-                                                 }
-                                               });
+        for (int h = 0; h < Lines; ++h) {
+          if (own[h]) out.p[h][N * j] = sums[h];
+        }
+      });
     }
     __syncthreads();
-    // t and the write, line (i, j) = (u, w): y[i, j, k] = sum_o S_t[k, o] b[i, j, o].
+    // t and the write, line (i, j): y[i, j, k] = sum_o S_t[k, o] b[i, j, o].
     constexpr int kTLines = Restricted ? n * n : N2;
     if (warp_has_lines<Lines, kTLines>(t)) {
-      if constexpr (Restricted) line_set<Lines, n * n, n, 1, 1>(t, live, u, w, own);
+      if constexpr (Restricted) {
+        line_set<Lines, n * n, n, 1, 1>(t, live, u, w, own);
+      } else {
+        line_set<Lines, N2, N, 0, 0>(t, live, u, w, own);
+      }
       load_lines<T, N, Lines, Q>(starts(b, 1, N).p, x);
       Y* out[Lines];
 #pragma unroll
@@ -343,13 +345,12 @@ __device__ __forceinline__ void fdm_block(const SchwarzView& v, const T* __restr
         out[h] = Restricted ? y_local + ((e * n - 1) * n + w[h] - 1) * n + u[h] - 1
                             : y_local + e * N3 + N * w[h] + u[h];
       }
-      contract_lines<T, N, Lines, First, Last>(
-          S + 2 * L::kMatrix, x, [&](int k, const T(&sums)[Lines]) {
+      contract_lines<T, N, Lines, F, G>(S + 2 * L::kMatrix, x, [&](int k, const T(&sums)[Lines]) {
 #pragma unroll
-            for (int h = 0; h < Lines; ++h) {
-              if (own[h]) out[h][k * (Restricted ? n * n : N2)] = static_cast<Y>(sums[h]);
-            }
-          });
+        for (int h = 0; h < Lines; ++h) {
+          if (own[h]) out[h][k * (Restricted ? n * n : N2)] = static_cast<Y>(sums[h]);
+        }
+      });
     }
   };
   if (v.restricted) {

@@ -389,6 +389,7 @@ struct PMultigridParameters final : ComponentParameters {
     amg.values.aggressive_levels = 1;
     amg.values.max_elements_per_row = 4;
     amg.values.chebyshev_alpha = 10.0;
+    amg.values.coarse_size = 2000;
   }
   void declare(ParameterVisitor& v) override {
     v.choice("schedule", schedule, {"halving", "halving_then_unit", "minus_two", "two_level"},
@@ -465,7 +466,7 @@ struct PMultigridParameters final : ComponentParameters {
     v.component("coarse_solver", coarse_solver,
                 "the solver of the assembled order-1 level: any preconditioner of a CSR matrix "
                 "(by default one cycle of `amg` with the pcg_amg preset's parameters, but "
-                "coarse_size 200)");
+                "coarse_size 2000)");
   }
 };
 

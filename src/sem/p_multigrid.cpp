@@ -237,6 +237,9 @@ AmgPreconditioner::Parameters PMultigrid::default_amg() {
   p.chebyshev_degree = 2;
   p.chebyshev_alpha = 10.0;
   p.hierarchy_precision = Precision::float32;
+  // 3 levels instead of 4 on Kershaw's order-1 level (9261 unknowns): its cycle 53 -> 27 us on
+  // the H200 with the same iterations (bench/results/h200_pmg/NOTES.md).
+  p.coarse_size = 2000;
   return p;
 }
 

@@ -154,7 +154,7 @@ class PMultigrid final : public Multigrid {
     Multigrid::Parameters cycle;      ///< cycle shape and sweeps
   };
   /// The pcg_amg preset's AMG: PMIS, one aggressive level, matrix-product extended+i with 4
-  /// elements per row, Chebyshev degree 2 with alpha 10, float32 hierarchy.
+  /// elements per row, Chebyshev degree 2 with alpha 10, float32 hierarchy, but coarse_size 2000.
   static AmgPreconditioner::Parameters default_amg();
   /// The orders below `order` by `schedule` (the class comment), decreasing and ending in 1;
   /// order >= 1 (empty for order 1). Throws nothing.
