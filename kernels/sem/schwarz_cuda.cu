@@ -5,12 +5,13 @@
 // of 128 threads, several elements, where an element has 64 threads or fewer, else one
 // element). A thread loads the N entries of each line along the contraction's direction from
 // shared memory into registers, forms the line's N sums there (each from 0 in increasing index
-// with fused multiply-adds, the reference's order) and stores each sum once it is formed. The
+// with fused multiply-adds; the directions in another order than the reference's, so the bits
+// differ from it by rounding) and stores each sum once it is formed. The
 // matrix entries (rows of S_d^T in the forward contractions, of S_d in the backward ones) are
 // the same for the whole warp: read in order as broadcast 16-byte loads, each used for both
-// lines. Per line and contraction that is N shared loads, N shared stores and N^2 / 8 (float)
-// or N^2 / 4 (double) broadcast loads for N^2 multiply-adds, against 2 N^2 loads and N stores
-// with one thread per sum.
+// lines. Per line and contraction through shared memory that is N shared loads, N shared stores
+// and N^2 / 8 (float) or N^2 / 4 (double) broadcast loads for N^2 multiply-adds, against 2 N^2
+// loads and N stores with one thread per sum.
 //
 // The lines' (u, w) in the contraction's two other directions and the boxes' strides make the
 // line accesses free of bank conflicts: for the contraction that writes a box and the one that
@@ -29,7 +30,7 @@
 //                                                     y in the locals' type: float or double)
 // Two of the six contractions thus keep their lines in registers on one side (the gather and
 // the write) and the r contractions on both, so the boxes see 4 line stores and 4 line loads
-// per point instead of 6 and 6, with 4 barriers.
+// per point instead of 6 and 6, with 5 barriers instead of 6.
 // Restricted, backward r forms only the sums that reach the element's own points (rows 1 to n
 // of S_r), backward s only on the lines of inner i (rows 1 to n) and backward t only on those
 // of inner i and j (n^2 lines, written with consecutive threads at consecutive addresses; warps

@@ -439,8 +439,9 @@ struct PMultigridParameters final : ComponentParameters {
               "applications per smoothing step)");
     v.integer("coarse_levels_chebyshev_degree", values.coarse_levels_chebyshev_degree,
               Range::at_least(0),
-              "degree of the Chebyshev smoother of the levels below the finest (0: "
-              "chebyshev_degree); their steps cost about (q / p)^3 of a finest step");
+              "degree of the Chebyshev smoothers of the levels below the finest, the "
+              "`chebyshev` coarsest level's included (0: chebyshev_degree; the vertex_patch "
+              "smoother has none); their steps cost about (q / p)^3 of a finest step");
     v.real("chebyshev_alpha", values.chebyshev_alpha, Range::greater_than(1.0),
            "the smoother damps the eigenvalues of M^-1 A (M: Jacobi or Schwarz) in "
            "[lambda_max / chebyshev_alpha, 1.1 lambda_max]");

@@ -444,7 +444,10 @@ void PMultigrid::setup(const LinearOperator& A) {
                    "), relaxation " +
                    std::to_string(parameters_.vertex_patch.relaxation).substr(0, 5)
              : ", degree " + std::to_string(parameters_.chebyshev_degree) +
-                   (parameters_.coarse_levels_chebyshev_degree > 0 && level_orders_.size() > 2
+                   (parameters_.coarse_levels_chebyshev_degree > 0 &&
+                            (level_orders_.size() > 2 ||
+                             (level_orders_.size() > 1 &&
+                              parameters_.coarsest == Coarsest::chebyshev))
                         ? " (coarser levels " +
                               std::to_string(parameters_.coarse_levels_chebyshev_degree) + ")"
                         : std::string()) +

@@ -120,7 +120,7 @@ void Bicgstab::iterate(const LinearOperator& A, const Preconditioner& M, const V
   };
   int offset = 0;  // iterations before the current restart (see below)
   WindowLoop loop(backend, ws, options(), criteria().max_iterations, use_graphs(A, M), enqueue);
-  loop.likely_done = [&](int queued) { return likely_converged_by(queued, report); };
+  loop.likely_done = [&](int queued) { return likely_converged_by(offset + queued, report); };
   loop.inspect = [&](int done, std::size_t window, const double* values) {
     for (std::size_t j = 0; j < window; ++j) {
       const int k = offset + done + static_cast<int>(j) + 1;

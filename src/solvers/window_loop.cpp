@@ -66,7 +66,9 @@ void run_windows(const WindowLoop& loop) {
     pending.pop_front();
     const double* host = loop.workspace->mirror(current.mirror).wait();
     if (loop.inspect(current.done, static_cast<std::size_t>(current.window), host)) {
-      backend.synchronize();  // the window queued ahead finishes (it does nothing after a stop)
+      // The window queued ahead, if any, finishes: BiCGStab's does nothing after a stop, CG's
+      // and pipelined CG's update x (x then holds up to check_every iterations more).
+      backend.synchronize();
       return;
     }
     if (pending.empty()) queue_next();  // held back by likely_done, which guessed wrong

@@ -1,7 +1,9 @@
 // The iteration loop shared by the Krylov solvers with device-resident scalars: windows of
 // check_every iterations, recorded once and replayed, each followed by an asynchronous copy of
 // the scalars to the host; the next window is queued before the host checks the last one, so the
-// device never waits for the host's convergence test.
+// device does not wait for the host's convergence test, except where the residual's rate foresees
+// convergence by the iterations already queued (WindowLoop::likely_done): the next window then
+// waits for that check instead of running past the end.
 #pragma once
 
 #include <cstddef>

@@ -19,6 +19,7 @@
 #include "kryflow/linalg/csr_matrix.hpp"
 #include "kryflow/linalg/vector.hpp"
 #include "kryflow/multigrid/dense_solver.hpp"
+#include "kryflow/multigrid/smoothers.hpp"
 #include "kryflow/sem/hex_mesh.hpp"
 #include "kryflow/sem/p_multigrid.hpp"
 #include "kryflow/sem/poisson_operator.hpp"
@@ -671,6 +672,16 @@ TEST(PMultigrid, CoarseLevelsChebyshevDegree) {
     EXPECT_NE(setup.preconditioner->summary().find("degree 3 (coarser levels 8)"),
               std::string::npos)
         << setup.preconditioner->summary();
+    // The smoothers built: degree 3 on the finest level, 8 on the one below.
+    const auto* pmg = dynamic_cast<const PMultigrid*>(setup.preconditioner.get());
+    ASSERT_NE(pmg, nullptr);
+    ASSERT_EQ(pmg->num_levels(), 2u);
+    for (std::size_t l = 0; l < 2; ++l) {
+      const auto* smoother =
+          dynamic_cast<const PreconditionedChebyshevSmoother*>(&pmg->level(l).pre_smoother());
+      ASSERT_NE(smoother, nullptr) << "level " << l;
+      EXPECT_EQ(smoother->degree(), l == 0 ? 3 : 8) << "level " << l;
+    }
     const PmgSolve s = solve_with(backend, kershaw.vertices, kershaw.num_elements, 7, config);
     EXPECT_LT(s.true_residual, 1e-8 * (1 + 1e-6));
     EXPECT_LT(s.iterations, plain.iterations);

@@ -111,6 +111,8 @@ class ChebyshevSmoother final : public Smoother {
   bool supports_recording() const override { return A_ != nullptr && A_->supports_recording(); }
   /// The estimate of lambda_max(D^-1 A) from the last setup (before the factor beta).
   double lambda_max() const noexcept { return lambda_max_; }
+  /// Products with A per smoothing step (Parameters::degree).
+  int degree() const noexcept { return parameters_.degree; }
 
  private:
   Parameters parameters_;
@@ -155,6 +157,8 @@ class PreconditionedChebyshevSmoother final : public Smoother {
     return A_ != nullptr && A_->supports_recording() && M_->supports_recording();
   }
   double lambda_max() const noexcept { return lambda_max_; }
+  /// Products with A per smoothing step (Parameters::degree).
+  int degree() const noexcept { return parameters_.degree; }
   const Preconditioner& preconditioner() const noexcept { return *M_; }
 
  private:
