@@ -518,6 +518,8 @@ for d in 6 8; do
   run_kershaw schwarz_cycle_w_coarse_degree$d --preset sem_pmg_schwarz -p solver.preconditioner.cycle=w \
     -p solver.preconditioner.coarse_levels_chebyshev_degree=$d
 done
+run_kershaw schwarz_degree2_coarse_degree4 --preset sem_pmg_schwarz \
+  -p solver.preconditioner.chebyshev_degree=2 -p solver.preconditioner.coarse_levels_chebyshev_degree=4
 run_kershaw schwarz_halving_then_unit_coarse_degree6 --preset sem_pmg_schwarz \
   -p solver.preconditioner.schedule=halving_then_unit -p solver.preconditioner.coarse_levels_chebyshev_degree=6
 if [[ ${KRYFLOW_KERSHAW_VARIANTS:-all} != quick ]]; then
