@@ -22,7 +22,8 @@
 # sem_pmg_vertex_patch");
 # KRYFLOW_PMG_MESHES=quick: Kershaw and the boxes up to 32^3 only.
 # profile_sem: the kernels' time in one Kershaw solve with sem_pmg_schwarz (nsys, kernel
-# summary) and the p = 7 vertex kernel's warp states (ncu); not in the default steps.
+# summary) and the warp states (ncu) of the p = 7 vertex kernel, the float local solves and the
+# Schwarz sums; not in the default steps.
 # Offline machines: Debian packages of the dependencies placed in .deps/debs are unpacked into
 # .deps/root and used when the system lacks them.
 set -uo pipefail
@@ -581,6 +582,14 @@ timeout 300 ncu --kernel-name-base demangled \
   --section ComputeWorkloadAnalysis --section InstructionStats \
   "$build/bench/kryflow_bench_sem" --orders 7 --kershaw-orders 7 >"$results/profile_vertex_ncu.txt" 2>&1
 grep -E "Duration|Stall|Issued|Occupancy|Throughput|Registers" "$results/profile_vertex_ncu.txt" | head -40 | tee -a "$log"
+# The float local solves at p = 7 (N = 10) and the Schwarz sums of a Kershaw solve: why they wait.
+timeout 300 ncu --kernel-name-base demangled --kernel-name "regex:fdm_kernel<float, 10|assemble_kernel<float>" \
+  --launch-count 2 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+  --section Occupancy --section MemoryWorkloadAnalysis --section InstructionStats \
+  "$kryflow" sem --backend cuda --mesh "$kmesh" --kershaw 0.3 --order 7 --preset sem_pmg_schwarz \
+  --copy-bytes 0 >"$results/profile_fdm_ncu.txt" 2>&1
+grep -E "fdm_kernel|assemble_kernel|Duration|Stall|Issued|Occupancy|Throughput|Registers" \
+  "$results/profile_fdm_ncu.txt" | head -60 | tee -a "$log"
 fi
 
 say ""
