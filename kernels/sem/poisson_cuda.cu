@@ -615,8 +615,9 @@ constexpr int kVertexMinBlocks = (N == 8 && Atomic) ? (std::is_same_v<Real, doub
 /// on the H200 for the double atomic kernel at p = 7, where shared-memory loads bound it (box
 /// 40^3: 614 against 665 us, Kershaw 89 against 96; keeping D's row and column of the thread in
 /// registers as well gained nothing more). The float atomic kernel at p = 7 (86 % L1/TEX
-/// throughput on Kershaw) reads them from the float copy c_derivative32 (not yet
-/// measured). Other orders are not measured.
+/// throughput on Kershaw) reads them from the float copy c_derivative32 (measured only together
+/// with two other changes: Kershaw's p = 7 smoothing 1-2 % faster, bench/results/h200_pmg,
+/// ae43076). Other orders are not measured.
 template <int N, bool Atomic, class Real>
 constexpr bool kVertexConstantD = N == 8 && Atomic;
 
