@@ -44,6 +44,7 @@
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/cuda_runtime.hpp"
+#include "kernels/sem/points.hpp"
 #include "kernels/sem/schwarz.hpp"
 #include "kryflow/core/error.hpp"
 
@@ -642,56 +643,10 @@ void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<con
              view.eigenvectors32, view.eigenvalues32, y_local.values);
     }
   };
-  switch (view.n + 2) {
-    case 3:
-      with_size(std::integral_constant<int, 3>{});
-      break;
-    case 4:
-      with_size(std::integral_constant<int, 4>{});
-      break;
-    case 5:
-      with_size(std::integral_constant<int, 5>{});
-      break;
-    case 6:
-      with_size(std::integral_constant<int, 6>{});
-      break;
-    case 7:
-      with_size(std::integral_constant<int, 7>{});
-      break;
-    case 8:
-      with_size(std::integral_constant<int, 8>{});
-      break;
-    case 9:
-      with_size(std::integral_constant<int, 9>{});
-      break;
-    case 10:
-      with_size(std::integral_constant<int, 10>{});
-      break;
-    case 11:
-      with_size(std::integral_constant<int, 11>{});
-      break;
-    case 12:
-      with_size(std::integral_constant<int, 12>{});
-      break;
-    case 13:
-      with_size(std::integral_constant<int, 13>{});
-      break;
-    case 14:
-      with_size(std::integral_constant<int, 14>{});
-      break;
-    case 15:
-      with_size(std::integral_constant<int, 15>{});
-      break;
-    case 16:
-      with_size(std::integral_constant<int, 16>{});
-      break;
-    case 17:
-      with_size(std::integral_constant<int, 17>{});
-      break;
-    default:
-      throw NotSupported("sem::schwarz_fdm_solve: boxes of " + std::to_string(view.n + 2) +
-                         " points per direction (supported: 3 to 17; element patches up to "
-                         "p = 14, vertex patches up to p = 8)");
+  if (!with_points<3, 17>(view.n + 2, with_size)) {
+    throw NotSupported("sem::schwarz_fdm_solve: boxes of " + std::to_string(view.n + 2) +
+                       " points per direction (supported: 3 to 17; element patches up to "
+                       "p = 14, vertex patches up to p = 8)");
   }
   kernels::cuda::check_launch("sem::schwarz_fdm_solve");
 }

@@ -10,6 +10,7 @@
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/cuda_runtime.hpp"
+#include "kernels/sem/points.hpp"
 #include "kernels/sem/transfer.hpp"
 #include "kryflow/core/error.hpp"
 
@@ -170,58 +171,9 @@ void launch_interpolate(const Backend& backend, const TransferSideView& in,
     kernel<<<static_cast<unsigned int>(in.num_elements), kThreads, bytes,
              backend.cuda_context()->stream>>>(in, out, n_out, matrix, x, beta, y);
   };
-  switch (ni) {
-    case 2:
-      launch(std::integral_constant<int, 2>{});
-      break;
-    case 3:
-      launch(std::integral_constant<int, 3>{});
-      break;
-    case 4:
-      launch(std::integral_constant<int, 4>{});
-      break;
-    case 5:
-      launch(std::integral_constant<int, 5>{});
-      break;
-    case 6:
-      launch(std::integral_constant<int, 6>{});
-      break;
-    case 7:
-      launch(std::integral_constant<int, 7>{});
-      break;
-    case 8:
-      launch(std::integral_constant<int, 8>{});
-      break;
-    case 9:
-      launch(std::integral_constant<int, 9>{});
-      break;
-    case 10:
-      launch(std::integral_constant<int, 10>{});
-      break;
-    case 11:
-      launch(std::integral_constant<int, 11>{});
-      break;
-    case 12:
-      launch(std::integral_constant<int, 12>{});
-      break;
-    case 13:
-      launch(std::integral_constant<int, 13>{});
-      break;
-    case 14:
-      launch(std::integral_constant<int, 14>{});
-      break;
-    case 15:
-      launch(std::integral_constant<int, 15>{});
-      break;
-    case 16:
-      launch(std::integral_constant<int, 16>{});
-      break;
-    case 17:
-      launch(std::integral_constant<int, 17>{});
-      break;
-    default:
-      throw NotSupported(std::string(who) + ": " + std::to_string(ni) +
-                         " points per direction (2 to 17 supported)");
+  if (!with_points<2, 17>(ni, launch)) {
+    throw NotSupported(std::string(who) + ": " + std::to_string(ni) +
+                       " points per direction (2 to 17 supported)");
   }
   kernels::cuda::check_launch(who);
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/sem/points.hpp"
 #include "kryflow/core/error.hpp"
 #include "kryflow/sem/gll.hpp"
 
@@ -405,6 +406,17 @@ TEST(GllRule, OrderOutsideOneToFifteenThrowsNamingTheRange) {
     } catch (const InvalidInput& e) {
       EXPECT_NE(std::string(e.what()).find("[1, 15]"), std::string::npos) << e.what();
     }
+  }
+}
+
+/// with_points calls the instantiation for each count of its range, and nothing outside it.
+TEST(SemPoints, DispatchesEveryCountOfItsRangeOnly) {
+  for (int points = 0; points <= 19; ++points) {
+    int seen = -1;
+    const bool called =
+        kernels::sem::with_points<2, 17>(points, [&](auto n) { seen = decltype(n)::value; });
+    EXPECT_EQ(called, points >= 2 && points <= 17) << points;
+    EXPECT_EQ(seen, called ? points : -1) << points;
   }
 }
 
