@@ -63,6 +63,9 @@ struct SemOptions {
   std::string report = "text";  ///< "text" or "json"
   /// --copy-bytes as for solve; unset: 256 MiB on cuda, 64 MiB on the host backends.
   std::optional<long long> copy_bytes;
+  /// --repeat N: N solves of the same system from x0 = 0 (the first one is the report's; the
+  /// others give the repeated-solve times, as in a time-stepping code).
+  int repeat = 1;
 };
 
 /// `kryflow gen`.

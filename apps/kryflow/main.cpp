@@ -206,6 +206,11 @@ int main(int argc, char** argv) {
       "--copy-bytes", sem.copy_bytes,
       "bytes of each of the two buffers of the copy-bandwidth measurement the operator's "
       "bandwidth is compared with (default 256 MiB on cuda, 64 MiB on cpu; 0 skips it)");
+  sem_command
+      ->add_option("--repeat", sem.repeat,
+                   "N: solve the same system N times from x0 = 0 (default 1); the first solve is "
+                   "the report's, the others' median and fastest times are reported beside it")
+      ->check(CLI::Range(1, 1000));
 
   GenOptions gen;
   CLI::App* gen_command = app.add_subcommand(

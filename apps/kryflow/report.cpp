@@ -2,9 +2,11 @@
 // progress line.
 #include "report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace kryflow::cli {
 namespace {
@@ -319,6 +321,16 @@ std::string sem_text(const SemSummary& s) {
                format("%.2f ns per DoF (solve), %.2f with the preconditioner's setup",
                       ns_per_dof(s, r.solve_seconds),
                       ns_per_dof(s, r.solve_seconds + s.preconditioner_setup_seconds)));
+  if (!s.repeated_solve_seconds.empty()) {
+    std::vector<double> t = s.repeated_solve_seconds;
+    std::sort(t.begin(), t.end());
+    const double median = t[t.size() / 2];
+    text +=
+        line("repeated solves",
+             format("%zu more from x0 = 0: median ", t.size()) + seconds_text(median) +
+                 format(" (%.2f ns per DoF), fastest ", ns_per_dof(s, median)) +
+                 seconds_text(t.front()) + format(" (%.2f ns per DoF)", ns_per_dof(s, t.front())));
+  }
   text += line("status", std::string(to_string(r.status)) + ": " + r.reason);
   text += line("residual", format("recursive %.3e, true %.3e (||b - A x|| / ||b|| from a separate "
                                   "apply, ||b|| = %.3e)",
@@ -372,6 +384,7 @@ nlohmann::json sem_json(const SemSummary& s) {
   j["setup_seconds"] = {{"operator", s.operator_setup_seconds},
                         {"preconditioner", s.preconditioner_setup_seconds}};
   j["solve_seconds"] = r.solve_seconds;
+  if (!s.repeated_solve_seconds.empty()) j["repeated_solve_seconds"] = s.repeated_solve_seconds;
   j["iterations"] = r.iterations;
   j["status"] = to_string(r.status);
   j["converged"] = r.converged();

@@ -87,6 +87,8 @@ struct SemSummary {
   std::vector<CycleComponentTime> cycle_components;
   std::vector<CycleLevel> cycle_levels;  ///< the levels of cycle_components, the finest first
   int profiled_cycles = 0;
+  /// --repeat: the solve times (seconds) of the solves after the first, all from x0 = 0.
+  std::vector<double> repeated_solve_seconds;
 };
 
 std::string sem_text(const SemSummary& summary);

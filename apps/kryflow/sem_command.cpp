@@ -263,6 +263,21 @@ int run_sem(const SemOptions& options) {
   summary.report.setup_seconds =
       summary.operator_setup_seconds + summary.preconditioner_setup_seconds;
   progress.finish();
+  // --repeat: the same solve again from x0 = 0 (x then holds the last one's solution, which the
+  // checks below test).
+  solver->set_monitor({});
+  for (int k = 1; k < options.repeat; ++k) {
+    fill(x, 0.0);
+    const SolveReport again = solver->solve(A, *M, b, x);
+    if (again.iterations != summary.report.iterations || again.status != summary.report.status) {
+      throw InvalidInput("kryflow sem --repeat: solve " + std::to_string(k + 1) + " took " +
+                         std::to_string(again.iterations) + " iterations (" +
+                         to_string(again.status) + "), the first " +
+                         std::to_string(summary.report.iterations) + " (" +
+                         to_string(summary.report.status) + ")");
+    }
+    summary.repeated_solve_seconds.push_back(again.solve_seconds);
+  }
 
   // The true residual from a separate apply, and the error against u at every point.
   Vector y(backend, n);

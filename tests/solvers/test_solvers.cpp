@@ -260,6 +260,123 @@ TEST(Cg, FlexibleTakesPcgIterationsWithAFixedPreconditionerAndConvergesWithAVary
       << "pcg " << pcg_varying.report.iterations << " (" << pcg_varying.report.reason << ")";
 }
 
+/// Jacobi that counts its applications; from application `flip_at` on (0-based) it returns
+/// `scale` D^-1 r (-1: a preconditioner that changed sign; 0: one that vanished).
+class CountingJacobi final : public Preconditioner {
+ public:
+  CountingJacobi(int flip_at, double scale) : flip_at_(flip_at), scale_(scale) {}
+  void setup(const LinearOperator& A) override {
+    jacobi_.setup(A);
+    A_ = &A;
+  }
+  std::string name() const override { return "counting_jacobi"; }
+  index_t num_rows() const override { return A_->num_rows(); }
+  index_t num_cols() const override { return A_->num_cols(); }
+  const Backend& backend() const override { return A_->backend(); }
+  void apply(const Vector& r, Vector& z) const override {
+    jacobi_.apply(r, z);
+    if (calls_++ >= flip_at_) axpby(0.0, r, scale_, z);  // z = scale z
+  }
+  using Preconditioner::apply;
+  int calls() const { return calls_; }
+
+ private:
+  int flip_at_;
+  double scale_;
+  JacobiPreconditioner jacobi_;
+  const LinearOperator* A_ = nullptr;
+  mutable int calls_ = 0;
+};
+
+TEST(Cg, GeneralPreconditionerIsAppliedOncePerIterationAndNotAfterTheLast) {
+  // 3D Poisson 10^3 with a jittered diagonal, random b; PCG and FCG, windows of 1 and 3.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  CooMatrix coo = poisson3d(10);
+  const std::vector<double> jitter =
+      test::random_vector(static_cast<std::size_t>(coo.num_rows), seed);
+  for (std::size_t k = 0; k < coo.values.size(); ++k) {
+    if (coo.row_idx[k] == coo.col_idx[k])
+      coo.values[k] *= 2.0 + jitter[static_cast<std::size_t>(coo.row_idx[k])];
+  }
+  const std::vector<double> b =
+      test::random_vector(static_cast<std::size_t>(coo.num_rows), seed + 1);
+  const Backend backend = test::backend_under_test();
+  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+  for (const bool flexible : {false, true}) {
+    for (const int check_every : {1, 3}) {
+      SCOPED_TRACE(std::string(flexible ? "fcg" : "pcg") + ", check_every " +
+                   std::to_string(check_every));
+      auto solve = [&](int max_iterations, CountingJacobi& M) {
+        StopCriteria criteria;
+        criteria.relative_tolerance = max_iterations < 100 ? 1e-15 : 1e-10;
+        criteria.max_iterations = max_iterations;
+        Cg solver(criteria, flexible);
+        IterationOptions options = solver.options();
+        options.check_every = check_every;
+        solver.set_options(options);
+        M.setup(A);
+        Vector x = Vector::constant(backend, b.size(), 0.0);
+        Outcome out;
+        out.report = solver.solve(A, M, Vector::from_host(backend, b), x);
+        out.x = x.to_host();
+        return out;
+      };
+      // Act: stopped by an iteration limit (every queued iteration is one of the report's), then
+      // to convergence.
+      CountingJacobi limited_M(1 << 30, 1.0);
+      const Outcome limited = solve(7, limited_M);
+      CountingJacobi converged_M(1 << 30, 1.0);
+      const Outcome converged = solve(1000, converged_M);
+
+      // Assert: M once per iteration, none before the first or after the last: 7 for 7
+      // iterations (a z computed after the update would make 8); to convergence, at most the
+      // window queued ahead of the host's last check (check_every) more.
+      EXPECT_EQ(limited.report.status, SolveStatus::max_iterations) << limited.report.reason;
+      EXPECT_EQ(limited.report.iterations, 7);
+      EXPECT_EQ(limited_M.calls(), 7);
+      ASSERT_EQ(converged.report.status, SolveStatus::converged) << converged.report.reason;
+      EXPECT_GE(converged_M.calls(), converged.report.iterations);
+      EXPECT_LE(converged_M.calls(), converged.report.iterations + check_every);
+      EXPECT_LE(test::true_relative_residual(coo, converged.x, b), 1e-10 * (1 + 1e-6));
+    }
+  }
+}
+
+TEST(Cg, PreconditionerThatVanishesOrChangesSignIsReportedAtItsIteration) {
+  const CooMatrix coo = poisson2d(12);
+  const std::vector<double> b = test::random_vector(static_cast<std::size_t>(coo.num_rows), 7);
+  const Backend backend = test::backend_under_test();
+  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+  struct Case {
+    int flip_at;
+    double scale;
+    int iterations;  // where the failure is reported
+  };
+  for (const bool flexible : {false, true}) {
+    // z = 0 from the start (r0·z0 = 0), and z = -D^-1 r from the fourth application on.
+    for (const Case c : {Case{0, 0.0, 0}, Case{3, -1.0, 3}}) {
+      SCOPED_TRACE(std::string(flexible ? "fcg" : "pcg") + ", flip at " +
+                   std::to_string(c.flip_at));
+      CountingJacobi M(c.flip_at, c.scale);
+      M.setup(A);
+      StopCriteria criteria;
+      criteria.relative_tolerance = 1e-12;
+      Vector x = Vector::constant(backend, b.size(), 0.0);
+      const SolveReport report =
+          Cg(criteria, flexible).solve(A, M, Vector::from_host(backend, b), x);
+      EXPECT_EQ(report.status, SolveStatus::breakdown) << report.reason;
+      EXPECT_EQ(report.iterations, c.iterations) << report.reason;
+      EXPECT_NE(report.reason.find("r·z"), std::string::npos) << report.reason;
+      EXPECT_NE(report.reason.find("the preconditioner is not definite"), std::string::npos)
+          << report.reason;
+      if (c.iterations == 0) {  // x untouched
+        for (const double value : x.to_host()) EXPECT_EQ(value, 0.0);
+      }
+    }
+  }
+}
+
 TEST(Cg, ReportsBreakdownOnIndefiniteMatrix) {
   // diag(1, -1, 1, -1, ...) is symmetric indefinite: p·Ap <= 0 must be reported, not thrown.
   CooMatrix coo;

@@ -1,16 +1,17 @@
 // Contract of the fused kernels of preconditioned conjugate gradients with device-resident
 // scalars (src/solvers/cg.cpp; Saad, Iterative Methods, 2nd ed., Algorithm 9.1).
 //
-// One iteration is, when the operator fuses the direction into its product
-// (LinearOperator::fuses_combination): q = A v with v = dinv r + beta p (or z + beta p) never
-// stored, and v·q into a scalar; update() with the direction, which stores p = v; [z = M^-1 r and
-// residual_dot() for a general preconditioner]. Otherwise: direction(), q = A p with p·q
-// (LinearOperator::apply_dot), update() without the direction, [z, residual_dot()]. The kernel
-// that computes the new r·z (update with Jacobi, residual_dot otherwise) also computes
-// beta = rz / rz_previous for the next iteration, so every coefficient is computed on the device
-// from scalars in the backend's memory: the host never sees alpha or beta and the launches of an
-// iteration can be recorded once and replayed. At start beta = 0, so iteration 0's direction is
-// dinv r (or z).
+// One iteration is [for a general preconditioner: z = M^-1 r and residual_dot()], then, when
+// the operator fuses the direction into its product (LinearOperator::fuses_combination): q = A v
+// with v = dinv r + beta p (or z + beta p) never stored, and v·q into a scalar; update() with the
+// direction, which stores p = v. Otherwise: direction(), q = A p with p·q
+// (LinearOperator::apply_dot), update() without the direction. The kernel that computes the new
+// r·z (update with Jacobi, residual_dot otherwise) also computes beta = rz / rz_previous for the
+// next direction, so every coefficient is computed on the device from scalars in the backend's
+// memory: the host never sees alpha or beta and the launches of an iteration can be recorded
+// once and replayed. At start beta = 0, so iteration 0's direction is dinv r (or z). With a
+// general preconditioner z comes first so that an iteration ends with the residual the host
+// tests: a converged solve applies M once per iteration, none after the last.
 //
 // Validity and the stop flag: a kernel that finds a coefficient invalid (p·Ap or r·z not
 // finite, or not of the sign of r0·z0, i.e. A or M not definite) sets *stop = 1 and writes
@@ -40,31 +41,34 @@ struct Scalars {
   double* beta = nullptr;         ///< rz / rz_previous for the next direction (0 at start)
 };
 
-#define KRYFLOW_CG_DECLARATIONS                                                                  \
-  /** Iteration 0. With dinv (non-empty): p = dinv r; otherwise p = z. Then rz = rz0 = r·p      \
-      (= r·z), *rr = r·r, stop = 0, beta = 0. */                                               \
-  void start(const Backend& backend, Span<const double> dinv, Span<const double> r,              \
-             Span<const double> z, Span<double> p, const Scalars& s, double* rr);                \
-  /** p·q from pq (complete, or partials added in the fixed order), recorded in *pq_out;        \
-      alpha = rz / p·q; with_direction: p = dinv r + beta p (or z + beta p, z the M^-1 r of     \
-      the r before this update); x += alpha p; r -= alpha q. With dinv: rz_previous = rz,        \
-      rz = *rz_out = r·(dinv r) of the new r, then beta = rz / rz_previous or stop when rz is   \
-      invalid. Always *rr_out = r·r of the new r. Does nothing when stop is set; sets stop (and \
-      writes nothing) when *pq is invalid. z may be empty unless with_direction and no dinv; x   \
-      may be empty (not updated: an eigenvalue estimate needs only the coefficients). */         \
-  void update(const Backend& backend, Span<double> p, Span<const double> q,                      \
-              Span<const double> dinv, Span<const double> z, Span<double> x, Span<double> r,     \
-              const Scalars& s, const DeviceSum& pq, double* pq_out, double* rr_out,             \
-              double* rz_out, bool with_direction);                                              \
-  /** General preconditioner, z = M^-1 r given: rz_previous = rz, rz = *rz_out = r·z, then      \
-      beta = rz / rz_previous or stop when rz is invalid. Flexible (q non-empty, q = A p of the  \
-      update just made, pq its p·q): also z·q in the same pass, and beta = -(z·q) / pq. Does  \
-      nothing when stop is set. */                                                               \
-  void residual_dot(const Backend& backend, Span<const double> r, Span<const double> z,          \
-                    Span<const double> q, const double* pq, const Scalars& s, double* rz_out);   \
-  /** p = dinv r + beta p (dinv non-empty) or p = z + beta p, beta from the scalars. Does        \
-      nothing when stop is set. */                                                               \
-  void direction(const Backend& backend, Span<const double> dinv, Span<const double> r,          \
+#define KRYFLOW_CG_DECLARATIONS                                                                    \
+  /** Iteration 0. With dinv (non-empty): p = dinv r; otherwise p = z. Then rz = rz0 = r·p        \
+      (= r·z), *rr = r·r, stop = 0, beta = 0. With dinv and z both empty (z not yet computed:    \
+      the first residual_dot will compute r0·z0): p = 0, rz = rz0 = 0, *rr = r·r, stop = 0,      \
+      beta = 0. */                                                                                 \
+  void start(const Backend& backend, Span<const double> dinv, Span<const double> r,                \
+             Span<const double> z, Span<double> p, const Scalars& s, double* rr);                  \
+  /** p·q from pq (complete, or partials added in the fixed order), recorded in *pq_out;          \
+      alpha = rz / p·q; with_direction: p = dinv r + beta p (or z + beta p, z the M^-1 r of       \
+      the r before this update); x += alpha p; r -= alpha q. With dinv: rz_previous = rz,          \
+      rz = *rz_out = r·(dinv r) of the new r, then beta = rz / rz_previous or stop when rz is     \
+      invalid. Always *rr_out = r·r of the new r. Does nothing when stop is set; sets stop (and   \
+      writes nothing) when *pq is invalid. z may be empty unless with_direction and no dinv; x     \
+      may be empty (not updated: an eigenvalue estimate needs only the coefficients). */           \
+  void update(const Backend& backend, Span<double> p, Span<const double> q,                        \
+              Span<const double> dinv, Span<const double> z, Span<double> x, Span<double> r,       \
+              const Scalars& s, const DeviceSum& pq, double* pq_out, double* rr_out,               \
+              double* rz_out, bool with_direction);                                                \
+  /** General preconditioner, z = M^-1 r given: rz_previous = rz, rz = *rz_out = r·z, then        \
+      beta = rz / rz_previous or stop when rz is invalid. Flexible (q non-empty, q = A p of the    \
+      update just made, pq its p·q): also z·q in the same pass, and beta = -(z·q) / pq. After a \
+      start without z (rz0 = 0): the first r·z is r0·z0, so rz0 = rz_previous = rz = r·z, beta  \
+      = 0 (q and pq not used), or stop when it is invalid. Does nothing when stop is set. */       \
+  void residual_dot(const Backend& backend, Span<const double> r, Span<const double> z,            \
+                    Span<const double> q, const double* pq, const Scalars& s, double* rz_out);     \
+  /** p = dinv r + beta p (dinv non-empty) or p = z + beta p, beta from the scalars. Does          \
+      nothing when stop is set. */                                                                 \
+  void direction(const Backend& backend, Span<const double> dinv, Span<const double> r,            \
                  Span<const double> z, Span<double> p, const Scalars& s);
 
 KRYFLOW_CG_DECLARATIONS
@@ -96,7 +100,21 @@ KRYFLOW_CG_HD inline bool definite(double value, double rz0) {
 
 /// The end of the kernel that computes the new r·z, on every backend (one thread): rz_previous
 /// = rz, rz = value, then beta = rz / rz_previous, or stop when rz is invalid (file comment).
+/// After a start without z (rz0 = 0, a value no definite A and M give): r0·z0, the first r·z,
+/// becomes rz0 (its sign that of A and M), beta = 0; or stop when it is zero or not finite.
+/// Returns true when it did.
+KRYFLOW_CG_HD inline bool first_residual_dot(const Scalars& s, double value) {
+  if (*s.rz0 != 0.0) return false;
+  *s.rz0 = value;
+  *s.rz_previous = value;
+  *s.rz = value;
+  *s.beta = 0.0;
+  if (!definite(value, value)) *s.stop = 1.0;
+  return true;
+}
+
 KRYFLOW_CG_HD inline void new_residual_dot(const Scalars& s, double value) {
+  if (first_residual_dot(s, value)) return;
   const double previous = *s.rz;
   *s.rz_previous = previous;
   *s.rz = value;
@@ -116,6 +134,7 @@ KRYFLOW_CG_HD inline void new_residual_dot(const Scalars& s, double value) {
 /// the host's test of the recorded r·z reports the iteration where the device stopped.
 KRYFLOW_CG_HD inline double new_flexible_residual_dot(const Scalars& s, double rz, double zq,
                                                       double pq) {
+  if (first_residual_dot(s, rz)) return rz;
   const double previous = *s.rz;
   *s.rz_previous = previous;
   const double beta = -zq / pq;

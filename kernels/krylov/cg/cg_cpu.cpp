@@ -23,7 +23,7 @@ void start(const Backend& backend, Span<const double> dinv, Span<const double> r
            Span<const double> z, Span<double> p, const Scalars& s, double* rr) {
   const bool jacobi = !dinv.empty();
   const auto sums = ordered_sum<2>(backend, ssize(r), [&](size_type i) {
-    p[i] = jacobi ? dinv[i] * r[i] : z[i];
+    p[i] = jacobi ? dinv[i] * r[i] : z.empty() ? 0.0 : z[i];
     return std::array<double, 2>{r[i] * p[i], r[i] * r[i]};
   });
   *s.rz = sums[0];

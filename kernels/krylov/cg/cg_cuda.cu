@@ -18,9 +18,9 @@ using krylov::cuda::definite_on_device;
 using krylov::cuda::or_null;
 using krylov::cuda::size_type;
 
-/// p = dinv r (or z); sums r·p and r·r.
+/// p = dinv r (or z, or 0 when both are null); sums r·p and r·r.
 struct Start {
-  const double* dinv;  // null: p = z
+  const double* dinv;  // null: p = z (0 when z is null too)
   const double* r;
   const double* z;
   double* p;
@@ -34,7 +34,7 @@ struct Start {
   __device__ void pair(size_type k, double (&sum)[2]) const {
     const Pair rk = load_input<kAligned>(r, k);
     const Pair dk = dinv != nullptr ? load_input<kAligned>(dinv, k) : Pair{};
-    const Pair zk = dinv == nullptr ? load_input<kAligned>(z, k) : Pair{};
+    const Pair zk = dinv == nullptr && z != nullptr ? load_input<kAligned>(z, k) : Pair{};
     const Pair pk{element(dk.a, rk.a, zk.a), element(dk.b, rk.b, zk.b)};
     store<kAligned>(p, k, pk);
     sum[0] += rk.a * pk.a;
@@ -57,7 +57,8 @@ struct Start {
     *rr = total[1];
   }
   bool aligned() const {
-    return aligned16(r) && aligned16(p) && (dinv == nullptr ? aligned16(z) : aligned16(dinv));
+    return aligned16(r) && aligned16(p) &&
+           (dinv != nullptr ? aligned16(dinv) : z == nullptr || aligned16(z));
   }
 };
 

@@ -9,7 +9,7 @@ void start(const Backend&, Span<const double> dinv, Span<const double> r, Span<c
   double rz = 0.0;
   double rr_sum = 0.0;
   for (std::size_t i = 0; i < r.size(); ++i) {
-    p[i] = dinv.empty() ? z[i] : dinv[i] * r[i];
+    p[i] = !dinv.empty() ? dinv[i] * r[i] : z.empty() ? 0.0 : z[i];
     rz += r[i] * p[i];
     rr_sum += r[i] * r[i];
   }
