@@ -66,6 +66,8 @@ struct SemOptions {
   /// --repeat N: N solves of the same system from x0 = 0 (the first one is the report's; the
   /// others give the repeated-solve times, as in a time-stepping code).
   int repeat = 1;
+  /// --cold-solve: no KrylovSolver::setup before the solve, which then pays the one-time costs.
+  bool cold_solve = false;
 };
 
 /// `kryflow gen`.

@@ -211,6 +211,9 @@ int main(int argc, char** argv) {
                    "N: solve the same system N times from x0 = 0 (default 1); the first solve is "
                    "the report's, the others' median and fastest times are reported beside it")
       ->check(CLI::Range(1, 1000));
+  sem_command->add_flag("--cold-solve", sem.cold_solve,
+                        "skip the solver's setup (its workspace, one window of iterations on a "
+                        "scratch system): the first solve then pays those one-time costs");
 
   GenOptions gen;
   CLI::App* gen_command = app.add_subcommand(

@@ -75,6 +75,7 @@ struct SemSummary {
   int max_iterations = 0;
   double operator_setup_seconds = 0.0;        ///< SemPoissonOperator construction
   double preconditioner_setup_seconds = 0.0;  ///< M.setup(A)
+  double solver_setup_seconds = 0.0;          ///< KrylovSolver::setup(A, M); 0: not run
   SolveReport report;
   double true_relative_residual = 0.0;  ///< ||b - A x|| / ||b|| from a separate apply
   double max_error = 0.0;               ///< max over all points of |x - u|

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "kryflow/core/error.hpp"
@@ -100,6 +101,31 @@ KrylovSolver::Workspace& KrylovSolver::workspace(const Backend& backend, std::si
     workspace_ = std::make_unique<Workspace>(backend, n, vectors, scalars);
   }
   return *workspace_;
+}
+
+void KrylovSolver::setup(const LinearOperator& A, const Preconditioner& M) {
+  const auto n = static_cast<std::size_t>(A.num_rows());
+  const Vector b = Vector::constant(A.backend(), n, 1.0);
+  Vector x = Vector::constant(A.backend(), n, 0.0);
+  // One full window, stopped by its iteration limit only; no monitor. Restored on every exit.
+  const StopCriteria criteria = criteria_;
+  IterationMonitor monitor = std::move(monitor_);
+  monitor_ = {};
+  struct Restore {
+    KrylovSolver& solver;
+    const StopCriteria& criteria;
+    IterationMonitor& monitor;
+    ~Restore() {
+      solver.criteria_ = criteria;
+      solver.monitor_ = std::move(monitor);
+    }
+  } restore{*this, criteria, monitor};
+  criteria_.max_iterations = options_.check_every;
+  criteria_.relative_tolerance = 0.0;
+  criteria_.absolute_tolerance = 0.0;
+  criteria_.divergence_factor = std::numeric_limits<double>::infinity();
+  criteria_.stagnation_window = 0;  // none
+  solve(A, M, b, x);
 }
 
 SolveReport KrylovSolver::solve(const LinearOperator& A, const Preconditioner& M, const Vector& b,

@@ -343,6 +343,65 @@ TEST(Cg, GeneralPreconditionerIsAppliedOncePerIterationAndNotAfterTheLast) {
   }
 }
 
+TEST(KrylovSolver, SetupRunsOneWindowAndLeavesTheSolvesUnchanged) {
+  // 3D Poisson 10^3, random b; PCG with a counting Jacobi, windows of 3.
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const CooMatrix coo = poisson3d(10);
+  const std::vector<double> b = test::random_vector(static_cast<std::size_t>(coo.num_rows), seed);
+  const Backend backend = test::backend_under_test();
+  const CsrMatrix A = CsrMatrix::from_coo(backend, coo);
+  StopCriteria criteria;
+  criteria.relative_tolerance = 1e-9;
+  auto make = [&] {
+    auto solver = std::make_unique<Cg>(criteria, true);
+    IterationOptions options = solver->options();
+    options.check_every = 3;
+    solver->set_options(options);
+    return solver;
+  };
+  auto solve = [&](Cg& solver, const CountingJacobi& M) {
+    Vector x = Vector::constant(backend, b.size(), 0.0);
+    Outcome out;
+    out.report = solver.solve(A, M, Vector::from_host(backend, b), x);
+    out.x = x.to_host();
+    return out;
+  };
+  CountingJacobi cold_M(1 << 30, 1.0);
+  cold_M.setup(A);
+  auto cold_solver = make();
+  const Outcome cold = solve(*cold_solver, cold_M);
+
+  // Act: setup (with a monitor that must not be called), then the same solve.
+  CountingJacobi M(1 << 30, 1.0);
+  M.setup(A);
+  auto solver = make();
+  int monitored = 0;
+  solver->set_monitor([&](int, double, double) { ++monitored; });
+  solver->setup(A, M);
+  const int setup_calls = M.calls();
+  const int monitored_in_setup = monitored;
+  const Outcome warm = solve(*solver, M);
+
+  // Assert: one window of M in setup, no monitor call; the criteria are back and the solve
+  // after it has the cold solve's iterations and bits.
+  EXPECT_EQ(setup_calls, 3);
+  EXPECT_EQ(monitored_in_setup, 0);
+  EXPECT_GT(monitored, 0);
+  EXPECT_EQ(solver->criteria().max_iterations, criteria.max_iterations);
+  EXPECT_EQ(solver->criteria().relative_tolerance, criteria.relative_tolerance);
+  ASSERT_EQ(cold.report.status, SolveStatus::converged) << cold.report.reason;
+  ASSERT_EQ(warm.report.status, SolveStatus::converged) << warm.report.reason;
+  EXPECT_EQ(warm.report.iterations, cold.report.iterations);
+  EXPECT_EQ(warm.x, cold.x);
+  EXPECT_LE(test::true_relative_residual(coo, warm.x, b), 1e-9 * (1 + 1e-6));
+  // A mismatched preconditioner is rejected as by solve.
+  CountingJacobi other(1 << 30, 1.0);
+  const CsrMatrix small = CsrMatrix::from_coo(backend, poisson3d(4));
+  other.setup(small);
+  EXPECT_THROW(solver->setup(A, other), DimensionMismatch);
+}
+
 TEST(Cg, PreconditionerThatVanishesOrChangesSignIsReportedAtItsIteration) {
   const CooMatrix coo = poisson2d(12);
   const std::vector<double> b = test::random_vector(static_cast<std::size_t>(coo.num_rows), 7);

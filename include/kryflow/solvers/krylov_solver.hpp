@@ -82,6 +82,18 @@ class KrylovSolver {
   /// GMRES, the least-squares solution over the basis built so far).
   SolveReport solve(const LinearOperator& A, const Preconditioner& M, const Vector& b,
                     Vector& x) const;
+  /// The solver's setup for A and M (M set up for A), optional: allocates what solve() needs
+  /// for them (work vectors, device scalars and their host copies, the true residual's vector)
+  /// and runs one window of check_every iterations on a scratch system (b = 1, x_0 = 0; the
+  /// monitor is not called), so that each kernel of the method has been launched once and its
+  /// window recorded once. The solves after it, with any b and x of A's size, then pay no
+  /// one-time cost: allocation, and on cuda the loading of each kernel's module at its first
+  /// launch. Without it the first solve pays them (on an H200, about 4 ms for the 2.8M-unknown
+  /// Kershaw solve of kryflow sem).
+  ///
+  /// Throws what solve() throws for A and M (DimensionMismatch, InvalidInput, OutOfMemory,
+  /// BackendError); the scratch solve's numerical outcome is not reported.
+  void setup(const LinearOperator& A, const Preconditioner& M);
   virtual std::string name() const = 0;
 
   void set_monitor(IterationMonitor monitor) { monitor_ = std::move(monitor); }
