@@ -416,6 +416,48 @@ __global__ void __launch_bounds__(256)
   u.x[g] = u.x_is_zero ? d : __dadd_rn(d, x_old);
 }
 
+/// assemble_kernel for restricted additive Schwarz from the shared points' 32-bit lists
+/// (TransferSideView::shared_offsets): a point of one element reads its one local at once
+/// (a load in a row fewer), the weight is 1 / (the list's length) and the mask marks the
+/// Dirichlet points, so neither the 64-bit offsets nor the weight are read; the same
+/// operations as assemble_kernel with the stored weight, so the same bits.
+template <typename Y>
+__global__ void __launch_bounds__(256)
+    restricted_assemble_kernel(const TransferSideView out, const Y* __restrict__ y_local,
+                               const double* __restrict__ r, const SchwarzUpdate u,
+                               double* __restrict__ z) {
+  const std::int64_t g = static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
+  if (g >= out.num_global) return;
+  const bool dirichlet = out.mask != nullptr && __ldg(out.mask + g) != 0;
+  const bool shared = g < out.num_shared;
+  const std::int64_t begin =
+      shared ? __ldg(out.shared_offsets + g)
+             : __ldg(out.shared_offsets + out.num_shared) + (g - out.num_shared);
+  const std::int64_t end = shared ? __ldg(out.shared_offsets + g + 1) : begin + 1;
+  const bool update = u.x != nullptr;
+  const double d_old = update && u.beta != 0.0 ? z[g] : 0.0;
+  const double x_old = update && !u.x_is_zero ? u.x[g] : 0.0;
+  double value;
+  if (dirichlet) {
+    value = __ldg(r + g);
+  } else {
+    double sum = 0.0;
+#pragma unroll 2
+    for (std::int64_t q = begin; q < end; ++q) {
+      sum = __dadd_rn(sum, static_cast<double>(__ldg(y_local + __ldg(out.global_locals + q))));
+    }
+    value = __dmul_rn(1.0 / static_cast<double>(end - begin), sum);
+  }
+  if (!update) {
+    z[g] = value;
+    return;
+  }
+  const double d = u.beta == 0.0 ? __dmul_rn(u.alpha, value)
+                                 : __dadd_rn(__dmul_rn(u.alpha, value), __dmul_rn(u.beta, d_old));
+  z[g] = d;
+  u.x[g] = u.x_is_zero ? d : __dadd_rn(d, x_old);
+}
+
 /// x[g] += omega patch_scale[e] y at every box point with a global point g (no point twice).
 template <typename Y>
 __global__ void __launch_bounds__(256)
@@ -657,10 +699,15 @@ void schwarz_assemble(const Backend& backend, const TransferSideView& out,
   if (out.num_global == 0) return;
   const auto blocks = static_cast<unsigned int>((out.num_global + 255) / 256);
   cudaStream_t stream = backend.cuda_context()->stream;
+  const bool restricted = out.shared_offsets != nullptr;
   if (y_local.values32 != nullptr) {
-    assemble_kernel<<<blocks, 256, 0, stream>>>(out, y_local.values32, r.data(), update, z.data());
+    (restricted ? restricted_assemble_kernel<float>
+                : assemble_kernel<float>)<<<blocks, 256, 0, stream>>>(out, y_local.values32,
+                                                                      r.data(), update, z.data());
   } else {
-    assemble_kernel<<<blocks, 256, 0, stream>>>(out, y_local.values, r.data(), update, z.data());
+    (restricted ? restricted_assemble_kernel<double>
+                : assemble_kernel<double>)<<<blocks, 256, 0, stream>>>(out, y_local.values,
+                                                                       r.data(), update, z.data());
   }
   kernels::cuda::check_launch("sem::schwarz_assemble");
 }

@@ -48,6 +48,16 @@ struct TransferSideView {
   /// every global point that is not a Dirichlet point, 2 at the first of every Dirichlet point,
   /// 0 elsewhere.
   const std::uint8_t* owner = nullptr;
+  /// Optional, for schwarz_assemble on cuda (SemPoissonOperator::shared_offsets and
+  /// dirichlet_mask): global points 0 .. num_shared - 1 are the shared ones, with the lists
+  /// global_locals[shared_offsets[g] .. shared_offsets[g + 1] - 1]; every later point has one
+  /// local, global_locals[shared_offsets[num_shared] + g - num_shared]; mask[g] = 1 at the
+  /// Dirichlet points (null: none). The weight must then be 0 at the Dirichlet points and 1 / (the
+  /// list's length) elsewhere (restricted additive Schwarz): the kernel computes it instead of
+  /// reading it, and reads no global_offsets.
+  std::int64_t num_shared = 0;
+  const index_t* shared_offsets = nullptr;
+  const char* mask = nullptr;
 };
 
 #define KRYFLOW_SEM_TRANSFER_DECLARATIONS                                                      \

@@ -322,6 +322,11 @@ void SchwarzPreconditioner::run(const Vector& r, const kernels::sem::SchwarzUpda
   } else {
     out.global_offsets = A_->global_offsets().data();
     out.global_locals = A_->global_locals().data();
+    if (!A_->shared_offsets().empty()) {  // cuda: the 32-bit shared lists, no weight read
+      out.num_shared = static_cast<std::int64_t>(A_->shared_offsets().size()) - 1;
+      out.shared_offsets = A_->shared_offsets().data();
+      out.mask = A_->dirichlet_mask().empty() ? nullptr : A_->dirichlet_mask().data();
+    }
   }
   kernels::sem::schwarz_assemble(backend, out, locals, r.span(), update, z.span());
 }

@@ -183,6 +183,13 @@ class SemPoissonOperator : public LinearOperator {
   /// local vectors into global ones (the p-multigrid transfers, SemTransfer).
   const Array<std::int64_t>& global_offsets() const noexcept { return data_->global_offsets; }
   const Array<index_t>& global_locals() const noexcept { return data_->global_locals; }
+  /// On cuda (empty on the host backends): the lists of the shared points, which are global
+  /// points 0 .. S - 1 (numbering()): global_locals()[shared_offsets()[g] .. shared_offsets()[g
+  /// + 1] - 1] for g < S = shared_offsets().size() - 1, in 32-bit offsets; every later point
+  /// has one local point, global_locals()[shared_offsets()[S] + g - S].
+  const Array<index_t>& shared_offsets() const noexcept { return data_->shared_offsets; }
+  /// The Dirichlet mask on backend() (num_global; 1: Dirichlet point).
+  const Array<char>& dirichlet_mask() const noexcept { return data_->mask; }
 
   /// The numbering of number_gll_points with its shared points (multiplicity > 1) renumbered
   /// first: global points 0 .. S-1 are shared, S .. num_global-1 belong to one element each.
