@@ -378,6 +378,34 @@ __global__ void __launch_bounds__(FdmKernelShape<N>::kThreads)
   fdm_block<T, N, Shape::kLines, Shape::kElements>(v, eigenvectors, eigenvalues, r, y_local);
 }
 
+/// The sum in double, in list order, of the locals y_local[locals[q]], begin <= q < end.
+template <typename Y>
+__device__ __forceinline__ double list_sum(const Y* __restrict__ y_local,
+                                           const index_t* __restrict__ locals, std::int64_t begin,
+                                           std::int64_t end) {
+  double sum = 0.0;
+#pragma unroll 2
+  for (std::int64_t q = begin; q < end; ++q) {
+    sum = __dadd_rn(sum, static_cast<double>(__ldg(y_local + __ldg(locals + q))));
+  }
+  return sum;
+}
+
+/// A sums kernel's result at point g: z[g] = value, or with u.x the fused Chebyshev step
+/// axpby(alpha, value, beta, d) into z = d, then axpby(1, d, 1, x), rounded alike (d_old and
+/// x_old: z[g] and u.x[g] as loaded before the sum).
+__device__ __forceinline__ void store_sum(const SchwarzUpdate& u, double value, double d_old,
+                                          double x_old, std::int64_t g, double* __restrict__ z) {
+  if (u.x == nullptr) {
+    z[g] = value;
+    return;
+  }
+  const double d = u.beta == 0.0 ? __dmul_rn(u.alpha, value)
+                                 : __dadd_rn(__dmul_rn(u.alpha, value), __dmul_rn(u.beta, d_old));
+  z[g] = d;
+  u.x[g] = u.x_is_zero ? d : __dadd_rn(d, x_old);
+}
+
 /// The sums of locals of Y, in double. Every load that does not depend on another (the weight,
 /// the list's bounds, and the old d and x of the fused update) is issued first, so a thread
 /// waits for three loads in a row (bounds, local index, local value) instead of six: the kernel
@@ -398,22 +426,9 @@ __global__ void __launch_bounds__(256)
   if (w == 0.0) {
     value = __ldg(r + g);
   } else {
-    double sum = 0.0;
-#pragma unroll 2
-    for (std::int64_t q = begin; q < end; ++q) {
-      sum = __dadd_rn(sum, static_cast<double>(__ldg(y_local + __ldg(out.global_locals + q))));
-    }
-    value = __dmul_rn(w, sum);
+    value = __dmul_rn(w, list_sum(y_local, out.global_locals, begin, end));
   }
-  if (!update) {
-    z[g] = value;
-    return;
-  }
-  // The fused Chebyshev step: axpby(alpha, z, beta, d), then axpby(1, d, 1, x), rounded alike.
-  const double d = u.beta == 0.0 ? __dmul_rn(u.alpha, value)
-                                 : __dadd_rn(__dmul_rn(u.alpha, value), __dmul_rn(u.beta, d_old));
-  z[g] = d;
-  u.x[g] = u.x_is_zero ? d : __dadd_rn(d, x_old);
+  store_sum(u, value, d_old, x_old, g, z);
 }
 
 /// assemble_kernel for restricted additive Schwarz from the shared points' 32-bit lists
@@ -441,21 +456,10 @@ __global__ void __launch_bounds__(256)
   if (dirichlet) {
     value = __ldg(r + g);
   } else {
-    double sum = 0.0;
-#pragma unroll 2
-    for (std::int64_t q = begin; q < end; ++q) {
-      sum = __dadd_rn(sum, static_cast<double>(__ldg(y_local + __ldg(out.global_locals + q))));
-    }
-    value = __dmul_rn(1.0 / static_cast<double>(end - begin), sum);
+    value = __dmul_rn(1.0 / static_cast<double>(end - begin),
+                      list_sum(y_local, out.global_locals, begin, end));
   }
-  if (!update) {
-    z[g] = value;
-    return;
-  }
-  const double d = u.beta == 0.0 ? __dmul_rn(u.alpha, value)
-                                 : __dadd_rn(__dmul_rn(u.alpha, value), __dmul_rn(u.beta, d_old));
-  z[g] = d;
-  u.x[g] = u.x_is_zero ? d : __dadd_rn(d, x_old);
+  store_sum(u, value, d_old, x_old, g, z);
 }
 
 /// x[g] += omega patch_scale[e] y at every box point with a global point g (no point twice).

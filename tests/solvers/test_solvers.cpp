@@ -180,6 +180,19 @@ TEST(Cg, IterationCountOnPoisson2dIsInTheExpectedBand) {
 /// Point Jacobi as a general preconditioner (no inverse_diagonal, so CG does not fuse it),
 /// optionally scaled at every application by a fresh pseudo-random factor in [0.3, 1.7] per
 /// row: a symmetric positive definite preconditioner that changes between iterations.
+/// 3D Poisson on n^3 points with each diagonal entry scaled by a random factor in [1, 3]
+/// (so that Jacobi matters).
+CooMatrix jittered_poisson3d(index_t n, std::uint64_t seed) {
+  CooMatrix coo = poisson3d(n);
+  const std::vector<double> jitter =
+      test::random_vector(static_cast<std::size_t>(coo.num_rows), seed);
+  for (std::size_t k = 0; k < coo.values.size(); ++k) {
+    if (coo.row_idx[k] == coo.col_idx[k])
+      coo.values[k] *= 2.0 + jitter[static_cast<std::size_t>(coo.row_idx[k])];
+  }
+  return coo;
+}
+
 class VaryingJacobi final : public Preconditioner {
  public:
   explicit VaryingJacobi(bool varying) : varying_(varying) {}
@@ -213,13 +226,7 @@ TEST(Cg, FlexibleTakesPcgIterationsWithAFixedPreconditionerAndConvergesWithAVary
   // Arrange: 3D Poisson 14^3 with a jittered diagonal (so that Jacobi matters), random b.
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  CooMatrix coo = poisson3d(14);
-  const std::vector<double> jitter =
-      test::random_vector(static_cast<std::size_t>(coo.num_rows), seed);
-  for (std::size_t k = 0; k < coo.values.size(); ++k) {
-    if (coo.row_idx[k] == coo.col_idx[k])
-      coo.values[k] *= 2.0 + jitter[static_cast<std::size_t>(coo.row_idx[k])];
-  }
+  const CooMatrix coo = jittered_poisson3d(14, seed);
   const std::vector<double> b =
       test::random_vector(static_cast<std::size_t>(coo.num_rows), seed + 1);
   const Backend backend = test::backend_under_test();
@@ -292,13 +299,7 @@ TEST(Cg, GeneralPreconditionerIsAppliedOncePerIterationAndNotAfterTheLast) {
   // 3D Poisson 10^3 with a jittered diagonal, random b; PCG and FCG, windows of 1 and 3.
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  CooMatrix coo = poisson3d(10);
-  const std::vector<double> jitter =
-      test::random_vector(static_cast<std::size_t>(coo.num_rows), seed);
-  for (std::size_t k = 0; k < coo.values.size(); ++k) {
-    if (coo.row_idx[k] == coo.col_idx[k])
-      coo.values[k] *= 2.0 + jitter[static_cast<std::size_t>(coo.row_idx[k])];
-  }
+  const CooMatrix coo = jittered_poisson3d(10, seed);
   const std::vector<double> b =
       test::random_vector(static_cast<std::size_t>(coo.num_rows), seed + 1);
   const Backend backend = test::backend_under_test();
