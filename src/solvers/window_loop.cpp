@@ -22,19 +22,24 @@ void run_windows(const WindowLoop& loop) {
     return window;
   };
   auto queue = [&](int window, std::size_t mirror) {
-    if (graphs && window == loop.check_every && recorded.empty()) {
-      try {
-        recorded = kernels::LaunchGraph::record(backend, [&] {
-          for (int j = 0; j < window; ++j) loop.enqueue(static_cast<std::size_t>(j));
-        });
-      } catch (const BackendError&) {
-        graphs = false;  // an operation that cannot be recorded: launch every kernel
-      }
-    }
-    if (graphs && window == loop.check_every) {
+    const bool full = graphs && window == loop.check_every;
+    if (full && !recorded.empty()) {
       recorded.replay();
     } else {
       for (int j = 0; j < window; ++j) loop.enqueue(static_cast<std::size_t>(j));
+      // The first full window runs launch by launch, and is recorded for the next ones while
+      // the device runs it (recording launches nothing), so the device does not wait for the
+      // capture and the instantiation.
+      if (full) {
+        try {
+          // By value: host backends keep this function and call it at each replay.
+          recorded = kernels::LaunchGraph::record(backend, [&loop, window] {
+            for (int j = 0; j < window; ++j) loop.enqueue(static_cast<std::size_t>(j));
+          });
+        } catch (const BackendError&) {
+          graphs = false;  // an operation that cannot be recorded: launch every kernel
+        }
+      }
     }
     loop.workspace->mirror(mirror).copy_async(device_scalars, count);
   };

@@ -1,5 +1,6 @@
 // The iteration loop shared by the Krylov solvers with device-resident scalars: windows of
-// check_every iterations, recorded once and replayed, each followed by an asynchronous copy of
+// check_every iterations, the first launched kernel by kernel and recorded while the device runs
+// it, the later ones replayed from that record, each followed by an asynchronous copy of
 // the scalars to the host; the next window is queued before the host checks the last one, so the
 // device does not wait for the host's convergence test, except where the residual's rate foresees
 // convergence by the iterations already queued (WindowLoop::likely_done): the next window then
