@@ -334,6 +334,15 @@ std::string sem_text(const SemSummary& s) {
              format("%zu more from x0 = 0: median ", t.size()) + seconds_text(median) +
                  format(" (%.2f ns per DoF), fastest ", ns_per_dof(s, median)) +
                  seconds_text(t.front()) + format(" (%.2f ns per DoF)", ns_per_dof(s, t.front())));
+    const bool same = std::all_of(s.repeated_iterations.begin(), s.repeated_iterations.end(),
+                                  [&](int k) { return k == r.iterations; });
+    if (!same || !s.repeated_notes.empty()) {
+      std::string iterations;
+      for (const int k : s.repeated_iterations) iterations += " " + std::to_string(k);
+      std::string notes;
+      for (const auto& n : s.repeated_notes) notes += "; " + n;
+      text += line("", "their iterations:" + iterations + notes);
+    }
   }
   text += line("status", std::string(to_string(r.status)) + ": " + r.reason);
   text += line("residual", format("recursive %.3e, true %.3e (||b - A x|| / ||b|| from a separate "
@@ -390,7 +399,10 @@ nlohmann::json sem_json(const SemSummary& s) {
                         {"preconditioner", s.preconditioner_setup_seconds},
                         {"solver", s.solver_setup_seconds}};
   j["solve_seconds"] = r.solve_seconds;
-  if (!s.repeated_solve_seconds.empty()) j["repeated_solve_seconds"] = s.repeated_solve_seconds;
+  if (!s.repeated_solve_seconds.empty()) {
+    j["repeated_solve_seconds"] = s.repeated_solve_seconds;
+    j["repeated_iterations"] = s.repeated_iterations;
+  }
   j["iterations"] = r.iterations;
   j["status"] = to_string(r.status);
   j["converged"] = r.converged();

@@ -90,6 +90,8 @@ struct SemSummary {
   int profiled_cycles = 0;
   /// --repeat: the solve times (seconds) of the solves after the first, all from x0 = 0.
   std::vector<double> repeated_solve_seconds;
+  std::vector<int> repeated_iterations;     ///< their iterations
+  std::vector<std::string> repeated_notes;  ///< "solve k: <status>" where it differs
 };
 
 std::string sem_text(const SemSummary& summary);

@@ -278,12 +278,12 @@ int run_sem(const SemOptions& options) {
   for (int k = 1; k < options.repeat; ++k) {
     fill(x, 0.0);
     const SolveReport again = solver->solve(A, *M, b, x);
-    if (again.iterations != summary.report.iterations || again.status != summary.report.status) {
-      throw InvalidInput("kryflow sem --repeat: solve " + std::to_string(k + 1) + " took " +
-                         std::to_string(again.iterations) + " iterations (" +
-                         to_string(again.status) + "), the first " +
-                         std::to_string(summary.report.iterations) + " (" +
-                         to_string(summary.report.status) + ")");
+    // Atomic assembly sums in no fixed order, so a solve that ends near the tolerance may take
+    // an iteration more or less: recorded and reported, not an error.
+    summary.repeated_iterations.push_back(again.iterations);
+    if (again.status != summary.report.status) {
+      summary.repeated_notes.push_back("solve " + std::to_string(k + 1) + ": " +
+                                       to_string(again.status));
     }
     summary.repeated_solve_seconds.push_back(again.solve_seconds);
   }

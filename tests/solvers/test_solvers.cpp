@@ -401,6 +401,11 @@ TEST(KrylovSolver, SetupRunsOneWindowAndLeavesTheSolvesUnchanged) {
   const CsrMatrix small = CsrMatrix::from_coo(backend, poisson3d(4));
   other.setup(small);
   EXPECT_THROW(solver->setup(A, other), DimensionMismatch);
+  EXPECT_EQ(solver->criteria().max_iterations, criteria.max_iterations);  // restored after it
+  EXPECT_EQ(solver->criteria().relative_tolerance, criteria.relative_tolerance);
+  const int before = monitored;
+  solve(*solver, M);
+  EXPECT_GT(monitored, before);  // the monitor too
 }
 
 TEST(Cg, PreconditionerThatVanishesOrChangesSignIsReportedAtItsIteration) {

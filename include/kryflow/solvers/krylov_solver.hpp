@@ -85,11 +85,13 @@ class KrylovSolver {
   /// The solver's setup for A and M (M set up for A), optional: allocates what solve() needs
   /// for them (work vectors, device scalars and their host copies, the true residual's vector)
   /// and runs one window of check_every iterations on a scratch system (b = 1, x_0 = 0; the
-  /// monitor is not called), so that each kernel of the method has been launched once and its
-  /// window recorded once. The solves after it, with any b and x of A's size, then pay no
-  /// one-time cost: allocation, and on cuda the loading of each kernel's module at its first
-  /// launch. Without it the first solve pays them (on an H200, about 4 ms for the 2.8M-unknown
-  /// Kershaw solve of kryflow sem).
+  /// monitor is not called), so that each kernel of a full window has been launched once. The
+  /// solves after it, with any b and x of A's size, then pay no one-time cost: allocation, and
+  /// on cuda the loading of each kernel's module at its first launch (each solve still records
+  /// its own window, while the device runs its first one). Without it the first solve pays them
+  /// (on an H200, about 3 ms for the 2.8M-unknown Kershaw solve of kryflow sem). With
+  /// max_iterations below check_every the solves run no full window, and the scratch solve's
+  /// kernels are those of a full one.
   ///
   /// Throws what solve() throws for A and M (DimensionMismatch, InvalidInput, OutOfMemory,
   /// BackendError); the scratch solve's numerical outcome is not reported.

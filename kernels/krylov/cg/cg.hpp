@@ -11,7 +11,8 @@
 // memory: the host never sees alpha or beta and the launches of an iteration can be recorded
 // once and replayed. At start beta = 0, so iteration 0's direction is dinv r (or z). With a
 // general preconditioner z comes first so that an iteration ends with the residual the host
-// tests: a converged solve applies M once per iteration, none after the last.
+// tests: M is applied once per iteration and not after the converged one (besides the window
+// queued ahead of the host's last check, if any: src/solvers/window_loop.hpp).
 //
 // Validity and the stop flag: a kernel that finds a coefficient invalid (p·Ap or r·z not
 // finite, or not of the sign of r0·z0, i.e. A or M not definite) sets *stop = 1 and writes
