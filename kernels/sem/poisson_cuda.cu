@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "kernels/backend/cuda_context.cuh"
+#include "kernels/backend/dependent_launch.cuh"
 #include "kernels/sem/poisson.hpp"
 
 namespace kryflow::kernels::sem::cuda {
@@ -129,6 +130,7 @@ template <int N, bool Atomic, class Real>
 __global__ void __launch_bounds__(N* N* N)
     shared_element_kernel(const PoissonView a, const std::uint32_t* __restrict__ code,
                           bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
+  kernels::cuda::dependent_launch_prologue();
   constexpr int n3 = N * N * N;
   constexpr int P = kPitch<N>;
   __shared__ Real s_d[N * P];
@@ -345,6 +347,7 @@ template <int N, bool Atomic, MetricSource Source, class Real, int MinBlocks = 0
 __global__ void __launch_bounds__(N* N, MinBlocks)
     layered_element_kernel(const PoissonView a, const std::uint32_t* __restrict__ code,
                            bool use_mask, const double* __restrict__ x, double* __restrict__ y) {
+  kernels::cuda::dependent_launch_prologue();
   constexpr int n2 = N * N;
   constexpr int n3 = N * N * N;
   constexpr int P = kPitch<N>;
@@ -575,7 +578,8 @@ void launch_with_dynamic_shared(unsigned int blocks, dim3 threads, std::size_t b
     return true;
   }();
   (void)configured;
-  Kernel<<<blocks, threads, bytes, stream>>>(a, a.local_code, use_mask, x, y);
+  kernels::cuda::launch_dependent(Kernel, blocks, threads, bytes, stream, a, a.local_code, use_mask,
+                                  x, y);
 }
 
 /// The shared kernel (N <= 10) or, for every other choice that reaches it, the layered kernel
@@ -586,8 +590,8 @@ void launch_shared_or_prefetch(const PoissonView& a, bool use_mask, const double
   const auto blocks = static_cast<unsigned int>(a.num_elements);
   if constexpr (N <= 10) {
     if (a.element_kernel == ElementKernel::shared) {
-      shared_element_kernel<N, Atomic, Real>
-          <<<blocks, dim3(N, N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
+      kernels::cuda::launch_dependent(shared_element_kernel<N, Atomic, Real>, blocks, dim3(N, N, N),
+                                      0, stream, a, a.local_code, use_mask, x, y);
       return;
     }
   } else {
@@ -596,8 +600,8 @@ void launch_shared_or_prefetch(const PoissonView& a, bool use_mask, const double
                          std::to_string(N));
     }
   }
-  layered_element_kernel<N, Atomic, MetricSource::prefetch, Real>
-      <<<blocks, dim3(N, N), 0, stream>>>(a, a.local_code, use_mask, x, y);
+  kernels::cuda::launch_dependent(layered_element_kernel<N, Atomic, MetricSource::prefetch, Real>,
+                                  blocks, dim3(N, N), 0, stream, a, a.local_code, use_mask, x, y);
 }
 
 /// The blocks per SM the atomic vertex kernel is compiled for (the second argument of its
@@ -625,10 +629,11 @@ template <int N, bool Atomic, class Real>
 void launch_vertex(const PoissonView& a, bool use_mask, const double* x, double* y,
                    cudaStream_t stream) {
   constexpr bool constant_d = kVertexConstantD<N, Atomic, Real>;
-  layered_element_kernel<N, Atomic, MetricSource::vertex, Real, kVertexMinBlocks<N, Atomic, Real>,
-                         constant_d>
-      <<<static_cast<unsigned int>(a.num_elements), dim3(N, N), 0, stream>>>(a, a.local_code,
-                                                                             use_mask, x, y);
+  kernels::cuda::launch_dependent(
+      layered_element_kernel<N, Atomic, MetricSource::vertex, Real,
+                             kVertexMinBlocks<N, Atomic, Real>, constant_d>,
+      static_cast<unsigned int>(a.num_elements), dim3(N, N), 0, stream, a, a.local_code, use_mask,
+      x, y);
 }
 
 /// The float-arithmetic element kernels (PoissonView::float_arithmetic): vertex, shared and

@@ -44,6 +44,7 @@
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/cuda_runtime.hpp"
+#include "kernels/backend/dependent_launch.cuh"
 #include "kernels/sem/points.hpp"
 #include "kernels/sem/schwarz.hpp"
 #include "kryflow/core/error.hpp"
@@ -374,6 +375,7 @@ __global__ void __launch_bounds__(FdmKernelShape<N>::kThreads)
     fdm_kernel(const SchwarzView v, const T* __restrict__ eigenvectors,
                const T* __restrict__ eigenvalues, const double* __restrict__ r,
                Y* __restrict__ y_local) {
+  kernels::cuda::dependent_launch_prologue();
   using Shape = FdmKernelShape<N>;
   fdm_block<T, N, Shape::kLines, Shape::kElements>(v, eigenvectors, eigenvalues, r, y_local);
 }
@@ -414,6 +416,7 @@ template <typename Y>
 __global__ void __launch_bounds__(256)
     assemble_kernel(const TransferSideView out, const Y* __restrict__ y_local,
                     const double* __restrict__ r, const SchwarzUpdate u, double* __restrict__ z) {
+  kernels::cuda::dependent_launch_prologue();
   const std::int64_t g = static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
   if (g >= out.num_global) return;
   const double w = __ldg(out.weight + g);
@@ -441,6 +444,7 @@ __global__ void __launch_bounds__(256)
     restricted_assemble_kernel(const TransferSideView out, const Y* __restrict__ y_local,
                                const double* __restrict__ r, const SchwarzUpdate u,
                                double* __restrict__ z) {
+  kernels::cuda::dependent_launch_prologue();
   const std::int64_t g = static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
   if (g >= out.num_global) return;
   const bool dirichlet = out.mask != nullptr && __ldg(out.mask + g) != 0;
@@ -668,8 +672,8 @@ void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<con
                                               static_cast<int>(bytes)));
     }
     const auto blocks = static_cast<unsigned int>((view.num_elements + elements - 1) / elements);
-    kernel<<<blocks, threads, bytes, backend.cuda_context()->stream>>>(
-        view, eigenvectors, eigenvalues, r.data(), locals);
+    kernels::cuda::launch_dependent(kernel, blocks, threads, bytes, backend.cuda_context()->stream,
+                                    view, eigenvectors, eigenvalues, r.data(), locals);
   };
   // The box size as a template argument: constant index arithmetic and unrolled sums.
   auto with_size = [&](auto size) {
@@ -705,13 +709,13 @@ void schwarz_assemble(const Backend& backend, const TransferSideView& out,
   cudaStream_t stream = backend.cuda_context()->stream;
   const bool restricted = out.shared_offsets != nullptr;
   if (y_local.values32 != nullptr) {
-    (restricted ? restricted_assemble_kernel<float>
-                : assemble_kernel<float>)<<<blocks, 256, 0, stream>>>(out, y_local.values32,
-                                                                      r.data(), update, z.data());
+    kernels::cuda::launch_dependent(
+        restricted ? restricted_assemble_kernel<float> : assemble_kernel<float>, blocks, 256, 0,
+        stream, out, y_local.values32, r.data(), update, z.data());
   } else {
-    (restricted ? restricted_assemble_kernel<double>
-                : assemble_kernel<double>)<<<blocks, 256, 0, stream>>>(out, y_local.values,
-                                                                       r.data(), update, z.data());
+    kernels::cuda::launch_dependent(
+        restricted ? restricted_assemble_kernel<double> : assemble_kernel<double>, blocks, 256, 0,
+        stream, out, y_local.values, r.data(), update, z.data());
   }
   kernels::cuda::check_launch("sem::schwarz_assemble");
 }

@@ -10,6 +10,7 @@
 
 #include "kernels/backend/cuda_context.cuh"
 #include "kernels/backend/cuda_runtime.hpp"
+#include "kernels/backend/dependent_launch.cuh"
 #include "kernels/sem/points.hpp"
 #include "kernels/sem/transfer.hpp"
 #include "kryflow/core/error.hpp"
@@ -52,6 +53,7 @@ __global__ void __launch_bounds__(kThreads)
     interpolate_kernel(const TransferSideView in, const TransferSideView out, int no,
                        const double* __restrict__ J, const double* __restrict__ x, double beta,
                        double* __restrict__ y) {
+  kernels::cuda::dependent_launch_prologue();
   extern __shared__ double shared[];
   constexpr int ni = NI;
   constexpr int ni3 = ni * ni * ni;
@@ -168,8 +170,9 @@ void launch_interpolate(const Backend& backend, const TransferSideView& in,
       KRYFLOW_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(bytes)));
     }
-    kernel<<<static_cast<unsigned int>(in.num_elements), kThreads, bytes,
-             backend.cuda_context()->stream>>>(in, out, n_out, matrix, x, beta, y);
+    kernels::cuda::launch_dependent(kernel, static_cast<unsigned int>(in.num_elements), kThreads,
+                                    bytes, backend.cuda_context()->stream, in, out, n_out, matrix,
+                                    x, beta, y);
   };
   if (!with_points<2, 17>(ni, launch)) {
     throw NotSupported(std::string(who) + ": " + std::to_string(ni) +
@@ -181,6 +184,7 @@ void launch_interpolate(const Backend& backend, const TransferSideView& in,
 __global__ void __launch_bounds__(256)
     assemble_kernel(const TransferSideView out, const double* __restrict__ y_local, double beta,
                     double* __restrict__ y) {
+  kernels::cuda::dependent_launch_prologue();
   const std::int64_t g = static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
   if (g >= out.num_global) return;
   // The independent loads first (as the Schwarz sums).
@@ -218,8 +222,8 @@ void transfer_assemble(const Backend& backend, const TransferSideView& out,
                        Span<const double> y_local, double beta, Span<double> y) {
   if (out.num_global == 0) return;
   const auto blocks = static_cast<unsigned int>((out.num_global + 255) / 256);
-  assemble_kernel<<<blocks, 256, 0, backend.cuda_context()->stream>>>(out, y_local.data(), beta,
-                                                                      y.data());
+  kernels::cuda::launch_dependent(assemble_kernel, blocks, 256, 0, backend.cuda_context()->stream,
+                                  out, y_local.data(), beta, y.data());
   kernels::cuda::check_launch("sem::transfer_assemble");
 }
 
