@@ -438,6 +438,10 @@ PY
   done
 }
 run_pmg kershaw_eps0.3 --mesh "$nek/nekrs_kershaw/kershaw.re2.gz" --kershaw 0.3
+# The README's Kershaw run: the first solve after the solver's setup, and two repeated solves.
+"$kryflow" sem --backend cuda --mesh "$nek/nekrs_kershaw/kershaw.re2.gz" --kershaw 0.3 --order 7 \
+  --preset sem_pmg_schwarz --copy-bytes 0 --repeat 3 >"$results/kershaw_sem_pmg_schwarz.txt" 2>>"$log"
+grep -E "solve  |time to solution|repeated solves" "$results/kershaw_sem_pmg_schwarz.txt" | tee -a "$log"
 if [[ ${KRYFLOW_PMG_MESHES:-all} != quick ]]; then
 for m in nek_bp5/bp5 nekrs_kershaw/kershaw nek_tgv/tgv nek_turbPipe/turbPipe nekrs_ethier/ethier \
          nekrs_hemi/hemi nekrs_rbc/rbc nekrs_turbChannel/turbChannel; do
@@ -583,7 +587,7 @@ timeout 300 ncu --kernel-name-base demangled \
   "$build/bench/kryflow_bench_sem" --orders 7 --kershaw-orders 7 >"$results/profile_vertex_ncu.txt" 2>&1
 grep -E "Duration|Stall|Issued|Occupancy|Throughput|Registers" "$results/profile_vertex_ncu.txt" | head -40 | tee -a "$log"
 # The float local solves at p = 7 (N = 10) and the Schwarz sums of a Kershaw solve: why they wait.
-timeout 300 ncu --kernel-name-base demangled --kernel-name "regex:fdm_kernel<float, 10|assemble_kernel<float>" \
+timeout 300 ncu --kernel-name-base demangled --kernel-name "regex:fdm_kernel<float, (\\(int\\))?10|assemble_kernel<float>" \
   --launch-count 2 --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
   --section Occupancy --section MemoryWorkloadAnalysis --section InstructionStats \
   "$kryflow" sem --backend cuda --mesh "$kmesh" --kershaw 0.3 --order 7 --preset sem_pmg_schwarz \
