@@ -181,6 +181,55 @@ TEST_F(CgKernelTest, ResidualDotDirectionAndStartMatchReference) {
   }
 }
 
+TEST_F(CgKernelTest, StartWithoutZLeavesTheFirstResidualDotToFixRz0) {
+  // start with neither dinv nor z: p = 0, rz = rz0 = 0, r·r. The next residual_dot (plain or
+  // flexible, whose q and p·q must not be used) makes r·z the first r0·z0:
+  // rz0 = rz_previous = rz, beta = 0, no stop; of either sign (A and M negative definite). q
+  // holds a NaN and p·q = 0: beta = -(z·q) / p·q would not be 0.
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    for (const double sign : {1.0, -1.0}) {
+      State st = random_state(n);
+      for (std::size_t i = 0; i < n; ++i) st.z[i] = sign * st.d[i] * st.r[i];
+      st.q[n / 2] = std::numeric_limits<double>::quiet_NaN();
+      st.scalars[5] = 0.0;
+      for (const bool flexible : {false, true}) {
+        SCOPED_TRACE(flexible ? "flexible" : "plain");
+        const std::vector<double> s = compare(st, [&](const Backend& b, OnBackend& v) {
+          kc::start(b, Span<const double>(), v.r.span(), Span<const double>(), v.p.span(),
+                    v.scalars(), v.at(6));
+          const std::vector<double> p = v.p.to_host();
+          for (const double e : p) ASSERT_EQ(e, 0.0) << "p after start";
+          const std::vector<double> after_start = v.read();
+          ASSERT_EQ(after_start[0], 0.0) << "rz";
+          ASSERT_EQ(after_start[2], 0.0) << "rz0";
+          kc::residual_dot(b, v.r.span(), v.z.span(),
+                           flexible ? Span<const double>(v.q.span()) : Span<const double>(),
+                           v.at(5), v.scalars(), v.at(7));
+        });
+        double rz = 0.0;
+        for (std::size_t i = 0; i < n; ++i) rz += st.r[i] * st.z[i];
+        EXPECT_EQ(s[3], 0.0) << "stop set";
+        EXPECT_EQ(s[4], 0.0) << "beta";
+        EXPECT_EQ(s[0], s[2]) << "rz0 = rz";
+        EXPECT_EQ(s[1], s[2]) << "rz_previous = rz";
+        EXPECT_EQ(s[7], s[0]) << "recorded r·z";
+        EXPECT_NEAR(s[0], rz, 1e-10 * std::abs(rz));
+        EXPECT_GT(sign * s[0], 0.0);
+      }
+    }
+  }
+  // A first r·z of 0 (z = 0) stops at once.
+  State st = random_state(100);
+  for (double& e : st.z) e = 0.0;
+  OnBackend v(backend, st);
+  kc::start(backend, Span<const double>(), v.r.span(), Span<const double>(), v.p.span(),
+            v.scalars(), v.at(6));
+  kc::residual_dot(backend, v.r.span(), v.z.span(), {}, nullptr, v.scalars(), v.at(7));
+  EXPECT_EQ(v.read()[3], 1.0) << "stop not set on r0·z0 = 0";
+}
+
 TEST_F(CgKernelTest, UpdateAddsPartialSumsOfPqInTheFixedOrder) {
   // p·q handed over as partial sums (a product's row-block sums): the update adds them in the
   // order of emulation::ordered_sum, records the sum, and updates exactly as with the sum given.
