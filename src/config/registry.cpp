@@ -382,14 +382,12 @@ struct PMultigridParameters final : ComponentParameters {
   PMultigridParameters() {
     coarse_solver.select("amg");
     auto& amg = static_cast<AmgParameters&>(*coarse_solver.parameters);
+    // PMultigrid::default_amg's numbers; its choices as the registry's names.
+    amg.values = sem::PMultigrid::default_amg();
     amg.coarsening = "pmis";
     amg.interpolation = "mm_extended_i";
     amg.smoother = "chebyshev";
     amg.hierarchy_precision = std::string(to_string(Precision::float32));
-    amg.values.aggressive_levels = 1;
-    amg.values.max_elements_per_row = 4;
-    amg.values.chebyshev_alpha = 10.0;
-    amg.values.coarse_size = 2000;
   }
   void declare(ParameterVisitor& v) override {
     v.choice("schedule", schedule, {"halving", "halving_then_unit", "minus_two", "two_level"},
