@@ -75,6 +75,7 @@ void measure(const Backend& backend, const std::string& name, const HexMesh& mes
   if (backend.is_device()) kernels.push_back(SemElementKernel::staged);
   if (backend.is_device()) kernels.push_back(SemElementKernel::pipelined);
   if (backend.is_device()) kernels.push_back(SemElementKernel::vertex);
+  if (backend.is_device() && order <= 9) kernels.push_back(SemElementKernel::vertex_lines);
   if (backend.is_device() && order <= 9) kernels.push_back(SemElementKernel::shared);
   std::vector<SemAssembly> assemblies = {SemAssembly::sorted};
   if (backend.is_device()) assemblies.push_back(SemAssembly::atomic);

@@ -187,9 +187,11 @@ int main(int argc, char** argv) {
           "--element-kernel", sem.element_kernel,
           "cuda element kernel: automatic (default: shared for p <= 3 and p = 5, vertex for "
           "p = 4 and p >= 6, the fastest on an H200), "
-          "shared, layered, staged, pipelined or vertex (the metric terms computed from the "
-          "elements' corners instead of read)")
-      ->check(CLI::IsMember({"automatic", "shared", "layered", "staged", "pipelined", "vertex"}));
+          "shared, layered, staged, pipelined, vertex (the metric terms computed from the "
+          "elements' corners instead of read) or vertex_lines (vertex register-tiled by lines, "
+          "order <= 9)")
+      ->check(CLI::IsMember(
+          {"automatic", "shared", "layered", "staged", "pipelined", "vertex", "vertex_lines"}));
   sem_command
       ->add_option("--assembly", sem.assembly,
                    "cuda assembly: automatic (default: atomic), sorted (deterministic; the "

@@ -25,7 +25,7 @@
 namespace kryflow::kernels::sem {
 
 /// The cuda element kernel (SemElementKernel without `automatic`).
-enum class ElementKernel { shared, layered, staged, pipelined, vertex };
+enum class ElementKernel { shared, layered, staged, pipelined, vertex, vertex_lines };
 /// The cuda assembly (SemAssembly without `automatic`).
 enum class Assembly { sorted, atomic };
 

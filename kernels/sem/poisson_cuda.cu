@@ -50,6 +50,7 @@
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -523,6 +524,151 @@ __global__ void __launch_bounds__(N* N, MinBlocks)
   }
 }
 
+/// Word of point (i, j, k) in the vertex_lines kernel's element arrays, where three line
+/// owners meet: a t-line thread (i, j) over k, an r-line thread (j, k) over i and an s-line
+/// thread (i, k) over j, the first index running fastest among a warp's threads. N = 8: rows of
+/// 8 words, layers 72 words apart and i swizzled by (2 k + j / 4) mod 8, so each of the three
+/// touches 32 banks per float warp access; other N: rows padded to an odd pitch (the t-line
+/// accesses have some 2-way bank conflicts).
+template <int N>
+__device__ __forceinline__ int line_word(int i, int j, int k) {
+  if constexpr (N == 8) {
+    return 72 * k + 8 * j + (i ^ ((2 * k + j / 4) & 7));
+  } else {
+    return (k * N + j) * kPitch<N> + i;
+  }
+}
+template <int N>
+constexpr int kLineWords = N == 8 ? 8 * 72 : N* N* kPitch<N>;
+
+/// D[row][column] of N points in Real: from constant memory (c_derivative, filled by
+/// poisson_prepare), indices known at compile time in the unrolled loops.
+template <int N, class Real>
+__device__ __forceinline__ Real line_d(int row, int column) {
+  return constant_derivative<Real>(kDerivativeOffset<N> + row * N + column);
+}
+
+/// The vertex kernel register-tiled by lines (the scheme of the Schwarz local solves,
+/// kernels/sem/schwarz_cuda.cu): N^2 threads an element, each owning whole lines in turn, so
+/// every contraction's sums are formed in registers with D's entries warp-uniform (constant
+/// memory) and each line goes once through shared memory instead of once per sum:
+///   gather     t-line (i, j): x_L into registers and s_u; u_t = D_t x_L in registers.
+///   forward    r-line (j, k): u_r = D_r x_L from s_u into s_r; s-line (i, k): u_s into s_s.
+///   fluxes     t-line (i, j): G from the corners (TrilinearLine), w_r -> s_r, w_s -> s_s in
+///              place, D_t^T w_t accumulated in registers.
+///   backward   r-line: D_r^T w_r in place in s_r; s-line: D_s^T w_s in place in s_s.
+///   store      t-line: y_L = (r + s) + t, stored or added (store_point).
+/// 15 shared-memory accesses and 3 barriers a point's element against 60-70 accesses and 2 N
+/// barriers in the layered kernel; the same operations in the same order as the layered vertex
+/// kernel, so with sorted assembly it has its bits (the sums are formed from 0 in increasing m).
+/// N <= 10 (static shared memory).
+template <int N, bool Atomic, class Real, int MinBlocks = 0>
+__global__ void __launch_bounds__(N* N, MinBlocks)
+    vertex_lines_kernel(const PoissonView a, const std::uint32_t* __restrict__ code, bool use_mask,
+                        const double* __restrict__ x, double* __restrict__ y) {
+  kernels::cuda::dependent_launch_prologue();
+  constexpr int n2 = N * N;
+  constexpr int n3 = N * N * N;
+  __shared__ Real s_u[kLineWords<N>];
+  __shared__ Real s_r[kLineWords<N>];
+  __shared__ Real s_s[kLineWords<N>];
+  __shared__ double s_corners[24];
+  const int tid = threadIdx.x;
+  const int p = tid % N;  // i of the t-line, j of the r-line, i of the s-line
+  const int q = tid / N;  // j of the t-line, k of the r- and s-lines
+  const std::int64_t e = blockIdx.x;
+  for (int c = tid; c < 24; c += n2) s_corners[c] = __ldg(a.vertices + e * 24 + c);
+  Real u[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const std::uint32_t c = __ldg(code + e * n3 + k * n2 + tid);
+    const bool masked = use_mask && (c & kMaskedBit) != 0;
+    u[k] = masked ? Real(0) : static_cast<Real>(__ldg(x + (c & kGlobalBits)));
+    s_u[line_word<N>(p, q, k)] = u[k];
+  }
+  Real ut[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    Real t = 0;
+#pragma unroll
+    for (int m = 0; m < N; ++m) t = madd<Atomic>(t, line_d<N, Real>(k, m), u[m]);
+    ut[k] = t;
+  }
+  __syncthreads();
+  {
+    Real in[N];
+#pragma unroll
+    for (int m = 0; m < N; ++m) in[m] = s_u[line_word<N>(m, p, q)];
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      Real r = 0;
+#pragma unroll
+      for (int m = 0; m < N; ++m) r = madd<Atomic>(r, line_d<N, Real>(i, m), in[m]);
+      s_r[line_word<N>(i, p, q)] = r;
+    }
+#pragma unroll
+    for (int m = 0; m < N; ++m) in[m] = s_u[line_word<N>(p, m, q)];
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      Real s = 0;
+#pragma unroll
+      for (int m = 0; m < N; ++m) s = madd<Atomic>(s, line_d<N, Real>(j, m), in[m]);
+      s_s[line_word<N>(p, j, q)] = s;
+    }
+  }
+  TrilinearLine<Real> line;
+  line.setup(s_corners, __ldg(a.nodes + p), __ldg(a.nodes + q),
+             __ldg(a.weights + p) * __ldg(a.weights + q));
+  __syncthreads();
+  Real tt[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) tt[k] = 0;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    Real g[6];
+    line.metric(static_cast<Real>(__ldg(a.nodes + k)), static_cast<Real>(__ldg(a.weights + k)), g);
+    const int w = line_word<N>(p, q, k);
+    const Real r = s_r[w];
+    const Real s = s_s[w];
+    s_r[w] = flux<Atomic>(g[0], g[1], g[2], r, s, ut[k]);
+    s_s[w] = flux<Atomic>(g[1], g[3], g[4], r, s, ut[k]);
+    const Real wt = flux<Atomic>(g[2], g[4], g[5], r, s, ut[k]);
+#pragma unroll
+    for (int kk = 0; kk < N; ++kk) tt[kk] = madd<Atomic>(tt[kk], line_d<N, Real>(k, kk), wt);
+  }
+  __syncthreads();
+  {
+    Real in[N];
+#pragma unroll
+    for (int m = 0; m < N; ++m) in[m] = s_r[line_word<N>(m, p, q)];
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      Real r = 0;
+#pragma unroll
+      for (int m = 0; m < N; ++m) r = madd<Atomic>(r, line_d<N, Real>(m, i), in[m]);
+      s_r[line_word<N>(i, p, q)] = r;
+    }
+#pragma unroll
+    for (int m = 0; m < N; ++m) in[m] = s_s[line_word<N>(p, m, q)];
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      Real s = 0;
+#pragma unroll
+      for (int m = 0; m < N; ++m) s = madd<Atomic>(s, line_d<N, Real>(m, j), in[m]);
+      s_s[line_word<N>(p, j, q)] = s;
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const int w = line_word<N>(p, q, k);
+    const std::int64_t l = e * n3 + k * n2 + tid;
+    const std::uint32_t c = __ldg(code + l);
+    const bool masked = use_mask && (c & kMaskedBit) != 0;
+    store_point<Atomic>(a, x, y, l, c, masked, static_cast<double>((s_r[w] + s_s[w]) + tt[k]));
+  }
+}
+
 constexpr int kThreads = 256;
 
 /// y[g] of shared global points: the sum of their stored y_L in increasing local index.
@@ -626,6 +772,35 @@ template <int N, bool Atomic, class Real>
 constexpr bool kVertexConstantD = N == 8 && Atomic;
 
 template <int N, bool Atomic, class Real>
+void launch_vertex_lines(const PoissonView& a, bool use_mask, const double* x, double* y,
+                         cudaStream_t stream) {
+  if constexpr (N <= 10) {
+    static const int variant = [] {
+      const char* v = std::getenv("KRYFLOW_LINES_MINBLOCKS");
+      return v != nullptr ? std::atoi(v) : 0;
+    }();
+    const auto blocks = static_cast<unsigned int>(a.num_elements);
+    if (variant == 12) {
+      kernels::cuda::launch_dependent(vertex_lines_kernel<N, Atomic, Real, 12>, blocks, dim3(N * N),
+                                      0, stream, a, a.local_code, use_mask, x, y);
+    } else if (variant == 16) {
+      kernels::cuda::launch_dependent(vertex_lines_kernel<N, Atomic, Real, 16>, blocks, dim3(N * N),
+                                      0, stream, a, a.local_code, use_mask, x, y);
+    } else if (variant == 8) {
+      kernels::cuda::launch_dependent(vertex_lines_kernel<N, Atomic, Real, 8>, blocks, dim3(N * N),
+                                      0, stream, a, a.local_code, use_mask, x, y);
+    } else {
+      kernels::cuda::launch_dependent(vertex_lines_kernel<N, Atomic, Real>, blocks, dim3(N * N), 0,
+                                      stream, a, a.local_code, use_mask, x, y);
+    }
+  } else {
+    throw NotSupported(
+        "sem::poisson_apply: the vertex_lines element kernel needs N <= 10, got N = " +
+        std::to_string(N));
+  }
+}
+
+template <int N, bool Atomic, class Real>
 void launch_vertex(const PoissonView& a, bool use_mask, const double* x, double* y,
                    cudaStream_t stream) {
   constexpr bool constant_d = kVertexConstantD<N, Atomic, Real>;
@@ -645,6 +820,10 @@ void launch_float_element(const PoissonView& a, bool use_mask, const double* x, 
                           cudaStream_t stream) {
   if (a.element_kernel == ElementKernel::vertex) {
     launch_vertex<N, Atomic, float>(a, use_mask, x, y, stream);
+    return;
+  }
+  if (a.element_kernel == ElementKernel::vertex_lines) {
+    launch_vertex_lines<N, Atomic, float>(a, use_mask, x, y, stream);
     return;
   }
   launch_shared_or_prefetch<N, Atomic, float>(a, use_mask, x, y, stream);
@@ -667,6 +846,10 @@ void launch_element(const PoissonView& a, bool use_mask, const double* x, double
   }
   if (a.element_kernel == ElementKernel::vertex) {
     launch_vertex<N, Atomic, double>(a, use_mask, x, y, stream);
+    return;
+  }
+  if (a.element_kernel == ElementKernel::vertex_lines) {
+    launch_vertex_lines<N, Atomic, double>(a, use_mask, x, y, stream);
     return;
   }
   if (a.element_kernel == ElementKernel::staged) {
@@ -722,8 +905,9 @@ void launch_element_for(const PoissonView& a, bool use_mask, const double* x, do
 
 void poisson_prepare(const Backend& backend, const PoissonView& a) {
   // D of N points into c_derivative on the backend's device, for the kernels that read it from
-  // there (kVertexConstantD: N = 8); every operator of N points has the same D.
-  if (a.n != 8 || a.derivative == nullptr) return;
+  // there (vertex_lines, and vertex at N = 8: kVertexConstantD); every operator of N points has
+  // the same D.
+  if (a.n < 2 || a.n > 16 || a.derivative == nullptr) return;
   const auto* context = backend.cuda_context();
   KRYFLOW_CUDA_CHECK(cudaSetDevice(context->device));
   const auto count = static_cast<std::size_t>(a.n) * a.n;

@@ -130,6 +130,8 @@ const char* to_string(SemElementKernel kernel) {
       return "pipelined";
     case SemElementKernel::vertex:
       return "vertex";
+    case SemElementKernel::vertex_lines:
+      return "vertex_lines";
   }
   return "?";
 }
@@ -166,7 +168,8 @@ SemElementKernel parse_sem_element_kernel(const std::string& name) {
   return parse_choice(
       name,
       std::array{SemElementKernel::automatic, SemElementKernel::shared, SemElementKernel::layered,
-                 SemElementKernel::staged, SemElementKernel::pipelined, SemElementKernel::vertex},
+                 SemElementKernel::staged, SemElementKernel::pipelined, SemElementKernel::vertex,
+                 SemElementKernel::vertex_lines},
       "SEM element kernel");
 }
 
@@ -479,6 +482,11 @@ void SemPoissonOperator::select_kernels(SemElementKernel element_kernel, SemAsse
         "SemPoissonOperator: the shared element kernel needs N^3 <= 1024 threads "
         "(order <= 9); use layered");
   }
+  if (element_kernel == SemElementKernel::vertex_lines && data_->numbering.order + 1 > 10) {
+    throw NotSupported(
+        "SemPoissonOperator: the vertex_lines element kernel needs N <= 10 points per direction "
+        "(order <= 9); use vertex");
+  }
   if (assembly == SemAssembly::automatic) assembly = SemAssembly::atomic;
   // The float kernels (kernels/sem/poisson_cuda.cu): staged and pipelined run as layered.
   if (options_.arithmetic == Precision::float32 &&
@@ -524,6 +532,9 @@ kernels::sem::PoissonView SemPoissonOperator::view(bool masked) const {
       break;
     case SemElementKernel::vertex:
       view.element_kernel = kernels::sem::ElementKernel::vertex;
+      break;
+    case SemElementKernel::vertex_lines:
+      view.element_kernel = kernels::sem::ElementKernel::vertex_lines;
       break;
     case SemElementKernel::automatic:
     case SemElementKernel::layered:
@@ -604,7 +615,8 @@ void SemPoissonOperator::diagonal(Vector& d) const {
 double SemPoissonOperator::apply_bytes() const noexcept {
   const double num_local = static_cast<double>(data_->numbering.local_to_global.size());
   // The vertex kernel reads the 8 corners of each element instead of the metric terms.
-  const double metric = backend().is_device() && element_kernel_ == SemElementKernel::vertex
+  const double metric = backend().is_device() && (element_kernel_ == SemElementKernel::vertex ||
+                                                  element_kernel_ == SemElementKernel::vertex_lines)
                             ? 24.0 * 8.0 * static_cast<double>(data_->numbering.num_elements)
                             : 6.0 * 8.0 * num_local;
   return metric + 4.0 * num_local + 16.0 * static_cast<double>(data_->numbering.num_global);

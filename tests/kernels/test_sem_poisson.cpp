@@ -141,8 +141,11 @@ TEST(SemPoisson, EveryKernelAndAssemblyMatchesReference) {
     const bool device = test::backend_under_test().is_device();
     for (SemElementKernel kernel :
          {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::staged,
-          SemElementKernel::pipelined, SemElementKernel::vertex}) {
-      if (kernel == SemElementKernel::shared && p > 9) continue;
+          SemElementKernel::pipelined, SemElementKernel::vertex, SemElementKernel::vertex_lines}) {
+      if ((kernel == SemElementKernel::shared || kernel == SemElementKernel::vertex_lines) &&
+          p > 9) {
+        continue;
+      }
       if (!device && kernel != SemElementKernel::layered) continue;
       for (SemAssembly assembly : {SemAssembly::sorted, SemAssembly::atomic}) {
         if (!device && assembly != SemAssembly::sorted) continue;
@@ -157,9 +160,12 @@ TEST(SemPoisson, EveryKernelAndAssemblyMatchesReference) {
         const std::vector<double> y = yv.to_host();
         A.apply_unmasked(xv, yv);
         const std::vector<double> y_unmasked = yv.to_host();
-        const bool exact = (assembly == SemAssembly::sorted || !A.backend().is_device()) &&
-                           !(A.backend().is_device() && kernel == SemElementKernel::vertex);
-        if (A.backend().is_device() && kernel == SemElementKernel::vertex) {
+        const bool recomputed =
+            A.backend().is_device() &&
+            (kernel == SemElementKernel::vertex || kernel == SemElementKernel::vertex_lines);
+        const bool exact =
+            (assembly == SemAssembly::sorted || !A.backend().is_device()) && !recomputed;
+        if (recomputed) {
           EXPECT_LT(test::relative_max_difference(y, expected), 1e-12);
           EXPECT_LT(test::relative_max_difference(y_unmasked, expected_unmasked), 1e-12);
           // Not the stored factors' bits: the terms are recomputed.
@@ -222,7 +228,7 @@ TEST(SemPoisson, AccumulatingApplicationEqualsProductThenAxpby) {
   SCOPED_TRACE(seed);
   for_each_operator_variant(
       {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::staged,
-       SemElementKernel::pipelined, SemElementKernel::vertex},
+       SemElementKernel::pipelined, SemElementKernel::vertex, SemElementKernel::vertex_lines},
       {Precision::float64}, [&](const SemPoissonOperator& A, int p, bool ordered) {
         const auto n = static_cast<std::size_t>(A.num_rows());
         const std::vector<double> x = test::random_vector(n, seed + 10 * p);
@@ -251,7 +257,8 @@ TEST(SemPoisson, ResidualEqualsProductThenAxpby) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(seed);
   for_each_operator_variant(
-      {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::vertex},
+      {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::vertex,
+       SemElementKernel::vertex_lines},
       {Precision::float64, Precision::float32},
       [&](const SemPoissonOperator& A, int p, bool ordered) {
         const auto n = static_cast<std::size_t>(A.num_rows());
@@ -340,10 +347,13 @@ TEST(SemPoisson, FloatArithmeticAgreesWithDoubleToFloatRounding) {
         test::random_vector(n, seed + 100 + static_cast<std::uint64_t>(p));
     const Products expected = products(reference, x, y0);
     for (const Backend& backend : backends_with_reference()) {
-      for (SemElementKernel kernel :
-           {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::staged,
-            SemElementKernel::pipelined, SemElementKernel::vertex}) {
-        if (kernel == SemElementKernel::shared && p > 9) continue;
+      for (SemElementKernel kernel : {SemElementKernel::shared, SemElementKernel::layered,
+                                      SemElementKernel::staged, SemElementKernel::pipelined,
+                                      SemElementKernel::vertex, SemElementKernel::vertex_lines}) {
+        if ((kernel == SemElementKernel::shared || kernel == SemElementKernel::vertex_lines) &&
+            p > 9) {
+          continue;
+        }
         if (!device && kernel != SemElementKernel::layered) continue;
         for (SemAssembly assembly : {SemAssembly::sorted, SemAssembly::atomic}) {
           if (!device && assembly != SemAssembly::sorted) continue;
@@ -394,7 +404,7 @@ TEST(SemPoisson, FloatArithmeticMatchesTheReferencesFloatArithmetic) {
     const Products expected = products(reference, x, y0);
     for (SemElementKernel kernel :
          {SemElementKernel::shared, SemElementKernel::layered, SemElementKernel::staged,
-          SemElementKernel::pipelined, SemElementKernel::vertex}) {
+          SemElementKernel::pipelined, SemElementKernel::vertex, SemElementKernel::vertex_lines}) {
       if (!device && kernel != SemElementKernel::layered) continue;
       for (SemAssembly assembly : {SemAssembly::sorted, SemAssembly::atomic}) {
         if (!device && assembly != SemAssembly::sorted) continue;
@@ -410,7 +420,8 @@ TEST(SemPoisson, FloatArithmeticMatchesTheReferencesFloatArithmetic) {
         Vector then_axpby = Vector::from_host(A.backend(), y0);
         axpby(-0.75, product, 1.0, then_axpby);
         const bool exact =
-            !device || (assembly == SemAssembly::sorted && kernel != SemElementKernel::vertex);
+            !device || (assembly == SemAssembly::sorted && kernel != SemElementKernel::vertex &&
+                        kernel != SemElementKernel::vertex_lines);
         if (exact) {
           EXPECT_EQ(got.masked, expected.masked);
           EXPECT_EQ(got.unmasked, expected.unmasked);
@@ -503,7 +514,57 @@ TEST(SemPoisson, AutomaticKernelChoicesAreTheMeasuredFastest) {
                NotSupported);
   EXPECT_EQ(parse_sem_element_kernel("staged"), SemElementKernel::staged);
   EXPECT_EQ(parse_sem_element_kernel("vertex"), SemElementKernel::vertex);
+  EXPECT_EQ(parse_sem_element_kernel("vertex_lines"), SemElementKernel::vertex_lines);
+  options.element_kernel = SemElementKernel::vertex_lines;
+  EXPECT_THROW(SemPoissonOperator(test::backend_under_test(), 1, vertices, 10, options),
+               NotSupported);
   EXPECT_THROW(parse_sem_assembly("scattered"), InvalidInput);
+}
+
+/// The vertex_lines kernel performs the vertex kernel's operations in the same order: with
+/// sorted assembly its products (masked, unmasked, accumulated) have the vertex kernel's bits in
+/// double and in float arithmetic at every N it supports, and with atomic assembly they agree to
+/// rounding. cuda only (the host backends have no element kernels to choose).
+TEST(SemPoisson, VertexLinesKernelHasTheVertexKernelsBits) {
+  if (!test::backend_under_test().is_device()) {
+    GTEST_SKIP() << "element kernels are cuda's";
+  }
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  const std::vector<double> vertices = test::unit_cube_box(3, 2, 2, 0.2);
+  for (int p = 1; p <= 9; ++p) {
+    for (Precision arithmetic : {Precision::float64, Precision::float32}) {
+      for (SemAssembly assembly : {SemAssembly::sorted, SemAssembly::atomic}) {
+        SCOPED_TRACE("p = " + std::to_string(p) + ", " + std::string(to_string(arithmetic)) + ", " +
+                     to_string(assembly));
+        SemPoissonOptions options;
+        options.arithmetic = arithmetic;
+        options.assembly = assembly;
+        options.element_kernel = SemElementKernel::vertex;
+        const SemPoissonOperator vertex(test::backend_under_test(), 12, vertices, p, options);
+        options.element_kernel = SemElementKernel::vertex_lines;
+        const SemPoissonOperator lines(test::backend_under_test(), 12, vertices, p, options);
+        const auto n = static_cast<std::size_t>(vertex.num_rows());
+        const std::vector<double> x = test::random_vector(n, seed + 7 * p);
+        const std::vector<double> y0 = test::random_vector(n, seed + 7 * p + 1);
+        const Products want = products(vertex, x, y0);
+        const Products got = products(lines, x, y0);
+        if (assembly == SemAssembly::sorted) {
+          EXPECT_EQ(got.masked, want.masked);
+          EXPECT_EQ(got.unmasked, want.unmasked);
+          EXPECT_EQ(got.accumulated, want.accumulated);
+        } else {
+          const double tolerance = arithmetic == Precision::float32 ? 1e-5 : 1e-12;
+          EXPECT_LT(relative_inf_difference(got.masked, want.masked), tolerance);
+          EXPECT_LT(relative_inf_difference(got.unmasked, want.unmasked), tolerance);
+          EXPECT_LT(relative_inf_difference(got.accumulated, want.accumulated), tolerance);
+        }
+        double largest = 0.0;
+        for (double value : got.masked) largest = std::max(largest, std::abs(value));
+        EXPECT_GT(largest, 0.1);  // a product, not a vector left at zero
+      }
+    }
+  }
 }
 
 TEST(SemPoisson, UnmaskedApplicationIsTheNeumannOperator) {

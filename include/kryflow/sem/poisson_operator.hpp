@@ -26,16 +26,19 @@ namespace kryflow::sem {
 
 /// The cuda kernel of the element Laplacians (the host backends have one each).
 enum class SemElementKernel {
-  automatic,  ///< the fastest measured on an H200: shared for p <= 3 and p = 5, vertex for
-              ///< p = 4 and p >= 6
-  shared,     ///< N^3 threads per element, the whole element in shared memory (N <= 10)
-  layered,    ///< N^2 threads per element, each holding its t-line in registers (any N)
-  staged,     ///< layered, with the element's metric terms copied into shared memory by
-              ///< asynchronous copies issued before the gather (any N)
-  pipelined,  ///< layered, with the metric terms of the next 4 layers copied ahead into a
-              ///< ring of shared-memory slots (any N; shared memory independent of N^3)
-  vertex,     ///< layered, with the metric terms computed from the element's 8 corners
-              ///< instead of read (any N; agrees with the others to rounding, not bit for bit)
+  automatic,     ///< the fastest measured on an H200: shared for p <= 3 and p = 5, vertex for
+                 ///< p = 4 and p >= 6
+  shared,        ///< N^3 threads per element, the whole element in shared memory (N <= 10)
+  layered,       ///< N^2 threads per element, each holding its t-line in registers (any N)
+  staged,        ///< layered, with the element's metric terms copied into shared memory by
+                 ///< asynchronous copies issued before the gather (any N)
+  pipelined,     ///< layered, with the metric terms of the next 4 layers copied ahead into a
+                 ///< ring of shared-memory slots (any N; shared memory independent of N^3)
+  vertex,        ///< layered, with the metric terms computed from the element's 8 corners
+                 ///< instead of read (any N; agrees with the others to rounding, not bit for bit)
+  vertex_lines,  ///< vertex's operations register-tiled by lines: each thread owns whole r-,
+                 ///< s- and t-lines in turn, so the sums are formed in registers and each line
+                 ///< passes once through shared memory (N <= 10; vertex's bits)
 };
 
 /// How the cuda kernels sum the element contributions into the assembled y.
