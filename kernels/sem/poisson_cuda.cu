@@ -548,20 +548,41 @@ __device__ __forceinline__ Real line_d(int row, int column) {
   return constant_derivative<Real>(kDerivativeOffset<N> + row * N + column);
 }
 
+/// Line (u, w) of N points of an element array to registers: in[m] = s[word of point m]
+/// along the line.
+template <int N, class Real, class Word>
+__device__ __forceinline__ void load_line(const Real* s, Word word, Real (&in)[N]) {
+#pragma unroll
+  for (int m = 0; m < N; ++m) in[m] = s[word(m)];
+}
+
+/// out[o] = sum_m D[o][m] in[m] (Transpose: D[m][o]), each sum from 0 in increasing m.
+template <int N, bool Fused, bool Transpose, class Real>
+__device__ __forceinline__ Real line_sum(int o, const Real (&in)[N]) {
+  Real sum = 0;
+#pragma unroll
+  for (int m = 0; m < N; ++m) {
+    sum = madd<Fused>(sum, Transpose ? line_d<N, Real>(m, o) : line_d<N, Real>(o, m), in[m]);
+  }
+  return sum;
+}
+
 /// The vertex kernel register-tiled by lines (the scheme of the Schwarz local solves,
 /// kernels/sem/schwarz_cuda.cu): N^2 threads an element, each owning whole lines in turn, so
 /// every contraction's sums are formed in registers with D's entries warp-uniform (constant
 /// memory) and each line goes once through shared memory instead of once per sum:
-///   gather     t-line (i, j): x_L into registers and s_u; u_t = D_t x_L in registers.
+///   gather     t-line (i, j): x_L into registers and s_u; u_t = D_t x_L into s_t.
 ///   forward    r-line (j, k): u_r = D_r x_L from s_u into s_r; s-line (i, k): u_s into s_s.
-///   fluxes     t-line (i, j): G from the corners (TrilinearLine), w_r -> s_r, w_s -> s_s in
-///              place, D_t^T w_t accumulated in registers.
-///   backward   r-line: D_r^T w_r in place in s_r; s-line: D_s^T w_s in place in s_s.
+///   fluxes     t-line: G from the corners (TrilinearLine); w_r, w_s, w_t in place of u_r,
+///              u_s, u_t.
+///   backward   r-line: D_r^T w_r in place in s_r; s-line: D_s^T w_s in place in s_s; t-line:
+///              D_t^T w_t into registers.
 ///   store      t-line: y_L = (r + s) + t, stored or added (store_point).
-/// 15 shared-memory accesses and 3 barriers a point's element against 60-70 accesses and 2 N
-/// barriers in the layered kernel; the same operations in the same order as the layered vertex
-/// kernel, so with sorted assembly it has its bits (the sums are formed from 0 in increasing m).
-/// N <= 10 (static shared memory).
+/// 19 shared-memory accesses and 4 barriers an element point against 60-70 accesses and 2 N
+/// barriers in the layered kernel, and no N-arrays live across the barriers but the last (the
+/// registers bound the blocks per SM). The vertex kernel's operations in its order, so with
+/// sorted assembly it has its bits (every sum formed from 0 in increasing m). N <= 10 (static
+/// shared memory: 4 N^2 kPitch<N> values of Real).
 template <int N, bool Atomic, class Real, int MinBlocks = 0>
 __global__ void __launch_bounds__(N* N, MinBlocks)
     vertex_lines_kernel(const PoissonView a, const std::uint32_t* __restrict__ code, bool use_mask,
@@ -572,100 +593,76 @@ __global__ void __launch_bounds__(N* N, MinBlocks)
   __shared__ Real s_u[kLineWords<N>];
   __shared__ Real s_r[kLineWords<N>];
   __shared__ Real s_s[kLineWords<N>];
+  __shared__ Real s_t[kLineWords<N>];
   __shared__ double s_corners[24];
   const int tid = threadIdx.x;
   const int p = tid % N;  // i of the t-line, j of the r-line, i of the s-line
   const int q = tid / N;  // j of the t-line, k of the r- and s-lines
   const std::int64_t e = blockIdx.x;
+  const auto t_word = [p, q](int k) { return line_word<N>(p, q, k); };
+  const auto r_word = [p, q](int i) { return line_word<N>(i, p, q); };
+  const auto s_word = [p, q](int j) { return line_word<N>(p, j, q); };
   for (int c = tid; c < 24; c += n2) s_corners[c] = __ldg(a.vertices + e * 24 + c);
-  Real u[N];
+  {
+    Real u[N];
 #pragma unroll
-  for (int k = 0; k < N; ++k) {
-    const std::uint32_t c = __ldg(code + e * n3 + k * n2 + tid);
-    const bool masked = use_mask && (c & kMaskedBit) != 0;
-    u[k] = masked ? Real(0) : static_cast<Real>(__ldg(x + (c & kGlobalBits)));
-    s_u[line_word<N>(p, q, k)] = u[k];
-  }
-  Real ut[N];
+    for (int k = 0; k < N; ++k) {
+      const std::uint32_t c = __ldg(code + e * n3 + k * n2 + tid);
+      const bool masked = use_mask && (c & kMaskedBit) != 0;
+      u[k] = masked ? Real(0) : static_cast<Real>(__ldg(x + (c & kGlobalBits)));
+      s_u[t_word(k)] = u[k];
+    }
 #pragma unroll
-  for (int k = 0; k < N; ++k) {
-    Real t = 0;
-#pragma unroll
-    for (int m = 0; m < N; ++m) t = madd<Atomic>(t, line_d<N, Real>(k, m), u[m]);
-    ut[k] = t;
+    for (int k = 0; k < N; ++k) s_t[t_word(k)] = line_sum<N, Atomic, false>(k, u);
   }
   __syncthreads();
   {
     Real in[N];
+    load_line<N>(s_u, r_word, in);
 #pragma unroll
-    for (int m = 0; m < N; ++m) in[m] = s_u[line_word<N>(m, p, q)];
+    for (int i = 0; i < N; ++i) s_r[r_word(i)] = line_sum<N, Atomic, false>(i, in);
+    load_line<N>(s_u, s_word, in);
 #pragma unroll
-    for (int i = 0; i < N; ++i) {
-      Real r = 0;
-#pragma unroll
-      for (int m = 0; m < N; ++m) r = madd<Atomic>(r, line_d<N, Real>(i, m), in[m]);
-      s_r[line_word<N>(i, p, q)] = r;
-    }
-#pragma unroll
-    for (int m = 0; m < N; ++m) in[m] = s_u[line_word<N>(p, m, q)];
-#pragma unroll
-    for (int j = 0; j < N; ++j) {
-      Real s = 0;
-#pragma unroll
-      for (int m = 0; m < N; ++m) s = madd<Atomic>(s, line_d<N, Real>(j, m), in[m]);
-      s_s[line_word<N>(p, j, q)] = s;
-    }
+    for (int j = 0; j < N; ++j) s_s[s_word(j)] = line_sum<N, Atomic, false>(j, in);
   }
   TrilinearLine<Real> line;
   line.setup(s_corners, __ldg(a.nodes + p), __ldg(a.nodes + q),
              __ldg(a.weights + p) * __ldg(a.weights + q));
   __syncthreads();
-  Real tt[N];
-#pragma unroll
-  for (int k = 0; k < N; ++k) tt[k] = 0;
-#pragma unroll
+#pragma unroll 1
   for (int k = 0; k < N; ++k) {
     Real g[6];
     line.metric(static_cast<Real>(__ldg(a.nodes + k)), static_cast<Real>(__ldg(a.weights + k)), g);
-    const int w = line_word<N>(p, q, k);
+    const int w = t_word(k);
     const Real r = s_r[w];
     const Real s = s_s[w];
-    s_r[w] = flux<Atomic>(g[0], g[1], g[2], r, s, ut[k]);
-    s_s[w] = flux<Atomic>(g[1], g[3], g[4], r, s, ut[k]);
-    const Real wt = flux<Atomic>(g[2], g[4], g[5], r, s, ut[k]);
-#pragma unroll
-    for (int kk = 0; kk < N; ++kk) tt[kk] = madd<Atomic>(tt[kk], line_d<N, Real>(k, kk), wt);
+    const Real t = s_t[w];
+    s_r[w] = flux<Atomic>(g[0], g[1], g[2], r, s, t);
+    s_s[w] = flux<Atomic>(g[1], g[3], g[4], r, s, t);
+    s_t[w] = flux<Atomic>(g[2], g[4], g[5], r, s, t);
   }
   __syncthreads();
+  Real yt[N];
   {
     Real in[N];
+    load_line<N>(s_r, r_word, in);
 #pragma unroll
-    for (int m = 0; m < N; ++m) in[m] = s_r[line_word<N>(m, p, q)];
+    for (int i = 0; i < N; ++i) s_r[r_word(i)] = line_sum<N, Atomic, true>(i, in);
+    load_line<N>(s_s, s_word, in);
 #pragma unroll
-    for (int i = 0; i < N; ++i) {
-      Real r = 0;
+    for (int j = 0; j < N; ++j) s_s[s_word(j)] = line_sum<N, Atomic, true>(j, in);
+    load_line<N>(s_t, t_word, in);
 #pragma unroll
-      for (int m = 0; m < N; ++m) r = madd<Atomic>(r, line_d<N, Real>(m, i), in[m]);
-      s_r[line_word<N>(i, p, q)] = r;
-    }
-#pragma unroll
-    for (int m = 0; m < N; ++m) in[m] = s_s[line_word<N>(p, m, q)];
-#pragma unroll
-    for (int j = 0; j < N; ++j) {
-      Real s = 0;
-#pragma unroll
-      for (int m = 0; m < N; ++m) s = madd<Atomic>(s, line_d<N, Real>(m, j), in[m]);
-      s_s[line_word<N>(p, j, q)] = s;
-    }
+    for (int k = 0; k < N; ++k) yt[k] = line_sum<N, Atomic, true>(k, in);
   }
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < N; ++k) {
-    const int w = line_word<N>(p, q, k);
+    const int w = t_word(k);
     const std::int64_t l = e * n3 + k * n2 + tid;
     const std::uint32_t c = __ldg(code + l);
     const bool masked = use_mask && (c & kMaskedBit) != 0;
-    store_point<Atomic>(a, x, y, l, c, masked, static_cast<double>((s_r[w] + s_s[w]) + tt[k]));
+    store_point<Atomic>(a, x, y, l, c, masked, static_cast<double>((s_r[w] + s_s[w]) + yt[k]));
   }
 }
 
