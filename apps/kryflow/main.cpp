@@ -185,8 +185,8 @@ int main(int argc, char** argv) {
   sem_command
       ->add_option(
           "--element-kernel", sem.element_kernel,
-          "cuda element kernel: automatic (default: shared for p <= 3 and p = 5, vertex for "
-          "p = 4 and p >= 6, the fastest on an H200), "
+          "cuda element kernel: automatic (default: shared for p <= 3, vertex_lines for "
+          "p = 4..9, vertex from p = 10 on, the fastest on an H200), "
           "shared, layered, staged, pipelined, vertex (the metric terms computed from the "
           "elements' corners instead of read) or vertex_lines (vertex register-tiled by lines, "
           "order <= 9)")

@@ -50,7 +50,6 @@
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
-#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -768,28 +767,25 @@ constexpr int kVertexMinBlocks = (N == 8 && Atomic) ? (std::is_same_v<Real, doub
 template <int N, bool Atomic, class Real>
 constexpr bool kVertexConstantD = N == 8 && Atomic;
 
+/// The blocks per SM the atomic vertex_lines kernel is compiled for at p = 7, measured on the
+/// H200 (kryflow_bench_sem, 40^3 box and Kershaw 20^3, bench/results/h200_pmg/
+/// c3fdb9c_vertex_lines_caps): float 16 (64 registers, 28 bytes spilled): 345 and 54.3 us
+/// against 356 and 55.1 with the compiler's 72 registers and 374 and 57.0 with 80; double 12
+/// (80 registers): 456 and 67.4 us against 466 and 68.5 with the compiler's 90 and 520 and 75.9
+/// with 64 (spills). Other orders and the sorted kernels keep the compiler's choice (not
+/// measured).
+template <int N, bool Atomic, class Real>
+constexpr int kVertexLinesMinBlocks = (N == 8 && Atomic) ? (std::is_same_v<Real, float> ? 16 : 12)
+                                                         : 0;
+
 template <int N, bool Atomic, class Real>
 void launch_vertex_lines(const PoissonView& a, bool use_mask, const double* x, double* y,
                          cudaStream_t stream) {
   if constexpr (N <= 10) {
-    static const int variant = [] {
-      const char* v = std::getenv("KRYFLOW_LINES_MINBLOCKS");
-      return v != nullptr ? std::atoi(v) : 0;
-    }();
-    const auto blocks = static_cast<unsigned int>(a.num_elements);
-    if (variant == 12) {
-      kernels::cuda::launch_dependent(vertex_lines_kernel<N, Atomic, Real, 12>, blocks, dim3(N * N),
-                                      0, stream, a, a.local_code, use_mask, x, y);
-    } else if (variant == 16) {
-      kernels::cuda::launch_dependent(vertex_lines_kernel<N, Atomic, Real, 16>, blocks, dim3(N * N),
-                                      0, stream, a, a.local_code, use_mask, x, y);
-    } else if (variant == 8) {
-      kernels::cuda::launch_dependent(vertex_lines_kernel<N, Atomic, Real, 8>, blocks, dim3(N * N),
-                                      0, stream, a, a.local_code, use_mask, x, y);
-    } else {
-      kernels::cuda::launch_dependent(vertex_lines_kernel<N, Atomic, Real>, blocks, dim3(N * N), 0,
-                                      stream, a, a.local_code, use_mask, x, y);
-    }
+    kernels::cuda::launch_dependent(
+        vertex_lines_kernel<N, Atomic, Real, kVertexLinesMinBlocks<N, Atomic, Real>>,
+        static_cast<unsigned int>(a.num_elements), dim3(N * N), 0, stream, a, a.local_code,
+        use_mask, x, y);
   } else {
     throw NotSupported(
         "sem::poisson_apply: the vertex_lines element kernel needs N <= 10, got N = " +

@@ -473,9 +473,17 @@ void SemPoissonOperator::select_kernels(SemElementKernel element_kernel, SemAsse
   // H100's choice; Kershaw 98 against 118); atomic assembly beats sorted for the vertex kernel
   // at every order. p = 1 and 2 (not measured on the H200) keep the H100's shared. Every
   // kryflow mesh is trilinear (8 corners per element), which is what the vertex kernel needs.
+  // The vertex_lines kernel, measured later (bench/results/h200_pmg/c3fdb9c_vertex_lines_caps,
+  // atomic assembly, box), beats both at p = 5, 7 and 9: double 690, 466 and 624 us against 812
+  // (shared), 610 and 1029 (vertex); float 545, 356 and 448 against 625 (shared), 460 and 719
+  // (vertex); Kershaw at p = 7 68.5 and 55.1 against 85.8 and 65.6. At p = 3 shared stays the
+  // fastest (622 us against 784). So: shared for p <= 3, vertex_lines for p = 4..9 (N <= 10,
+  // its limit; p = 4, 6 and 8 not measured), vertex from p = 10 on.
   if (element_kernel == SemElementKernel::automatic) {
     const int p = data_->numbering.order;
-    element_kernel = p <= 3 || p == 5 ? SemElementKernel::shared : SemElementKernel::vertex;
+    element_kernel = p <= 3   ? SemElementKernel::shared
+                     : p <= 9 ? SemElementKernel::vertex_lines
+                              : SemElementKernel::vertex;
   }
   if (element_kernel == SemElementKernel::shared && data_->numbering.order + 1 > 10) {
     throw NotSupported(

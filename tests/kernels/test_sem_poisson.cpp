@@ -489,8 +489,8 @@ TEST(SemPoisson, WithArithmeticSharesTheOperatorInTheOtherArithmetic) {
 
 TEST(SemPoisson, AutomaticKernelChoicesAreTheMeasuredFastest) {
   // H200 measurements (kryflow_bench_sem, kryflow_bench_sem_diagonal): shared element kernel
-  // for p <= 3 and p = 5, vertex for p = 4 and p >= 6; atomic assembly; shared diagonal
-  // kernel for N = 4..10, wide otherwise.
+  // for p <= 3, vertex_lines for p = 4..9, vertex from p = 10 on; atomic assembly; shared
+  // diagonal kernel for N = 4..10, wide otherwise.
   const std::vector<double> vertices = test::hex_box_vertices(1, 1, 1);
   const SemPoissonOperator low(test::backend_under_test(), 1, vertices, 3);
   EXPECT_EQ(low.element_kernel(), SemElementKernel::shared);
@@ -498,8 +498,11 @@ TEST(SemPoisson, AutomaticKernelChoicesAreTheMeasuredFastest) {
   EXPECT_EQ(low.diagonal_kernel(), SemDiagonalKernel::shared);
   const SemPoissonOperator second(test::backend_under_test(), 1, vertices, 2);
   EXPECT_EQ(second.diagonal_kernel(), SemDiagonalKernel::wide);
-  const std::pair<int, SemElementKernel> expected[] = {
-      {4, SemElementKernel::vertex}, {5, SemElementKernel::shared}, {7, SemElementKernel::vertex}};
+  const std::pair<int, SemElementKernel> expected[] = {{4, SemElementKernel::vertex_lines},
+                                                       {5, SemElementKernel::vertex_lines},
+                                                       {7, SemElementKernel::vertex_lines},
+                                                       {9, SemElementKernel::vertex_lines},
+                                                       {10, SemElementKernel::vertex}};
   for (const auto& [order, kernel] : expected) {
     EXPECT_EQ(SemPoissonOperator(test::backend_under_test(), 1, vertices, order).element_kernel(),
               kernel)
