@@ -39,7 +39,6 @@
 // division otherwise.
 #include <cuda_runtime.h>
 
-#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -371,8 +370,8 @@ using FdmKernelShape =
     FdmShape<N, 2, kElementThreads<N, 2> <= 64 ? 128 / kElementThreads<N, 2> : 1>;
 
 /// The local solves in T written to locals of Y (T, or double for float patches).
-template <typename T, int N, typename Y, int MinBlocks = 0>
-__global__ void __launch_bounds__(FdmKernelShape<N>::kThreads, MinBlocks)
+template <typename T, int N, typename Y>
+__global__ void __launch_bounds__(FdmKernelShape<N>::kThreads)
     fdm_kernel(const SchwarzView v, const T* __restrict__ eigenvectors,
                const T* __restrict__ eigenvalues, const double* __restrict__ r,
                Y* __restrict__ y_local) {
@@ -687,20 +686,8 @@ void schwarz_fdm_solve(const Backend& backend, const SchwarzView& view, Span<con
              sizeof(double) * Shape::kElements * FdmLayout<double, M>::kEntries, view.eigenvectors,
              view.eigenvalues, y_local.values);
     } else if (y_local.values32 != nullptr) {
-      static const int variant = [] {
-        const char* v = std::getenv("KRYFLOW_FDM_MINBLOCKS");
-        return v != nullptr ? std::atoi(v) : 0;
-      }();
-      if (variant == 8) {
-        launch(fdm_kernel<float, M, float, 8>, Shape::kThreads, Shape::kElements, kBytes32,
-               view.eigenvectors32, view.eigenvalues32, y_local.values32);
-      } else if (variant == 10) {
-        launch(fdm_kernel<float, M, float, 10>, Shape::kThreads, Shape::kElements, kBytes32,
-               view.eigenvectors32, view.eigenvalues32, y_local.values32);
-      } else {
-        launch(fdm_kernel<float, M, float>, Shape::kThreads, Shape::kElements, kBytes32,
-               view.eigenvectors32, view.eigenvalues32, y_local.values32);
-      }
+      launch(fdm_kernel<float, M, float>, Shape::kThreads, Shape::kElements, kBytes32,
+             view.eigenvectors32, view.eigenvalues32, y_local.values32);
     } else {
       launch(fdm_kernel<float, M, double>, Shape::kThreads, Shape::kElements, kBytes32,
              view.eigenvectors32, view.eigenvalues32, y_local.values);
