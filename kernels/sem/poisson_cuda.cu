@@ -24,6 +24,10 @@
 //            geometric_factors' bits: the sorted assembly then agrees with the reference to
 //            rounding, not bit for bit). The double atomic vertex kernel at p = 7 reads the
 //            warp-uniform entries of D from constant memory.
+//   vertex_lines  vertex's operations register-tiled by lines (N <= 10): each thread owns a
+//            t-line, then an r-line and an s-line, forms a contraction's N sums in registers
+//            with D's warp-uniform entries from constant memory, and passes each line once
+//            through shared memory (see vertex_lines_kernel).
 // The atomic layered kernels (vertex among them) keep no r + s array and read the point codes
 // again for the stores (N registers fewer each, more blocks per SM).
 // With sorted assembly they perform the reference's operations in its order
