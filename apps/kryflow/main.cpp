@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
       ->add_option(
           "--element-kernel", sem.element_kernel,
           "cuda element kernel: automatic (default: shared for p <= 3, vertex_lines for "
-          "p = 4..9, vertex from p = 10 on, the fastest on an H200), "
+          "p = 4..9, vertex from p = 10 on, the fastest on an H200 at p = 3, 5, 7, 9 and 11), "
           "shared, layered, staged, pipelined, vertex (the metric terms computed from the "
           "elements' corners instead of read) or vertex_lines (vertex register-tiled by lines, "
           "order <= 9)")

@@ -38,7 +38,8 @@
 // float shared arrays, registers and sums (Real = float); x, D and the stored metric terms are
 // rounded to float when read, y_L is widened to double before it is stored or added. Half the
 // shared-memory bytes and registers of the double kernels, and float's instruction throughput.
-// shared, layered and vertex have float instantiations; staged and pipelined run as the float
+// shared, layered, vertex and vertex_lines have float instantiations; staged and pipelined run
+// as the float
 // layered kernel (the same operations in the same order). The vertex kernel forms its line
 // coefficients (sums of corners) in double and rounds them, then J, G and the fluxes in float.
 // With sorted assembly the float shared and layered kernels give the reference's float bits.
@@ -325,10 +326,11 @@ template <int N>
 constexpr int kDerivativeOffset = derivative_offset(N);
 
 /// Room for the derivative matrix D of every N = 2..16 (row-major, D[i * N + m]) in constant
-/// memory, for the vertex kernel's warp-uniform reads D[k][m] (k the layer, m the sum index:
-/// both fixed at compile time in the unrolled loops, so they become constant-bank operands of
-/// the multiply-adds and leave the shared-memory pipe). poisson_prepare fills the N that read
-/// it (kVertexConstantD: N = 8) at each operator's setup.
+/// memory, for the warp-uniform reads D[k][m] of the vertex kernel (k the layer, m the sum
+/// index: both fixed at compile time in the unrolled loops, so they become constant-bank
+/// operands of the multiply-adds and leave the shared-memory pipe) and of the vertex_lines
+/// kernel. poisson_prepare fills the operator's N at its setup (each N has its own range, and
+/// every operator of N points has the same D).
 __constant__ double c_derivative[kDerivativeOffset<17>];
 /// The same matrices rounded to float, for the float-arithmetic kernels.
 __constant__ float c_derivative32[kDerivativeOffset<17>];
@@ -531,8 +533,8 @@ __global__ void __launch_bounds__(N* N, MinBlocks)
 /// owners meet: a t-line thread (i, j) over k, an r-line thread (j, k) over i and an s-line
 /// thread (i, k) over j, the first index running fastest among a warp's threads. N = 8: rows of
 /// 8 words, layers 72 words apart and i swizzled by (2 k + j / 4) mod 8, so each of the three
-/// touches 32 banks per float warp access; other N: rows padded to an odd pitch (the t-line
-/// accesses have some 2-way bank conflicts).
+/// touches 32 banks per float warp access; other N: rows padded to an odd pitch (some line
+/// accesses have 2- or 3-way bank conflicts).
 template <int N>
 __device__ __forceinline__ int line_word(int i, int j, int k) {
   if constexpr (N == 8) {
@@ -581,11 +583,12 @@ __device__ __forceinline__ Real line_sum(int o, const Real (&in)[N]) {
 ///   backward   r-line: D_r^T w_r in place in s_r; s-line: D_s^T w_s in place in s_s; t-line:
 ///              D_t^T w_t into registers.
 ///   store      t-line: y_L = (r + s) + t, stored or added (store_point).
-/// 19 shared-memory accesses and 4 barriers an element point against 60-70 accesses and 2 N
-/// barriers in the layered kernel, and no N-arrays live across the barriers but the last (the
-/// registers bound the blocks per SM). The vertex kernel's operations in its order, so with
-/// sorted assembly it has its bits (every sum formed from 0 in increasing m). N <= 10 (static
-/// shared memory: 4 N^2 kPitch<N> values of Real).
+/// 19 shared-memory accesses a point and 4 barriers an element against about 8 N accesses a
+/// point and 2 N + 1 barriers in the layered vertex kernel, and no N-arrays live across the
+/// barriers but the last (the registers bound the blocks per SM). The vertex kernel's
+/// operations in its order, so with sorted assembly it has its bits (every sum formed from 0 in
+/// increasing m). N <= 10, the range measured (static shared memory: 4 N^2 kPitch<N> values of
+/// Real).
 template <int N, bool Atomic, class Real, int MinBlocks = 0>
 __global__ void __launch_bounds__(N* N, MinBlocks)
     vertex_lines_kernel(const PoissonView a, const std::uint32_t* __restrict__ code, bool use_mask,
@@ -775,9 +778,9 @@ constexpr bool kVertexConstantD = N == 8 && Atomic;
 /// H200 (kryflow_bench_sem, 40^3 box and Kershaw 20^3, bench/results/h200_pmg/
 /// c3fdb9c_vertex_lines_caps): float 16 (64 registers, 28 bytes spilled): 345 and 54.3 us
 /// against 356 and 55.1 with the compiler's 72 registers and 374 and 57.0 with 80; double 12
-/// (80 registers): 456 and 67.4 us against 466 and 68.5 with the compiler's 90 and 520 and 75.9
-/// with 64 (spills). Other orders and the sorted kernels keep the compiler's choice (not
-/// measured).
+/// (80 registers; its 18.6 KB of shared memory lets 11 blocks reside): 456 and 67.4 us against
+/// 466 and 68.5 with the compiler's 90 and 520 and 75.9 with 64 (spills). Other orders and the
+/// sorted kernels keep the compiler's choice (not measured).
 template <int N, bool Atomic, class Real>
 constexpr int kVertexLinesMinBlocks = (N == 8 && Atomic) ? (std::is_same_v<Real, float> ? 16 : 12)
                                                          : 0;
@@ -808,10 +811,10 @@ void launch_vertex(const PoissonView& a, bool use_mask, const double* x, double*
       x, y);
 }
 
-/// The float-arithmetic element kernels (PoissonView::float_arithmetic): vertex, shared and
-/// layered have their own instantiations; staged and pipelined, whose point is the double
-/// metric terms' bytes in flight, run as the float layered kernel (the same operations in the
-/// same order, so the same results).
+/// The float-arithmetic element kernels (PoissonView::float_arithmetic): vertex, vertex_lines,
+/// shared and layered have their own instantiations; staged and pipelined, whose point is the
+/// double metric terms' bytes in flight, run as the float layered kernel (the same operations in
+/// the same order, so the same results).
 template <int N, bool Atomic>
 void launch_float_element(const PoissonView& a, bool use_mask, const double* x, double* y,
                           cudaStream_t stream) {

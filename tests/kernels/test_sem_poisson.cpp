@@ -111,8 +111,8 @@ TEST(SemPoisson, BackendMatchesReferenceBitForBit) {
   const SemPoissonOperator reference(Backend::reference(), 12, vertices, 6);
   SemPoissonOptions options;
   options.assembly = SemAssembly::sorted;  // the deterministic one
-  // A kernel that reads the stored metric terms (the automatic one at p = 6 is the vertex
-  // kernel, which recomputes them: within 1e-12, EveryKernelAndAssemblyMatchesReference).
+  // A kernel that reads the stored metric terms (the automatic one at p = 6 is vertex_lines,
+  // which recomputes them: within 1e-12, EveryKernelAndAssemblyMatchesReference).
   options.element_kernel = SemElementKernel::staged;
   const SemPoissonOperator A(test::backend_under_test(), 12, vertices, 6, options);
   const std::vector<double> x = test::random_vector(static_cast<std::size_t>(A.num_rows()), seed);
@@ -122,7 +122,8 @@ TEST(SemPoisson, BackendMatchesReferenceBitForBit) {
 /// Every cuda element kernel and assembly (on the host backends the options are ignored) on
 /// deformed elements, masked and unmasked: sorted assembly gives the reference's
 /// bits, atomic assembly agrees within 1e-14 relative (its sums are added in another order),
-/// the vertex kernel within 1e-12 (its metric terms are recomputed in another order).
+/// the vertex and vertex_lines kernels within 1e-12 (their metric terms are recomputed in another
+/// order).
 TEST(SemPoisson, EveryKernelAndAssemblyMatchesReference) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(seed);
@@ -566,6 +567,34 @@ TEST(SemPoisson, VertexLinesKernelHasTheVertexKernelsBits) {
         for (double value : got.masked) largest = std::max(largest, std::abs(value));
         EXPECT_GT(largest, 0.1);  // a product, not a vector left at zero
       }
+    }
+  }
+}
+
+/// Each N has its own range of the constant-memory derivative matrices that the vertex_lines
+/// and vertex kernels read (filled at each operator's setup): operators built before and after
+/// operators of other orders still apply their own D (to the reference within 1e-12).
+TEST(SemPoisson, OperatorsOfSeveralOrdersKeepTheirDerivativeMatrices) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  const std::vector<double> vertices = test::unit_cube_box(3, 2, 2, 0.2);
+  const int orders[] = {5, 7, 4, 9, 6, 8, 3};
+  for (SemElementKernel kernel : {SemElementKernel::vertex_lines, SemElementKernel::vertex}) {
+    SemPoissonOptions options;
+    options.element_kernel = kernel;
+    std::vector<std::unique_ptr<SemPoissonOperator>> operators;
+    for (int p : orders) {
+      operators.push_back(std::make_unique<SemPoissonOperator>(test::backend_under_test(), 12,
+                                                               vertices, p, options));
+    }
+    for (std::size_t o = 0; o < operators.size(); ++o) {
+      SCOPED_TRACE(std::string(to_string(kernel)) + ", p = " + std::to_string(orders[o]));
+      const SemPoissonOperator reference(Backend::reference(), 12, vertices, orders[o]);
+      const std::vector<double> x = test::random_vector(
+          static_cast<std::size_t>(reference.num_rows()), seed + static_cast<std::uint64_t>(o));
+      EXPECT_LT(
+          test::relative_max_difference(apply_host(*operators[o], x), apply_host(reference, x)),
+          1e-12);
     }
   }
 }

@@ -26,8 +26,8 @@ namespace kryflow::sem {
 
 /// The cuda kernel of the element Laplacians (the host backends have one each).
 enum class SemElementKernel {
-  automatic,     ///< the fastest measured on an H200: shared for p <= 3, vertex_lines for
-                 ///< p = 4..9, vertex from p = 10 on
+  automatic,     ///< the fastest on an H200 (measured at p = 3, 5, 7, 9 and 11): shared for
+                 ///< p <= 3, vertex_lines for p = 4..9, vertex from p = 10 on
   shared,        ///< N^3 threads per element, the whole element in shared memory (N <= 10)
   layered,       ///< N^2 threads per element, each holding its t-line in registers (any N)
   staged,        ///< layered, with the element's metric terms copied into shared memory by
