@@ -58,6 +58,17 @@ struct Outcome {
   std::vector<double> x;
 };
 
+/// solver.solve(A, M, b, x) from x0 = 0 on A's backend (M set up for A).
+Outcome solve_from_zero(const KrylovSolver& solver, const LinearOperator& A,
+                        const Preconditioner& M, const std::vector<double>& b) {
+  const Backend& backend = A.backend();
+  Vector x = Vector::constant(backend, b.size(), 0.0);
+  Outcome out;
+  out.report = solver.solve(A, M, Vector::from_host(backend, b), x);
+  out.x = x.to_host();
+  return out;
+}
+
 /// Solves coo x = b from the initial guess x0 (zero when empty).
 Outcome run(const Backend& backend, const CooMatrix& coo, const std::vector<double>& b,
             Method method, bool jacobi, StopCriteria criteria = {},
@@ -149,11 +160,7 @@ TEST(Cg, JacobiPcgOnFloat32PoissonConvergesWithTheReferenceIterations) {
     const CsrMatrix A = CsrMatrix::from_coo(backend, coo, Precision::float32);
     JacobiPreconditioner M;
     M.setup(A);
-    Vector x = Vector::constant(backend, b.size(), 0.0);
-    Outcome out;
-    out.report = Cg(criteria).solve(A, M, Vector::from_host(backend, b), x);
-    out.x = x.to_host();
-    return out;
+    return solve_from_zero(Cg(criteria), A, M, b);
   };
 
   // Act
@@ -256,11 +263,7 @@ TEST(Cg, FlexibleTakesPcgIterationsWithAFixedPreconditionerAndConvergesWithAVary
   auto solve = [&](bool flexible, bool varying) {
     GeneralJacobi M(varying ? random_row_scaling() : GeneralJacobi::Modify{});
     M.setup(A);
-    Vector x = Vector::constant(backend, b.size(), 0.0);
-    Outcome out;
-    out.report = Cg(criteria, flexible).solve(A, M, Vector::from_host(backend, b), x);
-    out.x = x.to_host();
-    return out;
+    return solve_from_zero(Cg(criteria, flexible), A, M, b);
   };
 
   // Act
@@ -308,11 +311,7 @@ TEST(Cg, GeneralPreconditionerIsAppliedOncePerIterationAndNotAfterTheLast) {
         options.check_every = check_every;
         solver.set_options(options);
         M.setup(A);
-        Vector x = Vector::constant(backend, b.size(), 0.0);
-        Outcome out;
-        out.report = solver.solve(A, M, Vector::from_host(backend, b), x);
-        out.x = x.to_host();
-        return out;
+        return solve_from_zero(solver, A, M, b);
       };
       // Act: stopped by an iteration limit (every queued iteration is one of the report's), then
       // to convergence.
@@ -352,13 +351,7 @@ TEST(KrylovSolver, SetupRunsOneWindowAndLeavesTheSolvesUnchanged) {
     solver->set_options(options);
     return solver;
   };
-  auto solve = [&](Cg& solver, const GeneralJacobi& M) {
-    Vector x = Vector::constant(backend, b.size(), 0.0);
-    Outcome out;
-    out.report = solver.solve(A, M, Vector::from_host(backend, b), x);
-    out.x = x.to_host();
-    return out;
-  };
+  auto solve = [&](Cg& solver, const GeneralJacobi& M) { return solve_from_zero(solver, A, M, b); };
   GeneralJacobi cold_M;
   cold_M.setup(A);
   auto cold_solver = make();
